@@ -1,0 +1,20 @@
+"""Bundled datasets (raw UCI/ProPublica files and their published binarizations).
+
+See :mod:`dpmodels.data.datasets` and ``_bundled/NOTICE.md`` for provenance.
+"""
+
+from dpmodels.data.datasets import (
+    list_datasets,
+    load_adult,
+    load_compas,
+    load_dataset,
+    load_german,
+)
+
+__all__ = [
+    "list_datasets",
+    "load_adult",
+    "load_compas",
+    "load_dataset",
+    "load_german",
+]
