@@ -17,6 +17,7 @@ from .samplers import (
     heavy_tailed,
     laplace,
 )
+from .quantiles import jointexp_quantiles
 from .selection import exponential_mechanism, permute_and_flip, report_noisy_max, select_rows
 from .smooth import (
     gini_local_sensitivity,
