@@ -10,8 +10,10 @@ from dpmodels.data.datasets import (
     load_dataset,
     load_german,
 )
+from dpmodels.data.rules import RuleCandidates
 
 __all__ = [
+    "RuleCandidates",
     "list_datasets",
     "load_adult",
     "load_compas",

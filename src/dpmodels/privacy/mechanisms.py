@@ -1,0 +1,105 @@
+"""Additive-noise mechanisms used by the learners: noisy histograms, noisy thresholds (gates),
+noisy vectors, and the smooth-sensitivity noisy-argmin of paper 000.
+
+Each function takes the exact statistic, the share (ε, δ) granted by the caller, and a Generator;
+with ``ledger=`` it records its row before drawing noise (so an over-budget call raises without
+releasing anything). Budget decisions stay with the learner.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import samplers
+from .ledger import PrivacyLedger, check_epsilon
+
+__all__ = [
+    "noisy_histogram",
+    "laplace_threshold",
+    "laplace_vector",
+    "gaussian_vector",
+    "smooth_noisy_argmin",
+]
+
+
+def _record(ledger, what, mechanism, eps, delta=0.0, sensitivity=None, parts=1, note=""):
+    if ledger is not None:
+        comp = "parallel" if parts > 1 else "sequential"
+        ledger.spend(what, mechanism, eps, delta, sensitivity=sensitivity, composition=comp, parts=parts, note=note)
+
+
+def noisy_histogram(counts, epsilon, rng, *, ledger: PrivacyLedger | None = None, what="histogram", parts=None):
+    """Integer counts + two-sided geometric noise of scale 1/ε (ε-DP for an L1-sensitivity-1 histogram).
+
+    Under add/remove of one record exactly one cell of a histogram over a partition changes, by 1:
+    every cell at ε is parallel composition over the cells. Returns int64 noisy counts (may be < 0).
+    """
+    eps = check_epsilon(epsilon)
+    c = np.asarray(counts)
+    if c.dtype.kind not in "iu":
+        if not np.all(np.equal(np.mod(c, 1), 0)):
+            raise ValueError("histogram counts must be integers")
+        c = c.astype(np.int64)
+    _record(ledger, what, "geometric (discrete Laplace)", eps, 0.0, 1.0, parts or max(1, c.size))
+    return c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
+
+
+def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger=None, what="threshold test", delta=0.0, note=""):
+    """Release only whether value + Lap(Δ/ε) ≥ threshold (ε-DP; δ records a PTR failure share)."""
+    eps = check_epsilon(epsilon)
+    _record(ledger, what, "Laplace threshold", eps, delta, sensitivity, 1, note)
+    return bool(float(value) + samplers.laplace(sensitivity / eps, 1, rng)[0] >= threshold)
+
+
+def laplace_vector(values, epsilon, l1_sensitivity, rng, *, ledger=None, what="noisy vector", note=""):
+    """values + Lap(Δ₁/ε) per coordinate (ε-DP for a vector of L1 sensitivity Δ₁). Not for release
+    as floats: callers post-process (argmin), see ``samplers`` on floating-point leaks."""
+    eps = check_epsilon(epsilon)
+    v = np.asarray(values, dtype=float)
+    _record(ledger, what, "Laplace", eps, 0.0, l1_sensitivity, 1, note)
+    return v + samplers.laplace(l1_sensitivity / eps, v.shape, rng)
+
+
+def gaussian_vector(values, epsilon, delta, l2_sensitivity, rng, *, ledger=None, what="noisy vector", note=""):
+    """values + N(0, σ²), σ from the analytic Gaussian mechanism for (ε, δ) and L2 sensitivity Δ₂."""
+    from .gaussian import analytic_gaussian_sigma
+
+    eps = check_epsilon(epsilon)
+    v = np.asarray(values, dtype=float)
+    sigma = analytic_gaussian_sigma(eps, delta, l2_sensitivity)
+    _record(ledger, what, "Gaussian (analytic)", eps, delta, l2_sensitivity, 1, note)
+    return v + samplers.gaussian(sigma, v.shape, rng)
+
+
+def smooth_noisy_argmin(
+    scores,
+    smooth_sensitivity,
+    epsilon,
+    rng,
+    *,
+    noise="laplace",
+    gamma=4.0,
+    delta=0.0,
+    ledger=None,
+    what="smooth-sensitivity selection",
+    note="",
+):
+    """argmin over scores + smooth-sensitivity noise (paper 000, Alg. 1 line 11).
+
+    ``noise="laplace"``: scale 2·S*/ε, Lap(1) noise (Nissim et al.'s (ε, δ) mechanism for one
+    value, with β ≤ ε / (2 ln(2/δ))). ``noise="cauchy"``: scale 2(γ+1)·S*/ε with h(z) ∝ 1/(1+|z|^γ)
+    (ε-DP for one value, β ≤ ε / (2(γ+1))). Taking the argmin of |R| such values and accounting it
+    as one query is **the paper's claim**, not a theorem (PRIVACY-NOTES 4).
+    """
+    eps = check_epsilon(epsilon)
+    s = np.asarray(scores, dtype=float)
+    S = float(smooth_sensitivity)
+    if noise == "laplace":
+        _record(ledger, what, "smooth-sens. Laplace", eps, delta, S, 1, note)
+        z = samplers.laplace(1.0, s.shape, rng) * (2.0 * S / eps)
+    elif noise == "cauchy":
+        _record(ledger, what, "smooth-sens. Cauchy", eps, delta, S, 1, note)
+        z = samplers.heavy_tailed(gamma, s.shape, rng) * (2.0 * (gamma + 1.0) * S / eps)
+    else:
+        raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")
+    return int(np.argmin(s + z))

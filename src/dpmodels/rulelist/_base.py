@@ -1,0 +1,166 @@
+"""Shared pieces of the rule-list learners: input validation, split statistics, the estimator API."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..data.rules import RuleCandidates
+from .model import RuleList
+
+__all__ = ["count_scaled_gini", "SplitStats", "RuleListEstimator"]
+
+
+def count_scaled_gini(pos, tot):
+    """Σ-form of the Gini impurity of one child: 2·a·b/(a+b) with a = pos, b = tot − pos (0 if empty).
+
+    Dividing the sum over both children of a split by ñ gives Eq. (1)+(2) of paper 000; at a fixed
+    position every candidate splits the same ñ records, so ranking by this is ranking by Gini.
+    Under add/remove of one record it changes by < 2 (PRIVACY-NOTES 2; see ``docs/privacy.md``).
+    """
+    pos = np.asarray(pos, dtype=float)
+    tot = np.asarray(tot, dtype=float)
+    neg = tot - pos
+    return np.divide(2.0 * pos * neg, tot, out=np.zeros(np.broadcast(pos, tot).shape), where=tot > 0)
+
+
+class SplitStats:
+    """Counts of the remaining records captured by every candidate (vectorised, no noise)."""
+
+    def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray):
+        self.candidates = candidates
+        self.Xf = Xf
+        self.y = y.astype(Xf.dtype)
+
+    def __call__(self, remaining: np.ndarray):
+        """Return (N, P, captured, captured_pos) for the remaining mask."""
+        w = remaining.astype(self.Xf.dtype)
+        wy = w * self.y
+        counts = self.candidates.counts_many(self.Xf, np.column_stack([w, wy]))
+        return float(w.sum()), float(wy.sum()), counts[0], counts[1]
+
+    @staticmethod
+    def split_impurity(N, P, cap, cap_pos):
+        """Count-scaled Gini of every candidate split (captured child + uncaptured child)."""
+        return count_scaled_gini(cap_pos, cap) + count_scaled_gini(P - cap_pos, N - cap)
+
+
+def single_threaded_blas():
+    """The Gram products here are small (p × n × p): BLAS threads only contend (16× slower measured
+    on a loaded 2-core machine), so fits run with one BLAS thread."""
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _check_positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_fraction(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0.0 <= value < 1.0):
+        raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
+    return float(value)
+
+
+class RuleListEstimator(ClassifierMixin, BaseEstimator):
+    """scikit-learn plumbing shared by the greedy and the private rule-list classifiers."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ------------------------------------------------------------ validation
+    def _check_common_params(self):
+        _check_positive_int(self.max_rules, "max_rules")
+        _check_fraction(self.min_support, "min_support")
+        _check_positive_int(self.max_width, "max_width")
+
+    def _validate_fit_data(self, X, y):
+        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
+        Xb = _binary_matrix(X)
+        yb = self._encode_labels(y)
+        names = (
+            [str(c) for c in self.feature_names_in_]
+            if hasattr(self, "feature_names_in_")
+            else [f"x{i}" for i in range(Xb.shape[1])]
+        )
+        return Xb, yb, names
+
+    def _encode_labels(self, y) -> np.ndarray:
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-d, got shape {y.shape}")
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y contains NaN")
+        uniq = np.unique(y)
+        if len(uniq) > 2:
+            raise ValueError(
+                f"rule lists are binary classifiers: y has {len(uniq)} classes {uniq[:5].tolist()}..."
+            )
+        binary01 = all(v in (0, 1) for v in uniq.tolist())
+        if binary01:
+            # The label set {0, 1} is public: a sample holding one class is valid input.
+            self.classes_ = np.array([0, 1], dtype=y.dtype if y.dtype.kind in "iub" else np.int64)
+            return (y == 1).astype(np.int64)
+        if len(uniq) == 2:
+            self.classes_ = uniq
+            return (y == uniq[1]).astype(np.int64)
+        raise ValueError(
+            "y holds one class that is not 0/1: the label set must be known in advance; "
+            "encode labels as 0/1"
+        )
+
+    def _validate_predict_data(self, X):
+        check_is_fitted(self, "rule_list_")
+        X = validate_data(self, X, dtype=None, ensure_all_finite=True, reset=False)
+        return _binary_matrix(X)
+
+    # ------------------------------------------------------------------- API
+    def predict(self, X):
+        Xb = self._validate_predict_data(X)
+        return self.classes_[self.rule_list_.predict_encoded(Xb)]
+
+    def predict_proba(self, X):
+        Xb = self._validate_predict_data(X)
+        return self.rule_list_.predict_proba_encoded(Xb)
+
+    def apply(self, X):
+        """Index of the rule capturing each row (``len(rule_list_.rules)`` is the default rule)."""
+        return self.rule_list_.apply(self._validate_predict_data(X))
+
+    def __str__(self):
+        if not hasattr(self, "rule_list_"):
+            return self.__repr__()
+        return str(self.rule_list_)
+
+    def _build_rule_list(self, names, rules, default, noisy) -> RuleList:
+        return RuleList(list(names), rules, default, list(self.classes_.tolist()), noisy)
+
+
+def _binary_matrix(X) -> np.ndarray:
+    """Check that every value is 0 or 1 (booleans accepted) and return a float32 matrix."""
+    X = np.asarray(X)
+    if X.dtype == bool:
+        return X.astype(np.float32)
+    if X.dtype.kind not in "iuf":
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "rule lists need binary (0/1) features; got non-numeric values — binarize first"
+            ) from None
+    if X.dtype.kind == "f" and np.isnan(X).any():
+        raise ValueError("X contains NaN: binary features must be 0 or 1")
+    bad = (X != 0) & (X != 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"rule lists need binary (0/1) features; column {j} holds {X[i, j]!r} — binarize first"
+        )
+    return X.astype(np.float32)

@@ -1,0 +1,80 @@
+"""GreedyRL: the non-private greedy rule list of paper 000 (Section III-A, Eq. (1)+(2)).
+
+At each position the learner picks, among the candidate rules that capture at least Λ = ⌊λ·n⌋ of
+the remaining records, the one with the lowest Gini impurity of the split it makes (captured vs.
+not captured, Eq. (1)+(2)); it stops after ``max_rules`` − 1 rules, when no rule meets the support,
+or when the best rule does not lower the impurity of not splitting. Consequents are majorities.
+
+The support filter reads the data: this learner is **not private** and is the papers' baseline.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..data.rules import RuleCandidates
+from ._base import RuleListEstimator, SplitStats, count_scaled_gini, single_threaded_blas
+from .model import Rule
+
+__all__ = ["GreedyRuleListClassifier"]
+
+
+class GreedyRuleListClassifier(RuleListEstimator):
+    """Non-private greedy rule list (GreedyRL).
+
+    Parameters
+    ----------
+    max_rules : int, default=5
+        K, the maximum length of the rule list *including the default rule* (paper 000's K):
+        at most K − 1 if-then rules followed by the default (else) rule.
+    min_support : float in [0, 1), default=0.05
+        λ: a rule must capture at least Λ = max(1, ⌊λ·n⌋) of the remaining records.
+    max_width : int, default=2
+        Maximum number of literals per rule (conjunctions of columns or their negations).
+    """
+
+    def __init__(self, max_rules=5, min_support=0.05, max_width=2):
+        self.max_rules = max_rules
+        self.min_support = min_support
+        self.max_width = max_width
+
+    def fit(self, X, y):
+        with single_threaded_blas():
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
+        self._check_common_params()
+        Xb, yb, names = self._validate_fit_data(X, y)
+        cands = RuleCandidates.from_features(names, self.max_width)
+        stats = SplitStats(cands, Xb, yb)
+        n = Xb.shape[0]
+        lam = max(1, math.floor(self.min_support * n))
+        remaining = np.ones(n, dtype=bool)
+        available = np.ones(len(cands), dtype=bool)
+        rules: list[Rule] = []
+        for _ in range(self.max_rules - 1):
+            N, P, cap, cap_pos = stats(remaining)
+            eligible = available & (cap >= lam)
+            if N == 0 or not eligible.any():
+                break
+            score = np.where(eligible, stats.split_impurity(N, P, cap, cap_pos), np.inf)
+            best = int(np.argmin(score))
+            if score[best] >= float(count_scaled_gini(P, N)) - 1e-9 * max(N, 1.0):
+                break  # no rule improves on not splitting
+            c1 = float(cap_pos[best])
+            c0 = float(cap[best]) - c1
+            lits = [(names[f], pos) for f, pos in cands.literals(best)]
+            rules.append(Rule(lits, int(c1 > c0), (c0, c1)))
+            remaining &= ~cands.support(Xb, best)
+            available[best] = False
+        c1 = float(yb[remaining].sum())
+        c0 = float(remaining.sum()) - c1
+        if c0 + c1 == 0:  # every record captured: fall back on the overall majority
+            default_pred = int(yb.sum() * 2 > n)
+        else:
+            default_pred = int(c1 > c0)
+        self.rule_list_ = self._build_rule_list(names, rules, Rule([], default_pred, (c0, c1)), False)
+        self.n_candidates_ = len(cands)
+        return self
