@@ -70,6 +70,7 @@ __all__ = [
     "apply_trigger",
     "poison_backdoor",
     "attack_success_rate",
+    "make_private_learner",
     "guarantee_experiment",
     "backdoor_experiment",
 ]
@@ -229,13 +230,40 @@ def _public_bounds(X):
     return A.min(axis=0), A.max(axis=0)
 
 
-def _make_privatree(epsilon, max_depth, bounds, seed):
-    from dpmodels.tree.privatree import PrivaTreeClassifier
+PRIVATE_METHODS = ("privatree", "dp_logreg", "bdpt", "dpgdf", "diffprivlib_tree")
 
-    kw = dict(epsilon=epsilon, max_depth=max_depth, random_state=seed)
-    if bounds is not None:
-        kw["bounds"] = bounds
-    return PrivaTreeClassifier(**kw)
+
+def make_private_learner(method, epsilon, *, max_depth=4, bounds=None, classes=None, seed=None):
+    """An unfitted ε-DP learner by name (the learners the poisoning experiments compare).
+
+    ``bounds`` (numerical features) and ``classes`` are passed as public inputs.
+    """
+    if method == "privatree":
+        from dpmodels.tree.privatree import PrivaTreeClassifier
+
+        kw = dict(epsilon=epsilon, max_depth=max_depth, random_state=seed)
+        if bounds is not None:
+            kw["bounds"] = bounds
+        return PrivaTreeClassifier(**kw)
+    if method == "dp_logreg":
+        from dpmodels.tree.baselines import DPLogisticRegression
+
+        return DPLogisticRegression(epsilon=epsilon, standardize=True, random_state=seed)
+    if method == "bdpt":
+        from dpmodels.tree.baselines import BDPTClassifier
+
+        return BDPTClassifier(epsilon=epsilon, max_depth=max_depth, bounds=bounds, classes=classes,
+                              random_state=seed)
+    if method == "dpgdf":
+        from dpmodels.tree.baselines import DPGDFClassifier
+
+        return DPGDFClassifier(epsilon=epsilon, max_depth=max_depth, classes=classes, random_state=seed)
+    if method == "diffprivlib_tree":
+        from dpmodels.tree.baselines import DiffprivlibTreeClassifier
+
+        return DiffprivlibTreeClassifier(epsilon=epsilon, max_depth=max_depth, classes=classes,
+                                         random_state=None if seed is None else seed % (2**31))
+    raise ValueError(f"unknown private method {method!r}; choose from {PRIVATE_METHODS}")
 
 
 def _fit_quiet(model, X, y):
@@ -278,7 +306,7 @@ def guarantee_experiment(
     y,
     *,
     dataset="data",
-    methods=("privatree", "dp_logreg", "dpa"),
+    methods=("privatree", "dp_logreg", "dpa", "tree"),
     epsilons=(0.01, 0.1),
     fractions=(0.0, 0.001, 0.005, 0.01),
     max_depth=4,
@@ -290,7 +318,8 @@ def guarantee_experiment(
 ):
     """Guaranteed accuracy vs fraction of poisoned records (paper 002, Fig. 3, Tables III / VIII).
 
-    For each private ``method`` ∈ {"privatree", "dp_logreg"} and ε, the clean test accuracy is
+    For each private ``method`` (see :func:`make_private_learner`: "privatree", "dp_logreg",
+    "bdpt", "dpgdf", "diffprivlib_tree") and ε, the clean test accuracy is
     averaged over the splits and turned into a guarantee with :func:`accuracy_lower_bound` at
     x = ⌊fraction · n_train⌋ (n_train: the mean training-set size). For "dpa" (Deep Partition
     Aggregation, ``dpa_n_estimators`` depth-``max_depth`` trees) the guarantee at x is the
@@ -304,9 +333,10 @@ def guarantee_experiment(
     Returns a tidy DataFrame: dataset, method, epsilon, fraction, n_poisoned, n_train, accuracy,
     accuracy_se, guarantee, n_splits, fit_seconds.
     """
-    from dpmodels.tree.baselines import DPAClassifier, DPLogisticRegression
+    from dpmodels.tree.baselines import DPAClassifier
 
     y = np.asarray(y)
+    classes = np.unique(y)  # the label set is public for these benchmarks
     splits = _splits(y, n_splits, cv, test_size, random_state)
     n_train = float(np.mean([len(tr) for tr, _ in splits]))
     xs = n_poisoned_from_fraction(np.asarray(fractions, dtype=float), n_train)
@@ -323,16 +353,13 @@ def guarantee_experiment(
                              fit_seconds=secs))
 
     for method in methods:
-        if method in ("privatree", "dp_logreg"):
+        if method in PRIVATE_METHODS:
             for eps in epsilons:
                 accs, t0 = [], time.perf_counter()
                 for s, (tr, te) in enumerate(splits):
                     seed = int(np.random.SeedSequence([random_state, s, int(eps * 1e6)]).generate_state(1)[0])
-                    if method == "privatree":
-                        model = _make_privatree(eps, max_depth, bounds, seed)
-                    else:
-                        model = DPLogisticRegression(epsilon=eps, standardize=True,
-                                                     data_norm=None, random_state=seed)
+                    model = make_private_learner(method, eps, max_depth=max_depth, bounds=bounds,
+                                                 classes=classes, seed=seed)
                     model = _fit_quiet(model, _take(X, tr), y[tr])
                     accs.append(float(np.mean(model.predict(_take(X, te)) == y[te])))
                 add_private(method, eps, accs, (time.perf_counter() - t0) / len(splits))
@@ -376,6 +403,7 @@ def guarantee_experiment(
 
 def backdoor_experiment(
     *,
+    method="privatree",
     epsilons=(0.01, 0.1, 1.0),
     n_poisoned=(0, 1, 2, 3, 5, 10, 20),
     n_splits=10,
@@ -390,7 +418,7 @@ def backdoor_experiment(
     Data: digits 0 vs 1 (:func:`load_digits_01`; MNIST is not available offline). On each of
     ``n_splits`` stratified random splits, the attacker appends x triggered copies of training
     zeros labelled 1 (:func:`poison_backdoor`); the ASR is the fraction of test zeros predicted 1
-    once triggered. For PrivaTree at each ε the Corollary 3 bound is computed from the mean ASR of
+    once triggered. For the private ``method`` (PrivaTree by default) at each ε the Corollary 3 bound is computed from the mean ASR of
     the clean models (x = 0). Pixel bounds (0, 16) are public.
 
     Returns a tidy DataFrame: method, epsilon, n_poisoned, fraction (of the clean training set),
@@ -402,7 +430,7 @@ def backdoor_experiment(
     splits = _splits(y, n_splits, "shuffle", test_size, random_state)
     n_train = float(np.mean([len(tr) for tr, _ in splits]))
     bounds = (0.0, DIGITS_MAX)
-    methods = ([("tree", float("nan"))] if include_tree else []) + [("privatree", float(e)) for e in epsilons]
+    methods = ([("tree", float("nan"))] if include_tree else []) + [(method, float(e)) for e in epsilons]
     xs = [int(v) for v in n_poisoned]
     if 0 not in xs:
         xs = [0] + xs
@@ -418,7 +446,8 @@ def backdoor_experiment(
                 if method == "tree":
                     model = DecisionTreeClassifier(max_depth=max_depth, random_state=seed % (2**31))
                 else:
-                    model = _make_privatree(eps, max_depth, bounds, seed)
+                    model = make_private_learner(method, eps, max_depth=max_depth, bounds=bounds,
+                                                 classes=[0, 1], seed=seed)
                 model = _fit_quiet(model, Xp, yp)
                 asr[i, s] = attack_success_rate(model, X[te], y[te])
                 if x == 0:
