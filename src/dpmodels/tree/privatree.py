@@ -1,0 +1,627 @@
+"""PrivaTree (paper 002, Sections IV-A..IV-D) with corrected accounting, vectorised per level.
+
+Algorithm (every release is recorded in ``privacy_ledger_`` *before* it happens):
+
+1. **n** (PRIVACY-NOTES 9). The budget split of Eq. (7)-(10) needs the training-set size. If the
+   user declares ``n_public`` (a public count or order of magnitude) it is used as is; otherwise a
+   share ``ε_n = 5 % · ε`` releases a noisy count ``n + DLap(1/ε_n)`` (sensitivity 1), and its
+   95 % lower confidence bound is used (a lower n gives *more* budget to the leaves, the safe
+   side of the heuristic).
+2. **Budget split** (Eq. 7-10 with ``leaf_error`` = E_max): with ε' = ε − ε_n,
+   ``ε_leaf = min(ε'/2, ε'_leaf(n))``, and the rest ``ε_r = ε' − ε_leaf`` goes uniformly to the
+   quantiles and the ``d`` levels: ``ε_quantiles = ε_level = ε_r/(1+d)`` when there are numerical
+   features, ``ε_level = ε_r/d`` otherwise. Unlike the paper, numerical and categorical features
+   are *not* composed in parallel (every record has both kinds of attributes), and the quantile
+   budget is **split across the numerical features** (sequential composition, PRIVACY-NOTES 7).
+3. **Binning**: each numerical feature is cut at ``max_bins − 1`` private quantiles (JointExp on a
+   public grid, :func:`dpmodels.privacy.jointexp_quantiles`) at ``ε_quantiles / m_num`` each,
+   within the public ``bounds`` (values clipped). Categorical features keep their public categories
+   as bins, plus one bucket for values outside the public set (always routed right).
+4. **Splits, level by level** (the tree is always complete to ``max_depth``: its shape never
+   depends on the data). The nodes of a level partition the data, so one level costs ε_level by
+   parallel composition and the d levels compose sequentially. Per level, ONE ``np.bincount``
+   builds the (node, feature, bin, class) histogram.
+
+   * ``split_selection="permute-and-flip"`` (default) or ``"exponential"``: one selection over all
+     (feature, bin) candidates with utility −(count-scaled Gini) ``−Σ_children (n_c − Σ_k
+     n_ck²/n_c)``, sensitivity Δ = 2 (PRIVACY-NOTES 2; the proof is in ``docs/privacy.md``).
+     For binary labels, categorical features with > 2 categories are first ordered by a noisy
+     class-1 ratio (a histogram of those features, discrete Laplace, L1 sensitivity = their number,
+     at a share of ε_level proportional to their number); the candidate partitions are prefixes of
+     that order (Coppersmith et al.). Multiclass: the public category order.
+   * ``split_selection="histogram"``: the paper's private histograms, one per feature and class,
+     released with discrete Laplace noise of scale ``m/ε_level`` (L1 sensitivity m: a record is in
+     every feature's histogram), then the split of least Gini on the (clipped) noisy counts.
+5. **Leaves** (parallel across the 2^d leaves, ε_leaf once):
+   ``leaf_labels="noisy-counts"``: class counts + DLap(1/ε_leaf) (sensitivity 1), label = argmax
+   (post-processing; report-noisy-max); ``"permute-and-flip"``: labels by permute-and-flip on the
+   class counts (monotone, Δ = 1) at ε_leaf/2 and the displayed counts by DLap at ε_leaf/2.
+   Internal node counts are sums of leaf counts; sibling leaves with equal labels are merged
+   (post-processing).
+
+Public inputs: ``bounds`` (``(lo, hi)`` with scalars or one value per numerical feature, or a dict
+name -> (lo, hi)), ``categories`` (dict name/index -> list of values; the categories of a pandas
+``category`` dtype count as declared). When missing they are read from the data, recorded as a
+leak row in the ledger and a :class:`~dpmodels.privacy.PrivacyLeakWarning` is emitted. The label
+set is read from ``y`` (treated as public, as in the paper). Errors never depend on the private
+content except for malformed input (NaN has no routing rule and raises).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from ..privacy import samplers
+from ..privacy.ledger import PrivacyLedger, check_epsilon
+from ..privacy.quantiles import JOINTEXP_SENSITIVITY, grid_histogram, _sample_from_histogram
+from ..privacy.selection import select_rows
+from .model import Tree, category_codes, encode_matrix
+
+__all__ = ["PrivaTreeClassifier", "leaf_epsilon_for_error"]
+
+_N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
+_GRID = 4096  # public grid of the private quantiles
+_CHUNK = 1 << 16  # rows per bincount chunk (bounds the index array's memory)
+_MAX_DEPTH = 20
+
+
+def leaf_epsilon_for_error(n, n_classes, depth, leaf_error) -> float:
+    """ε'_leaf of Eq. (7): budget so that permute-and-flip's worst-case expected labelling error,
+    summed over 2^depth leaves, is at most ``leaf_error · n``.
+
+    ε'_leaf = 2^d · max_p 2·log(1/p)·(1 − (1 − (1−p)^K)/(K·p)) / (n · E_max).
+    """
+    K = int(n_classes)
+    p = np.concatenate([np.logspace(-14, -1e-9, 20000), np.linspace(0.01, 1 - 1e-12, 20000)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = 2.0 * np.log(1.0 / p) * (1.0 - (1.0 - (1.0 - p) ** K) / (K * p))
+    fmax = float(np.nanmax(f))
+    return (2.0**depth) * fmax / (max(float(n), 1.0) * float(leaf_error))
+
+
+def _count_scaled_gini(v: np.ndarray) -> np.ndarray:
+    """n − Σ_k v_k²/n over the last axis (0 where n = 0): n times the Gini impurity."""
+    n = v.sum(axis=-1)
+    sq = (v * v).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = n - np.where(n > 0, sq / np.where(n > 0, n, 1.0), 0.0)
+    return out
+
+
+class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
+    """ε-differentially private decision tree (PrivaTree, corrected accounting).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Total privacy budget (pure ε-DP, δ = 0).
+    max_depth : int, default 4
+        Depth of the (complete) tree before merging equal-label sibling leaves.
+    max_bins : int, default 10
+        Bins per numerical feature (``max_bins − 1`` private quantiles).
+    bounds : None, (lower, upper) or dict
+        Public bounds of the numerical features: scalars, arrays with one value per numerical
+        feature (in column order), or ``{name: (lo, hi)}``. ``None``: read from the data (leak,
+        recorded and warned).
+    categories : None or dict
+        Public category lists ``{name or column index: [values...]}``. Declaring a column here
+        makes it categorical. Pandas ``category`` columns use their dtype's categories; other
+        non-numeric columns without a list are read from the data (leak, recorded and warned).
+    leaf_error : float, default 0.01
+        E_max of Eq. (7): the extra labelling error tolerated when budget is plentiful.
+    split_selection : {"permute-and-flip", "exponential", "histogram"}
+        See the module docstring. Default chosen by measurement (``docs/results.md``).
+    leaf_labels : {"noisy-counts", "permute-and-flip"}
+        How leaves are labelled (module docstring, step 5).
+    n_public : None or int
+        Declared public training-set size (or order of magnitude). ``None``: a DP estimate.
+    random_state : None, int or Generator
+        ``None`` (default) draws OS entropy. A seed makes fits reproducible and is NOT private.
+
+    Attributes
+    ----------
+    tree_ : :class:`dpmodels.tree.Tree`
+    classes_, n_features_in_, feature_names_in_ (pandas input), privacy_ledger_,
+    budget_ (dict of the shares), n_estimate_ (the n used by the budget split).
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        max_depth=4,
+        max_bins=10,
+        bounds=None,
+        categories=None,
+        leaf_error=0.01,
+        split_selection="permute-and-flip",
+        leaf_labels="noisy-counts",
+        n_public=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.max_bins = max_bins
+        self.bounds = bounds
+        self.categories = categories
+        self.leaf_error = leaf_error
+        self.split_selection = split_selection
+        self.leaf_labels = leaf_labels
+        self.n_public = n_public
+        self.random_state = random_state
+
+    # ================================================================== parameters
+    def _check_params(self):
+        eps = check_epsilon(self.epsilon)
+        d = self.max_depth
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or not (0 <= d <= _MAX_DEPTH):
+            raise ValueError(f"max_depth must be an integer in [0, {_MAX_DEPTH}], got {d!r}")
+        b = self.max_bins
+        if not isinstance(b, numbers.Integral) or isinstance(b, bool) or not (2 <= b <= 255):
+            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
+        try:
+            le = float(self.leaf_error)
+        except (TypeError, ValueError):
+            raise ValueError(f"leaf_error must be a number in (0, 1], got {self.leaf_error!r}") from None
+        if not (0 < le <= 1):
+            raise ValueError(f"leaf_error must be in (0, 1], got {self.leaf_error!r}")
+        if self.split_selection not in ("permute-and-flip", "exponential", "histogram"):
+            raise ValueError(
+                "split_selection must be 'permute-and-flip', 'exponential' or 'histogram', "
+                f"got {self.split_selection!r}"
+            )
+        if self.leaf_labels not in ("noisy-counts", "permute-and-flip"):
+            raise ValueError(f"leaf_labels must be 'noisy-counts' or 'permute-and-flip', got {self.leaf_labels!r}")
+        if self.n_public is not None:
+            n = self.n_public
+            if not isinstance(n, numbers.Real) or isinstance(n, bool) or not np.isfinite(n) or n < 1:
+                raise ValueError(f"n_public must be None or a number >= 1, got {n!r}")
+        if self.categories is not None and not isinstance(self.categories, dict):
+            raise ValueError("categories must be None or a dict {feature name or index: list of values}")
+        return eps, int(d), int(b), le
+
+    # ================================================================== input typing
+    def _feature_schema(self, X, ledger):
+        """Feature names, categorical flags and public category lists (leaks recorded)."""
+        import pandas as pd
+
+        cats_param = dict(self.categories or {})
+        if isinstance(X, pd.DataFrame):
+            cols = list(X.columns)
+            names = [str(c) for c in cols]
+            m = len(cols)
+        else:
+            arr = np.asarray(X)
+            if arr.ndim != 2:
+                raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
+            m = arr.shape[1]
+            cols = list(range(m))
+            names = [f"x{j}" for j in range(m)]
+        # resolve the keys of `categories`
+        declared = {}
+        for key, vals in cats_param.items():
+            if isinstance(key, numbers.Integral) and not isinstance(key, bool) and 0 <= key < m:
+                j = int(key)
+            elif str(key) in names:
+                j = names.index(str(key))
+            else:
+                raise ValueError(f"categories: unknown feature {key!r}")
+            vals = list(vals) if not isinstance(vals, (str, bytes)) else None
+            if not vals:
+                raise ValueError(f"categories[{key!r}] must be a non-empty list of values")
+            if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+                raise ValueError(f"categories[{key!r}] must not contain missing values")
+            try:
+                if len({_hashkey(v) for v in vals}) != len(vals):
+                    raise ValueError(f"categories[{key!r}] has duplicate values")
+            except TypeError:
+                raise ValueError(f"categories[{key!r}] must hold hashable values") from None
+            declared[j] = vals
+        categorical = np.zeros(m, dtype=bool)
+        categories = {}
+        for j in range(m):
+            if j in declared:
+                categorical[j] = True
+                categories[j] = declared[j]
+                continue
+            if isinstance(X, pd.DataFrame):
+                col = X.iloc[:, j]
+                dt = col.dtype
+                if isinstance(dt, pd.CategoricalDtype):
+                    categorical[j] = True
+                    categories[j] = list(dt.categories)
+                elif pd.api.types.is_bool_dtype(dt):
+                    categorical[j] = True
+                    categories[j] = [False, True]
+                elif not pd.api.types.is_numeric_dtype(dt):
+                    categorical[j] = True
+                    vals = col.dropna().unique().tolist()
+                    try:
+                        vals = sorted(vals)
+                    except TypeError:
+                        vals = sorted(vals, key=str)
+                    categories[j] = vals if vals else ["<none>"]
+                    ledger.record_leak(
+                        f"categories of feature {names[j]!r}",
+                        "Declare them with categories={name: [...]} to keep the fit private.",
+                    )
+            else:
+                arr = np.asarray(X)
+                if arr.dtype.kind in "OUS":
+                    try:
+                        np.asarray(arr[:, j], dtype=float)
+                    except (TypeError, ValueError):
+                        raise ValueError(
+                            f"feature {names[j]} holds non-numeric values: declare it in categories="
+                        ) from None
+        return cols, names, categorical, categories
+
+    def _resolve_bounds(self, names, num_idx, Z, ledger):
+        """(lo, hi) arrays for the numerical features."""
+        k = len(num_idx)
+        if k == 0:
+            return np.zeros(0), np.zeros(0)
+        b = self.bounds
+        if b is None:
+            lo = Z[:, num_idx].min(axis=0) if Z.shape[0] else np.zeros(k)
+            hi = Z[:, num_idx].max(axis=0) if Z.shape[0] else np.ones(k)
+            ledger.record_leak(
+                "bounds of the numerical features",
+                "Declare bounds=(lower, upper) to keep the fit private.",
+            )
+            return lo.astype(float), hi.astype(float)
+        if isinstance(b, dict):
+            lo, hi = np.empty(k), np.empty(k)
+            for i, j in enumerate(num_idx):
+                key = names[j] if names[j] in b else (j if j in b else None)
+                if key is None:
+                    raise ValueError(f"bounds: no (lo, hi) for numerical feature {names[j]!r}")
+                pair = b[key]
+                if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                    raise ValueError(f"bounds[{names[j]!r}] must be a pair (lo, hi)")
+                lo[i], hi[i] = _as_float(pair[0], "bounds"), _as_float(pair[1], "bounds")
+        else:
+            if not isinstance(b, (tuple, list)) or len(b) != 2:
+                raise ValueError("bounds must be None, a pair (lower, upper) or a dict {name: (lo, hi)}")
+            try:
+                lo = np.broadcast_to(np.asarray(b[0], dtype=float), (k,)).copy()
+                hi = np.broadcast_to(np.asarray(b[1], dtype=float), (k,)).copy()
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"bounds: lower and upper must be scalars or have one value per numerical "
+                    f"feature ({k})"
+                ) from None
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise ValueError("bounds must be finite")
+        if np.any(lo > hi):
+            raise ValueError("bounds: lower must be <= upper for every numerical feature")
+        return lo, hi
+
+    # ================================================================== fit
+    def fit(self, X, y):
+        import pandas as pd
+
+        eps, depth, max_bins, leaf_error = self._check_params()
+        rng = samplers.check_random_state(self.random_state)
+        ledger = PrivacyLedger(eps)
+
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError("y must be 1-dimensional")
+        check_classification_targets(y)
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y contains NaN")
+        classes, y_idx = np.unique(y, return_inverse=True)
+        K = classes.size
+        if K < 2:
+            raise ValueError("PrivaTreeClassifier needs at least 2 classes in y")
+
+        cols, names, categorical, categories = self._feature_schema(X, ledger)
+        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        m = len(names)
+        if m == 0:
+            raise ValueError("X has no features")
+        # numeric view of the data (no copy for a float ndarray without categorical columns)
+        if not categorical.any() and isinstance(X, np.ndarray) and X.dtype.kind == "f":
+            Z = X
+            if np.isnan(Z).any():
+                raise ValueError("missing value (NaN) in X: no routing rule for NaN; impute or drop such rows")
+        else:
+            Z = encode_matrix(X, names, categorical, categories)
+        n = Z.shape[0]
+        if n != y.shape[0]:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+        num_idx = np.flatnonzero(~categorical)
+        lo, hi = self._resolve_bounds(names, num_idx, Z, ledger)
+
+        # ---------------- 1. n and 2. the budget split
+        budget = {}
+        if self.n_public is not None:
+            n_used = float(self.n_public)
+            eps_rest = eps
+        else:
+            eps_n = _N_SHARE * eps
+            ledger.spend("training-set size n", "discrete Laplace", eps_n, sensitivity=1.0)
+            n_noisy = n + int(samplers.discrete_laplace(1.0 / eps_n, 1, rng)[0])
+            n_used = max(1.0, n_noisy - math.log(10.0) / eps_n)  # 95 % lower bound
+            budget["n"] = eps_n
+            eps_rest = eps - eps_n
+        self.n_estimate_ = n_used
+        has_num = num_idx.size > 0 and depth > 0
+        if depth == 0:
+            eps_leaf, eps_q, eps_level = eps_rest, 0.0, 0.0
+        else:
+            eps_leaf = min(eps_rest / 2.0, leaf_epsilon_for_error(n_used, K, depth, leaf_error))
+            eps_r = eps_rest - eps_leaf
+            if has_num:
+                eps_q = eps_level = eps_r / (1.0 + depth)
+            else:
+                eps_q, eps_level = 0.0, eps_r / depth
+        budget.update(leaf=eps_leaf, quantiles=eps_q, level=eps_level, levels=eps_level * depth)
+        self.budget_ = budget
+
+        # ---------------- 3. binning
+        n_bins = np.empty(m, dtype=np.int64)
+        thresholds = {}
+        for j in np.flatnonzero(categorical):
+            n_bins[j] = len(categories[int(j)]) + 1  # + bucket for values outside the public set
+        levels_q = np.arange(1, max_bins) / max_bins
+        if has_num:
+            eps_feat = eps_q / num_idx.size
+        B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
+        code_dtype = np.uint8 if B <= 256 else np.uint16
+        codes = np.empty((n, m), dtype=code_dtype)
+        for i, j in enumerate(num_idx):
+            col = np.ascontiguousarray(Z[:, j], dtype=float)
+            if has_num:
+                h = grid_histogram(col, (lo[i], hi[i]), _GRID)
+                ledger.spend(
+                    f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
+                    sensitivity=JOINTEXP_SENSITIVITY,
+                    note=f"1 of {num_idx.size} numerical features: sequential",
+                )
+                if hi[i] > lo[i]:
+                    t = _sample_from_histogram(h, levels_q, eps_feat, lo[i], hi[i], rng)
+                else:
+                    t = np.full(levels_q.size, lo[i])
+            else:
+                t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
+            thresholds[int(j)] = t
+            n_bins[j] = t.size + 1
+            codes[:, j] = np.searchsorted(t, col, side="left")  # x <= t[b]  <=>  code <= b
+        for j in np.flatnonzero(categorical):
+            c = Z[:, j].astype(np.int64)
+            c[c < 0] = n_bins[j] - 1
+            codes[:, j] = c
+
+        # ---------------- 4. splits, level by level
+        sel = self.split_selection
+        node = np.zeros(n, dtype=np.int64)
+        cell = B * K
+        base = (np.arange(m, dtype=np.int64) * cell)[None, :] + codes.astype(np.int64) * K
+        base += y_idx.astype(np.int64)[:, None]
+        base = base.astype(np.int32) if m * cell < 2**31 else base
+        sort_feats = np.array(
+            [j for j in np.flatnonzero(categorical) if K == 2 and n_bins[j] - 1 > 2], dtype=np.int64
+        )
+        n_cand = np.where(categorical, n_bins - 2, n_bins - 1)  # categorical: prefixes 1..C-1
+        valid = np.arange(B)[None, :] < n_cand[:, None]  # (m, B) candidate (feature, position)
+        cand_f, cand_b = np.nonzero(valid)
+        internal = []  # per level: (feature, position, order) per node
+        for level in range(depth):
+            n_nodes = 1 << level
+            H = self._histogram(base, node, n_nodes, m * cell).reshape(n_nodes, m, B, K)
+            order = np.broadcast_to(np.arange(B), (n_nodes, m, B)).copy()
+            if cand_f.size == 0:
+                f_sel = np.zeros(n_nodes, dtype=np.int64)
+                b_sel = np.full(n_nodes, -1)
+            elif sel == "histogram":
+                scale = self._histogram_noise_scale(eps_level, m)
+                ledger.spend(
+                    f"level {level}: class histograms of all {m} features", "discrete Laplace",
+                    eps_level, sensitivity=float(m), composition="parallel" if n_nodes > 1 else "sequential",
+                    parts=n_nodes, note="noise scale m/ε_level: L1 sensitivity m across features",
+                )
+                Hn = H + samplers.discrete_laplace(scale, H.shape, rng)
+                Hn = np.clip(Hn, 0, None).astype(float)
+                self._order_categories(order, Hn, sort_feats, n_bins)
+                imp = self._impurity(Hn, order)  # (nodes, m, B)
+                score = -imp[:, cand_f, cand_b]
+                pick = np.argmax(score, axis=1)
+                f_sel, b_sel = cand_f[pick], cand_b[pick]
+            else:
+                eps_sel = eps_level
+                if sort_feats.size:
+                    eps_sort = eps_level * sort_feats.size / (m + sort_feats.size)
+                    eps_sel = eps_level - eps_sort
+                    ledger.spend(
+                        f"level {level}: class histograms of {sort_feats.size} categorical features "
+                        "(category order)", "discrete Laplace", eps_sort,
+                        sensitivity=float(sort_feats.size),
+                        composition="parallel" if n_nodes > 1 else "sequential", parts=n_nodes,
+                    )
+                    Hs = H[:, sort_feats] + samplers.discrete_laplace(
+                        sort_feats.size / eps_sort, H[:, sort_feats].shape, rng
+                    )
+                    Hfull = np.zeros_like(H, dtype=float)
+                    Hfull[:, sort_feats] = np.clip(Hs, 0, None)
+                    self._order_categories(order, Hfull, sort_feats, n_bins)
+                imp = self._impurity(H.astype(float), order)
+                util = -imp[:, cand_f, cand_b]
+                mech = "permute-and-flip" if sel == "permute-and-flip" else "exponential"
+                ledger.spend(
+                    f"level {level}: split over {cand_f.size} (feature, bin) candidates", mech, eps_sel,
+                    sensitivity=2.0, composition="parallel" if n_nodes > 1 else "sequential",
+                    parts=n_nodes, note="utility: −count-scaled Gini",
+                )
+                pick = select_rows(util, eps_sel, 2.0, rng, mechanism=mech)
+                f_sel, b_sel = cand_f[pick], cand_b[pick]
+            # routing table: go_left[node, code]
+            rank = np.argsort(order, axis=2)  # position of each code in the node's order
+            go_left = rank[np.arange(n_nodes), f_sel] <= b_sel[:, None]  # (n_nodes, B)
+            internal.append((f_sel, b_sel, order[np.arange(n_nodes), f_sel]))
+            row_code = codes[np.arange(n), f_sel[node]]
+            left = go_left[node, row_code]
+            node = 2 * node + (~left)
+        del base
+
+        # ---------------- 5. leaves
+        n_leaves = 1 << depth
+        Hl = np.bincount(node * K + y_idx, minlength=n_leaves * K).reshape(n_leaves, K)
+        parts = n_leaves
+        comp = "parallel" if parts > 1 else "sequential"
+        if self.leaf_labels == "noisy-counts":
+            ledger.spend(
+                "leaf class counts (labels = argmax)", "discrete Laplace", eps_leaf, sensitivity=1.0,
+                composition=comp, parts=parts, note="label by report-noisy-max (post-processing)",
+            )
+            counts = Hl + samplers.discrete_laplace(1.0 / eps_leaf, Hl.shape, rng)
+            labels = np.argmax(counts + 0.5 * rng.random(counts.shape), axis=1)  # random tie-break
+        else:
+            ledger.spend(
+                "leaf labels", "permute-and-flip", eps_leaf / 2, sensitivity=1.0, composition=comp,
+                parts=parts, note="monotone utility (class counts)",
+            )
+            labels = select_rows(Hl, eps_leaf / 2, 1.0, rng, monotone=True, mechanism="permute-and-flip")
+            ledger.spend(
+                "leaf class counts (display, predict_proba)", "discrete Laplace", eps_leaf / 2,
+                sensitivity=1.0, composition=comp, parts=parts,
+            )
+            counts = Hl + samplers.discrete_laplace(2.0 / eps_leaf, Hl.shape, rng)
+        ledger.check()
+
+        self.tree_ = self._assemble(depth, internal, thresholds, categorical, categories, names,
+                                    classes, counts, labels)
+        self.classes_ = classes
+        self.n_features_in_ = m
+        self.privacy_ledger_ = ledger
+        self._schema = (names, categorical, categories)
+        return self
+
+    def _histogram_noise_scale(self, eps_level, n_features):
+        """Discrete-Laplace scale of the per-feature histograms (L1 sensitivity n_features)."""
+        return n_features / eps_level
+
+    @staticmethod
+    def _histogram(base, node, n_nodes, stride):
+        """ONE bincount over (node, feature, bin, class), in row chunks to bound memory."""
+        size = n_nodes * stride
+        out = np.zeros(size, dtype=np.int64)
+        n = base.shape[0]
+        for a in range(0, n, _CHUNK):
+            b = min(n, a + _CHUNK)
+            if n_nodes == 1:
+                idx = base[a:b]
+            else:
+                idx = base[a:b] + (node[a:b] * stride)[:, None]
+            out += np.bincount(idx.ravel(), minlength=size)
+        return out
+
+    @staticmethod
+    def _order_categories(order, Hn, sort_feats, n_bins):
+        """Order the public categories of each node by a (noisy) class-1 ratio, in place."""
+        for j in sort_feats:
+            C = int(n_bins[j]) - 1
+            h = Hn[:, j, :C, :]  # (nodes, C, 2)
+            ratio = (h[..., 1] + 0.5) / (h.sum(axis=-1) + 1.0)
+            order[:, j, :C] = np.argsort(ratio, axis=1, kind="stable")
+
+    @staticmethod
+    def _impurity(H, order):
+        """Count-scaled Gini of every (node, feature, prefix) split. H: (nodes, m, B, K)."""
+        Ho = np.take_along_axis(H, order[..., None], axis=2)
+        L = np.cumsum(Ho, axis=2)
+        T = H.sum(axis=2, keepdims=True)
+        R = T - L
+        return _count_scaled_gini(L) + _count_scaled_gini(R)
+
+    @staticmethod
+    def _assemble(depth, internal, thresholds, categorical, categories, names, classes, counts, labels):
+        n_int = (1 << depth) - 1
+        n_nodes = (1 << (depth + 1)) - 1
+        K = classes.size
+        cl = np.full(n_nodes, -1, dtype=np.int64)
+        cr = np.full(n_nodes, -1, dtype=np.int64)
+        feat = np.full(n_nodes, -2, dtype=np.int64)
+        thr = np.full(n_nodes, np.nan)
+        lc = [None] * n_nodes
+        val = np.full((n_nodes, K), np.nan)
+        lab = np.full(n_nodes, -1, dtype=np.int64)
+        for level, (f_sel, b_sel, ords) in enumerate(internal):
+            for i in range(1 << level):
+                nid = (1 << level) - 1 + i  # heap layout
+                cl[nid], cr[nid] = 2 * nid + 1, 2 * nid + 2
+                f = int(f_sel[i])
+                feat[nid] = f
+                b = int(b_sel[i])
+                if categorical[f]:
+                    lc[nid] = tuple(sorted(int(c) for c in ords[i][: b + 1])) if b >= 0 else ()
+                else:
+                    t = thresholds[f]
+                    thr[nid] = float(t[b]) if b >= 0 else -np.inf
+        val[n_int:] = counts
+        lab[n_int:] = labels
+        if n_int and not np.all(np.isfinite(thr[:n_int][~categorical[feat[:n_int]]])):
+            thr[np.isneginf(thr)] = np.finfo(float).min  # no candidate: everything goes right
+        tree = Tree(cl, cr, feat, thr, lc, val, lab, classes, names, categorical, categories)
+        tree.fill_internal_values()
+        return tree.prune()
+
+    # ================================================================== prediction
+    def _encode(self, X):
+        check_is_fitted(self, "tree_")
+        import pandas as pd
+
+        names, categorical, categories = self._schema
+        if isinstance(X, pd.DataFrame):
+            if hasattr(self, "feature_names_in_"):
+                missing = [c for c in names if c not in set(map(str, X.columns))]
+                if missing:
+                    raise ValueError(f"X is missing the features seen in fit: {missing}")
+                X = X[[c for c in names]] if list(map(str, X.columns)) != names else X
+        return encode_matrix(X, names, categorical, categories)
+
+    def apply(self, X):
+        return self.tree_.apply_encoded(self._encode(X))
+
+    def predict(self, X):
+        return self.classes_[self.tree_.label[self.apply(X)]]
+
+    def predict_proba(self, X):
+        return self.tree_.leaf_proba()[self.apply(X)]
+
+    def export_text(self, **kw) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(**kw)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _hashkey(v):
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        return float(v)
+    return v
+
+
+def _as_float(v, what):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be numbers, got {v!r}") from None
