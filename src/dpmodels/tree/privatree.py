@@ -379,12 +379,13 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         if has_num:
             eps_feat = eps_q / num_idx.size
         B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
-        code_dtype = np.uint8 if B <= 256 else np.uint16
-        codes = np.empty((n, m), dtype=code_dtype)
+        # feature-major codes: codes[j] is the bin of every row for feature j
+        codes = np.empty((m, n), dtype=np.uint8 if B <= 256 else np.uint16)
+        if num_idx.size:
+            cells = _grid_cells(Z, num_idx, lo, hi, _GRID)  # (m_num, n) public-grid cell of each value
         for i, j in enumerate(num_idx):
-            col = np.ascontiguousarray(Z[:, j], dtype=float)
             if has_num:
-                h = grid_histogram(col, (lo[i], hi[i]), _GRID)
+                h = np.bincount(cells[i], minlength=_GRID)
                 ledger.spend(
                     f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
                     sensitivity=JOINTEXP_SENSITIVITY,
@@ -398,19 +399,24 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
                 t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
             thresholds[int(j)] = t
             n_bins[j] = t.size + 1
-            codes[:, j] = np.searchsorted(t, col, side="left")  # x <= t[b]  <=>  code <= b
+            codes[j] = _bin_codes(Z, j, cells[i], t, lo[i], hi[i], _GRID)  # x <= t[b] <=> code <= b
+        if num_idx.size:
+            del cells
         for j in np.flatnonzero(categorical):
             c = Z[:, j].astype(np.int64)
             c[c < 0] = n_bins[j] - 1
-            codes[:, j] = c
+            codes[j] = c
 
         # ---------------- 4. splits, level by level
         sel = self.split_selection
         node = np.zeros(n, dtype=np.int64)
         cell = B * K
-        base = (np.arange(m, dtype=np.int64) * cell)[None, :] + codes.astype(np.int64) * K
-        base += y_idx.astype(np.int64)[:, None]
-        base = base.astype(np.int32) if m * cell < 2**31 else base
+        y64 = y_idx.astype(np.int64)
+        base = np.empty((m, n), dtype=np.int64)
+        for j in range(m):
+            np.multiply(codes[j], K, out=base[j], casting="unsafe")
+            base[j] += y64
+            base[j] += j * cell
         sort_feats = np.array(
             [j for j in np.flatnonzero(categorical) if K == 2 and n_bins[j] - 1 > 2], dtype=np.int64
         )
@@ -470,7 +476,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             rank = np.argsort(order, axis=2)  # position of each code in the node's order
             go_left = rank[np.arange(n_nodes), f_sel] <= b_sel[:, None]  # (n_nodes, B)
             internal.append((f_sel, b_sel, order[np.arange(n_nodes), f_sel]))
-            row_code = codes[np.arange(n), f_sel[node]]
+            row_code = codes[f_sel[node], np.arange(n)]
             left = go_left[node, row_code]
             node = 2 * node + (~left)
         del base
@@ -514,16 +520,19 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _histogram(base, node, n_nodes, stride):
-        """ONE bincount over (node, feature, bin, class), in row chunks to bound memory."""
+        """ONE bincount over (node, feature, bin, class), in row chunks to bound memory.
+
+        ``base`` is (m, n) int64 with base[j, i] = (j·B + bin)·K + class.
+        """
         size = n_nodes * stride
+        m, n = base.shape
+        if n_nodes == 1:
+            return np.bincount(base.ravel(), minlength=size)
         out = np.zeros(size, dtype=np.int64)
-        n = base.shape[0]
+        off = node * stride
         for a in range(0, n, _CHUNK):
             b = min(n, a + _CHUNK)
-            if n_nodes == 1:
-                idx = base[a:b]
-            else:
-                idx = base[a:b] + (node[a:b] * stride)[:, None]
+            idx = base[:, a:b] + off[None, a:b]
             out += np.bincount(idx.ravel(), minlength=size)
         return out
 
@@ -610,6 +619,54 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def _grid_cells(Z, num_idx, lo, hi, G):
+    """Public-grid cell (0..G-1) of every clipped numerical value, feature-major (m_num, n) int16.
+
+    Processed in row blocks so the strided columns of a C-ordered X are read once.
+    """
+    n = Z.shape[0]
+    k = num_idx.size
+    out = np.empty((k, n), dtype=np.int16 if G <= 32767 else np.int32)
+    span = hi - lo
+    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)[:, None]
+    lo_c, hi_c = lo[:, None], hi[:, None]
+    contiguous = num_idx.size == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
+    for a in range(0, n, _CHUNK):
+        b = min(n, a + _CHUNK)
+        blk = (Z[a:b] if contiguous else Z[a:b][:, num_idx]).T.astype(float, copy=True)
+        np.clip(blk, lo_c, hi_c, out=blk)
+        blk -= lo_c
+        blk *= scale
+        c = blk.astype(out.dtype)
+        np.minimum(c, G - 1, out=c)
+        out[:, a:b] = c
+    return out
+
+
+def _bin_codes(Z, j, cells, t, lo, hi, G):
+    """searchsorted(t, clip(x), 'left') for one feature, through the grid cells.
+
+    Cells that hold no threshold map to a constant bin; only rows in a cell that holds a threshold
+    are compared with the exact values.
+    """
+    t = np.asarray(t, dtype=float)
+    if hi <= lo:
+        return np.zeros(cells.shape[0], dtype=np.uint8)
+    width = (hi - lo) / G
+    starts = lo + np.arange(G) * width
+    base = np.searchsorted(t, starts, side="left")  # thresholds strictly below the cell start
+    tcell = np.minimum(((t - lo) / width).astype(np.int64), G - 1)
+    special = np.zeros(G, dtype=bool)
+    special[tcell] = True
+    special |= np.r_[base[1:] != base[:-1], False]  # guard round-off at cell edges
+    codes = base.astype(np.uint8)[cells]
+    rows = np.flatnonzero(special[cells])
+    if rows.size:
+        x = np.clip(Z[rows, j].astype(float), lo, hi)
+        codes[rows] = np.searchsorted(t, x, side="left")
+    return codes
 
 
 def _hashkey(v):
