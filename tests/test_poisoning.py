@@ -248,3 +248,68 @@ def test_dpa_dataframe_with_categories():
     m = DPAClassifier(n_estimators=5, max_depth=2).fit(df, y)
     assert list(m.feature_names_in_) == ["a", "b"]
     assert m.predict(df).shape == (100,)
+
+
+# ------------------------------------------------------------------------------ smoke runs
+
+
+def test_guarantee_experiment_smoke():
+    from dpmodels.audit.poisoning import guarantee_experiment
+    from dpmodels.data import load_dataset
+
+    X, y = load_dataset("breast-w", binarized=False)
+    methods = ["bdpt", "dpa", "tree"]
+    try:
+        import dpmodels.tree.privatree  # noqa: F401
+
+        methods.insert(0, "privatree")
+    except ImportError:
+        pass
+    df = guarantee_experiment(X, np.asarray(y), dataset="breast-w", methods=methods,
+                              epsilons=(0.1, 1.0), fractions=(0.0, 0.005, 0.01),
+                              n_splits=2, dpa_n_estimators=20, random_state=0)
+    assert set(df["method"]) == set(methods)
+    priv = df[df["method"].isin(["privatree", "bdpt"])]
+    assert len(priv) == len([m for m in methods if m in ("privatree", "bdpt")]) * 2 * 3
+    # the guarantee is the Corollary-2 bound of the row's clean accuracy
+    expect = priv["accuracy"] * np.exp(-priv["n_poisoned"] * priv["epsilon"])
+    assert np.allclose(priv["guarantee"], expect)
+    n_train = df["n_train"].iloc[0]
+    assert list(df[df.method == "dpa"]["n_poisoned"]) == [int(f * n_train) for f in (0, 0.005, 0.01)]
+    dpa = df[df["method"] == "dpa"]["guarantee"].to_numpy()
+    assert np.all(np.diff(dpa) <= 0) and dpa[0] == df[df.method == "dpa"]["accuracy"].iloc[0]
+    assert df[df["method"] == "tree"]["guarantee"].isna().all()
+
+
+def test_backdoor_experiment_smoke():
+    from dpmodels.audit.poisoning import backdoor_experiment
+
+    try:
+        import dpmodels.tree.privatree  # noqa: F401
+
+        method = "privatree"
+    except ImportError:
+        method = "bdpt"
+    df = backdoor_experiment(method=method, epsilons=(1.0,), n_poisoned=(0, 10), n_splits=2,
+                             random_state=0)
+    assert list(df["method"].unique()) == ["tree", method]
+    assert df["asr"].between(0, 1).all()
+    tree = df[df.method == "tree"].set_index("n_poisoned")["asr"]
+    assert tree[10] >= 0.5  # the non-private tree learns the trigger from 10 copies
+    priv = df[df.method == method]
+    assert priv["asr_bound"].is_monotonic_increasing
+    assert priv["asr_bound"].iloc[0] == pytest.approx(priv["asr"].iloc[0])
+
+
+def test_runners_write_csv(tmp_path):
+    from dpmodels.experiments.poisoning import guarantee_table, run_backdoor, run_guarantee
+
+    res = run_guarantee(tmp_path, datasets=("breast-w",), methods=("bdpt", "dpa"), epsilons=(1.0,),
+                        fractions=(0.0, 0.001, 0.005, 0.01), n_splits=2, dpa_n_estimators=10,
+                        plot=False)
+    assert (tmp_path / "poisoning_guarantee.csv").exists()
+    tab = guarantee_table(res)
+    assert list(tab.columns[-3:]) == ["0.1%", "0.5%", "1%"]
+    assert tab["0.1%"].isna().all()  # ⌊0.001 · 546⌋ = 0: no 0.1 % guarantee, as the paper's '-'
+    run_backdoor(tmp_path, method="bdpt", epsilons=(1.0,), n_poisoned=(0, 2), n_splits=2, plot=False)
+    assert (tmp_path / "poisoning_backdoor.csv").exists()
