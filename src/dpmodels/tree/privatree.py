@@ -36,8 +36,8 @@ Algorithm (every release is recorded in ``privacy_ledger_`` *before* it happens)
    ``leaf_labels="noisy-counts"``: class counts + DLap(1/ε_leaf) (sensitivity 1), label = argmax
    (post-processing; report-noisy-max); ``"permute-and-flip"``: labels by permute-and-flip on the
    class counts (monotone, Δ = 1) at ε_leaf/2 and the displayed counts by DLap at ε_leaf/2.
-   Internal node counts are sums of leaf counts; sibling leaves with equal labels are merged
-   (post-processing).
+   Internal node counts are sums of leaf counts (post-processing). ``tree_`` is the complete tree
+   as released; ``tree_.prune()`` merges sibling leaves with equal labels (same predictions).
 
 Public inputs: ``bounds`` (``(lo, hi)`` with scalars or one value per numerical feature, or a dict
 name -> (lo, hi)), ``categories`` (dict name/index -> list of values; the categories of a pandas
@@ -49,6 +49,7 @@ content except for malformed input (NaN has no routing rule and raises).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -77,12 +78,17 @@ def leaf_epsilon_for_error(n, n_classes, depth, leaf_error) -> float:
 
     ε'_leaf = 2^d · max_p 2·log(1/p)·(1 − (1 − (1−p)^K)/(K·p)) / (n · E_max).
     """
-    K = int(n_classes)
+    fmax = _pf_worst_error(int(n_classes))
+    return (2.0**depth) * fmax / (max(float(n), 1.0) * float(leaf_error))
+
+
+@functools.lru_cache(maxsize=64)
+def _pf_worst_error(K: int) -> float:
+    """max_p 2·log(1/p)·(1 − (1 − (1−p)^K)/(K·p)), evaluated on a dense grid of p in (0, 1)."""
     p = np.concatenate([np.logspace(-14, -1e-9, 20000), np.linspace(0.01, 1 - 1e-12, 20000)])
     with np.errstate(over="ignore", invalid="ignore"):
         f = 2.0 * np.log(1.0 / p) * (1.0 - (1.0 - (1.0 - p) ** K) / (K * p))
-    fmax = float(np.nanmax(f))
-    return (2.0**depth) * fmax / (max(float(n), 1.0) * float(leaf_error))
+    return float(np.nanmax(f))
 
 
 def _count_scaled_gini(v: np.ndarray) -> np.ndarray:
@@ -438,8 +444,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
                     eps_level, sensitivity=float(m), composition="parallel" if n_nodes > 1 else "sequential",
                     parts=n_nodes, note="noise scale m/ε_level: L1 sensitivity m across features",
                 )
-                Hn = H + samplers.discrete_laplace(scale, H.shape, rng)
-                Hn = np.clip(Hn, 0, None).astype(float)
+                Hn = np.clip(self._noisy_histograms(H, scale, rng), 0, None).astype(float)
                 self._order_categories(order, Hn, sort_feats, n_bins)
                 imp = self._impurity(Hn, order)  # (nodes, m, B)
                 score = -imp[:, cand_f, cand_b]
@@ -518,6 +523,10 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         """Discrete-Laplace scale of the per-feature histograms (L1 sensitivity n_features)."""
         return n_features / eps_level
 
+    def _noisy_histograms(self, H, scale, rng):
+        """The released split histograms (all features, classes, bins of a level)."""
+        return H + samplers.discrete_laplace(scale, H.shape, rng)
+
     @staticmethod
     def _histogram(base, node, n_nodes, stride):
         """ONE bincount over (node, feature, bin, class), in row chunks to bound memory.
@@ -584,7 +593,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             thr[np.isneginf(thr)] = np.finfo(float).min  # no candidate: everything goes right
         tree = Tree(cl, cr, feat, thr, lc, val, lab, classes, names, categorical, categories)
         tree.fill_internal_values()
-        return tree.prune()
+        return tree
 
     # ================================================================== prediction
     def _encode(self, X):
