@@ -1,0 +1,338 @@
+"""PrivaTreeClassifier: accounting, input handling, sklearn conventions, empirical DP checks."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import cross_val_score
+
+from dpmodels.audit.dp_audit import epsilon_lower_bound
+from dpmodels.privacy import PrivacyLeakWarning
+from dpmodels.tree import PrivaTreeClassifier, Tree
+from test_tree_model import evaluate_rules, parse_rules
+
+
+def mixed_data(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(float),
+            "income": rng.lognormal(10, 1, n),
+            "colour": pd.Categorical(rng.choice(["red", "green", "blue", "grey"], n),
+                                     categories=["red", "green", "blue", "grey"]),
+            "flag": pd.Categorical(rng.choice(["y", "n"], n), categories=["n", "y"]),
+        }
+    )
+    y = ((X["age"] > 50) ^ (X["colour"].isin(["red", "blue"]))).astype(int).to_numpy()
+    return X, y
+
+
+BOUNDS = {"age": (18, 90), "income": (0, 1e6)}
+
+
+# ---------------------------------------------------------------------------- accounting
+@settings(max_examples=25, deadline=None)
+@given(
+    eps=st.floats(1e-3, 20),
+    depth=st.integers(0, 5),
+    bins=st.integers(2, 16),
+    sel=st.sampled_from(["permute-and-flip", "exponential", "histogram"]),
+    leaf=st.sampled_from(["noisy-counts", "permute-and-flip"]),
+    n_public=st.one_of(st.none(), st.integers(1, 10**7)),
+    leaf_error=st.floats(1e-4, 1.0),
+    seed=st.integers(0, 2**31),
+)
+def test_ledger_never_exceeds_budget(eps, depth, bins, sel, leaf, n_public, leaf_error, seed):
+    X, y = mixed_data(120, seed % 7)
+    m = PrivaTreeClassifier(
+        epsilon=eps, max_depth=depth, max_bins=bins, bounds=BOUNDS, split_selection=sel,
+        leaf_labels=leaf, n_public=n_public, leaf_error=leaf_error, random_state=seed,
+    ).fit(X, y)
+    led = m.privacy_ledger_
+    assert led.epsilon_spent <= eps * (1 + 1e-9)
+    assert led.is_private
+    assert all(r.composition != "leak" for r in led.rows)
+    # parallel rows are the per-level / leaf releases over disjoint nodes
+    for r in led.rows:
+        if r.composition == "parallel":
+            assert r.parts >= 2
+
+
+def test_budget_split_follows_eq_7_to_10():
+    X, y = mixed_data(400)
+    m = PrivaTreeClassifier(epsilon=1.0, max_depth=4, bounds=BOUNDS, n_public=400, random_state=0).fit(X, y)
+    b = m.budget_
+    assert b["leaf"] == pytest.approx(0.5)  # small n: ε'_leaf > ε/2
+    assert b["quantiles"] == pytest.approx(0.5 / 5) and b["level"] == pytest.approx(0.5 / 5)
+    q_rows = [r for r in m.privacy_ledger_.rows if "quantiles" in r.what]
+    assert len(q_rows) == 2 and all(r.epsilon == pytest.approx(0.05) for r in q_rows)  # split over 2 features
+    big = PrivaTreeClassifier(epsilon=1.0, max_depth=4, bounds=BOUNDS, n_public=10**7, random_state=0).fit(X, y)
+    assert big.budget_["leaf"] < 0.01
+
+
+def test_n_is_estimated_privately_when_not_public():
+    X, y = mixed_data(400)
+    m = PrivaTreeClassifier(epsilon=1.0, bounds=BOUNDS, random_state=0).fit(X, y)
+    assert m.privacy_ledger_.rows[0].what == "training-set size n"
+    assert m.n_estimate_ < 400 + 1  # a lower confidence bound
+
+
+# ---------------------------------------------------------------------------- determinism
+def test_determinism_under_random_state():
+    X, y = mixed_data()
+    a = PrivaTreeClassifier(epsilon=0.5, bounds=BOUNDS, random_state=7).fit(X, y)
+    b = PrivaTreeClassifier(epsilon=0.5, bounds=BOUNDS, random_state=7).fit(X, y)
+    assert a.tree_.to_dict() == b.tree_.to_dict()
+    c = PrivaTreeClassifier(epsilon=0.5, bounds=BOUNDS, random_state=8).fit(X, y)
+    assert c.tree_.to_dict() != a.tree_.to_dict()
+
+
+# ---------------------------------------------------------------------------- input handling
+def test_pandas_mixed_input_feature_names_and_printing():
+    X, y = mixed_data(600)
+    m = PrivaTreeClassifier(epsilon=5.0, bounds=BOUNDS, random_state=1).fit(X, y)
+    assert list(m.feature_names_in_) == list(X.columns)
+    assert m.n_features_in_ == 4
+    assert m.tree_.categorical.tolist() == [False, False, True, True]
+    text = m.export_text()
+    assert "colour in {" in text or "age <=" in text
+    rng = np.random.default_rng(3)
+    Xt, _ = mixed_data(300, seed=3)
+    Xt.loc[:10, "age"] = rng.uniform(-100, 300, 11)  # outside the bounds
+    pred = m.predict(Xt)
+    assert np.array_equal(evaluate_rules(parse_rules(text), Xt), pred.astype(str))
+    assert (m.predict(X) == y).mean() > 0.7
+
+
+def test_printing_agrees_with_predictions_on_numpy_input():
+    X, y = load_breast_cancer(return_X_y=True)
+    m = PrivaTreeClassifier(epsilon=2.0, bounds=(X.min(0), X.max(0)), random_state=0).fit(X, y)
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    got = evaluate_rules(parse_rules(m.export_text()), df)
+    assert np.array_equal(got, m.predict(X).astype(str))
+
+
+def test_clipping_at_fit_and_predict():
+    X, y = mixed_data(300)
+    X2 = X.copy()
+    X2.loc[:20, "income"] = 1e12  # far outside the public bounds: clipped, no error
+    m = PrivaTreeClassifier(epsilon=1.0, bounds=BOUNDS, random_state=0).fit(X2, y)
+    thr = m.tree_.threshold[np.isfinite(m.tree_.threshold)]
+    assert np.all((thr >= 0) & (thr <= 1e6))
+    Xt = X.iloc[:5].copy()
+    Xt["income"] = [-1e9, 1e9, 0, 1e6, 5e5]
+    assert m.predict(Xt).shape == (5,)
+
+
+def test_unknown_categories_at_fit_and_predict_go_right():
+    X, y = mixed_data(300)
+    cats = {"colour": ["red", "green"]}  # public list without blue/grey
+    Xo = X.copy()
+    Xo["colour"] = Xo["colour"].astype(str)
+    m = PrivaTreeClassifier(epsilon=2.0, bounds=BOUNDS, categories=cats, random_state=0).fit(Xo, y)
+    assert m.tree_.categories[2] == ["red", "green"]
+    Xt = Xo.iloc[:4].copy()
+    Xt["colour"] = ["purple", "blue", "red", "green"]
+    Z = m._encode(Xt)
+    assert Z[:2, 2].tolist() == [-1, -1]
+    m.predict(Xt)  # no error
+
+
+def test_leak_warnings_when_public_inputs_are_missing():
+    X, y = mixed_data(200)
+    Xo = X.copy()
+    Xo["colour"] = Xo["colour"].astype(str)
+    with pytest.warns(PrivacyLeakWarning):
+        m = PrivaTreeClassifier(epsilon=1.0, random_state=0).fit(Xo, y)
+    leaks = [r.what for r in m.privacy_ledger_.leaks]
+    assert any("bounds" in w for w in leaks) and any("colour" in w for w in leaks)
+    assert not m.privacy_ledger_.is_private
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        PrivaTreeClassifier(epsilon=1.0, bounds=BOUNDS, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(epsilon=0), "epsilon"),
+        (dict(epsilon=-1), "epsilon"),
+        (dict(epsilon=float("nan")), "epsilon"),
+        (dict(max_depth=-1), "max_depth"),
+        (dict(max_depth=2.5), "max_depth"),
+        (dict(max_bins=1), "max_bins"),
+        (dict(leaf_error=0), "leaf_error"),
+        (dict(split_selection="best"), "split_selection"),
+        (dict(leaf_labels="majority"), "leaf_labels"),
+        (dict(n_public=0), "n_public"),
+        (dict(bounds=(5, 1)), "lower"),
+        (dict(bounds=(0, 1, 2)), "bounds"),
+        (dict(bounds=([0, 0, 0], [1, 1, 1])), "bounds"),
+        (dict(bounds=(0, np.inf)), "finite"),
+        (dict(bounds={"age": (0, 1)}), "income"),
+        (dict(categories={"colour": []}), "non-empty"),
+        (dict(categories={"colour": ["red", "red"]}), "duplicate"),
+        (dict(categories={"nope": ["a"]}), "unknown feature"),
+        (dict(categories=["red"]), "dict"),
+    ],
+)
+def test_bad_parameters_give_clear_errors(params, match):
+    X, y = mixed_data(100)
+    kw = dict(bounds=BOUNDS, random_state=0)
+    kw.update(params)
+    with pytest.raises(ValueError, match=match):
+        PrivaTreeClassifier(**kw).fit(X, y)
+
+
+def test_nan_without_routing_rule_is_an_error():
+    X, y = mixed_data(100)
+    X.loc[3, "age"] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        PrivaTreeClassifier(bounds=BOUNDS, random_state=0).fit(X, y)
+    Xc, _ = mixed_data(100)
+    Xc.loc[3, "colour"] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        PrivaTreeClassifier(bounds=BOUNDS, random_state=0).fit(Xc, y)
+    m = PrivaTreeClassifier(bounds=BOUNDS, random_state=0).fit(*mixed_data(100))
+    with pytest.raises(ValueError, match="NaN"):
+        m.predict(X)
+
+
+def test_multiclass_and_string_labels():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (900, 3))
+    y = np.array(["a", "b", "c"])[np.digitize(X[:, 0], [1 / 3, 2 / 3])]
+    m = PrivaTreeClassifier(epsilon=5.0, bounds=(0, 1), random_state=0).fit(X, y)
+    assert list(m.classes_) == ["a", "b", "c"]
+    assert m.predict_proba(X).shape == (900, 3)
+    assert (m.predict(X) == y).mean() > 0.8
+    with pytest.raises(ValueError, match="2 classes"):
+        PrivaTreeClassifier(bounds=(0, 1)).fit(X, np.zeros(900))
+
+
+def test_sklearn_conventions():
+    X, y = load_breast_cancer(return_X_y=True)
+    est = PrivaTreeClassifier(epsilon=1.0, bounds=(X.min(0), X.max(0)), random_state=0)
+    c = clone(est)
+    assert set(c.get_params()) == set(est.get_params())
+    assert est.fit(X, y) is est
+    assert est.n_features_in_ == 30 and list(est.classes_) == [0, 1]
+    scores = cross_val_score(clone(est), X, y, cv=3)
+    assert scores.mean() > 0.6
+    proba = est.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert est.apply(X).shape == (X.shape[0],)
+    assert isinstance(est.tree_, Tree)
+    Tree.from_json(est.tree_.to_json())
+
+
+def test_accuracy_reasonable_at_large_epsilon():
+    X, y = load_breast_cancer(return_X_y=True)
+    accs = [
+        (PrivaTreeClassifier(epsilon=10.0, bounds=(X.min(0), X.max(0)), random_state=s).fit(X, y).predict(X) == y).mean()
+        for s in range(3)
+    ]
+    assert np.mean(accs) > 0.88
+
+
+# ---------------------------------------------------------------------------- empirical DP checks
+class _LeakyHistograms(PrivaTreeClassifier):
+    """PLANTED LEAK (PRIVACY-NOTES 7): every feature's histogram at the full level budget."""
+
+    def _histogram_noise_scale(self, eps_level, n_features):
+        return 1.0 / eps_level
+
+
+class _Recorder:
+    """Captures the released split histograms of the root (white-box observation)."""
+
+    def __init__(self, cls):
+        rec = self
+
+        class R(cls):
+            def _noisy_histograms(self, H, scale, rng):
+                out = super()._noisy_histograms(H, scale, rng)
+                rec.last = out
+                return out
+
+        self.cls = R
+
+
+def _neighbours(m=6, k=3):
+    X = np.vstack([np.zeros((k, m), int), np.ones((k, m), int)])
+    y = np.r_[np.zeros(k, int), np.ones(k, int)]
+    X2 = np.vstack([X, np.ones(m, int)])  # the added record: every feature = 1, label 1
+    y2 = np.r_[y, 1]
+    return (X, y), (X2, y2), {j: [0, 1] for j in range(m)}
+
+
+def _histogram_release_bound(cls, eps, n_runs):
+    """ε lower bound from the event 'noisy count of (bin 1, class 1) > 3 in every feature'."""
+    D, D2, cats = _neighbours()
+    rec = _Recorder(cls)
+    counts = []
+    for data in (D, D2):
+        k = 0
+        for s in range(n_runs):
+            rec.cls(epsilon=eps, max_depth=1, categories=cats, n_public=10**6, leaf_error=1.0,
+                    split_selection="histogram", random_state=s).fit(*data)
+            k += int(np.all(rec.last[0, :, 1, 1] > 3))
+        counts.append(k)
+    return epsilon_lower_bound(counts[0], n_runs, counts[1], n_runs, alpha=0.05)
+
+
+def test_planted_leak_in_split_histograms_is_flagged():
+    eps = 1.0
+    assert _histogram_release_bound(_LeakyHistograms, eps, 300) > eps
+    assert _histogram_release_bound(PrivaTreeClassifier, eps, 300) <= eps
+
+
+@pytest.mark.slow
+def test_dp_audit_default_split_selection():
+    """Root split of the default learner on tiny neighbours (PRIVACY-NOTES 12)."""
+    m = 4
+    k = 4
+    X = np.vstack([np.zeros((k, m), int), np.ones((k, m), int)])
+    y = np.r_[np.zeros(k, int), np.ones(k, int)]
+    x = np.zeros(m, int)
+    x[0] = 1
+    X2, y2 = np.vstack([X, x]), np.r_[y, 1]  # consistent with feature 0 only
+    cats = {j: [0, 1] for j in range(m)}
+    eps, n_runs = 1.0, 3000
+    hits = []
+    for data in ((X, y), (X2, y2)):
+        h = 0
+        for s in range(n_runs):
+            t = PrivaTreeClassifier(epsilon=eps, max_depth=1, categories=cats, n_public=10**6,
+                                    leaf_error=1.0, random_state=s).fit(*data).tree_
+            h += int(t.feature[0] == 0)
+        hits.append(h)
+    assert epsilon_lower_bound(hits[0], n_runs, hits[1], n_runs) <= eps
+
+
+@pytest.mark.slow
+def test_dp_audit_leaf_labels_and_counts():
+    """Depth-0 tree: the label and the released noisy count of class 1."""
+    k = 5
+    X = np.zeros((2 * k, 1))
+    y = np.r_[np.zeros(k, int), np.ones(k, int)]
+    X2, y2 = np.zeros((2 * k + 1, 1)), np.r_[y, 1]
+    eps, n_runs = 1.0, 4000
+    for leaf in ("noisy-counts", "permute-and-flip"):
+        lab, cnt = [], []
+        for data in ((X, y), (X2, y2)):
+            a = b = 0
+            for s in range(n_runs):
+                t = PrivaTreeClassifier(epsilon=eps, max_depth=0, bounds=(0, 1), n_public=10**6,
+                                        leaf_labels=leaf, random_state=s).fit(*data).tree_
+                a += int(t.label[0] == 1)
+                b += int(t.value[0, 1] >= k + 1)
+            lab.append(a)
+            cnt.append(b)
+        assert epsilon_lower_bound(lab[0], n_runs, lab[1], n_runs) <= eps
+        assert epsilon_lower_bound(cnt[0], n_runs, cnt[1], n_runs) <= eps
