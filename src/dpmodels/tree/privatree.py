@@ -67,7 +67,7 @@ from .model import Tree, category_codes, encode_matrix
 __all__ = ["PrivaTreeClassifier", "leaf_epsilon_for_error"]
 
 _N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
-_GRID = 4096  # public grid of the private quantiles
+_GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
 _CHUNK = 1 << 16  # rows per bincount chunk (bounds the index array's memory)
 _MAX_DEPTH = 20
 

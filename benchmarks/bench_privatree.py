@@ -1,0 +1,61 @@
+"""PrivaTree fit vs scikit-learn's DecisionTreeClassifier(max_depth=4), same data, same run.
+
+Run: ``pytest benchmarks/bench_privatree.py --benchmark-only`` (``make bench``). Synthetic data:
+24 numerical features, n = 10^4, 10^5, 10^6; PrivaTree includes its private quantiles (JointExp,
+all 24 features), ε = 1, public bounds. Peak memory is measured separately with tracemalloc and
+printed / stored in the benchmark's ``extra_info`` next to the size of the input array.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from dpmodels.tree import PrivaTreeClassifier
+
+SIZES = [10**4, 10**5, 10**6]
+N_FEATURES = 24
+_DATA = {}
+
+
+def synthetic(n):
+    if n not in _DATA:
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(n, N_FEATURES))
+        y = (X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] + rng.normal(size=n) > 0).astype(np.int64)
+        _DATA.clear()
+        _DATA[n] = (X, y)
+    return _DATA[n]
+
+
+def privatree():
+    return PrivaTreeClassifier(epsilon=1.0, max_depth=4, bounds=(-6.0, 6.0), random_state=0)
+
+
+def sklearn_tree():
+    return DecisionTreeClassifier(max_depth=4, random_state=0)
+
+
+def peak_memory(make, X, y):
+    tracemalloc.start()
+    make().fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("learner", ["privatree", "sklearn"])
+def test_fit(benchmark, learner, n):
+    X, y = synthetic(n)
+    make = privatree if learner == "privatree" else sklearn_tree
+    benchmark.group = f"fit depth 4, n={n}, 24 numerical features"
+    benchmark.extra_info["input_bytes"] = int(X.nbytes)
+    rounds = 1 if (learner == "sklearn" and n >= 10**6) else 3
+    est = benchmark.pedantic(lambda: make().fit(X, y), rounds=rounds, iterations=1, warmup_rounds=0)
+    if learner == "privatree":
+        peak = peak_memory(make, X, y)
+        benchmark.extra_info["peak_bytes"] = int(peak)
+        benchmark.extra_info["peak_over_input"] = peak / X.nbytes
+        assert est.privacy_ledger_.is_private
