@@ -440,7 +440,8 @@ def backdoor_experiment(
         acc = np.zeros(len(splits))
         for s, (tr, te) in enumerate(splits):
             for i, x in enumerate(xs):
-                seed = int(np.random.SeedSequence([random_state, s, x, 7]).generate_state(1)[0])
+                seed = int(np.random.SeedSequence(
+                    [random_state, s, x, 7, 0 if method == "tree" else int(eps * 1e6)]).generate_state(1)[0])
                 rng = np.random.default_rng(seed)
                 Xp, yp = poison_backdoor(X[tr], y[tr], x, rng)
                 if method == "tree":
