@@ -88,8 +88,8 @@ def discrete_laplace(scale: float, size, rng: np.random.Generator) -> np.ndarray
     if s == 0:
         return np.zeros(size, dtype=np.int64)
     p = -np.expm1(-1.0 / s)  # 1 - exp(-1/s), accurate for large s
-    g1 = rng.geometric(p, size).astype(np.int64)
-    g2 = rng.geometric(p, size).astype(np.int64)
+    g1 = np.asarray(rng.geometric(p, size), dtype=np.int64)
+    g2 = np.asarray(rng.geometric(p, size), dtype=np.int64)
     return g1 - g2
 
 
