@@ -29,18 +29,35 @@ def count_scaled_gini(pos, tot):
 
 
 class SplitStats:
-    """Counts of the remaining records captured by every candidate (vectorised, no noise)."""
+    """Counts of the remaining records captured by every candidate (vectorised, no noise).
+
+    Whether a rule captures a record depends only on the record's row of binary features, so the
+    Gram products run over the *distinct* rows, weighted by how many remaining records (and
+    remaining positives) share each row: exact, and ~10× fewer rows on binarized Adult.
+    """
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray):
         self.candidates = candidates
-        self.Xf = Xf
-        self.y = y.astype(Xf.dtype)
+        packed = np.packbits(Xf.astype(bool), axis=1)
+        if packed.shape[1] <= 8:  # up to 64 features: one integer key per row
+            keys = np.zeros(len(packed), dtype=np.uint64)
+            for j in range(packed.shape[1]):
+                keys = (keys << np.uint64(8)) | packed[:, j].astype(np.uint64)
+            _, first, self.inverse = np.unique(keys, return_index=True, return_inverse=True)
+        else:
+            _, first, self.inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+        self.inverse = self.inverse.ravel()
+        self.patterns = Xf[first]
+        self.y = y.astype(np.float64)
 
     def __call__(self, remaining: np.ndarray):
         """Return (N, P, captured, captured_pos) for the remaining mask."""
-        w = remaining.astype(self.Xf.dtype)
-        wy = w * self.y
-        counts = self.candidates.counts_many(self.Xf, np.column_stack([w, wy]))
+        m = len(self.patterns)
+        r = remaining.astype(np.float64)
+        w = np.bincount(self.inverse, weights=r, minlength=m)
+        wy = np.bincount(self.inverse, weights=r * self.y, minlength=m)
+        W = np.column_stack([w, wy]).astype(self.patterns.dtype)
+        counts = self.candidates.counts_many(self.patterns, W)
         return float(w.sum()), float(wy.sum()), counts[0], counts[1]
 
     @staticmethod

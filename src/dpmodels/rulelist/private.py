@@ -262,7 +262,7 @@ class DPRuleListClassifier(RuleListEstimator):
         eps_node = ledger.epsilon / ((3 * K - 1) if smooth else (2 * K - 1))
         delta_node = ledger.delta / (K - 1) if K > 1 else 0.0
         gamma = float(self.gamma)
-        if smooth:
+        if smooth and K > 1:  # K = 1: the list is the default rule alone, no selection step
             if self.n_public is None:
                 ledger.record_leak(
                     "training-set size n (for Λ = ⌊λn⌋)",
