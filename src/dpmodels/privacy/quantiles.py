@@ -107,15 +107,16 @@ def _transition(a_prev, s, t, lam):
         left = np.where(p >= 0, lp[np.maximum(p, 0)] - lam * r, -np.inf)
     # right window: r[k] < s[k'] <= s[k], k' <= k -- blocks of count-width t
     blk = np.floor(s / t).astype(np.int64)
-    starts = np.flatnonzero(np.r_[True, blk[1:] != blk[:-1]])
-    ends = np.r_[starts[1:], G]
-    block_of = np.repeat(np.arange(starts.size), ends - starts)
-    pre = np.empty(G)
-    suf = np.empty(G)
-    for b0, b1 in zip(starts, ends):
-        x = a_prev[b0:b1] - lam * (s[b0:b1] - blk[b0] * t)  # offsets in (-lam*t, 0]
-        pre[b0:b1] = _logcumsumexp(x)
-        suf[b0:b1] = _logcumsumexp(x[::-1])[::-1]
+    new_blk = np.empty(G, dtype=bool)
+    new_blk[0] = True
+    np.not_equal(blk[1:], blk[:-1], out=new_blk[1:])
+    starts = np.flatnonzero(new_blk)
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = G
+    block_of = np.cumsum(new_blk) - 1
+    x = a_prev - lam * (s - blk * t)  # offsets in (-lam*t, 0] within each block
+    pre, suf = _block_logcumsumexp(x, starts, ends, block_of)
     # same block as k: every k' in the block up to k is in the window
     right = pre + lam * (r - blk * t)
     # previous block: k' from p[k]+1 to the end of that block
@@ -130,6 +131,42 @@ def _transition(a_prev, s, t, lam):
         extra = suf[idx] + lam * (r - (blk - 1) * t)
         right = np.where(has, np.logaddexp(right, extra), right)
     return np.logaddexp(left, right)
+
+
+_PAD_LIMIT = 64  # padded table of _block_logcumsumexp at most this many times the input (else a loop)
+
+
+def _block_logcumsumexp(x, starts, ends, block_of):
+    """Prefix and suffix log-cum-sum-exp of ``x`` restarted at every block ``[starts[b], ends[b])``.
+
+    Bit-identical to running ``np.logaddexp.accumulate`` on each block separately: the blocks are
+    laid out as the rows of a table, right-aligned behind ``-inf`` padding (``logaddexp(-inf, v)
+    == v`` exactly, and an all ``-inf`` run is cheap), so one ``accumulate`` along the rows does
+    every block in the same order of operations.
+    """
+    G = x.size
+    lens = ends - starts
+    nb, L = lens.size, int(lens.max())
+    if nb == 1:
+        return _logcumsumexp(x), _logcumsumexp(x[::-1])[::-1]
+    if nb * L > _PAD_LIMIT * G:  # very uneven blocks: a loop is cheaper than the padding
+        pre = np.empty(G)
+        suf = np.empty(G)
+        for b0, b1 in zip(starts.tolist(), ends.tolist()):
+            pre[b0:b1] = _logcumsumexp(x[b0:b1])
+            suf[b0:b1] = _logcumsumexp(x[b0:b1][::-1])[::-1]
+        return pre, suf
+    k = np.arange(G)
+    row = block_of * L
+    fwd = row + (L - ends[block_of]) + k  # block b right-aligned: its last element in column L-1
+    bwd = row + (L - 1 + starts[block_of]) - k  # reversed block, right-aligned
+    tab = np.full(nb * L, -np.inf)
+    tab[fwd] = x
+    pre = np.logaddexp.accumulate(tab.reshape(nb, L), axis=1).ravel()[fwd]
+    tab.fill(-np.inf)
+    tab[bwd] = x
+    suf = np.logaddexp.accumulate(tab.reshape(nb, L), axis=1).ravel()[bwd]
+    return pre, suf
 
 
 def jointexp_quantiles(
