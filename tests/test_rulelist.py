@@ -300,7 +300,7 @@ def test_bad_data():
     X2.iloc[0, 0] = 2
     with pytest.raises(ValueError, match="binary"):
         clf.fit(X2, y)
-    with pytest.raises(ValueError, match="classes"):
+    with pytest.raises(ValueError, match="binary classification"):
         clf.fit(X, np.arange(len(y)) % 3)
     with pytest.raises(ValueError):
         clf.fit(X.iloc[:0], y.iloc[:0])

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -100,7 +101,7 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
 
     def _validate_fit_data(self, X, y):
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
-        Xb = _binary_matrix(X)
+        Xb = self._to_binary(X)
         yb = self._encode_labels(y)
         names = (
             [str(c) for c in self.feature_names_in_]
@@ -110,6 +111,7 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return Xb, yb, names
 
     def _encode_labels(self, y) -> np.ndarray:
+        check_classification_targets(y)
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-d, got shape {y.shape}")
@@ -118,7 +120,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         uniq = np.unique(y)
         if len(uniq) > 2:
             raise ValueError(
-                f"rule lists are binary classifiers: y has {len(uniq)} classes {uniq[:5].tolist()}..."
+                "Only binary classification is supported: rule lists are binary classifiers and "
+                f"y has {len(uniq)} classes {uniq[:5].tolist()}"
             )
         binary01 = all(v in (0, 1) for v in uniq.tolist())
         if binary01:
@@ -136,6 +139,10 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
     def _validate_predict_data(self, X):
         check_is_fitted(self, "rule_list_")
         X = validate_data(self, X, dtype=None, ensure_all_finite=True, reset=False)
+        return self._to_binary(X)
+
+    def _to_binary(self, X) -> np.ndarray:
+        """Validated 0/1 float32 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
         return _binary_matrix(X)
 
     # ------------------------------------------------------------------- API
