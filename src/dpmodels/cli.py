@@ -65,7 +65,7 @@ def cmd_demo(args) -> int:
         ).fit(Xtr, ytr)
     tt = time.perf_counter() - t
     print(_rule(f"DP decision tree (PrivaTree, ε = {args.epsilon:g}) on raw COMPAS"))
-    print(tree)
+    print(tree.export_text(decimals=2))  # integer-valued features: rounding is exact here
     print(f"test accuracy: {tree.score(Xte, yte):.3f}   (fit {tt * 1000:.0f} ms)")
     print()
     print(tree.privacy_ledger_.summary())

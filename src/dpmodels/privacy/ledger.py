@@ -186,14 +186,16 @@ class PrivacyLedger:
     # ----------------------------------------------------------------- output
     def summary(self) -> str:
         """A readable table of every access and the totals against the budget."""
-        head = f"{'#':>3}  {'what':<38} {'mechanism':<22} {'Δ':>7} {'ε':>9} {'δ':>9}  composition"
+        wwhat = min(44, max([4] + [len(r.what) for r in self.rows]))
+        wmech = max([9] + [len(r.mechanism) for r in self.rows])
+        head = f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  composition"
         lines = [f"Privacy ledger — budget ε={self.epsilon:g}, δ={self.delta:g}", head, "-" * len(head)]
         for i, r in enumerate(self.rows, 1):
             sens = "-" if r.sensitivity is None else f"{r.sensitivity:.3g}"
             comp = r.composition if r.composition != "parallel" else f"parallel ×{r.parts}"
-            what = r.what if len(r.what) <= 38 else r.what[:35] + "..."
+            what = r.what if len(r.what) <= wwhat else r.what[: wwhat - 3] + "..."
             lines.append(
-                f"{i:>3}  {what:<38} {r.mechanism:<22} {sens:>7} {r.epsilon:>9.4g} {r.delta:>9.3g}  {comp}"
+                f"{i:>3}  {what:<{wwhat}} {r.mechanism:<{wmech}} {sens:>7} {r.epsilon:>9.4g} {r.delta:>9.3g}  {comp}"
             )
         lines.append("-" * len(head))
         lines.append(
