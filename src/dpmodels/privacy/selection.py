@@ -55,31 +55,39 @@ def noisy_argmax(u: np.ndarray, noise: np.ndarray) -> int:
     return int(np.argmax(u + noise))
 
 
+# mechanism name -> noise whose argmax(u + noise) samples it (scale 2Δ/ε, or Δ/ε when monotone)
+_NOISE = {
+    "permute-and-flip": samplers.exponential,
+    "exponential": samplers.gumbel,
+    "report-noisy-max": samplers.laplace,
+}
+
+
+def _select(name, utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts) -> int:
+    u, eps, d, scale = _prepare(utilities, epsilon, sensitivity, monotone)
+    _record(ledger, what, name, eps, d, parts)
+    return noisy_argmax(u, _NOISE[name](scale, u.size, rng))
+
+
 def permute_and_flip(
     utilities, epsilon, sensitivity, rng, *, monotone=False, ledger=None, what=None, parts=1
 ) -> int:
     """Permute-and-flip selection (ε-DP); returns the chosen index."""
-    u, eps, d, scale = _prepare(utilities, epsilon, sensitivity, monotone)
-    _record(ledger, what, "permute-and-flip", eps, d, parts)
-    return noisy_argmax(u, samplers.exponential(scale, u.size, rng))
+    return _select("permute-and-flip", utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts)
 
 
 def exponential_mechanism(
     utilities, epsilon, sensitivity, rng, *, monotone=False, ledger=None, what=None, parts=1
 ) -> int:
     """Exponential mechanism (ε-DP) via the Gumbel-max trick; returns the chosen index."""
-    u, eps, d, scale = _prepare(utilities, epsilon, sensitivity, monotone)
-    _record(ledger, what, "exponential", eps, d, parts)
-    return noisy_argmax(u, samplers.gumbel(scale, u.size, rng))
+    return _select("exponential", utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts)
 
 
 def report_noisy_max(
     utilities, epsilon, sensitivity, rng, *, monotone=False, ledger=None, what=None, parts=1
 ) -> int:
     """Report-noisy-max with Laplace noise (ε-DP); returns the chosen index."""
-    u, eps, d, scale = _prepare(utilities, epsilon, sensitivity, monotone)
-    _record(ledger, what, "report-noisy-max", eps, d, parts)
-    return noisy_argmax(u, samplers.laplace(scale, u.size, rng))
+    return _select("report-noisy-max", utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts)
 
 
 def select_rows(utilities_2d, epsilon, sensitivity, rng, *, monotone=False, mechanism="permute-and-flip"):
@@ -95,9 +103,7 @@ def select_rows(utilities_2d, epsilon, sensitivity, rng, *, monotone=False, mech
     eps = check_epsilon(epsilon)
     d = float(sensitivity)
     scale = (1.0 if monotone else 2.0) * d / eps
-    noise = {
-        "permute-and-flip": samplers.exponential,
-        "exponential": samplers.gumbel,
-        "report-noisy-max": samplers.laplace,
-    }[mechanism](scale, u.shape, rng)
+    if mechanism not in _NOISE:
+        raise ValueError(f"unknown selection mechanism {mechanism!r}; choose one of {list(_NOISE)}")
+    noise = _NOISE[mechanism](scale, u.shape, rng)
     return np.argmax(u + noise, axis=1)
