@@ -336,3 +336,70 @@ def test_dp_audit_leaf_labels_and_counts():
             cnt.append(b)
         assert epsilon_lower_bound(lab[0], n_runs, lab[1], n_runs) <= eps
         assert epsilon_lower_bound(cnt[0], n_runs, cnt[1], n_runs) <= eps
+
+
+# ---------------------------------------------------------------------------- fast paths = reference
+from dpmodels.privacy.quantiles import grid_histogram  # noqa: E402
+from dpmodels.tree import privatree as pt  # noqa: E402
+
+
+def _reference_histograms(codes, y_idx, slot, n_slots, B, K):
+    """counts[slot, feature, bin, class], one record at a time (np.add.at)."""
+    n, m = codes.shape
+    H = np.zeros((n_slots, m, B, K), dtype=np.int64)
+    for j in range(m):
+        np.add.at(H, (slot, j, codes[:, j].astype(np.int64), y_idx), 1)
+    return H
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grid_cells_and_bin_codes_match_searchsorted(seed):
+    rng = np.random.default_rng(seed)
+    n, m, G = int(rng.integers(0, 3000)), 6, int(rng.choice([16, 2048]))
+    X = rng.normal(0, 2, (n, m))
+    if n:
+        X[rng.random((n, m)) < 0.01] = np.inf
+        X[rng.random((n, m)) < 0.01] = -np.inf
+    lo = np.array([-3.0, -1.0, 0.0, 5.0, -2.0, 1e6])
+    hi = np.array([3.0, 1.0, 0.0, 5.5, 2.0, 1e6 + 1e-6])  # a degenerate span, a too-narrow grid
+    num_idx = np.array([0, 1, 2, 4, 5]) if seed % 2 else np.arange(m)  # column 3 "categorical"
+    k = num_idx.size
+    lo, hi = lo[num_idx], hi[num_idx]
+    T = np.sort(rng.uniform(lo[:, None] - 0.1, hi[:, None] + 0.1, (k, 9)), axis=1)
+    width = (hi - lo) / G
+    T[:, 0] = lo + 7 * width  # a threshold exactly on a cell edge
+    if n:
+        X[: min(n, 5), num_idx[0]] = T[0, 0]  # values equal to a threshold
+    T = np.sort(np.clip(T, lo[:, None], hi[:, None]), axis=1)
+    cells, counts = pt._grid_cells(X, num_idx, lo, hi, G)
+    codes = np.zeros((n, m), dtype=np.uint8)
+    pt._bin_codes(X, num_idx, cells, T, lo, hi, G, codes)
+    for f, j in enumerate(num_idx):
+        x = np.clip(X[:, j], lo[f], hi[f])
+        assert np.array_equal(counts[f], grid_histogram(X[:, j], (lo[f], hi[f]), G))
+        assert np.array_equal(codes[:, j], np.searchsorted(T[f], x, side="left"))
+
+
+@pytest.mark.parametrize("B,K,m", [(10, 2, 24), (10, 3, 5), (4, 2, 7), (255, 2, 3), (40, 3, 4)])
+def test_level_histograms_match_a_record_by_record_count(B, K, m):
+    """Packed joint counts, the per-feature bincount and the smaller-child subtraction all give
+    the exact (node, feature, bin, class) counts (B = 255: codes * K overflow a byte)."""
+    rng = np.random.default_rng(B + K + m)
+    n = 5000
+    codes = rng.integers(0, B, (n, m)).astype(np.uint8)
+    y_idx = rng.integers(0, K, n)
+    hist = pt._Histograms(codes, y_idx, B, K)
+    assert np.array_equal(hist.counts(), _reference_histograms(codes, y_idx, np.zeros(n, int), 1, B, K))
+    # one level down: parents -> children, children histograms by subtraction
+    n_par = 4
+    parent = rng.integers(0, n_par, n)
+    H = hist.counts(slot=parent, n_slots=n_par)
+    assert np.array_equal(H, _reference_histograms(codes, y_idx, parent, n_par, B, K))
+    f_sel = rng.integers(0, m, n_par)
+    go_left = rng.random((n_par, B)) < 0.5
+    child = 2 * parent + ~go_left[parent, codes[np.arange(n), f_sel[parent]]]
+    Hc = pt._children_histograms(H, f_sel, go_left, hist, child)
+    assert np.array_equal(Hc, _reference_histograms(codes, y_idx, child, 2 * n_par, B, K))
+    rows = np.flatnonzero(rng.random(n) < 0.3)
+    Hr = pt._class_histograms(codes, y_idx, B, K, slot=parent[rows], rows=rows, n_slots=n_par)
+    assert np.array_equal(Hr, _reference_histograms(codes[rows], y_idx[rows], parent[rows], n_par, B, K))

@@ -68,7 +68,7 @@ __all__ = ["PrivaTreeClassifier", "leaf_epsilon_for_error"]
 
 _N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
 _GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
-_CHUNK = 1 << 16  # rows per bincount chunk (bounds the index array's memory)
+_CHUNK = 1 << 17  # values per row block of the binning / histogram passes (temporaries stay in cache)
 _MAX_DEPTH = 20
 
 
@@ -397,44 +397,41 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         if has_num:
             eps_feat = eps_q / num_idx.size
         B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
-        # feature-major codes: codes[j] is the bin of every row for feature j
-        codes = np.empty((m, n), dtype=np.uint8 if B <= 256 else np.uint16)
+        # row-major codes: codes[i, j] is the bin of row i for feature j (one byte per value if B <= 256)
+        codes = np.empty((n, m), dtype=np.uint8 if B <= 256 else np.uint16)
         if num_idx.size:
-            cells = _grid_cells(Z, num_idx, lo, hi, _GRID)  # (m_num, n) public-grid cell of each value
+            # one pass over X: public-grid cell of every clipped value and the per-feature grid counts
+            cells, grid_counts = _grid_cells(Z, num_idx, lo, hi, _GRID)
+        T = np.empty((num_idx.size, max_bins - 1))
         for i, j in enumerate(num_idx):
             if has_num:
-                h = np.bincount(cells[i], minlength=_GRID)
                 ledger.spend(
                     f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
                     sensitivity=JOINTEXP_SENSITIVITY,
                     note=f"1 of {num_idx.size} numerical features: sequential",
                 )
                 if hi[i] > lo[i]:
-                    t = _sample_from_histogram(h, levels_q, eps_feat, lo[i], hi[i], rng)
+                    t = _sample_from_histogram(grid_counts[i], levels_q, eps_feat, lo[i], hi[i], rng)
                 else:
                     t = np.full(levels_q.size, lo[i])
             else:
                 t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
             thresholds[int(j)] = t
             n_bins[j] = t.size + 1
-            codes[j] = _bin_codes(Z, j, cells[i], t, lo[i], hi[i], _GRID)  # x <= t[b] <=> code <= b
+            T[i] = t
         if num_idx.size:
+            _bin_codes(Z, num_idx, cells, T, lo, hi, _GRID, codes)  # x <= t[b] <=> code <= b
             del cells
         for j in np.flatnonzero(categorical):
             c = Z[:, j].astype(np.int64)
             c[c < 0] = n_bins[j] - 1
-            codes[j] = c
+            codes[:, j] = c
 
         # ---------------- 4. splits, level by level
         sel = self.split_selection
-        node = np.zeros(n, dtype=np.int64)
-        cell = B * K
-        y64 = y_idx.astype(np.int64)
-        base = np.empty((m, n), dtype=np.int64)
-        for j in range(m):
-            np.multiply(codes[j], K, out=base[j], casting="unsafe")
-            base[j] += y64
-            base[j] += j * cell
+        node = np.zeros(n, dtype=np.intp)
+        rows_all = np.arange(n)
+        hist = _Histograms(codes, y_idx, B, K) if depth > 0 else None
         sort_feats = np.array(
             [j for j in np.flatnonzero(categorical) if K == 2 and n_bins[j] - 1 > 2], dtype=np.int64
         )
@@ -444,7 +441,9 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         internal = []  # per level: (feature, position, order) per node
         for level in range(depth):
             n_nodes = 1 << level
-            H = self._histogram(base, node, n_nodes, m * cell).reshape(n_nodes, m, B, K)
+            if level == 0:
+                H = hist.counts()
+            # else: H was built at the end of the previous level (smaller children + subtraction)
             order = np.broadcast_to(np.arange(B), (n_nodes, m, B)).copy()
             if cand_f.size == 0:
                 f_sel = np.zeros(n_nodes, dtype=np.int64)
@@ -493,10 +492,11 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             rank = np.argsort(order, axis=2)  # position of each code in the node's order
             go_left = rank[np.arange(n_nodes), f_sel] <= b_sel[:, None]  # (n_nodes, B)
             internal.append((f_sel, b_sel, order[np.arange(n_nodes), f_sel]))
-            row_code = codes[f_sel[node], np.arange(n)]
+            row_code = codes[rows_all, f_sel[node]]
             left = go_left[node, row_code]
             node = 2 * node + (~left)
-        del base
+            if level + 1 < depth:
+                H = _children_histograms(H, f_sel, go_left, hist, node)
 
         # ---------------- 5. leaves
         n_leaves = 1 << depth
@@ -538,24 +538,6 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     def _noisy_histograms(self, H, scale, rng):
         """The released split histograms (all features, classes, bins of a level)."""
         return H + samplers.discrete_laplace(scale, H.shape, rng)
-
-    @staticmethod
-    def _histogram(base, node, n_nodes, stride):
-        """ONE bincount over (node, feature, bin, class), in row chunks to bound memory.
-
-        ``base`` is (m, n) int64 with base[j, i] = (j·B + bin)·K + class.
-        """
-        size = n_nodes * stride
-        m, n = base.shape
-        if n_nodes == 1:
-            return np.bincount(base.ravel(), minlength=size)
-        out = np.zeros(size, dtype=np.int64)
-        off = node * stride
-        for a in range(0, n, _CHUNK):
-            b = min(n, a + _CHUNK)
-            idx = base[:, a:b] + off[None, a:b]
-            out += np.bincount(idx.ravel(), minlength=size)
-        return out
 
     @staticmethod
     def _order_categories(order, Hn, sort_feats, n_bins):
@@ -642,52 +624,209 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _grid_cells(Z, num_idx, lo, hi, G):
-    """Public-grid cell (0..G-1) of every clipped numerical value, feature-major (m_num, n) int16.
+def _row_blocks(n, width):
+    """Row ranges of about ``_CHUNK`` values each (``width`` values per row): bounded temporaries."""
+    step = max(1, _CHUNK // max(1, width))
+    return [(a, min(n, a + step)) for a in range(0, n, step)]
 
-    Processed in row blocks so the strided columns of a C-ordered X are read once.
+
+def _grid_cells(Z, num_idx, lo, hi, G):
+    """Public-grid cell of every clipped numerical value, and the grid counts of every feature.
+
+    Returns ``cells`` (n, m_num) with ``cells[i, f] = f·G + min(floor((clip(x) − lo)·G/(hi − lo)),
+    G − 1)`` (cell 0 where hi = lo; the feature offset f·G makes it an index into (m_num, G)
+    tables) and ``counts`` (m_num, G) int64, the histogram of each feature's cells (what JointExp
+    needs). X is read once, in row blocks that stay in cache.
     """
     n = Z.shape[0]
     k = num_idx.size
-    out = np.empty((k, n), dtype=np.int16 if G <= 32767 else np.int32)
+    cells = np.empty((n, k), dtype=np.uint16 if k * G <= 65536 else np.int64)
     span = hi - lo
-    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)[:, None]
-    lo_c, hi_c = lo[:, None], hi[:, None]
-    contiguous = num_idx.size == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
-    for a in range(0, n, _CHUNK):
-        b = min(n, a + _CHUNK)
-        blk = (Z[a:b] if contiguous else Z[a:b][:, num_idx]).T.astype(float, copy=True)
-        np.clip(blk, lo_c, hi_c, out=blk)
-        blk -= lo_c
-        blk *= scale
-        c = blk.astype(out.dtype)
-        np.minimum(c, G - 1, out=c)
-        out[:, a:b] = c
-    return out
+    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
+    degenerate = bool(np.any(span <= 0))
+    contiguous = k == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
+    offsets = np.arange(k, dtype=float) * G
+    counts = np.zeros(k * G, dtype=np.int64)
+    blocks = _row_blocks(n, k)
+    buf = np.empty((blocks[0][1] if blocks else 0, k))
+    for a, b in blocks:
+        x = buf[: b - a]
+        src = Z[a:b] if contiguous else Z[a:b][:, num_idx]
+        if degenerate:  # (inf − lo)·0 would be NaN: clip first
+            np.clip(src, lo, hi, out=x)
+            x -= lo
+        else:  # same values: clipping x or clipping (x − lo)·scale to [0, G − 1] agree
+            np.subtract(src, lo, out=x)
+        x *= scale
+        np.maximum(x, 0.0, out=x)
+        np.minimum(x, G - 1, out=x)  # floor(min(t, G−1)) = min(floor(t), G−1) for t >= 0
+        x += offsets  # exact: integers below 2^53
+        c = cells[a:b]
+        np.copyto(c, x, casting="unsafe")  # truncation, as astype
+        counts += np.bincount(c.ravel(), minlength=k * G)
+    return cells, counts.reshape(k, G)
 
 
-def _bin_codes(Z, j, cells, t, lo, hi, G):
-    """searchsorted(t, clip(x), 'left') for one feature, through the grid cells.
+_SPECIAL = 255  # code-table mark of a grid cell that needs the exact comparison (codes <= 254)
 
-    Cells that hold no threshold map to a constant bin; only rows in a cell that holds a threshold
-    are compared with the exact values.
+
+def _bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
+    """``codes[:, num_idx[f]] = searchsorted(T[f], clip(x), 'left')`` for every numerical feature.
+
+    Through the grid cells: a table gives the code of every cell that has no threshold within half
+    a cell of it (then every value rounded to that cell has that code); only the values in the
+    other cells are compared with the thresholds, and only with those near their cell.
     """
-    t = np.asarray(t, dtype=float)
-    if hi <= lo:
-        return np.zeros(cells.shape[0], dtype=np.uint8)
-    width = (hi - lo) / G
-    starts = lo + np.arange(G) * width
-    base = np.searchsorted(t, starts, side="left")  # thresholds strictly below the cell start
-    tcell = np.minimum(((t - lo) / width).astype(np.int64), G - 1)
-    special = np.zeros(G, dtype=bool)
-    special[tcell] = True
-    special |= np.r_[base[1:] != base[:-1], False]  # guard round-off at cell edges
-    codes = base.astype(np.uint8)[cells]
-    rows = np.flatnonzero(special[cells])
-    if rows.size:
-        x = np.clip(Z[rows, j].astype(float), lo, hi)
-        codes[rows] = np.searchsorted(t, x, side="left")
-    return codes
+    n, k = cells.shape
+    nt = T.shape[1]
+    c = np.arange(G)
+    first = np.empty((k, G), dtype=np.intp)  # thresholds below the (widened) cell
+    last = np.empty((k, G), dtype=np.intp)  # thresholds up to the (widened) cell's end
+    for f in range(k):
+        width = (hi[f] - lo[f]) / G
+        if hi[f] <= lo[f]:
+            first[f] = last[f] = 0  # every value is lo; thresholds are lo: code 0
+        elif width > 1e-9 * max(abs(lo[f]), abs(hi[f])):
+            first[f] = np.searchsorted(T[f], lo[f] + (c - 0.5) * width, side="left")
+            last[f] = np.searchsorted(T[f], lo[f] + (c + 1.5) * width, side="right")
+        else:  # cells too narrow for float round-off: compare every value with every threshold
+            first[f], last[f] = 0, nt
+    table = np.where(first == last, first, _SPECIAL).astype(codes.dtype).ravel()
+    span = int((last - first).max()) if k else 0
+    first, T_flat = first.ravel(), T.ravel()
+    contiguous = k == codes.shape[1] and np.array_equal(num_idx, np.arange(codes.shape[1]))
+    for a, b in _row_blocks(n, k):
+        key = cells[a:b]  # (rows, k) index into the (k, G) tables
+        cd = codes[a:b] if contiguous else np.empty(key.shape, dtype=codes.dtype)
+        np.take(table, key, out=cd)
+        sp = np.flatnonzero(cd == _SPECIAL)
+        if sp.size:
+            r, f = np.divmod(sp, k)
+            kk = key.ravel()[sp]
+            x = np.clip(Z[a + r, num_idx[f]].astype(float), lo[f], hi[f])
+            lo_i, hi_i = first[kk], last.ravel()[kk]
+            code = lo_i.copy()
+            for d in range(span):  # thresholds first..last-1 of the cell, sorted
+                i = lo_i + d
+                ok = i < hi_i
+                code += ok & (T_flat[f * nt + np.where(ok, i, 0)] < x)
+            cd.ravel()[sp] = code
+        if not contiguous:
+            codes[a:b, num_idx] = cd
+
+
+def _class_histograms(codes, y_idx, B, K, slot=None, rows=None, n_slots=1):
+    """counts[slot, j, bin, class] over ``rows`` (all rows if None); ``slot`` (aligned with
+    ``rows``, or with all rows) says which histogram each row goes to (0 if None).
+
+    One ``np.bincount`` per block of rows over the flat index ((slot·m + j)·B + bin)·K + class.
+    """
+    n, m = codes.shape
+    stride = m * B * K
+    out = np.zeros(n_slots * stride, dtype=np.int64)
+    N = n if rows is None else rows.size
+    fo = np.arange(m, dtype=np.intp) * (B * K)
+    blocks = _row_blocks(N, m)
+    buf = np.empty((blocks[0][1] if blocks else 0) * m, dtype=np.intp)
+    for a, b in blocks:
+        if rows is None:
+            c, yr = codes[a:b], y_idx[a:b]
+        else:
+            rr = rows[a:b]
+            c, yr = codes[rr], y_idx[rr]
+        sl = None if slot is None else slot[a:b]
+        idx = buf[: (b - a) * m].reshape(b - a, m)
+        np.multiply(c, K, out=idx, dtype=np.intp)
+        idx += fo
+        per_row = yr if sl is None else yr + sl * stride
+        idx += per_row[:, None]
+        out += np.bincount(idx.ravel(), minlength=out.size)
+    return out.reshape(n_slots, m, B, K)
+
+
+class _Histograms:
+    """(slot, feature, bin, class) counts over a set of rows.
+
+    When bins and classes are few, the codes of ``g`` features are packed into one uint16 per
+    group of features (with the class and the group's offset), so one ``np.bincount`` element
+    counts ``g`` features at once; the joint counts are then summed to the per-feature ones
+    (exact integers: the same counts as :func:`_class_histograms`).
+    """
+
+    _MAX_JOINT = 1 << 15  # joint cells per slot (all groups): small enough to stay in cache
+    _MAX_TOTAL = 1 << 17  # joint cells over all slots of one call, else the per-feature path
+
+    def __init__(self, codes, y_idx, B, K):
+        self.codes, self.y_idx, self.B, self.K = codes, y_idx, B, K
+        n, m = codes.shape
+        g = 1
+        for cand in (2, 3, 4):
+            if B**cand * K * -(-m // cand) <= self._MAX_JOINT:
+                g = cand
+        self.g = g
+        self.packed = None
+        if g == 1:
+            return
+        n_groups = -(-m // g)
+        self.n_groups = n_groups
+        self.stride = n_groups * B**g * K
+        packed = np.empty((n, n_groups), dtype=np.uint16)
+        group_off = np.arange(n_groups, dtype=np.intp) * (B**g * K)
+        for a, b in _row_blocks(n, n_groups):
+            v = codes[a:b, 0::g].astype(np.intp)
+            for i in range(1, g):
+                v *= B
+                ci = codes[a:b, i::g]  # the last group may lack this position: code 0
+                v[:, : ci.shape[1]] += ci
+            v *= K
+            v += y_idx[a:b, None]
+            v += group_off
+            packed[a:b] = v
+        self.packed = packed
+
+    def counts(self, rows=None, slot=None, n_slots=1):
+        if self.packed is None or n_slots * self.stride > self._MAX_TOTAL:
+            return _class_histograms(self.codes, self.y_idx, self.B, self.K, slot, rows, n_slots)
+        B, K, g, ng = self.B, self.K, self.g, self.n_groups
+        m = self.codes.shape[1]
+        size = n_slots * self.stride
+        out = np.zeros(size, dtype=np.int64)
+        N = self.packed.shape[0] if rows is None else rows.size
+        blocks = _row_blocks(N, 2 * ng)
+        for a, b in blocks:
+            p = self.packed[a:b] if rows is None else self.packed[rows[a:b]]
+            if slot is None:
+                idx = p.ravel()
+            else:
+                idx = np.add(p, (slot[a:b] * self.stride)[:, None], dtype=np.intp).ravel()
+            out += np.bincount(idx, minlength=size)
+        joint = out.reshape((n_slots, ng) + (B,) * g + (K,))
+        H = np.empty((n_slots, ng * g, B, K), dtype=np.int64)
+        axes = tuple(range(2, 2 + g))
+        for i in range(g):
+            H[:, i::g] = joint.sum(axis=tuple(ax for ax in axes if ax != 2 + i))
+        return H[:, :m]
+
+
+def _children_histograms(H, f_sel, go_left, hist, node):
+    """Histograms of the next level from the parents' ``H``: only the smaller child of each parent
+    is counted (over its rows); its sibling is the parent minus it (exact integer arithmetic).
+
+    ``node`` holds the children ids 2p (left) and 2p + 1 (right) of the rows.
+    """
+    n_par = H.shape[0]
+    par = np.arange(n_par)
+    size = H[:, 0].sum(axis=(1, 2))  # rows per parent (every feature's histogram sums to it)
+    n_left = (H[par, f_sel].sum(axis=2) * go_left).sum(axis=1)
+    small_right = (size - n_left) < n_left  # ties: count the left child
+    small = np.zeros(2 * n_par, dtype=bool)
+    small[2 * par + small_right] = True
+    rows = np.flatnonzero(small[node])
+    Hs = hist.counts(rows=rows, slot=node[rows] >> 1, n_slots=n_par)
+    out = np.empty((2 * n_par,) + H.shape[1:], dtype=H.dtype)
+    out[2 * par + small_right] = Hs
+    out[2 * par + ~small_right] = H - Hs
+    return out
 
 
 def _hashkey(v):
