@@ -333,10 +333,11 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             y = y.ravel()
         if y.ndim != 1:
             raise ValueError("y must be 1-dimensional")
-        check_classification_targets(y)
+        if y.dtype.kind not in "iub":  # 1-d integer / bool labels are always 'binary' or 'multiclass'
+            check_classification_targets(y)
         if y.dtype.kind == "f" and np.isnan(y).any():
             raise ValueError("y contains NaN")
-        classes, y_idx = np.unique(y, return_inverse=True)
+        classes, y_idx = _encode_labels(y)
         K = classes.size
         if K < 2:
             raise ValueError("PrivaTreeClassifier needs at least 2 classes in y")
@@ -352,7 +353,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         # numeric view of the data (no copy for a float ndarray without categorical columns)
         if not categorical.any() and isinstance(X, np.ndarray) and X.dtype.kind == "f":
             Z = X
-            if np.isnan(Z).any():
+            if Z.size and np.isnan(Z.min()):  # min propagates NaN; no n-by-m temporary
                 raise ValueError("missing value (NaN) in X: no routing rule for NaN; impute or drop such rows")
         else:
             Z = encode_matrix(X, names, categorical, categories)
@@ -430,7 +431,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         # ---------------- 4. splits, level by level
         sel = self.split_selection
         node = np.zeros(n, dtype=np.intp)
-        rows_all = np.arange(n)
+        row_start = np.arange(n) * m  # flat offset of each row in the row-major codes
         hist = _Histograms(codes, y_idx, B, K) if depth > 0 else None
         sort_feats = np.array(
             [j for j in np.flatnonzero(categorical) if K == 2 and n_bins[j] - 1 > 2], dtype=np.int64
@@ -492,8 +493,8 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             rank = np.argsort(order, axis=2)  # position of each code in the node's order
             go_left = rank[np.arange(n_nodes), f_sel] <= b_sel[:, None]  # (n_nodes, B)
             internal.append((f_sel, b_sel, order[np.arange(n_nodes), f_sel]))
-            row_code = codes[rows_all, f_sel[node]]
-            left = go_left[node, row_code]
+            row_code = np.take(codes, row_start + f_sel[node])  # codes[i, f_sel[node[i]]]
+            left = np.take(go_left, node * B + row_code)  # go_left[node[i], row_code[i]]
             node = 2 * node + (~left)
             if level + 1 < depth:
                 H = _children_histograms(H, f_sel, go_left, hist, node)
@@ -827,6 +828,19 @@ def _children_histograms(H, f_sel, go_left, hist, node):
     out[2 * par + small_right] = Hs
     out[2 * par + ~small_right] = H - Hs
     return out
+
+
+def _encode_labels(y):
+    """``np.unique(y, return_inverse=True)``; integer labels of a small range by counting (O(n))."""
+    if y.dtype.kind in "iu" and y.dtype.itemsize <= 8 and y.size:
+        y_min, y_max = int(y.min()), int(y.max())
+        if y_max - y_min < (1 << 20) and y_max < (1 << 62) and y_min > -(1 << 62):
+            off = (y - y_min).astype(np.intp) if y_min else y.astype(np.intp)
+            present = np.bincount(off, minlength=y_max - y_min + 1) > 0
+            classes = (np.flatnonzero(present) + y_min).astype(y.dtype)
+            rank = np.cumsum(present) - 1
+            return classes, rank[off]
+    return np.unique(y, return_inverse=True)
 
 
 def _hashkey(v):
