@@ -3,9 +3,11 @@
 Run: ``pytest benchmarks/bench_privatree.py --benchmark-only`` (``make bench``). Synthetic data:
 24 numerical features, n = 10^4, 10^5, 10^6; PrivaTree includes its private quantiles (JointExp,
 all 24 features), ε = 1, public bounds. Peak memory is measured separately with tracemalloc and
-printed / stored in the benchmark's ``extra_info`` next to the size of the input array.
+printed / stored in the benchmark's ``extra_info`` next to the size of the input array, with the
+1-minute load average before each case (shared machines: compare ratios from the same run).
 """
 
+import os
 import tracemalloc
 
 import numpy as np
@@ -52,6 +54,7 @@ def test_fit(benchmark, learner, n):
     make = privatree if learner == "privatree" else sklearn_tree
     benchmark.group = f"fit depth 4, n={n}, 24 numerical features"
     benchmark.extra_info["input_bytes"] = int(X.nbytes)
+    benchmark.extra_info["load_avg_1min_before"] = os.getloadavg()[0]  # the machine may be shared
     rounds = 1 if (learner == "sklearn" and n >= 10**6) else 3
     est = benchmark.pedantic(lambda: make().fit(X, y), rounds=rounds, iterations=1, warmup_rounds=0)
     if learner == "privatree":
