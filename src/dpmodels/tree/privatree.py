@@ -19,8 +19,9 @@ Algorithm (every release is recorded in ``privacy_ledger_`` *before* it happens)
    as bins, plus one bucket for values outside the public set (always routed right).
 4. **Splits, level by level** (the tree is always complete to ``max_depth``: its shape never
    depends on the data). The nodes of a level partition the data, so one level costs ε_level by
-   parallel composition and the d levels compose sequentially. Per level, ONE ``np.bincount``
-   builds the (node, feature, bin, class) histogram.
+   parallel composition and the d levels compose sequentially. The (node, feature, bin, class)
+   counts of a level are exact integer counts: ``np.bincount`` over the rows of the smaller child of
+   each node (codes of several features packed per element), the sibling = parent − child.
 
    * ``split_selection="permute-and-flip"`` (default) or ``"exponential"``: one selection over all
      (feature, bin) candidates with utility −(count-scaled Gini) ``−Σ_children (n_c − Σ_k
