@@ -267,7 +267,30 @@ def _rng_for_diffprivlib(random_state):
     raise TypeError("random_state must be None, an int or a numpy RandomState/Generator")
 
 
-class DiffprivlibTreeClassifier(ClassifierMixin, BaseEstimator):
+class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
+    """Fit plumbing shared by the diffprivlib wrappers: lazy import, ledger, ordinal encoding."""
+
+    def _begin_fit(self, X, y):
+        dplm, DPLLeak = _import_diffprivlib()
+        eps = check_epsilon(self.epsilon)
+        ledger = PrivacyLedger(eps)
+        names = _feature_names(X)
+        if names is not None:
+            self.feature_names_in_ = names
+        self._enc = _OrdinalEncoder().fit(X)
+        A = self._enc.transform(X)
+        self.n_features_in_ = A.shape[1]
+        return dplm, DPLLeak, eps, ledger, A, np.asarray(y).ravel()
+
+    def _finish_fit(self, model, ledger):
+        ledger.check()
+        self.model_ = model
+        self.classes_ = np.asarray(model.classes_)
+        self.privacy_ledger_ = ledger
+        return self
+
+
+class DiffprivlibTreeClassifier(_DiffprivlibWrapper):
     """diffprivlib's random-split decision tree (Holohan et al. 2019), behind the project's API.
 
     The tree's splits are drawn uniformly at random within the public ``bounds`` (no budget); the
@@ -284,16 +307,7 @@ class DiffprivlibTreeClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        dplm, DPLLeak = _import_diffprivlib()
-        eps = check_epsilon(self.epsilon)
-        ledger = PrivacyLedger(eps)
-        names = _feature_names(X)
-        if names is not None:
-            self.feature_names_in_ = names
-        self._enc = _OrdinalEncoder().fit(X)
-        A = self._enc.transform(X)
-        self.n_features_in_ = A.shape[1]
-        y = np.asarray(y).ravel()
+        dplm, DPLLeak, eps, ledger, A, y = self._begin_fit(X, y)
         bounds = self.bounds
         if bounds is None:
             ledger.record_leak("feature bounds", "pass bounds=(lower, upper) to keep them public")
@@ -314,11 +328,7 @@ class DiffprivlibTreeClassifier(ClassifierMixin, BaseEstimator):
                 random_state=_rng_for_diffprivlib(self.random_state),
             )
             model.fit(A, y)
-        ledger.check()
-        self.model_ = model
-        self.classes_ = np.asarray(model.classes_)
-        self.privacy_ledger_ = ledger
-        return self
+        return self._finish_fit(model, ledger)
 
     def predict(self, X):
         check_is_fitted(self, "model_")
@@ -329,7 +339,7 @@ class DiffprivlibTreeClassifier(ClassifierMixin, BaseEstimator):
         return self.model_.predict_proba(self._enc.transform(X))
 
 
-class DPLogisticRegression(ClassifierMixin, BaseEstimator):
+class DPLogisticRegression(_DiffprivlibWrapper):
     """diffprivlib's logistic regression (output perturbation, Chaudhuri et al. 2011).
 
     ``data_norm`` bounds the L2 norm of every row (public input; rows are clipped to it by
@@ -356,16 +366,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         return A
 
     def fit(self, X, y):
-        dplm, DPLLeak = _import_diffprivlib()
-        eps = check_epsilon(self.epsilon)
-        ledger = PrivacyLedger(eps)
-        names = _feature_names(X)
-        if names is not None:
-            self.feature_names_in_ = names
-        self._enc = _OrdinalEncoder().fit(X)
-        A = self._enc.transform(X)
-        self.n_features_in_ = A.shape[1]
-        y = np.asarray(y).ravel()
+        dplm, DPLLeak, eps, ledger, A, y = self._begin_fit(X, y)
         if self.standardize:
             ledger.record_leak("feature means and standard deviations (standardize=True)")
             self.mean_ = A.mean(axis=0)
@@ -387,11 +388,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
                 random_state=_rng_for_diffprivlib(self.random_state),
             )
             model.fit(A, y)
-        ledger.check()
-        self.model_ = model
-        self.classes_ = np.asarray(model.classes_)
-        self.privacy_ledger_ = ledger
-        return self
+        return self._finish_fit(model, ledger)
 
     def predict(self, X):
         check_is_fitted(self, "model_")
