@@ -63,3 +63,17 @@ def test_gini_ranking_equals_normalised_gini_ranking():
     normalised = cap / N * g(cp / cap) + (N - cap) / N * g((P - cp) / np.maximum(N - cap, 1))
     scaled = count_scaled_gini(cp, cap) + count_scaled_gini(P - cp, N - cap)
     assert np.allclose(normalised, scaled / N)
+
+
+@given(st.lists(st.integers(0, 60), min_size=5, max_size=5), st.integers(0, 4))
+@settings(max_examples=500, deadline=None)
+def test_lambda_zero_utilities_are_monotone(cells, where):
+    """With λ = 0 the default mechanism uses the monotone scale: adding a record (anywhere) can
+    only raise every rule's split CSG and the parent's CSG ("stop"), never lower one."""
+    cp, cn, up, un, other = cells
+    added = list(cells)
+    added[where] += 1
+    assert split_csg(*added[:4]) >= split_csg(cp, cn, up, un) - 1e-12
+    parent = float(count_scaled_gini(cp + up, cp + cn + up + un))
+    parent_added = float(count_scaled_gini(added[0] + added[2], sum(added[:4])))
+    assert parent_added >= parent - 1e-12

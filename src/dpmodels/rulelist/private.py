@@ -201,7 +201,11 @@ class DPRuleListClassifier(RuleListEstimator):
         lam = float(self.min_support)
         n_true = Xb.shape[0]
         eps_sel = ledger.epsilon / K
-        sens = 2.0 + lam
+        # λ > 0: the support penalty can move against the Gini term, Δ = 2 + λ (docs/privacy.md).
+        # λ = 0: every utility (rules and "stop") can only fall when a record is added, so the
+        # selection is monotone and the scale Δ/ε = 2/ε suffices (half the general 2Δ/ε).
+        monotone = lam == 0.0
+        sens = 2.0 if monotone else 2.0 + lam
         remaining = np.ones(n_true, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         chosen: list[int] = []
@@ -216,6 +220,7 @@ class DPRuleListClassifier(RuleListEstimator):
                 eps_sel,
                 sens,
                 rng,
+                monotone=monotone,
                 ledger=ledger,
                 what=f"rule {pos + 1}: pick among {len(idx)} rules + stop",
             )
