@@ -27,7 +27,7 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,bench]"
-	$(PY) -m pytest benchmarks -q -m "not slow or slow" -p no:cacheprovider --benchmark-only --benchmark-columns=median,iqr,rounds
+	$(PY) -m pytest benchmarks -q -o python_files="bench_*.py" -m "not slow or slow" -p no:cacheprovider --benchmark-only --benchmark-columns=median,iqr,rounds
 
 reproduce: $(STAMP)
 	$(VENV)/bin/dpmodels reproduce rulelist-accuracy --runs 100
