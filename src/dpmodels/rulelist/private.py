@@ -185,8 +185,8 @@ class DPRuleListClassifier(RuleListEstimator):
         cands = RuleCandidates.from_features(names, self.max_width)
         stats = SplitStats(cands, Xb, yb)
         if self.mechanism == "permute-and-flip":
-            rules, remaining = self._fit_pf(cands, stats, Xb, yb, ledger, rng)
-            rules, default = self._consequents_from_histogram(rules, Xb, yb, ledger, rng, cands)
+            chosen, part = self._fit_pf(cands, stats, Xb, ledger, rng)
+            rules, default = self._consequents_from_histogram(chosen, part, yb, ledger, rng, cands)
         else:
             rules, default = self._fit_paper(cands, stats, Xb, yb, ledger, rng, n)
         ledger.check()
@@ -196,7 +196,8 @@ class DPRuleListClassifier(RuleListEstimator):
         return self
 
     # ------------------------------------------------- default: permute-and-flip
-    def _fit_pf(self, cands, stats, Xb, yb, ledger, rng):
+    def _fit_pf(self, cands, stats, Xb, ledger, rng):
+        """Choose the antecedents; return them and each record's rule index (len(chosen) = default)."""
         K = self.max_rules
         lam = float(self.min_support)
         n_true = Xb.shape[0]
@@ -208,6 +209,7 @@ class DPRuleListClassifier(RuleListEstimator):
         sens = 2.0 if monotone else 2.0 + lam
         remaining = np.ones(n_true, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
+        part = np.full(n_true, -1, dtype=np.int64)
         chosen: list[int] = []
         for pos in range(K - 1):
             N, P, cap, cap_pos = stats(remaining)
@@ -227,20 +229,17 @@ class DPRuleListClassifier(RuleListEstimator):
             if k == len(idx):
                 break
             best = int(idx[k])
+            captured = remaining & cands.support(Xb, best)
+            part[captured] = len(chosen)
             chosen.append(best)
             available[best] = False
-            remaining &= ~cands.support(Xb, best)
-        return chosen, remaining
+            remaining &= ~captured
+        part[remaining] = len(chosen)
+        return chosen, part
 
-    def _consequents_from_histogram(self, chosen, Xb, yb, ledger, rng, cands):
+    def _consequents_from_histogram(self, chosen, part, yb, ledger, rng, cands):
         """One noisy histogram over the partition the rules induce (PRIVACY-NOTES 5)."""
-        parts = np.full(Xb.shape[0], len(chosen), dtype=np.int64)
-        free = np.ones(Xb.shape[0], dtype=bool)
-        for k, c in enumerate(chosen):
-            m = free & cands.support(Xb, c)
-            parts[m] = k
-            free &= ~m
-        hist = np.bincount(parts * 2 + yb, minlength=2 * (len(chosen) + 1)).reshape(-1, 2)
+        hist = np.bincount(part * 2 + yb, minlength=2 * (len(chosen) + 1)).reshape(-1, 2)
         noisy = mech.noisy_histogram(
             hist,
             ledger.epsilon_remaining,
@@ -250,12 +249,13 @@ class DPRuleListClassifier(RuleListEstimator):
             parts=len(chosen) + 1,
         )
         rules = [self._make_rule(cands, c, noisy[k]) for k, c in enumerate(chosen)]
-        default = Rule([], int(noisy[-1, 1] > noisy[-1, 0]), (float(noisy[-1, 0]), float(noisy[-1, 1])))
-        return rules, default
+        return rules, self._make_rule(cands, None, noisy[-1])
 
-    def _make_rule(self, cands, c, noisy_counts):
+    @staticmethod
+    def _make_rule(cands, c, noisy_counts):
+        """Rule for candidate ``c`` (None: the default rule), consequent = argmax of the noisy counts."""
         names = cands.feature_names
-        lits = [(names[f], pos) for f, pos in cands.literals(c)]
+        lits = [] if c is None else [(names[f], pos) for f, pos in cands.literals(c)]
         c0, c1 = float(noisy_counts[0]), float(noisy_counts[1])
         return Rule(lits, int(c1 > c0), (c0, c1))
 
@@ -337,12 +337,11 @@ class DPRuleListClassifier(RuleListEstimator):
                 break
             best = int(idx[k])
             cap_mask = remaining & cands.support(Xb, best)
-            hist = np.array([int((cap_mask & (yb == 0)).sum()), int((cap_mask & (yb == 1)).sum())])
+            hist = np.bincount(yb[cap_mask], minlength=2)
             noisy_c = mech.noisy_histogram(hist, eps_node, rng, ledger=ledger, what=f"rule {pos + 1}: class counts", parts=1)
             rules.append(self._make_rule(cands, best, noisy_c))
             available[best] = False
             remaining &= ~cap_mask
-        hist = np.array([int((remaining & (yb == 0)).sum()), int((remaining & (yb == 1)).sum())])
+        hist = np.bincount(yb[remaining], minlength=2)
         noisy_c = mech.noisy_histogram(hist, eps_node, rng, ledger=ledger, what="default rule: class counts", parts=1)
-        default = Rule([], int(noisy_c[1] > noisy_c[0]), (float(noisy_c[0]), float(noisy_c[1])))
-        return rules, default
+        return rules, self._make_rule(cands, None, noisy_c)
