@@ -2,6 +2,7 @@
 
 from .ledger import (
     BudgetExceededError,
+    charge,
     LedgerRow,
     PrivacyLeakWarning,
     PrivacyLedger,
@@ -26,6 +27,8 @@ from .smooth import (
 )
 
 __all__ = [
+    "charge",
+    "jointexp_quantiles",
     "BudgetExceededError",
     "LedgerRow",
     "PrivacyLeakWarning",

@@ -31,6 +31,7 @@ __all__ = [
     "PrivacyLedger",
     "check_epsilon",
     "check_delta",
+    "charge",
 ]
 
 # Relative slack for float round-off when shares of the budget are summed back up.
@@ -226,3 +227,16 @@ class PrivacyLedger:
         led = cls(d["epsilon"], d.get("delta", 0.0))
         led.rows = [LedgerRow(**r) for r in d.get("rows", [])]
         return led
+
+
+def charge(ledger: PrivacyLedger | None, what: str, mechanism: str, epsilon: float, delta: float = 0.0,
+           *, sensitivity: float | None = None, parts: int = 1, note: str = "") -> None:
+    """Record a mechanism's access in ``ledger`` (if any) before it draws noise.
+
+    ``parts > 1``: the mechanism ran on that many disjoint subsets (parallel composition).
+    Shared by every mechanism in :mod:`dpmodels.privacy`, so rows are recorded one way.
+    """
+    if ledger is not None:
+        comp = "parallel" if parts > 1 else "sequential"
+        ledger.spend(what, mechanism, epsilon, delta, sensitivity=sensitivity, composition=comp,
+                     parts=parts, note=note)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import samplers
-from .ledger import PrivacyLedger, check_epsilon
+from .ledger import PrivacyLedger, charge, check_epsilon
 
 __all__ = [
     "noisy_histogram",
@@ -20,12 +20,6 @@ __all__ = [
     "gaussian_vector",
     "smooth_noisy_argmin",
 ]
-
-
-def _record(ledger, what, mechanism, eps, delta=0.0, sensitivity=None, parts=1, note=""):
-    if ledger is not None:
-        comp = "parallel" if parts > 1 else "sequential"
-        ledger.spend(what, mechanism, eps, delta, sensitivity=sensitivity, composition=comp, parts=parts, note=note)
 
 
 def noisy_histogram(counts, epsilon, rng, *, ledger: PrivacyLedger | None = None, what="histogram", parts=None):
@@ -40,14 +34,14 @@ def noisy_histogram(counts, epsilon, rng, *, ledger: PrivacyLedger | None = None
         if not np.all(np.equal(np.mod(c, 1), 0)):
             raise ValueError("histogram counts must be integers")
         c = c.astype(np.int64)
-    _record(ledger, what, "geometric (discrete Laplace)", eps, 0.0, 1.0, parts or max(1, c.size))
+    charge(ledger, what, "geometric (discrete Laplace)", eps, sensitivity=1.0, parts=parts or max(1, c.size))
     return c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
 
 
 def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger=None, what="threshold test", delta=0.0, note=""):
     """Release only whether value + Lap(Δ/ε) ≥ threshold (ε-DP; δ records a PTR failure share)."""
     eps = check_epsilon(epsilon)
-    _record(ledger, what, "Laplace threshold", eps, delta, sensitivity, 1, note)
+    charge(ledger, what, "Laplace threshold", eps, delta, sensitivity=sensitivity, note=note)
     return bool(float(value) + samplers.laplace(sensitivity / eps, 1, rng)[0] >= threshold)
 
 
@@ -56,7 +50,7 @@ def laplace_vector(values, epsilon, l1_sensitivity, rng, *, ledger=None, what="n
     as floats: callers post-process (argmin), see ``samplers`` on floating-point leaks."""
     eps = check_epsilon(epsilon)
     v = np.asarray(values, dtype=float)
-    _record(ledger, what, "Laplace", eps, 0.0, l1_sensitivity, 1, note)
+    charge(ledger, what, "Laplace", eps, sensitivity=l1_sensitivity, note=note)
     return v + samplers.laplace(l1_sensitivity / eps, v.shape, rng)
 
 
@@ -67,7 +61,7 @@ def gaussian_vector(values, epsilon, delta, l2_sensitivity, rng, *, ledger=None,
     eps = check_epsilon(epsilon)
     v = np.asarray(values, dtype=float)
     sigma = analytic_gaussian_sigma(eps, delta, l2_sensitivity)
-    _record(ledger, what, "Gaussian (analytic)", eps, delta, l2_sensitivity, 1, note)
+    charge(ledger, what, "Gaussian (analytic)", eps, delta, sensitivity=l2_sensitivity, note=note)
     return v + samplers.gaussian(sigma, v.shape, rng)
 
 
@@ -95,10 +89,10 @@ def smooth_noisy_argmin(
     s = np.asarray(scores, dtype=float)
     S = float(smooth_sensitivity)
     if noise == "laplace":
-        _record(ledger, what, "smooth-sens. Laplace", eps, delta, S, 1, note)
+        charge(ledger, what, "smooth-sens. Laplace", eps, delta, sensitivity=S, note=note)
         z = samplers.laplace(1.0, s.shape, rng) * (2.0 * S / eps)
     elif noise == "cauchy":
-        _record(ledger, what, "smooth-sens. Cauchy", eps, delta, S, 1, note)
+        charge(ledger, what, "smooth-sens. Cauchy", eps, delta, sensitivity=S, note=note)
         z = samplers.heavy_tailed(gamma, s.shape, rng) * (2.0 * (gamma + 1.0) * S / eps)
     else:
         raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")

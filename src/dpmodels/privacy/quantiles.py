@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ledger import PrivacyLedger, check_epsilon
+from .ledger import PrivacyLedger, charge, check_epsilon
 from .samplers import check_random_state
 
 __all__ = ["jointexp_quantiles", "grid_histogram", "JOINTEXP_SENSITIVITY"]
@@ -211,11 +211,8 @@ def jointexp_quantiles(
         raise ValueError("grid_size must be >= 1")
     rng = check_random_state(rng)
     h = grid_histogram(x, (lo, hi), G)
-    if ledger is not None:
-        ledger.spend(
-            what or f"{q.size} quantiles", "jointexp (exponential)", eps,
-            sensitivity=JOINTEXP_SENSITIVITY, composition="sequential",
-        )
+    charge(ledger, what or f"{q.size} quantiles", "jointexp (exponential)", eps,
+           sensitivity=JOINTEXP_SENSITIVITY)
     if hi == lo:
         return np.full(q.size, lo)
     return _sample_from_histogram(h, q, eps, lo, hi, rng)

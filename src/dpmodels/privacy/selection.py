@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import samplers
-from .ledger import PrivacyLedger, check_epsilon
+from .ledger import charge, check_epsilon
 
 __all__ = ["permute_and_flip", "exponential_mechanism", "report_noisy_max", "noisy_argmax"]
 
@@ -44,12 +44,6 @@ def _prepare(utilities, epsilon, sensitivity, monotone):
     return u, eps, d, scale
 
 
-def _record(ledger: PrivacyLedger | None, what, name, eps, d, parts):
-    if ledger is not None:
-        comp = "parallel" if parts > 1 else "sequential"
-        ledger.spend(what or "selection", name, eps, 0.0, sensitivity=d, composition=comp, parts=parts)
-
-
 def noisy_argmax(u: np.ndarray, noise: np.ndarray) -> int:
     """argmax of u + noise (ties: the first index)."""
     return int(np.argmax(u + noise))
@@ -65,7 +59,7 @@ _NOISE = {
 
 def _select(name, utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts) -> int:
     u, eps, d, scale = _prepare(utilities, epsilon, sensitivity, monotone)
-    _record(ledger, what, name, eps, d, parts)
+    charge(ledger, what or "selection", name, eps, sensitivity=d, parts=parts)
     return noisy_argmax(u, _NOISE[name](scale, u.size, rng))
 
 
