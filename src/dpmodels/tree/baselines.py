@@ -17,7 +17,6 @@ The non-private reference is scikit-learn's ``DecisionTreeClassifier`` itself.
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -516,6 +515,20 @@ class _GreedyPrivateTree(ClassifierMixin, BaseEstimator):
         return utils
 
     # ---------------------------------------------------------------- fit
+    def fit(self, X, y):
+        from dpmodels.privacy.samplers import check_random_state
+
+        eps = check_epsilon(self.epsilon)
+        D = int(self.max_depth)
+        if D < 1:
+            raise ValueError("max_depth must be >= 1")
+        self._plan_budget(eps, D)
+        return self._fit(X, y, PrivacyLedger(eps), check_random_state(self.random_state))
+
+    def _plan_budget(self, eps, D):
+        """Set the learner's budget shares from ε and the depth D (subclasses)."""
+        raise NotImplementedError
+
     def _fit(self, X, y, ledger, rng):
         df, names, categorical, categories, classes, y_idx = self._prepare(X, y, ledger)
         self._yk = y_idx
@@ -526,9 +539,7 @@ class _GreedyPrivateTree(ClassifierMixin, BaseEstimator):
                 self.__dict__.pop(a, None)
 
     def _build(self, X, df, names, categorical, categories, classes, ledger, rng):
-        depth = int(self.max_depth)
-        if depth < 1:
-            raise ValueError("max_depth must be >= 1")
+        depth = int(self.max_depth)  # validated in fit
         self._K = K = len(classes)
         n, m = len(df), len(names)
         num_idx = [j for j in range(m) if not categorical[j]]
@@ -723,19 +734,12 @@ class BDPTClassifier(_GreedyPrivateTree):
 
         return exponential_mechanism(u, eps, 2.0, rng)
 
-    def fit(self, X, y):
-        from dpmodels.privacy.samplers import check_random_state
-
-        eps = check_epsilon(self.epsilon)
-        D = int(self.max_depth)
-        if D < 1:
-            raise ValueError("max_depth must be >= 1")
+    def _plan_budget(self, eps, D):
         r = 2.0 ** (1.0 / 3.0)
         w = r ** np.arange(D + 1)
         w = w / w.sum()
         self._eps_sel = eps / (2 * D)
         self._eps_cnt = eps / 2 * w
-        return self._fit(X, y, PrivacyLedger(eps), check_random_state(self.random_state))
 
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         from dpmodels.privacy.samplers import discrete_laplace
@@ -844,20 +848,13 @@ class DPGDFClassifier(_GreedyPrivateTree):
             raise ValueError("split_mechanism must be 'exponential' or 'permute-and-flip'")
         return mech(u, eps, 2.0, rng)
 
-    def fit(self, X, y):
-        from dpmodels.privacy.samplers import check_random_state
-
-        eps = check_epsilon(self.epsilon)
-        D = int(self.max_depth)
-        if D < 1:
-            raise ValueError("max_depth must be >= 1")
+    def _plan_budget(self, eps, D):
         if self.leaf_mechanism not in ("exponential", "permute-and-flip"):
             raise ValueError("leaf_mechanism must be 'exponential' or 'permute-and-flip'")
         self._eps_sel = eps / (2 * D)
         self._eps_leaf = eps / 2
         if self.split_mechanism not in ("exponential", "permute-and-flip"):
             raise ValueError("split_mechanism must be 'exponential' or 'permute-and-flip'")
-        return self._fit(X, y, PrivacyLedger(eps), check_random_state(self.random_state))
 
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         if d == D:
