@@ -152,6 +152,11 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return _binary_matrix(X)
 
     # ------------------------------------------------------------------- API
+    def fit(self, X, y):
+        """Fit the rule list (learners implement ``_fit``); BLAS runs single-threaded meanwhile."""
+        with single_threaded_blas():
+            return self._fit(X, y)
+
     def predict(self, X):
         Xb = self._validate_predict_data(X)
         return self.classes_[self.rule_list_.predict_encoded(Xb)]

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..data.rules import RuleCandidates
-from ._base import RuleListEstimator, SplitStats, count_scaled_gini, single_threaded_blas
+from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
 __all__ = ["GreedyRuleListClassifier"]
@@ -39,10 +39,6 @@ class GreedyRuleListClassifier(RuleListEstimator):
         self.max_rules = max_rules
         self.min_support = min_support
         self.max_width = max_width
-
-    def fit(self, X, y):
-        with single_threaded_blas():
-            return self._fit(X, y)
 
     def _fit(self, X, y):
         self._check_common_params()

@@ -51,7 +51,7 @@ from ..privacy import selection
 from ..privacy.ledger import PrivacyLedger, check_delta, check_epsilon
 from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
-from ._base import RuleListEstimator, SplitStats, count_scaled_gini, single_threaded_blas
+from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
 __all__ = ["DPRuleListClassifier", "MECHANISMS"]
@@ -170,10 +170,6 @@ class DPRuleListClassifier(RuleListEstimator):
         return eps, delta
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y):
-        with single_threaded_blas():
-            return self._fit(X, y)
-
     def _fit(self, X, y):
         Xb, yb, names = self._validate_fit_data(X, y)
         n = Xb.shape[0]
