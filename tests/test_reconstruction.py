@@ -98,8 +98,9 @@ def test_fig1_tree_definition_2_and_dist_g():
 def test_tables_vi_vii():
     """One record (1, 1), V_1 = {0, 1}, V_2 = {1, 2, 3}: knowing a1 gives 0.613, knowing a2 0.387."""
     dom = {"a1": (0, 1), "a2": (1, 2, 3)}
-    rec1 = tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, np.nan, np.nan], [[0, 1], [0, 0], [0, 1]], [-1, 0, 1], ["a1", "a2"])
-    rec2 = tree([1, -1, -1], [2, -1, -1], [1, -2, -2], [1.5, np.nan, np.nan], [[0, 1], [0, 1], [0, 0]], [-1, 1, 0], ["a1", "a2"])
+    nan = np.nan  # rec1 splits on a1 <= 0.5, rec2 on a2 <= 1.5
+    rec1 = tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, nan, nan], [[0, 1], [0, 0], [0, 1]], [-1, 0, 1], ["a1", "a2"])
+    rec2 = tree([1, -1, -1], [2, -1, -1], [1, -2, -2], [1.5, nan, nan], [[0, 1], [0, 1], [0, 0]], [-1, 1, 0], ["a1", "a2"])
     x = np.array([[1, 1]])
     r1, r2 = reconstruction_leak(rec1, x, domains=dom), reconstruction_leak(rec2, x, domains=dom)
     assert abs(r1.dist_g - math.log2(3) / math.log2(6)) < TOL and round(r1.dist_g, 3) == 0.613
@@ -258,8 +259,8 @@ def test_tree_capt_and_dist_g_match_brute_force(spec, data):
     assert abs(r.per_record.mean() - r.dist_g) < TOL
     table = r.paths.set_index("path_id")
     for j in table.index:
-        c = brute.get(j, 0)
-        assert (table.loc[j, "log2_capt"] == -math.inf) if c == 0 else abs(table.loc[j, "log2_capt"] - math.log2(c)) < TOL
+        c, got = brute.get(j, 0), table.loc[j, "log2_capt"]
+        assert got == -math.inf if c == 0 else abs(got - math.log2(c)) < TOL
     # Definition 2 from the per-attribute projections of each leaf's region
     informative = [k for k in range(len(doms)) if len(doms[k]) > 1]
     grid = np.array(list(itertools.product(*doms)), dtype=float)
@@ -372,23 +373,29 @@ def test_privatree_estimator_noisy_leaves_and_domains():
     assert reconstruction_leak(t, X, domains=domains).counts == "data"
 
 
-def test_private_tree_without_released_counts_falls_back_to_data():
-    from dpmodels.tree.baselines import DPGDFClassifier
+def test_private_trees_from_baselines():
+    from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
     rng = np.random.default_rng(3)
     X = pd.DataFrame({"a": pd.Categorical(rng.choice(["x", "y", "z"], 200)),
                       "b": pd.Categorical(rng.choice(["u", "v"], 200))})
     y = (X.a == "x").astype(int).to_numpy()
-    clf = DPGDFClassifier(epsilon=2.0, max_depth=2, classes=[0, 1], random_state=0).fit(X, y)
-    if np.isnan(clf.tree_.value[clf.tree_.children_left == -1]).any():
-        with pytest.raises(ValueError, match="released no counts"):
-            reconstruction_leak(clf)
-        r = reconstruction_leak(clf, X)
-        assert r.counts == "data"
-    else:  # pragma: no cover - the learner releases counts
-        r = reconstruction_leak(clf)
-        assert r.counts == "model"
-    assert 0 <= r.dist_g <= 1
+    # DPGDF labels its leaves with the exponential mechanism and releases no counts
+    dpgdf = DPGDFClassifier(epsilon=2.0, max_depth=2, classes=[0, 1], random_state=0).fit(X, y)
+    assert np.isnan(dpgdf.tree_.value[dpgdf.tree_.children_left == -1]).all()
+    with pytest.raises(ValueError, match="released no counts"):
+        reconstruction_leak(dpgdf)
+    r = reconstruction_leak(dpgdf, X)
+    assert r.counts == "data" and abs(r.per_record.mean() - r.dist_g) < TOL
+    # BDPT releases noisy leaf counts (some negative): those are the weights, X or not
+    bdpt = BDPTClassifier(epsilon=2.0, max_depth=2, classes=[0, 1], random_state=0).fit(X, y)
+    t = bdpt.tree_
+    leaves = np.flatnonzero(t.children_left == -1)
+    w = np.clip(t.value[leaves], 0, None).sum(axis=1)
+    for rb in (reconstruction_leak(bdpt), reconstruction_leak(bdpt, X)):
+        assert rb.counts == "model" and rb.counts_are_noisy and rb.n == w.sum()
+        assert rb.paths["support"].tolist() == w.tolist()
+        assert abs(rb.dist_g - np.dot(w, rb.paths["ratio"]) / w.sum()) < TOL
 
 
 # ----------------------------------------------------------------------------- estimators, inputs, errors
@@ -442,6 +449,8 @@ def test_errors():
         reconstruction_leak(GreedyRuleListClassifier())
     with pytest.raises(NotFittedError):
         reconstruction_leak(DecisionTreeClassifier())
+    with pytest.raises(ValueError, match="multi-output"):
+        reconstruction_leak(DecisionTreeClassifier().fit([[0], [1]], [[0, 1], [1, 0]]), domains="binary")
     t = fig1_tree()
     with pytest.raises(ValueError, match="numerical feature 'a3' needs a finite public domain"):
         reconstruction_leak(t, TABLE_I, domains={"a1": range(10, 16), "a2": (0, 1)})

@@ -79,6 +79,8 @@ def model_paths(model, domains=None) -> ModelPaths:
 
         if isinstance(model, DecisionTreeClassifier):
             check_is_fitted(model)
+            if model.n_outputs_ != 1:
+                raise ValueError("multi-output scikit-learn trees are not supported: fit one tree per output")
             return _tree_paths(_TreeArrays.of_sklearn(model), domains, model.apply, noisy=False)
     if isinstance(model, BaseEstimator):
         check_is_fitted(model)  # NotFittedError for an unfitted learner, before the TypeError
@@ -120,6 +122,8 @@ def _rule_list_paths(rl, domains, noisy) -> ModelPaths:
 def _check_rule_list_domains(domains, names) -> None:
     if domains is None or (isinstance(domains, str) and domains == "binary"):
         return
+    if isinstance(domains, str):
+        raise ValueError(f"domains must be None, 'binary' or a mapping feature -> values; got {domains!r}")
     if not isinstance(domains, Mapping):
         raise TypeError(f"domains must be None, 'binary' or a mapping feature -> values; got {type(domains).__name__}")
     _check_keys(domains, names)

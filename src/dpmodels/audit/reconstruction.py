@@ -123,8 +123,9 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         log2 |V_k| to every path and to the denominator.
     counts : None, ``"data"`` or ``"model"``
         Source of the C_j (module docstring). ``None``: ``"model"`` if X is None or the model
-        released noisy counts, else ``"data"`` (also for a DP model that released no counts). A bare :class:`~dpmodels.tree.Tree` does not say
-        whether its counts are noisy: pass the estimator (or ``counts="model"``) for a DP tree.
+        released noisy counts, else ``"data"`` (also for a DP model that released no counts). A
+        bare :class:`~dpmodels.tree.Tree` does not say whether its counts are noisy: pass the
+        estimator (or ``counts="model"``) for a DP tree.
 
     Returns
     -------
@@ -139,8 +140,8 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
     TypeError
         Any other kind of model.
 
-    Cost: trees O(nodes · depth); rule lists, exact model counting (``_model_count``), e.g. < 1 ms
-    for 30 width-2 rules over 100 attributes; plus routing X once.
+    Cost: trees O(nodes · depth) (the path descriptions); rule lists: exact model counting
+    (``_model_count``), e.g. < 1 ms for 30 width-2 rules over 100 attributes; plus routing X once.
     """
     if counts is not None and counts not in _COUNTS:
         raise ValueError(f"counts must be None, 'data' or 'model'; got {counts!r}")
@@ -197,8 +198,9 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
     weighted = float(np.dot(support[used], ratio[used]))
     dist_g = weighted / n if n > 0 else float("nan")
     dist = None
-    if paths.cell_ratio is not None:
-        dist = float(np.dot(support[used], paths.cell_ratio[used])) / (n * paths.n_cells) if n > 0 else float("nan")
+    if paths.cell_ratio is not None:  # Definition 2, trees only
+        cells = float(np.dot(support[used], paths.cell_ratio[used]))
+        dist = cells / (n * paths.n_cells) if n > 0 else float("nan")
 
     if rows is not None:
         per_record = ratio[rows]
