@@ -155,6 +155,29 @@ def test_capture_counts_match_paper_recursion_on_wide_data(rl):
     assert sum(ours) == 2**d
 
 
+def test_dense_rule_list_where_the_second_variable_order_is_used():
+    """40 width-3 rules over 14 attributes: one component whose first greedy order is costly
+    enough that the counter tries (and here takes) the second one; still exact."""
+    from collections import defaultdict
+
+    from dpmodels.audit import _model_count as mc
+
+    rng = np.random.default_rng(0)
+    rules = [[(int(k), int(rng.integers(2))) for k in rng.choice(14, 3, replace=False)] for _ in range(40)]
+    terms = {j: dict(r) for j, r in enumerate(rules)}
+    occ = defaultdict(list)
+    for j, lits in terms.items():
+        for k, b in lits.items():
+            occ[k].append((j, b))
+    size = {j: 3 for j in terms}
+    (comp,) = mc._components(terms, occ)
+    costs = [mc._order_cost(mc._greedy_order(comp, occ, size, flag), occ, terms, size) for flag in (False, True)]
+    assert costs[0] > mc._RETRY_ORDER_COST and costs[1] < costs[0]
+    names = [f"f{i}" for i in range(14)]
+    rl = RuleList(names, [Rule([(names[k], bool(b)) for k, b in r], 1) for r in rules], Rule([], 0))
+    assert capture_counts(rules, 14) == brute_capt_rule_list(rl).tolist()
+
+
 def test_unused_features_count_in_every_path():
     rl = RuleList(["a", "b", "c", "d", "e"], [Rule([("a", True)], 1, (0, 3))], Rule([], 0, (4, 0)))
     r = reconstruction_leak(rl)
