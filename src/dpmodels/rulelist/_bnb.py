@@ -27,9 +27,13 @@ Bounds — each a valid lower bound on f, used to drop a child before expanding 
 * equivalent points bound (JMLR Thm 20): records with identical features share every rule, so the
   minority label of each such group is always misclassified: f(S, r) ≥ EQ(S);
 * minimum support: a literal capturing fewer than Λ records of S is no child at all;
-* one-step lookahead: child ℓ costs at least min(P_ℓ, N_ℓ) + pen + EQ(S \\ ℓ); children are
-  visited in increasing order of that bound, so the first one that cannot beat the incumbent
-  ends the loop.
+* accurate support (JMLR Thm 11): a rule classifying fewer than ``pen`` of its records correctly
+  is never in an optimal list (dropping it saves pen and costs at most those records), so it is no
+  child either — this is what keeps regularised searches short;
+* lookahead (JMLR Lemma 2, with EQ): any list continuing from S pays EQ(S) and one more rule, so
+  f(S, r) ≥ min(f(S, 0), EQ(S) + pen); child ℓ thus costs at least
+  min(P_ℓ, N_ℓ) + pen + min(f(S \\ ℓ, 0), EQ(S \\ ℓ) + pen). Children are visited in increasing
+  order of that bound, so the first one that cannot beat the incumbent ends the loop.
 
 Vectorised last levels: f(S, 1) comes from the counts of every literal on S, and f(S, 2) from one
 pair-count matrix — the records of b left after a are count(b) − count(a ∧ b) — so every (a, b)
@@ -296,12 +300,12 @@ class RuleListSearch:
         """(lb, ub) on f(S, r); exact (lb == ub) unless lb ≥ U or the time limit was reached."""
         P, N, E = float(tot[0]), float(tot[1]), float(tot[2])
         stop = min(P, N)
-        if r == 0 or stop <= E:  # the default already meets the equivalent-points bound
+        if r == 0 or stop <= E + self.pen:  # any rule costs ≥ EQ + pen: the default is optimal
             return stop, stop
         mask = self.counter.mask(state)
         key = self._key(mask, r)
         entry = self.memo.get(key)
-        lb0 = E
+        lb0 = min(stop, E + self.pen)  # stop now, or pay EQ and at least one rule
         if entry is not None:
             if entry[0] >= entry[1] or entry[0] >= U:
                 return entry[0], entry[1]
@@ -312,10 +316,16 @@ class RuleListSearch:
             self.timed_out = True
             return lb0, (entry[1] if entry is not None else stop)
         self.nodes += 1
+        pen = self.pen
         cp, cn, ce = cnt[:, 0], cnt[:, 1], cnt[:, 2]
         e1 = np.minimum(cp, cn)
-        elig = (cp + cn) >= self.lam
-        cb = np.where(elig, e1 + self.pen + (E - ce), _INF)  # one-step lookahead per child
+        # a rule that classifies fewer than pen of its records correctly is never in an optimal
+        # list: dropping it saves pen and costs at most those records (JMLR Thm 11)
+        elig = ((cp + cn) >= self.lam) & (np.maximum(cp, cn) >= pen)
+        # lookahead: the child either stops (its default errors) or pays ≥ EQ + one more rule
+        c_eq = E - ce
+        c_stop = np.minimum(P - cp, N - cn)
+        cb = np.where(elig, e1 + pen + np.minimum(c_stop, c_eq + pen), _INF)
         if r <= 2:
             lb, ub, choice = self._last_levels(state, cnt, P, N, r, U, cb, elig, e1, stop)
         else:

@@ -179,10 +179,17 @@ class OptimalRuleListClassifier(RuleListEstimator):
         lam = support_threshold(self.min_support, n)
         K = self.max_rules
         c = float(self.regularization)
-        # penalty per rule in records; with c = 0 a dyadic 1/2^k < 1/(K−1) only breaks ties in
-        # errors towards shorter lists (exact in floating point: values are integers + j/2^k)
-        tie = 2.0 ** -max(1, math.ceil(math.log2(K)))
-        pen = c * n if c > 0 else tie
+        # The search runs in exact binary arithmetic: every objective value is an integer number of
+        # errors plus a multiple of a dyadic penalty. With c = 0 the penalty 1/2^k < 1/(K − 1) only
+        # breaks ties in errors towards shorter lists; with c > 0 it is c·n rounded to a multiple
+        # of 2^-b (b ≈ 50 − log2 n), which can only reorder lists whose objectives differ by less
+        # than K·2^-b misclassified records.
+        if c > 0:
+            b = 50 - max(0, math.ceil(math.log2(n + 1 + K * c * n)))
+            step = 2.0**-b
+            pen = max(step, round(c * n / step) * step)
+        else:
+            pen = 2.0 ** -max(1, math.ceil(math.log2(K)))
         if keep.size:
             search = RuleListSearch(lits[:, keep], yb, lam, pen)
             res = search.run(K - 1, time_limit=self.time_limit)
@@ -196,16 +203,19 @@ class OptimalRuleListClassifier(RuleListEstimator):
             value, lb = errors + pen * L, errors + pen * L
         else:
             value, lb = res.value, res.lower_bound
-            if abs(value - (errors + pen * L)) > 1e-9 * max(1.0, value):  # same objective
+            if value != errors + pen * L:  # exact: dyadic arithmetic
                 raise RuntimeError("internal error: search value and fitted list disagree")
+        optimal = bool(lb >= value)
         if c > 0:
-            objective, lower = value / n, min(lb, value) / n
+            objective = errors / n + c * L
+            # lb bounds the rounded objective; widen it by the rounding (at most K·2^-b records)
+            lower = objective if optimal else max(0.0, (min(lb, value) - K * step) / n)
             err_lb = None  # with a penalty the optimum trades errors for rules: no error bound
         else:
             err_lb = min(errors, int(math.floor(lb)))  # objective = errors + L·tie, L·tie < 1
             objective, lower = errors / n, err_lb / n
         self.certificate_ = OptimalityCertificate(
-            optimal=bool(lb >= value),
+            optimal=optimal,
             objective=float(objective),
             lower_bound=float(lower),
             gap=float(max(0.0, objective - lower)),
