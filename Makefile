@@ -54,7 +54,12 @@ corels: $(STAMP)
 		../venv/bin/cython --cplus -3 corels/_corels.pyx -o corels/_corels.cpp && \
 		../venv/bin/pip wheel --quiet --no-deps --no-build-isolation -w ../dist .
 	$(PIP) install --quiet --force-reinstall --no-deps $(CORELS_DIR)/dist/corels-$(CORELS_VERSION)-*.whl
+	rm -rf $(CORELS_DIR)/venv $(CORELS_DIR)/corels-$(CORELS_VERSION)
 	$(PY) -c "import corels; print('corels', corels.__file__)"
+
+# Optional extra for optimal trees (PyDL8.5 compiles from source: minutes).
+optimal: $(STAMP)
+	$(PIP) install --quiet -e ".[dev,optimal]"
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks

@@ -63,7 +63,7 @@ def test_same_optimum_as_corels_on_random_instances(seed):
     assert math.isclose(a, b, rel_tol=0, abs_tol=1e-9), (a, b)
 
 
-@pytest.mark.parametrize("c", [0.01, 0.005])
+@pytest.mark.parametrize("c", [0.01, pytest.param(0.005, marks=pytest.mark.slow)])
 def test_same_optimum_as_corels_on_compas(c):
     X, y = load_dataset("compas")
     X, y = X.to_numpy(), y.to_numpy()

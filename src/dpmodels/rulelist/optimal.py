@@ -12,9 +12,9 @@ What is optimised (the CORELS objective, JMLR Eq. (2), with ℓ the training err
     R(d) = errors(d) / n + regularization · L(d),     L(d) = number of non-default rules,
 
 subject to L(d) ≤ max_rules − 1 and the support constraints below. With ``regularization=0``
-(the default, paper 003's setting) the most accurate lists are found, and among them the
-shortest: ties in errors are broken towards fewer rules (any shorter list of equal accuracy wins),
-where CORELS with c = 0 returns whichever it meets first.
+(the default; paper 003 optimises accuracy only, with "c smaller than 1/n") the most accurate
+lists are found and, among them, the shortest — the optimum of CORELS for any
+0 < c < 1/(n·(K − 1)); CORELS with c = 0 returns whichever most accurate list it meets first.
 
 Support semantics (paper 003 used a modified pycorels; its README states both rules):
 
@@ -25,8 +25,9 @@ Support semantics (paper 003 used a modified pycorels; its README states both ru
 * **literal mining** (``min_literal_support``, default: = λ): pycorels mines candidate rules
   before searching and keeps a literal only if its support on the *whole* training set lies in
   [s, 1 − s]. The lower end is implied by the captured support when s ≤ λ; the upper end drops
-  near-constant literals (e.g. "not Race=Asian" on COMPAS), which can change the optimum. Set
-  ``min_literal_support=0`` to search over every literal.
+  near-constant literals (e.g. "not Race=Asian" on COMPAS), which can change the optimum. The
+  modified pycorels describes its support rule as an addition to the mining, so the mining is
+  assumed kept. Set ``min_literal_support=0`` to search over every literal.
 
 PyPI ``corels`` 1.1.29 (the unmodified pycorels) has only the mining step and no length limit;
 ``tests/test_optimal_corels.py`` cross-checks this learner against it with
