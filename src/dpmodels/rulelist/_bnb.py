@@ -159,10 +159,7 @@ class _BitsetCounts:
         return np.ascontiguousarray(b).view(np.uint64)
 
     def root(self):
-        words = np.zeros(self.L.shape[1], dtype=np.uint64)
-        full = self._pack(np.ones((1, self.n), dtype=bool))[0]
-        words |= full
-        return np.ones(self.lit.shape[0], dtype=bool), words
+        return np.ones(self.lit.shape[0], dtype=bool), self._pack(np.ones((1, self.n), dtype=bool))[0]
 
     @staticmethod
     def mask(state):
