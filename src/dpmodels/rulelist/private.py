@@ -295,6 +295,7 @@ class DPRuleListClassifier(RuleListEstimator):
                 go = mech.laplace_threshold(
                     N, Lam + T, eps_node, rng, ledger=ledger, delta=d_gate,
                     what=f"rule {pos + 1}: support gate", note=gate_note,
+                    guarantee="proven" if self.gate == "ptr" else "none",
                 )
                 if not go:
                     break
