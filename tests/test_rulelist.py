@@ -253,12 +253,54 @@ def test_feature_names_and_numpy_input(compas):
         clf.predict(X.iloc[:, :5])
 
 
-def test_string_labels_and_classes():
+@pytest.mark.parametrize("Est", [GreedyRuleListClassifier, DPRuleListClassifier])
+def test_declared_label_set_is_used_exactly(Est):
     X, y = small_data(0)
     ys = np.where(y == 1, "yes", "no")
-    clf = GreedyRuleListClassifier().fit(X, ys)
+    clf = Est(classes=["no", "yes"]).fit(X, ys)
     assert list(clf.classes_) == ["no", "yes"]
     assert set(clf.predict(X)) <= {"no", "yes"}
+    # the order is the declaration's: classes[1] is the positive class, whatever y holds
+    flipped = Est(classes=["yes", "no"]).fit(X, ys)
+    assert list(flipped.classes_) == ["yes", "no"]
+    # one class in y, or labels {1, 2}: the same encoding as declared, never inferred
+    for yy, cl in ((np.full(len(y), "yes"), ["no", "yes"]), (np.where(y == 1, 2, 1), [1, 2])):
+        m = Est(classes=cl).fit(X, yy)
+        assert list(m.classes_) == cl and len(m.rule_list_.default.counts) == 2
+
+
+@pytest.mark.parametrize("Est", [GreedyRuleListClassifier, DPRuleListClassifier])
+@pytest.mark.parametrize("y_bad", [
+    lambda y: np.where(y == 1, 2, 1),  # {1, 2}: used to flip the positive class with the content
+    lambda y: np.where(y == 1, "b", "a"),
+    lambda y: np.full(len(y), 7),
+    lambda y: np.r_[np.zeros(len(y) - 1, int), 2],  # one record labelled 2
+])
+def test_labels_outside_the_schema_are_one_error(Est, y_bad):
+    """Without classes= the schema is {0, 1}: any other label is the same schema error, whatever
+    else y holds (PRIVACY-NOTES 14)."""
+    X, y = small_data(0)
+    with pytest.raises(ValueError, match="classes"):
+        Est().fit(X, y_bad(y.to_numpy()))
+    with pytest.raises(ValueError, match="outside the declared classes"):
+        Est(classes=[0, 1]).fit(X, y_bad(y.to_numpy()))
+
+
+@pytest.mark.parametrize("classes", [[0], [0, 1, 2], [0, 0], [0, None], "ab"])
+def test_bad_classes(classes):
+    X, y = small_data(0)
+    with pytest.raises(ValueError, match="classes"):
+        GreedyRuleListClassifier(classes=classes).fit(X, y)
+
+
+def test_delta_warning_uses_the_declared_n_only():
+    X, y = small_data(0, n=100)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        # δ = 0.05 ≥ 1/100 = 1/n, but n is private: no δ warning without n_public (only the
+        # leak warning for Λ = ⌊λn⌋, which the sm-* mechanisms read from the data)
+        DPRuleListClassifier(mechanism="sm-laplace", delta=0.05, random_state=0).fit(X, y)
+    assert not any("1/n" in str(w.message) for w in rec)
 
 
 # ------------------------------------------------------ sklearn conventions
@@ -316,8 +358,6 @@ def test_bad_data():
         clf.fit(X.iloc[:0], y.iloc[:0])
     with pytest.raises(ValueError):
         clf.fit(X, y.iloc[:-1])
-    with pytest.raises(ValueError, match="one class"):
-        GreedyRuleListClassifier().fit(X, np.full(len(y), 7))
 
 
 def test_large_delta_warns():
