@@ -1,4 +1,7 @@
-"""scikit-learn's estimator checks on the rule-list classifiers.
+"""scikit-learn's estimator checks on the rule-list classifiers and PrivaTree.
+
+PrivaTree runs the whole suite as is (its label set, bounds and categories are read from the
+check's data with a recorded leak, diffprivlib's convention, since the checks declare nothing).
 
 The checks feed continuous features, which a rule list over binary columns must reject; the test
 subclasses threshold every feature at 0 (a fixed, data-independent binarization) so that every
@@ -12,12 +15,16 @@ and any other label is a schema error, so those checks are expected to fail, and
 declared.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from dpmodels.privacy import PrivacyLeakWarning
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from dpmodels.rulelist._base import _binary_matrix
+from dpmodels.tree import PrivaTreeClassifier
 
 
 def _threshold(X):
@@ -49,6 +56,13 @@ EXPECTED_FAILURES = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@parametrize_with_checks([PrivaTreeClassifier(random_state=0)])
+def test_privatree_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # the checks declare no public input
+        check(estimator)
 
 
 @pytest.mark.parametrize("Est", [ThresholdedGreedy, ThresholdedDP])

@@ -166,11 +166,10 @@ def check_y(y, estimator_name: str = "estimator") -> np.ndarray:
         raise ValueError(f"{estimator_name} requires y to be passed, but the target y is None")
     from sklearn.utils.validation import column_or_1d
 
-    try:
-        return column_or_1d(y.to_numpy() if isinstance(y, pd.Series) else y, warn=True)
-    except ValueError:
-        shape = np.shape(y)
-        raise ValueError(f"y should be a 1d array, got an array of shape {shape} instead") from None
+    y = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    if np.iscomplexobj(y):
+        raise ValueError("Complex data not supported")
+    return column_or_1d(y, warn=True)
 
 
 def resolve_classes(classes, y, ledger=None, *, binary: bool = False):
@@ -247,8 +246,12 @@ def _explain_non_binary(y):
 
 
 # --------------------------------------------------------------------------- features
-def check_X_shape(X, estimator_name: str = "estimator"):
-    """Reject sparse and non-2-d input with scikit-learn's messages; return ``(n, m)``."""
+def check_X_shape(X, estimator_name: str = "estimator", *, min_samples: int = 1):
+    """Reject sparse, complex and non-2-d input with scikit-learn's messages.
+
+    Returns ``(X, n, m)`` with ``X`` a DataFrame (kept as is) or a numpy array.
+    ``min_samples=1`` (fit): the empty dataset is outside the domain; 0 for prediction.
+    """
     import scipy.sparse as sp
 
     if sp.issparse(X):
@@ -256,7 +259,11 @@ def check_X_shape(X, estimator_name: str = "estimator"):
             f"{estimator_name} does not support sparse input: a sparse matrix was passed, but dense "
             "data is required. Use X.toarray() to convert to a dense numpy array."
         )
-    shape = np.shape(X)
+    if not isinstance(X, pd.DataFrame):
+        X = np.asarray(X)
+        if np.iscomplexobj(X):
+            raise ValueError("Complex data not supported")
+    shape = X.shape
     if len(shape) != 2:
         if len(shape) == 1:
             raise ValueError(
@@ -268,12 +275,12 @@ def check_X_shape(X, estimator_name: str = "estimator"):
     n, m = shape
     if m == 0:
         raise ValueError(f"0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required.")
-    if n == 0:
+    if n < min_samples:
         raise ValueError(
             f"Found array with 0 sample(s) (shape=(0, {m})) while a minimum of 1 is required "
             "(the empty dataset is outside the domain)."
         )
-    return n, m
+    return X, n, m
 
 
 def _feature_key(key, names, m):

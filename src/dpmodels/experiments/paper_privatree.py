@@ -288,6 +288,7 @@ def _make(learner, eps, X, meta, seed):
         est = PrivaTreeClassifier(
             epsilon=eps, max_depth=MAX_DEPTH, bounds=dict(bounds) if bounds else None,
             categories=dict(cats) or None, split_selection=sel, split_criterion=crit, random_state=seed,
+            classes=classes,
         )
         return est, None
     if key == "bdpt":
