@@ -66,11 +66,13 @@ class BudgetPlan:
     quantiles: float
     level: float
     depth: int
+    levels_used: int | None = None
 
     def as_dict(self) -> dict:
+        used = self.depth if self.levels_used is None else self.levels_used
         out = {"n": self.n} if self.n else {}
         out.update(leaf=self.leaf, quantiles=self.quantiles, level=self.level,
-                   levels=self.level * self.depth)
+                   levels=self.level * used, levels_used=used)
         return out
 
 

@@ -1,12 +1,17 @@
 """Level-wise growth of a PrivaTree, its leaves, and the released :class:`~dpmodels.tree.Tree`.
 
-The tree is grown level by level (vectorised over the nodes of a level): the exact counts of the
-level (:mod:`.histograms`), one private split per node (:mod:`.splitter`), routing of the records,
-then the children's counts by the smaller-child subtraction. The leaves release their class counts
-(or labels and counts) by parallel composition (step 5 of the estimator docstring).
+The tree is grown level by level, vectorised over the open nodes of a level: their exact counts
+(:mod:`.histograms`), the nodes that can still be split (some feature has ≥ 2 bins alive in the
+node's region, :mod:`.splitter` — a fact about the released structure, not the data), one private
+split per such node, routing of the records, then the children's counts by the smaller-child
+subtraction. A node that cannot be split is a leaf. Every record ends in exactly one leaf; the
+leaves release their class counts (or labels and counts) by parallel composition (step 5 of the
+estimator docstring).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -14,47 +19,104 @@ from ...privacy import samplers
 from ...privacy.selection import select_rows
 from ..model import Tree
 from .histograms import Histograms, children_histograms
-from .splitter import select_level
+from .splitter import child_regions, root_region, select_level
 
-__all__ = ["grow", "release_leaves", "assemble"]
+__all__ = ["Structure", "grow", "release_leaves", "assemble"]
 
 
-def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng):
-    """Grow the complete tree; returns ``(internal, node)``: per level the (feature, position,
-    order) of every node, and the leaf index of every record."""
+@dataclass
+class Structure:
+    """The released shape of the tree in breadth-first node ids (parents before children).
+
+    ``leaf_ids[k]`` is the node id of leaf k; ``leaf_of[i]`` the leaf of record i (private, never
+    released); ``levels_used`` the number of levels at which some node was split.
+    """
+
+    children_left: list = field(default_factory=lambda: [-1])
+    children_right: list = field(default_factory=lambda: [-1])
+    feature: list = field(default_factory=lambda: [-2])
+    threshold: list = field(default_factory=lambda: [np.nan])
+    left_categories: list = field(default_factory=lambda: [None])
+    leaf_ids: list = field(default_factory=list)
+    leaf_of: np.ndarray | None = None
+    levels_used: int = 0
+
+    def add_children(self, parent, f, threshold=np.nan, left=None):
+        left_id = len(self.children_left)
+        for _ in range(2):
+            self.children_left.append(-1)
+            self.children_right.append(-1)
+            self.feature.append(-2)
+            self.threshold.append(np.nan)
+            self.left_categories.append(None)
+        self.children_left[parent], self.children_right[parent] = left_id, left_id + 1
+        self.feature[parent] = int(f)
+        self.threshold[parent] = threshold
+        self.left_categories[parent] = left
+        return left_id, left_id + 1
+
+
+def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Structure:
+    """Grow the tree to at most ``depth`` levels, splitting only inside each node's region."""
     codes, n_bins, B = grid.codes, grid.n_bins, grid.B
     n, m = codes.shape
-    node = np.zeros(n, dtype=np.intp)
+    st = Structure()
+    st.leaf_of = np.full(n, -1, dtype=np.intp)
     row_start = np.arange(n) * m  # flat offset of each row in the row-major codes
+    alive = root_region(grid, categorical)[None]  # (open nodes, m, B)
+    open_ids = [0]
+    node = np.zeros(n, dtype=np.intp)  # open node (index into open_ids) of each record, or -1
     hist = Histograms(codes, y_idx, B, K) if depth > 0 else None
-    sort_feats = np.array(
-        [j for j in np.flatnonzero(categorical) if K == 2 and n_bins[j] - 1 > 2], dtype=np.int64
-    )
-    n_cand = np.where(categorical, n_bins - 2, n_bins - 1)  # categorical: prefixes 1..C-1
-    valid = np.arange(B)[None, :] < n_cand[:, None]  # (m, B) candidate (feature, position)
-    cand_f, cand_b = np.nonzero(valid)
-    internal = []
-    H = None
-    for level in range(depth):
-        n_nodes = 1 << level
-        if level == 0:
-            H = hist.counts()
-        f_sel, b_sel, order = select_level(est, H, level, cand_f, cand_b, sort_feats, n_bins, B,
+    H = hist.counts() if depth > 0 else None
+    for level in range(depth + 1):
+        A = len(open_ids)
+        # a node can be split iff some feature has >= 2 bins alive in its region (public)
+        splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)
+        leaf_index = np.full(A, -1, dtype=np.intp)
+        for a in np.flatnonzero(~splittable):
+            leaf_index[a] = len(st.leaf_ids)
+            st.leaf_ids.append(open_ids[a])
+        done = (node >= 0) & ~splittable[np.maximum(node, 0)]
+        st.leaf_of[done] = leaf_index[node[done]]
+        node[done] = -1
+        sidx = np.flatnonzero(splittable)
+        if sidx.size == 0:
+            break
+        Hs, alive_s = H[sidx], alive[sidx]
+        f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K,
                                            eps_level, ledger, rng)
+        st.levels_used += 1
+        S = sidx.size
         rank = np.argsort(order, axis=2)  # position of each code in the node's order
-        go_left = rank[np.arange(n_nodes), f_sel] <= b_sel[:, None]  # (n_nodes, B)
-        internal.append((f_sel, b_sel, order[np.arange(n_nodes), f_sel]))
-        row_code = np.take(codes, row_start + f_sel[node])  # codes[i, f_sel[node[i]]]
-        left = np.take(go_left, node * B + row_code)  # go_left[node[i], row_code[i]]
-        node = 2 * node + (~left)
+        go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
+        new_open = []
+        for i, a in enumerate(sidx):
+            f, b = int(f_sel[i]), int(b_sel[i])
+            if categorical[f]:
+                kids = st.add_children(open_ids[a], f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
+            else:
+                kids = st.add_children(open_ids[a], f, threshold=float(grid.thresholds[f][b]))
+            new_open.extend(kids)
+        # route the records of the split nodes: child 2i (left) or 2i + 1 (right) of split i
+        split_of = np.full(A, -1, dtype=np.intp)
+        split_of[sidx] = np.arange(S)
+        rows = np.flatnonzero(node >= 0)
+        s = split_of[node[rows]]
+        row_code = np.take(codes, row_start[rows] + f_sel[s])  # codes[i, f_sel[s(i)]]
+        left = go_left[s, row_code]
+        node = np.full(n, -1, dtype=np.intp)
+        node[rows] = 2 * s + (~left)
+        lft, rgt = child_regions(alive_s, f_sel, go_left)
+        alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
+        open_ids = new_open
         if level + 1 < depth:
-            H = children_histograms(H, f_sel, go_left, hist, node)
-    return internal, node
+            H = children_histograms(Hs, f_sel, go_left, hist, node)
+    return st
 
 
-def release_leaves(leaf_labels, node, y_idx, n_leaves, K, eps_leaf, ledger, rng):
-    """Leaf class counts (and labels) of the ``n_leaves`` disjoint leaves at ε_leaf (parallel)."""
-    Hl = np.bincount(node * K + y_idx, minlength=n_leaves * K).reshape(n_leaves, K)
+def release_leaves(leaf_labels, leaf_of, y_idx, n_leaves, K, eps_leaf, ledger, rng):
+    """Class counts (and labels) of the ``n_leaves`` disjoint leaves at ε_leaf (parallel)."""
+    Hl = np.bincount(leaf_of * K + y_idx, minlength=n_leaves * K).reshape(n_leaves, K)
     comp = "parallel" if n_leaves > 1 else "sequential"
     if leaf_labels == "noisy-counts":
         ledger.spend(
@@ -77,34 +139,15 @@ def release_leaves(leaf_labels, node, y_idx, n_leaves, K, eps_leaf, ledger, rng)
     return counts, labels
 
 
-def assemble(depth, internal, thresholds, categorical, categories, names, classes, counts, labels):
-    """The released complete tree in heap layout (internal node values = sums of leaf counts)."""
-    n_int = (1 << depth) - 1
-    n_nodes = (1 << (depth + 1)) - 1
-    K = classes.size
-    cl = np.full(n_nodes, -1, dtype=np.int64)
-    cr = np.full(n_nodes, -1, dtype=np.int64)
-    feat = np.full(n_nodes, -2, dtype=np.int64)
-    thr = np.full(n_nodes, np.nan)
-    lc = [None] * n_nodes
-    val = np.full((n_nodes, K), np.nan)
+def assemble(st: Structure, categorical, categories, names, classes, counts, labels) -> Tree:
+    """The released tree (internal node values = sums of their leaves' noisy counts)."""
+    n_nodes = len(st.children_left)
+    val = np.full((n_nodes, classes.size), np.nan)
     lab = np.full(n_nodes, -1, dtype=np.int64)
-    for level, (f_sel, b_sel, ords) in enumerate(internal):
-        for i in range(1 << level):
-            nid = (1 << level) - 1 + i  # heap layout
-            cl[nid], cr[nid] = 2 * nid + 1, 2 * nid + 2
-            f = int(f_sel[i])
-            feat[nid] = f
-            b = int(b_sel[i])
-            if categorical[f]:
-                lc[nid] = tuple(sorted(int(c) for c in ords[i][: b + 1])) if b >= 0 else ()
-            else:
-                t = thresholds[f]
-                thr[nid] = float(t[b]) if b >= 0 else -np.inf
-    val[n_int:] = counts
-    lab[n_int:] = labels
-    if n_int and not np.all(np.isfinite(thr[:n_int][~categorical[feat[:n_int]]])):
-        thr[np.isneginf(thr)] = np.finfo(float).min  # no candidate: everything goes right
-    tree = Tree(cl, cr, feat, thr, lc, val, lab, classes, names, categorical, categories)
+    leaf_ids = np.asarray(st.leaf_ids, dtype=np.int64)
+    val[leaf_ids] = counts
+    lab[leaf_ids] = labels
+    tree = Tree(st.children_left, st.children_right, st.feature, st.threshold, st.left_categories,
+                val, lab, classes, names, categorical, categories)
     tree.fill_internal_values()
     return tree

@@ -192,20 +192,23 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         # 1-2. n and the budget split (budget.py)
         n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
         self.n_estimate_ = n_used
-        has_num = num_idx.size > 0 and depth > 0
+        # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
+        has_num = bool(np.any(hi > lo)) and depth > 0
         plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num)
         # 3. candidate grid (grid.py)
         grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger,
                           rng, release_quantiles=has_num)
-        # 4. levels (builder.py, splitter.py)
-        internal, node = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
-        # 5. leaves
-        counts, labels = release_leaves(self.leaf_labels, node, y_idx, 1 << depth, K, plan.leaf,
-                                        ledger, rng)
+        # 4. levels, splitting only inside each node's region (builder.py, splitter.py)
+        st = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
+        # 5. leaves; levels that never happened (no node had a candidate: a fact about the
+        # released structure) leave their share to the leaves
+        plan.leaf += (depth - st.levels_used) * plan.level
+        plan.levels_used = st.levels_used
+        counts, labels = release_leaves(self.leaf_labels, st.leaf_of, y_idx, len(st.leaf_ids), K,
+                                        plan.leaf, ledger, rng)
         ledger.check()
         self.budget_ = plan.as_dict()
-        self.tree_ = assemble(depth, internal, grid.thresholds, categorical, categories, names,
-                              classes, counts, labels)
+        self.tree_ = assemble(st, categorical, categories, names, classes, counts, labels)
         self.classes_ = classes
         self.privacy_ledger_ = ledger
         self._schema = (names, categorical, categories)

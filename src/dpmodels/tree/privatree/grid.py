@@ -111,11 +111,13 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
 class CandidateGrid:
     """What the splits can use: ``codes`` (n, m) row-major bins, ``n_bins`` per feature (categorical:
     C public categories + the unknown bucket), the released ``thresholds`` of each numerical
-    feature (index -> sorted array of ``n_bins − 1`` values) and ``B`` = max bins."""
+    feature (index -> sorted array of ``n_bins − 1`` values), its public ``bounds`` (index ->
+    (lo, hi)) and ``B`` = max bins."""
 
     codes: np.ndarray
     n_bins: np.ndarray
     thresholds: dict
+    bounds: dict
     B: int
 
 
@@ -124,10 +126,11 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
     """Release the private quantiles of every numerical feature and bin every record.
 
     ``Z`` is the encoded (n, m) float matrix (numbers; category codes with -1 for unknown).
-    ``eps_quantiles`` is split equally across the numerical features (sequential composition);
-    each feature's ``max_bins − 1`` quantiles are one JointExp release (Δu = 2), recorded in
-    ``ledger`` before it is drawn. ``release_quantiles=False`` (a depth-0 tree: nothing is split)
-    releases nothing and uses equal-width cut points.
+    ``eps_quantiles`` is split equally across the numerical features with lo < hi (sequential
+    composition); each such feature's ``max_bins − 1`` quantiles are one JointExp release
+    (Δu = 2), recorded in ``ledger`` before it is drawn. A feature with lo = hi has one possible
+    value: its cut points are that value, nothing is released. ``release_quantiles=False`` (a
+    depth-0 tree: nothing is split) releases nothing and uses equal-width cut points.
     """
     n, m = Z.shape
     num_idx = np.flatnonzero(~categorical)
@@ -139,23 +142,24 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
     codes = np.empty((n, m), dtype=np.uint8 if B <= 256 else np.uint16)
     if num_idx.size:
         cells, grid_counts = grid_cells(Z, num_idx, lo, hi, GRID)
-    eps_feat = eps_quantiles / num_idx.size if num_idx.size else 0.0
+    n_live = int(np.sum(hi > lo)) if num_idx.size else 0
+    eps_feat = eps_quantiles / n_live if n_live else 0.0
     T = np.empty((num_idx.size, max_bins - 1))
-    thresholds = {}
+    thresholds, bounds = {}, {}
     for i, j in enumerate(num_idx):
-        if release_quantiles:
+        if hi[i] <= lo[i]:
+            t = np.full(levels_q.size, lo[i])  # a single public value: nothing to release
+        elif release_quantiles:
             ledger.spend(
                 f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
                 sensitivity=JOINTEXP_SENSITIVITY,
-                note=f"1 of {num_idx.size} numerical features: sequential",
+                note=f"1 of {n_live} numerical features: sequential",
             )
-            if hi[i] > lo[i]:
-                t = _sample_from_histogram(grid_counts[i], levels_q, eps_feat, lo[i], hi[i], rng)
-            else:
-                t = np.full(levels_q.size, lo[i])
+            t = _sample_from_histogram(grid_counts[i], levels_q, eps_feat, lo[i], hi[i], rng)
         else:
             t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
         thresholds[int(j)] = t
+        bounds[int(j)] = (float(lo[i]), float(hi[i]))
         n_bins[j] = t.size + 1
         T[i] = t
     if num_idx.size:
@@ -165,4 +169,4 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
         c = Z[:, j].astype(np.int64)
         c[c < 0] = n_bins[j] - 1
         codes[:, j] = c
-    return CandidateGrid(codes, n_bins, thresholds, B)
+    return CandidateGrid(codes, n_bins, thresholds, bounds, B)
