@@ -26,7 +26,9 @@ Node arrays (length ``n_nodes``, node 0 is the root):
 
 Model-level attributes: ``classes`` (label values), ``feature_names`` (list of str),
 ``categorical`` (bool per feature), ``categories`` (dict feature index -> list of the *public*
-category values; their order defines the codes).
+category values; their order defines the codes), ``counts_are_noisy`` (``value`` holds noisy
+counts released by a DP mechanism: printed with ``≈``, negatives shown as 0 and marked — the raw
+noisy values stay in ``value`` and in :meth:`Tree.to_dict`).
 
 Input handling (:meth:`Tree.encode`, :mod:`dpmodels.validation`): numerical columns are read as
 float; categorical columns are mapped to codes through the public category list. **Fallback for
@@ -88,6 +90,7 @@ class Tree:
     feature_names: list
     categorical: np.ndarray
     categories: dict = field(default_factory=dict)
+    counts_are_noisy: bool = False
 
     def __post_init__(self):
         self.children_left = np.asarray(self.children_left, dtype=np.int64)
@@ -101,6 +104,7 @@ class Tree:
         self.feature_names = [str(f) for f in self.feature_names]
         self.categorical = np.asarray(self.categorical, dtype=bool)
         self.categories = {int(k): list(v) for k, v in dict(self.categories).items()}
+        self.counts_are_noisy = bool(self.counts_are_noisy)
         self.validate()
         self._cat_lookup = None
 
@@ -297,7 +301,7 @@ class Tree:
 
         return Tree(
             remap(cl), remap(cr), feat[keep], thr[keep], [lc[i] for i in keep], val[keep], lab[keep],
-            self.classes, self.feature_names, self.categorical, self.categories,
+            self.classes, self.feature_names, self.categorical, self.categories, self.counts_are_noisy,
         )
 
     # ------------------------------------------------------------------ printing
@@ -307,11 +311,30 @@ class Tree:
         Numerical nodes print ``name <= t`` / ``name >  t``; categorical nodes print
         ``name in {a, b}`` / ``name not in {a, b}`` (the right branch also takes categories that are
         not in the public list). ``decimals=None`` prints thresholds in full (round-trip repr).
+
+        Leaves print their label and their counts labelled by class: ``[n=104: no=19, yes=85]``,
+        or with ``≈`` when the counts are noisy DP releases (``counts_are_noisy``). A noisy count
+        below 0 is shown as ``0*`` (clipping is post-processing; a legend line starting with
+        ``#`` says so) — the raw noisy values stay in ``value`` and in the JSON.
         """
         names = self.feature_names
         cls = list(class_names) if class_names is not None else [str(_py(c)) for c in self.classes]
         bar = "|" + " " * spacing
         lines = []
+        eq = "≈" if self.counts_are_noisy else "="
+        clipped = False
+
+        def counts(v):
+            nonlocal clipped
+            shown = []
+            for c, x in zip(cls, v):
+                x = _round_count(x)
+                mark = ""
+                if self.counts_are_noisy and x < 0:
+                    x, mark, clipped = 0, "*", True
+                shown.append((c, x, mark))
+            total = _round_count(sum(x for _, x, _ in shown))
+            return f"[n{eq}{total}: " + ", ".join(f"{c}{eq}{x}{mk}" for c, x, mk in shown) + "]"
 
         def cats(f, codes):
             vals = self.categories[int(f)]
@@ -326,7 +349,7 @@ class Tree:
                     if np.all(np.isnan(v)):
                         s += "  (counts not released)"
                     else:
-                        s += "  (counts: [" + ", ".join(_fmt_value(_round_count(x), None) for x in v) + "])"
+                        s += "  " + counts(v)
                 lines.append(s)
                 return
             f = self.feature[i]
@@ -344,6 +367,9 @@ class Tree:
                 rec(self.children_right[i], depth + 1)
 
         rec(0, 0)
+        if clipped:
+            lines.append("# ≈: noisy counts (DP release); *: a noisy count below 0, shown as 0 "
+                         "(post-processing; raw values in tree_.value)")
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
@@ -367,6 +393,7 @@ class Tree:
             "feature_names": list(self.feature_names),
             "categorical": self.categorical.tolist(),
             "categories": {str(k): [_py(v) for v in vals] for k, vals in self.categories.items()},
+            "counts_are_noisy": self.counts_are_noisy,
         }
 
     @classmethod
@@ -389,6 +416,7 @@ class Tree:
             feature_names=d["feature_names"],
             categorical=d["categorical"],
             categories={int(k): v for k, v in d["categories"].items()},
+            counts_are_noisy=bool(d.get("counts_are_noisy", False)),
         )
 
     def to_json(self, **kw) -> str:

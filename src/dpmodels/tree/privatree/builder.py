@@ -148,6 +148,6 @@ def assemble(st: Structure, categorical, categories, names, classes, counts, lab
     val[leaf_ids] = counts
     lab[leaf_ids] = labels
     tree = Tree(st.children_left, st.children_right, st.feature, st.threshold, st.left_categories,
-                val, lab, classes, names, categorical, categories)
+                val, lab, classes, names, categorical, categories, counts_are_noisy=True)
     tree.fill_internal_values()
     return tree
