@@ -1,7 +1,8 @@
-"""scikit-learn's estimator checks on the rule-list classifiers and PrivaTree.
+"""scikit-learn's estimator checks on the rule-list classifiers, PrivaTree and BDPT.
 
-PrivaTree runs the whole suite as is (its label set, bounds and categories are read from the
+PrivaTree and BDPT run the whole suite as is (their label set and bounds are read from the
 check's data with a recorded leak, diffprivlib's convention, since the checks declare nothing).
+DPGDF is left out: it takes categorical features only, and the checks feed numerical ones.
 
 The checks feed continuous features, which a rule list over binary columns must reject; the test
 subclasses threshold every feature at 0 (a fixed, data-independent binarization) so that every
@@ -25,6 +26,7 @@ from dpmodels.privacy import PrivacyLeakWarning
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from dpmodels.rulelist._base import _binary_matrix
 from dpmodels.tree import PrivaTreeClassifier
+from dpmodels.tree.baselines import BDPTClassifier
 
 
 def _threshold(X):
@@ -58,8 +60,8 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-@parametrize_with_checks([PrivaTreeClassifier(random_state=0)])
-def test_privatree_sklearn_compatible(estimator, check):
+@parametrize_with_checks([PrivaTreeClassifier(random_state=0), BDPTClassifier(random_state=0)])
+def test_private_trees_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # the checks declare no public input
         check(estimator)

@@ -240,6 +240,13 @@ def test_foreign_typed_and_missing_categories_are_unknown(Est):
     assert m.tree_.encode(Xo.iloc[:3])[:, 1].tolist() == [-1, -1, -1]
 
 
+def test_bdpt_without_candidates_is_a_single_leaf():
+    X = np.full((30, 2), 4.0)
+    y = np.arange(30) % 2
+    m = BDPTClassifier(epsilon=1.0, bounds=(4.0, 4.0), classes=[0, 1], random_state=0).fit(X, y)
+    assert m.tree_.n_nodes == 1 and m.privacy_ledger_.is_private
+
+
 def test_dpa_declared_classes_and_one_class():
     X, y = mixed_data(80)
     m = DPAClassifier(n_estimators=20, max_depth=2, classes=[0, 1]).fit(X, np.ones(80, int))

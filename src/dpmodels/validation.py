@@ -361,10 +361,12 @@ def numeric_column(col, name: str) -> np.ndarray:
     """A numerical feature as float64; a non-number, NaN or ±inf is a schema error."""
     try:
         a = np.asarray(col.to_numpy() if isinstance(col, pd.Series) else col, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
+    except (TypeError, ValueError) as exc:
+        # TypeError (an object numpy cannot convert): its message names the type, not the value
+        why = f" ({exc})" if isinstance(exc, TypeError) else ""
+        raise type(exc)(
             f"feature {name!r} is numerical (not declared in categories=) but holds a value that is "
-            "not a number; declare it categorical or convert it"
+            f"not a number{why}; declare it categorical or convert it"
         ) from None
     if not np.isfinite(a).all():
         kind = "NaN" if np.isnan(a).any() else "infinity"

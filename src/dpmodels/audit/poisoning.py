@@ -248,7 +248,7 @@ def make_private_learner(method, epsilon, *, max_depth=4, bounds=None, classes=N
     if method == "dp_logreg":
         from dpmodels.tree.baselines import DPLogisticRegression
 
-        return DPLogisticRegression(epsilon=epsilon, standardize=True, random_state=seed)
+        return DPLogisticRegression(epsilon=epsilon, standardize=True, classes=classes, random_state=seed)
     if method == "bdpt":
         from dpmodels.tree.baselines import BDPTClassifier
 

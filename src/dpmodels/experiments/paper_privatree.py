@@ -306,7 +306,7 @@ def _make(learner, eps, X, meta, seed):
                                          random_state=seed), functools.partial(_ordinal, meta=meta)
     if key == "dpl-lr":
         return DPLogisticRegression(epsilon=eps, data_norm=math.sqrt(X.shape[1]), standardize=False,
-                                    random_state=seed), functools.partial(_public_design, meta=meta)
+                                    classes=classes, random_state=seed), functools.partial(_public_design, meta=meta)
     raise KeyError(learner)  # pragma: no cover
 
 

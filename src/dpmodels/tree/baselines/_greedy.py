@@ -132,8 +132,8 @@ class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
                 self._edges[j] = edges
                 codes[:, j] = np.searchsorted(edges, x, side="left")  # x <= edges[t] ⇔ code <= t
                 cands.append((j, "num", edges.size + 1))
-        if not cands:
-            raise ValueError("no usable feature: nothing to split on")
+        # no candidate (e.g. every numerical feature has lo = hi): the root stays a leaf; this
+        # depends on public inputs only
         self._codes, self._cands = codes, cands
 
         # level-wise growth; nodes are created parents-first (the Tree layout needs it)
@@ -196,17 +196,24 @@ class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
         nd["split"] = (j, kind, p, left, left + 1)
         return True
 
-    def predict(self, X):
+    def _check_predict_input(self, X):
         check_is_fitted(self, "tree_")
-        return self.tree_.predict(X)
-
-    def predict_proba(self, X):
-        check_is_fitted(self, "tree_")
-        return self.tree_.predict_proba(X)
+        X, _, _ = check_X_shape(X, type(self).__name__, min_samples=0)
+        _check_feature_names(self, X, reset=False)
+        _check_n_features(self, X, reset=False)
+        return X
 
     def apply(self, X):
-        check_is_fitted(self, "tree_")
+        X = self._check_predict_input(X)
         return self.tree_.apply(X)
+
+    def predict(self, X):
+        leaf = self.apply(X)
+        return self.classes_[self.tree_.label[leaf]]
+
+    def predict_proba(self, X):
+        leaf = self.apply(X)
+        return self.tree_.leaf_proba()[leaf]
 
     def export_text(self, **kw):
         check_is_fitted(self, "tree_")

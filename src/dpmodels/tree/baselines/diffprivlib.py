@@ -221,7 +221,9 @@ class DPLogisticRegression(_DiffprivlibWrapper):
         K = self.classes_.size
         if K == 1:
             return np.ones((z.shape[0], 1))
-        p = 1.0 / (1.0 + np.exp(-z))
+        from scipy.special import expit
+
+        p = expit(z)
         if K == 2:
             return np.column_stack([1.0 - p[:, 0], p[:, 0]])
         return p / p.sum(axis=1, keepdims=True)  # one-vs-rest, normalised (scikit-learn's rule)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
-
 from ._greedy import GreedyPrivateTree
 
 __all__ = ["DPGDFClassifier"]
@@ -119,8 +117,7 @@ class DPGDFClassifier(GreedyPrivateTree):
             nodes[i]["value"] = None
 
     def predict_proba(self, X):
-        check_is_fitted(self, "tree_")
-        leaf = self.tree_.apply(X)
+        leaf = self.apply(X)
         P = np.zeros((len(leaf), len(self.classes_)))
         P[np.arange(len(leaf)), self.tree_.label[leaf]] = 1.0
         return P
