@@ -2,6 +2,7 @@
 
 from .dp_audit import (
     AuditResult,
+    FitError,
     add_one,
     audit_estimator,
     audit_mechanism,
@@ -13,6 +14,7 @@ from .dp_audit import (
 
 __all__ = [
     "AuditResult",
+    "FitError",
     "add_one",
     "audit_estimator",
     "audit_mechanism",
