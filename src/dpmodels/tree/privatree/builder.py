@@ -66,6 +66,7 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
     alive = root_region(grid, categorical)[None]  # (open nodes, m, B)
     open_ids = [0]
     node = np.zeros(n, dtype=np.intp)  # open node (index into open_ids) of each record, or -1
+    all_open = True  # every record still in an open node (the common case: no -1 in node)
     hist = Histograms(codes, y_idx, B, K) if depth > 0 else None
     H = hist.counts() if depth > 0 else None
     for level in range(depth + 1):
@@ -76,9 +77,11 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
         for a in np.flatnonzero(~splittable):
             leaf_index[a] = len(st.leaf_ids)
             st.leaf_ids.append(open_ids[a])
-        done = (node >= 0) & ~splittable[np.maximum(node, 0)]
-        st.leaf_of[done] = leaf_index[node[done]]
-        node[done] = -1
+        if not splittable.all():
+            done = (node >= 0) & ~splittable[np.maximum(node, 0)]
+            st.leaf_of[done] = leaf_index[node[done]]
+            node[done] = -1
+            all_open = all_open and not done.any()
         sidx = np.flatnonzero(splittable)
         if sidx.size == 0:
             break
@@ -100,17 +103,22 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
         # route the records of the split nodes: child 2i (left) or 2i + 1 (right) of split i
         split_of = np.full(A, -1, dtype=np.intp)
         split_of[sidx] = np.arange(S)
-        rows = np.flatnonzero(node >= 0)
-        s = split_of[node[rows]]
-        row_code = np.take(codes, row_start[rows] + f_sel[s])  # codes[i, f_sel[s(i)]]
-        left = go_left[s, row_code]
-        node = np.full(n, -1, dtype=np.intp)
-        node[rows] = 2 * s + (~left)
+        if all_open:  # flat takes, no masks (routing is the per-level O(n) cost)
+            s = node if S == A else np.take(split_of, node)
+            row_code = np.take(codes, row_start + np.take(f_sel, s))  # codes[i, f_sel[s(i)]]
+            node = 2 * s + ~np.take(go_left, s * B + row_code)
+        else:
+            rows = np.flatnonzero(node >= 0)
+            s = split_of[node[rows]]
+            row_code = np.take(codes, row_start[rows] + f_sel[s])
+            left = np.take(go_left, s * B + row_code)
+            node = np.full(n, -1, dtype=np.intp)
+            node[rows] = 2 * s + (~left)
         lft, rgt = child_regions(alive_s, f_sel, go_left)
         alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
         open_ids = new_open
         if level + 1 < depth:
-            H = children_histograms(Hs, f_sel, go_left, hist, node)
+            H = children_histograms(Hs, f_sel, go_left, hist, node, some_done=not all_open)
     return st
 
 

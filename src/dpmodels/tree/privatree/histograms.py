@@ -114,12 +114,13 @@ class Histograms:
         return H[:, :m]
 
 
-def children_histograms(H, f_sel, go_left, hist, node):
+def children_histograms(H, f_sel, go_left, hist, node, some_done=True):
     """Histograms of the next level from the parents' ``H``: only the smaller child of each parent
     is counted (over its rows); its sibling is the parent minus it (exact integer arithmetic).
 
     ``node`` holds the children ids 2p (left) and 2p + 1 (right) of the rows, or -1 for rows that
-    are no longer in any of them (they reached a leaf above).
+    are no longer in any of them (they reached a leaf above; ``some_done=False`` promises there is
+    none, which saves a pass over the rows).
     """
     n_par = H.shape[0]
     par = np.arange(n_par)
@@ -128,7 +129,7 @@ def children_histograms(H, f_sel, go_left, hist, node):
     small_right = (size - n_left) < n_left  # ties: count the left child
     small = np.zeros(2 * n_par, dtype=bool)
     small[2 * par + small_right] = True
-    rows = np.flatnonzero((node >= 0) & small[node])
+    rows = np.flatnonzero((node >= 0) & small[node]) if some_done else np.flatnonzero(small[node])
     Hs = hist.counts(rows=rows, slot=node[rows] >> 1, n_slots=n_par)
     out = np.empty((2 * n_par,) + H.shape[1:], dtype=H.dtype)
     out[2 * par + small_right] = Hs
