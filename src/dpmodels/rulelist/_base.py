@@ -126,7 +126,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         Never inferred from which labels occur (:func:`dpmodels.validation.resolve_classes`): a
         label outside the label set is a schema error; a one-class training set is valid.
         """
-        self.classes_, y_idx = resolve_classes(self.classes, y, None, binary=True)
+        # getattr: a subclass without a ``classes`` parameter gets the schema {0, 1}
+        self.classes_, y_idx = resolve_classes(getattr(self, "classes", None), y, None, binary=True)
         return y_idx
 
     def _validate_predict_data(self, X):

@@ -22,7 +22,10 @@ Mechanisms (``mechanism=``):
     ``gate="confidence"`` is the paper's threshold T = ⌊−(ln 2 + ln(1 − C))/ε_node⌋ + 1 — it holds
     "with confidence C", which is **not** a DP guarantee; ``gate="ptr"`` (default) is
     propose-test-release with T = ⌈ln(1/(2δ_gate))/ε_node⌉ and δ_gate accounted (PRIVACY-NOTES 3),
-    so sm-cauchy with the PTR gate is (ε, δ)-DP, not pure.
+    so sm-cauchy with the PTR gate would be (ε, δ)-DP, not pure, *if* the selection's claim held.
+    The ledger says so: the selections are recorded with ``guarantee="claimed"`` and the paper's
+    gate with ``guarantee="none"``, so ``privacy_ledger_.is_private`` is False for sm-* models and
+    the summary explains why (``docs/privacy.md``).
 
 ``"gl-laplace"``, ``"gl-gaussian"``, ``"gl-exponential"``, ``"noisy-counts"`` (Sections V-B/V-C)
     Global-sensitivity baselines on the normalised Gini (Δ = 1/2), ε_node = ε/(2K−1): selection +
