@@ -3,6 +3,7 @@ probabilistic-reconstruction leak Dist_G of trees and rule lists (paper 003)."""
 
 from .dp_audit import (
     AuditResult,
+    FitError,
     add_one,
     audit_estimator,
     audit_mechanism,
@@ -15,6 +16,7 @@ from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstru
 
 __all__ = [
     "AuditResult",
+    "FitError",
     "ReconstructionResult",
     "add_one",
     "audit_estimator",

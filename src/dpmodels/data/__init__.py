@@ -11,9 +11,13 @@ from dpmodels.data.datasets import (
     load_german,
 )
 from dpmodels.data.rules import RuleCandidates
+from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
 
 __all__ = [
+    "DatasetSchema",
+    "PUBLIC_BOUNDS",
     "RuleCandidates",
+    "dataset_schema",
     "list_datasets",
     "load_adult",
     "load_compas",

@@ -106,8 +106,8 @@ class OptimalRuleListClassifier(RuleListEstimator):
         Seconds. When reached, the best list found is returned with an honest certificate
         (``optimal=False``, gap ≥ 0). None: search to optimality.
     classes : sequence of 2 labels or None, default=None
-        The public label set (negative, positive). None: the labels must be 0/1 (or two labels
-        read from y, as the other rule lists do).
+        The public label set (negative, positive). None: the schema {0, 1}, as for the other
+        rule lists (never read from y; :func:`dpmodels.validation.resolve_classes`).
 
     Attributes
     ----------
@@ -146,26 +146,6 @@ class OptimalRuleListClassifier(RuleListEstimator):
         if t is not None:
             if isinstance(t, bool) or not isinstance(t, numbers.Real) or not (t > 0 and math.isfinite(t)):
                 raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
-        if self.classes is not None:
-            vals = list(self.classes)
-            if len(vals) != 2 or vals[0] == vals[1]:
-                raise ValueError(f"classes must list 2 distinct labels (negative, positive), got {vals!r}")
-
-    def _encode_labels(self, y) -> np.ndarray:
-        # Minimal ``classes=`` support; the shared base is gaining the same parameter for every
-        # rule list (dpmodels.validation.resolve_classes) — drop this override once it has.
-        if self.classes is None:
-            return super()._encode_labels(y)
-        vals = list(self.classes)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-d, got shape {y.shape}")
-        pos = np.array([v == vals[1] for v in y.tolist()], dtype=bool)
-        neg = np.array([v == vals[0] for v in y.tolist()], dtype=bool)
-        if not np.all(pos | neg):
-            raise ValueError(f"y holds a label outside the declared classes={vals!r}")
-        self.classes_ = np.asarray(vals)
-        return pos.astype(np.int64)
 
     # --------------------------------------------------------------------- fit
     def _fit(self, X, y):

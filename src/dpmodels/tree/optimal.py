@@ -99,8 +99,8 @@ class DL85Classifier(ClassifierMixin, BaseEstimator):
         Seconds given to the search (rounded up to whole seconds, PyDL8.5's unit). When it runs
         out the best tree found is kept and ``optimal_`` is False.
     classes : sequence of 2 labels or None, default=None
-        The public label set (negative, positive). None: labels must be 0/1 (or two labels read
-        from y, as the rule lists do).
+        The public label set (negative, positive). None: the schema {0, 1}, as for the rule
+        lists (never read from y).
     fast_depth_two : bool, default=False
         Use PyDL8.5's specialised depth-2 solver (``depth_two_special_algo``, PyDL8.5's own
         default). Measured here with PyDL8.5 0.1.8 against exhaustive search: it returned a
@@ -153,28 +153,10 @@ class DL85Classifier(ClassifierMixin, BaseEstimator):
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real)
                               or not (t > 0 and math.isfinite(t))):
             raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
-        if self.classes is not None:
-            vals = list(self.classes)
-            if len(vals) != 2 or vals[0] == vals[1]:
-                raise ValueError(f"classes must list 2 distinct labels (negative, positive), got {vals!r}")
         return sup
 
-    # Label handling shared with the rule lists (same conventions, same `classes=`).
+    # Label handling shared with the rule lists (same `classes=`: declared, else the schema {0, 1}).
     _encode_labels = RuleListEstimator._encode_labels
-
-    def _encode_with_classes(self, y):
-        if self.classes is None:
-            return self._encode_labels(y)
-        vals = list(self.classes)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-d, got shape {y.shape}")
-        pos = np.array([v == vals[1] for v in y.tolist()], dtype=bool)
-        neg = np.array([v == vals[0] for v in y.tolist()], dtype=bool)
-        if not np.all(pos | neg):
-            raise ValueError(f"y holds a label outside the declared classes={vals!r}")
-        self.classes_ = np.asarray(vals)
-        return pos.astype(np.int64)
 
     def _to_binary(self, X) -> np.ndarray:
         """Validated 0/1 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
@@ -186,7 +168,7 @@ class DL85Classifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
         Xb = self._to_binary(X)
         sup = self._check_params(Xb.shape[0])
-        yb = self._encode_with_classes(y)
+        yb = self._encode_labels(y)
         names = (
             [str(c) for c in self.feature_names_in_]
             if hasattr(self, "feature_names_in_")
