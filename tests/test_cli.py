@@ -24,7 +24,7 @@ def test_demo_end_to_end():
     assert "Non-private greedy rule list" in out and "DP rule list" in out
     assert "Privacy ledger" in out and "total spent: ε=1 of 1" in out
     assert out.count("test accuracy:") >= 2
-    assert "if " in out and "else" in out
+    assert "IF " in out and "ELSE" in out
 
 
 def test_fit_writes_json(tmp_path, capsys):

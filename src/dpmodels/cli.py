@@ -61,7 +61,7 @@ def cmd_demo(args) -> int:
     tree = PrivaTreeClassifier(epsilon=args.epsilon, max_depth=3, **schema.fit_params()).fit(Xtr, ytr)
     tt = time.perf_counter() - t
     print(_rule(f"DP decision tree (PrivaTree, ε = {args.epsilon:g}) on raw COMPAS"))
-    print(tree.export_text(decimals=2))
+    print(tree)
     print(f"test accuracy: {tree.score(Xte, yte):.3f}   (fit {tt * 1000:.0f} ms)")
     print()
     print(tree.privacy_ledger_.summary())

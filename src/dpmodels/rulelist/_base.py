@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
+from .._format import estimator_header
 from ..data.rules import RuleCandidates
 from ..validation import check_y, resolve_classes
 from .model import RuleList
@@ -157,10 +158,25 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         """Index of the rule capturing each row (``len(rule_list_.rules)`` is the default rule)."""
         return self.rule_list_.apply(self._validate_predict_data(X))
 
+    _display_params = ("max_rules", "max_width", "min_support")
+
+    def to_text(self, *, merge: bool = True) -> str:
+        """The fitted list with a header (learner, ε, δ and the ledger's verdict, n, classes);
+        ``merge=False`` shows the trailing rules that predict the default's class
+        (:meth:`RuleList.to_text`)."""
+        check_is_fitted(self, "rule_list_")
+        header = estimator_header(self, self.rule_list_, self._display_params)
+        return self.rule_list_.to_text(merge=merge, header=header)
+
+    def get_rules(self, *, merge: bool = False):
+        """One row per rule as a DataFrame (:meth:`RuleList.get_rules`)."""
+        check_is_fitted(self, "rule_list_")
+        return self.rule_list_.get_rules(merge=merge)
+
     def __str__(self):
         if not hasattr(self, "rule_list_"):
             return self.__repr__()
-        return str(self.rule_list_)
+        return self.to_text()
 
     def _build_rule_list(self, names, rules, default, noisy) -> RuleList:
         return RuleList(list(names), rules, default, list(self.classes_.tolist()), noisy)

@@ -110,6 +110,8 @@ class DPRuleListClassifier(RuleListEstimator):
         reproducible for research; whoever knows it can remove the noise.
     """
 
+    _display_params = ("mechanism", "max_rules", "max_width", "min_support")
+
     def __init__(
         self,
         epsilon=1.0,

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._format import NOISY_LEGEND, count_cell, model_header, significant
 from ..validation import UNKNOWN_CATEGORY, category_codes, numeric_column
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "UNKNOWN_CATEGORY"]
@@ -283,7 +284,8 @@ class Tree:
             if cl[l] == TREE_LEAF and cl[r] == TREE_LEAF and lab[l] == lab[r]:
                 cl[i] = cr[i] = TREE_LEAF
                 feat[i], thr[i], lc[i] = TREE_UNDEFINED, np.nan, None
-                val[i] = np.nan_to_num(val[l]) + np.nan_to_num(val[r])
+                both_nan = np.isnan(val[l]) & np.isnan(val[r])  # nothing released: stays NaN
+                val[i] = np.where(both_nan, np.nan, np.nan_to_num(val[l]) + np.nan_to_num(val[r]))
                 lab[i] = lab[l]
         # renumber reachable nodes in pre-order
         keep, stack = [], [0]
@@ -305,62 +307,70 @@ class Tree:
         )
 
     # ------------------------------------------------------------------ printing
-    def export_text(self, *, decimals=None, show_counts: bool = True, class_names=None, spacing: int = 3) -> str:
+    @property
+    def n_total(self) -> float:
+        """Sum of the leaves' released counts (negatives clipped): the (noisy) training-set size;
+        NaN when the leaves released no counts."""
+        v = self.value[self.is_leaf]
+        if v.size == 0 or np.all(np.isnan(v)):
+            return float("nan")
+        return float(np.clip(np.nan_to_num(v, nan=0.0), 0.0, None).sum())
+
+    def export_text(self, *, decimals=None, show_counts: bool = True, class_names=None, spacing: int = 3,
+                    significant_digits: int | None = None) -> str:
         """Readable rules, in the layout of scikit-learn's ``export_text``.
 
         Numerical nodes print ``name <= t`` / ``name >  t``; categorical nodes print
         ``name in {a, b}`` / ``name not in {a, b}`` (the right branch also takes categories that are
-        not in the public list). ``decimals=None`` prints thresholds in full (round-trip repr).
+        not in the public list). Thresholds: ``decimals=None`` and ``significant_digits=None``
+        (default) print them in full (round-trip repr: the printed rules are exactly the model);
+        ``decimals=k`` rounds to k decimals, ``significant_digits=k`` to k significant digits.
 
-        Leaves print their label and their counts labelled by class: ``[n=104: no=19, yes=85]``,
-        or with ``≈`` when the counts are noisy DP releases (``counts_are_noisy``). A noisy count
-        below 0 is shown as ``0*`` (clipping is post-processing; a legend line starting with
-        ``#`` says so) — the raw noisy values stay in ``value`` and in the JSON.
+        Leaves print their label and their counts labelled by class with the share of the label,
+        ``[n=104: no 19, yes 85 (82%)]``, or with ``≈`` when the counts are noisy DP releases
+        (``counts_are_noisy``). A noisy count below 0 is shown as ``0*`` (clipping is
+        post-processing; a legend line starting with ``#`` says so) — the raw noisy values stay in
+        ``value`` and in the JSON (conventions: :mod:`dpmodels._format`).
         """
         names = self.feature_names
         cls = list(class_names) if class_names is not None else [str(_py(c)) for c in self.classes]
         bar = "|" + " " * spacing
         lines = []
-        eq = "≈" if self.counts_are_noisy else "="
         clipped = False
+        rounded = False
 
-        def counts(v):
-            nonlocal clipped
-            shown = []
-            for c, x in zip(cls, v):
-                x = _round_count(x)
-                mark = ""
-                if self.counts_are_noisy and x < 0:
-                    x, mark, clipped = 0, "*", True
-                shown.append((c, x, mark))
-            total = _round_count(sum(x for _, x, _ in shown))
-            return f"[n{eq}{total}: " + ", ".join(f"{c}{eq}{x}{mk}" for c, x, mk in shown) + "]"
+        def thr(t):
+            nonlocal rounded
+            if significant_digits is not None:
+                s = significant(t, significant_digits)
+            else:
+                s = _fmt_value(t, decimals)
+            rounded |= float(s) != float(t)
+            return s
 
-        def cats(f, codes):
-            vals = self.categories[int(f)]
-            return "{" + ", ".join(_fmt_value(vals[c], None) for c in codes) + "}"
 
         def rec(i, depth):
+            nonlocal clipped
             indent = bar * depth + "|" + "-" * spacing + " "
             if self.children_left[i] == TREE_LEAF:
                 s = f"{indent}class: {cls[self.label[i]]}"
                 if show_counts:
-                    v = self.value[i]
-                    if np.all(np.isnan(v)):
-                        s += "  (counts not released)"
-                    else:
-                        s += "  " + counts(v)
+                    cell, cl = count_cell(self.value[i], cls, noisy=self.counts_are_noisy,
+                                          predicted=int(self.label[i]))
+                    clipped |= cl
+                    s += "  " + cell
                 lines.append(s)
                 return
             f = self.feature[i]
             if self.categorical[f]:
-                cs = cats(f, self.left_categories[i])
-                lines.append(f"{indent}{names[f]} in {cs}")
+                left, right = self._category_tests(int(f), self.left_categories[i],
+                                                   compact=significant_digits is not None)
+                lines.append(f"{indent}{names[f]} {left}")
                 rec(self.children_left[i], depth + 1)
-                lines.append(f"{indent}{names[f]} not in {cs}")
+                lines.append(f"{indent}{names[f]} {right}")
                 rec(self.children_right[i], depth + 1)
             else:
-                t = _fmt_value(self.threshold[i], decimals)
+                t = thr(self.threshold[i])
                 lines.append(f"{indent}{names[f]} <= {t}")
                 rec(self.children_left[i], depth + 1)
                 lines.append(f"{indent}{names[f]} >  {t}")
@@ -368,12 +378,148 @@ class Tree:
 
         rec(0, 0)
         if clipped:
-            lines.append("# ≈: noisy counts (DP release); *: a noisy count below 0, shown as 0 "
-                         "(post-processing; raw values in tree_.value)")
+            lines.append("# ≈: noisy counts (DP release); " + NOISY_LEGEND)
+        if rounded:
+            lines.append("# thresholds rounded for reading; exact values in export_text() and the JSON")
         return "\n".join(lines) + "\n"
+
+    def _category_tests(self, f: int, codes, *, compact: bool) -> tuple[str, str]:
+        """Texts of the two branches of a categorical test on feature ``f`` sending ``codes`` left.
+
+        Exact form: ``in {a, b}`` / ``not in {a, b}`` (the right branch takes every other value,
+        unlisted ones included). Compact form (``to_text``), when the left set holds more than
+        half of a list of more than 6 values: ``in {all listed but c, d}`` /
+        ``in {c, d} or unlisted`` — the same sets, shorter.
+        """
+        vals = self.categories[f]
+        fmt = lambda cs: ", ".join(_fmt_value(vals[c], None) for c in sorted(cs))  # noqa: E731
+        codes = set(codes)
+        if compact and len(vals) > 6 and 2 * len(codes) > len(vals):
+            rest = set(range(len(vals))) - codes
+            return f"in {{all listed but {fmt(rest)}}}", f"in {{{fmt(rest)}, <unlisted>}}"
+        return f"in {{{fmt(codes)}}}", f"not in {{{fmt(codes)}}}"
+
+    def to_text(self, *, prune: bool = True, header=None, significant_digits: int = 4, **kw) -> str:
+        """The tree as people read it: a header (n, classes; estimators add the learner and its
+        privacy status), then :meth:`export_text` of the tree with thresholds rounded to
+        ``significant_digits``. ``prune=True`` (default) prints :meth:`prune`'s tree (sibling
+        leaves with the same label merged: same predictions, post-processing); a note says how
+        many leaves it merged. A tree that predicts one class for everyone says so."""
+        shown = self.prune() if prune else self
+        if header is None:
+            header = model_header("Decision tree", status=None, n_total=self.n_total,
+                                  noisy=self.counts_are_noisy, classes=self.classes)
+        lines = list(header)
+        labels = set(shown.label[shown.is_leaf].tolist())
+        if len(labels) == 1:
+            lines.append(f"This model predicts {_py(self.classes[labels.pop()])} for every record.")
+        body = shown.export_text(significant_digits=significant_digits, **kw).rstrip("\n")
+        lines.append(body)
+        merged = self.n_leaves - shown.n_leaves
+        if merged:
+            lines.append(f"# {merged} pair{'s' if merged > 1 else ''} of sibling leaves with the same "
+                         "label merged (to_text(prune=False) shows the tree as fitted)")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.export_text()
+
+    def leaf_paths(self) -> dict:
+        """``{leaf id: [(feature index, op, value), ...]}`` of the tests on the path to each leaf;
+        ``op`` is ``"<="`` / ``">"`` (value: threshold) or ``"in"`` / ``"not in"`` (value: the
+        tuple of category codes going left)."""
+        out, stack = {}, [(0, [])]
+        while stack:
+            i, path = stack.pop()
+            if self.children_left[i] == TREE_LEAF:
+                out[int(i)] = path
+                continue
+            f = int(self.feature[i])
+            if self.categorical[f]:
+                lc = self.left_categories[i]
+                stack.append((self.children_right[i], path + [(f, "not in", lc)]))
+                stack.append((self.children_left[i], path + [(f, "in", lc)]))
+            else:
+                t = float(self.threshold[i])
+                stack.append((self.children_right[i], path + [(f, ">", t)]))
+                stack.append((self.children_left[i], path + [(f, "<=", t)]))
+        return out
+
+    def _path_text(self, path, digits) -> str:
+        """The path's tests simplified per feature: ``30 < age <= 50``, ``sex in {Male}``,
+        ``race not in {A, B}`` (intervals and category sets intersected)."""
+        parts = []
+        for f in dict.fromkeys(p[0] for p in path):
+            name = self.feature_names[f]
+            tests = [(op, v) for g, op, v in path if g == f]
+            if self.categorical[f]:
+                vals = self.categories[f]
+                allowed = None  # None: every value (unknown ones included)
+                excluded = set()
+                for op, codes in tests:
+                    if op == "in":
+                        allowed = set(codes) if allowed is None else allowed & set(codes)
+                    else:
+                        excluded |= set(codes)
+                fmt = lambda cs: "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"  # noqa: E731
+                if allowed is not None:
+                    allowed = allowed - excluded
+                    rest = set(range(len(vals))) - allowed
+                    if digits and len(vals) > 6 and 2 * len(allowed) > len(vals):
+                        parts.append(f"{name} in {{all listed but {fmt(rest)[1:-1]}}}")
+                    else:
+                        parts.append(f"{name} in {fmt(allowed)}")
+                elif digits and len(vals) > 6 and 2 * len(excluded) > len(vals):
+                    rest = set(range(len(vals))) - excluded
+                    parts.append(f"{name} in {fmt(rest)[:-1]}, <unlisted>}}")
+                else:
+                    parts.append(f"{name} not in {fmt(excluded)}")
+            else:
+                lo = max([v for op, v in tests if op == ">"], default=None)
+                hi = min([v for op, v in tests if op == "<="], default=None)
+                fmt = (lambda t: significant(t, digits)) if digits else (lambda t: repr(float(t)))
+                if lo is not None and hi is not None:
+                    parts.append(f"{fmt(lo)} < {name} <= {fmt(hi)}")
+                elif hi is not None:
+                    parts.append(f"{name} <= {fmt(hi)}")
+                else:
+                    parts.append(f"{name} > {fmt(lo)}")
+        return " and ".join(parts) if parts else "True"
+
+    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4):
+        """One row per leaf (a path from the root) as a pandas DataFrame.
+
+        Columns: ``leaf`` (node id, what :meth:`apply` returns), ``depth``, ``rule``
+        (``IF … THEN …`` text, tests on one feature simplified to an interval or a category set,
+        thresholds rounded to ``significant_digits``, None for exact), ``antecedent``,
+        ``conditions`` (list of ``(feature, op, value)`` exactly as tested: thresholds in full,
+        category *values*), ``prediction`` (the leaf's label), ``count_<class>`` for each class
+        (raw released values, NaN when not released), ``noisy``, ``n`` (total of the counts
+        clipped at 0) and ``share`` (the label's share = its ``predict_proba``).
+        ``prune=True``: the leaves of :meth:`prune`'s tree.
+        """
+        t = self.prune() if prune else self
+        proba = t.leaf_proba()
+        depth = t.node_depth
+        rows = []
+        for leaf, path in sorted(t.leaf_paths().items()):
+            pred = _py(t.classes[t.label[leaf]])
+            ante = t._path_text(path, significant_digits)
+            conds = []
+            for f, op, v in path:
+                if op in ("in", "not in"):
+                    v = tuple(_py(t.categories[f][c]) for c in v)
+                conds.append((t.feature_names[f], op, v))
+            row = {"leaf": leaf, "depth": int(depth[leaf]), "rule": f"IF {ante} THEN {pred}",
+                   "antecedent": ante, "conditions": conds, "prediction": pred}
+            for k, c in enumerate(t.classes):
+                row[f"count_{_py(c)}"] = float(t.value[leaf, k])
+            row["noisy"] = bool(t.counts_are_noisy)
+            v = t.value[leaf]
+            row["n"] = float("nan") if np.all(np.isnan(v)) else float(np.clip(np.nan_to_num(v), 0, None).sum())
+            row["share"] = float(proba[leaf, t.label[leaf]])
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
@@ -427,12 +573,6 @@ class Tree:
         return cls.from_dict(json.loads(s))
 
 
-def _round_count(x):
-    if np.isnan(x):
-        return x
-    return int(x) if float(x).is_integer() else float(x)
-
-
 # ---------------------------------------------------------------------- encoding helpers
 def _columns(X, n_features, feature_names):
     """Yield each column of X as a 1-d array or Series (pandas by name when the names match)."""
@@ -464,3 +604,32 @@ def encode_matrix(X, feature_names, categorical, categories) -> np.ndarray:
         else:
             Z[:, j] = numeric_column(col, feature_names[j])
     return Z
+
+
+class TreeEstimatorDisplay:
+    """Printing and ``get_rules`` for estimators holding a fitted ``tree_`` (mixin)."""
+
+    _display_params = ("max_depth",)
+
+    def to_text(self, *, prune: bool = True, significant_digits: int = 4) -> str:
+        """The fitted tree with a header (learner, ε and the ledger's verdict, n≈, classes):
+        :meth:`Tree.to_text`."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from .._format import estimator_header
+
+        check_is_fitted(self, "tree_")
+        header = estimator_header(self, self.tree_, self._display_params)
+        return self.tree_.to_text(prune=prune, header=header, significant_digits=significant_digits)
+
+    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4):
+        """One row per leaf as a DataFrame (:meth:`Tree.get_rules`)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "tree_")
+        return self.tree_.get_rules(prune=prune, significant_digits=significant_digits)
+
+    def __str__(self) -> str:
+        if not hasattr(self, "tree_"):
+            return self.__repr__()
+        return self.to_text()

@@ -15,7 +15,7 @@ from ...validation import (
     resolve_categories,
     resolve_classes,
 )
-from ..model import Tree, encode_matrix
+from ..model import Tree, TreeEstimatorDisplay, encode_matrix
 
 __all__ = ["GreedyPrivateTree"]
 
@@ -33,7 +33,7 @@ def _count_scaled_impurity(counts: np.ndarray) -> np.ndarray:
         return np.where(n > 0, n - sq / np.where(n > 0, n, 1), 0.0)
 
 
-class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
+class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
     """Shared machinery of BDPT / DPGDF: input typing, public domains, the level-wise builder."""
 
     _accepts_numerical = True

@@ -48,7 +48,7 @@ from ...validation import (
     resolve_categories,
     resolve_classes,
 )
-from ..model import encode_matrix
+from ..model import TreeEstimatorDisplay, encode_matrix
 from .budget import estimate_n, plan_budget
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
@@ -58,7 +58,7 @@ __all__ = ["PrivaTreeClassifier"]
 _MAX_DEPTH = 20
 
 
-class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
+class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
     """ε-differentially private decision tree (PrivaTree, corrected accounting).
 
     Parameters
@@ -108,6 +108,8 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     classes_, n_features_in_, feature_names_in_ (pandas input with string column names),
     privacy_ledger_, budget_ (dict of the shares), n_estimate_ (the n used by the budget split).
     """
+
+    _display_params = ("max_depth", "max_bins", "split_selection", "leaf_labels")
 
     def __init__(
         self,
