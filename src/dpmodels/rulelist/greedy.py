@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..data.rules import RuleCandidates
+from ..guards import check_rule_candidates, progress
 from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
@@ -49,6 +50,9 @@ class GreedyRuleListClassifier(RuleListEstimator):
     def _fit(self, X, y):
         self._check_common_params()
         Xb, yb, names = self._validate_fit_data(X, y)
+        # non-private learner: its true n may size the estimate (it releases the data anyway)
+        check_rule_candidates(len(names), self.max_width, max_rules=self.max_rules, n_public=len(Xb),
+                              learner=type(self).__name__)
         cands = RuleCandidates.from_features(names, self.max_width)
         stats = SplitStats(cands, Xb, yb)
         n = Xb.shape[0]
@@ -56,7 +60,7 @@ class GreedyRuleListClassifier(RuleListEstimator):
         remaining = np.ones(n, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         rules: list[Rule] = []
-        for _ in range(self.max_rules - 1):
+        for _ in progress(range(self.max_rules - 1), desc="GreedyRL rules"):
             N, P, cap, cap_pos = stats(remaining)
             eligible = available & (cap >= lam)
             if N == 0 or not eligible.any():

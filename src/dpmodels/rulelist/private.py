@@ -48,6 +48,7 @@ import math
 import numpy as np
 
 from ..data.rules import RuleCandidates
+from ..guards import check_rule_candidates, progress
 from ..privacy import mechanisms as mech
 from ..privacy import selection
 from ..privacy.ledger import PrivacyLedger, check_delta, check_epsilon
@@ -178,6 +179,9 @@ class DPRuleListClassifier(RuleListEstimator):
     def _fit(self, X, y):
         eps, delta = self._resolve_params()
         Xb, yb, names = self._validate_fit_data(X, y)
+        # before any release; the estimate uses the schema and the declared n only (never n)
+        check_rule_candidates(len(names), self.max_width, max_rules=self.max_rules,
+                              n_public=self.n_public, learner=type(self).__name__)
         n = Xb.shape[0]
         ledger = PrivacyLedger(eps, delta)
         rng = check_random_state(self.random_state)
@@ -210,7 +214,7 @@ class DPRuleListClassifier(RuleListEstimator):
         available = np.ones(len(cands), dtype=bool)
         part = np.full(n_true, -1, dtype=np.int64)
         chosen: list[int] = []
-        for pos in range(K - 1):
+        for pos in progress(range(K - 1), desc="DP rule list"):
             N, P, cap, cap_pos = stats(remaining)
             idx = np.flatnonzero(available)
             imp = stats.split_impurity(N, P, cap[idx], cap_pos[idx])
@@ -287,7 +291,7 @@ class DPRuleListClassifier(RuleListEstimator):
         remaining = np.ones(n, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         rules: list[Rule] = []
-        for pos in range(K - 1):
+        for pos in progress(range(K - 1), desc="DP rule list"):
             N, P, cap, cap_pos = stats(remaining)
             if smooth:
                 go = mech.laplace_threshold(

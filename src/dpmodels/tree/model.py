@@ -241,14 +241,24 @@ class Tree:
         return self.classes[self.label[self.apply(X)]]
 
     def leaf_proba(self) -> np.ndarray:
-        """Class probabilities of every node from its (noisy) counts: negatives clipped to 0,
-        normalised; uniform when nothing is left (or nothing was released)."""
-        v = np.nan_to_num(self.value, nan=0.0)
-        v = np.clip(v, 0.0, None)
+        """Class probabilities of every node from its (noisy) counts: negatives clipped to 0
+        (post-processing), normalised. A leaf that released no counts (``value`` NaN, e.g. DPGDF's
+        label-only leaves) gets probability 1 for its label; a node whose clipped counts sum to 0
+        gets the uniform distribution.
+
+        For a private tree these are *noisy* counts: a leaf holding one training record has a
+        probability resting on one noisy count, so it says little — read it with the leaf's n≈.
+        """
+        raw = self.value
+        v = np.clip(np.nan_to_num(raw, nan=0.0), 0.0, None)
         tot = v.sum(axis=1, keepdims=True)
         k = self.n_classes
         with np.errstate(invalid="ignore", divide="ignore"):
             p = np.where(tot > 0, v / np.where(tot > 0, tot, 1.0), 1.0 / k)
+        unreleased = np.all(np.isnan(raw), axis=1) & (self.label >= 0)
+        if unreleased.any():
+            p[unreleased] = 0.0
+            p[np.flatnonzero(unreleased), self.label[unreleased]] = 1.0
         return p
 
     def predict_proba(self, X) -> np.ndarray:

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ...guards import check_tree_size, progress
 from ...privacy.ledger import PrivacyLedger, check_epsilon
 from ...validation import (
     check_X_shape,
@@ -99,6 +100,10 @@ class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, ledger, rng):
         Z, names, categorical, categories, classes, y_idx = self._prepare(X, y, ledger)
+        # before any release: public sizes only (these learners take no n_public)
+        n_bins = max([len(v) for v in categories.values()] + [int(getattr(self, "max_bins", 0) or 0), 2])
+        check_tree_size(type(self).__name__.replace("Classifier", ""), max_depth=int(self.max_depth),
+                        n_features=len(names), n_bins=n_bins, n_classes=len(classes))
         self._yk = y_idx
         try:
             return self._build(Z, names, categorical, categories, classes, ledger, rng)
@@ -139,7 +144,7 @@ class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         # level-wise growth; nodes are created parents-first (the Tree layout needs it)
         nodes = [dict(rows=np.arange(n), depth=0, used=frozenset())]
         level = [0]
-        for d in range(depth + 1):
+        for d in progress(range(depth + 1), desc=f"{type(self).__name__} levels"):
             if not level:
                 break
             level = self._grow_level(nodes, level, d, depth, ledger, rng)

@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.ledger import PrivacyLedger, check_epsilon
 from ...validation import (
@@ -190,6 +191,10 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
         rng = samplers.check_random_state(self.random_state)
         K = classes.size
+        # before any release: public sizes (and the declared n) only, never n
+        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
+        check_tree_size("PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
+                        n_classes=K, n_public=self.n_public)
 
         # 1-2. n and the budget split (budget.py)
         n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
