@@ -44,9 +44,11 @@ import numpy as np
 import pandas as pd
 
 from ._format import learner_title, model_header, privacy_status, py_scalar
+from ._paths import check_output_path
 from .privacy.ledger import PrivacyLedger
-from .rulelist.model import RuleList
-from .tree.model import Tree
+
+# RuleList and Tree are imported where they are used: reading and validating a file's envelope
+# needs no scikit-learn (the command line answers malformed files fast)
 
 __all__ = [
     "FORMAT",
@@ -101,6 +103,9 @@ def _final_estimator(obj):
 
 
 def _model_of(est):
+    from .rulelist.model import RuleList
+    from .tree.model import Tree
+
     if isinstance(est, LoadedModel):
         return est.model_
     if isinstance(est, (RuleList, Tree)):
@@ -137,6 +142,8 @@ def _bounds_dict(est, model):
         b = est.get_params(deep=False).get("bounds")
     except AttributeError:
         return None
+    from .tree.model import Tree
+
     if b is None or not isinstance(model, Tree):
         return None
     from .validation import resolve_bounds
@@ -165,6 +172,9 @@ def model_to_dict(obj) -> dict:
     rule-list or tree estimator), a bare RuleList / Tree, or a :class:`LoadedModel`."""
     if isinstance(obj, LoadedModel):
         return obj.to_dict()
+    from .rulelist.model import RuleList
+    from .tree.model import Tree
+
     pre, est = _final_estimator(obj)
     model = _model_of(est)
     bare = isinstance(est, (RuleList, Tree))
@@ -232,26 +242,6 @@ def model_to_dict(obj) -> dict:
         "model": model.to_dict(),
         "extra": extra,
     }
-
-
-def check_output_path(path) -> Path:
-    """Raise ``ValueError`` unless ``path`` can be written as a file (checked before any fit):
-    not a directory, its directory exists and is writable, an existing file is writable."""
-    p = Path(path)
-    if str(path) == "" or p.name == "":
-        raise ValueError(f"output path {str(path)!r} is not a file name")
-    if p.is_dir():
-        raise ValueError(f"output path {str(p)!r} is a directory; give a file name")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.exists():
-        raise ValueError(f"cannot write {str(p)!r}: directory {str(parent)!r} does not exist")
-    if not parent.is_dir():
-        raise ValueError(f"cannot write {str(p)!r}: {str(parent)!r} is not a directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise ValueError(f"cannot write {str(p)!r}: the file exists and is not writable")
-    if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"cannot write {str(p)!r}: directory {str(parent)!r} is not writable")
-    return p
 
 
 def save_model(obj, path, *, indent: int = 2) -> Path:
@@ -343,6 +333,9 @@ def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
     privacy = _need(d, "privacy", dict, source)
     schema = _need(d, "schema", dict, source)
     mdict = _need(d, "model", dict, source)
+    from .rulelist.model import RuleList
+    from .tree.model import Tree
+
     try:
         model = RuleList.from_dict(mdict) if kind == "rule_list" else Tree.from_dict(mdict)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
