@@ -12,7 +12,7 @@ from sklearn.metrics import roc_curve as sk_roc_curve
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from dpmodels.audit import ATTACKS, evaluate_scores, membership_inference
+from dpmodels.audit import ATTACKS, evaluate_scores, membership_inference, membership_inference_suite
 from dpmodels.audit._references import inclusion_matrix, learner_factory, true_class_proba
 from dpmodels.audit._roc import roc_auc, roc_curve, tpr_at_fpr
 from dpmodels.audit.likelihood_ratio import (
@@ -199,3 +199,51 @@ def test_errors(memorising):
     with pytest.raises(ValueError, match="reference_size"):
         membership_inference(tree, Xi, yi, Xo, yo, attack="lira-offline", X_pop=Xp, y_pop=yp,
                              reference_size=len(Xp))
+
+
+def test_suite_shares_references(memorising, monkeypatch):
+    import dpmodels.audit._references as refs
+
+    tree, (Xi, yi), (Xo, yo), (Xp, yp) = memorising
+    calls = []
+    real = refs.fit_references
+    monkeypatch.setattr(refs, "fit_references", lambda *a, **k: calls.append(1) or real(*a, **k))
+    res = membership_inference_suite(tree, Xi, yi, Xo, yo, X_pop=Xp, y_pop=yp, n_reference=8, random_state=0)
+    assert list(res) == list(ATTACKS) and len(calls) == 2  # one online and one offline set
+    assert all(r.auc > 0.68 for r in res.values())
+    only = membership_inference_suite(tree, Xi, yi, Xo, yo, n_reference=8, random_state=0)
+    assert set(only) == {"threshold", "black-box", "lira"}
+
+
+@pytest.mark.slow
+def test_lira_and_rmia_beat_the_loss_threshold_at_low_fpr():
+    """Memorised mislabelled records: the reference-model attacks find them, the loss cannot."""
+    gains = {a: [] for a in ("threshold", "lira", "lira-offline", "rmia", "rmia-online")}
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(4000, 5))
+        y = ((X[:, 0] + X[:, 1] > 0) ^ (rng.random(4000) < 0.1)).astype(int)
+        tree = DecisionTreeClassifier(max_depth=20, random_state=0).fit(X[:1000], y[:1000])
+        res = membership_inference_suite(tree, X[:1000], y[:1000], X[1000:2000], y[1000:2000], attacks=list(gains),
+                                         X_pop=X[2000:], y_pop=y[2000:], n_reference=64, random_state=seed)
+        for a, r in res.items():
+            gains[a].append(r.tpr_at(0.01))
+    base = np.mean(gains.pop("threshold"))
+    for a, v in gains.items():
+        assert np.mean(v) > 3 * base, (a, np.mean(v), base)
+
+
+@pytest.mark.slow
+def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references():
+    X, y = load_dataset("compas")
+    aucs = {a: [] for a in ATTACKS}
+    for seed in range(4):
+        Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=seed)
+        Xi, Xo, yi, yo = train_test_split(Xt, yt, test_size=0.3, random_state=seed)
+        m = DPRuleListClassifier(epsilon=0.1, max_rules=5, min_support=0.05, random_state=seed).fit(Xi, yi)
+        res = membership_inference_suite(m, Xi, yi.to_numpy(), Xo, yo.to_numpy(), X_pop=Xp, y_pop=yp.to_numpy(),
+                                         n_reference=64, random_state=seed)
+        for a, r in res.items():
+            aucs[a].append(r.auc)
+    for a, v in aucs.items():
+        assert abs(np.mean(v) - 0.5) < 0.03, (a, v)

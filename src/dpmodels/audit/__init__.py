@@ -20,7 +20,13 @@ from .dp_audit import (
     projected_epsilon_lower_bound,
 )
 from .importance import ImportanceOverlap, feature_importance_overlap
-from .membership import ATTACKS, MembershipInferenceResult, evaluate_scores, membership_inference
+from .membership import (
+    ATTACKS,
+    MembershipInferenceResult,
+    evaluate_scores,
+    membership_inference,
+    membership_inference_suite,
+)
 from .vulnerability import VulnerabilityResult, vulnerability
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "feature_importance_overlap",
     "max_certifiable_epsilon",
     "membership_inference",
+    "membership_inference_suite",
     "projected_epsilon_lower_bound",
     "vulnerability",
 ]

@@ -58,7 +58,10 @@ from . import _references as refs
 from ._roc import epsilon_from_roc, roc_auc, roc_curve, tpr_at_fpr
 from .likelihood_ratio import lira_offline, lira_online, logit_confidence, rmia_scores, tune_rmia_a
 
-__all__ = ["ATTACKS", "LOW_FPR", "MembershipInferenceResult", "membership_inference", "evaluate_scores"]
+__all__ = [
+    "ATTACKS", "LOW_FPR", "MembershipInferenceResult", "membership_inference", "membership_inference_suite",
+    "evaluate_scores",
+]
 
 ATTACKS = ("threshold", "black-box", "shadow", "lira", "lira-offline", "rmia", "rmia-online")
 NEEDS_POPULATION = ("shadow", "lira-offline", "rmia", "rmia-online")
@@ -235,6 +238,7 @@ def membership_inference(
     max_attack_samples=50_000,
     random_state=None,
     n_jobs=None,
+    _cache=None,
 ) -> MembershipInferenceResult:
     """Run one membership inference attack against a fitted classifier and evaluate it.
 
@@ -304,26 +308,16 @@ def membership_inference(
         params["attack_train_fraction"] = float(attack_train_fraction)
         return evaluate_scores(scores, member[~train], attack, np.flatnonzero(~train), params, time.perf_counter() - t0)
 
-    # ---- reference-model attacks: build the pool
+    # ---- reference-model attacks
     online = attack in ("lira", "rmia-online")
-    n_pop = 0 if X_pop is None else refs.n_rows(X_pop)
-    if online:
-        X_pool = refs.concat([X_aud, X_pop]) if n_pop else X_aud
-        y_pool = np.concatenate([y_aud, np.asarray(y_pop).ravel()]) if n_pop else y_aud
-    else:
-        X_pool, y_pool = X_pop, np.asarray(y_pop).ravel()
-    N = refs.n_rows(X_pool)
-    size = reference_size if reference_size is not None else min(n_in, int(0.8 * N))
-    size = _check_n(size, "reference_size")
-    if size >= N:
-        raise ValueError(f"reference_size={size} must be smaller than the pool ({N} records)")
-    keep = refs.inclusion_matrix(N, R, size, rng)
-    params.update(n_reference=R, reference_size=size, pool=N)
+    bank = _reference_bank("online" if online else "offline", make, X_aud, y_aud, X_pop, y_pop, R,
+                           reference_size, n_in, classes, rng, n_jobs, _cache)
+    keep, n_aud, y_pool = bank["keep"], n_in + n_out, bank["y_pool"]
+    params.update(n_reference=R, reference_size=bank["size"], pool=len(y_pool))
 
     if attack == "shadow":
-        proba_pool = refs.fit_references(make, X_pool, y_pool, keep, X_pool, classes, rng, n_jobs)
+        proba_pool = bank["proba"][:, n_aud:]  # offline bank: outputs on [audited; pool]
         F_rows, lab_rows = [], []
-        F_pool = None
         for r in range(R):
             F_pool = _features(proba_pool[r], y_pool, classes)
             i_in, i_out = np.flatnonzero(keep[r]), np.flatnonzero(~keep[r])
@@ -339,21 +333,15 @@ def membership_inference(
         clf = _attack_model(int(rng.integers(2**31 - 1)), n_jobs).fit(Ftr, ltr)
         scores = _member_proba(clf, _features(proba_aud, y_aud, classes))
         params["attack_rows"] = int(len(ltr))
-        return evaluate_scores(scores, member, attack, np.arange(n_in + n_out), params, time.perf_counter() - t0)
+        return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
 
-    # LiRA / RMIA: references' p on the audited records (and on the pool for RMIA's z)
-    if online:
-        proba_ref = refs.fit_references(make, X_pool, y_pool, keep, X_pool, classes, rng, n_jobs)
-        p_ref_pool = refs.true_class_proba(proba_ref, y_pool, classes)
-        p_ref_aud = p_ref_pool[:, : n_in + n_out]
-        in_aud = keep[:, : n_in + n_out]
-    else:
-        X_eval = refs.concat([X_aud, X_pool])
-        proba_ref = refs.fit_references(make, X_pool, y_pool, keep, X_eval, classes, rng, n_jobs)
-        y_eval = np.concatenate([y_aud, y_pool])
-        p_ref_all = refs.true_class_proba(proba_ref, y_eval, classes)
-        p_ref_aud = p_ref_all[:, : n_in + n_out]
-        p_ref_pool = p_ref_all[:, n_in + n_out:]
+    # LiRA / RMIA: the references' p on the audited records (and on the pool for RMIA's z)
+    if online:  # pool = [audited; population]; outputs on the pool
+        p_ref_pool = refs.true_class_proba(bank["proba"], y_pool, classes)
+        p_ref_aud, in_aud = p_ref_pool[:, :n_aud], keep[:, :n_aud]
+    else:  # pool = population; outputs on [audited; pool]; audited records are OUT everywhere
+        p_ref_all = refs.true_class_proba(bank["proba"], np.concatenate([y_aud, y_pool]), classes)
+        p_ref_aud, p_ref_pool = p_ref_all[:, :n_aud], p_ref_all[:, n_aud:]
         in_aud = np.zeros_like(p_ref_aud, dtype=bool)
 
     if attack in ("lira", "lira-offline"):
@@ -364,17 +352,16 @@ def membership_inference(
         else:
             scores = lira_offline(phi_t, phi_r, fix_variance=fix_variance)
         params.update(fix_variance=fix_variance, clip=clip)
-        return evaluate_scores(scores, member, attack, np.arange(n_in + n_out), params, time.perf_counter() - t0)
+        return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
 
-    # RMIA: z = the population records (offline: the pool; online: its population part)
+    # RMIA: z = the population records (offline: the pool; online: the pool's population part)
     if online:
-        if n_pop == 0:
+        if len(y_pool) == n_aud:
             raise ValueError("rmia-online needs population data X_pop for the z sample")
-        zsl = slice(n_in + n_out, N)
         X_z, y_z = X_pop, np.asarray(y_pop).ravel()
-        p_ref_z, in_z = p_ref_pool[:, zsl], keep[:, zsl]
+        p_ref_z, in_z = p_ref_pool[:, n_aud:], keep[:, n_aud:]
     else:
-        X_z, y_z = X_pool, y_pool
+        X_z, y_z = bank["X_pool"], y_pool
         p_ref_z, in_z = p_ref_pool, keep
     p_z = refs.true_class_proba(refs.aligned_proba(model, X_z, classes), y_z, classes)
     a_used, a_auc = (0.0, {})
@@ -385,7 +372,62 @@ def membership_inference(
             a_used = float(a)
     scores = rmia_scores(p_aud, p_ref_aud, in_aud, p_z, p_ref_z, in_z, a=a_used, gamma=gamma, online=online)
     params.update(a=a_used, gamma=gamma, n_z=int(len(p_z)), a_auc=a_auc)
-    return evaluate_scores(scores, member, attack, np.arange(n_in + n_out), params, time.perf_counter() - t0)
+    return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
+
+
+def _reference_bank(kind, make, X_aud, y_aud, X_pop, y_pop, R, reference_size, n_in, classes, rng,
+                    n_jobs, cache):
+    """Reference models of one kind, fitted once (and shared through ``cache`` by the suite).
+
+    "online": pool = [audited; population], outputs on the pool. "offline": pool = population,
+    outputs on [audited; pool].
+    """
+    key = (kind, R, reference_size)
+    if cache is not None and key in cache:
+        return cache[key]
+    n_pop = 0 if X_pop is None else refs.n_rows(X_pop)
+    if kind == "online":
+        X_pool = refs.concat([X_aud, X_pop]) if n_pop else X_aud
+        y_pool = np.concatenate([y_aud, np.asarray(y_pop).ravel()]) if n_pop else y_aud
+    else:
+        X_pool, y_pool = X_pop, np.asarray(y_pop).ravel()
+    N = len(y_pool)
+    size = reference_size if reference_size is not None else min(n_in, int(0.8 * N))
+    size = _check_n(size, "reference_size")
+    if size >= N:
+        raise ValueError(f"reference_size={size} must be smaller than the pool ({N} records)")
+    keep = refs.inclusion_matrix(N, R, size, rng)
+    X_eval = X_pool if kind == "online" else refs.concat([X_aud, X_pool])
+    proba = refs.fit_references(make, X_pool, y_pool, keep, X_eval, classes, rng, n_jobs)
+    bank = {"keep": keep, "proba": proba, "X_pool": X_pool, "y_pool": y_pool, "size": size}
+    if cache is not None:
+        cache[key] = bank
+    return bank
+
+
+def membership_inference_suite(model, X_in, y_in, X_out, y_out, attacks=ATTACKS, **kwargs) -> dict:
+    """Run several attacks, sharing their reference models; returns ``{attack: result}``.
+
+    The online attacks ("lira", "rmia-online") share one set of references, the offline ones
+    ("shadow", "lira-offline", "rmia") another, so every attack sees the same references and the
+    cost is two reference sets instead of one per attack. ``n_reference`` applies to all (shadow
+    included). Keyword arguments as :func:`membership_inference`; attacks needing population data
+    are skipped when ``X_pop`` is not given.
+    """
+    unknown = [a for a in attacks if a not in ATTACKS]
+    if unknown:
+        raise ValueError(f"unknown attacks {unknown}; choose from {ATTACKS}")
+    rng = check_random_state(kwargs.pop("random_state", None))
+    if kwargs.get("n_reference") is None:
+        kwargs["n_reference"] = 64
+    cache: dict = {}
+    out = {}
+    for attack in attacks:
+        if attack in NEEDS_POPULATION and kwargs.get("X_pop") is None:
+            continue
+        out[attack] = membership_inference(model, X_in, y_in, X_out, y_out, attack, random_state=rng,
+                                           _cache=cache, **kwargs)
+    return out
 
 
 def _member_proba(clf, F):
