@@ -65,7 +65,10 @@ def take(X, idx):
 def concat(parts):
     """Row-wise concatenation preserving DataFrames (index reset) or arrays."""
     parts = [p for p in parts if p is not None]
-    if any(isinstance(p, (pd.DataFrame, pd.Series)) for p in parts):
+    frames = [p for p in parts if isinstance(p, pd.DataFrame)]
+    if frames:  # arrays join a DataFrame under its column names
+        cols = frames[0].columns
+        parts = [p if isinstance(p, pd.DataFrame) else pd.DataFrame(np.asarray(p), columns=cols) for p in parts]
         return pd.concat(parts, ignore_index=True)
     return np.concatenate([np.asarray(p) for p in parts])
 

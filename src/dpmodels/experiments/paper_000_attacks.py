@@ -266,7 +266,19 @@ def _mia_target(name, eps, lam, n, seed, rng_seed, cats):
     return DPGDFClassifier(epsilon=eps, max_depth=4, categories=cats, classes=[0, 1], random_state=rs), "max_depth=4, binary columns categorical"
 
 
-def _mia_run(dataset, run, learners, epsilons, attacks, n_reference, keep_scores, n_jobs_inner):
+def _art_available() -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ART warns that PyTorch is absent
+            from ..audit.art_adapter import _import_art
+
+            _import_art()
+    except ImportError:
+        return False
+    return True
+
+
+def _mia_run(dataset, run, learners, epsilons, attacks, n_reference, keep_scores, n_jobs_inner, art=False):
     X, y = load_dataset(dataset)
     cats = {c: [0, 1] for c in X.columns}
     Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=run)
@@ -278,7 +290,7 @@ def _mia_run(dataset, run, learners, epsilons, attacks, n_reference, keep_scores
     for name in learners:
         private = name not in NON_PRIVATE
         for eps in (epsilons if private else [np.inf]):
-            seed = ss.spawn(1)[0]
+            seed, attack_seed = ss.spawn(2)  # the target's noise and the attacker's randomness
             est, params = _mia_target(name, eps, lam, len(Xi), seed, run, cats)
             est, secs = _fit_timed(est, Xi, yi)
             delta = getattr(getattr(est, "privacy_ledger_", None), "delta", 0.0)
@@ -286,8 +298,13 @@ def _mia_run(dataset, run, learners, epsilons, attacks, n_reference, keep_scores
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 res = membership_inference_suite(est, Xi, yi, Xo, yo, attacks=attacks, X_pop=Xp, y_pop=yp,
-                                                 n_reference=n_reference, random_state=np.random.default_rng(seed),
-                                                 n_jobs=n_jobs_inner)
+                                                 n_reference=n_reference, n_jobs=n_jobs_inner,
+                                                 random_state=np.random.default_rng(attack_seed))
+                if art:  # same split as "black-box" (the first attack drawing from a fresh generator)
+                    from ..audit.art_adapter import art_membership_inference
+
+                    res["art-black-box"] = art_membership_inference(
+                        est, Xi, yi, Xo, yo, random_state=np.random.default_rng(attack_seed))
             attack_secs = time.perf_counter() - t
             for attack, r in res.items():
                 for metric, val in (("auc", r.auc), ("tpr@0.1%fpr", r.tpr_at(0.001)), ("tpr@1%fpr", r.tpr_at(0.01))):
@@ -301,11 +318,13 @@ def _mia_run(dataset, run, learners, epsilons, attacks, n_reference, keep_scores
 
 
 def run_mia(datasets=("german", "compas"), learners=MIA_DEFAULT_LEARNERS, epsilons=(1.0,), attacks=ATTACKS,
-            runs=10, n_reference=64, quick=False, n_jobs=1, return_scores=False, out=None):
+            runs=10, n_reference=64, quick=False, n_jobs=1, return_scores=False, art="auto", out=None):
     """Membership inference against every learner (module docstring); tidy metrics per run.
 
     With ``return_scores=True`` returns ``(metrics, scores)``, ``scores`` holding every audited
-    record's score (for pooled ROC curves and :func:`epsilon_table`).
+    record's score (for pooled ROC curves and :func:`epsilon_table`). ``art``: also run ART's
+    black-box attack (the paper's tool) on the split of ``"black-box"``; "auto" = when ART
+    imports and "black-box" is the first attack drawing randomness.
     """
     _check_learners(learners, MIA_LEARNERS)
     unknown = [a for a in attacks if a not in ATTACKS]
@@ -313,8 +332,11 @@ def run_mia(datasets=("german", "compas"), learners=MIA_DEFAULT_LEARNERS, epsilo
         raise ValueError(f"unknown attacks {unknown}; choose from {ATTACKS}")
     if quick:
         runs, n_reference = min(runs, 2), min(n_reference, 16)
-    jobs = [(d, r, tuple(learners), tuple(epsilons), tuple(attacks), int(n_reference), bool(return_scores), 1)
-            for d in datasets for r in range(runs)]
+    if art == "auto":
+        drawing = [a for a in attacks if a != "threshold"]
+        art = bool(drawing) and drawing[0] == "black-box" and _art_available()
+    jobs = [(d, r, tuple(learners), tuple(epsilons), tuple(attacks), int(n_reference), bool(return_scores), 1,
+             bool(art)) for d in datasets for r in range(runs)]
     out_chunks = Parallel(n_jobs=n_jobs)(delayed(_mia_run)(*j) for j in jobs)
     metrics = pd.DataFrame([row for rows, _ in out_chunks for row in rows],
                            columns=COLUMNS + ["attack", "attack_seconds"])
@@ -326,9 +348,10 @@ def run_mia(datasets=("german", "compas"), learners=MIA_DEFAULT_LEARNERS, epsilo
 
 
 def run_fig6(datasets=("german", "compas"), learners=("GreedyRL", "sm-laplace (confidence)", "permute-and-flip"),
-             epsilon=1.0, attacks=ATTACKS, runs=10, n_reference=64, quick=False, n_jobs=1):
+             epsilon=1.0, attacks=ATTACKS, runs=10, n_reference=64, quick=False, n_jobs=1, art="auto"):
     """Paper 000's Figure 6 setting (ROC of GreedyRL vs DP rule lists): ``(metrics, scores)``."""
-    return run_mia(datasets, learners, (epsilon,), attacks, runs, n_reference, quick, n_jobs, return_scores=True)
+    return run_mia(datasets, learners, (epsilon,), attacks, runs, n_reference, quick, n_jobs, return_scores=True,
+                   art=art)
 
 
 def epsilon_table(scores: pd.DataFrame, alpha=0.05, fpr=0.01, seed=0) -> pd.DataFrame:
@@ -459,6 +482,9 @@ def plot_table2(df: pd.DataFrame, path) -> Path | None:
                 ax.axhline(g["mean"].iloc[0], color="k", lw=1.2, label="GreedyRL")
                 continue
             ax.errorbar(g.epsilon, g["mean"], yerr=g["sem"], marker="o", ms=3, lw=1, capsize=2, label=lr)
+        null = summarise(df[(df.metric == "vulnerability (null mean)") & (df.dataset == d) & (df.learner == "GreedyRL")])
+        if len(null):
+            ax.axhline(null["mean"].iloc[0], color="k", ls="-.", lw=0.8, label="permutation null (GreedyRL)")
         for (pd_, lr), v in PAPER_TABLE_II_VULNERABILITY.items():
             if pd_ == d:
                 ax.axhline(v, ls=":", color="grey" if lr == "GreedyRL" else "tab:red", lw=1)
