@@ -69,6 +69,7 @@ __all__ = [
     "table2_markdown",
     "table3_markdown",
     "mia_markdown",
+    "epsilon_markdown",
     "plot_table2",
     "plot_table3",
     "plot_fig6",
@@ -413,16 +414,18 @@ def _eps_label(e):
 
 def table2_markdown(df: pd.DataFrame) -> str:
     """Vulnerability (mean ± s.e.) per dataset × learner × ε, with the paper's value where it has one."""
-    s = summarise(df[df.metric.isin(["vulnerability", "vulnerability (null mean)", "accuracy"])])
-    lines = ["| dataset | learner | ε | V (ours) | V null mean | V paper | accuracy | accuracy paper |",
-             "|---|---|---|---|---|---|---|---|"]
+    s = summarise(pd.concat([df[df.metric.isin(["vulnerability", "vulnerability (null mean)", "accuracy"])],
+                             _excess(df)], ignore_index=True))
+    lines = ["| dataset | learner | ε | V (ours) | V null mean | V − null | V paper | accuracy | accuracy paper |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for (d, lr, e), g in s.groupby(["dataset", "learner", "epsilon"], sort=False):
         cell = {m: f"{r['mean']:.4f} ± {r['sem']:.4f}" for m, r in zip(g.metric, g.to_dict("records"))}
         acc = g[g.metric == "accuracy"]
         pv = PAPER_TABLE_II_VULNERABILITY.get((d, lr)) if (e == 10 or not np.isfinite(e)) else None
         pa = PAPER_TABLE_II_ACCURACY.get((d, lr)) if (e == 10 or not np.isfinite(e)) else None
         lines.append(f"| {d} | {lr} | {_eps_label(e)} | {cell.get('vulnerability', '')} | "
-                     f"{cell.get('vulnerability (null mean)', '')} | {'' if pv is None else pv} | "
+                     f"{cell.get('vulnerability (null mean)', '')} | {cell.get('V − null', '')} | "
+                     f"{'' if pv is None else pv} | "
                      f"{acc['mean'].iloc[0]:.3f} | {'' if pa is None else pa} |")
     return "\n".join(lines)
 
@@ -454,6 +457,16 @@ def mia_markdown(metrics: pd.DataFrame, eps: pd.DataFrame | None = None) -> str:
     return "\n".join(lines)
 
 
+def epsilon_markdown(et: pd.DataFrame) -> str:
+    """The :func:`epsilon_table` beside the claimed ε."""
+    lines = ["| dataset | learner | ε claimed | ε̂ at 1 % FPR (plug-in, best attack) | ε lower bound (95 %, CP) | records |",
+             "|---|---|---|---|---|---|"]
+    for r in et.itertuples():
+        lines.append(f"| {r.dataset} | {r.learner} | {_eps_label(r.epsilon_claimed)} | "
+                     f"{r.eps_hat:.2f} ({r.eps_hat_attack}) | {r.eps_lb:.2f} ({r.eps_lb_attack}) | {r.records} |")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------------ figures
 def _pyplot():
     try:
@@ -467,32 +480,48 @@ def _pyplot():
     return plt
 
 
+def _excess(df: pd.DataFrame) -> pd.DataFrame:
+    """Per run, V minus its permutation-null mean (rows with metric "V − null")."""
+    keys = ["dataset", "learner", "epsilon", "seed"]
+    v = df[df.metric == "vulnerability"].set_index(keys)["value"]
+    n = df[df.metric == "vulnerability (null mean)"].set_index(keys)["value"]
+    d = (v - n).dropna().rename("value").reset_index()
+    d["metric"] = "V − null"
+    return d
+
+
 def plot_table2(df: pd.DataFrame, path) -> Path | None:
-    """V (mean ± s.e.) against ε per mechanism, GreedyRL as a line, one panel per dataset."""
+    """V (mean ± s.e.) against ε per mechanism, GreedyRL as a line, one panel per dataset; with the
+    permutation null, a second row shows V − null (paired per run)."""
     plt = _pyplot()
     if plt is None:
         return None
     s = summarise(df[df.metric == "vulnerability"])
+    ex = _excess(df)
+    rows = [("vulnerability V", s)] + ([("V − permutation null", summarise(ex))] if len(ex) else [])
     dsets = list(dict.fromkeys(s.dataset))
-    fig, axes = plt.subplots(1, len(dsets), figsize=(4.2 * len(dsets), 3.4), squeeze=False)
-    for ax, d in zip(axes[0], dsets):
-        sd = s[s.dataset == d]
-        for lr, g in sd.groupby("learner", sort=False):
-            if lr == "GreedyRL":
-                ax.axhline(g["mean"].iloc[0], color="k", lw=1.2, label="GreedyRL")
-                continue
-            ax.errorbar(g.epsilon, g["mean"], yerr=g["sem"], marker="o", ms=3, lw=1, capsize=2, label=lr)
-        null = summarise(df[(df.metric == "vulnerability (null mean)") & (df.dataset == d) & (df.learner == "GreedyRL")])
-        if len(null):
-            ax.axhline(null["mean"].iloc[0], color="k", ls="-.", lw=0.8, label="permutation null (GreedyRL)")
-        for (pd_, lr), v in PAPER_TABLE_II_VULNERABILITY.items():
-            if pd_ == d:
-                ax.axhline(v, ls=":", color="grey" if lr == "GreedyRL" else "tab:red", lw=1)
-        ax.set_xscale("log")
-        ax.set_title(f"{d} (dotted: paper)")
-        ax.set_xlabel("ε")
-        ax.set_ylabel("vulnerability V")
-    axes[0][-1].legend(fontsize="x-small", loc="upper right")
+    fig, axes = plt.subplots(len(rows), len(dsets), figsize=(4.2 * len(dsets), 3.3 * len(rows)), squeeze=False)
+    for i, (ylabel, data) in enumerate(rows):
+        for ax, d in zip(axes[i], dsets):
+            sd = data[data.dataset == d]
+            for lr, g in sd.groupby("learner", sort=False):
+                if lr == "GreedyRL":
+                    ax.axhspan(g["mean"].iloc[0] - g["sem"].iloc[0], g["mean"].iloc[0] + g["sem"].iloc[0],
+                               color="k", alpha=0.15, lw=0)
+                    ax.axhline(g["mean"].iloc[0], color="k", lw=1.2, label="GreedyRL (± s.e.)")
+                    continue
+                ax.errorbar(g.epsilon, g["mean"], yerr=g["sem"], marker="o", ms=3, lw=1, capsize=2, label=lr)
+            if i == 0:
+                for (pd_, lr), v in PAPER_TABLE_II_VULNERABILITY.items():
+                    if pd_ == d:
+                        ax.axhline(v, ls=":", color="grey" if lr == "GreedyRL" else "tab:red", lw=1)
+                ax.set_title(f"{d} (dotted: paper, grey GreedyRL, red sm-Laplace)", fontsize="small")
+            else:
+                ax.axhline(0.0, color="grey", lw=0.8)
+            ax.set_xscale("log")
+            ax.set_xlabel("ε")
+            ax.set_ylabel(ylabel)
+    axes[0][-1].legend(fontsize="x-small", loc="best")
     fig.tight_layout()
     return _save(fig, plt, path)
 
@@ -599,7 +628,7 @@ def main(argv=None):  # pragma: no cover - thin wrapper
         et = epsilon_table(sc)
         et.to_csv(out / f"{a.what}_epsilon.csv", index=False)
         print(mia_markdown(m))
-        print(et.to_string())
+        print(epsilon_markdown(et))
 
 
 if __name__ == "__main__":  # pragma: no cover
