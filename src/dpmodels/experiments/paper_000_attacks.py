@@ -535,7 +535,7 @@ def plot_table3(df: pd.DataFrame, path) -> Path | None:
     s = s[np.isfinite(s.epsilon)]
     eps = sorted(s.epsilon.unique())
     learners = list(dict.fromkeys(s.learner))
-    fig, ax = plt.subplots(figsize=(1.1 * len(learners) * len(eps) + 2, 3.6))
+    fig, ax = plt.subplots(figsize=(0.6 * len(learners) * len(eps) + 2, 3.8))
     w = 0.8 / len(eps)
     for j, e in enumerate(eps):
         se = s[s.epsilon == e].set_index("learner").reindex(learners)
