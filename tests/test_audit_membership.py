@@ -247,3 +247,22 @@ def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references():
             aucs[a].append(r.auc)
     for a, v in aucs.items():
         assert abs(np.mean(v) - 0.5) < 0.03, (a, v)
+
+
+class FixedProba:
+    """A 'fitted model' whose predict_proba returns column 0 of X as P(class 1)."""
+
+    classes_ = np.array([0, 1])
+
+    def predict_proba(self, X):
+        p1 = np.asarray(X, dtype=float)[:, 0]
+        return np.column_stack([1 - p1, p1])
+
+
+def test_threshold_scores_are_log_true_class_probability():
+    X_in, y_in = np.array([[0.9], [0.2]]), np.array([1, 0])
+    X_out, y_out = np.array([[0.6], [0.0]]), np.array([1, 1])
+    r = membership_inference(FixedProba(), X_in, y_in, X_out, y_out)
+    np.testing.assert_allclose(r.scores[:3], np.log([0.9, 0.8, 0.6]))
+    assert r.scores[3] == pytest.approx(np.log(1e-300))  # p = 0 is clipped, not −inf
+    assert r.auc == 1.0
