@@ -124,13 +124,14 @@ def test_rule_list_get_rules_agrees_with_apply_and_predict_proba(compas):
     assert list(df["position"]) == list(range(len(rl.rules) + 1))
     assert df["is_default"].tolist() == [False] * len(rl.rules) + [True]
     assert {"rule", "antecedent", "literals", "prediction", "count_0", "count_1", "noisy", "n",
-            "share"} <= set(df.columns)
+            "share", "proba"} <= set(df.columns)
     idx, proba, pred = clf.apply(X), clf.predict_proba(X), clf.predict(X)
     for k, row in df.iterrows():
         hit = idx == row["position"]
         if hit.any():
             assert (pred[hit] == row["prediction"]).all()
-            assert np.allclose(proba[hit].max(axis=1), row["share"]) or row["n"] == 0
+            col = list(clf.classes_).index(row["prediction"])
+            assert np.allclose(proba[hit][:, col], row["proba"])
         assert row["count_0"] == rl._all_rules()[k].counts[0]  # raw, negatives kept
     assert df["noisy"].all()
     assert len(clf.get_rules(merge=True)) == len(rl.merge_default())
@@ -178,7 +179,7 @@ def test_tree_get_rules_conditions_select_exactly_the_leaf_records(compas_raw):
     for _, row in df.iterrows():
         hit = leaf == row["leaf"]
         if hit.any():
-            assert np.allclose(proba[hit][:, list(t.classes_).index(row["prediction"])], row["share"])
+            assert np.allclose(proba[hit][:, list(t.classes_).index(row["prediction"])], row["proba"])
 
 
 def test_path_text_simplifies_intervals_and_category_sets():
@@ -223,3 +224,41 @@ def test_bdpt_prints_with_counts(compas_raw):
     t = BDPTClassifier(epsilon=1.0, max_depth=2, random_state=0, **s.fit_params()).fit(X, y)
     assert str(t).startswith("BDPTClassifier(max_depth=2)\nprivacy: ε=1, δ=0 · proven DP")
     assert isinstance(t.get_rules(), pd.DataFrame)
+
+
+# ---------------------------------------------------------------------------- predict_proba
+def test_shrinkage_formula_and_when_it_applies():
+    from dpmodels._format import shrunk_proba
+
+    counts = np.array([[0.0, 1.0], [300.0, 100.0], [-4.0, 2.0], [np.nan, np.nan]])
+    pi = np.array([300.0, 103.0]) / 403.0  # clipped counts summed over the rows
+    b = 10.0
+    p = shrunk_proba(counts, b)
+    assert np.allclose(p[0], (np.array([0, 1]) + b * pi) / (1 + b))  # one record: near the prior
+    assert np.allclose(p[1], (np.array([300, 100]) + b * pi) / (400 + b))  # large: near its share
+    assert np.allclose(p[2], (np.array([0, 2]) + b * pi) / (2 + b))
+    assert np.isnan(p[3]).all()
+    assert np.allclose(shrunk_proba(counts[:3], None)[1], [0.75, 0.25])  # exact counts: shares
+    rl = RuleList(["a"], [Rule([("a", True)], 1, (0.0, 1.0))], Rule([], 0, (300.0, 100.0)), [0, 1], True, 10.0)
+    assert np.allclose(rl.proba_table(shrink=False)[0], [0, 1])
+    assert rl.proba_table()[0, 1] < 0.35  # one noisy record says little
+    exact = RuleList(["a"], rl.rules, rl.default, [0, 1], False, 10.0)
+    assert np.allclose(exact.proba_table()[0], [0, 1])  # exact counts are never shrunk
+
+
+def test_learners_record_the_noise_scale_of_their_count_release(compas, compas_raw):
+    X, y = compas
+    clf = DPRuleListClassifier(epsilon=1.0, max_rules=5).fit(X, y)
+    hist = [r for r in clf.privacy_ledger_.rows if r.what.startswith("class counts")][0]
+    assert clf.rule_list_.count_noise_scale == pytest.approx(1 / hist.epsilon)
+    assert GreedyRuleListClassifier().fit(X, y).rule_list_.count_noise_scale is None
+    Xr, yr = compas_raw
+    s = dataset_schema("compas")
+    for labels, share in (("noisy-counts", 1.0), ("permute-and-flip", 0.5)):
+        t = PrivaTreeClassifier(epsilon=1.0, max_depth=2, leaf_labels=labels, **s.fit_params()).fit(Xr, yr)
+        leaf_eps = sum(r.epsilon for r in t.privacy_ledger_.rows if r.what.startswith("leaf class counts"))
+        assert t.tree_.count_noise_scale == pytest.approx(1 / leaf_eps)
+        assert t.budget_["leaf"] * share == pytest.approx(leaf_eps)
+    bd = BDPTClassifier(epsilon=1.0, max_depth=2, **s.fit_params()).fit(Xr, yr)
+    eps_cnt = [r.epsilon for r in bd.privacy_ledger_.rows if r.what.startswith("class counts")]
+    assert bd.tree_.count_noise_scale == pytest.approx(1 / min(eps_cnt))

@@ -27,6 +27,7 @@ __all__ = [
     "learner_title",
     "estimator_header",
     "NOISY_LEGEND",
+    "shrunk_proba",
 ]
 
 NOISY_LEGEND = "*: a noisy count below 0, shown as 0 (post-processing; the raw value is kept in the model)"
@@ -146,3 +147,35 @@ def estimator_header(est, model, keys=()) -> list[str]:
         noisy=model.counts_are_noisy,
         classes=list(model.classes),
     )
+
+
+def shrunk_proba(counts, noise_scale=None, prior_rows=None):
+    """Class probabilities of every row (a rule, a leaf) from released class counts.
+
+    Negative noisy counts are clipped at 0 (post-processing). With ``noise_scale`` b (the scale
+    of the discrete Laplace noise the counts were released with: 1/ε of that release, public),
+    each row is shrunk toward the model's overall class share π (the clipped counts of the rows
+    ``prior_rows`` — default all — summed and normalised: a function of the released counts only):
+
+        p_k = (c_k + b·π_k) / (n + b),    n = Σ_k c_k (clipped),
+
+    i.e. a pseudo-count of one noise scale: a row whose noisy total is small against the noise
+    leans on the model's share, a large row keeps its own. ``noise_scale=None`` (exact counts)
+    gives the plain shares; a row with n = 0 then gets the uniform distribution. Rows without
+    released counts (all NaN) are returned as NaN for the caller to fill. Chosen by measurement
+    (``docs/results.md``, "predict_proba from noisy counts").
+    """
+    raw = np.asarray(counts, dtype=float)
+    c = np.clip(np.nan_to_num(raw, nan=0.0), 0.0, None)
+    k = c.shape[1]
+    tot = c.sum(axis=1, keepdims=True)
+    if noise_scale is not None and float(noise_scale) > 0:
+        allc = c[prior_rows].sum(axis=0) if prior_rows is not None else c.sum(axis=0)
+        pi = allc / allc.sum() if allc.sum() > 0 else np.full(k, 1.0 / k)
+        b = float(noise_scale)
+        p = (c + b * pi) / (tot + b)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(tot > 0, c / np.where(tot > 0, tot, 1.0), 1.0 / k)
+    p[np.all(np.isnan(raw), axis=1)] = np.nan
+    return p

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import NOISY_LEGEND, count_cell, model_header, py_scalar
+from .._format import NOISY_LEGEND, count_cell, model_header, py_scalar, shrunk_proba
 from ..data.rules import literal_name
 
 __all__ = ["Rule", "RuleList"]
@@ -49,6 +49,7 @@ class RuleList:
     default: Rule = field(default_factory=lambda: Rule([], 0))
     classes: list = field(default_factory=lambda: [0, 1])
     counts_are_noisy: bool = False
+    count_noise_scale: float | None = None  # b of the count release (1/ε): predict_proba's shrinkage
 
     # --------------------------------------------------------------- evaluate
     def _column_index(self) -> dict[str, int]:
@@ -118,17 +119,23 @@ class RuleList:
             self.predict_encoded(X)
         ]
 
-    def proba_table(self) -> np.ndarray:
+    def proba_table(self, *, shrink: bool = True) -> np.ndarray:
         """(P(classes[0]), P(classes[1])) of every rule (default last) from its counts.
 
-        The probability of a rule is its share of the (noisy) class counts, negatives clipped at
-        0 (post-processing); 0.5 when nothing is left. For a private model these are *noisy*
-        counts: a rule that captured one training record has a probability resting on one noisy
-        count (e.g. counts (0, 1) + noise), so it says little — read it with the rule's n≈.
+        Exact counts (non-private learners): the rule's class shares (0.5 for an empty rule).
+        Noisy counts: negatives are clipped at 0 (post-processing) and, with ``shrink`` (default)
+        and a known ``count_noise_scale`` b, each rule's shares are shrunk toward the list's
+        overall noisy class share with a pseudo-count of b (:func:`dpmodels._format.shrunk_proba`).
+        Why: a rule that captured *one* training record has noisy counts such as (0, 1) + noise —
+        its raw share (e.g. 100 %) rests on one noisy count and says nothing; the shrinkage pulls
+        it to the prior and leaves large rules as they are. Measured on held-out data (DP rule
+        lists, ε = 0.1, German credit, 20 splits): log-loss 2.25 → 0.70, Brier 0.504 → 0.471; no
+        worse on average where rules are large (``docs/results.md``). ``shrink=False``: the raw clipped shares.
         """
-        c = np.clip(np.array([r.counts for r in self._all_rules()], dtype=float), 0, None)
-        tot = c.sum(axis=1)
-        p1 = np.divide(c[:, 1], tot, out=np.full(len(c), 0.5), where=tot > 0)
+        counts = np.array([r.counts for r in self._all_rules()], dtype=float)
+        b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
+        p = shrunk_proba(counts, b)
+        p1 = p[:, 1]
         return np.column_stack([1 - p1, p1])
 
     def predict_proba_encoded(self, X) -> np.ndarray:
@@ -151,7 +158,10 @@ class RuleList:
         while rules and rules[-1].prediction == self.default.prediction:
             c = c + np.asarray(rules.pop().counts, dtype=float)
         default = Rule([], self.default.prediction, (float(c[0]), float(c[1])))
-        return RuleList(list(self.feature_names), rules, default, list(self.classes), self.counts_are_noisy)
+        # the merged default's counts are a sum of releases: its noise is wider, the list-level
+        # scale is kept (the shrinkage is a pseudo-count, not a variance model)
+        return RuleList(list(self.feature_names), rules, default, list(self.classes), self.counts_are_noisy,
+                        self.count_noise_scale)
 
     # ------------------------------------------------------------------ print
     def __len__(self) -> int:
@@ -216,8 +226,9 @@ class RuleList:
         ``antecedent`` (text; ``True`` for the default), ``literals`` (list of
         ``(feature, positive)``), ``is_default``, ``prediction`` (the class label),
         ``count_<class>`` for each class (raw, noisy for private models: negatives kept),
-        ``noisy`` (the counts are a DP release), ``n`` (total of the counts clipped at 0) and
-        ``share`` (share of the predicted class in the clipped counts = its ``predict_proba``).
+        ``noisy`` (the counts are a DP release), ``n`` (total of the counts clipped at 0),
+        ``share`` (share of the predicted class in the clipped counts, as printed) and ``proba``
+        (``predict_proba`` of the predicted class: the share after shrinkage, :meth:`proba_table`).
         ``merge=True``: the list as printed (:meth:`merge_default`).
         """
         rl = self.merge_default() if merge else self
@@ -241,7 +252,9 @@ class RuleList:
                 row[f"count_{py_scalar(cj)}"] = float(c[j])
             row["noisy"] = bool(self.counts_are_noisy)
             row["n"] = float(np.clip(c, 0, None).sum())
-            row["share"] = float(proba[k, r.prediction])
+            clipped = np.clip(c, 0, None)
+            row["share"] = float(clipped[r.prediction] / clipped.sum()) if clipped.sum() > 0 else float("nan")
+            row["proba"] = float(proba[k, r.prediction])
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -260,6 +273,7 @@ class RuleList:
             "feature_names": [str(f) for f in self.feature_names],
             "classes": classes,
             "counts_are_noisy": bool(self.counts_are_noisy),
+            "count_noise_scale": None if self.count_noise_scale is None else float(self.count_noise_scale),
             "rules": [rd(r) for r in self.rules],
             "default": rd(self.default),
         }
@@ -303,12 +317,16 @@ class RuleList:
 
         if not isinstance(d["rules"], list):
             raise ValueError("rule list: rules must be a list")
+        b = d.get("count_noise_scale")
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real) or not b >= 0):
+            raise ValueError(f"rule list: count_noise_scale must be None or a number >= 0, got {b!r}")
         return cls(
             list(names),
             [rr(x, f"rule {k + 1}") for k, x in enumerate(d["rules"])],
             rr(d["default"], "the default rule"),
             list(classes),
             bool(d.get("counts_are_noisy", False)),
+            None if b is None else float(b),
         )
 
     def to_json(self, **kw) -> str:

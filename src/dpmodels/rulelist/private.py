@@ -196,6 +196,10 @@ class DPRuleListClassifier(RuleListEstimator):
         self.privacy_ledger_ = ledger
         self.n_candidates_ = len(cands)
         self.rule_list_ = self._build_rule_list(names, rules, default, True)
+        # every count release is a geometric histogram of sensitivity 1: noise scale 1/ε (the
+        # widest one when the rules' counts were released separately); predict_proba's shrinkage
+        counts_eps = [r.epsilon for r in ledger.rows if r.mechanism.startswith("geometric")]
+        self.rule_list_.count_noise_scale = 1.0 / min(counts_eps) if counts_eps else None
         return self
 
     # ------------------------------------------------- default: permute-and-flip

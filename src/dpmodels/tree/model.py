@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import NOISY_LEGEND, count_cell, model_header, significant
+from .._format import NOISY_LEGEND, count_cell, model_header, shrunk_proba, significant
 from ..validation import UNKNOWN_CATEGORY, category_codes, numeric_column
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "UNKNOWN_CATEGORY"]
@@ -92,6 +92,7 @@ class Tree:
     categorical: np.ndarray
     categories: dict = field(default_factory=dict)
     counts_are_noisy: bool = False
+    count_noise_scale: float | None = None  # b of the leaves' count release: predict_proba's shrinkage
 
     def __post_init__(self):
         self.children_left = np.asarray(self.children_left, dtype=np.int64)
@@ -106,6 +107,11 @@ class Tree:
         self.categorical = np.asarray(self.categorical, dtype=bool)
         self.categories = {int(k): list(v) for k, v in dict(self.categories).items()}
         self.counts_are_noisy = bool(self.counts_are_noisy)
+        if self.count_noise_scale is not None:
+            b = float(self.count_noise_scale)
+            if not b >= 0:
+                raise ValueError(f"count_noise_scale must be None or >= 0, got {self.count_noise_scale!r}")
+            self.count_noise_scale = b
         self.validate()
         self._cat_lookup = None
 
@@ -240,25 +246,28 @@ class Tree:
     def predict(self, X) -> np.ndarray:
         return self.classes[self.label[self.apply(X)]]
 
-    def leaf_proba(self) -> np.ndarray:
-        """Class probabilities of every node from its (noisy) counts: negatives clipped to 0
-        (post-processing), normalised. A leaf that released no counts (``value`` NaN, e.g. DPGDF's
-        label-only leaves) gets probability 1 for its label; a node whose clipped counts sum to 0
-        gets the uniform distribution.
+    def leaf_proba(self, *, shrink: bool = True) -> np.ndarray:
+        """Class probabilities of every node from its (noisy) counts.
 
-        For a private tree these are *noisy* counts: a leaf holding one training record has a
-        probability resting on one noisy count, so it says little — read it with the leaf's n≈.
+        Exact counts: the node's class shares (uniform for an empty node). Noisy counts:
+        negatives clipped to 0 (post-processing) and, with ``shrink`` (default) and a known
+        ``count_noise_scale`` b, the shares of every node shrunk toward the tree's overall noisy
+        class share (the leaves' counts summed) with a pseudo-count of b
+        (:func:`dpmodels._format.shrunk_proba`). A leaf holding one training record has counts
+        such as (0, 1) + noise: its raw share rests on one noisy count and says nothing; the
+        shrinkage pulls it to the prior and leaves large leaves as they are (measured: PrivaTree
+        at ε = 0.1 on German credit, 20 splits: held-out log-loss 2.14 → 0.66, Brier 0.498 →
+        0.457; ``docs/results.md``). A leaf that released no counts (``value`` NaN, e.g. DPGDF's
+        label-only leaves) gets probability 1 for its label. ``shrink=False``: raw clipped shares.
         """
-        raw = self.value
-        v = np.clip(np.nan_to_num(raw, nan=0.0), 0.0, None)
-        tot = v.sum(axis=1, keepdims=True)
-        k = self.n_classes
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(tot > 0, v / np.where(tot > 0, tot, 1.0), 1.0 / k)
-        unreleased = np.all(np.isnan(raw), axis=1) & (self.label >= 0)
-        if unreleased.any():
-            p[unreleased] = 0.0
-            p[np.flatnonzero(unreleased), self.label[unreleased]] = 1.0
+        b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
+        p = shrunk_proba(self.value, b, prior_rows=self.is_leaf)  # the prior: the leaves' counts
+        unreleased = np.isnan(p).any(axis=1)
+        p[unreleased] = 1.0 / self.n_classes
+        lab = unreleased & (self.label >= 0)
+        if lab.any():
+            p[lab] = 0.0
+            p[np.flatnonzero(lab), self.label[lab]] = 1.0
         return p
 
     def predict_proba(self, X) -> np.ndarray:
@@ -314,6 +323,7 @@ class Tree:
         return Tree(
             remap(cl), remap(cr), feat[keep], thr[keep], [lc[i] for i in keep], val[keep], lab[keep],
             self.classes, self.feature_names, self.categorical, self.categories, self.counts_are_noisy,
+            self.count_noise_scale,
         )
 
     # ------------------------------------------------------------------ printing
@@ -527,7 +537,9 @@ class Tree:
             row["noisy"] = bool(t.counts_are_noisy)
             v = t.value[leaf]
             row["n"] = float("nan") if np.all(np.isnan(v)) else float(np.clip(np.nan_to_num(v), 0, None).sum())
-            row["share"] = float(proba[leaf, t.label[leaf]])
+            cl = np.clip(np.nan_to_num(v), 0, None)
+            row["share"] = float(cl[t.label[leaf]] / cl.sum()) if cl.sum() > 0 else float("nan")
+            row["proba"] = float(proba[leaf, t.label[leaf]])
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -550,6 +562,7 @@ class Tree:
             "categorical": self.categorical.tolist(),
             "categories": {str(k): [_py(v) for v in vals] for k, vals in self.categories.items()},
             "counts_are_noisy": self.counts_are_noisy,
+            "count_noise_scale": self.count_noise_scale,
         }
 
     @classmethod
@@ -573,6 +586,7 @@ class Tree:
             categorical=d["categorical"],
             categories={int(k): v for k, v in d["categories"].items()},
             counts_are_noisy=bool(d.get("counts_are_noisy", False)),
+            count_noise_scale=d.get("count_noise_scale"),
         )
 
     def to_json(self, **kw) -> str:

@@ -170,12 +170,17 @@ class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
                 if nd.get("value") is not None:
                     val[i] = nd["value"]
         tree = Tree(cl, cr, feat, thr, lc, val, lab, classes, names, categorical,
-                    {j: v for j, v in categories.items()}, counts_are_noisy=True)
+                    {j: v for j, v in categories.items()}, counts_are_noisy=True,
+                    count_noise_scale=self._count_noise_scale())
         ledger.check()
         self.tree_ = tree
         self.classes_ = classes
         self.privacy_ledger_ = ledger
         return self
+
+    def _count_noise_scale(self):
+        """Noise scale of the released leaf counts (None: no counts released); subclasses."""
+        return None
 
     def _split_node(self, nodes, i, rng, eps_sel, yk_all):
         nd = nodes[i]

@@ -216,6 +216,10 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         ledger.check()
         self.budget_ = plan.as_dict()
         self.tree_ = assemble(st, categorical, categories, names, classes, counts, labels)
+        # noise scale of the released leaf counts (discrete Laplace, sensitivity 1): the
+        # pseudo-count of predict_proba's shrinkage (Tree.leaf_proba)
+        share = 1.0 if self.leaf_labels == "noisy-counts" else 0.5
+        self.tree_.count_noise_scale = 1.0 / (share * plan.leaf)
         self.classes_ = classes
         self.privacy_ledger_ = ledger
         self._schema = (names, categorical, categories)
