@@ -209,3 +209,16 @@ def test_output_paths_are_checked_and_writes_are_atomic(data, tmp_path):
     assert not (tmp_path / "m.json").exists()
     save_model(est, tmp_path / "m.json")
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]  # no temporary file left
+
+
+def test_dl85_round_trip(tmp_path):
+    pytest.importorskip("pydl85")
+    from dpmodels.tree.optimal import DL85Classifier
+
+    X, y = load_dataset("compas")
+    X, y = X.iloc[:500, :12], y.iloc[:500]
+    est = DL85Classifier(max_depth=2).fit(X, y)
+    m = load_model(save_model(est, tmp_path / "m.json"))
+    assert np.array_equal(m.predict(X), est.predict(X))
+    assert np.array_equal(m.predict_proba(X), est.predict_proba(X))
+    assert json.loads((tmp_path / "m.json").read_text())["extra"]["optimal"] in (True, False)

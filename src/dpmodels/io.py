@@ -182,6 +182,8 @@ def model_to_dict(obj) -> dict:
     seeded = params.get("random_state") is not None
     if "random_state" in params:
         params["random_state"] = None  # never exported: see the module docstring
+    if "accountant" in params:  # a handle to a budget, not a parameter of the model: the
+        params["accountant"] = None  # pipeline's budget and ledger are in "privacy"
     ledgers = [getattr(s, "privacy_ledger_", None) for s in pre] + [getattr(est, "privacy_ledger_", None)]
     ledger = _combined_ledger(ledgers)
     private_learner = getattr(est, "privacy_ledger_", None) is not None
@@ -191,10 +193,14 @@ def model_to_dict(obj) -> dict:
                    "epsilon_spent": None, "delta_spent": None, "is_private": False,
                    "verdict": verdict, "noise_seeded": False, "ledger": None}
     else:
+        verdict = ledger.verdict()
+        if not private_learner:  # e.g. a Binarizer's ledger before a non-private learner
+            verdict = ["NOT PRIVATE: a non-private learner (the ledger covers the preprocessing "
+                       "only)."] + verdict
         privacy = {"private_learner": private_learner, "epsilon": ledger.epsilon, "delta": ledger.delta,
                    "epsilon_spent": ledger.epsilon_spent, "delta_spent": ledger.delta_spent,
-                   "is_private": bool(ledger.is_private and not seeded), "verdict": ledger.verdict(),
-                   "noise_seeded": bool(seeded), "ledger": ledger.to_dict()}
+                   "is_private": bool(private_learner and ledger.is_private and not seeded),
+                   "verdict": verdict, "noise_seeded": bool(seeded), "ledger": ledger.to_dict()}
         if seeded:
             privacy["verdict"] = privacy["verdict"] + [
                 "NOT PRIVATE against whoever knows the seed: the noise was drawn from a seeded "
