@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
-from ..data.rules import RuleCandidates
+from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups
 from ..validation import check_y, resolve_classes
 from .model import RuleList
 
@@ -119,6 +119,26 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
             else [f"x{i}" for i in range(Xb.shape[1])]
         )
         return Xb, yb, names
+
+    def _make_candidates(self, X, names) -> RuleCandidates:
+        """The public candidate set: conjunctions over ``names``, minus those the declared feature
+        groups make empty or redundant (:mod:`dpmodels.data.rules`).
+
+        ``feature_groups="auto"`` reads the declaration a :class:`~dpmodels.data.Binarizer` (or a
+        bundled binarized loader) wrote in ``X.attrs["dpmodels_groups"]``; a dict declares the
+        groups explicitly; ``None`` uses every conjunction. The declaration describes the columns,
+        not the records: the candidate set stays a function of the schema.
+        """
+        fg = getattr(self, "feature_groups", None)  # a subclass without the parameter: no groups
+        if isinstance(fg, str):
+            if fg != "auto":
+                raise ValueError(f"feature_groups must be 'auto', None or a dict, got {fg!r}")
+            attrs = getattr(X, "attrs", None)
+            declared = attrs.get(GROUPS_ATTR) if isinstance(attrs, dict) else None
+            groups = check_feature_groups(declared, names, strict=False)
+        else:
+            groups = check_feature_groups(fg, names, strict=True)
+        return RuleCandidates.from_features(names, self.max_width, groups)
 
     def _encode_labels(self, y) -> np.ndarray:
         """The public label set (``classes=``, else the schema {0, 1}) and y as 0/1 (1 = classes[1]).
