@@ -218,3 +218,31 @@ def test_binarizer_pipeline_passes_its_groups():
     names = list(b.get_feature_names_out())
     assert p[-1].n_candidates_ == len(RuleCandidates.from_features(names, 2, check_feature_groups(b.groups_, names)))
     assert p[-1].n_candidates_ < len(RuleCandidates.from_features(names, 2))
+
+
+# ------------------------------------------------------------------ counting over distinct rows
+@pytest.mark.parametrize("p", [5, 64, 70, 130])
+def test_split_stats_updates_equal_a_fresh_count(p):
+    """Distinct rows (one or several 64-bit words) and Gram updates give exact counts."""
+    from dpmodels.rulelist._base import SplitStats, _distinct_rows
+
+    rng = np.random.default_rng(p)
+    X = (rng.random((400, p)) < 0.3).astype(np.float64)
+    X[200:] = X[:200]  # duplicates
+    y = rng.integers(0, 2, 400)
+    first, inv = _distinct_rows(X)
+    _, ref_inv = np.unique(X, axis=0, return_inverse=True)
+    assert len(first) == len(np.unique(ref_inv)) and np.array_equal(X[first][inv], X)
+    cands = RuleCandidates.from_features([f"f{i}" for i in range(p)], 2)
+    stats = SplitStats(cands, X, y)
+    remaining = np.ones(400, dtype=bool)
+    for step in range(6):
+        got = stats(remaining)
+        want = SplitStats(cands, X, y)(remaining)
+        assert got[:2] == want[:2]
+        np.testing.assert_array_equal(got[2], want[2])
+        np.testing.assert_array_equal(got[3], want[3])
+        Xs = X[remaining]
+        some = rng.choice(len(cands), min(200, len(cands)), replace=False)
+        np.testing.assert_array_equal(got[2][some], [cands.support(Xs, i).sum() for i in some])
+        remaining = remaining & (rng.random(400) < (0.95 if step % 2 else 0.5))

@@ -172,6 +172,13 @@ class RuleCandidates:
             return out
         return np.stack([self.counts(X, W[:, j]) for j in range(W.shape[1])])
 
+    def counts_from_gram(self, A, s, total) -> np.ndarray:
+        """Counts of every candidate (``max_width <= 2``) from the weighted Gram matrix
+        ``A = Xᵀ diag(w) X``, ``s = Xᵀ w`` and ``total = Σ w`` (module docstring)."""
+        if self.max_width > 2:
+            raise ValueError("counts_from_gram needs max_width <= 2")
+        return self._pair_counts(A, s, total)
+
     def _pair_counts(self, A, s, total):
         f1, f2 = self.features[:, 0], self.features[:, -1]
         p1 = self.positive[:, 0].astype(np.float64)
