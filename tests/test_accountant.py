@@ -92,6 +92,21 @@ def test_clone_and_copies_share_the_accountant():
     assert "BudgetAccountant(epsilon=1" in repr(p[-1])
 
 
+def test_a_pickled_accountant_is_detached():
+    """A copy in another process (joblib workers) could spend without charging the original."""
+    import pickle
+
+    X, y = data()
+    acc = BudgetAccountant(1.0)
+    p = pipeline(acc).fit(X, y)
+    q = pickle.loads(pickle.dumps(p))
+    assert q[-1].privacy_ledger_ is q[-1].accountant.ledger  # the ledger is kept, for reading
+    assert q[-1].accountant.epsilon_spent == pytest.approx(1.0) and "detached" in repr(q[-1].accountant)
+    with pytest.raises(RuntimeError, match="restored by pickle"):
+        q.fit(X, y)
+    assert not acc.detached and acc.ledger.rows == p[-1].privacy_ledger_.rows
+
+
 def test_a_leaky_step_makes_the_whole_pipeline_not_private():
     X, y = data()
     acc = BudgetAccountant(1.0)

@@ -32,7 +32,12 @@ Rules (what every estimator with ``accountant=`` does, through :func:`ledger_for
 
 An accountant is a handle to one budget: :func:`copy.copy` / :func:`copy.deepcopy` (hence
 scikit-learn's ``clone``) return the same accountant, so a cloned pipeline still shares — and
-spends from — the original budget. Copying a budget would silently double it.
+spends from — the original budget. Copying a budget would silently double it. For the same
+reason an accountant restored by :mod:`pickle` — e.g. sent to a joblib worker *process* by
+``cross_val_score(..., n_jobs=2)`` — is **detached**: it keeps its ledger for reading, but refuses
+every request, because what a copy in another process spends would never be charged to the
+original. Fit estimators that share an accountant in one process (``n_jobs=1``, or a threading
+backend), or give a loaded model a new accountant with ``set_params(accountant=...)``.
 """
 
 from __future__ import annotations
@@ -112,6 +117,7 @@ class BudgetAccountant:
 
     def __init__(self, epsilon, delta=0.0):
         self.ledger = PrivacyLedger(check_epsilon(epsilon), check_delta(delta))
+        self.detached = False
 
     # ------------------------------------------------------------------ totals
     @property
@@ -154,6 +160,13 @@ class BudgetAccountant:
         """
         eps = 0.0 if _is_zero(epsilon) else check_epsilon(epsilon, "epsilon share")
         d = check_delta(delta, "delta share")
+        if self.detached:
+            raise RuntimeError(
+                "this BudgetAccountant was restored by pickle (e.g. sent to a joblib worker "
+                "process): what it spent would not be charged to the original budget. Fit "
+                "estimators sharing an accountant in one process (n_jobs=1), or give this one a "
+                "new accountant with set_params(accountant=...)"
+            )
         led = self.ledger
         if not led._within(led.epsilon_spent + eps, led.delta_spent + d):
             who = f"{owner} " if owner else ""
@@ -171,9 +184,14 @@ class BudgetAccountant:
     def __deepcopy__(self, memo):
         return self
 
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.detached = True  # a pickled copy: reading only (module docstring)
+
     def __repr__(self) -> str:
+        detached = "; detached copy" if self.detached else ""
         return (f"BudgetAccountant(epsilon={_fmt(self.epsilon)}, delta={self.delta:g}; "
-                f"spent ε={_fmt(self.epsilon_spent)}, δ={self.delta_spent:.3g})")
+                f"spent ε={_fmt(self.epsilon_spent)}, δ={self.delta_spent:.3g}{detached})")
 
 
 def check_accountant(accountant, owner: str = "estimator") -> BudgetAccountant | None:

@@ -44,6 +44,8 @@ class BDPTClassifier(GreedyPrivateTree):
     Accounting: nodes of one depth hold disjoint records (parallel composition); depths compose
     sequentially. Ledger: for i = 0..max_depth a "class counts, depth i" row (ε/2·w_i) and for
     i < max_depth a "split selection, depth i" row (ε/(2·max_depth)); the total is ε.
+    With ``accountant=`` (a :class:`dpmodels.privacy.BudgetAccountant`), ``epsilon`` is the share
+    requested from it and ``privacy_ledger_`` is the accountant's ledger.
     """
 
     def __init__(self, epsilon=1.0, max_depth=4, bounds=None, categories=None, classes=None,

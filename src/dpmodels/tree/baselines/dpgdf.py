@@ -39,6 +39,8 @@ class DPGDFClassifier(GreedyPrivateTree):
 
     Accounting: ``max_depth`` sequential "split selection" rows at ε/(2·max_depth) (parallel
     across the nodes of a level) and one "leaf labels" row at ε/2 (parallel across leaves).
+    With ``accountant=`` (a :class:`dpmodels.privacy.BudgetAccountant`), ``epsilon`` is the share
+    requested from it and ``privacy_ledger_`` is the accountant's ledger.
     """
 
     _accepts_numerical = False
