@@ -276,3 +276,15 @@ def test_raw_adult_with_the_documented_schema():
     assert b.privacy_ledger_.is_private and len(b.privacy_ledger_.rows) == 6
     assert "sex=Male" in Z.columns and "marital_status=Married-civ-spouse" in Z.columns
     assert any(c.startswith("capital_gain<=") for c in Z.columns)
+
+
+def test_paper_protocol_on_raw_data_runs_one_split():
+    from dpmodels.experiments.paper_rulelists import markdown_table, run_rulelist_accuracy
+
+    df = run_rulelist_accuracy(datasets=("compas",), epsilons=(1.0,), runs=1,
+                               learners=("permute-and-flip", "sm-laplace (ptr)"), data="raw")
+    assert set(df["data"]) == {"raw"} and len(df) == 3
+    assert df["accuracy"].between(0.4, 0.8).all()
+    assert "compas (raw)" in markdown_table(df)
+    with pytest.raises(ValueError, match="data"):
+        run_rulelist_accuracy(runs=1, data="csv")
