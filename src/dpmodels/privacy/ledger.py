@@ -238,7 +238,7 @@ class PrivacyLedger:
     # ----------------------------------------------------------------- output
     def summary(self) -> str:
         """A readable table of every access, the totals, and whether (and why not) it is private."""
-        wwhat = min(44, max([4] + [len(r.what) for r in self.rows]))
+        wwhat = min(64, max([4] + [len(r.what) for r in self.rows]))  # room for "Owner: " prefixes
         wmech = max([9] + [len(r.mechanism) for r in self.rows])
         head = (f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  "
                 f"{'guarantee':<9}  composition")
