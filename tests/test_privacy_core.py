@@ -92,10 +92,22 @@ def test_ledger_dict_round_trip_and_legacy_rows():
     assert not old.is_private
 
 
-@pytest.mark.parametrize("eps", [0, -1, float("nan"), float("inf"), "a"])
+@pytest.mark.parametrize("eps", [-1, float("nan"), float("inf"), "a", -0.0 - 1e-300])
 def test_ledger_rejects_bad_epsilon(eps):
     with pytest.raises((ValueError, TypeError)):
         PrivacyLedger(eps)
+
+
+def test_zero_budget_ledger_refuses_every_release_but_records_leaks():
+    """Budget 0: the ledger of a step that releases nothing (a Binarizer with public cut points)."""
+    led = PrivacyLedger(0)
+    assert led.is_private and "nothing was released" in led.summary()
+    with pytest.raises(BudgetExceededError):
+        led.spend("anything", "laplace", 1e-12)
+    assert led.rows == []
+    with pytest.warns(PrivacyLeakWarning):
+        led.record_leak("quantiles of 'age'")
+    assert not led.is_private
 
 
 @pytest.mark.parametrize("delta", [-0.1, 1.0, 2.0])

@@ -10,13 +10,16 @@ from dpmodels.data.datasets import (
     load_dataset,
     load_german,
 )
-from dpmodels.data.rules import RuleCandidates
+from dpmodels.data.binarize import Binarizer
+from dpmodels.data.rules import RuleCandidates, check_feature_groups
 from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
 
 __all__ = [
+    "Binarizer",
     "DatasetSchema",
     "PUBLIC_BOUNDS",
     "RuleCandidates",
+    "check_feature_groups",
     "dataset_schema",
     "list_datasets",
     "load_adult",

@@ -16,7 +16,9 @@ Two flavours
     These are the published 0/1 versions used by the rule-list and
     optimal-tree literature (CORELS, DL8.5, CP4IM). Feature columns are
     ``uint8`` with values 0 and 1, ``X.attrs["categorical"]`` is empty, and
-    the rows are exactly those of the published file. ``dropna`` is
+    the rows are exactly those of the published file. For Adult and COMPAS,
+    ``X.attrs["dpmodels_groups"]`` declares which columns come from one
+    feature (:func:`dpmodels.data.schema.binarized_feature_groups`). ``dropna`` is
     ignored: the CP4IM files had their incomplete rows removed upstream,
     and in binarized Adult a missing value appears as an all-zero one-hot
     group.
@@ -73,7 +75,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from dpmodels.data.schema import dataset_schema
+from dpmodels.data.rules import GROUPS_ATTR
+from dpmodels.data.schema import binarized_feature_groups, dataset_schema
 
 __all__ = [
     "load_dataset",
@@ -547,6 +550,9 @@ def _load_cached(name: str, binarized: bool, dropna: bool):
         X, y, source = _BINARIZED[name]()
         X.attrs["categorical"] = []
         X.attrs["source"] = source
+        groups = binarized_feature_groups(name)
+        if groups:
+            X.attrs[GROUPS_ATTR] = groups
     else:
         X, y = _RAW[name](dropna)
     X.attrs["dataset"] = name

@@ -2,8 +2,30 @@
 
 A *literal* is a binary column ``x_f`` or its negation ``not x_f``. A *candidate rule* is a
 conjunction of 1 to ``max_width`` literals over distinct columns. The candidate set depends only on
-the schema (column names and ``max_width``), never on the rows or the labels, so it is a public
-input to every private learner (PRIVACY-NOTES 6): nothing is pruned by support.
+the schema (column names, their declared groups and ``max_width``), never on the rows or the
+labels, so it is a public input to every private learner (PRIVACY-NOTES 6): nothing is pruned by
+support.
+
+Feature groups. Binary columns often come from one raw feature: one-hot columns of a categorical
+feature (``race=A``, ``race=B``: at most one is 1) or threshold columns of a numerical one
+(``age<=30``, ``age<=45``: nested). Some conjunctions of two such literals are then empty
+(``race=A and race=B``, ``not age<=30 and age<=20``) or equal to one of their literals
+(``race=A and not race=B`` is ``race=A``; ``age<=30 and age<=45`` is ``age<=30``). When the groups
+are declared (:func:`check_feature_groups`; the :class:`~dpmodels.data.Binarizer` writes them in
+its output's ``attrs["dpmodels_groups"]``, the bundled binarized Adult and COMPAS carry them too),
+those candidates are dropped; intervals (``not age<=30 and age<=45``) and "none of"
+(``not race=A and not race=B``) are kept. The declaration is public (it describes the columns, not
+the records), so the pruned set is still a function of the schema only; pruning never changes
+which sets of records a candidate can capture (``tests/test_binarize.py`` checks it by brute force).
+
+A group declaration maps a column name to a spec (JSON-safe)::
+
+    {"feature": "race", "kind": "category", "value": "A"}       # the column is  race == "A"
+    {"feature": "age", "kind": "interval", "value": [30, 45]}   # the column is  30 < age <= 45
+                                                                # (None: an open end)
+
+Category columns of one feature are mutually exclusive and a record may hold none of them (an
+unknown or missing value). Interval columns of one feature are sets of the real line.
 
 Counting. A learner needs, at every position of a rule list, the number of remaining records (and
 of remaining positives) each candidate captures. For ``max_width <= 2`` all those counts come from
@@ -26,9 +48,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+import math
+import numbers
+
 import numpy as np
 
-__all__ = ["RuleCandidates", "literal_name"]
+__all__ = ["RuleCandidates", "literal_name", "check_feature_groups", "GROUPS_ATTR", "GROUP_KINDS"]
+
+GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's ``attrs``
+GROUP_KINDS = ("category", "interval")
 
 
 def literal_name(feature: str, positive: bool) -> str:
@@ -54,10 +82,14 @@ class RuleCandidates:
     features: np.ndarray
     positive: np.ndarray
     width: np.ndarray
+    n_pruned: int = 0  # candidates dropped because of the declared groups
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_features(cls, feature_names, max_width: int = 2) -> "RuleCandidates":
+    def from_features(cls, feature_names, max_width: int = 2, groups=None) -> "RuleCandidates":
+        """Every conjunction of ≤ ``max_width`` literals over distinct columns, minus — when
+        ``groups`` (a list with one spec or None per column, :func:`check_feature_groups`) is
+        given — the conjunctions that are empty or equal to one literal within a group."""
         names = tuple(str(f) for f in feature_names)
         p = len(names)
         if p == 0:
@@ -76,7 +108,17 @@ class RuleCandidates:
             feats.append(np.concatenate([f, np.repeat(f[:, :1], pad, axis=1)], axis=1))
             pols.append(np.concatenate([q, np.repeat(q[:, :1], pad, axis=1)], axis=1))
             widths.append(np.full(len(f), w, dtype=np.int64))
-        return cls(names, max_width, np.concatenate(feats), np.concatenate(pols), np.concatenate(widths))
+        F, P, W = np.concatenate(feats), np.concatenate(pols), np.concatenate(widths)
+        n_pruned = 0
+        if groups is not None:
+            if len(groups) != p:
+                raise ValueError(f"groups must have one entry per column ({p}), got {len(groups)}")
+            keep = _keep_mask(F, P, groups)
+            n_pruned = int((~keep).sum())
+            F, P, W = F[keep], P[keep], W[keep]
+            if F.shape[0] == 0:
+                raise ValueError("the declared feature groups leave no candidate rule")
+        return cls(names, max_width, F, P, W, n_pruned)
 
     def __len__(self) -> int:
         return int(self.features.shape[0])
@@ -130,6 +172,13 @@ class RuleCandidates:
             return out
         return np.stack([self.counts(X, W[:, j]) for j in range(W.shape[1])])
 
+    def counts_from_gram(self, A, s, total) -> np.ndarray:
+        """Counts of every candidate (``max_width <= 2``) from the weighted Gram matrix
+        ``A = Xᵀ diag(w) X``, ``s = Xᵀ w`` and ``total = Σ w`` (module docstring)."""
+        if self.max_width > 2:
+            raise ValueError("counts_from_gram needs max_width <= 2")
+        return self._pair_counts(A, s, total)
+
     def _pair_counts(self, A, s, total):
         f1, f2 = self.features[:, 0], self.features[:, -1]
         p1 = self.positive[:, 0].astype(np.float64)
@@ -160,3 +209,129 @@ class RuleCandidates:
         for f, pos in self.literals(i):
             mask &= Xb[:, f] if pos else ~Xb[:, f]
         return mask
+
+
+# ------------------------------------------------------------------ feature groups
+def _spec_value(kind, value, col):
+    if kind == "category":
+        try:
+            hash(value)
+        except TypeError:
+            raise ValueError(f"feature group of column {col!r}: a category value must be hashable") from None
+        return value
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"feature group of column {col!r}: an interval is [lo, hi] (None: open end)")
+    ends = []
+    for v, inf in zip(value, (-math.inf, math.inf)):
+        if v is None:
+            ends.append(inf)
+            continue
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or math.isnan(float(v)):
+            raise ValueError(f"feature group of column {col!r}: interval ends must be numbers or None")
+        ends.append(float(v))
+    if not ends[0] < ends[1]:
+        raise ValueError(f"feature group of column {col!r}: an interval (lo, hi] needs lo < hi")
+    return tuple(ends)
+
+
+def check_feature_groups(groups, feature_names, *, strict: bool = True) -> list | None:
+    """Normalise a group declaration to one ``(feature, kind, value)`` or None per column.
+
+    ``groups``: None (no groups) or a dict ``{column name: {"feature", "kind", "value"}}`` (module
+    docstring). Columns without an entry are ungrouped. ``strict``: a column name that is not in
+    ``feature_names`` is an error (an explicit ``feature_groups=``); otherwise such entries are
+    ignored (a frame's ``attrs`` after its columns were selected). Returns None when no column is
+    grouped. Every check is on the declaration, never on data.
+    """
+    if groups is None:
+        return None
+    if not isinstance(groups, dict):
+        raise ValueError("feature_groups must be None, 'auto' or a dict {column: {'feature', 'kind', 'value'}}")
+    names = [str(f) for f in feature_names]
+    index = {n: i for i, n in enumerate(names)}
+    out: list = [None] * len(names)
+    kinds: dict = {}
+    for col, spec in groups.items():
+        if str(col) not in index:
+            if strict:
+                raise ValueError(f"feature_groups: unknown column {col!r}")
+            continue
+        if not isinstance(spec, dict) or not {"feature", "kind", "value"} <= set(spec):
+            raise ValueError(f"feature_groups[{col!r}] must be a dict with keys 'feature', 'kind', 'value'")
+        feat, kind = str(spec["feature"]), spec["kind"]
+        if kind not in GROUP_KINDS:
+            raise ValueError(f"feature_groups[{col!r}]: kind must be one of {GROUP_KINDS}, got {kind!r}")
+        if kinds.setdefault(feat, kind) != kind:
+            raise ValueError(f"feature_groups: feature {feat!r} mixes kinds {kinds[feat]!r} and {kind!r}")
+        out[index[str(col)]] = (feat, kind, _spec_value(kind, spec["value"], col))
+    return out if any(g is not None for g in out) else None
+
+
+def _group_masks(members, kind):
+    """Each member column as a bitmask over the group's atoms, and the mask of the whole domain.
+
+    Categories: one atom per distinct value plus one for "any other value" (unknown, missing).
+    Intervals: the cells between consecutive distinct finite endpoints (the real line cut there).
+    """
+    if kind == "category":
+        values = list(dict.fromkeys(v for _, v in members))
+        atom = {v: k for k, v in enumerate(values)}
+        full = (1 << (len(values) + 1)) - 1  # the last atom: every other value
+        return [1 << atom[v] for _, v in members], full
+    ends = sorted({e for _, (lo, hi) in members for e in (lo, hi) if math.isfinite(e)})
+    cells = [-math.inf, *ends, math.inf]  # cell t = (cells[t], cells[t + 1]]
+    masks = []
+    for _, (lo, hi) in members:
+        m = 0
+        for t in range(len(cells) - 1):
+            if cells[t] >= lo and cells[t + 1] <= hi:
+                m |= 1 << t
+        masks.append(m)
+    return masks, (1 << (len(cells) - 1)) - 1
+
+
+def _pair_tables(groups, p):
+    """``pair[i, j, a, b]``: keep the conjunction (column i, polarity a) ∧ (column j, polarity b);
+    ``single[i, a]``: keep the literal. False only within a group, where the conjunction is empty
+    or equal to a single literal of the group."""
+    pair = np.ones((p, p, 2, 2), dtype=bool)
+    single = np.ones((p, 2), dtype=bool)
+    by_feature: dict = {}
+    for i, g in enumerate(groups):
+        if g is not None:
+            by_feature.setdefault((g[0], g[1]), []).append((i, g[2]))
+    for (_, kind), members in by_feature.items():
+        masks, full = _group_masks(members, kind)
+        lit = {}
+        for (i, _), m in zip(members, masks):
+            lit[i] = (full & ~m, m)  # polarity 0 (negated), 1 (positive)
+            single[i, 0], single[i, 1] = lit[i][0] != 0, m != 0
+        literal_sets = {s for pair_ in lit.values() for s in pair_}
+        idx = [i for i, _ in members]
+        for i in idx:
+            for j in idx:
+                if i == j:
+                    continue
+                for a in (0, 1):
+                    for b in (0, 1):
+                        both = lit[i][a] & lit[j][b]
+                        pair[i, j, a, b] = both != 0 and both not in literal_sets
+    return pair, single
+
+
+def _keep_mask(F, P, groups):
+    """Candidates all of whose literals and pairs of literals are kept (``_pair_tables``).
+
+    A pruned candidate holds an empty literal or pair (it captures nothing) or a pair equal to one
+    literal ℓ (it equals a candidate with one literal fewer, or is empty when ℓ conflicts with a
+    third literal); so nothing a candidate could capture is lost.
+    """
+    pair, single = _pair_tables(groups, len(groups))
+    Pi = P.astype(np.int64)
+    keep = np.ones(F.shape[0], dtype=bool)
+    w = F.shape[1]
+    for k in range(w):
+        keep &= single[F[:, k], Pi[:, k]]
+        for l in range(k + 1, w):
+            keep &= pair[F[:, k], F[:, l], Pi[:, k], Pi[:, l]]
+    return keep

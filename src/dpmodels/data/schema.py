@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["DatasetSchema", "dataset_schema", "PUBLIC_BOUNDS"]
+__all__ = ["DatasetSchema", "dataset_schema", "PUBLIC_BOUNDS", "binarized_feature_groups"]
 
 
 @dataclass(frozen=True)
@@ -267,3 +267,62 @@ def dataset_schema(name: str) -> DatasetSchema:
     else:
         classes, names = (0, 1), ()
     return DatasetSchema(key, classes, cats, dict(PUBLIC_BOUNDS[key]), names, _SOURCES[key])
+
+
+# ------------------------------------------------------------------ binarized datasets
+def _category(feature, values, prefix):
+    return {f"{prefix}{v}": dict(feature=feature, kind="category", value=v) for v in values}
+
+
+def _interval(feature, spec):
+    return {col: dict(feature=feature, kind="interval", value=[lo, hi]) for col, (lo, hi) in spec.items()}
+
+
+def _count_bands(prefix):  # "=0", "=1-3", ">3", ">5" of a count (integers >= 0)
+    return {f"{prefix}=0": (None, 0), f"{prefix}=1-3": (0, 3), f"{prefix}>3": (3, None),
+            f"{prefix}>5": (5, None)}
+
+
+# Column name -> {"feature", "kind", "value"} for the published binarizations whose columns say
+# what they encode (the rule learners' ``feature_groups="auto"`` reads them from X.attrs; see
+# dpmodels.data.rules). Checked against the files by tests/test_datasets.py. The CP4IM files
+# (German, …) have anonymous columns f0, f1, …: their groups are unknown and not declared.
+_BINARIZED_GROUPS = {
+    "adult": {
+        # one-hot groups of the paper-003 binarization (a missing value: every column 0)
+        **_category("gender", ["Female", "Male"], "gender_"),
+        **_category("age", ["high", "low"], "age_"),
+        **_category("hours_per_week", ["high", "low"], "hours_per_week_"),
+        **_category("occupation", ["Blue-Collar", "Sales", "Professional", "White-Collar", "Service"],
+                    "occupation_"),
+        **_category("workclass", ["Self-Employed", "Private", "Government"], "workclass_"),
+        **_category("education", ["Masters_Doctorate", "Some-college", "Assoc", "HS-grad",
+                                  "School_Prof-School", "Bachelors"], "education_"),
+        **_interval("capital_gain", {"capital_gain_0": (None, 0), "capital_gain_>0": (0, None)}),
+        **_interval("capital_loss", {"capital_loss_0": (None, 0), "capital_loss_>0": (0, None)}),
+    },
+    "compas": {
+        # integer ages: "18-20" is 17 < age <= 20; ">=30" is age > 29 (the loader renames the
+        # published "Age<=40"/"Age<=45" headers to what the columns hold, ">=")
+        **_interval("age", {"Age=18-20": (17, 20), "Age=18-22": (17, 22), "Age=18-25": (17, 25),
+                            "Age=24-30": (23, 30), "Age=24-40": (23, 40), "Age>=30": (29, None),
+                            "Age>=40": (39, None), "Age>=45": (44, None)}),
+        **_category("race", ["African-American", "Caucasian", "Asian", "Hispanic",
+                             "Native-American", "Other"], "Race="),
+        **_interval("juvenile_felonies", {k: v for k, v in _count_bands("Juvenile-Felonies").items()
+                                          if not k.endswith(">5")}),
+        **_interval("juvenile_crimes", _count_bands("Juvenile-Crimes")),
+        **_interval("prior_crimes", _count_bands("Prior-Crimes")),
+    },
+}  # fmt: skip
+
+
+def binarized_feature_groups(name: str) -> dict:
+    """Column -> group spec of a bundled *binarized* dataset (empty when its columns are anonymous).
+
+    The loaders put it in ``X.attrs["dpmodels_groups"]``, so the rule-list learners stop proposing
+    conjunctions that are empty or redundant (``race=A and not race=B``). A declaration about the
+    columns, taken from their names (and checked against the files in the tests), not from records.
+    """
+    key = _ALIASES.get(str(name).strip().lower(), str(name).strip().lower())
+    return {c: dict(g) for c, g in _BINARIZED_GROUPS.get(key, {}).items()}

@@ -1,5 +1,6 @@
 """Privacy core: budget ledger, vectorised samplers, private selection, smooth sensitivity."""
 
+from .accountant import BudgetAccountant, LedgerShare
 from .ledger import (
     BudgetExceededError,
     charge,
@@ -27,6 +28,8 @@ from .smooth import (
 )
 
 __all__ = [
+    "BudgetAccountant",
+    "LedgerShare",
     "charge",
     "jointexp_quantiles",
     "BudgetExceededError",

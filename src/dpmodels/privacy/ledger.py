@@ -34,6 +34,7 @@ within the budget; :meth:`PrivacyLedger.summary` says in words why a ledger is n
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from dataclasses import asdict, dataclass, field
 
@@ -120,7 +121,9 @@ class PrivacyLedger:
     rows: list[LedgerRow] = field(default_factory=list)
 
     def __post_init__(self):
-        self.epsilon = check_epsilon(self.epsilon)
+        # A budget of 0 is allowed: the ledger of a step that releases nothing (a transform with
+        # public cut points); it refuses every request, and leak rows still make it not private.
+        self.epsilon = 0.0 if _is_zero(self.epsilon) else check_epsilon(self.epsilon)
         self.delta = check_delta(self.delta)
 
     # ----------------------------------------------------------------- totals
@@ -193,22 +196,28 @@ class PrivacyLedger:
             raise ValueError(f"delta of a ledger row must be in [0, 1), got {delta!r}")
         if int(parts) < 1:
             raise ValueError("parts must be >= 1")
-        new_eps = self.epsilon_spent + eps
-        new_delta = self.delta_spent + d
-        if not self._within(new_eps, new_delta):
-            raise BudgetExceededError(
-                f"{what!r} via {mechanism} asks for (ε={eps:.6g}, δ={d:.3g}) but only "
-                f"(ε={self.epsilon_remaining:.6g}, δ={self.delta_remaining:.3g}) of the budget "
-                f"(ε={self.epsilon:.6g}, δ={self.delta:.3g}) is left"
-            )
         row = LedgerRow(what, mechanism, eps, d, sensitivity, composition, int(parts), note, guarantee)
-        self.rows.append(row)
+        self._admit(row)
+        self._append(row)
         return row
+
+    def _admit(self, row: LedgerRow) -> None:
+        """Raise :class:`BudgetExceededError` if ``row`` does not fit in what is left."""
+        if not self._within(self.epsilon_spent + row.epsilon, self.delta_spent + row.delta):
+            raise BudgetExceededError(
+                f"{row.what!r} via {row.mechanism} asks for (ε={row.epsilon:.6g}, δ={row.delta:.3g}) "
+                f"but only (ε={self.epsilon_remaining:.6g}, δ={self.delta_remaining:.3g}) of the "
+                f"budget (ε={self.epsilon:.6g}, δ={self.delta:.3g}) is left"
+            )
+
+    def _append(self, row: LedgerRow) -> None:
+        """Record an admitted row (a shared ledger also records it in its parent)."""
+        self.rows.append(row)
 
     def record_leak(self, what: str, note: str = "", *, warn: bool = True) -> LedgerRow:
         """Record a non-private access (a public input read from the data) and warn."""
         row = LedgerRow(what, "none (read from the data)", 0.0, 0.0, None, "leak", 1, note, "none")
-        self.rows.append(row)
+        self._append(row)
         if warn:
             warnings.warn(
                 f"{what} read from the private data: the result is not differentially private "
@@ -229,7 +238,7 @@ class PrivacyLedger:
     # ----------------------------------------------------------------- output
     def summary(self) -> str:
         """A readable table of every access, the totals, and whether (and why not) it is private."""
-        wwhat = min(44, max([4] + [len(r.what) for r in self.rows]))
+        wwhat = min(64, max([4] + [len(r.what) for r in self.rows]))  # room for "Owner: " prefixes
         wmech = max([9] + [len(r.mechanism) for r in self.rows])
         head = (f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  "
                 f"{'guarantee':<9}  composition")
@@ -252,6 +261,8 @@ class PrivacyLedger:
 
     def verdict(self) -> list[str]:
         """Why the ledger is (not) private, in words: one line per reason."""
+        if self.is_private and not self.rows:
+            return ["PRIVATE: nothing was released from the data."]
         if self.is_private:
             return [
                 f"PRIVATE: every release is a proven DP mechanism and the totals are within "
@@ -309,6 +320,10 @@ class PrivacyLedger:
             rows.append(LedgerRow(**r))
         led.rows = rows
         return led
+
+
+def _is_zero(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and v == 0
 
 
 def _legacy_guarantee(r: dict) -> str:

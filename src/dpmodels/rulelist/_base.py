@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, v
 from threadpoolctl import ThreadpoolController
 
 from .._format import estimator_header
-from ..data.rules import RuleCandidates
+from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups
 from ..validation import check_y, resolve_classes
 from .model import RuleList
 
@@ -39,21 +39,20 @@ class SplitStats:
     remaining positives) share each row: ~10× fewer rows on binarized Adult. Everything is float64,
     so every count is an exact integer up to 2^53 records (float32 would stop being exact above
     2^24 and break the sensitivity proofs, PRIVACY-NOTES 16).
+
+    Successive calls of a rule-list fit only remove records, so for ``max_width <= 2`` the two Gram
+    matrices (weights w and w·y) are *updated* with the distinct rows whose weights changed instead
+    of recomputed: a downdate by integer weights, exact in float64 like the full product (which is
+    used instead when more than half the distinct rows changed).
     """
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray):
         self.candidates = candidates
-        packed = np.packbits(Xf.astype(bool), axis=1)
-        if packed.shape[1] <= 8:  # up to 64 features: one integer key per row
-            keys = np.zeros(len(packed), dtype=np.uint64)
-            for j in range(packed.shape[1]):
-                keys = (keys << np.uint64(8)) | packed[:, j].astype(np.uint64)
-            _, first, self.inverse = np.unique(keys, return_index=True, return_inverse=True)
-        else:
-            _, first, self.inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
-        self.inverse = self.inverse.ravel()
+        first, self.inverse = _distinct_rows(Xf)
         self.patterns = Xf[first].astype(np.float64)
         self.y = y.astype(np.float64)
+        self._W = None  # (m, 2) weights of the last call and the Gram matrices they give
+        self._A = None
 
     def __call__(self, remaining: np.ndarray):
         """Return (N, P, captured, captured_pos) for the remaining mask."""
@@ -62,13 +61,51 @@ class SplitStats:
         w = np.bincount(self.inverse, weights=r, minlength=m)
         wy = np.bincount(self.inverse, weights=r * self.y, minlength=m)
         W = np.column_stack([w, wy])  # float64: exact integer weights
-        counts = self.candidates.counts_many(self.patterns, W)
-        return float(w.sum()), float(wy.sum()), counts[0], counts[1]
+        totals = (float(w.sum()), float(wy.sum()))
+        if self.candidates.max_width > 2:
+            counts = self.candidates.counts_many(self.patterns, W)
+            return totals[0], totals[1], counts[0], counts[1]
+        X = self.patterns
+        changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
+        if changed is None or 2 * changed.size > m:
+            self._A = [X.T @ (X * W[:, j : j + 1]) for j in range(2)]
+        elif changed.size:
+            Xc, dW = X[changed], W[changed] - self._W[changed]
+            for j in range(2):
+                self._A[j] += Xc.T @ (Xc * dW[:, j : j + 1])
+        self._W = W
+        S = X.T @ W
+        counts = [self.candidates.counts_from_gram(self._A[j], S[:, j], totals[j]) for j in range(2)]
+        return totals[0], totals[1], counts[0], counts[1]
 
     @staticmethod
     def split_impurity(N, P, cap, cap_pos):
         """Count-scaled Gini of every candidate split (captured child + uncaptured child)."""
         return count_scaled_gini(cap_pos, cap) + count_scaled_gini(P - cap_pos, N - cap)
+
+
+def _distinct_rows(Xf: np.ndarray):
+    """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group.
+
+    Rows are packed to bits and read as 64-bit words; one word: ``np.unique``; more: a lexsort of
+    the words (integer sorts, several times faster than ``np.unique(axis=0)`` on byte rows).
+    """
+    packed = np.packbits(Xf.astype(bool), axis=1)
+    n, nbytes = packed.shape
+    words = -(-nbytes // 8)
+    buf = np.zeros((n, words * 8), dtype=np.uint8)
+    buf[:, :nbytes] = packed
+    keys = buf.view(np.uint64)  # (n, words)
+    if words == 1:
+        _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
+        return first, inverse.ravel()
+    order = np.lexsort(keys.T[::-1])
+    sk = keys[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 @functools.cache
@@ -120,6 +157,43 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
             else [f"x{i}" for i in range(Xb.shape[1])]
         )
         return Xb, yb, names
+
+    def _make_candidates(self, X, names) -> RuleCandidates:
+        """The public candidate set: conjunctions over ``names``, minus those the declared feature
+        groups make empty or redundant (:mod:`dpmodels.data.rules`).
+
+        ``feature_groups="auto"`` reads the declaration a :class:`~dpmodels.data.Binarizer` (or a
+        bundled binarized loader) wrote in ``X.attrs["dpmodels_groups"]``; a dict declares the
+        groups explicitly; ``None`` uses every conjunction. The declaration describes the columns,
+        not the records: the candidate set stays a function of the schema.
+        """
+        fg = getattr(self, "feature_groups", None)  # a subclass without the parameter: no groups
+        if isinstance(fg, str):
+            if fg != "auto":
+                raise ValueError(f"feature_groups must be 'auto', None or a dict, got {fg!r}")
+            attrs = getattr(X, "attrs", None)
+            declared = attrs.get(GROUPS_ATTR) if isinstance(attrs, dict) else None
+            groups = check_feature_groups(declared, names, strict=False)
+        else:
+            groups = check_feature_groups(fg, names, strict=True)
+        return RuleCandidates.from_features(names, self.max_width, groups)
+
+    def _guarded_candidates(self, X, names, n_for_estimate) -> RuleCandidates:
+        """:meth:`_make_candidates`, refused before any release when the set is too large
+        (:mod:`dpmodels.guards`; ``n_for_estimate``: a public n, or — non-private learners — the
+        true one). The closed-form count without the groups' exclusions bounds the set: beyond
+        ``BUILD_FACTOR`` × the limit it is refused unbuilt; otherwise the set is built and its
+        exact size decides. Both counts depend on the schema only."""
+        from ..guards import BUILD_FACTOR, check_rule_candidates, max_candidates, n_rule_candidates
+
+        kw = dict(max_rules=self.max_rules, n_public=n_for_estimate, learner=type(self).__name__)
+        bound = n_rule_candidates(len(names), self.max_width)
+        limit = max_candidates()
+        if limit is not None and bound > BUILD_FACTOR * limit:
+            check_rule_candidates(len(names), self.max_width, n_candidates=bound, upper_bound=True, **kw)
+        cands = self._make_candidates(X, names)
+        check_rule_candidates(len(names), self.max_width, n_candidates=len(cands), **kw)
+        return cands
 
     def _encode_labels(self, y) -> np.ndarray:
         """The public label set (``classes=``, else the schema {0, 1}) and y as 0/1 (1 = classes[1]).

@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 
-from ..data.rules import RuleCandidates
-from ..guards import check_rule_candidates, progress
+from ..guards import progress
 from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
@@ -39,21 +38,27 @@ class GreedyRuleListClassifier(RuleListEstimator):
         rule list predicts ``classes[1]`` where it predicts 1). ``None``: the schema {0, 1}. The
         label set is never read from the data: a label outside it is an error, whatever else y
         holds; a training set holding one class is valid.
+    feature_groups : "auto", None or dict, default="auto"
+        Which columns come from one raw feature (one-hot categories, thresholds of a number), so
+        that conjunctions that are empty or equal to one literal are not candidates
+        (:mod:`dpmodels.data.rules`). ``"auto"``: the declaration in ``X.attrs["dpmodels_groups"]``
+        (written by :class:`dpmodels.data.Binarizer` and the bundled binarized Adult / COMPAS),
+        none for other input; a dict ``{column: {"feature", "kind", "value"}}`` declares them;
+        ``None``: every conjunction.
     """
 
-    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None):
+    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None, feature_groups="auto"):
         self.max_rules = max_rules
         self.min_support = min_support
         self.max_width = max_width
         self.classes = classes
+        self.feature_groups = feature_groups
 
     def _fit(self, X, y):
         self._check_common_params()
         Xb, yb, names = self._validate_fit_data(X, y)
         # non-private learner: its true n may size the estimate (it releases the data anyway)
-        check_rule_candidates(len(names), self.max_width, max_rules=self.max_rules, n_public=len(Xb),
-                              learner=type(self).__name__)
-        cands = RuleCandidates.from_features(names, self.max_width)
+        cands = self._guarded_candidates(X, names, len(Xb))
         stats = SplitStats(cands, Xb, yb)
         n = Xb.shape[0]
         lam = max(1, math.floor(self.min_support * n))

@@ -47,11 +47,11 @@ import math
 
 import numpy as np
 
-from ..data.rules import RuleCandidates
-from ..guards import check_rule_candidates, progress
+from ..guards import progress
 from ..privacy import mechanisms as mech
 from ..privacy import selection
-from ..privacy.ledger import PrivacyLedger, check_delta, check_epsilon
+from ..privacy.accountant import check_accountant, ledger_for_fit, published_ledger
+from ..privacy.ledger import check_delta, check_epsilon
 from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
 from ..validation import check_n_public, resolve_n, warn_if_delta_large
@@ -109,6 +109,15 @@ class DPRuleListClassifier(RuleListEstimator):
     random_state : None, int or Generator
         ``None`` draws from OS entropy (use this for private releases). A seed makes runs
         reproducible for research; whoever knows it can remove the noise.
+    feature_groups : "auto", None or dict, default="auto"
+        Columns that come from one raw feature, so that empty or redundant conjunctions are not
+        candidates (as in :class:`GreedyRuleListClassifier`; :mod:`dpmodels.data.rules`). The
+        declaration is public: the candidate set stays a function of the schema.
+    accountant : None or :class:`dpmodels.privacy.BudgetAccountant`
+        A budget shared with other steps (e.g. a :class:`dpmodels.data.Binarizer` with DP cut
+        points): ``epsilon`` / ``delta`` are then the share this fit requests from it, refused
+        before anything is spent when it exceeds what is left, and ``privacy_ledger_`` is the
+        accountant's ledger (every step's rows, one verdict). :mod:`dpmodels.privacy.accountant`.
     """
 
     _display_params = ("mechanism", "max_rules", "max_width", "min_support")
@@ -127,6 +136,8 @@ class DPRuleListClassifier(RuleListEstimator):
         n_public=None,
         random_state=None,
         classes=None,
+        feature_groups="auto",
+        accountant=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -140,6 +151,8 @@ class DPRuleListClassifier(RuleListEstimator):
         self.n_public = n_public
         self.random_state = random_state
         self.classes = classes
+        self.feature_groups = feature_groups
+        self.accountant = accountant
 
     # ------------------------------------------------------------- params
     def _needs_delta(self) -> bool:
@@ -158,6 +171,7 @@ class DPRuleListClassifier(RuleListEstimator):
         if not float(self.gamma) > 1.0:
             raise ValueError(f"gamma must be > 1, got {self.gamma!r}")
         check_n_public(self.n_public, integer=True)
+        check_accountant(self.accountant, type(self).__name__)
         if self.delta is None:
             if not self._needs_delta():
                 delta = 0.0
@@ -179,13 +193,12 @@ class DPRuleListClassifier(RuleListEstimator):
     def _fit(self, X, y):
         eps, delta = self._resolve_params()
         Xb, yb, names = self._validate_fit_data(X, y)
-        # before any release; the estimate uses the schema and the declared n only (never n)
-        check_rule_candidates(len(names), self.max_width, max_rules=self.max_rules,
-                              n_public=self.n_public, learner=type(self).__name__)
+        # public: the column names and their groups; refused before any release when too many
+        # (the estimate uses the schema and the declared n only, never n)
+        cands = self._guarded_candidates(X, names, self.n_public)
         n = Xb.shape[0]
-        ledger = PrivacyLedger(eps, delta)
+        ledger = ledger_for_fit(self, eps, delta)  # refused here when an accountant has too little left
         rng = check_random_state(self.random_state)
-        cands = RuleCandidates.from_features(names, self.max_width)
         stats = SplitStats(cands, Xb, yb)
         if self.mechanism == "permute-and-flip":
             chosen, part = self._fit_pf(cands, stats, Xb, ledger, rng)
@@ -193,7 +206,7 @@ class DPRuleListClassifier(RuleListEstimator):
         else:
             rules, default = self._fit_paper(cands, stats, Xb, yb, ledger, rng, n)
         ledger.check()
-        self.privacy_ledger_ = ledger
+        self.privacy_ledger_ = published_ledger(ledger)
         self.n_candidates_ = len(cands)
         self.rule_list_ = self._build_rule_list(names, rules, default, True)
         # every count release is a geometric histogram of sensitivity 1: noise scale 1/ε (the

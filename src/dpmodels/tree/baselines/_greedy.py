@@ -8,7 +8,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
 from ...guards import check_tree_size, progress
-from ...privacy.ledger import PrivacyLedger, check_epsilon
+from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
+from ...privacy.ledger import check_epsilon
 from ...validation import (
     check_X_shape,
     check_y,
@@ -91,8 +92,10 @@ class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         D = int(self.max_depth)
         if D < 1:
             raise ValueError("max_depth must be >= 1")
+        check_accountant(getattr(self, "accountant", None), type(self).__name__)
         self._plan_budget(eps, D)
-        return self._fit(X, y, PrivacyLedger(eps), check_random_state(self.random_state))
+        # a share of the accountant's budget when one is given (refused here if it does not fit)
+        return self._fit(X, y, ledger_for_fit(self, eps), check_random_state(self.random_state))
 
     def _plan_budget(self, eps, D):
         """Set the learner's budget shares from ε and the depth D (subclasses)."""
@@ -175,7 +178,7 @@ class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         ledger.check()
         self.tree_ = tree
         self.classes_ = classes
-        self.privacy_ledger_ = ledger
+        self.privacy_ledger_ = published_ledger(ledger)
         return self
 
     def _count_noise_scale(self):

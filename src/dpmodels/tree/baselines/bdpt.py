@@ -44,11 +44,13 @@ class BDPTClassifier(GreedyPrivateTree):
     Accounting: nodes of one depth hold disjoint records (parallel composition); depths compose
     sequentially. Ledger: for i = 0..max_depth a "class counts, depth i" row (ε/2·w_i) and for
     i < max_depth a "split selection, depth i" row (ε/(2·max_depth)); the total is ε.
+    With ``accountant=`` (a :class:`dpmodels.privacy.BudgetAccountant`), ``epsilon`` is the share
+    requested from it and ``privacy_ledger_`` is the accountant's ledger.
     """
 
     def __init__(self, epsilon=1.0, max_depth=4, bounds=None, categories=None, classes=None,
                  numeric_binning="equal_width", max_bins=10, merge_size=5, min_samples_split=2,
-                 random_state=None):
+                 random_state=None, accountant=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.bounds = bounds
@@ -59,6 +61,7 @@ class BDPTClassifier(GreedyPrivateTree):
         self.merge_size = merge_size
         self.min_samples_split = min_samples_split
         self.random_state = random_state
+        self.accountant = accountant
 
     def _keep_features(self, names, categorical):
         return np.ones(len(names), dtype=bool)

@@ -39,12 +39,15 @@ class DPGDFClassifier(GreedyPrivateTree):
 
     Accounting: ``max_depth`` sequential "split selection" rows at ε/(2·max_depth) (parallel
     across the nodes of a level) and one "leaf labels" row at ε/2 (parallel across leaves).
+    With ``accountant=`` (a :class:`dpmodels.privacy.BudgetAccountant`), ``epsilon`` is the share
+    requested from it and ``privacy_ledger_`` is the accountant's ledger.
     """
 
     _accepts_numerical = False
 
     def __init__(self, epsilon=1.0, max_depth=4, categories=None, classes=None, numerical="drop",
-                 split_mechanism="exponential", leaf_mechanism="exponential", random_state=None):
+                 split_mechanism="exponential", leaf_mechanism="exponential", random_state=None,
+                 accountant=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.categories = categories
@@ -53,6 +56,7 @@ class DPGDFClassifier(GreedyPrivateTree):
         self.split_mechanism = split_mechanism
         self.leaf_mechanism = leaf_mechanism
         self.random_state = random_state
+        self.accountant = accountant
 
     bounds = None  # numerical features are never used
 

@@ -40,7 +40,8 @@ from sklearn.utils.validation import _check_feature_names, _check_n_features, ch
 
 from ...guards import check_tree_size
 from ...privacy import samplers
-from ...privacy.ledger import PrivacyLedger, check_epsilon
+from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
+from ...privacy.ledger import check_epsilon
 from ...validation import (
     check_n_public,
     check_X_shape,
@@ -102,6 +103,10 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         Declared public training-set size (or order of magnitude). ``None``: a DP estimate.
     random_state : None, int or Generator
         ``None`` (default) draws OS entropy. A seed makes fits reproducible and is NOT private.
+    accountant : None or :class:`dpmodels.privacy.BudgetAccountant`
+        A budget shared with other fits: ``epsilon`` is then the share requested from it (refused
+        before anything is spent when it exceeds what is left) and ``privacy_ledger_`` is the
+        accountant's ledger (:mod:`dpmodels.privacy.accountant`).
 
     Attributes
     ----------
@@ -126,6 +131,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         n_public=None,
         random_state=None,
         classes=None,
+        accountant=None,
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -139,6 +145,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         self.n_public = n_public
         self.random_state = random_state
         self.classes = classes
+        self.accountant = accountant
 
     # ================================================================== parameters
     def _check_params(self):
@@ -165,6 +172,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         if self.leaf_labels not in ("noisy-counts", "permute-and-flip"):
             raise ValueError(f"leaf_labels must be 'noisy-counts' or 'permute-and-flip', got {self.leaf_labels!r}")
         check_n_public(self.n_public)
+        check_accountant(self.accountant, type(self).__name__)
         if self.categories is not None and not isinstance(self.categories, dict):
             raise ValueError("categories must be None or a dict {feature name or index: list of values}")
         return eps, int(d), int(b), le
@@ -181,7 +189,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         y = check_y(y, name)
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
-        ledger = PrivacyLedger(eps)
+        ledger = ledger_for_fit(self, eps)  # a share of the accountant's budget, if any
         classes, y_idx = resolve_classes(self.classes, y, ledger)
         names, categorical, categories = resolve_categories(X, self.categories, ledger)
         _check_feature_names(self, X, reset=True)
@@ -221,7 +229,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         share = 1.0 if self.leaf_labels == "noisy-counts" else 0.5
         self.tree_.count_noise_scale = 1.0 / (share * plan.leaf)
         self.classes_ = classes
-        self.privacy_ledger_ = ledger
+        self.privacy_ledger_ = published_ledger(ledger)
         self._schema = (names, categorical, categories)
         return self
 

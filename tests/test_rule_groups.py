@@ -1,0 +1,248 @@
+"""Rule candidates that know the feature groups: nothing dropped could capture a set of records no
+kept candidate captures (brute force over every input the schema allows), the groups declared for
+the bundled binarizations hold on their files, and the learners read the declaration."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpmodels.data import Binarizer, RuleCandidates, check_feature_groups, load_dataset
+from dpmodels.data.schema import binarized_feature_groups
+from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+
+
+# ------------------------------------------------------------------ brute force
+def universe(specs):
+    """Every input the declaration allows, one point per atom of each grouped feature (plus both
+    values of each ungrouped column), as a 0/1 matrix over the columns."""
+    feats = {}
+    for j, s in enumerate(specs):
+        if s is not None:
+            feats.setdefault(s[0], (s[1], []))[1].append(j)
+    axes, free = [], [j for j, s in enumerate(specs) if s is None]
+    for f, (kind, cols) in feats.items():
+        if kind == "category":
+            values = list(dict.fromkeys(specs[j][2] for j in cols)) + [object()]  # + an unknown
+            pts = [[int(specs[j][2] == v) for j in cols] for v in values]
+        else:
+            ends = sorted({e for j in cols for e in specs[j][2] if math.isfinite(e)})
+            reps = list(ends) + [(ends[-1] + 1) if ends else 0.0]  # e is in the cell (prev, e]
+            pts = [[int(specs[j][2][0] < x <= specs[j][2][1]) for j in cols] for x in reps]
+        axes.append((cols, pts))
+    rows = []
+    for combo in itertools.product(*[p for _, p in axes], *[[0, 1]] * len(free)):
+        row = np.zeros(len(specs), dtype=np.int8)
+        for (cols, _), pt in zip(axes, combo[: len(axes)]):
+            row[cols] = pt
+        row[free] = combo[len(axes):]
+        rows.append(row)
+    return np.array(rows)
+
+
+def supports(cands, U):
+    return {tuple(cands.support(U, i)): int(cands.width[i]) for i in range(len(cands))}
+
+
+def check_pruning(names, groups, width):
+    specs = check_feature_groups(groups, names)
+    full = RuleCandidates.from_features(names, width)
+    kept = RuleCandidates.from_features(names, width, specs)
+    U = universe(specs)
+    kept_sup = {}
+    for i in range(len(kept)):
+        s = tuple(kept.support(U, i))
+        kept_sup[s] = min(kept_sup.get(s, 99), int(kept.width[i]))
+    kept_names = set(kept.names)
+    assert kept.n_pruned == len(full) - len(kept)
+    for i in range(len(full)):
+        if full.name(i) in kept_names:
+            continue
+        s = tuple(full.support(U, i))
+        # a pruned candidate is empty on every input, or equal to a kept one with fewer literals
+        assert not any(s) or kept_sup.get(s, 99) < int(full.width[i]), full.name(i)
+    # so every set of inputs a candidate can capture is still captured by a kept one
+    assert {s for s in supports(full, U) if any(s)} <= set(kept_sup)
+    return full, kept
+
+
+def test_category_group_drops_impossible_and_redundant_pairs():
+    names = ["race=A", "race=B", "race=C", "z"]
+    groups = {f"race={v}": dict(feature="race", kind="category", value=v) for v in "ABC"}
+    full, kept = check_pruning(names, groups, 2)
+    k = set(kept.names)
+    assert "race=A and race=B" not in k and "race=A and not race=B" not in k
+    assert "not race=A and race=B" not in k
+    assert "not race=A and not race=B" in k  # "neither A nor B": C or unknown
+    assert "race=A and z" in k and "race=A" in k
+    assert len(full) - len(kept) == 3 * 3  # three pairs, three of four polarities each
+
+
+def test_thermometer_group_keeps_only_intervals():
+    names = ["age<=20", "age<=30", "age<=45"]
+    groups = {n: dict(feature="age", kind="interval", value=[None, float(n[5:])]) for n in names}
+    _, kept = check_pruning(names, groups, 3)
+    two = [n for n in kept.names if " and " in n]
+    assert two == ["not age<=20 and age<=30", "not age<=20 and age<=45", "not age<=30 and age<=45"]
+
+
+def test_compas_style_overlapping_intervals():
+    g = binarized_feature_groups("compas")
+    names = [c for c in g if g[c]["feature"] in ("age", "prior_crimes")] + ["Gender=Male"]
+    check_pruning(names, {c: g[c] for c in names if c in g}, 2)
+
+
+def test_exhaustive_bins_drop_the_complement_pair():
+    names = ["x<=0", "0<x<=1", "x>1"]
+    groups = {"x<=0": dict(feature="x", kind="interval", value=[None, 0]),
+              "0<x<=1": dict(feature="x", kind="interval", value=[0, 1]),
+              "x>1": dict(feature="x", kind="interval", value=[1, None])}
+    _, kept = check_pruning(names, groups, 2)
+    assert "not x<=0 and not 0<x<=1" not in kept.names  # equals x>1
+
+
+@st.composite
+def schemas(draw):
+    names, groups = [], {}
+    for f in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["category", "interval"]))
+        k = draw(st.integers(1, 4))
+        for c in range(k):
+            name = f"f{f}_{c}"
+            if kind == "category":
+                v = draw(st.integers(0, 4))
+            else:
+                lo = draw(st.one_of(st.none(), st.integers(-3, 3)))
+                hi = draw(st.one_of(st.none(), st.integers(-3, 3)))
+                if lo is not None and hi is not None and lo >= hi:
+                    lo, hi = (None, hi) if draw(st.booleans()) else (lo, None)
+                v = [lo, hi]
+            names.append(name)
+            groups[name] = dict(feature=f"f{f}", kind=kind, value=v)
+    names += [f"free{i}" for i in range(draw(st.integers(0, 1)))]
+    return names, groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(schemas(), st.integers(1, 3))
+def test_pruning_never_loses_a_capturable_set(schema, width):
+    names, groups = schema
+    check_pruning(names, groups, width)
+
+
+def test_binarizer_columns_prune_by_brute_force():
+    X = pd.DataFrame({"x": np.linspace(0, 10, 50), "c": ["a", "b", "c", "d", "e"] * 10})
+    for enc in ("thermometer", "onehot"):
+        b = Binarizer(cut_points={"x": [2, 5, 7]}, categories={"c": list("abcd")}, encoding=enc).fit(X)
+        check_pruning(list(b.get_feature_names_out()), b.groups_, 2)
+
+
+def test_candidates_depend_on_the_declaration_only():
+    names = ["a=1", "a=2", "b"]
+    groups = {"a=1": dict(feature="a", kind="category", value=1),
+              "a=2": dict(feature="a", kind="category", value=2)}
+    specs = check_feature_groups(groups, names)
+    assert RuleCandidates.from_features(names, 2, specs).names == RuleCandidates.from_features(names, 2, specs).names
+
+
+@pytest.mark.parametrize("groups, match", [
+    ("x", "feature_groups must be"),
+    ({"nope": dict(feature="a", kind="category", value=1)}, "unknown column"),
+    ({"a": dict(feature="a", kind="ordinal", value=1)}, "kind"),
+    ({"a": dict(feature="a", value=1)}, "keys"),
+    ({"a": dict(feature="f", kind="category", value=1), "b": dict(feature="f", kind="interval", value=[0, 1])}, "mixes"),
+    ({"a": dict(feature="a", kind="interval", value=[1, 1])}, "lo < hi"),
+    ({"a": dict(feature="a", kind="interval", value=[0])}, "interval"),
+    ({"a": dict(feature="a", kind="interval", value=["x", 1])}, "numbers"),
+    ({"a": dict(feature="a", kind="category", value=[1])}, "hashable"),
+])
+def test_bad_declarations(groups, match):
+    with pytest.raises(ValueError, match=match):
+        check_feature_groups(groups, ["a", "b"])
+
+
+# ------------------------------------------------------------------ bundled binarizations
+@pytest.mark.parametrize("name", ["adult", "compas"])
+def test_declared_groups_hold_on_the_bundled_files(name):
+    """Every conjunction the declaration calls empty captures no record of the file."""
+    X, _ = load_dataset(name)
+    groups = X.attrs["dpmodels_groups"]
+    assert groups == binarized_feature_groups(name) and set(groups) <= set(X.columns)
+    names = list(X.columns)
+    specs = check_feature_groups(groups, names)
+    full = RuleCandidates.from_features(names, 2)
+    kept = set(RuleCandidates.from_features(names, 2, specs).names)
+    Xf = X.to_numpy(np.float64)
+    U = universe(specs)
+    for i in range(len(full)):
+        if full.name(i) not in kept and not full.support(U, i).any():
+            assert not full.support(Xf, i).any(), full.name(i)
+
+
+def test_german_binarization_declares_no_groups():
+    X, _ = load_dataset("german")
+    assert "dpmodels_groups" not in X.attrs
+
+
+# ------------------------------------------------------------------ learners
+def test_learners_read_the_groups_from_attrs_or_the_parameter():
+    X, y = load_dataset("compas")
+    X, y = X.iloc[:1500], y.iloc[:1500]
+    auto = GreedyRuleListClassifier().fit(X, y)
+    off = GreedyRuleListClassifier(feature_groups=None).fit(X, y)
+    Xplain = pd.DataFrame(X.to_numpy(), columns=X.columns)  # no attrs
+    explicit = GreedyRuleListClassifier(feature_groups=binarized_feature_groups("compas")).fit(Xplain, y)
+    assert off.n_candidates_ == 1458 and auto.n_candidates_ == explicit.n_candidates_ == 1290
+    assert str(auto.rule_list_) == str(explicit.rule_list_)
+    assert GreedyRuleListClassifier().fit(Xplain, y).n_candidates_ == 1458
+    # numpy input: no attrs; an explicit dict must name existing columns (x0, x1, …)
+    with pytest.raises(ValueError, match="unknown column"):
+        GreedyRuleListClassifier(feature_groups=binarized_feature_groups("compas")).fit(X.to_numpy(), y)
+    dp = DPRuleListClassifier(epsilon=1.0, random_state=0).fit(X, y)
+    assert dp.n_candidates_ == auto.n_candidates_
+    with pytest.raises(ValueError, match="feature_groups"):
+        GreedyRuleListClassifier(feature_groups="yes").fit(X, y)
+
+
+def test_binarizer_pipeline_passes_its_groups():
+    from sklearn.pipeline import make_pipeline
+
+    X = pd.DataFrame({"x": np.arange(200) % 17, "c": np.array(list("abcd"))[np.arange(200) % 4]})
+    y = ((X["x"] > 8) ^ (X["c"] == "a")).astype(int)
+    b = Binarizer(cut_points={"x": [3, 6, 9, 12]}, categories={"c": list("abcd")})
+    p = make_pipeline(b, GreedyRuleListClassifier(max_rules=4)).fit(X, y)
+    names = list(b.get_feature_names_out())
+    assert p[-1].n_candidates_ == len(RuleCandidates.from_features(names, 2, check_feature_groups(b.groups_, names)))
+    assert p[-1].n_candidates_ < len(RuleCandidates.from_features(names, 2))
+
+
+# ------------------------------------------------------------------ counting over distinct rows
+@pytest.mark.parametrize("p", [5, 64, 70, 130])
+def test_split_stats_updates_equal_a_fresh_count(p):
+    """Distinct rows (one or several 64-bit words) and Gram updates give exact counts."""
+    from dpmodels.rulelist._base import SplitStats, _distinct_rows
+
+    rng = np.random.default_rng(p)
+    X = (rng.random((400, p)) < 0.3).astype(np.float64)
+    X[200:] = X[:200]  # duplicates
+    y = rng.integers(0, 2, 400)
+    first, inv = _distinct_rows(X)
+    _, ref_inv = np.unique(X, axis=0, return_inverse=True)
+    assert len(first) == len(np.unique(ref_inv)) and np.array_equal(X[first][inv], X)
+    cands = RuleCandidates.from_features([f"f{i}" for i in range(p)], 2)
+    stats = SplitStats(cands, X, y)
+    remaining = np.ones(400, dtype=bool)
+    for step in range(6):
+        got = stats(remaining)
+        want = SplitStats(cands, X, y)(remaining)
+        assert got[:2] == want[:2]
+        np.testing.assert_array_equal(got[2], want[2])
+        np.testing.assert_array_equal(got[3], want[3])
+        Xs = X[remaining]
+        some = rng.choice(len(cands), min(200, len(cands)), replace=False)
+        np.testing.assert_array_equal(got[2][some], [cands.support(Xs, i).sum() for i in some])
+        remaining = remaining & (rng.random(400) < (0.95 if step % 2 else 0.5))
