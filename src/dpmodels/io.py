@@ -469,6 +469,8 @@ class LoadedModel:
                                 seeded=bool(self.privacy.get("noise_seeded")))
         if pl is None and self.privacy_ledger_ is None:
             status = "privacy unknown (a bare model file: no ledger)"
+        elif pl is False:  # a preprocessing ledger (e.g. a Binarizer's) does not make it private
+            status = "not private (no DP guarantee)"
         notes = []
         if self.preprocessing_:
             notes.append("input: " + ", ".join(type(s).__name__ for s in self.preprocessing_)
