@@ -118,6 +118,27 @@ def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
     assert "NOT PRIVATE" in r.stdout and "(read from the data: a leak)" in r.stdout
 
 
+def test_dp_rule_list_on_a_raw_csv_through_the_binarizer(csv_path, tmp_path):
+    out = tmp_path / "rl.json"
+    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "dp-rulelist",
+            "--epsilon", "1", "--binarizer-share", "0.2", *_declarations(), "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # everything declared: no leak
+    assert "input: Binarizer of the columns sex, age" in r.stdout
+    assert "Binarizer: 2 quantiles of 'age'" in r.stdout and "PRIVATE: every release" in r.stdout
+    doc = json.loads(out.read_text())
+    rows = doc["privacy"]["ledger"]["rows"]
+    assert sum(x["epsilon"] for x in rows if x["what"].startswith("Binarizer")) == pytest.approx(0.2)
+    assert doc["privacy"]["epsilon_spent"] == pytest.approx(1.0) and doc["privacy"]["is_private"]
+    r = run("predict", out, csv_path, "--proba", "--out", tmp_path / "p.csv")
+    assert r.returncode == 0, r.stderr
+    got = pd.read_csv(tmp_path / "p.csv")
+    df = pd.read_csv(csv_path, dtype={c: str for c in dataset_schema("compas").categories})
+    assert (got["prediction"].to_numpy() == load_model(out).predict(df)).all()
+    r = run("show", out)
+    assert "age: cut points" in r.stdout and "(DP quantiles)" in r.stdout
+
+
 def test_bundled_dataset_rule_list_fit_predict(tmp_path):
     out = tmp_path / "rl.json"
     r = run("fit", "--data", "compas", "--model", "dp-rulelist", "--epsilon", "2", "--no-split", "--out", out)
@@ -165,6 +186,10 @@ BAD_INPUTS = [
     (["fit", "--data", "compas", "--model", "dp-rulelist", "--mechanism", "sm-laplace"], "needs δ > 0"),
     (["fit", "--data", "compas", "--model", "privatree", "--max-depth", "20", "--max-seconds", "1"],
      "above the limit of 1 s"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist"],
+     "y holds a label other than 0 and 1"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--bounds", "age=18:100"],
+     "declare bounds (or --cut-points) for every numerical column"),
     (["fit", "--data", "{dir}", "--label", "y"], "is a directory, not a CSV file"),
     (["fit", "--data", "{bad_csv}", "--label", "y"], "cannot read"),
     (["predict", "{dir}/none.json", "{csv}"], "model file '{dir}/none.json' does not exist"),

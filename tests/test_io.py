@@ -222,3 +222,54 @@ def test_dl85_round_trip(tmp_path):
     assert np.array_equal(m.predict(X), est.predict(X))
     assert np.array_equal(m.predict_proba(X), est.predict_proba(X))
     assert json.loads((tmp_path / "m.json").read_text())["extra"]["optimal"] in (True, False)
+
+
+def test_pipeline_with_a_binarizer_round_trip_on_raw_frames(tmp_path):
+    from sklearn.pipeline import make_pipeline
+
+    from dpmodels.data import Binarizer
+    from dpmodels.privacy import BudgetAccountant
+
+    X, y = load_dataset("compas", binarized=False)
+    X, y = X.iloc[:2000], y.iloc[:2000]
+    s = dataset_schema("compas")
+    acc = BudgetAccountant(1.0)
+    pipe = make_pipeline(
+        Binarizer(epsilon=0.1, bounds=s.bounds, categories=s.categories, accountant=acc),
+        DPRuleListClassifier(epsilon=0.9, accountant=acc),
+    ).fit(X, y)
+    m = load_model(save_model(pipe, tmp_path / "m.json"))
+    assert np.array_equal(m.predict(X), pipe.predict(X))
+    assert np.array_equal(m.predict_proba(X), pipe.predict_proba(X))
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["schema"]["input_features"] == list(X.columns)
+    assert doc["schema"]["preprocessing"][0]["class"] == "dpmodels.data.binarize.Binarizer"
+    assert doc["privacy"]["epsilon"] == 1.0 and doc["privacy"]["is_private"] is True
+    whats = [r["what"] for r in doc["privacy"]["ledger"]["rows"]]
+    assert any(w.startswith("Binarizer:") for w in whats) and any(w.startswith("DPRuleList") for w in whats)
+    assert doc["estimator"]["params"]["accountant"] is None
+    assert "input: Binarizer of the columns" in str(m)
+    # categorical values outside the declared lists are unknown, never an error
+    Xo = X.copy()
+    Xo["race"] = Xo["race"].astype(object).where(np.arange(len(Xo)) % 7 != 0, "Martian")
+    assert np.array_equal(m.predict(Xo), pipe.predict(Xo))
+
+
+def test_pipeline_without_accountant_sums_the_budgets(tmp_path):
+    from sklearn.pipeline import make_pipeline
+
+    from dpmodels.data import Binarizer
+
+    X, y = load_dataset("compas", binarized=False)
+    X, y = X.iloc[:1000], y.iloc[:1000]
+    s = dataset_schema("compas")
+    pipe = make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories),
+                         DPRuleListClassifier(epsilon=0.5)).fit(X, y)
+    doc = json.loads(save_model(pipe, tmp_path / "m.json").read_text())
+    assert doc["privacy"]["epsilon"] == pytest.approx(0.7)  # sequential composition of the steps
+    assert doc["privacy"]["epsilon_spent"] == pytest.approx(0.7)
+    greedy = make_pipeline(Binarizer(cut_points={c: [1.0] for c in s.bounds}, categories=s.categories),
+                           GreedyRuleListClassifier()).fit(X, y)
+    doc = json.loads(save_model(greedy, tmp_path / "g.json").read_text())
+    assert doc["privacy"]["is_private"] is False and doc["privacy"]["private_learner"] is False
+    assert str(load_model(tmp_path / "g.json")).splitlines()[1] == "privacy: not private (no DP guarantee)"
