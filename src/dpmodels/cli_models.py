@@ -169,6 +169,10 @@ def _cli_hint(text: str) -> str:
         return " (CLI: --bounds COL=LO:HI for every numerical column)"
     if text.startswith("training-set size"):
         return " (CLI: --n-public N)"
+    m = re.match(r"quantiles of feature '(.+?)'", text)
+    if m:
+        return (f" (CLI: --cut-points {m.group(1)}=C1,C2 for public thresholds, or --bounds "
+                f"{m.group(1)}=LO:HI with dp-rulelist for private quantiles)")
     return ""
 
 
@@ -633,7 +637,7 @@ def _tree_estimator(args, X, declared):
     return DPGDFClassifier(**common)
 
 
-def _rule_list_estimator(args, declared, epsilon):
+def _rule_list_estimator(args, declared, epsilon, accountant=None):
     from .rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 
     classes = declared["classes"]
@@ -645,7 +649,7 @@ def _rule_list_estimator(args, declared, epsilon):
                                          time_limit=args.time_limit, classes=classes)
     kw = dict(epsilon=epsilon, max_rules=args.max_rules, min_support=args.min_support,
               max_width=args.max_width, classes=classes, n_public=args.n_public,
-              random_state=args.random_state)
+              random_state=args.random_state, accountant=accountant)
     if args.mechanism is not None:
         kw["mechanism"] = args.mechanism
     if args.delta is not None:
@@ -658,9 +662,7 @@ def _rule_list_pipeline(args, X, declared):
     columns are binarized first (:func:`_binarizer`)."""
     if _all_binary(X, declared):
         return [], _rule_list_estimator(args, declared, args.epsilon)
-    binarizer, share = _binarizer(args, X, declared)
-    eps = args.epsilon * (1 - share) if args.model == "dp-rulelist" and share else args.epsilon
-    return [binarizer], _rule_list_estimator(args, declared, eps)
+    return _binarizer_pipeline(args, X, declared)
 
 
 def _all_binary(X, declared) -> bool:
@@ -682,12 +684,44 @@ def _all_binary(X, declared) -> bool:
     return True
 
 
-def _binarizer(args, X, declared):
-    """The Binarizer of a rule list on raw columns, and the share of ε it spends."""
-    raise UsageError(
-        "rule lists need binary (0/1) columns, and this dpmodels has no Binarizer yet: binarize "
-        "the CSV first (public thresholds), or use a tree model (privatree, bdpt, dpgdf) on raw columns"
-    )
+def _binarizer_pipeline(args, X, declared):
+    """A :class:`~dpmodels.data.Binarizer` then the rule list, sharing one budget.
+
+    Numerical columns are cut at ``--cut-points`` (public, free); the others at ``--n-bins``
+    quantiles: for ``dp-rulelist`` private ones within ``--bounds`` (JointExp, a share
+    ``--binarizer-share`` of ε, the rest to the learner, both spent through one
+    :class:`~dpmodels.privacy.BudgetAccountant` so the model's ledger covers both steps), for the
+    non-private baselines the data's quantiles (a leak, as they read the data anyway).
+    Categorical columns are one-hot over ``--categories`` (undeclared text columns are read from
+    the data: a leak recorded in the shared ledger).
+    """
+    from .data import Binarizer
+    from .privacy import BudgetAccountant
+
+    cats = {c: v for c, v in declared["categories"].items() if c in X.columns}
+    cuts = {c: v for c, v in declared["cut_points"].items() if c in X.columns}
+    bounds = {c: v for c, v in declared["bounds"].items() if c in X.columns}
+    need = [c for c in _numeric_columns(X, cats) if c not in cuts]  # columns needing quantiles
+    if bounds and any(c not in bounds for c in need):
+        missing = [c for c in need if c not in bounds]
+        raise UsageError(
+            f"--bounds declares some numerical columns but not {', '.join(repr(c) for c in missing[:4])}"
+            f"{' ...' if len(missing) > 4 else ''}: declare bounds (or --cut-points) for every numerical "
+            "column, or no bounds (they are then read from the data, which is not private)"
+        )
+    if args.model != "dp-rulelist":
+        binarizer = Binarizer(cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None,
+                              categories=cats or None)
+        return [binarizer], _rule_list_estimator(args, declared, args.epsilon)
+    learner = _rule_list_estimator(args, declared, args.epsilon)
+    _, delta = learner._resolve_params()  # the learner's δ (0 for pure mechanisms): the budget's
+    share = args.binarizer_share if need else 0.0
+    acc = BudgetAccountant(args.epsilon, delta)
+    binarizer = Binarizer(cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None,
+                          categories=cats or None, epsilon=share * args.epsilon if need else None,
+                          accountant=acc, random_state=args.random_state)
+    learner = _rule_list_estimator(args, declared, (1.0 - share) * args.epsilon, accountant=acc)
+    return [binarizer], learner
 
 
 # ---------------------------------------------------------------------------- fit
@@ -698,6 +732,16 @@ def _check_estimator_params(est) -> None:
         if fn is not None:
             fn()
             return
+
+
+def _check_labels(y, declared, *, binary: bool) -> None:
+    """Labels outside the declared set (or outside {0, 1} for rule lists without --classes) are
+    a schema error: raised before any step is fitted, with the learner's own message."""
+    if declared["classes"] is None and not binary:
+        return  # the learner reads the label set from the data (a leak it records)
+    from .validation import check_y, resolve_classes
+
+    resolve_classes(declared["classes"], check_y(y), None, binary=binary)
 
 
 def _limits(args):
@@ -736,6 +780,7 @@ def cmd_fit(args) -> int:
     else:
         steps, est = _rule_list_pipeline(args, X, declared)
     _check_estimator_params(est)
+    _check_labels(y, declared, binary=args.model in RULE_LISTS)
     if args.no_split:
         Xtr, ytr, Xte, yte = X, y, None, None
     else:
@@ -751,7 +796,9 @@ def cmd_fit(args) -> int:
         model = make_pipeline(*steps, est)
     else:
         model = est
-    print(est.to_text())
+    from .io import model_from_dict, model_to_dict
+
+    print(model_from_dict(model_to_dict(model)).to_text())  # what `dpmodels show` will print
     if not args.quiet:
         if Xte is not None:
             acc = float(np.mean(np.asarray(model.predict(Xte)) == np.asarray(yte)))
@@ -889,6 +936,14 @@ def cmd_show(args) -> int:
         print(f"  n_public: {sch['n_public']}")
     for step in model.preprocessing_:
         print(f"  preprocessing: {type(step).__name__}")
+        sources = getattr(step, "cut_point_source_", {})
+        for c, cuts in (getattr(step, "cut_points_", None) or {}).items():
+            how = {"public": "public", "dp": "DP quantiles", "data": "the data's quantiles: a leak"}
+            cut_txt = ", ".join(f"{v:g}" for v in cuts) or "none"
+            print(f"    {c}: cut points {cut_txt} ({how.get(sources.get(c), sources.get(c, '?'))})")
+        for c, v in (getattr(step, "categories_", None) or {}).items():
+            note = "  (read from the data: a leak)" if f"categories of feature {c!r}" in leaked else ""
+            print(f"    {c}: categories {', '.join(map(str, v))}{note}")
     for k, v in (model.extra or {}).items():
         if isinstance(v, dict):
             v = ", ".join(f"{a}={b:.4g}" if isinstance(b, float) else f"{a}={b}" for a, b in v.items())

@@ -245,12 +245,19 @@ def n_rule_candidates(n_features: int, max_width: int, groups=None) -> int:
     return sum(e[w] * 2**w for w in range(1, w_max + 1))
 
 
+BUILD_FACTOR = 4  # candidate sets whose bound is within 4× the limit are built, then counted
+
+
 def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_public=None,
-                          groups=None, learner: str = "rule list") -> int:
+                          groups=None, learner: str = "rule list", n_candidates: int | None = None,
+                          upper_bound: bool = False) -> int:
     """Refuse (ResourceLimitError) a candidate set beyond :func:`max_candidates`, warn
     (:class:`CostWarning`) when the estimated time exceeds :data:`SLOW_SECONDS`. Uses the
-    schema and ``n_public`` only. Returns the number of candidates."""
-    m = n_rule_candidates(n_features, max_width, groups)
+    schema and ``n_public`` only. ``n_candidates``: the exact count when the set is built (e.g.
+    after the feature groups' exclusions); ``upper_bound``: the count is a bound ("up to").
+    Returns the number of candidates."""
+    m = int(n_candidates) if n_candidates is not None else n_rule_candidates(n_features, max_width, groups)
+    up = "up to " if upper_bound else ""
     positions = max(1, int(max_rules) - 1)
     mem = m * (9 * int(max_width) + _BYTES_PER_CAND)
     if int(max_width) >= 3:
@@ -268,12 +275,14 @@ def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_
     limit = max_candidates()
     if limit is not None and m > limit:
         raise ResourceLimitError(
-            f"{learner}: max_width={max_width} on {n_features} binary columns gives {m:,} candidate "
-            f"rules (limit {limit:,}); {positions} rule positions would take {time_txt} and "
+            f"{learner}: max_width={max_width} on {n_features} binary columns gives {up}{m:,} "
+            f"candidate rules (limit {limit:,}); {positions} rule positions would take {time_txt} and "
             f"{_fmt_bytes(mem)} of candidate tables. Lower max_width or the number of columns, or "
             "raise the limit: DPMODELS_MAX_CANDIDATES=... or "
             "dpmodels.guards.limits(max_candidates=...) (CLI: --max-candidates)"
         )
+    if upper_bound:  # the exact count, once built, decides about time
+        return m
     if est is not None:
         _refuse_slow(learner, f"{m:,} candidate rules × {positions} positions", est,
                      f"{_fmt_bytes(mem)} of candidate tables")
