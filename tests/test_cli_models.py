@@ -190,6 +190,8 @@ BAD_INPUTS = [
      "y holds a label other than 0 and 1"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--bounds", "age=18:100"],
      "declare bounds (or --cut-points) for every numerical column"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--n-bins", "1"],
+     "--n-bins must be in [2, 256]"),
     (["fit", "--data", "{dir}", "--label", "y"], "is a directory, not a CSV file"),
     (["fit", "--data", "{bad_csv}", "--label", "y"], "cannot read"),
     (["predict", "{dir}/none.json", "{csv}"], "model file '{dir}/none.json' does not exist"),

@@ -453,6 +453,8 @@ def _check_fit_args(args) -> None:
         raise UsageError(f"--max-depth must be <= 20 for privatree, got {args.max_depth}")
     if args.max_bins is not None and m == "privatree" and not 2 <= args.max_bins <= 255:
         raise UsageError(f"--max-bins must be in [2, 255] for privatree, got {args.max_bins}")
+    if args.n_bins is not None and not 2 <= args.n_bins <= 256:
+        raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
     if args.max_bins is not None and m == "bdpt" and args.max_bins < 2:
         raise UsageError(f"--max-bins must be >= 2 for bdpt, got {args.max_bins}")
     for what, items in (("--bounds", args.bounds), ("--categories", args.categories),
@@ -779,6 +781,8 @@ def cmd_fit(args) -> int:
         steps, est = [], _tree_estimator(args, X, declared)
     else:
         steps, est = _rule_list_pipeline(args, X, declared)
+    for step in steps:
+        step._check_params()  # the Binarizer's own checks (no data read)
     _check_estimator_params(est)
     _check_labels(y, declared, binary=args.model in RULE_LISTS)
     if args.no_split:
