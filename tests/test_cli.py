@@ -24,23 +24,26 @@ def test_demo_end_to_end():
     assert "Non-private greedy rule list" in out and "DP rule list" in out
     assert "Privacy ledger" in out and "total spent: ε=1 of 1" in out
     assert out.count("test accuracy:") >= 2
-    assert "if " in out and "else" in out
+    assert "IF " in out and "ELSE" in out
 
 
-def test_fit_writes_json(tmp_path, capsys):
+def test_fit_json_alias_writes_the_model_file(tmp_path, capsys):
+    """`fit --json` (the old option) still writes the model: now the full model file
+    (dpmodels.io), with the ledger; fit/predict/show are tested in test_cli_models.py."""
     path = tmp_path / "m.json"
     assert main(["fit", "--data", "german", "--epsilon", "2", "--json", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "test accuracy" in out and "Privacy ledger" in out
-    rl = RuleList.from_json(path.read_text())
-    assert rl.to_dict() == json.loads(path.read_text())
+    assert "held-out accuracy" in out and "Privacy ledger" in out
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "dpmodels.model" and doc["privacy"]["epsilon"] == 2.0
+    assert RuleList.from_dict(doc["model"]).to_dict() == doc["model"]
 
 
 def test_bad_input_gives_clean_error(capsys):
-    assert main(["fit", "--epsilon", "0"]) == 2
-    assert "epsilon" in capsys.readouterr().err
+    assert main(["fit", "--data", "compas", "--model", "greedy-rulelist", "--epsilon", "1"]) == 2
+    assert "--epsilon applies to private models" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["fit", "--model", "nope"])
+        main(["fit", "--data", "compas", "--model", "nope"])
 
 
 def test_reproduce_rulelist_small(tmp_path):

@@ -342,7 +342,7 @@ def test_api_apply_proba_and_classes():
     assert np.allclose(proba.sum(axis=1), 1)
     assert set(np.unique(m.predict(X))) <= {"no", "yes"}
     assert m.n_features_in_ == 5 and list(m.feature_names_in_) == list("abcde")
-    assert str(m).startswith("if ")
+    assert str(m).splitlines()[3].startswith("IF ")
     with pytest.raises(ValueError, match="outside the declared classes"):
         OptimalRuleListClassifier(classes=["no", "maybe"]).fit(X, y)
 

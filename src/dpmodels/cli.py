@@ -1,4 +1,5 @@
-"""Command line: ``dpmodels demo | fit | reproduce``."""
+"""Command line: ``dpmodels demo | fit | predict | show | reproduce`` (``fit``, ``predict`` and
+``show`` live in :mod:`dpmodels.cli_models`)."""
 
 from __future__ import annotations
 
@@ -61,36 +62,10 @@ def cmd_demo(args) -> int:
     tree = PrivaTreeClassifier(epsilon=args.epsilon, max_depth=3, **schema.fit_params()).fit(Xtr, ytr)
     tt = time.perf_counter() - t
     print(_rule(f"DP decision tree (PrivaTree, ε = {args.epsilon:g}) on raw COMPAS"))
-    print(tree.export_text(decimals=2))
+    print(tree)
     print(f"test accuracy: {tree.score(Xte, yte):.3f}   (fit {tt * 1000:.0f} ms)")
     print()
     print(tree.privacy_ledger_.summary())
-    return 0
-
-
-def cmd_fit(args) -> int:
-    from .data import load_dataset
-    from .rulelist import DPRuleListClassifier, GreedyRuleListClassifier
-
-    X, y = load_dataset(args.data, binarized=True)
-    Xtr, Xte, ytr, yte = _split(X, y, args.seed)
-    if args.model == "greedy-rulelist":
-        est = GreedyRuleListClassifier(max_rules=args.max_rules, min_support=args.min_support)
-    else:
-        est = DPRuleListClassifier(
-            epsilon=args.epsilon, delta=args.delta, mechanism=args.mechanism,
-            max_rules=args.max_rules, min_support=args.min_support,
-        )
-    est.fit(Xtr, ytr)
-    print(est)
-    print(f"test accuracy: {est.score(Xte, yte):.3f}")
-    if hasattr(est, "privacy_ledger_"):
-        print()
-        print(est.privacy_ledger_.summary())
-    if args.json:
-        with open(args.json, "w") as fh:
-            fh.write(est.rule_list_.to_json(indent=2))
-        print(f"model written to {args.json}")
     return 0
 
 
@@ -143,25 +118,21 @@ def cmd_reproduce(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dpmodels", description="Differentially private interpretable models.")
+    from . import __version__
+    from .cli_models import one_line_errors
+
+    p = one_line_errors(argparse.ArgumentParser(prog="dpmodels", description="Differentially private interpretable models."))
+    p.add_argument("--version", action="version", version=f"dpmodels {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    d = sub.add_parser("demo", help="train a greedy and a DP rule list (and a DP tree) on bundled COMPAS")
-    d.add_argument("--epsilon", type=float, default=1.0)
+    d = one_line_errors(sub.add_parser("demo", help="train a greedy and a DP rule list (and a DP tree) on bundled COMPAS"))
+    d.add_argument("--epsilon", type=float, default=1.0, help="privacy budget of the DP models (default: 1.0)")
     d.add_argument("--seed", type=int, default=0, help="seed of the train/test split (not of the noise)")
     d.set_defaults(func=cmd_demo)
 
-    f = sub.add_parser("fit", help="fit one model on a bundled binarized dataset and print it")
-    f.add_argument("--data", default="compas")
-    f.add_argument("--model", choices=["dp-rulelist", "greedy-rulelist"], default="dp-rulelist")
-    f.add_argument("--mechanism", default="permute-and-flip")
-    f.add_argument("--epsilon", type=float, default=1.0)
-    f.add_argument("--delta", type=float, default=None)
-    f.add_argument("--max-rules", type=int, default=5)
-    f.add_argument("--min-support", type=float, default=0.05)
-    f.add_argument("--seed", type=int, default=0, help="seed of the train/test split (not of the noise)")
-    f.add_argument("--json", default=None, help="write the fitted model as JSON to this path")
-    f.set_defaults(func=cmd_fit)
+    from .cli_models import add_parsers as add_model_parsers
+
+    add_model_parsers(sub)  # fit, predict, show (dpmodels.cli_models)
 
     r = sub.add_parser("reproduce", help="reproduce a paper experiment")
     r.add_argument(

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
+from .._format import estimator_header
 from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups
 from ..validation import check_y, resolve_classes
 from .model import RuleList
@@ -177,6 +178,23 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
             groups = check_feature_groups(fg, names, strict=True)
         return RuleCandidates.from_features(names, self.max_width, groups)
 
+    def _guarded_candidates(self, X, names, n_for_estimate) -> RuleCandidates:
+        """:meth:`_make_candidates`, refused before any release when the set is too large
+        (:mod:`dpmodels.guards`; ``n_for_estimate``: a public n, or — non-private learners — the
+        true one). The closed-form count without the groups' exclusions bounds the set: beyond
+        ``BUILD_FACTOR`` × the limit it is refused unbuilt; otherwise the set is built and its
+        exact size decides. Both counts depend on the schema only."""
+        from ..guards import BUILD_FACTOR, check_rule_candidates, max_candidates, n_rule_candidates
+
+        kw = dict(max_rules=self.max_rules, n_public=n_for_estimate, learner=type(self).__name__)
+        bound = n_rule_candidates(len(names), self.max_width)
+        limit = max_candidates()
+        if limit is not None and bound > BUILD_FACTOR * limit:
+            check_rule_candidates(len(names), self.max_width, n_candidates=bound, upper_bound=True, **kw)
+        cands = self._make_candidates(X, names)
+        check_rule_candidates(len(names), self.max_width, n_candidates=len(cands), **kw)
+        return cands
+
     def _encode_labels(self, y) -> np.ndarray:
         """The public label set (``classes=``, else the schema {0, 1}) and y as 0/1 (1 = classes[1]).
 
@@ -214,10 +232,25 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         """Index of the rule capturing each row (``len(rule_list_.rules)`` is the default rule)."""
         return self.rule_list_.apply(self._validate_predict_data(X))
 
+    _display_params = ("max_rules", "max_width", "min_support")
+
+    def to_text(self, *, merge: bool = True) -> str:
+        """The fitted list with a header (learner, ε, δ and the ledger's verdict, n, classes);
+        ``merge=False`` shows the trailing rules that predict the default's class
+        (:meth:`RuleList.to_text`)."""
+        check_is_fitted(self, "rule_list_")
+        header = estimator_header(self, self.rule_list_, self._display_params)
+        return self.rule_list_.to_text(merge=merge, header=header)
+
+    def get_rules(self, *, merge: bool = False):
+        """One row per rule as a DataFrame (:meth:`RuleList.get_rules`)."""
+        check_is_fitted(self, "rule_list_")
+        return self.rule_list_.get_rules(merge=merge)
+
     def __str__(self):
         if not hasattr(self, "rule_list_"):
             return self.__repr__()
-        return str(self.rule_list_)
+        return self.to_text()
 
     def _build_rule_list(self, names, rules, default, noisy) -> RuleList:
         return RuleList(list(names), rules, default, list(self.classes_.tolist()), noisy)

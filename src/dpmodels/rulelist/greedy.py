@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..guards import progress
 from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
@@ -56,14 +57,15 @@ class GreedyRuleListClassifier(RuleListEstimator):
     def _fit(self, X, y):
         self._check_common_params()
         Xb, yb, names = self._validate_fit_data(X, y)
-        cands = self._make_candidates(X, names)
+        # non-private learner: its true n may size the estimate (it releases the data anyway)
+        cands = self._guarded_candidates(X, names, len(Xb))
         stats = SplitStats(cands, Xb, yb)
         n = Xb.shape[0]
         lam = max(1, math.floor(self.min_support * n))
         remaining = np.ones(n, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         rules: list[Rule] = []
-        for _ in range(self.max_rules - 1):
+        for _ in progress(range(self.max_rules - 1), desc="GreedyRL rules"):
             N, P, cap, cap_pos = stats(remaining)
             eligible = available & (cap >= lam)
             if N == 0 or not eligible.any():

@@ -124,6 +124,8 @@ class OptimalRuleListClassifier(RuleListEstimator):
     library's convention; CORELS predicts positive on ties — errors are the same either way).
     """
 
+    _display_params = ("max_rules", "min_support", "regularization")
+
     def __init__(self, max_rules=5, min_support=0.01, min_literal_support=None, regularization=0.0,
                  time_limit=None, classes=None):
         self.max_rules = max_rules

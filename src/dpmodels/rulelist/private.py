@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 
+from ..guards import progress
 from ..privacy import mechanisms as mech
 from ..privacy import selection
 from ..privacy.accountant import check_accountant, ledger_for_fit, published_ledger
@@ -119,6 +120,8 @@ class DPRuleListClassifier(RuleListEstimator):
         accountant's ledger (every step's rows, one verdict). :mod:`dpmodels.privacy.accountant`.
     """
 
+    _display_params = ("mechanism", "max_rules", "max_width", "min_support")
+
     def __init__(
         self,
         epsilon=1.0,
@@ -190,7 +193,9 @@ class DPRuleListClassifier(RuleListEstimator):
     def _fit(self, X, y):
         eps, delta = self._resolve_params()
         Xb, yb, names = self._validate_fit_data(X, y)
-        cands = self._make_candidates(X, names)  # public: the column names and their groups
+        # public: the column names and their groups; refused before any release when too many
+        # (the estimate uses the schema and the declared n only, never n)
+        cands = self._guarded_candidates(X, names, self.n_public)
         n = Xb.shape[0]
         ledger = ledger_for_fit(self, eps, delta)  # refused here when an accountant has too little left
         rng = check_random_state(self.random_state)
@@ -204,6 +209,10 @@ class DPRuleListClassifier(RuleListEstimator):
         self.privacy_ledger_ = published_ledger(ledger)
         self.n_candidates_ = len(cands)
         self.rule_list_ = self._build_rule_list(names, rules, default, True)
+        # every count release is a geometric histogram of sensitivity 1: noise scale 1/ε (the
+        # widest one when the rules' counts were released separately); predict_proba's shrinkage
+        counts_eps = [r.epsilon for r in ledger.rows if r.mechanism.startswith("geometric")]
+        self.rule_list_.count_noise_scale = 1.0 / min(counts_eps) if counts_eps else None
         return self
 
     # ------------------------------------------------- default: permute-and-flip
@@ -222,7 +231,7 @@ class DPRuleListClassifier(RuleListEstimator):
         available = np.ones(len(cands), dtype=bool)
         part = np.full(n_true, -1, dtype=np.int64)
         chosen: list[int] = []
-        for pos in range(K - 1):
+        for pos in progress(range(K - 1), desc="DP rule list"):
             N, P, cap, cap_pos = stats(remaining)
             idx = np.flatnonzero(available)
             imp = stats.split_impurity(N, P, cap[idx], cap_pos[idx])
@@ -299,7 +308,7 @@ class DPRuleListClassifier(RuleListEstimator):
         remaining = np.ones(n, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         rules: list[Rule] = []
-        for pos in range(K - 1):
+        for pos in progress(range(K - 1), desc="DP rule list"):
             N, P, cap, cap_pos = stats(remaining)
             if smooth:
                 go = mech.laplace_threshold(

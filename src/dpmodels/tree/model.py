@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._format import NOISY_LEGEND, count_cell, model_header, shrunk_proba, significant
 from ..validation import UNKNOWN_CATEGORY, category_codes, numeric_column
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "UNKNOWN_CATEGORY"]
@@ -91,6 +92,7 @@ class Tree:
     categorical: np.ndarray
     categories: dict = field(default_factory=dict)
     counts_are_noisy: bool = False
+    count_noise_scale: float | None = None  # b of the leaves' count release: predict_proba's shrinkage
 
     def __post_init__(self):
         self.children_left = np.asarray(self.children_left, dtype=np.int64)
@@ -105,6 +107,11 @@ class Tree:
         self.categorical = np.asarray(self.categorical, dtype=bool)
         self.categories = {int(k): list(v) for k, v in dict(self.categories).items()}
         self.counts_are_noisy = bool(self.counts_are_noisy)
+        if self.count_noise_scale is not None:
+            b = float(self.count_noise_scale)
+            if not b >= 0:
+                raise ValueError(f"count_noise_scale must be None or >= 0, got {self.count_noise_scale!r}")
+            self.count_noise_scale = b
         self.validate()
         self._cat_lookup = None
 
@@ -239,15 +246,28 @@ class Tree:
     def predict(self, X) -> np.ndarray:
         return self.classes[self.label[self.apply(X)]]
 
-    def leaf_proba(self) -> np.ndarray:
-        """Class probabilities of every node from its (noisy) counts: negatives clipped to 0,
-        normalised; uniform when nothing is left (or nothing was released)."""
-        v = np.nan_to_num(self.value, nan=0.0)
-        v = np.clip(v, 0.0, None)
-        tot = v.sum(axis=1, keepdims=True)
-        k = self.n_classes
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(tot > 0, v / np.where(tot > 0, tot, 1.0), 1.0 / k)
+    def leaf_proba(self, *, shrink: bool = True) -> np.ndarray:
+        """Class probabilities of every node from its (noisy) counts.
+
+        Exact counts: the node's class shares (uniform for an empty node). Noisy counts:
+        negatives clipped to 0 (post-processing) and, with ``shrink`` (default) and a known
+        ``count_noise_scale`` b, the shares of every node shrunk toward the tree's overall noisy
+        class share (the leaves' counts summed) with a pseudo-count of b
+        (:func:`dpmodels._format.shrunk_proba`). A leaf holding one training record has counts
+        such as (0, 1) + noise: its raw share rests on one noisy count and says nothing; the
+        shrinkage pulls it to the prior and leaves large leaves as they are (measured: PrivaTree
+        at ε = 0.1 on German credit, 20 splits: held-out log-loss 2.14 → 0.66, Brier 0.498 →
+        0.457; ``docs/results.md``). A leaf that released no counts (``value`` NaN, e.g. DPGDF's
+        label-only leaves) gets probability 1 for its label. ``shrink=False``: raw clipped shares.
+        """
+        b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
+        p = shrunk_proba(self.value, b, prior_rows=self.is_leaf)  # the prior: the leaves' counts
+        unreleased = np.isnan(p).any(axis=1)
+        p[unreleased] = 1.0 / self.n_classes
+        lab = unreleased & (self.label >= 0)
+        if lab.any():
+            p[lab] = 0.0
+            p[np.flatnonzero(lab), self.label[lab]] = 1.0
         return p
 
     def predict_proba(self, X) -> np.ndarray:
@@ -283,7 +303,8 @@ class Tree:
             if cl[l] == TREE_LEAF and cl[r] == TREE_LEAF and lab[l] == lab[r]:
                 cl[i] = cr[i] = TREE_LEAF
                 feat[i], thr[i], lc[i] = TREE_UNDEFINED, np.nan, None
-                val[i] = np.nan_to_num(val[l]) + np.nan_to_num(val[r])
+                both_nan = np.isnan(val[l]) & np.isnan(val[r])  # nothing released: stays NaN
+                val[i] = np.where(both_nan, np.nan, np.nan_to_num(val[l]) + np.nan_to_num(val[r]))
                 lab[i] = lab[l]
         # renumber reachable nodes in pre-order
         keep, stack = [], [0]
@@ -302,65 +323,74 @@ class Tree:
         return Tree(
             remap(cl), remap(cr), feat[keep], thr[keep], [lc[i] for i in keep], val[keep], lab[keep],
             self.classes, self.feature_names, self.categorical, self.categories, self.counts_are_noisy,
+            self.count_noise_scale,
         )
 
     # ------------------------------------------------------------------ printing
-    def export_text(self, *, decimals=None, show_counts: bool = True, class_names=None, spacing: int = 3) -> str:
+    @property
+    def n_total(self) -> float:
+        """Sum of the leaves' released counts (negatives clipped): the (noisy) training-set size;
+        NaN when the leaves released no counts."""
+        v = self.value[self.is_leaf]
+        if v.size == 0 or np.all(np.isnan(v)):
+            return float("nan")
+        return float(np.clip(np.nan_to_num(v, nan=0.0), 0.0, None).sum())
+
+    def export_text(self, *, decimals=None, show_counts: bool = True, class_names=None, spacing: int = 3,
+                    significant_digits: int | None = None) -> str:
         """Readable rules, in the layout of scikit-learn's ``export_text``.
 
         Numerical nodes print ``name <= t`` / ``name >  t``; categorical nodes print
         ``name in {a, b}`` / ``name not in {a, b}`` (the right branch also takes categories that are
-        not in the public list). ``decimals=None`` prints thresholds in full (round-trip repr).
+        not in the public list). Thresholds: ``decimals=None`` and ``significant_digits=None``
+        (default) print them in full (round-trip repr: the printed rules are exactly the model);
+        ``decimals=k`` rounds to k decimals, ``significant_digits=k`` to k significant digits.
 
-        Leaves print their label and their counts labelled by class: ``[n=104: no=19, yes=85]``,
-        or with ``≈`` when the counts are noisy DP releases (``counts_are_noisy``). A noisy count
-        below 0 is shown as ``0*`` (clipping is post-processing; a legend line starting with
-        ``#`` says so) — the raw noisy values stay in ``value`` and in the JSON.
+        Leaves print their label and their counts labelled by class with the share of the label,
+        ``[n=104: no 19, yes 85 (82%)]``, or with ``≈`` when the counts are noisy DP releases
+        (``counts_are_noisy``). A noisy count below 0 is shown as ``0*`` (clipping is
+        post-processing; a legend line starting with ``#`` says so) — the raw noisy values stay in
+        ``value`` and in the JSON (conventions: :mod:`dpmodels._format`).
         """
         names = self.feature_names
         cls = list(class_names) if class_names is not None else [str(_py(c)) for c in self.classes]
         bar = "|" + " " * spacing
         lines = []
-        eq = "≈" if self.counts_are_noisy else "="
         clipped = False
+        rounded = False
 
-        def counts(v):
-            nonlocal clipped
-            shown = []
-            for c, x in zip(cls, v):
-                x = _round_count(x)
-                mark = ""
-                if self.counts_are_noisy and x < 0:
-                    x, mark, clipped = 0, "*", True
-                shown.append((c, x, mark))
-            total = _round_count(sum(x for _, x, _ in shown))
-            return f"[n{eq}{total}: " + ", ".join(f"{c}{eq}{x}{mk}" for c, x, mk in shown) + "]"
+        def thr(t):
+            nonlocal rounded
+            if significant_digits is not None:
+                s = significant(t, significant_digits)
+            else:
+                s = _fmt_value(t, decimals)
+            rounded |= float(s) != float(t)
+            return s
 
-        def cats(f, codes):
-            vals = self.categories[int(f)]
-            return "{" + ", ".join(_fmt_value(vals[c], None) for c in codes) + "}"
 
         def rec(i, depth):
+            nonlocal clipped
             indent = bar * depth + "|" + "-" * spacing + " "
             if self.children_left[i] == TREE_LEAF:
                 s = f"{indent}class: {cls[self.label[i]]}"
                 if show_counts:
-                    v = self.value[i]
-                    if np.all(np.isnan(v)):
-                        s += "  (counts not released)"
-                    else:
-                        s += "  " + counts(v)
+                    cell, cl = count_cell(self.value[i], cls, noisy=self.counts_are_noisy,
+                                          predicted=int(self.label[i]))
+                    clipped |= cl
+                    s += "  " + cell
                 lines.append(s)
                 return
             f = self.feature[i]
             if self.categorical[f]:
-                cs = cats(f, self.left_categories[i])
-                lines.append(f"{indent}{names[f]} in {cs}")
+                left, right = self._category_tests(int(f), self.left_categories[i],
+                                                   compact=significant_digits is not None)
+                lines.append(f"{indent}{names[f]} {left}")
                 rec(self.children_left[i], depth + 1)
-                lines.append(f"{indent}{names[f]} not in {cs}")
+                lines.append(f"{indent}{names[f]} {right}")
                 rec(self.children_right[i], depth + 1)
             else:
-                t = _fmt_value(self.threshold[i], decimals)
+                t = thr(self.threshold[i])
                 lines.append(f"{indent}{names[f]} <= {t}")
                 rec(self.children_left[i], depth + 1)
                 lines.append(f"{indent}{names[f]} >  {t}")
@@ -368,12 +398,150 @@ class Tree:
 
         rec(0, 0)
         if clipped:
-            lines.append("# ≈: noisy counts (DP release); *: a noisy count below 0, shown as 0 "
-                         "(post-processing; raw values in tree_.value)")
+            lines.append("# ≈: noisy counts (DP release); " + NOISY_LEGEND)
+        if rounded:
+            lines.append("# thresholds rounded for reading; exact values in export_text() and the JSON")
         return "\n".join(lines) + "\n"
+
+    def _category_tests(self, f: int, codes, *, compact: bool) -> tuple[str, str]:
+        """Texts of the two branches of a categorical test on feature ``f`` sending ``codes`` left.
+
+        Exact form: ``in {a, b}`` / ``not in {a, b}`` (the right branch takes every other value,
+        unlisted ones included). Compact form (``to_text``), when the left set holds more than
+        half of a list of more than 6 values: ``in {all listed but c, d}`` /
+        ``in {c, d} or unlisted`` — the same sets, shorter.
+        """
+        vals = self.categories[f]
+        fmt = lambda cs: ", ".join(_fmt_value(vals[c], None) for c in sorted(cs))  # noqa: E731
+        codes = set(codes)
+        if compact and len(vals) > 6 and 2 * len(codes) > len(vals):
+            rest = set(range(len(vals))) - codes
+            return f"in {{all listed but {fmt(rest)}}}", f"in {{{fmt(rest)}, <unlisted>}}"
+        return f"in {{{fmt(codes)}}}", f"not in {{{fmt(codes)}}}"
+
+    def to_text(self, *, prune: bool = True, header=None, significant_digits: int = 4, **kw) -> str:
+        """The tree as people read it: a header (n, classes; estimators add the learner and its
+        privacy status), then :meth:`export_text` of the tree with thresholds rounded to
+        ``significant_digits``. ``prune=True`` (default) prints :meth:`prune`'s tree (sibling
+        leaves with the same label merged: same predictions, post-processing); a note says how
+        many leaves it merged. A tree that predicts one class for everyone says so."""
+        shown = self.prune() if prune else self
+        if header is None:
+            header = model_header("Decision tree", status=None, n_total=self.n_total,
+                                  noisy=self.counts_are_noisy, classes=self.classes)
+        lines = list(header)
+        labels = set(shown.label[shown.is_leaf].tolist())
+        if len(labels) == 1:
+            lines.append(f"This model predicts {_py(self.classes[labels.pop()])} for every record.")
+        body = shown.export_text(significant_digits=significant_digits, **kw).rstrip("\n")
+        lines.append(body)
+        merged = self.n_leaves - shown.n_leaves
+        if merged:
+            lines.append(f"# {merged} pair{'s' if merged > 1 else ''} of sibling leaves with the same "
+                         "label merged (to_text(prune=False) shows the tree as fitted)")
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.export_text()
+
+    def leaf_paths(self) -> dict:
+        """``{leaf id: [(feature index, op, value), ...]}`` of the tests on the path to each leaf;
+        ``op`` is ``"<="`` / ``">"`` (value: threshold) or ``"in"`` / ``"not in"`` (value: the
+        tuple of category codes going left)."""
+        out, stack = {}, [(0, [])]
+        while stack:
+            i, path = stack.pop()
+            if self.children_left[i] == TREE_LEAF:
+                out[int(i)] = path
+                continue
+            f = int(self.feature[i])
+            if self.categorical[f]:
+                lc = self.left_categories[i]
+                stack.append((self.children_right[i], path + [(f, "not in", lc)]))
+                stack.append((self.children_left[i], path + [(f, "in", lc)]))
+            else:
+                t = float(self.threshold[i])
+                stack.append((self.children_right[i], path + [(f, ">", t)]))
+                stack.append((self.children_left[i], path + [(f, "<=", t)]))
+        return out
+
+    def _path_text(self, path, digits) -> str:
+        """The path's tests simplified per feature: ``30 < age <= 50``, ``sex in {Male}``,
+        ``race not in {A, B}`` (intervals and category sets intersected)."""
+        parts = []
+        for f in dict.fromkeys(p[0] for p in path):
+            name = self.feature_names[f]
+            tests = [(op, v) for g, op, v in path if g == f]
+            if self.categorical[f]:
+                vals = self.categories[f]
+                allowed = None  # None: every value (unknown ones included)
+                excluded = set()
+                for op, codes in tests:
+                    if op == "in":
+                        allowed = set(codes) if allowed is None else allowed & set(codes)
+                    else:
+                        excluded |= set(codes)
+                fmt = lambda cs: "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"  # noqa: E731
+                if allowed is not None:
+                    allowed = allowed - excluded
+                    rest = set(range(len(vals))) - allowed
+                    if digits and len(vals) > 6 and 2 * len(allowed) > len(vals):
+                        parts.append(f"{name} in {{all listed but {fmt(rest)[1:-1]}}}")
+                    else:
+                        parts.append(f"{name} in {fmt(allowed)}")
+                elif digits and len(vals) > 6 and 2 * len(excluded) > len(vals):
+                    rest = set(range(len(vals))) - excluded
+                    parts.append(f"{name} in {fmt(rest)[:-1]}, <unlisted>}}")
+                else:
+                    parts.append(f"{name} not in {fmt(excluded)}")
+            else:
+                lo = max([v for op, v in tests if op == ">"], default=None)
+                hi = min([v for op, v in tests if op == "<="], default=None)
+                fmt = (lambda t: significant(t, digits)) if digits else (lambda t: repr(float(t)))
+                if lo is not None and hi is not None:
+                    parts.append(f"{fmt(lo)} < {name} <= {fmt(hi)}")
+                elif hi is not None:
+                    parts.append(f"{name} <= {fmt(hi)}")
+                else:
+                    parts.append(f"{name} > {fmt(lo)}")
+        return " and ".join(parts) if parts else "True"
+
+    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4):
+        """One row per leaf (a path from the root) as a pandas DataFrame.
+
+        Columns: ``leaf`` (node id, what :meth:`apply` returns), ``depth``, ``rule``
+        (``IF … THEN …`` text, tests on one feature simplified to an interval or a category set,
+        thresholds rounded to ``significant_digits``, None for exact), ``antecedent``,
+        ``conditions`` (list of ``(feature, op, value)`` exactly as tested: thresholds in full,
+        category *values*), ``prediction`` (the leaf's label), ``count_<class>`` for each class
+        (raw released values, NaN when not released), ``noisy``, ``n`` (total of the counts
+        clipped at 0) and ``share`` (the label's share = its ``predict_proba``).
+        ``prune=True``: the leaves of :meth:`prune`'s tree.
+        """
+        t = self.prune() if prune else self
+        proba = t.leaf_proba()
+        depth = t.node_depth
+        rows = []
+        for leaf, path in sorted(t.leaf_paths().items()):
+            pred = _py(t.classes[t.label[leaf]])
+            ante = t._path_text(path, significant_digits)
+            conds = []
+            for f, op, v in path:
+                if op in ("in", "not in"):
+                    v = tuple(_py(t.categories[f][c]) for c in v)
+                conds.append((t.feature_names[f], op, v))
+            row = {"leaf": leaf, "depth": int(depth[leaf]), "rule": f"IF {ante} THEN {pred}",
+                   "antecedent": ante, "conditions": conds, "prediction": pred}
+            for k, c in enumerate(t.classes):
+                row[f"count_{_py(c)}"] = float(t.value[leaf, k])
+            row["noisy"] = bool(t.counts_are_noisy)
+            v = t.value[leaf]
+            row["n"] = float("nan") if np.all(np.isnan(v)) else float(np.clip(np.nan_to_num(v), 0, None).sum())
+            cl = np.clip(np.nan_to_num(v), 0, None)
+            row["share"] = float(cl[t.label[leaf]] / cl.sum()) if cl.sum() > 0 else float("nan")
+            row["proba"] = float(proba[leaf, t.label[leaf]])
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
@@ -394,6 +562,7 @@ class Tree:
             "categorical": self.categorical.tolist(),
             "categories": {str(k): [_py(v) for v in vals] for k, vals in self.categories.items()},
             "counts_are_noisy": self.counts_are_noisy,
+            "count_noise_scale": self.count_noise_scale,
         }
 
     @classmethod
@@ -417,6 +586,7 @@ class Tree:
             categorical=d["categorical"],
             categories={int(k): v for k, v in d["categories"].items()},
             counts_are_noisy=bool(d.get("counts_are_noisy", False)),
+            count_noise_scale=d.get("count_noise_scale"),
         )
 
     def to_json(self, **kw) -> str:
@@ -425,12 +595,6 @@ class Tree:
     @classmethod
     def from_json(cls, s: str) -> "Tree":
         return cls.from_dict(json.loads(s))
-
-
-def _round_count(x):
-    if np.isnan(x):
-        return x
-    return int(x) if float(x).is_integer() else float(x)
 
 
 # ---------------------------------------------------------------------- encoding helpers
@@ -464,3 +628,32 @@ def encode_matrix(X, feature_names, categorical, categories) -> np.ndarray:
         else:
             Z[:, j] = numeric_column(col, feature_names[j])
     return Z
+
+
+class TreeEstimatorDisplay:
+    """Printing and ``get_rules`` for estimators holding a fitted ``tree_`` (mixin)."""
+
+    _display_params = ("max_depth",)
+
+    def to_text(self, *, prune: bool = True, significant_digits: int = 4) -> str:
+        """The fitted tree with a header (learner, ε and the ledger's verdict, n≈, classes):
+        :meth:`Tree.to_text`."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from .._format import estimator_header
+
+        check_is_fitted(self, "tree_")
+        header = estimator_header(self, self.tree_, self._display_params)
+        return self.tree_.to_text(prune=prune, header=header, significant_digits=significant_digits)
+
+    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4):
+        """One row per leaf as a DataFrame (:meth:`Tree.get_rules`)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "tree_")
+        return self.tree_.get_rules(prune=prune, significant_digits=significant_digits)
+
+    def __str__(self) -> str:
+        if not hasattr(self, "tree_"):
+            return self.__repr__()
+        return self.to_text()

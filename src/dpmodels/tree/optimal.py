@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..rulelist._base import RuleListEstimator, _binary_matrix
-from .model import TREE_LEAF, TREE_UNDEFINED, Tree
+from .model import TREE_LEAF, TREE_UNDEFINED, Tree, TreeEstimatorDisplay
 
 __all__ = ["DL85Classifier", "tree_from_dl85"]
 
@@ -84,7 +84,7 @@ def tree_from_dl85(tree: dict, X01: np.ndarray, y01: np.ndarray, feature_names, 
     return tr.fill_internal_values()
 
 
-class DL85Classifier(ClassifierMixin, BaseEstimator):
+class DL85Classifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
     """Optimal binary decision tree of bounded depth on binary (0/1) features, by DL8.5.
 
     Parameters

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ...guards import check_tree_size, progress
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...validation import (
@@ -16,7 +17,7 @@ from ...validation import (
     resolve_categories,
     resolve_classes,
 )
-from ..model import Tree, encode_matrix
+from ..model import Tree, TreeEstimatorDisplay, encode_matrix
 
 __all__ = ["GreedyPrivateTree"]
 
@@ -34,7 +35,7 @@ def _count_scaled_impurity(counts: np.ndarray) -> np.ndarray:
         return np.where(n > 0, n - sq / np.where(n > 0, n, 1), 0.0)
 
 
-class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
+class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
     """Shared machinery of BDPT / DPGDF: input typing, public domains, the level-wise builder."""
 
     _accepts_numerical = True
@@ -102,6 +103,10 @@ class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, ledger, rng):
         Z, names, categorical, categories, classes, y_idx = self._prepare(X, y, ledger)
+        # before any release: public sizes only (these learners take no n_public)
+        n_bins = max([len(v) for v in categories.values()] + [int(getattr(self, "max_bins", 0) or 0), 2])
+        check_tree_size(type(self).__name__.replace("Classifier", ""), max_depth=int(self.max_depth),
+                        n_features=len(names), n_bins=n_bins, n_classes=len(classes))
         self._yk = y_idx
         try:
             return self._build(Z, names, categorical, categories, classes, ledger, rng)
@@ -142,7 +147,7 @@ class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
         # level-wise growth; nodes are created parents-first (the Tree layout needs it)
         nodes = [dict(rows=np.arange(n), depth=0, used=frozenset())]
         level = [0]
-        for d in range(depth + 1):
+        for d in progress(range(depth + 1), desc=f"{type(self).__name__} levels"):
             if not level:
                 break
             level = self._grow_level(nodes, level, d, depth, ledger, rng)
@@ -168,12 +173,17 @@ class GreedyPrivateTree(ClassifierMixin, BaseEstimator):
                 if nd.get("value") is not None:
                     val[i] = nd["value"]
         tree = Tree(cl, cr, feat, thr, lc, val, lab, classes, names, categorical,
-                    {j: v for j, v in categories.items()}, counts_are_noisy=True)
+                    {j: v for j, v in categories.items()}, counts_are_noisy=True,
+                    count_noise_scale=self._count_noise_scale())
         ledger.check()
         self.tree_ = tree
         self.classes_ = classes
         self.privacy_ledger_ = published_ledger(ledger)
         return self
+
+    def _count_noise_scale(self):
+        """Noise scale of the released leaf counts (None: no counts released); subclasses."""
+        return None
 
     def _split_node(self, nodes, i, rng, eps_sel, yk_all):
         nd = nodes[i]

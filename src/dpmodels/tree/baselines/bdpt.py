@@ -97,6 +97,10 @@ class BDPTClassifier(GreedyPrivateTree):
         self._eps_sel = eps / (2 * D)
         self._eps_cnt = eps / 2 * w
 
+    def _count_noise_scale(self):
+        # the counts of depth d are released at ε_cnt[d]: the widest noise, 1/min ε_cnt, for all
+        return 1.0 / float(np.min(self._eps_cnt))
+
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         from dpmodels.privacy.samplers import discrete_laplace
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...guards import progress
 from ...privacy import samplers
 from ...privacy.selection import select_rows
 from ..model import Tree
@@ -69,7 +70,7 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
     all_open = True  # every record still in an open node (the common case: no -1 in node)
     hist = Histograms(codes, y_idx, B, K) if depth > 0 else None
     H = hist.counts() if depth > 0 else None
-    for level in range(depth + 1):
+    for level in progress(range(depth + 1), desc="PrivaTree levels"):
         A = len(open_ids)
         # a node can be split iff some feature has >= 2 bins alive in its region (public)
         splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)

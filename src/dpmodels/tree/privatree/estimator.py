@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
@@ -49,7 +50,7 @@ from ...validation import (
     resolve_categories,
     resolve_classes,
 )
-from ..model import encode_matrix
+from ..model import TreeEstimatorDisplay, encode_matrix
 from .budget import estimate_n, plan_budget
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
@@ -59,7 +60,7 @@ __all__ = ["PrivaTreeClassifier"]
 _MAX_DEPTH = 20
 
 
-class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
+class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
     """ε-differentially private decision tree (PrivaTree, corrected accounting).
 
     Parameters
@@ -113,6 +114,8 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
     classes_, n_features_in_, feature_names_in_ (pandas input with string column names),
     privacy_ledger_, budget_ (dict of the shares), n_estimate_ (the n used by the budget split).
     """
+
+    _display_params = ("max_depth", "max_bins", "split_selection", "leaf_labels")
 
     def __init__(
         self,
@@ -196,6 +199,10 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
         rng = samplers.check_random_state(self.random_state)
         K = classes.size
+        # before any release: public sizes (and the declared n) only, never n
+        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
+        check_tree_size("PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
+                        n_classes=K, n_public=self.n_public)
 
         # 1-2. n and the budget split (budget.py)
         n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
@@ -217,6 +224,10 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         ledger.check()
         self.budget_ = plan.as_dict()
         self.tree_ = assemble(st, categorical, categories, names, classes, counts, labels)
+        # noise scale of the released leaf counts (discrete Laplace, sensitivity 1): the
+        # pseudo-count of predict_proba's shrinkage (Tree.leaf_proba)
+        share = 1.0 if self.leaf_labels == "noisy-counts" else 0.5
+        self.tree_.count_noise_scale = 1.0 / (share * plan.leaf)
         self.classes_ = classes
         self.privacy_ledger_ = published_ledger(ledger)
         self._schema = (names, categorical, categories)

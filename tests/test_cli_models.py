@@ -1,0 +1,256 @@
+"""`dpmodels fit | predict | show` end to end, in subprocesses: a user's CSV in, a model file with
+its guarantee out; every bad input is one line on stderr and a non-zero exit, never a traceback."""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpmodels import cli_models
+from dpmodels.data import dataset_schema, list_datasets, load_dataset
+from dpmodels.io import load_model
+from dpmodels.rulelist import MECHANISMS
+
+ENV = {**os.environ, "DPMODELS_PROGRESS": "0"}
+
+
+def run(*args, module=True, cwd=None):
+    if module:
+        cmd = [sys.executable, "-m", "dpmodels", *map(str, args)]
+    else:
+        exe = shutil.which("dpmodels") or os.path.join(os.path.dirname(sys.executable), "dpmodels")
+        cmd = [exe, *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd, env=ENV)
+
+
+@pytest.fixture(scope="module")
+def csv_path(tmp_path_factory):
+    """Raw COMPAS with text labels, written as a user's CSV (600 rows: fast fits)."""
+    X, y = load_dataset("compas", binarized=False)
+    df = X.astype({c: object for c in X.select_dtypes("category").columns}).iloc[:600].copy()
+    df.insert(0, "id", np.arange(600))
+    df["recid"] = y.iloc[:600].map({0: "no", 1: "yes"}).to_numpy()
+    p = tmp_path_factory.mktemp("cli") / "train.csv"
+    df.to_csv(p, index=False)
+    return p
+
+
+def _declarations():
+    s = dataset_schema("compas")
+    cats = [f"{c}={','.join(v)}" for c, v in s.categories.items()]
+    bounds = [f"{c}={lo}:{hi}" for c, (lo, hi) in s.bounds.items()]
+    return ["--classes", "no", "yes", "--categories", *cats, "--bounds", *bounds]
+
+
+def test_version_and_module_entry_points():
+    import dpmodels
+
+    for module in (True, False):
+        r = run("--version", module=module)
+        assert r.returncode == 0 and r.stdout.strip() == f"dpmodels {dpmodels.__version__}"
+
+
+def test_every_option_documents_its_default_or_values():
+    p = argparse.ArgumentParser()
+    cli_models.add_parsers(p.add_subparsers())
+    for name, sub in p._subparsers._group_actions[0].choices.items():
+        for a in sub._actions:
+            if isinstance(a, argparse._HelpAction) or not a.option_strings:
+                continue
+            h = (a.help or "").lower()
+            assert h, f"{name} {a.option_strings} has no help"
+            if a.nargs != 0:  # options taking a value say their default (or that they need one)
+                assert "default" in h or "required" in h or a.choices, f"{name} {a.option_strings}: {h}"
+    assert cli_models.MECHANISMS == MECHANISMS
+    assert sorted(cli_models.BUNDLED) == sorted(list_datasets())
+
+
+def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
+    out = tmp_path / "model.json"
+    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "privatree",
+            "--epsilon", "1", "--max-depth", "3", *_declarations(), "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # everything declared: no leak, no warning
+    assert "PrivaTreeClassifier(max_depth=3" in r.stdout and "privacy: ε=1, δ=0 · proven DP" in r.stdout
+    assert "held-out accuracy:" in r.stdout and "not a DP release" in r.stdout
+    assert "PRIVATE: every release is a proven DP mechanism" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["privacy"]["is_private"] is True and doc["schema"]["classes"] == ["no", "yes"]
+    assert "id" not in doc["schema"]["input_features"] and "recid" not in doc["schema"]["input_features"]
+
+    preds = tmp_path / "preds.csv"
+    r = run("predict", out, csv_path, "--out", preds, "--proba", "--id", "id")
+    assert r.returncode == 0, r.stderr
+    got = pd.read_csv(preds)
+    assert list(got.columns) == ["id", "prediction", "proba_no", "proba_yes"] and len(got) == 600
+    df = pd.read_csv(csv_path, dtype={c: str for c in dataset_schema("compas").categories})
+    m = load_model(out)
+    assert (got["prediction"].to_numpy() == m.predict(df)).all()
+    assert np.allclose(got[["proba_no", "proba_yes"]].to_numpy(), m.predict_proba(df))
+
+    r = run("show", out, "--rules")
+    assert r.returncode == 0, r.stderr
+    assert "Privacy ledger" in r.stdout and "Public schema" in r.stdout and "age: bounds [18, 100]" in r.stdout
+    assert "IF " in r.stdout and "share" in r.stdout
+
+
+def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
+    out = tmp_path / "m.json"
+    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "bdpt",
+            "--max-depth", "2", "--random-state", "0", "--out", out)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    leaks = [ln for ln in lines if ln.startswith("dpmodels: privacy leak: ")]
+    assert len(leaks) == 6  # classes, 4 category lists, bounds
+    assert any("(CLI: --classes" in ln for ln in leaks) and any("(CLI: --bounds" in ln for ln in leaks)
+    assert any(ln.startswith("dpmodels: warning: --random-state seeds the noise") for ln in lines)
+    assert all(ln.startswith("dpmodels: ") for ln in lines)
+    doc = json.loads(out.read_text())
+    assert doc["privacy"]["is_private"] is False and doc["privacy"]["noise_seeded"] is True
+    assert sum(r["composition"] == "leak" for r in doc["privacy"]["ledger"]["rows"]) == 6
+    r = run("show", out)
+    assert "NOT PRIVATE" in r.stdout and "(read from the data: a leak)" in r.stdout
+
+
+def test_dp_rule_list_on_a_raw_csv_through_the_binarizer(csv_path, tmp_path):
+    out = tmp_path / "rl.json"
+    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "dp-rulelist",
+            "--epsilon", "1", "--binarizer-share", "0.2", *_declarations(), "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # everything declared: no leak
+    assert "input: Binarizer of the columns sex, age" in r.stdout
+    assert "Binarizer: 2 quantiles of 'age'" in r.stdout and "PRIVATE: every release" in r.stdout
+    doc = json.loads(out.read_text())
+    rows = doc["privacy"]["ledger"]["rows"]
+    assert sum(x["epsilon"] for x in rows if x["what"].startswith("Binarizer")) == pytest.approx(0.2)
+    assert doc["privacy"]["epsilon_spent"] == pytest.approx(1.0) and doc["privacy"]["is_private"]
+    r = run("predict", out, csv_path, "--proba", "--out", tmp_path / "p.csv")
+    assert r.returncode == 0, r.stderr
+    got = pd.read_csv(tmp_path / "p.csv")
+    df = pd.read_csv(csv_path, dtype={c: str for c in dataset_schema("compas").categories})
+    assert (got["prediction"].to_numpy() == load_model(out).predict(df)).all()
+    r = run("show", out)
+    assert "age: cut points" in r.stdout and "(DP quantiles)" in r.stdout
+
+
+def test_bundled_dataset_rule_list_fit_predict(tmp_path):
+    out = tmp_path / "rl.json"
+    r = run("fit", "--data", "compas", "--model", "dp-rulelist", "--epsilon", "2", "--no-split", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "held-out" not in r.stdout and r.stdout.count("IF ") == 1
+    r = run("predict", out, "compas")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 7214 + 1
+
+
+BAD_INPUTS = [
+    (["fit", "--data", "nope.csv", "--label", "y"], "data file 'nope.csv' does not exist"),
+    (["fit", "--label", "y"], "the following arguments are required: --data"),
+    (["fit", "--data", "{csv}"], "--label is required with a CSV file"),
+    (["fit", "--data", "{csv}", "--label", "zz"], "--label 'zz' is not a column"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--epsilon", "0"], "argument --epsilon: must be a finite number > 0"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--epsilon", "nan"], "must be a finite number > 0"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "forest"], "invalid choice: 'forest'"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist", "--epsilon", "1"],
+     "--epsilon applies to private models, not to greedy-rulelist"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--max-rules", "3"],
+     "--max-rules applies to rule lists"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--delta", "0.1"],
+     "--delta applies to dp-rulelist"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--max-depth", "25"],
+     "--max-depth must be <= 20"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9"],
+     "LO and HI must be numbers"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9:1"],
+     "need finite LO <= HI"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=1:90"],
+     "--bounds declares some numerical columns but not"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "zzz=a,b"],
+     "--categories: 'zzz' is not a feature column"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "sex=a,a"],
+     "duplicate values"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--classes", "a", "b"],
+     "y holds a label outside the declared classes"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--classes", "a", "b", "c"], "exactly 2 labels"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--test-size", "1.5"], "must be a number in (0, 1)"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--test-size", "0.2", "--no-split"], "exclude each other"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--out", "{dir}"], "is a directory"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--out", "{dir}/no/m.json"],
+     "does not exist"),
+    (["fit", "--data", "compas", "--model", "dp-rulelist", "--max-width", "5"], "candidate rules (limit 500,000)"),
+    (["fit", "--data", "compas", "--model", "dp-rulelist", "--mechanism", "sm-laplace"], "needs δ > 0"),
+    (["fit", "--data", "compas", "--model", "privatree", "--max-depth", "20", "--max-seconds", "1"],
+     "above the limit of 1 s"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist"],
+     "y holds a label other than 0 and 1"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--bounds", "age=18:100"],
+     "declare bounds (or --cut-points) for every numerical column"),
+    (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--n-bins", "1"],
+     "--n-bins must be in [2, 256]"),
+    (["fit", "--data", "{dir}", "--label", "y"], "is a directory, not a CSV file"),
+    (["fit", "--data", "{bad_csv}", "--label", "y"], "cannot read"),
+    (["predict", "{dir}/none.json", "{csv}"], "model file '{dir}/none.json' does not exist"),
+    (["predict", "{csv}", "{csv}"], "is not valid JSON (line 1, column 1"),
+    (["predict", "{model}", "{csv}", "--out", "{dir}"], "is a directory"),
+    (["predict", "{model}", "{narrow_csv}"], "lacks 8 column(s) the model needs"),
+    (["predict", "{model}", "{csv}", "--id", "nope"], "--id 'nope' is not a column"),
+    (["show", "{dir}"], "is a directory, not a model file"),
+    (["show", "{bad_model}"], "format version 7 is not readable"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+]
+
+
+@pytest.fixture(scope="module")
+def bad_runs(csv_path, tmp_path_factory):
+    """Every bad-input case in its own subprocess, four at a time (most answer in ~0.1 s), after
+    writing the files they refer to: a valid model, a model of a future format, a file that is
+    not CSV, a CSV lacking columns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dpmodels.io import save_model
+    from dpmodels.tree import PrivaTreeClassifier
+
+    d = tmp_path_factory.mktemp("bad")
+    X, y = load_dataset("compas", binarized=False)
+    model = d / "m.json"
+    est = PrivaTreeClassifier(max_depth=1, **dataset_schema("compas").fit_params()).fit(X.iloc[:200], y.iloc[:200])
+    doc = json.loads(save_model(est, model).read_text())
+    (d / "bad_model.json").write_text(json.dumps({**doc, "format_version": 7}))
+    (d / "bad.csv").write_bytes(b"\xff\xfe\x00a,b\n\x00\x01")
+    pd.read_csv(csv_path)[["id", "age"]].to_csv(d / "narrow.csv", index=False)
+    fill = {"{csv}": str(csv_path), "{dir}": str(d), "{model}": str(model),
+            "{bad_model}": str(d / "bad_model.json"), "{bad_csv}": str(d / "bad.csv"),
+            "{narrow_csv}": str(d / "narrow.csv")}
+
+    def sub(a):
+        for k, v in fill.items():
+            a = a.replace(k, v)
+        return a
+
+    with ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(lambda case: run(*[sub(a) for a in case[0]]), BAD_INPUTS))
+    return [(r, sub(m)) for r, (_, m) in zip(runs, BAD_INPUTS)]
+
+
+@pytest.mark.parametrize("i", range(len(BAD_INPUTS)), ids=[m for _, m in BAD_INPUTS])
+def test_bad_input_is_one_line_and_non_zero(i, bad_runs):
+    r, message = bad_runs[i]
+    assert r.returncode != 0
+    err = r.stderr.strip().splitlines()
+    errors = [ln for ln in err if ": error: " in ln]
+    assert len(errors) == 1 and message in errors[0], r.stderr
+    assert all(ln.startswith("dpmodels") for ln in err)  # one-line messages only
+    assert "Traceback" not in r.stderr
+    assert "Privacy ledger" not in r.stdout  # nothing was fitted, nothing released
+
+
+def test_fit_checks_the_output_path_before_spending_anything(csv_path, tmp_path):
+    """A bad --out used to fail with a traceback after the fit; now it is refused first."""
+    r = run("fit", "--data", csv_path, "--label", "recid", "--model", "privatree", *_declarations(),
+            "--out", tmp_path / "missing" / "m.json")
+    assert r.returncode == 2 and r.stdout == ""

@@ -1,0 +1,264 @@
+"""How models print and what get_rules() returns: the conventions of dpmodels._format."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpmodels._format import count_cell, significant
+from dpmodels.data import dataset_schema, load_dataset
+from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, Rule, RuleList
+from dpmodels.tree import PrivaTreeClassifier, Tree
+from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
+
+
+@pytest.fixture(scope="module")
+def compas():
+    return load_dataset("compas")
+
+
+@pytest.fixture(scope="module")
+def compas_raw():
+    X, y = load_dataset("compas", binarized=False)
+    return X.iloc[:1500], y.iloc[:1500]
+
+
+# ---------------------------------------------------------------------------- counts
+def test_count_cell_labels_classes_shows_share_and_marks_clipped_noise():
+    cell, clipped = count_cell([201, 111], ["no", "yes"], noisy=True, predicted=0)
+    assert cell == "[n≈312: no 201 (64%), yes 111]" and not clipped
+    cell, clipped = count_cell([5, -3], ["no", "yes"], noisy=True, predicted=0)
+    assert cell == "[n≈5: no 5 (100%), yes 0*]" and clipped
+    cell, clipped = count_cell([5, -3], [0, 1], noisy=False, predicted=0)  # exact: as is
+    assert "-3" in cell and not clipped
+    assert count_cell([np.nan, np.nan], [0, 1], noisy=True)[0] == "(counts not released)"
+
+
+@pytest.mark.parametrize("x, s", [(37.49871, "37.5"), (1234567.0, "1235000"), (2.0, "2"),
+                                  (0.000123456, "0.0001235"), (-0.5, "-0.5"), (1e-9, "1e-09")])
+def test_significant_digits(x, s):
+    assert significant(x) == s
+
+
+# ---------------------------------------------------------------------------- rule lists
+def _rl(preds, default, counts=None, noisy=True):
+    names = [f"f{i}" for i in range(len(preds))]
+    counts = counts or [(10.0, 3.0)] * (len(preds) + 1)
+    rules = [Rule([(names[i], True)], p, counts[i]) for i, p in enumerate(preds)]
+    return RuleList(names, rules, Rule([], default, counts[-1]), ["no", "yes"], noisy)
+
+
+def test_trailing_rules_predicting_the_default_class_are_merged_in_print_only():
+    rl = _rl([1, 0, 0], 0, [(1, 9), (8, 2), (7, 1), (20, 5)])
+    merged = rl.merge_default()
+    assert len(merged.rules) == 1 and merged.default.counts == (35.0, 8.0)
+    text = rl.to_text()
+    rows = [ln for ln in text.splitlines() if ln.startswith(("IF", "ELSE"))]
+    assert rows[0].startswith("IF ") and rows[-1].startswith("ELSE ") and len(rows) == 2
+    assert "2 trailing rules predicting no merged into ELSE" in text
+    assert "[n≈43: no 35 (81%), yes 8]" in text
+    assert len(rl.rules) == 3  # the model itself is unchanged
+    raw = rl.to_text(merge=False)
+    assert len([ln for ln in raw.splitlines() if ln.startswith(("IF", "ELSE"))]) == 4
+
+
+def test_rows_are_aligned():
+    rl = RuleList(["a", "long_name"], [Rule([("a", True)], 1, (1, 5)),
+                                       Rule([("long_name", False), ("a", False)], 0, (6, 1))],
+                  Rule([], 1, (2, 3)), [0, 1], False)
+    rows = [ln for ln in rl.to_text().splitlines() if ln.startswith(("IF", "ELSE"))]
+    starts = {ln.index("[n=") for ln in rows}
+    assert len(starts) == 1  # counts start in one column
+    assert all(ln.index("THEN") == rows[0].index("THEN") for ln in rows[:-1])
+
+
+def test_a_model_predicting_one_class_says_so():
+    rl = _rl([0, 0], 0)
+    text = rl.to_text()
+    assert "This model predicts no for every record." in text
+    assert any(ln.startswith("ALWAYS") for ln in text.splitlines())
+
+
+@settings(max_examples=60, deadline=None)
+@given(preds=st.lists(st.integers(0, 1), max_size=5), default=st.integers(0, 1),
+       X=st.lists(st.lists(st.integers(0, 1), min_size=5, max_size=5), min_size=1, max_size=30))
+def test_merging_never_changes_predictions(preds, default, X):
+    names = [f"f{i}" for i in range(5)]
+    rules = [Rule([(names[i], bool(i % 2))], p, (float(i), 2.0)) for i, p in enumerate(preds)]
+    rl = RuleList(names, rules, Rule([], default, (3.0, 4.0)), [0, 1], True)
+    X = np.array(X)
+    assert np.array_equal(rl.merge_default().predict_encoded(X), rl.predict_encoded(X))
+    # every remaining last rule predicts the other class
+    m = rl.merge_default()
+    assert not m.rules or m.rules[-1].prediction != m.default.prediction
+
+
+def test_estimator_header_says_learner_privacy_n_and_classes(compas):
+    X, y = compas
+    clf = DPRuleListClassifier(epsilon=1.0, classes=["no", "yes"]).fit(X, y.map({0: "no", 1: "yes"}))
+    lines = str(clf).splitlines()
+    assert lines[0].startswith("DPRuleListClassifier(mechanism='permute-and-flip', max_rules=5")
+    assert lines[1] == "privacy: ε=1, δ=0 · proven DP"
+    n = round(clf.rule_list_.n_total)
+    assert lines[2] == f"n≈{n} (noisy total) · classes: no, yes"
+    seeded = DPRuleListClassifier(epsilon=1.0, random_state=0).fit(X, y)
+    assert "noise seeded" in str(seeded).splitlines()[1]
+    greedy = GreedyRuleListClassifier().fit(X, y)
+    assert str(greedy).splitlines()[1] == "privacy: not private (no DP guarantee)"
+    assert str(greedy).splitlines()[2].startswith(f"n={len(X)} ·")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sm = DPRuleListClassifier(mechanism="sm-laplace", delta=1e-6).fit(X, y)
+    assert "NOT PRIVATE (1 leak: training-set size n" in str(sm) and "only claimed DP" in str(sm)
+
+
+def test_rule_list_get_rules_agrees_with_apply_and_predict_proba(compas):
+    X, y = compas
+    clf = DPRuleListClassifier(epsilon=0.5, random_state=3).fit(X, y)
+    df = clf.get_rules()
+    rl = clf.rule_list_
+    assert list(df["position"]) == list(range(len(rl.rules) + 1))
+    assert df["is_default"].tolist() == [False] * len(rl.rules) + [True]
+    assert {"rule", "antecedent", "literals", "prediction", "count_0", "count_1", "noisy", "n",
+            "share", "proba"} <= set(df.columns)
+    idx, proba, pred = clf.apply(X), clf.predict_proba(X), clf.predict(X)
+    for k, row in df.iterrows():
+        hit = idx == row["position"]
+        if hit.any():
+            assert (pred[hit] == row["prediction"]).all()
+            col = list(clf.classes_).index(row["prediction"])
+            assert np.allclose(proba[hit][:, col], row["proba"])
+        assert row["count_0"] == rl._all_rules()[k].counts[0]  # raw, negatives kept
+    assert df["noisy"].all()
+    assert len(clf.get_rules(merge=True)) == len(rl.merge_default())
+
+
+# ---------------------------------------------------------------------------- trees
+def test_tree_header_rounding_legend_and_pruning(compas_raw):
+    X, y = compas_raw
+    s = dataset_schema("compas")
+    t = PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **s.fit_params()).fit(X, y)
+    text = str(t)
+    lines = text.splitlines()
+    assert lines[0].startswith("PrivaTreeClassifier(max_depth=3") and lines[1].startswith("privacy: ε=1, δ=0 · proven DP · noise seeded")
+    assert lines[2].startswith("n≈") and lines[2].endswith("classes: 0, 1")
+    thr = [float(m) for m in re.findall(r"<= ([-0-9.e+]+)$", text, flags=re.M)]
+    assert thr and all(len(re.sub(r"[-.]", "", f"{v:g}").lstrip("0")) <= 4 for v in thr)
+    assert "# thresholds rounded for reading" in text
+    if t.tree_.prune().n_leaves < t.tree_.n_leaves:
+        assert "pairs of sibling leaves with the same label merged" in text or "pair of sibling" in text
+    assert t.export_text() != t.to_text()  # the exact form stays available
+
+
+def test_tree_get_rules_conditions_select_exactly_the_leaf_records(compas_raw):
+    X, y = compas_raw
+    s = dataset_schema("compas")
+    t = PrivaTreeClassifier(epsilon=2.0, max_depth=4, random_state=1, **s.fit_params()).fit(X, y)
+    df = t.get_rules()
+    leaf = t.apply(X)
+    assert set(df["leaf"]) == set(np.flatnonzero(t.tree_.is_leaf))
+    for _, row in df.iterrows():
+        mask = np.ones(len(X), dtype=bool)
+        for name, op, v in row["conditions"]:
+            col = X[name]
+            if op == "<=":
+                mask &= col.to_numpy(dtype=float) <= v
+            elif op == ">":
+                mask &= col.to_numpy(dtype=float) > v
+            elif op == "in":
+                mask &= col.astype(object).isin(v).to_numpy()
+            else:
+                mask &= ~col.astype(object).isin(v).to_numpy()
+        assert np.array_equal(mask, leaf == row["leaf"]), row["rule"]
+        assert row["rule"].startswith("IF ") and row["rule"].endswith(f"THEN {row['prediction']}")
+    proba = t.predict_proba(X)
+    for _, row in df.iterrows():
+        hit = leaf == row["leaf"]
+        if hit.any():
+            assert np.allclose(proba[hit][:, list(t.classes_).index(row["prediction"])], row["proba"])
+
+
+def test_path_text_simplifies_intervals_and_category_sets():
+    # x <= 5 -> (x > 2 -> leaf) ; categorical c in {u} -> ...
+    t = Tree(children_left=[1, 3, -1, -1, -1], children_right=[2, 4, -1, -1, -1],
+             feature=[0, 0, -2, -2, -2], threshold=[5.0, 2.0, np.nan, np.nan, np.nan],
+             left_categories=[None] * 5, value=np.ones((5, 2)), label=[-1, -1, 0, 1, 0],
+             classes=[0, 1], feature_names=["x"], categorical=[False])
+    rules = dict(zip(t.get_rules()["leaf"], t.get_rules()["antecedent"]))
+    assert rules == {2: "x > 5", 3: "x <= 2", 4: "2 < x <= 5"}
+
+
+def test_dpgdf_prints_labels_without_counts_and_predicts_its_label(compas_raw):
+    X, y = compas_raw
+    s = dataset_schema("compas")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = DPGDFClassifier(epsilon=1.0, max_depth=2, categories=s.categories, classes=[0, 1],
+                            random_state=0).fit(X, y)
+    text = str(t)
+    assert "n: not released" in text and "(counts not released)" in text
+    assert np.array_equal(t.tree_.leaf_proba()[t.apply(X)].argmax(axis=1), t.predict(X))
+    assert t.get_rules()["n"].isna().all()
+    pruned = t.tree_.prune()
+    assert np.isnan(pruned.value[pruned.is_leaf]).all()  # merging unreleased leaves releases nothing
+
+
+def test_long_category_sets_print_compactly_and_exactly():
+    cats = list("abcdefgh")
+    t = Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
+             threshold=[np.nan] * 3, left_categories=[(0, 1, 2, 3, 4, 5), None, None],
+             value=np.ones((3, 2)), label=[-1, 0, 1], classes=[0, 1], feature_names=["c"],
+             categorical=[True], categories={0: cats})
+    text = t.to_text(prune=False)
+    assert "c in {all listed but g, h}" in text and "c in {g, h, <unlisted>}" in text
+    assert "c in {a, b, c, d, e, f}" in t.export_text()  # the exact form lists them
+
+
+def test_bdpt_prints_with_counts(compas_raw):
+    X, y = compas_raw
+    s = dataset_schema("compas")
+    t = BDPTClassifier(epsilon=1.0, max_depth=2, random_state=0, **s.fit_params()).fit(X, y)
+    assert str(t).startswith("BDPTClassifier(max_depth=2)\nprivacy: ε=1, δ=0 · proven DP")
+    assert isinstance(t.get_rules(), pd.DataFrame)
+
+
+# ---------------------------------------------------------------------------- predict_proba
+def test_shrinkage_formula_and_when_it_applies():
+    from dpmodels._format import shrunk_proba
+
+    counts = np.array([[0.0, 1.0], [300.0, 100.0], [-4.0, 2.0], [np.nan, np.nan]])
+    pi = np.array([300.0, 103.0]) / 403.0  # clipped counts summed over the rows
+    b = 10.0
+    p = shrunk_proba(counts, b)
+    assert np.allclose(p[0], (np.array([0, 1]) + b * pi) / (1 + b))  # one record: near the prior
+    assert np.allclose(p[1], (np.array([300, 100]) + b * pi) / (400 + b))  # large: near its share
+    assert np.allclose(p[2], (np.array([0, 2]) + b * pi) / (2 + b))
+    assert np.isnan(p[3]).all()
+    assert np.allclose(shrunk_proba(counts[:3], None)[1], [0.75, 0.25])  # exact counts: shares
+    rl = RuleList(["a"], [Rule([("a", True)], 1, (0.0, 1.0))], Rule([], 0, (300.0, 100.0)), [0, 1], True, 10.0)
+    assert np.allclose(rl.proba_table(shrink=False)[0], [0, 1])
+    assert rl.proba_table()[0, 1] < 0.35  # one noisy record says little
+    exact = RuleList(["a"], rl.rules, rl.default, [0, 1], False, 10.0)
+    assert np.allclose(exact.proba_table()[0], [0, 1])  # exact counts are never shrunk
+
+
+def test_learners_record_the_noise_scale_of_their_count_release(compas, compas_raw):
+    X, y = compas
+    clf = DPRuleListClassifier(epsilon=1.0, max_rules=5).fit(X, y)
+    hist = [r for r in clf.privacy_ledger_.rows if r.what.startswith("class counts")][0]
+    assert clf.rule_list_.count_noise_scale == pytest.approx(1 / hist.epsilon)
+    assert GreedyRuleListClassifier().fit(X, y).rule_list_.count_noise_scale is None
+    Xr, yr = compas_raw
+    s = dataset_schema("compas")
+    for labels, share in (("noisy-counts", 1.0), ("permute-and-flip", 0.5)):
+        t = PrivaTreeClassifier(epsilon=1.0, max_depth=2, leaf_labels=labels, **s.fit_params()).fit(Xr, yr)
+        leaf_eps = sum(r.epsilon for r in t.privacy_ledger_.rows if r.what.startswith("leaf class counts"))
+        assert t.tree_.count_noise_scale == pytest.approx(1 / leaf_eps)
+        assert t.budget_["leaf"] * share == pytest.approx(leaf_eps)
+    bd = BDPTClassifier(epsilon=1.0, max_depth=2, **s.fit_params()).fit(Xr, yr)
+    eps_cnt = [r.epsilon for r in bd.privacy_ledger_.rows if r.what.startswith("class counts")]
+    assert bd.tree_.count_noise_scale == pytest.approx(1 / min(eps_cnt))
