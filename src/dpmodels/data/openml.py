@@ -40,6 +40,7 @@ import pandas as pd
 
 __all__ = [
     "OPENML_DATASETS",
+    "availability",
     "DatasetUnavailable",
     "OpenMLDataset",
     "list_openml",
@@ -317,3 +318,24 @@ def load_mnist01(split: str = "all"):
     X = np.concatenate([x.reshape(len(x), -1) for x in xs]).astype(np.float64)
     y = np.concatenate(ys).astype(np.int64)
     return X, y
+
+
+def availability(name: str, version: str = "num", *, data_dir=None, download: bool = False) -> tuple[bool, str]:
+    """``(True, where)`` if :func:`load_openml` can load the dataset here, else ``(False, why)``.
+
+    Checks only the file system (bundled copy, ``data_dir`` / ``$DPMODELS_DATA_DIR``); with
+    ``download=True`` an unbundled dataset counts as available (the fetch itself may still fail).
+    """
+    info = openml_info(name, version)
+    if info.bundled:
+        return True, "bundled"
+    if data_dir is None:
+        data_dir = os.environ.get(DATA_DIR_ENV) or None
+    if data_dir is not None:
+        for path in _local_candidates(Path(data_dir), info):
+            if path.is_file():
+                return True, str(path)
+    if download:
+        return True, f"OpenML {info.openml_id} (download)"
+    where = f"not in {data_dir}" if data_dir else "no --data-dir"
+    return False, f"not bundled ({info.rows:,} rows), {where}, download not allowed"
