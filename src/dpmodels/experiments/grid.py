@@ -84,11 +84,11 @@ def _run_cell(cell: Cell):
     """Run one cell with single-threaded BLAS (cells are the unit of parallelism)."""
     from threadpoolctl import threadpool_limits
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # leak rows are in the ledgers; the runner would repeat them per fit
         rows = cell.run()
-    return cell.uid, rows, time.perf_counter() - t
+    return cell.uid, rows, time.perf_counter() - t, time.process_time() - c
 
 
 def _progress(total, desc, enabled):
@@ -113,7 +113,8 @@ def _dask_client(address, workers):
 
 def run_cells(cells, cell_dir, *, workers: int = 1, dask: str | None = None, progress: bool = True,
               desc: str = "cells", client=None, fmt: str | None = None) -> dict:
-    """Run every cell whose result file is missing; return ``{"ran": k, "cached": m, "seconds": s}``.
+    """Run every cell whose result file is missing; return ``{"ran", "cached", "seconds", "cpu_seconds"}``
+    (``cpu_seconds``: the CPU time the cells used in their processes, a load-independent cost).
 
     ``workers``: joblib processes (1 = in this process); ``dask``: ``"local"`` or a scheduler
     address; ``client``: an existing ``distributed.Client`` (takes precedence).
@@ -129,7 +130,10 @@ def run_cells(cells, cell_dir, *, workers: int = 1, dask: str | None = None, pro
     bar = _progress(len(todo), desc, progress)
     t0 = time.perf_counter()
 
-    def save(uid, rows):
+    cpu = [0.0]
+
+    def save(uid, rows, cpu_s=0.0):
+        cpu[0] += cpu_s
         write_frame(_frame(rows), cell_dir / f"{uid}{ext}")
         if bar is not None:
             bar.update(1)
@@ -146,26 +150,27 @@ def run_cells(cells, cell_dir, *, workers: int = 1, dask: str | None = None, pro
 
                 futures = client.map(_run_cell, todo, pure=False)
                 for fut in as_completed(futures):
-                    uid, rows, _ = fut.result()
-                    save(uid, rows)
+                    uid, rows, _, c = fut.result()
+                    save(uid, rows, c)
             finally:
                 if own is not None:
                     client.close()
                     own.close()
         elif workers <= 1:
             for c in todo:
-                uid, rows, _ = _run_cell(c)
-                save(uid, rows)
+                uid, rows, _, cs = _run_cell(c)
+                save(uid, rows, cs)
         else:
             from joblib import Parallel, delayed
 
             par = Parallel(n_jobs=int(workers), return_as="generator_unordered", batch_size=1)
-            for uid, rows, _ in par(delayed(_run_cell)(c) for c in todo):
-                save(uid, rows)
+            for uid, rows, _, cs in par(delayed(_run_cell)(c) for c in todo):
+                save(uid, rows, cs)
     finally:
         if bar is not None:
             bar.close()
-    return {"ran": len(todo), "cached": len(cells) - len(todo), "seconds": time.perf_counter() - t0}
+    return {"ran": len(todo), "cached": len(cells) - len(todo), "seconds": time.perf_counter() - t0,
+            "cpu_seconds": cpu[0]}
 
 
 def results_path(exp_dir: Path) -> Path:

@@ -87,6 +87,7 @@ def accuracy_cell(dataset, run, epsilons, learners, evaluate="test"):
     import time
 
     from ..rulelist import GreedyRuleListClassifier
+    from ..rulelist._base import single_threaded_blas
     from .rulelist_batch import SharedSplit, binary_matrix
 
     Xtr, Xte, ytr, yte = _split(dataset, run)
@@ -104,14 +105,15 @@ def accuracy_cell(dataset, run, epsilons, learners, evaluate="test"):
     rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, metric, acc, secs))
     rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
     shared = SharedSplit(Xtr, ytr, max_width=MAX_WIDTH)
-    for lr in learners:
-        params = dict(common, confidence=CONFIDENCE, n_public=len(Xtr), **LEARNERS[lr])
-        for eps in epsilons:
-            rng = np.random.default_rng(fit_seed(run, dataset, lr, eps))
-            rl, ledger, secs = shared.fit_timed(random_state=rng, epsilon=float(eps), **params)
-            acc = float(np.mean(rl.predict_encoded(Xe_b) == ye))
-            rows.append(row(dataset, lr, params, eps, ledger.delta, run, metric, acc, secs))
-            rows.append(row(dataset, lr, params, eps, ledger.delta, run, "n_rules", len(rl.rules), secs))
+    with single_threaded_blas():
+        for lr in learners:
+            params = dict(common, confidence=CONFIDENCE, n_public=len(Xtr), **LEARNERS[lr])
+            for eps in epsilons:
+                rng = np.random.default_rng(fit_seed(run, dataset, lr, eps))
+                rl, ledger, secs = shared.fit_timed(random_state=rng, single_thread=False, epsilon=float(eps), **params)
+                acc = float(np.mean(rl.predict_encoded(Xe_b) == ye))
+                rows.append(row(dataset, lr, params, eps, ledger.delta, run, metric, acc, secs))
+                rows.append(row(dataset, lr, params, eps, ledger.delta, run, "n_rules", len(rl.rules), secs))
     return rows
 
 

@@ -117,6 +117,13 @@ def _bundled(name, group) -> bool:
     return openml_info(name, group).bundled
 
 
+def _source(name, group, size) -> dict:
+    """``data_dir`` / ``download`` cell arguments: only for unbundled data (they enter the cell's hash)."""
+    if _bundled(name, group):
+        return dict(data_dir=None, download=False)
+    return dict(data_dir=size.data_dir, download=size.download)
+
+
 def _available(name, group, size):
     if group in ("uci", "vote435"):
         return True, "bundled"
@@ -259,7 +266,7 @@ def _table_cells(size, eps):
     epsilons = tuple(size.epsilons) if size.epsilons else (eps,)
     cells = [Cell(f"{d}-{g}-r{r}-f{k}", tree_accuracy_cell,
                   dict(dataset=d, group=g, repeat=r, fold=k, folds=folds, epsilons=epsilons, learners=_learners(size),
-                       data_dir=size.data_dir, download=size.download), cost=2.0)
+                       **_source(d, g, size)), cost=2.0)
              for d, g in ok for r in range(repeats) for k in range(folds)]
     return cells + skips
 
@@ -412,7 +419,7 @@ def _guarantee_cells(size, default, quick_sets):
     repeats = size.runs or 1
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
     cells = [Cell(f"{ds}-{g}-r{r}-f{k}", guarantee_cell, dict(dataset=ds, group=g, repeat=r, fold=k, folds=5, epsilons=eps,
-                                                               data_dir=size.data_dir, download=size.download))
+                                                               **_source(ds, g, size)))
              for ds, g in ok for r in range(repeats) for k in range(5)]
     return cells + skips
 
@@ -507,7 +514,7 @@ def _fig1_cells(size):
     runs = size.runs or size.pick(2, 50)
     learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib" or has_diffprivlib())
     return [Cell(f"{d}-rep{r}", curve_cell, dict(dataset=d, group=g, rep=r, epsilons=eps, learners=learners,
-                                                 data_dir=size.data_dir, download=size.download),
+                                                 **_source(d, g, size)),
                  cost=5.0 if d == "adult" else 1.0)
             for d, g in ok for r in range(runs)] + skips
 
@@ -611,7 +618,7 @@ def _fig2_cells(size):
         else:
             shares = tuple(share_grid(step))
         cells += [Cell(f"{d}-e{r}", budget_cell, dict(dataset=d, group=g, execution=r, shares=shares, epsilon=eps,
-                                                      data_dir=size.data_dir, download=size.download))
+                                                      **_source(d, g, size)))
                   for r in range(runs)]
     return cells + skips
 
@@ -713,8 +720,7 @@ def _fig3_cells(size):
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
     runs = size.runs or size.pick(3, 50)
     return [Cell(f"{d}-rep{r}", poison_guarantee_cell, dict(dataset=d, group=g, rep=r, epsilons=eps, fractions=FIG3_FRACTIONS,
-                                                            dpa_estimators=size.pick(100, 1000), data_dir=size.data_dir,
-                                                            download=size.download))
+                                                            dpa_estimators=size.pick(100, 1000), **_source(d, g, size)))
             for d, g in ok for r in range(runs)] + skips
 
 

@@ -38,7 +38,8 @@ def _section(exp, exp_dir: Path, out: Path) -> list[str]:
         lines.append(
             f"**This run:** {mode} size{src}; {meta.get('rows', 0):,} result rows from {meta.get('cells', 0)} cells "
             f"({meta.get('cells_run', 0)} computed, {meta.get('cells_cached', 0)} reused) in "
-            f"{meta.get('seconds', 0):.0f} s with {meta.get('workers', 1)} worker(s)"
+            f"{meta.get('seconds', 0):.0f} s wall ({meta.get('cpu_seconds', 0):.0f} s CPU in the cells) with "
+            f"{meta.get('workers', 1)} worker(s)"
             + (f" on Dask ({meta['dask']})" if meta.get("dask") else "")
             + (f", 1-min load average {load}" if load is not None else "") + f"; finished {meta.get('finished', '?')}."
         )

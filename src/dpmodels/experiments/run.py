@@ -31,6 +31,7 @@ class ExperimentRun:
     cells_run: int = 0
     cells_cached: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
 
 def _load_average() -> float | None:
@@ -63,7 +64,7 @@ def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=No
     t0 = time.perf_counter()
     stats = grid.run_cells(cells, src_dir / "cells", workers=workers, dask=dask, client=client, progress=progress,
                            desc=src.id)
-    res.cells_run, res.cells_cached = stats["ran"], stats["cached"]
+    res.cells_run, res.cells_cached, res.cpu_seconds = stats["ran"], stats["cached"], stats["cpu_seconds"]
     df = grid.read_results(cells, src_dir / "cells", grid.results_path(src_dir))
     res.seconds = time.perf_counter() - t0
     res.rows = len(df)
@@ -72,7 +73,8 @@ def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=No
     res.figures, res.table, notes = render(exp, df, exp_dir, plot=plot)
     res.notes += notes
     meta = dict(id=exp.id, size=asdict(size), cells=len(cells), cells_run=res.cells_run,
-                cells_cached=res.cells_cached, seconds=round(res.seconds, 2), rows=res.rows,
+                cells_cached=res.cells_cached, seconds=round(res.seconds, 2),
+                cpu_seconds=round(res.cpu_seconds, 1), rows=res.rows,
                 workers=workers, dask=dask, load_average_1min=_load_average(), skipped=res.skipped,
                 source=exp.source, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
     (exp_dir / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
@@ -107,7 +109,8 @@ def reproduce(ids, size: Size, out, *, workers=1, dask=None, progress=True, log=
         for eid in ids:
             r = run_experiment(eid, size, out, workers=workers, client=client, progress=progress)
             runs.append(r)
-            msg = f"{eid}: {r.rows} rows, {r.cells_run} cells run, {r.cells_cached} reused, {r.seconds:.1f} s"
+            msg = (f"{eid}: {r.rows} rows, {r.cells_run} cells run, {r.cells_cached} reused, {r.seconds:.1f} s "
+                   f"(cells' CPU time {r.cpu_seconds:.1f} s)")
             log(msg)
             for s in r.skipped:
                 log(f"  skipped {s}")
