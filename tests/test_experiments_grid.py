@@ -75,8 +75,7 @@ def test_row_schema():
 def _small_cells():
     return [Cell(f"noise-{m}", noise_cell, dict(mechanism=m, seed=1, ns=(1, 10, 100), draws=200))
             for m in ("sm-Laplace", "sm-Cauchy")] + [
-        Cell(f"acc-{r}", accuracy_cell, dict(dataset="compas", run=r, epsilons=(1.0, 10.0),
-                                              learners=("permute-and-flip", "gl-Laplace")))
+        Cell(f"acc-{r}", accuracy_cell, dict(dataset="compas", run=r, epsilons=(1.0,), learners=("gl-Laplace",)))
         for r in range(2)]
 
 

@@ -324,7 +324,7 @@ def _accuracy_table(df, eps):
                 cells.append(_cell(hit["mean"].iloc[0], hit["se"].iloc[0]) if len(hit) else "–")
             cells.append(_paper_cells(paper))
             lines.append("| " + " | ".join(cells) + " |")
-    folds = int(d.groupby(["dataset", "learner", "epsilon"]).size().max())
+    folds = int(d.groupby(["dataset", "group", "learner", "epsilon"]).size().max())
     lines.append("")
     lines.append(f"Test accuracy, mean ± s.e. over {folds} folds (5-fold stratified CV{' × repeats' if folds > 5 else ''}); "
                  "last column: paper 002 (tree / BDPT / PrivaTree* / DPGDF / DiffPrivLib / PrivaTree). "
