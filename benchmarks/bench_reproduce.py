@@ -36,13 +36,13 @@ def _params(name, n):
 def _batched(Xtr, ytr, name):
     shared = SharedSplit(Xtr, ytr)
     with single_threaded_blas():  # as a 000-fig4 cell: one limit around the block
-        for i, (lr, p) in enumerate(_params(name, len(Xtr))):
+        for i, (_, p) in enumerate(_params(name, len(Xtr))):
             for j, e in enumerate(EPS):
                 shared.fit(random_state=np.random.default_rng([i, j]), single_thread=False, epsilon=float(e), **p)
 
 
 def _one_by_one(Xtr, ytr, name):
-    for i, (lr, p) in enumerate(_params(name, len(Xtr))):
+    for i, (_, p) in enumerate(_params(name, len(Xtr))):
         for j, e in enumerate(EPS):
             DPRuleListClassifier(random_state=np.random.default_rng([i, j]), epsilon=float(e), **p).fit(Xtr, ytr)
 

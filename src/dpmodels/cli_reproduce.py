@@ -11,6 +11,9 @@ resumes: finished cells are not recomputed. Old experiment names (``rulelist-acc
 ``privatree-accuracy``, ``poisoning-guarantee``, ``backdoor``) are kept as aliases of the ids that
 replace them, so existing scripts keep working and get the fixed behaviour (``--runs``,
 ``--datasets``, ``--epsilons`` and ``--workers`` now apply to every id).
+
+On a remote Dask cluster the workers need dpmodels installed, and ``--data-dir`` must name a folder
+they see at the same path (the cells carry the path; results come back to this process).
 """
 
 from __future__ import annotations

@@ -52,7 +52,6 @@ the small 8×8 stand-in kept for quick runs).
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np

@@ -372,7 +372,7 @@ for _eid, _eps, _tab in (("002-table6", 0.01, "VI"), ("002-table2", 0.1, "II"), 
         draws=f"5-fold CV test accuracy, depth 4, ε = {_eps:g}, 21 of 29 datasets offline (8 need --data-dir); "
               "tree, PrivaTree (+ histogram variant), BDPT, DPGDF, DiffPrivLib if installed",
         cells=functools.partial(_table_cells, eps=_eps), table=functools.partial(_accuracy_table, eps=_eps),
-        published=pub.P002_ACCURACY[_eps], full_cost="≈ 4 min (2 workers)", quick_cost="≈ 15 s",
+        published=pub.P002_ACCURACY[_eps], full_cost="≈ 15 s on 2 idle cores (24 CPU-s)", quick_cost="≈ 5 s",
     ))
 register(Experiment(
     "002-table5", paper="002", kind="table", title="Runtimes at ε = 0.1 (Table V)",
@@ -471,7 +471,7 @@ register(Experiment(
           "poisoned, 11 of 16 numerical datasets offline",
     cells=functools.partial(_guarantee_cells, default=_NUM, quick_sets=[("bank-marketing", "num"), ("pol", "num")]),
     table=functools.partial(_guarantee_table, datasets=_NUM), published=pub.P002_GUARANTEE,
-    full_cost="≈ 1 min (2 workers)", quick_cost="≈ 5 s",
+    full_cost="≈ 5 s on 2 idle cores (9 CPU-s)", quick_cost="≈ 3 s",
 ))
 register(Experiment(
     "002-table8", paper="002", kind="table", title="Poisoning guarantees on mixed data (Table VIII)",
@@ -479,7 +479,7 @@ register(Experiment(
     cells=functools.partial(_guarantee_cells, default=_MIXED,
                             quick_sets=[("compas-two-years", "cat"), ("breast-w", "uci"), ("vote", "uci")]),
     table=functools.partial(_guarantee_table, datasets=_MIXED), published=pub.P002_GUARANTEE,
-    full_cost="≈ 1 min (2 workers)", quick_cost="≈ 5 s",
+    full_cost="≈ 5 s on 2 idle cores (8 CPU-s)", quick_cost="≈ 3 s",
 ))
 
 
@@ -574,7 +574,7 @@ register(Experiment(
     draws="test accuracy vs ε ∈ [0.001, 10] (17 log-spaced values), 50 random splits, depth 4; tree, PrivaTree "
           "(+ histogram), BDPT, DPGDF, DiffPrivLib if installed",
     cells=_fig1_cells, plot=_fig1_plot, table=_fig1_table,
-    full_cost="≈ 25 min (2 workers)", quick_cost="≈ 20 s",
+    full_cost="≈ 10 min on 2 idle cores (estimate)", quick_cost="≈ 10 s",
 ))
 
 
@@ -678,7 +678,7 @@ register(Experiment(
     draws="training accuracy of depth-3 PrivaTrees at ε = 0.1 over a grid of public (quantile, node, leaf) budget "
           "shares, 50 executions; vote (435 rows, '?' kept) and pol",
     cells=_fig2_cells, plot=_fig2_plot, table=_fig2_table,
-    full_cost="≈ 6 min (2 workers)", quick_cost="≈ 10 s",
+    full_cost="≈ 3 min on 2 idle cores (≈ 6 CPU-min)", quick_cost="≈ 3 s",
 ))
 
 
@@ -796,7 +796,7 @@ register(Experiment(
     draws="Corollary 2 guarantee of PrivaTree (ε 0.01, 0.1) and DPA's certified accuracy (1000 trees) vs 0–1 % "
           "poisoned, 50 random splits, compas-two-years; Table VIII's points overlaid",
     cells=_fig3_cells, plot=_fig3_plot, table=_fig3_table,
-    full_cost="≈ 4 min (2 workers)", quick_cost="≈ 10 s",
+    full_cost="≈ 15 s on 2 idle cores (26 CPU-s)", quick_cost="≈ 3 s",
 ))
 
 
@@ -949,5 +949,5 @@ register(Experiment(
     draws="ASR of a depth-4 tree and PrivaTrees (ε 0.01, 0.1) with the Corollary 3 bound vs 0–118 poisoned copies "
           "(1 % of 11,824 training images), 50 splits; quick: 8×8 digits",
     cells=_fig4_cells, plot=_fig4_plot, table=_fig4_table, published=pub.P002_FIG4_CLEAN_ACCURACY,
-    full_cost="≈ 30 min (2 workers)", quick_cost="≈ 10 s",
+    full_cost="≈ 30 min on 2 idle cores (≈ 1 CPU-hour: 3.6 CPU-s per MNIST PrivaTree)", quick_cost="≈ 10 s",
 ))

@@ -234,7 +234,7 @@ _NAMES = {"default-of-credit.": "default-of-credit-card-clients"}
 
 
 def _parse_table(text):
-    rows, groups = {}, {}
+    rows = {}
     for line in text.strip().splitlines():
         group, name, *cells = line.split()
         name = _NAMES.get(name, name)

@@ -36,7 +36,7 @@ import hashlib
 import importlib
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 __all__ = [
@@ -230,7 +230,3 @@ def row(dataset, learner, parameters, epsilon, delta, seed, metric, value, fit_s
     return dict(dataset=str(dataset), learner=str(learner), parameters=parameters, epsilon=eps,
                 delta=float(delta) if delta is not None else math.nan, seed=int(seed), metric=str(metric),
                 value=float(value), fit_seconds=float(fit_seconds))
-
-
-def with_size(size: Size, **changes) -> Size:
-    return replace(size, **changes)
