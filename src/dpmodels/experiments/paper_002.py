@@ -574,7 +574,7 @@ register(Experiment(
     draws="test accuracy vs ε ∈ [0.001, 10] (17 log-spaced values), 50 random splits, depth 4; tree, PrivaTree "
           "(+ histogram), BDPT, DPGDF, DiffPrivLib if installed",
     cells=_fig1_cells, plot=_fig1_plot, table=_fig1_table,
-    full_cost="≈ 10 min on 2 idle cores (estimate)", quick_cost="≈ 10 s",
+    full_cost="≈ 5 min on 2 idle cores (≈ 10 CPU-min: 12 CPU-s per split of both datasets)", quick_cost="≈ 10 s",
 ))
 
 
@@ -678,7 +678,7 @@ register(Experiment(
     draws="training accuracy of depth-3 PrivaTrees at ε = 0.1 over a grid of public (quantile, node, leaf) budget "
           "shares, 50 executions; vote (435 rows, '?' kept) and pol",
     cells=_fig2_cells, plot=_fig2_plot, table=_fig2_table,
-    full_cost="≈ 3 min on 2 idle cores (≈ 6 CPU-min)", quick_cost="≈ 3 s",
+    full_cost="≈ 2 min on 2 idle cores (≈ 4 CPU-min)", quick_cost="≈ 3 s",
 ))
 
 
