@@ -368,7 +368,7 @@ register(Experiment(
     cells=lambda size: _accuracy_cells(size, ("compas",), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
                                        FIG23_LEARNERS, "train"),
     plot=lambda df, out: _training_plot(df, out, ("compas",), "000-fig2"), table=_fig2_table,
-    full_cost="≈ 15 s on 2 idle cores (≈ 25 CPU-s)", quick_cost="≈ 2 s",
+    full_cost="≈ 10 s on 2 idle cores (≈ 20 CPU-s)", quick_cost="≈ 2 s",
 ))
 register(Experiment(
     "000-fig3", paper="000", kind="figure", title="Noisy counts vs noisy Gini vs GreedyRL on German and Adult (training accuracy)",
@@ -376,7 +376,7 @@ register(Experiment(
     cells=lambda size: _accuracy_cells(size, ("german", "adult"), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
                                        FIG23_LEARNERS, "train"),
     plot=lambda df, out: _training_plot(df, out, ("german", "adult"), "000-fig3"), table=_fig2_table,
-    full_cost="≈ 1 min on 2 idle cores (≈ 2 CPU-min)", quick_cost="≈ 5 s",
+    full_cost="≈ 1.2 min on 2 idle cores (≈ 2.4 CPU-min)", quick_cost="≈ 5 s",
 ))
 register(Experiment(
     "000-fig4", paper="000", kind="figure", title="Test accuracy vs ε of every DP rule-list mechanism",
