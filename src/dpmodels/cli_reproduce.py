@@ -80,10 +80,11 @@ def list_ids(out=None) -> None:
     exps = all_experiments()
     known = {e.id for e in exps}
     w = max(len(e.id) for e in exps) if exps else 10
-    print(f"{'id':<{w}}  {'kind':<6}  {'full-size cost here':<34}  what it draws", file=out)
-    for e in exps:
-        cost = e.full_cost if not e.unavailable else f"unavailable: {e.unavailable}"
-        print(f"{e.id:<{w}}  {e.kind:<6}  {cost:<34}  {e.draws}", file=out)
+    costs = [e.full_cost if not e.unavailable else f"unavailable: {e.unavailable}" for e in exps]
+    cw = max([len("full-size cost here"), *map(len, costs)])
+    print(f"{'id':<{w}}  {'kind':<6}  {'full-size cost here':<{cw}}  what it draws", file=out)
+    for e, cost in zip(exps, costs):
+        print(f"{e.id:<{w}}  {e.kind:<6}  {cost:<{cw}}  {e.draws}", file=out)
     missing = [i for i in PAPER_IDS if i not in known]
     if missing:
         print(f"\nnot in this build (registered by modules not installed here): {', '.join(missing)}", file=out)
