@@ -315,7 +315,7 @@ def _fig4_plot(df, out_dir):
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("test accuracy")
     h, lab = axes[0][0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncol=min(5, len(lab)), fontsize=8, bbox_to_anchor=(0.5, -0.12))
+    fig.legend(h, lab, loc="upper center", ncol=min(5, len(lab)), fontsize=8, bbox_to_anchor=(0.5, 0.0))
     return [save(fig, out_dir / "000-fig4.png")]
 
 

@@ -537,7 +537,7 @@ def _fig1_plot(df, out_dir):
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("test accuracy")
     h, lab = axes[0][0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.1))
+    fig.legend(h, lab, loc="upper center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, 0.0))
     return [save(fig, out_dir / "002-fig1.png")]
 
 
