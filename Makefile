@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench reproduce reproduce-quick clean
+.PHONY: demo test test-slow bench reproduce reproduce-quick clean corels optimal
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,35 @@ reproduce: $(STAMP)
 # every id at a reduced size (minutes), with the same figures and report
 reproduce-quick: $(STAMP)
 	$(VENV)/bin/dpmodels reproduce all --quick --workers $(WORKERS) --out results/quick
+
+# Optional cross-check: the real CORELS (GPL-3), built on this machine from the official PyPI sdist.
+# Nothing of it is vendored; the patches only let the 2019 sdist build on Python 3.11 / NumPy 2:
+# setup.py's __NUMPY_SETUP__ line, the removed np.bool alias, np.array(copy=False), and a
+# _corels.cpp regenerated with Cython 3.1. The download needs pip < 25.3 (--no-use-pep517),
+# so the build runs in its own throwaway venv; the wheel is installed into $(VENV).
+CORELS_VERSION := 1.1.29
+CORELS_DIR     := build/corels
+corels: $(STAMP)
+	rm -rf $(CORELS_DIR) && mkdir -p $(CORELS_DIR)
+	$(PYTHON) -m venv $(CORELS_DIR)/venv
+	$(CORELS_DIR)/venv/bin/pip install --quiet "pip<25.3" setuptools wheel "cython>=3.1,<3.2" \
+		"numpy==$$($(PY) -c 'import numpy; print(numpy.__version__)')"
+	cd $(CORELS_DIR) && venv/bin/pip download --quiet --no-binary :all: --no-deps --no-use-pep517 \
+		-d . corels==$(CORELS_VERSION)
+	cd $(CORELS_DIR) && tar xzf corels-$(CORELS_VERSION).tar.gz
+	cd $(CORELS_DIR)/corels-$(CORELS_VERSION) && \
+		sed -i '/__NUMPY_SETUP__ = False/d' setup.py && \
+		sed -i 's/np\.bool\b/bool/g' corels/utils.py corels/corels.py && \
+		sed -i "s/np\.array(x, order='C', copy=False)/np.asarray(x, order='C')/" corels/utils.py && \
+		../venv/bin/cython --cplus -3 corels/_corels.pyx -o corels/_corels.cpp && \
+		../venv/bin/pip wheel --quiet --no-deps --no-build-isolation -w ../dist .
+	$(PIP) install --quiet --force-reinstall --no-deps $(CORELS_DIR)/dist/corels-$(CORELS_VERSION)-*.whl
+	rm -rf $(CORELS_DIR)/venv $(CORELS_DIR)/corels-$(CORELS_VERSION)
+	$(PY) -c "import corels; print('corels', corels.__file__)"
+
+# Optional extra for optimal trees (PyDL8.5 compiles from source: minutes).
+optimal: $(STAMP)
+	$(PIP) install --quiet -e ".[dev,optimal]"
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks

@@ -32,7 +32,7 @@ def synthetic(n):
 
 
 def privatree():
-    return PrivaTreeClassifier(epsilon=1.0, max_depth=4, bounds=(-6.0, 6.0), random_state=0)
+    return PrivaTreeClassifier(epsilon=1.0, max_depth=4, bounds=(-6.0, 6.0), classes=[0, 1], random_state=0)
 
 
 def sklearn_tree():

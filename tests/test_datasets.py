@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpmodels.data import dataset_schema
 from dpmodels.data import (
     list_datasets,
     load_adult,
@@ -315,7 +316,9 @@ def test_raw_german_names():
     ]  # fmt: skip
     assert len(X.attrs["categorical"]) == 13
     assert list(X["checking_status"].cat.categories) == ["A11", "A12", "A13", "A14"]
-    assert "A47" not in X["purpose"].cat.categories  # never occurs in the file
+    # documented in german.doc, never used in the file: still in the public category set
+    assert "A47" in X["purpose"].cat.categories and not (X["purpose"] == "A47").any()
+    assert "A95" in X["personal_status_sex"].cat.categories
     assert X["credit_amount"].dtype == np.int64
     assert y.name == "good" and int(y.sum()) == 700
 
@@ -339,7 +342,9 @@ def test_raw_mushroom_stalk_root():
     X, y = load_dataset("mushroom", binarized=False, dropna=False)
     assert int(X["stalk_root"].isna().sum()) == 2_480
     assert X.columns[X.isna().any()].tolist() == ["stalk_root"]
-    assert list(X["veil_type"].cat.categories) == ["p"]
+    assert list(X["veil_type"].cat.categories) == ["p", "u"]  # "u" documented, never observed
+    assert (X["veil_type"] == "p").all()
+    assert "?" not in X["stalk_root"].cat.categories  # "?" is UCI's missing-value mark
     assert y.name == "poisonous"
     X, _ = load_dataset("mushroom", binarized=False)
     assert len(X) == 8_124 - 2_480
@@ -370,3 +375,48 @@ def test_raw_nursery_multiclass():
         "very_recom": 328,
     }
     assert not X.duplicated().any()  # each combination appears exactly once
+
+
+# ---------------------------------------------------------------------------- public schemas
+@pytest.mark.parametrize("name", ["adult", "compas", "german", "mushroom", "nursery", "vote",
+                                  "breast-w", "diabetes"])
+def test_raw_category_dtypes_are_the_documented_schema(name):
+    """The category dtypes are the documented lists (dpmodels.data.schema), not the file's values:
+    every observed value is documented (nothing becomes unknown), and the label set matches."""
+    schema = dataset_schema(name)
+    X, y = load_dataset(name, binarized=False, dropna=False)
+    assert X.attrs["undocumented"] == {}
+    assert sorted(schema.categories) == sorted(X.attrs["categorical"])
+    for c, cats in schema.categories.items():
+        assert list(X[c].cat.categories) == list(cats)
+        assert list(cats) == sorted(cats)
+    num = [c for c in X.columns if c not in schema.categories]
+    assert sorted(schema.bounds) == sorted(num)
+    assert set(np.unique(y)) <= set(schema.classes)
+    params = schema.fit_params()
+    assert params["classes"] == list(schema.classes)
+
+
+def test_values_outside_the_documented_list_load_as_unknown_not_dropped():
+    from dpmodels.data.datasets import _finish_raw, _to_categorical
+
+    df = pd.DataFrame({"sex": ["Male", "Female", "Robot", None], "age": [20, 30, 40, 50],
+                       "race": ["Asian", "Other", "Other", "Other"], "age_cat": ["25 - 45"] * 4,
+                       "c_charge_degree": ["F", "M", "F", "F"]})
+    cats = ["sex", "race", "age_cat", "c_charge_degree"]
+    X = _to_categorical(df, cats, "compas")
+    X, y = _finish_raw(X, pd.Series([0, 1, 0, 1]), categorical=cats, integer=["age"], dropna=True)
+    assert len(X) == 3  # only the row missing in the file is dropped
+    assert X.attrs["undocumented"] == {"sex": 1}
+    assert X["sex"].isna().tolist() == [False, False, True]
+
+
+def test_dataset_schema_api():
+    s = dataset_schema("Pima")
+    assert s.name == "diabetes" and s.classes == (0, 1) and s.bounds["age"] == (21, 90)
+    assert dataset_schema("nursery").class_names[0] == "not_recom"
+    X, _ = load_dataset("compas", binarized=False)
+    Xs = dataset_schema("compas").declare(X.astype({"sex": str}))
+    assert list(Xs["sex"].cat.categories) == ["Female", "Male"]
+    with pytest.raises(ValueError, match="no documented schema"):
+        dataset_schema("tic-tac-toe")

@@ -389,6 +389,36 @@ def test_audit_estimator_flags_a_non_private_sklearn_tree():
     assert not res.passed and res.epsilon_lb > 1.5
 
 
+class RaisesOnOneClass(NoisyMajority):
+    """A planted content-dependent error: refuses a training set holding one class."""
+
+    def fit(self, X, y):
+        if len(np.unique(y)) < 2:
+            raise ValueError("needs two classes")
+        return super().fit(X, y)
+
+
+def test_whether_fit_raises_is_an_audited_outcome():
+    X = pd.DataFrame({"a": np.arange(10.0)})
+    y = pd.Series(np.zeros(10, int))
+    X2, y2 = add_one(X, y, {"a": 3.0}, 1)
+    res = audit_estimator(
+        lambda seed: RaisesOnOneClass(random_state=seed), X, y, X2, y2,
+        lambda m: m.label_, 200, EPS, random_state=15, fit_errors="outcome",
+    )
+    assert not res.passed and "raised" in res.event and res.epsilon_lb > 2.5
+    ok = audit_estimator(
+        lambda seed: NoisyMajority(random_state=seed), X, y, X2, y2,
+        {"label 1": lambda m: m.label_ == 1}, 400, EPS, random_state=16, fit_errors="outcome",
+    )
+    assert ok.passed
+    with pytest.raises(ValueError, match="needs two classes"):  # default: errors propagate
+        audit_estimator(lambda seed: RaisesOnOneClass(random_state=seed), X, y, X2, y2,
+                        lambda m: m.label_, 20, EPS, random_state=15)
+    with pytest.raises(ValueError, match="fit_errors"):
+        audit_estimator(lambda s: NoisyMajority(), X, y, X2, y2, lambda m: 0, 20, EPS, fit_errors="x")
+
+
 # ----------------------------------------------------------------------------------------------
 # API behaviour
 # ----------------------------------------------------------------------------------------------

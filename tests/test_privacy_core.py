@@ -55,6 +55,43 @@ def test_ledger_delta_budget_and_leaks():
     assert not led.is_private and "non-private" in led.summary()
 
 
+def test_ledger_is_private_only_when_every_row_is_proven():
+    led = PrivacyLedger(1.0, 1e-6)
+    led.spend("a", "laplace", 0.25, sensitivity=1)
+    assert led.is_private and "PRIVATE: every release is a proven" in led.summary()
+    led.spend("b", "smooth-sens. Laplace", 0.25, 1e-7, guarantee="claimed")
+    assert not led.is_private
+    assert [r.what for r in led.claimed] == ["b"]
+    assert "NOT PROVEN PRIVATE" in led.summary() and "published claim" in led.summary()
+    led2 = PrivacyLedger(1.0)
+    led2.spend("gate", "Laplace threshold", 0.1, guarantee="none", note="confidence gate")
+    assert not led2.is_private and led2.epsilon_spent == pytest.approx(0.1)
+    assert "not DP releases: gate (confidence gate)" in led2.summary()
+    with pytest.raises(ValueError, match="guarantee"):
+        led2.spend("c", "m", 0.1, guarantee="maybe")
+    with pytest.raises(ValueError, match="leak row"):
+        type(led2.rows[0])("x", "m", 0.0, composition="leak", guarantee="proven")
+
+
+def test_ledger_dict_round_trip_and_legacy_rows():
+    led = PrivacyLedger(1.0, 1e-6)
+    led.spend("sel", "smooth-sens. Cauchy", 0.2, guarantee="claimed")
+    led.spend("gate", "Laplace threshold", 0.2, guarantee="none")
+    led.spend("counts", "geometric", 0.2, composition="parallel", parts=3)
+    with pytest.warns(PrivacyLeakWarning):
+        led.record_leak("n")
+    d = led.to_dict()
+    back = PrivacyLedger.from_dict(d)
+    assert back.to_dict() == d and back.rows == led.rows
+    # dicts written before rows had a guarantee: inferred from what the library recorded then
+    for r in d["rows"]:
+        del r["guarantee"]
+    d["rows"][1]["note"] = "paper's confidence gate C=0.99: NOT a DP guarantee"
+    old = PrivacyLedger.from_dict(d)
+    assert [r.guarantee for r in old.rows] == ["claimed", "none", "proven", "none"]
+    assert not old.is_private
+
+
 @pytest.mark.parametrize("eps", [0, -1, float("nan"), float("inf"), "a"])
 def test_ledger_rejects_bad_epsilon(eps):
     with pytest.raises((ValueError, TypeError)):

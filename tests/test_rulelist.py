@@ -135,7 +135,9 @@ def test_every_mechanism_yields_valid_rule_list(mechanism, compas):
     assert np.allclose(proba.sum(axis=1), 1) and (proba >= 0).all()
     led = clf.privacy_ledger_
     assert led.epsilon_spent <= 1.0 + 1e-9 and led.delta_spent <= 1e-7 * (1 + 1e-9)
-    assert led.is_private
+    # the sm-* selections are the paper's claim (PRIVACY-NOTES 4): recorded, but not proven
+    assert led.is_private == (not mechanism.startswith("sm-"))
+    assert bool(led.claimed) == mechanism.startswith("sm-")
     assert str(rl).splitlines()[-1].startswith(("else", "always"))
 
 
@@ -151,8 +153,16 @@ def test_sm_without_public_n_records_the_leak(compas):
 def test_paper_confidence_gate_is_labelled(compas):
     X, y = compas
     clf = DPRuleListClassifier(mechanism="sm-cauchy", gate="confidence", n_public=len(X), random_state=0).fit(X, y)
-    assert clf.privacy_ledger_.delta_spent == 0.0
-    assert "NOT a DP guarantee" in " ".join(r.note for r in clf.privacy_ledger_.rows)
+    led = clf.privacy_ledger_
+    assert led.delta_spent == 0.0
+    assert "NOT a DP guarantee" in " ".join(r.note for r in led.rows)
+    gates = [r for r in led.rows if "support gate" in r.what]
+    assert gates and all(r.guarantee == "none" for r in gates)
+    assert not led.is_private and "not DP releases" in led.summary()
+    ptr = DPRuleListClassifier(mechanism="sm-cauchy", gate="ptr", delta=1e-6, n_public=len(X),
+                               random_state=0).fit(X, y).privacy_ledger_
+    assert all(r.guarantee == "proven" for r in ptr.rows if "support gate" in r.what)
+    assert not ptr.is_private  # the selection itself is still the paper's claim
 
 
 def test_default_mechanism_is_pure_and_uses_one_histogram(compas):
@@ -243,12 +253,54 @@ def test_feature_names_and_numpy_input(compas):
         clf.predict(X.iloc[:, :5])
 
 
-def test_string_labels_and_classes():
+@pytest.mark.parametrize("Est", [GreedyRuleListClassifier, DPRuleListClassifier])
+def test_declared_label_set_is_used_exactly(Est):
     X, y = small_data(0)
     ys = np.where(y == 1, "yes", "no")
-    clf = GreedyRuleListClassifier().fit(X, ys)
+    clf = Est(classes=["no", "yes"]).fit(X, ys)
     assert list(clf.classes_) == ["no", "yes"]
     assert set(clf.predict(X)) <= {"no", "yes"}
+    # the order is the declaration's: classes[1] is the positive class, whatever y holds
+    flipped = Est(classes=["yes", "no"]).fit(X, ys)
+    assert list(flipped.classes_) == ["yes", "no"]
+    # one class in y, or labels {1, 2}: the same encoding as declared, never inferred
+    for yy, cl in ((np.full(len(y), "yes"), ["no", "yes"]), (np.where(y == 1, 2, 1), [1, 2])):
+        m = Est(classes=cl).fit(X, yy)
+        assert list(m.classes_) == cl and len(m.rule_list_.default.counts) == 2
+
+
+@pytest.mark.parametrize("Est", [GreedyRuleListClassifier, DPRuleListClassifier])
+@pytest.mark.parametrize("y_bad", [
+    lambda y: np.where(y == 1, 2, 1),  # {1, 2}: used to flip the positive class with the content
+    lambda y: np.where(y == 1, "b", "a"),
+    lambda y: np.full(len(y), 7),
+    lambda y: np.r_[np.zeros(len(y) - 1, int), 2],  # one record labelled 2
+])
+def test_labels_outside_the_schema_are_one_error(Est, y_bad):
+    """Without classes= the schema is {0, 1}: any other label is the same schema error, whatever
+    else y holds (PRIVACY-NOTES 14)."""
+    X, y = small_data(0)
+    with pytest.raises(ValueError, match="classes"):
+        Est().fit(X, y_bad(y.to_numpy()))
+    with pytest.raises(ValueError, match="outside the declared classes"):
+        Est(classes=[0, 1]).fit(X, y_bad(y.to_numpy()))
+
+
+@pytest.mark.parametrize("classes", [[0], [0, 1, 2], [0, 0], [0, None], "ab"])
+def test_bad_classes(classes):
+    X, y = small_data(0)
+    with pytest.raises(ValueError, match="classes"):
+        GreedyRuleListClassifier(classes=classes).fit(X, y)
+
+
+def test_delta_warning_uses_the_declared_n_only():
+    X, y = small_data(0, n=100)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        # δ = 0.05 ≥ 1/100 = 1/n, but n is private: no δ warning without n_public (only the
+        # leak warning for Λ = ⌊λn⌋, which the sm-* mechanisms read from the data)
+        DPRuleListClassifier(mechanism="sm-laplace", delta=0.05, random_state=0).fit(X, y)
+    assert not any("1/n" in str(w.message) for w in rec)
 
 
 # ------------------------------------------------------ sklearn conventions
@@ -306,8 +358,6 @@ def test_bad_data():
         clf.fit(X.iloc[:0], y.iloc[:0])
     with pytest.raises(ValueError):
         clf.fit(X, y.iloc[:-1])
-    with pytest.raises(ValueError, match="one class"):
-        GreedyRuleListClassifier().fit(X, np.full(len(y), 7))
 
 
 def test_large_delta_warns():

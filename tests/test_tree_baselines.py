@@ -159,7 +159,7 @@ def test_bad_inputs():
         BDPTClassifier(max_depth=0, **PUBLIC).fit(X, y)
     with pytest.raises(ValueError, match="bounds"):
         BDPTClassifier(bounds=(5, 1), classes=[0, 1]).fit(X, y)
-    with pytest.raises(ValueError, match="not in classes"):
+    with pytest.raises(ValueError, match="outside the declared classes"):
         BDPTClassifier(bounds=PUBLIC["bounds"], classes=[0, 7]).fit(X, y + 1)
     Xn = X.copy()
     Xn.loc[0, "size"] = np.nan
@@ -208,6 +208,52 @@ def test_ledger_within_budget_for_any_hyperparameters(eps, depth, bins, mss, see
     assert m.tree_.max_depth <= depth
 
 
+@pytest.mark.parametrize("Est", [BDPTClassifier, DPGDFClassifier])
+def test_declared_label_set_one_class_and_undeclared_labels(Est):
+    X, y = mixed_data()
+    kw = dict(bounds=PUBLIC["bounds"]) if Est is BDPTClassifier else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # DPGDF: numerical features ignored
+        m = Est(epsilon=2.0, classes=[1, 0], random_state=0, **kw).fit(X, y)
+        assert m.classes_.tolist() == [1, 0]  # exactly as declared, order included
+        assert set(m.predict(X)) <= {0, 1}
+        one = Est(epsilon=2.0, classes=[0, 1, 2], random_state=0, **kw).fit(X, np.zeros(len(y), int))
+        assert one.classes_.tolist() == [0, 1, 2] and one.predict_proba(X).shape == (len(X), 3)
+        assert one.privacy_ledger_.is_private
+        with pytest.raises(ValueError, match="outside the declared classes"):
+            Est(epsilon=2.0, classes=[0, 1], random_state=0, **kw).fit(X, np.r_[y[:-1], 2])
+
+
+@pytest.mark.parametrize("Est", [BDPTClassifier, DPGDFClassifier])
+def test_foreign_typed_and_missing_categories_are_unknown(Est):
+    X, y = mixed_data()
+    Xo = X.astype({"colour": object})
+    Xo.loc[0, "colour"], Xo.loc[1, "colour"], Xo.loc[2, "colour"] = 7, None, 2.5
+    cats = {"colour": ["blue", "green", "red"], "shape": ["a", "b"]}
+    kw = dict(bounds=PUBLIC["bounds"]) if Est is BDPTClassifier else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        warnings.filterwarnings("ignore", "DPGDF ignores", UserWarning)
+        m = Est(epsilon=2.0, classes=[0, 1], categories=cats, random_state=0, **kw).fit(Xo, y)
+    assert m.privacy_ledger_.is_private
+    assert m.predict(Xo.iloc[:3]).shape == (3,)
+    assert m.tree_.encode(Xo.iloc[:3])[:, 1].tolist() == [-1, -1, -1]
+
+
+def test_bdpt_without_candidates_is_a_single_leaf():
+    X = np.full((30, 2), 4.0)
+    y = np.arange(30) % 2
+    m = BDPTClassifier(epsilon=1.0, bounds=(4.0, 4.0), classes=[0, 1], random_state=0).fit(X, y)
+    assert m.tree_.n_nodes == 1 and m.privacy_ledger_.is_private
+
+
+def test_dpa_declared_classes_and_one_class():
+    X, y = mixed_data(80)
+    m = DPAClassifier(n_estimators=20, max_depth=2, classes=[0, 1]).fit(X, np.ones(80, int))
+    assert m.classes_.tolist() == [0, 1] and m.vote_counts(X).shape == (80, 2)
+    assert set(m.predict(X)) == {1}
+
+
 # ------------------------------------------------------------------------------------ DPA
 
 
@@ -233,13 +279,23 @@ def test_diffprivlib_wrappers():
     assert t.predict_proba(X).shape == (300, 2)
     with pytest.warns(PrivacyLeakWarning):
         t2 = DiffprivlibTreeClassifier(epsilon=1.0, random_state=0).fit(X, y)
-    assert len(t2.privacy_ledger_.leaks) == 2
-    lr = DPLogisticRegression(epsilon=1.0, data_norm=5.0, random_state=0).fit(X, y)
-    assert lr.privacy_ledger_.is_private
+    assert len(t2.privacy_ledger_.leaks) == 2  # bounds, label set
+    # declared label set, used as declared even when y holds one class
+    t3 = DiffprivlibTreeClassifier(epsilon=1.0, max_depth=3, bounds=([18, 0, -5, 0], [90, 2, 5, 1]),
+                                   classes=["no", "yes"], random_state=0).fit(X, np.full(300, "yes"))
+    assert t3.classes_.tolist() == ["no", "yes"] and set(t3.predict(X)) <= {"no", "yes"}
+    lr = DPLogisticRegression(epsilon=1.0, data_norm=5.0, classes=[0, 1], random_state=0).fit(X, y)
+    # diffprivlib's objective perturbation uses the exact n (its proof assumes n public): a leak
+    assert [r.what for r in lr.privacy_ledger_.leaks] == ["training-set size n (diffprivlib's objective perturbation)"]
     assert set(np.unique(lr.predict(X))) <= {0, 1}
+    one = DPLogisticRegression(epsilon=1.0, data_norm=5.0, classes=[0, 1], random_state=0).fit(
+        X, np.zeros(300, int))  # diffprivlib's own fit raises on one class
+    assert one.predict_proba(X).shape == (300, 2)
+    three = DPLogisticRegression(epsilon=1.0, data_norm=5.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    assert three.predict_proba(X).shape == (300, 3) and three.coef_.shape[0] == 3
     with pytest.warns(PrivacyLeakWarning):
         lr2 = DPLogisticRegression(epsilon=1.0, standardize=True, random_state=0).fit(X, y)
-    assert len(lr2.privacy_ledger_.leaks) == 2
+    assert len(lr2.privacy_ledger_.leaks) == 4  # label set, standardisation, data_norm, n
     assert lr2.predict_proba(X).shape == (300, 2)
 
 

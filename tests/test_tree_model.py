@@ -17,7 +17,7 @@ def parse_rules(text):
     """export_text -> list of (conditions, class label string); conditions (name, op, rhs)."""
     rules, stack = [], []
     for line in text.splitlines():
-        if not line.strip():
+        if not line.strip() or line.startswith("#"):  # the legend of noisy counts
             continue
         m = re.match(r"^((?:\|   )*)\|--- (.*)$", line)
         assert m, line
@@ -25,7 +25,7 @@ def parse_rules(text):
         body = m.group(2)
         del stack[depth:]
         if body.startswith("class: "):
-            label = body[len("class: "):].split("  (")[0]
+            label = body[len("class: "):].split("  ")[0]
             rules.append((list(stack), label))
             continue
         c = _COND.match(body)
@@ -110,8 +110,14 @@ def test_unknown_category_goes_right_and_nan_is_an_error():
     assert t.apply(pd.DataFrame({"x": [0.0], "c": ["never-seen"]})).tolist() == [4]
     with pytest.raises(ValueError, match="NaN"):
         t.apply(pd.DataFrame({"x": [np.nan], "c": ["u"]}))
-    with pytest.raises(ValueError, match="missing"):
-        t.apply(pd.DataFrame({"x": [0.0], "c": [None]}))
+    with pytest.raises(ValueError, match="infinity"):
+        t.apply(pd.DataFrame({"x": [np.inf], "c": ["u"]}))
+    # a categorical value of any type outside the public list, missing included, is unknown:
+    # routed right, never an error (foreign types used to raise TypeError in np.unique)
+    odd = pd.DataFrame({"x": [0.0] * 6, "c": [None, np.nan, pd.NA, 3, 2.5, ("u",)]}, dtype=object)
+    assert t.apply(odd).tolist() == [4] * 6
+    mixed = np.array([[0.0, "u"], [0.0, 7], [0.0, None], [0.0, [1, 2]]], dtype=object)
+    assert t.apply(mixed).tolist() == [t.apply(pd.DataFrame({"x": [0.0], "c": ["u"]}))[0], 4, 4, 4]
 
 
 def test_export_text_agrees_with_predictions():
@@ -192,3 +198,20 @@ def test_apply_is_vectorised_on_large_input():
     leaves = t.apply_encoded(Z)
     assert leaves.shape == (n,)
     assert set(np.unique(leaves)) <= {2, 3, 4}
+
+
+def test_printed_counts_are_labelled_by_class_and_noisy_negatives_are_clipped_and_marked():
+    exact = small_tree().export_text()
+    assert "class: a  [n=2: a=3, b=-1]" in exact and "#" not in exact  # not noisy: shown as is
+    t = small_tree()
+    t.counts_are_noisy = True
+    text = t.export_text()
+    assert "class: a  [n≈3: a≈3, b≈0*]" in text
+    assert "class: b  [n≈10: a≈5, b≈5]" in text
+    assert text.splitlines()[-1].startswith("# ≈: noisy counts") and "raw values" in text
+    assert t.value[2, 1] == -1  # the raw noisy value stays in the model ...
+    back = Tree.from_json(t.to_json())
+    assert back.counts_are_noisy and back.value[2, 1] == -1  # ... and in its JSON
+    assert t.export_text(class_names=["no", "yes"]).count("no≈") == 3
+    assert not Tree.from_dict({k: v for k, v in small_tree().to_dict().items()
+                               if k != "counts_are_noisy"}).counts_are_noisy

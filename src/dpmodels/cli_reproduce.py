@@ -87,7 +87,7 @@ def list_ids(out=None) -> None:
         print(f"{e.id:<{w}}  {e.kind:<6}  {cost:<{cw}}  {e.draws}", file=out)
     missing = [i for i in PAPER_IDS if i not in known]
     if missing:
-        print(f"\nnot in this build (registered by modules not installed here): {', '.join(missing)}", file=out)
+        print(f"\nnot registered in this build (their modules must call registry.register): {', '.join(missing)}", file=out)
     print("\nquick sizes: dpmodels reproduce all --quick; old names: rulelist-accuracy, privatree-accuracy, "
           "poisoning-guarantee, backdoor (aliases)", file=out)
 

@@ -1,7 +1,19 @@
-"""Audits of what a model leaks: empirical differential-privacy lower bounds."""
+"""Audits of what a model leaks.
+
+* empirical differential-privacy lower bounds on neighbouring datasets (:mod:`.dp_audit`);
+* the probabilistic-reconstruction leak Dist_G of trees and rule lists, paper 003
+  (:func:`reconstruction_leak`);
+* distributional-overfitting vulnerability V of paper 000 (:func:`vulnerability`);
+* feature-importance preservation I_k of paper 000 (:func:`feature_importance_overlap`);
+* membership inference attacks — loss threshold, black-box / shadow models, LiRA, RMIA — with
+  low-FPR ROC evaluation (:func:`membership_inference`); ART's attack through
+  :func:`dpmodels.audit.art_adapter.art_membership_inference` (optional extra ``[attacks]``);
+* poisoning guarantees (:mod:`.poisoning`).
+"""
 
 from .dp_audit import (
     AuditResult,
+    FitError,
     add_one,
     audit_estimator,
     audit_mechanism,
@@ -10,14 +22,37 @@ from .dp_audit import (
     max_certifiable_epsilon,
     projected_epsilon_lower_bound,
 )
+from .importance import ImportanceOverlap, feature_importance_overlap
+from .membership import (
+    ATTACKS,
+    MembershipInferenceResult,
+    evaluate_scores,
+    membership_inference,
+    membership_inference_suite,
+)
+from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
+from .vulnerability import VulnerabilityResult, vulnerability
 
 __all__ = [
+    "ATTACKS",
     "AuditResult",
+    "FitError",
+    "ImportanceOverlap",
+    "MembershipInferenceResult",
+    "ReconstructionResult",
+    "VulnerabilityResult",
     "add_one",
     "audit_estimator",
     "audit_mechanism",
     "clopper_pearson",
     "epsilon_lower_bound",
+    "evaluate_scores",
+    "feature_importance_overlap",
     "max_certifiable_epsilon",
+    "membership_inference",
+    "membership_inference_suite",
+    "plot_per_record_cdf",
     "projected_epsilon_lower_bound",
+    "reconstruction_leak",
+    "vulnerability",
 ]

@@ -71,6 +71,7 @@ __all__ = [
     "audit_mechanism",
     "audit_estimator",
     "add_one",
+    "FitError",
 ]
 
 
@@ -626,23 +627,64 @@ def audit_mechanism(
     )
 
 
+@dataclass(frozen=True)
+class FitError:
+    """What a run returns when ``fit`` raised (``audit_estimator(..., fit_errors="outcome")``):
+    whether a learner raises is itself an observable output (PRIVACY-NOTES 15)."""
+
+    type: str
+    message: str = field(default="", compare=False)
+
+
 class _FitRun:
     """``run(dataset, rng)`` for an estimator: a fresh estimator seeded from rng, fitted."""
 
-    def __init__(self, make_estimator, fit_params):
+    def __init__(self, make_estimator, fit_params, catch_errors=False):
         self.make_estimator = make_estimator
         self.fit_params = dict(fit_params or {})
+        self.catch_errors = catch_errors
 
     def __call__(self, dataset, rng):
         X, y = dataset
         # 63-bit seeds: with 10^5 runs a collision (two runs sharing randomness) has probability
         # ~ 10^-9; 32-bit seeds would collide with probability ~ 0.7.
         est = self.make_estimator(int(rng.integers(0, 2**63 - 1)))
-        if y is None:
-            est.fit(X, **self.fit_params)
-        else:
-            est.fit(X, y, **self.fit_params)
+        try:
+            if y is None:
+                est.fit(X, **self.fit_params)
+            else:
+                est.fit(X, y, **self.fit_params)
+        except Exception as exc:  # noqa: BLE001 - an error is an outcome here
+            if not self.catch_errors:
+                raise
+            return FitError(type(exc).__name__, str(exc))
         return est
+
+
+class _ErrorAwareKey:
+    """Outcome key ``("raised", error type)`` for a failed fit, ``("fitted", key(model))`` else."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def __call__(self, output):
+        if isinstance(output, FitError):
+            return ("raised", output.type)
+        return ("fitted", self.key(output))
+
+
+class _ErrorAwarePredicate:
+    """A dict event on fitted models; False on a failed fit (the event "fit raised" is added)."""
+
+    def __init__(self, predicate):
+        self.predicate = predicate
+
+    def __call__(self, output):
+        return False if isinstance(output, FitError) else bool(self.predicate(output))
+
+
+def _fit_raised(output) -> bool:
+    return isinstance(output, FitError)
 
 
 def audit_estimator(
@@ -658,6 +700,7 @@ def audit_estimator(
     alpha: float = 0.05,
     *,
     fit_params: dict | None = None,
+    fit_errors: str = "raise",
     **kwargs,
 ) -> AuditResult:
     """Audit a learner: fit ``make_estimator(seed)`` n_runs times on (X, y) and on (X', y').
@@ -669,8 +712,24 @@ def audit_estimator(
     ``events`` in :func:`audit_mechanism`. ``fit_params`` are passed to ``fit``; other keyword
     arguments (``selection_fraction``, ``random_state``, ``n_jobs``) go to
     :func:`audit_mechanism`. Use :func:`add_one` to build (X', y').
+
+    ``fit_errors="outcome"`` makes *whether fit raised* part of the output (an error that occurs
+    on D' but not on D distinguishes the neighbours with certainty, PRIVACY-NOTES 15): a failed
+    fit yields :class:`FitError`; an ``output_key`` callable is wrapped to return
+    ``("raised", error type)`` or ``("fitted", output_key(model))``, and a dict of events gets the
+    event ``"fit raised"`` (its predicates see only fitted models). ``"raise"`` (default): an
+    error in ``fit`` propagates.
     """
-    run = _FitRun(make_estimator, fit_params)
+    if fit_errors not in ("raise", "outcome"):
+        raise ValueError(f"fit_errors must be 'raise' or 'outcome', got {fit_errors!r}")
+    catch = fit_errors == "outcome"
+    if catch:
+        if isinstance(output_key, Mapping):
+            output_key = {name: _ErrorAwarePredicate(p) for name, p in output_key.items()}
+            output_key["fit raised"] = _fit_raised
+        else:
+            output_key = _ErrorAwareKey(output_key)
+    run = _FitRun(make_estimator, fit_params, catch)
     return audit_mechanism(
         run, (X, y), (X_prime, y_prime), output_key, n_runs, epsilon, delta, alpha, **kwargs
     )

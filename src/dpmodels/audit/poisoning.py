@@ -236,14 +236,14 @@ def make_private_learner(method, epsilon, *, max_depth=4, bounds=None, classes=N
     if method == "privatree":
         from dpmodels.tree.privatree import PrivaTreeClassifier
 
-        kw = dict(epsilon=epsilon, max_depth=max_depth, random_state=seed)
+        kw = dict(epsilon=epsilon, max_depth=max_depth, random_state=seed, classes=classes)
         if bounds is not None:
             kw["bounds"] = bounds
         return PrivaTreeClassifier(**kw)
     if method == "dp_logreg":
         from dpmodels.tree.baselines import DPLogisticRegression
 
-        return DPLogisticRegression(epsilon=epsilon, standardize=True, random_state=seed)
+        return DPLogisticRegression(epsilon=epsilon, standardize=True, classes=classes, random_state=seed)
     if method == "bdpt":
         from dpmodels.tree.baselines import BDPTClassifier
 

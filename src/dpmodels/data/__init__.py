@@ -12,10 +12,14 @@ from dpmodels.data.datasets import (
 )
 from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
 from dpmodels.data.rules import RuleCandidates
+from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
 
 __all__ = [
+    "DatasetSchema",
     "DatasetUnavailable",
+    "PUBLIC_BOUNDS",
     "RuleCandidates",
+    "dataset_schema",
     "list_openml",
     "load_mnist01",
     "load_openml",

@@ -25,10 +25,13 @@ Two flavours
     The original files, parsed with proper types:
 
     * numeric attributes are numeric;
-    * categorical attributes have pandas ``category`` dtype, whose categories
-      are the values that occur anywhere in the file, sorted. Categories
-      stay the same whether or not rows are dropped, so the domain does not
-      depend on ``dropna``;
+    * categorical attributes have pandas ``category`` dtype whose categories
+      are the **documented** values of the attribute (the UCI ``.names`` /
+      ProPublica documentation, :func:`dpmodels.data.dataset_schema`), sorted
+      — never read from the records, so the dtype is a genuine declaration of
+      the public category set. A value in the file outside its documented
+      list would load as missing (an unknown category for every learner);
+      none occurs in the bundled files;
     * missing values (``?`` or empty fields) become NaN.
 
     By default (``dropna=True``) rows with any missing feature are dropped,
@@ -70,6 +73,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from dpmodels.data.schema import dataset_schema
+
 __all__ = [
     "load_dataset",
     "load_adult",
@@ -99,11 +104,27 @@ def _read_csv(filename: str, **kwargs) -> pd.DataFrame:
 # --------------------------------------------------------------------------- #
 # Helpers
 # --------------------------------------------------------------------------- #
-def _to_categorical(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """Cast ``columns`` to ``category``, with the observed values sorted."""
+def _to_categorical(df: pd.DataFrame, columns: list[str], dataset: str) -> pd.DataFrame:
+    """Cast ``columns`` to ``category`` over the dataset's *documented* category lists.
+
+    Values outside a documented list become missing (NaN, i.e. unknown to the learners) but do
+    not make the row "incomplete": ``dropna`` uses ``df.attrs["missing"]``, the mask of the
+    values that were missing in the file. How many values fell outside is kept in
+    ``df.attrs["undocumented"]`` (column -> count; empty for every bundled file).
+    """
+    schema = dataset_schema(dataset)
+    missing = df.isna()
+    undocumented = {}
     for col in columns:
-        values = sorted(df[col].dropna().unique().tolist())
-        df[col] = pd.Categorical(df[col], categories=values)
+        cats = list(schema.categories[col])
+        known = df[col].isin(cats)
+        outside = int((~known & df[col].notna()).sum())
+        cat = pd.Categorical(df[col].where(known), categories=cats)
+        if outside:
+            undocumented[col] = outside
+        df[col] = cat
+    df.attrs["missing"] = missing
+    df.attrs["undocumented"] = undocumented
     return df
 
 
@@ -116,8 +137,11 @@ def _finish_raw(
     dropna: bool,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Drop incomplete rows (if asked), fix integer dtypes, reset the index."""
+    missing = X.attrs.pop("missing", None)
+    undocumented = X.attrs.pop("undocumented", {})
     if dropna:
-        keep = X.notna().all(axis=1).to_numpy()
+        miss = X.isna() if missing is None else missing[X.columns]
+        keep = ~miss.any(axis=1).to_numpy()
         X = X.loc[keep]
         y = y.loc[keep]
     for col in integer:
@@ -128,6 +152,7 @@ def _finish_raw(
     X = X.reset_index(drop=True)
     y = y.reset_index(drop=True).astype(np.int64)
     X.attrs["categorical"] = list(categorical)
+    X.attrs["undocumented"] = dict(undocumented)
     return X, y
 
 
@@ -173,7 +198,7 @@ def _raw_adult(dropna: bool):
     categorical = [c for c in df.columns if c not in _ADULT_NUMERIC]
     for col in categorical:
         df[col] = df[col].str.strip()
-    df = _to_categorical(df, categorical)
+    df = _to_categorical(df, categorical, "adult")
     X, y = _finish_raw(
         df, y, categorical=categorical, integer=_ADULT_NUMERIC, dropna=dropna
     )
@@ -208,7 +233,7 @@ def _raw_compas(dropna: bool):
     # ``priors_count`` occurs twice in the file with identical values; pandas
     # names the second copy ``priors_count.1``. We use the first one.
     X = df[_COMPAS_FEATURES].copy()
-    X = _to_categorical(X, _COMPAS_CATEGORICAL)
+    X = _to_categorical(X, _COMPAS_CATEGORICAL, "compas")
     y = df["two_year_recid"].astype(np.int64).rename("two_year_recid")
     y.attrs["positive_class"] = "re-arrested within two years (two_year_recid = 1)"
     integer = [c for c in _COMPAS_FEATURES if c not in _COMPAS_CATEGORICAL]
@@ -244,7 +269,7 @@ def _raw_german(dropna: bool):
     y = _binary_label(df.pop("class"), 1, "good")
     y.attrs["positive_class"] = "good credit risk (class 1)"
     categorical = [c for c in _GERMAN_COLUMNS if c not in _GERMAN_NUMERIC]
-    df = _to_categorical(df, categorical)
+    df = _to_categorical(df, categorical, "german")
     X, y = _finish_raw(
         df, y, categorical=categorical, integer=_GERMAN_NUMERIC, dropna=dropna
     )
@@ -325,7 +350,7 @@ def _raw_mushroom(dropna: bool):
     )
     y = _binary_label(df.pop("class"), "p", "poisonous")
     y.attrs["positive_class"] = "poisonous (p)"
-    df = _to_categorical(df, _MUSHROOM_COLUMNS)
+    df = _to_categorical(df, _MUSHROOM_COLUMNS, "mushroom")
     X, y = _finish_raw(
         df, y, categorical=_MUSHROOM_COLUMNS, integer=[], dropna=dropna
     )
@@ -356,7 +381,7 @@ def _raw_nursery(dropna: bool):
         pd.Categorical(label, categories=classes).codes.astype(np.int64),
         name="class",
     )
-    df = _to_categorical(df, _NURSERY_COLUMNS)
+    df = _to_categorical(df, _NURSERY_COLUMNS, "nursery")
     X, y = _finish_raw(
         df, y, categorical=_NURSERY_COLUMNS, integer=[], dropna=dropna
     )
@@ -391,7 +416,7 @@ def _raw_vote(dropna: bool):
     )
     y = _binary_label(df.pop("party"), "republican", "republican")
     y.attrs["positive_class"] = "republican"
-    df = _to_categorical(df, _VOTE_ISSUES)
+    df = _to_categorical(df, _VOTE_ISSUES, "vote")
     X, y = _finish_raw(df, y, categorical=_VOTE_ISSUES, integer=[], dropna=dropna)
     X.attrs["source"] = ["house-votes-84.data.gz"]
     return X, y

@@ -15,6 +15,10 @@ one p × p Gram matrix: with weights w (1 for a remaining record), s = Xᵀw, N 
 and a single literal is the pair of a literal with itself. One BLAS product per weight vector
 replaces an n × |R| boolean matrix. Wider conjunctions fall back to chunked products over an
 explicit support matrix.
+
+Exactness: the products run in float64 whatever the input dtype, so with integer weights every
+count is an exact integer up to 2^53 (float32 stops being exact at 2^24 records, which would break
+the sensitivity proofs of the private learners — PRIVACY-NOTES 16).
 """
 
 from __future__ import annotations
@@ -97,30 +101,32 @@ class RuleCandidates:
     def counts(self, X: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """Weighted number of rows each candidate captures: Σ_i w_i · [rule(x_i)].
 
-        ``X`` is an (n, p) 0/1 float array (float32 or float64); ``weights`` has length n.
+        ``X`` is an (n, p) 0/1 array; ``weights`` has length n. Computed in float64 (exact).
         """
-        w = np.asarray(weights, dtype=X.dtype)
+        X = np.asarray(X, dtype=np.float64)
+        w = np.asarray(weights, dtype=np.float64)
         if self.max_width <= 2:
             s = X.T @ w
             A = X.T @ (X * w[:, None])
             total = w.sum(dtype=np.float64)
-            return self._pair_counts(A.astype(np.float64), s.astype(np.float64), total)
+            return self._pair_counts(A, s, total)
         out = np.empty(len(self), dtype=np.float64)
         for lo in range(0, len(self), 2048):
             hi = min(len(self), lo + 2048)
-            out[lo:hi] = w.astype(np.float64) @ self._support(X, slice(lo, hi))
+            out[lo:hi] = w @ self._support(X, slice(lo, hi))
         return out
 
     def counts_many(self, X: np.ndarray, W: np.ndarray) -> np.ndarray:
-        """Counts for several weight vectors at once: W is (n, k); returns (k, m)."""
-        W = np.asarray(W, dtype=X.dtype)
+        """Counts for several weight vectors at once: W is (n, k); returns (k, m). float64 (exact)."""
+        X = np.asarray(X, dtype=np.float64)
+        W = np.asarray(W, dtype=np.float64)
         if self.max_width <= 2:
             S = X.T @ W  # (p, k)
             totals = W.sum(axis=0, dtype=np.float64)
             out = np.empty((W.shape[1], len(self)))
             for j in range(W.shape[1]):
                 A = X.T @ (X * W[:, j : j + 1])
-                out[j] = self._pair_counts(A.astype(np.float64), S[:, j].astype(np.float64), totals[j])
+                out[j] = self._pair_counts(A, S[:, j], totals[j])
             return out
         return np.stack([self.counts(X, W[:, j]) for j in range(W.shape[1])])
 

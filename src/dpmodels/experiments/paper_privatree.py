@@ -18,22 +18,14 @@ missing values dropped as in the paper):
 * ``compas``: ProPublica's file with the standard filter (6,172 rows, 9 features); the paper used
   OpenML's balanced ``compas-two-years`` (4,966 rows, 11 features).
 
-Public inputs. Everything a DP learner is told about the data comes from :data:`PUBLIC_BOUNDS`
-(documented domains, written here, never read from the data) and the categorical dtypes of the
-loaders (the public schema: the categories of the whole UCI file). Values outside the bounds are
-clipped by the learners. The label set is public (as in the paper). Bounds policy per dataset:
-
-* adult: age 17–90 (UCI extraction rule age > 16; the census top-codes age at 90),
-  fnlwgt 0–1.5·10⁶ (order of magnitude of CPS final weights), education_num 1–16 (16 education
-  levels), capital_gain 0–99,999 (CPS top code), capital_loss 0–5,000 (round cap), hours_per_week
-  1–99 (CPS top code).
-* compas: age 18–100 (adult defendants), juvenile counts 0–20, priors_count 0–40 (a-priori caps;
-  larger counts are clipped).
-* breast-w: every attribute is a 1–10 score (UCI documentation).
-* diabetes (Pima): pregnancies 0–20, glucose 0–200 mg/dl, blood pressure 0–150 mm Hg, skin
-  thickness 0–100 mm, insulin 0–900 µU/ml, BMI 0–70, pedigree 0–2.5, age 21–90 (the study
-  population is 21 or older). Zeros stand for missing measurements in this file and are kept.
-* mushroom, nursery, vote: categorical only.
+Public inputs. Everything a DP learner is told about the data comes from the documented schemas
+of :mod:`dpmodels.data.schema` (:func:`dpmodels.data.dataset_schema`): the numerical bounds
+(:data:`PUBLIC_BOUNDS`, documented domains, never read from the data), the category lists (the
+loaders' category dtypes are built from the UCI / ProPublica documentation, not from the file) and
+the label set (declared with ``classes=`` to every learner). Values outside the bounds are clipped
+by the learners. See that module for the bounds policy of each dataset (adult: age 17–90, CPS top
+codes; compas: age 18–100, counts 0–20 / 0–40; breast-w: scores 1–10; Pima: physiological caps;
+mushroom, nursery, vote: categorical only).
 
 Learners (:data:`LEARNERS`): PrivaTree with each split selection, BDPT, DPGDF (categorical
 features only, skipped where there is none, as in the paper), diffprivlib's random tree and
@@ -73,7 +65,8 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from ..data import load_dataset
+from ..data import dataset_schema, load_dataset
+from ..data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
 
 __all__ = [
     "DATASETS",
@@ -94,46 +87,10 @@ DATASETS = ("adult", "breast-w", "diabetes", "mushroom", "nursery", "vote", "com
 EPSILONS = (0.01, 0.1, 1.0)
 MAX_DEPTH = 4
 
-# dataset -> {numerical feature: (lower, upper)}: documented domains (module docstring), not data.
-PUBLIC_BOUNDS = {
-    "adult": {
-        "age": (17, 90),
-        "fnlwgt": (0, 1_500_000),
-        "education_num": (1, 16),
-        "capital_gain": (0, 99_999),
-        "capital_loss": (0, 5_000),
-        "hours_per_week": (1, 99),
-    },
-    "compas": {
-        "age": (18, 100),
-        "juv_fel_count": (0, 20),
-        "juv_misd_count": (0, 20),
-        "juv_other_count": (0, 20),
-        "priors_count": (0, 40),
-    },
-    "breast-w": {
-        c: (1, 10)
-        for c in (
-            "clump_thickness", "uniformity_cell_size", "uniformity_cell_shape",
-            "marginal_adhesion", "single_epithelial_cell_size", "bare_nuclei",
-            "bland_chromatin", "normal_nucleoli", "mitoses",
-        )
-    },  # fmt: skip
-    "diabetes": {
-        "pregnancies": (0, 20),
-        "glucose": (0, 200),
-        "blood_pressure": (0, 150),
-        "skin_thickness": (0, 100),
-        "insulin": (0, 900),
-        "bmi": (0, 70),
-        "diabetes_pedigree": (0, 2.5),
-        "age": (21, 90),
-    },
-    "mushroom": {},
-    "nursery": {},
-    "nursery-5class": {},
-    "vote": {},
-}
+# dataset -> {numerical feature: (lower, upper)}: the documented domains of
+# :mod:`dpmodels.data.schema` (not read from the data).
+PUBLIC_BOUNDS = {name: dict(_SCHEMA_BOUNDS[name]) for name in DATASETS}
+PUBLIC_BOUNDS["nursery-5class"] = {}
 
 # learner label -> short key used by the factory
 LEARNERS = {
@@ -232,7 +189,8 @@ def _load(name):
     if missing:  # pragma: no cover - guards the constants above
         raise KeyError(f"{name}: no public bounds for {missing}")
     bounds = {c: tuple(float(v) for v in known[c]) for c in num}
-    return X, y, dict(bounds=bounds, categories=cats, classes=sorted(np.unique(y).tolist()))
+    classes = [0, 1] if name != "nursery-5class" else list(dataset_schema("nursery").classes)
+    return X, y, dict(bounds=bounds, categories=cats, classes=classes)
 
 
 def _breast_cancer_bounds(descr, columns):
@@ -330,6 +288,7 @@ def _make(learner, eps, X, meta, seed):
         est = PrivaTreeClassifier(
             epsilon=eps, max_depth=MAX_DEPTH, bounds=dict(bounds) if bounds else None,
             categories=dict(cats) or None, split_selection=sel, split_criterion=crit, random_state=seed,
+            classes=classes,
         )
         return est, None
     if key == "bdpt":
@@ -347,7 +306,7 @@ def _make(learner, eps, X, meta, seed):
                                          random_state=seed), functools.partial(_ordinal, meta=meta)
     if key == "dpl-lr":
         return DPLogisticRegression(epsilon=eps, data_norm=math.sqrt(X.shape[1]), standardize=False,
-                                    random_state=seed), functools.partial(_public_design, meta=meta)
+                                    classes=classes, random_state=seed), functools.partial(_public_design, meta=meta)
     raise KeyError(learner)  # pragma: no cover
 
 

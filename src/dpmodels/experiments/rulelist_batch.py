@@ -163,11 +163,14 @@ class SharedSplit:
             return self._fit(random_state, params)
 
     def _fit(self, random_state, params):
+        classes = params.get("classes")
+        if classes is not None and [c for c in classes] != [0, 1]:
+            raise ValueError("SharedSplit fits the label set [0, 1]; encode the labels as 0/1")
         est = DPRuleListClassifier(random_state=random_state, **params)
         n = self.n
         if n == 0:
             raise ValueError("empty training set")
-        eps, delta = est._resolve_params(n)
+        eps, delta = est._resolve_params()
         ledger = PrivacyLedger(eps, delta)
         rng = check_random_state(est.random_state)
         cands, stats, Xb, yb = self.candidates, self.stats, self.Xb, self.yb

@@ -14,8 +14,21 @@ that would push the totals over the budget raises :class:`BudgetExceededError`, 
 fit fails before any noisy value exists.
 
 Rows with ``composition="leak"`` record a *non-private* access (e.g. bounds read from the data
-because the user gave none). They cost no ε but mark the ledger as not satisfying its budget; the
-learner also emits a :class:`PrivacyLeakWarning`.
+because the user gave none). They cost no ε but mark the ledger as not private; the learner also
+emits a :class:`PrivacyLeakWarning`.
+
+**Guarantee of each row** (``LedgerRow.guarantee``), so that the ledger is honest about *why* a
+release is private (PRIVACY-NOTES 17):
+
+* ``"proven"`` — a mechanism with a standard proof (written in ``docs/privacy.md``) at the recorded
+  (ε, δ) and sensitivity.
+* ``"claimed"`` — a published construction whose accounting is the authors' claim, not a proven
+  theorem (e.g. paper 000's noisy argmin over smooth-sensitivity-noised scores, PRIVACY-NOTES 4).
+* ``"none"`` — not a DP release: leak rows, and releases such as the paper's confidence gate that
+  hold only "with confidence C". Their ε is still charged against the budget.
+
+:attr:`PrivacyLedger.is_private` is True only when **every** row is ``"proven"`` and the totals are
+within the budget; :meth:`PrivacyLedger.summary` says in words why a ledger is not private.
 """
 
 from __future__ import annotations
@@ -32,7 +45,10 @@ __all__ = [
     "check_epsilon",
     "check_delta",
     "charge",
+    "GUARANTEES",
 ]
+
+GUARANTEES = ("proven", "claimed", "none")
 
 # Relative slack for float round-off when shares of the budget are summed back up.
 _REL_TOL = 1e-9
@@ -80,6 +96,13 @@ class LedgerRow:
     composition: str = "sequential"  # "sequential" | "parallel" | "leak"
     parts: int = 1
     note: str = ""
+    guarantee: str = "proven"  # "proven" | "claimed" | "none" (module docstring)
+
+    def __post_init__(self):
+        if self.guarantee not in GUARANTEES:
+            raise ValueError(f"guarantee must be one of {GUARANTEES}, got {self.guarantee!r}")
+        if self.composition == "leak" and self.guarantee != "none":
+            raise ValueError("a leak row cannot carry a DP guarantee")
 
 
 @dataclass
@@ -119,12 +142,25 @@ class PrivacyLedger:
 
     @property
     def leaks(self) -> list[LedgerRow]:
+        """Non-private accesses: public inputs read from the data."""
         return [r for r in self.rows if r.composition == "leak"]
 
     @property
+    def claimed(self) -> list[LedgerRow]:
+        """Releases whose privacy rests on a published claim, not on a proven theorem."""
+        return [r for r in self.rows if r.guarantee == "claimed"]
+
+    @property
+    def not_dp(self) -> list[LedgerRow]:
+        """Charged releases that are not DP (e.g. the paper's confidence gate); leaks excluded."""
+        return [r for r in self.rows if r.guarantee == "none" and r.composition != "leak"]
+
+    @property
     def is_private(self) -> bool:
-        """True when every access is accounted within budget and nothing leaked."""
-        return not self.leaks and self._within(self.epsilon_spent, self.delta_spent)
+        """True only when every row is a *proven* DP release and the totals are within budget."""
+        return all(r.guarantee == "proven" for r in self.rows) and self._within(
+            self.epsilon_spent, self.delta_spent
+        )
 
     def _within(self, eps: float, delta: float) -> bool:
         return eps <= self.epsilon * (1 + _REL_TOL) and delta <= self.delta * (1 + _REL_TOL) + 1e-300
@@ -141,10 +177,16 @@ class PrivacyLedger:
         composition: str = "sequential",
         parts: int = 1,
         note: str = "",
+        guarantee: str = "proven",
     ) -> LedgerRow:
-        """Record an access *before* it is released; raise if the budget would be exceeded."""
+        """Record an access *before* it is released; raise if the budget would be exceeded.
+
+        ``guarantee``: ``"proven"`` (default), ``"claimed"`` or ``"none"`` (module docstring).
+        """
         if composition not in ("sequential", "parallel"):
             raise ValueError(f"composition must be 'sequential' or 'parallel', got {composition!r}")
+        if guarantee not in GUARANTEES:
+            raise ValueError(f"guarantee must be one of {GUARANTEES}, got {guarantee!r}")
         eps = check_epsilon(epsilon, "epsilon of a ledger row")
         d = float(delta)
         if not (0.0 <= d < 1.0):
@@ -159,13 +201,13 @@ class PrivacyLedger:
                 f"(ε={self.epsilon_remaining:.6g}, δ={self.delta_remaining:.3g}) of the budget "
                 f"(ε={self.epsilon:.6g}, δ={self.delta:.3g}) is left"
             )
-        row = LedgerRow(what, mechanism, eps, d, sensitivity, composition, int(parts), note)
+        row = LedgerRow(what, mechanism, eps, d, sensitivity, composition, int(parts), note, guarantee)
         self.rows.append(row)
         return row
 
     def record_leak(self, what: str, note: str = "", *, warn: bool = True) -> LedgerRow:
         """Record a non-private access (a public input read from the data) and warn."""
-        row = LedgerRow(what, "none (read from the data)", 0.0, 0.0, None, "leak", 1, note)
+        row = LedgerRow(what, "none (read from the data)", 0.0, 0.0, None, "leak", 1, note, "none")
         self.rows.append(row)
         if warn:
             warnings.warn(
@@ -186,29 +228,54 @@ class PrivacyLedger:
 
     # ----------------------------------------------------------------- output
     def summary(self) -> str:
-        """A readable table of every access and the totals against the budget."""
+        """A readable table of every access, the totals, and whether (and why not) it is private."""
         wwhat = min(44, max([4] + [len(r.what) for r in self.rows]))
         wmech = max([9] + [len(r.mechanism) for r in self.rows])
-        head = f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  composition"
+        head = (f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  "
+                f"{'guarantee':<9}  composition")
         lines = [f"Privacy ledger — budget ε={self.epsilon:g}, δ={self.delta:g}", head, "-" * len(head)]
         for i, r in enumerate(self.rows, 1):
             sens = "-" if r.sensitivity is None else f"{r.sensitivity:.3g}"
             comp = r.composition if r.composition != "parallel" else f"parallel ×{r.parts}"
             what = r.what if len(r.what) <= wwhat else r.what[: wwhat - 3] + "..."
             lines.append(
-                f"{i:>3}  {what:<{wwhat}} {r.mechanism:<{wmech}} {sens:>7} {r.epsilon:>9.4g} {r.delta:>9.3g}  {comp}"
+                f"{i:>3}  {what:<{wwhat}} {r.mechanism:<{wmech}} {sens:>7} {r.epsilon:>9.4g} "
+                f"{r.delta:>9.3g}  {r.guarantee:<9}  {comp}"
             )
         lines.append("-" * len(head))
         lines.append(
             f"     total spent: ε={self.epsilon_spent:.6g} of {self.epsilon:g}, "
             f"δ={self.delta_spent:.3g} of {self.delta:g}"
         )
+        lines.extend("     " + v for v in self.verdict())
+        return "\n".join(lines)
+
+    def verdict(self) -> list[str]:
+        """Why the ledger is (not) private, in words: one line per reason."""
+        if self.is_private:
+            return [
+                f"PRIVATE: every release is a proven DP mechanism and the totals are within "
+                f"(ε={self.epsilon:g}, δ={self.delta:g})."
+            ]
+        out = []
+        if not self._within(self.epsilon_spent, self.delta_spent):
+            out.append("NOT PRIVATE: the totals exceed the budget.")
+        if self.claimed:
+            out.append(
+                f"NOT PROVEN PRIVATE: {len(self.claimed)} release(s) rest on a published claim, "
+                "not on a proven theorem: " + "; ".join(r.what for r in self.claimed)
+            )
+        if self.not_dp:
+            out.append(
+                f"NOT PRIVATE: {len(self.not_dp)} release(s) are not DP releases: "
+                + "; ".join(f"{r.what} ({r.note})" if r.note else r.what for r in self.not_dp)
+            )
         if self.leaks:
-            lines.append(
-                f"     WARNING: {len(self.leaks)} non-private access(es): "
+            out.append(
+                f"NOT PRIVATE: {len(self.leaks)} non-private access(es), read from the data: "
                 + "; ".join(r.what for r in self.leaks)
             )
-        return "\n".join(lines)
+        return out
 
     def __str__(self) -> str:
         return self.summary()
@@ -224,13 +291,37 @@ class PrivacyLedger:
 
     @classmethod
     def from_dict(cls, d: dict) -> "PrivacyLedger":
+        """Inverse of :meth:`to_dict`.
+
+        Dicts written before rows carried a ``guarantee`` get one from what this library recorded
+        then: leak rows ``"none"``; the paper's confidence gate (its note says "NOT a DP
+        guarantee") ``"none"``; the smooth-sensitivity selections (mechanism "smooth-sens. …")
+        ``"claimed"``; every other row ``"proven"``.
+        """
         led = cls(d["epsilon"], d.get("delta", 0.0))
-        led.rows = [LedgerRow(**r) for r in d.get("rows", [])]
+        rows = []
+        for r in d.get("rows", []):
+            r = dict(r)
+            if "guarantee" not in r:
+                r["guarantee"] = _legacy_guarantee(r)
+            if r["guarantee"] not in GUARANTEES:
+                raise ValueError(f"unknown guarantee {r['guarantee']!r} in a ledger row")
+            rows.append(LedgerRow(**r))
+        led.rows = rows
         return led
 
 
+def _legacy_guarantee(r: dict) -> str:
+    if r.get("composition") == "leak" or "NOT a DP guarantee" in str(r.get("note", "")):
+        return "none"
+    if str(r.get("mechanism", "")).startswith("smooth-sens."):
+        return "claimed"
+    return "proven"
+
+
 def charge(ledger: PrivacyLedger | None, what: str, mechanism: str, epsilon: float, delta: float = 0.0,
-           *, sensitivity: float | None = None, parts: int = 1, note: str = "") -> None:
+           *, sensitivity: float | None = None, parts: int = 1, note: str = "",
+           guarantee: str = "proven") -> None:
     """Record a mechanism's access in ``ledger`` (if any) before it draws noise.
 
     ``parts > 1``: the mechanism ran on that many disjoint subsets (parallel composition).
@@ -239,4 +330,4 @@ def charge(ledger: PrivacyLedger | None, what: str, mechanism: str, epsilon: flo
     if ledger is not None:
         comp = "parallel" if parts > 1 else "sequential"
         ledger.spend(what, mechanism, epsilon, delta, sensitivity=sensitivity, composition=comp,
-                     parts=parts, note=note)
+                     parts=parts, note=note, guarantee=guarantee)

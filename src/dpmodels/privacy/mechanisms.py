@@ -38,10 +38,16 @@ def noisy_histogram(counts, epsilon, rng, *, ledger: PrivacyLedger | None = None
     return c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
 
 
-def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger=None, what="threshold test", delta=0.0, note=""):
-    """Release only whether value + Lap(Δ/ε) ≥ threshold (ε-DP; δ records a PTR failure share)."""
+def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger=None, what="threshold test",
+                      delta=0.0, note="", guarantee="proven"):
+    """Release only whether value + Lap(Δ/ε) ≥ threshold (ε-DP; δ records a PTR failure share).
+
+    ``guarantee="none"`` marks a use whose *purpose* is not DP (the paper's confidence gate, which
+    guards a smooth-sensitivity bound "with confidence C" only): the ledger is then not private.
+    """
     eps = check_epsilon(epsilon)
-    charge(ledger, what, "Laplace threshold", eps, delta, sensitivity=sensitivity, note=note)
+    charge(ledger, what, "Laplace threshold", eps, delta, sensitivity=sensitivity, note=note,
+           guarantee=guarantee)
     return bool(float(value) + samplers.laplace(sensitivity / eps, 1, rng)[0] >= threshold)
 
 
@@ -83,16 +89,20 @@ def smooth_noisy_argmin(
     ``noise="laplace"``: scale 2·S*/ε, Lap(1) noise (Nissim et al.'s (ε, δ) mechanism for one
     value, with β ≤ ε / (2 ln(2/δ))). ``noise="cauchy"``: scale 2(γ+1)·S*/ε with h(z) ∝ 1/(1+|z|^γ)
     (ε-DP for one value, β ≤ ε / (2(γ+1))). Taking the argmin of |R| such values and accounting it
-    as one query is **the paper's claim**, not a theorem (PRIVACY-NOTES 4).
+    as one query is **the paper's claim**, not a theorem (PRIVACY-NOTES 4): the ledger row is
+    recorded with ``guarantee="claimed"``, so a ledger holding it is never ``is_private``
+    (``docs/privacy.md`` explains why the standard theorems do not cover it).
     """
     eps = check_epsilon(epsilon)
     s = np.asarray(scores, dtype=float)
     S = float(smooth_sensitivity)
     if noise == "laplace":
-        charge(ledger, what, "smooth-sens. Laplace", eps, delta, sensitivity=S, note=note)
+        charge(ledger, what, "smooth-sens. Laplace", eps, delta, sensitivity=S, note=note,
+               guarantee="claimed")
         z = samplers.laplace(1.0, s.shape, rng) * (2.0 * S / eps)
     elif noise == "cauchy":
-        charge(ledger, what, "smooth-sens. Cauchy", eps, delta, sensitivity=S, note=note)
+        charge(ledger, what, "smooth-sens. Cauchy", eps, delta, sensitivity=S, note=note,
+               guarantee="claimed")
         z = samplers.heavy_tailed(gamma, s.shape, rng) * (2.0 * (gamma + 1.0) * S / eps)
     else:
         raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")

@@ -80,8 +80,11 @@ def discrete_laplace(scale: float, size, rng: np.random.Generator) -> np.ndarray
     """Two-sided geometric noise on the integers: P[k] ∝ exp(-|k| / scale).
 
     Sampled as the difference of two i.i.d. geometric variables (numbers of failures before a
-    success with p = 1 − exp(−1/scale)), which has exactly this law. Adding it to an integer count
-    of sensitivity Δ with scale = Δ/ε is ε-DP (Ghosh, Roughgarden & Sundararajan 2009).
+    success with p = 1 − exp(−1/scale)), whose difference has this law. The geometric draws are
+    numpy's, which are computed from double-precision floats: the law is exact up to
+    double-precision rounding, and the support is bounded (the far tail, of probability of the
+    order of 2^-53, is cut off) — not exact in law. Adding it to an integer count of sensitivity Δ
+    with scale = Δ/ε is ε-DP (Ghosh, Roughgarden & Sundararajan 2009) up to that truncation.
     Returns int64.
     """
     s = _check_scale(scale)

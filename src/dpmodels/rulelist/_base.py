@@ -7,11 +7,11 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from ..data.rules import RuleCandidates
+from ..validation import check_y, resolve_classes
 from .model import RuleList
 
 __all__ = ["count_scaled_gini", "SplitStats", "RuleListEstimator"]
@@ -35,7 +35,9 @@ class SplitStats:
 
     Whether a rule captures a record depends only on the record's row of binary features, so the
     Gram products run over the *distinct* rows, weighted by how many remaining records (and
-    remaining positives) share each row: exact, and ~10× fewer rows on binarized Adult.
+    remaining positives) share each row: ~10× fewer rows on binarized Adult. Everything is float64,
+    so every count is an exact integer up to 2^53 records (float32 would stop being exact above
+    2^24 and break the sensitivity proofs, PRIVACY-NOTES 16).
     """
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray):
@@ -49,7 +51,7 @@ class SplitStats:
         else:
             _, first, self.inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
         self.inverse = self.inverse.ravel()
-        self.patterns = Xf[first]
+        self.patterns = Xf[first].astype(np.float64)
         self.y = y.astype(np.float64)
 
     def __call__(self, remaining: np.ndarray):
@@ -58,7 +60,7 @@ class SplitStats:
         r = remaining.astype(np.float64)
         w = np.bincount(self.inverse, weights=r, minlength=m)
         wy = np.bincount(self.inverse, weights=r * self.y, minlength=m)
-        W = np.column_stack([w, wy]).astype(self.patterns.dtype)
+        W = np.column_stack([w, wy])  # float64: exact integer weights
         counts = self.candidates.counts_many(self.patterns, W)
         return float(w.sum()), float(wy.sum()), counts[0], counts[1]
 
@@ -106,7 +108,9 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         _check_positive_int(self.max_width, "max_width")
 
     def _validate_fit_data(self, X, y):
-        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
+        X = validate_data(self, X, dtype=None, ensure_all_finite=True)
+        y = check_y(y, type(self).__name__)
+        check_consistent_length(X, y)
         Xb = self._to_binary(X)
         yb = self._encode_labels(y)
         names = (
@@ -117,30 +121,14 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return Xb, yb, names
 
     def _encode_labels(self, y) -> np.ndarray:
-        check_classification_targets(y)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-d, got shape {y.shape}")
-        if y.dtype.kind == "f" and np.isnan(y).any():
-            raise ValueError("y contains NaN")
-        uniq = np.unique(y)
-        if len(uniq) > 2:
-            raise ValueError(
-                "Only binary classification is supported: rule lists are binary classifiers and "
-                f"y has {len(uniq)} classes {uniq[:5].tolist()}"
-            )
-        binary01 = all(v in (0, 1) for v in uniq.tolist())
-        if binary01:
-            # The label set {0, 1} is public: a sample holding one class is valid input.
-            self.classes_ = np.array([0, 1], dtype=y.dtype if y.dtype.kind in "iub" else np.int64)
-            return (y == 1).astype(np.int64)
-        if len(uniq) == 2:
-            self.classes_ = uniq
-            return (y == uniq[1]).astype(np.int64)
-        raise ValueError(
-            "y holds one class that is not 0/1: the label set must be known in advance; "
-            "encode labels as 0/1"
-        )
+        """The public label set (``classes=``, else the schema {0, 1}) and y as 0/1 (1 = classes[1]).
+
+        Never inferred from which labels occur (:func:`dpmodels.validation.resolve_classes`): a
+        label outside the label set is a schema error; a one-class training set is valid.
+        """
+        # getattr: a subclass without a ``classes`` parameter gets the schema {0, 1}
+        self.classes_, y_idx = resolve_classes(getattr(self, "classes", None), y, None, binary=True)
+        return y_idx
 
     def _validate_predict_data(self, X):
         check_is_fitted(self, "rule_list_")
@@ -148,7 +136,7 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return self._to_binary(X)
 
     def _to_binary(self, X) -> np.ndarray:
-        """Validated 0/1 float32 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
+        """Validated 0/1 float64 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
         return _binary_matrix(X)
 
     # ------------------------------------------------------------------- API
@@ -179,10 +167,14 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
 
 
 def _binary_matrix(X) -> np.ndarray:
-    """Check that every value is 0 or 1 (booleans accepted) and return a float32 matrix."""
+    """Check that every value is 0 or 1 (booleans accepted) and return a float64 matrix.
+
+    A value other than 0/1 is a schema error (the features' domain is {0, 1}); the message names
+    the column, never the value.
+    """
     X = np.asarray(X)
     if X.dtype == bool:
-        return X.astype(np.float32)
+        return X.astype(np.float64)
     if X.dtype.kind not in "iuf":
         try:
             X = X.astype(np.float64)
@@ -192,10 +184,10 @@ def _binary_matrix(X) -> np.ndarray:
             ) from None
     if X.dtype.kind == "f" and np.isnan(X).any():
         raise ValueError("X contains NaN: binary features must be 0 or 1")
-    bad = (X != 0) & (X != 1)
+    bad = ((X != 0) & (X != 1)).any(axis=0)
     if bad.any():
-        i, j = np.argwhere(bad)[0]
         raise ValueError(
-            f"rule lists need binary (0/1) features; column {j} holds {X[i, j]!r} — binarize first"
+            f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another "
+            "value — binarize first"
         )
-    return X.astype(np.float32)
+    return X.astype(np.float64)

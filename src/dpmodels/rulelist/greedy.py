@@ -33,12 +33,18 @@ class GreedyRuleListClassifier(RuleListEstimator):
         λ: a rule must capture at least Λ = max(1, ⌊λ·n⌋) of the remaining records.
     max_width : int, default=2
         Maximum number of literals per rule (conjunctions of columns or their negations).
+    classes : None or list of 2 labels, default=None
+        The label set ``[negative, positive]``, in that order (``classes_`` is exactly it; the
+        rule list predicts ``classes[1]`` where it predicts 1). ``None``: the schema {0, 1}. The
+        label set is never read from the data: a label outside it is an error, whatever else y
+        holds; a training set holding one class is valid.
     """
 
-    def __init__(self, max_rules=5, min_support=0.05, max_width=2):
+    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None):
         self.max_rules = max_rules
         self.min_support = min_support
         self.max_width = max_width
+        self.classes = classes
 
     def _fit(self, X, y):
         self._check_common_params()

@@ -22,7 +22,10 @@ Mechanisms (``mechanism=``):
     ``gate="confidence"`` is the paper's threshold T = ⌊−(ln 2 + ln(1 − C))/ε_node⌋ + 1 — it holds
     "with confidence C", which is **not** a DP guarantee; ``gate="ptr"`` (default) is
     propose-test-release with T = ⌈ln(1/(2δ_gate))/ε_node⌉ and δ_gate accounted (PRIVACY-NOTES 3),
-    so sm-cauchy with the PTR gate is (ε, δ)-DP, not pure.
+    so sm-cauchy with the PTR gate would be (ε, δ)-DP, not pure, *if* the selection's claim held.
+    The ledger says so: the selections are recorded with ``guarantee="claimed"`` and the paper's
+    gate with ``guarantee="none"``, so ``privacy_ledger_.is_private`` is False for sm-* models and
+    the summary explains why (``docs/privacy.md``).
 
 ``"gl-laplace"``, ``"gl-gaussian"``, ``"gl-exponential"``, ``"noisy-counts"`` (Sections V-B/V-C)
     Global-sensitivity baselines on the normalised Gini (Δ = 1/2), ε_node = ε/(2K−1): selection +
@@ -41,7 +44,6 @@ the data and the ledger records the leak.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -51,6 +53,7 @@ from ..privacy import selection
 from ..privacy.ledger import PrivacyLedger, check_delta, check_epsilon
 from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
+from ..validation import check_n_public, resolve_n, warn_if_delta_large
 from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
@@ -97,6 +100,11 @@ class DPRuleListClassifier(RuleListEstimator):
         γ > 1 of the heavy-tailed noise of ``sm-cauchy``.
     n_public : int or None, default=None
         A public training-set size (or order of magnitude), for Λ and δ's default.
+    classes : None or list of 2 labels, default=None
+        The public label set ``[negative, positive]`` (``classes_`` is exactly it; rule counts are
+        ``(classes[0], classes[1])``). ``None``: the schema {0, 1}. Never read from the data: a
+        label outside the label set is an error raised the same way whatever else y holds (the
+        DP universe is X × classes); a training set holding one class is valid.
     random_state : None, int or Generator
         ``None`` draws from OS entropy (use this for private releases). A seed makes runs
         reproducible for research; whoever knows it can remove the noise.
@@ -115,6 +123,7 @@ class DPRuleListClassifier(RuleListEstimator):
         gamma=4.0,
         n_public=None,
         random_state=None,
+        classes=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -127,13 +136,14 @@ class DPRuleListClassifier(RuleListEstimator):
         self.gamma = gamma
         self.n_public = n_public
         self.random_state = random_state
+        self.classes = classes
 
     # ------------------------------------------------------------- params
     def _needs_delta(self) -> bool:
         m = self.mechanism
         return m in ("sm-laplace", "gl-gaussian") or (m == "sm-cauchy" and self.gate == "ptr")
 
-    def _resolve_params(self, n: int):
+    def _resolve_params(self):
         eps = check_epsilon(self.epsilon)
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"unknown mechanism {self.mechanism!r}; choose one of {MECHANISMS}")
@@ -144,8 +154,7 @@ class DPRuleListClassifier(RuleListEstimator):
             raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
         if not float(self.gamma) > 1.0:
             raise ValueError(f"gamma must be > 1, got {self.gamma!r}")
-        if self.n_public is not None and (int(self.n_public) != self.n_public or self.n_public < 1):
-            raise ValueError(f"n_public must be a positive integer, got {self.n_public!r}")
+        check_n_public(self.n_public, integer=True)
         if self.delta is None:
             if not self._needs_delta():
                 delta = 0.0
@@ -160,22 +169,14 @@ class DPRuleListClassifier(RuleListEstimator):
             delta = check_delta(self.delta)
         if self._needs_delta() and delta == 0:
             raise ValueError(f"mechanism {self.mechanism!r} (gate={self.gate!r}) needs delta > 0")
-        n_ref = self.n_public if self.n_public is not None else n
-        if delta > 0 and n_ref > 0 and delta >= 1.0 / n_ref:
-            warnings.warn(
-                f"delta={delta:g} >= 1/n: a δ of order 1/n allows releasing whole records",
-                UserWarning,
-                stacklevel=3,
-            )
+        warn_if_delta_large(delta, self.n_public)  # compares with the declared n only
         return eps, delta
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
+        eps, delta = self._resolve_params()
         Xb, yb, names = self._validate_fit_data(X, y)
         n = Xb.shape[0]
-        if n == 0:
-            raise ValueError("empty training set")
-        eps, delta = self._resolve_params(n)
         ledger = PrivacyLedger(eps, delta)
         rng = check_random_state(self.random_state)
         cands = RuleCandidates.from_features(names, self.max_width)
@@ -264,12 +265,7 @@ class DPRuleListClassifier(RuleListEstimator):
         delta_node = ledger.delta / (K - 1) if K > 1 else 0.0
         gamma = float(self.gamma)
         if smooth and K > 1:  # K = 1: the list is the default rule alone, no selection step
-            if self.n_public is None:
-                ledger.record_leak(
-                    "training-set size n (for Λ = ⌊λn⌋)",
-                    "Declare n_public to make it a public input.",
-                )
-            n_for_lambda = int(self.n_public) if self.n_public is not None else n
+            n_for_lambda = int(resolve_n(self.n_public, n, ledger, what="training-set size n (for Λ = ⌊λn⌋)"))
             Lam = max(1, math.floor(float(self.min_support) * n_for_lambda))
             if self.gate == "ptr":
                 d_gate = delta_node / 2 if m == "sm-laplace" else delta_node
@@ -295,6 +291,7 @@ class DPRuleListClassifier(RuleListEstimator):
                 go = mech.laplace_threshold(
                     N, Lam + T, eps_node, rng, ledger=ledger, delta=d_gate,
                     what=f"rule {pos + 1}: support gate", note=gate_note,
+                    guarantee="proven" if self.gate == "ptr" else "none",
                 )
                 if not go:
                     break

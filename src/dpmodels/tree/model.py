@@ -26,13 +26,16 @@ Node arrays (length ``n_nodes``, node 0 is the root):
 
 Model-level attributes: ``classes`` (label values), ``feature_names`` (list of str),
 ``categorical`` (bool per feature), ``categories`` (dict feature index -> list of the *public*
-category values; their order defines the codes).
+category values; their order defines the codes), ``counts_are_noisy`` (``value`` holds noisy
+counts released by a DP mechanism: printed with ``≈``, negatives shown as 0 and marked — the raw
+noisy values stay in ``value`` and in :meth:`Tree.to_dict`).
 
-Input handling (:meth:`Tree.encode`): numerical columns are read as float; categorical columns
-are mapped to codes through the public category list. **Fallback for unknown categories:** a value
-that is not in the public list gets code ``-1``, which is in no ``left_categories`` set, so it
-always follows the *right* branch ("not in L") -- the printed rule ``x not in {...}`` is exactly
-what happens to it. Missing values (``NaN``/``None``) have no routing rule: :meth:`encode` raises
+Input handling (:meth:`Tree.encode`, :mod:`dpmodels.validation`): numerical columns are read as
+float; categorical columns are mapped to codes through the public category list. **Fallback for
+unknown categories:** a value that is not in the public list — of any type, and missing values
+(``None``, ``NaN``, ``pd.NA``) included — gets code ``-1``, which is in no ``left_categories`` set,
+so it always follows the *right* branch ("not in L"): the printed rule ``x not in {...}`` is
+exactly what happens to it. NaN or ±inf in a numerical feature is outside its domain and raises
 ``ValueError``. Numerical values outside the bounds a learner used need no clipping at prediction:
 thresholds lie inside the bounds, so ``x <= t`` gives the same branch for ``x`` and its clipped
 value.
@@ -46,16 +49,17 @@ merge sibling leaves with equal labels (:meth:`Tree.prune`). Everything round-tr
 from __future__ import annotations
 
 import json
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
+
+from ..validation import UNKNOWN_CATEGORY, category_codes, numeric_column
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "UNKNOWN_CATEGORY"]
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
-UNKNOWN_CATEGORY = -1
 
 
 def _py(v):
@@ -86,6 +90,7 @@ class Tree:
     feature_names: list
     categorical: np.ndarray
     categories: dict = field(default_factory=dict)
+    counts_are_noisy: bool = False
 
     def __post_init__(self):
         self.children_left = np.asarray(self.children_left, dtype=np.int64)
@@ -99,6 +104,7 @@ class Tree:
         self.feature_names = [str(f) for f in self.feature_names]
         self.categorical = np.asarray(self.categorical, dtype=bool)
         self.categories = {int(k): list(v) for k, v in dict(self.categories).items()}
+        self.counts_are_noisy = bool(self.counts_are_noisy)
         self.validate()
         self._cat_lookup = None
 
@@ -295,7 +301,7 @@ class Tree:
 
         return Tree(
             remap(cl), remap(cr), feat[keep], thr[keep], [lc[i] for i in keep], val[keep], lab[keep],
-            self.classes, self.feature_names, self.categorical, self.categories,
+            self.classes, self.feature_names, self.categorical, self.categories, self.counts_are_noisy,
         )
 
     # ------------------------------------------------------------------ printing
@@ -305,11 +311,30 @@ class Tree:
         Numerical nodes print ``name <= t`` / ``name >  t``; categorical nodes print
         ``name in {a, b}`` / ``name not in {a, b}`` (the right branch also takes categories that are
         not in the public list). ``decimals=None`` prints thresholds in full (round-trip repr).
+
+        Leaves print their label and their counts labelled by class: ``[n=104: no=19, yes=85]``,
+        or with ``≈`` when the counts are noisy DP releases (``counts_are_noisy``). A noisy count
+        below 0 is shown as ``0*`` (clipping is post-processing; a legend line starting with
+        ``#`` says so) — the raw noisy values stay in ``value`` and in the JSON.
         """
         names = self.feature_names
         cls = list(class_names) if class_names is not None else [str(_py(c)) for c in self.classes]
         bar = "|" + " " * spacing
         lines = []
+        eq = "≈" if self.counts_are_noisy else "="
+        clipped = False
+
+        def counts(v):
+            nonlocal clipped
+            shown = []
+            for c, x in zip(cls, v):
+                x = _round_count(x)
+                mark = ""
+                if self.counts_are_noisy and x < 0:
+                    x, mark, clipped = 0, "*", True
+                shown.append((c, x, mark))
+            total = _round_count(sum(x for _, x, _ in shown))
+            return f"[n{eq}{total}: " + ", ".join(f"{c}{eq}{x}{mk}" for c, x, mk in shown) + "]"
 
         def cats(f, codes):
             vals = self.categories[int(f)]
@@ -324,7 +349,7 @@ class Tree:
                     if np.all(np.isnan(v)):
                         s += "  (counts not released)"
                     else:
-                        s += "  (counts: [" + ", ".join(_fmt_value(_round_count(x), None) for x in v) + "])"
+                        s += "  " + counts(v)
                 lines.append(s)
                 return
             f = self.feature[i]
@@ -342,6 +367,9 @@ class Tree:
                 rec(self.children_right[i], depth + 1)
 
         rec(0, 0)
+        if clipped:
+            lines.append("# ≈: noisy counts (DP release); *: a noisy count below 0, shown as 0 "
+                         "(post-processing; raw values in tree_.value)")
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
@@ -365,6 +393,7 @@ class Tree:
             "feature_names": list(self.feature_names),
             "categorical": self.categorical.tolist(),
             "categories": {str(k): [_py(v) for v in vals] for k, vals in self.categories.items()},
+            "counts_are_noisy": self.counts_are_noisy,
         }
 
     @classmethod
@@ -387,6 +416,7 @@ class Tree:
             feature_names=d["feature_names"],
             categorical=d["categorical"],
             categories={int(k): v for k, v in d["categories"].items()},
+            counts_are_noisy=bool(d.get("counts_are_noisy", False)),
         )
 
     def to_json(self, **kw) -> str:
@@ -404,23 +434,9 @@ def _round_count(x):
 
 
 # ---------------------------------------------------------------------- encoding helpers
-def _is_missing(a: np.ndarray) -> np.ndarray:
-    if a.dtype.kind == "f":
-        return np.isnan(a)
-    if a.dtype.kind == "O":
-        import pandas as pd
-
-        return np.asarray(pd.isna(a), dtype=bool)
-    return np.zeros(a.shape, dtype=bool)
-
-
 def _columns(X, n_features, feature_names):
-    """Yield each column of X as a 1-d numpy array (pandas by name when the names match)."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover
-        pd = None
-    if pd is not None and isinstance(X, pd.DataFrame):
+    """Yield each column of X as a 1-d array or Series (pandas by name when the names match)."""
+    if isinstance(X, pd.DataFrame):
         cols = [str(c) for c in X.columns]
         if len(cols) != n_features:
             raise ValueError(f"X has {len(cols)} features, the model expects {n_features}")
@@ -435,42 +451,9 @@ def _columns(X, n_features, feature_names):
     return [arr[:, j] for j in range(n_features)]
 
 
-def category_codes(col, values: list) -> np.ndarray:
-    """Codes of a column in the public list ``values``; -1 for values not in it; NaN -> error."""
-    try:
-        import pandas as pd
-
-        if isinstance(col, pd.Series):
-            if col.isna().any():
-                raise ValueError("missing value in a categorical feature: no routing rule for NaN")
-            col = col.astype(object).to_numpy()
-    except ImportError:  # pragma: no cover
-        pass
-    a = np.asarray(col)
-    if a.dtype.kind == "O":
-        if _is_missing(a).any():
-            raise ValueError("missing value in a categorical feature: no routing rule for NaN")
-    elif a.dtype.kind == "f" and np.isnan(a).any():
-        raise ValueError("missing value in a categorical feature: no routing rule for NaN")
-    index = {}
-    for c, v in enumerate(values):
-        index.setdefault(_key(v), c)
-    uniq, inv = np.unique(a.astype(object) if a.dtype.kind == "O" else a, return_inverse=True)
-    ucodes = np.array([index.get(_key(u), UNKNOWN_CATEGORY) for u in uniq], dtype=np.int64)
-    return ucodes[inv.reshape(-1)] if uniq.size else np.zeros(0, dtype=np.int64)
-
-
-def _key(v):
-    """Hashable, type-tolerant key: 1, 1.0, np.int64(1) and True collide as Python does; strings
-    are compared as strings."""
-    v = _py(v)
-    if isinstance(v, numbers.Real) and not isinstance(v, bool):
-        fv = float(v)
-        return fv
-    return v
-
-
 def encode_matrix(X, feature_names, categorical, categories) -> np.ndarray:
+    """(n, m) float matrix: numerical features as numbers (NaN / ±inf / non-numbers are schema
+    errors), categorical features as codes in their public list (-1 for every other value)."""
     n_features = len(feature_names)
     cols = _columns(X, n_features, feature_names)
     n = len(cols[0]) if cols else 0
@@ -479,17 +462,5 @@ def encode_matrix(X, feature_names, categorical, categories) -> np.ndarray:
         if categorical[j]:
             Z[:, j] = category_codes(col, categories[int(j)])
         else:
-            try:
-                a = np.asarray(col, dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"feature {feature_names[j]!r} is numerical but holds non-numeric values; "
-                    "declare it categorical"
-                ) from None
-            if np.isnan(a).any():
-                raise ValueError(
-                    f"missing value (NaN) in numerical feature {feature_names[j]!r}: "
-                    "no routing rule for NaN; impute or drop such rows first"
-                )
-            Z[:, j] = a
+            Z[:, j] = numeric_column(col, feature_names[j])
     return Z

@@ -1,0 +1,436 @@
+"""Membership inference attacks on any classifier with ``predict_proba`` (paper 000, App. C, and beyond).
+
+One call runs an attack and evaluates it::
+
+    res = membership_inference(model, X_train, y_train, X_test, y_test, attack="lira",
+                               X_pop=X_aux, y_pop=y_aux, random_state=0)
+    res.auc, res.tpr_at(0.001), res.tpr_at(0.01); res.plot_roc()
+
+Threat model (all attacks)
+--------------------------
+The attacker queries the fitted target's ``predict_proba`` (black box: output vectors, no
+parameters), knows each audited record (x, y) and must tell members (``X_in``: training records)
+from non-members (``X_out``: records of the same distribution the target did not see). Attacks
+with reference models also know the learning algorithm and its hyper-parameters (``learner``; by
+default a clone of the target) and own **population data** ``X_pop, y_pop`` from the same
+distribution, disjoint from the audited records. ``X_in``/``X_out`` only evaluate the attack;
+no attack reads which records are members, except ``"black-box"``, whose attack model is trained
+on a known part of the membership (as in paper 000's pipeline).
+
+Attacks (``attack=``)
+---------------------
+``"threshold"``  (Yeom et al. 2018) score = log p_θ(y|x) = −cross-entropy loss. Thresholding
+    the loss or the true-class confidence is the same test (monotone), so one score covers both.
+``"black-box"``  paper 000's pipeline (App. C, Fig. 5; ART's MembershipInferenceBlackBox with a
+    random forest): an attack model (``RandomForestClassifier``, 100 trees) on the target's
+    output vector + one-hot label, trained on a random ``attack_train_fraction`` of the members
+    and of the non-members, evaluated on the rest (only those records are scored).
+``"shadow"``  (Shokri et al. 2017) the same attack model trained on *shadow* models instead: R
+    references trained by ``learner`` on subsets of the population; each one's outputs on its own
+    training records are labelled IN, on the other population records OUT (balanced).
+``"lira"`` / ``"lira-offline"``  Carlini et al. 2022 (:mod:`.likelihood_ratio`). Online: the pool
+    is audited ∪ population records, each in about q = size/|pool| of the references (so the
+    attacker trains on the candidates without knowing their membership, as in Carlini et al.).
+    Offline: references trained on the population only, all OUT for every audited record.
+``"rmia"`` / ``"rmia-online"``  Zarifzadeh et al. 2024, offline (default, linear approximation
+    with a tuned a) or online; the population records are the z sample.
+
+Reference models (``n_reference``, default 64; 16 shadow models) are trained on ``reference_size``
+records each (default: the number of members — the attacker is assumed to know the target's
+training-set size — capped at 80 % of the pool so every pool record is OUT of ≥ 20 % of them).
+Fits run in parallel (``n_jobs``) with fresh randomness each (:mod:`._references`).
+
+Evaluation: ROC at the unique scores, AUC, TPR at FPR 0.1 % and 1 % by linear interpolation between
+ROC vertices (randomised thresholds; :mod:`._roc`), and ε estimates (plug-in and Clopper–Pearson).
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+
+from ..privacy.samplers import check_random_state
+from . import _references as refs
+from ._roc import epsilon_from_roc, roc_auc, roc_curve, tpr_at_fpr
+from .likelihood_ratio import lira_offline, lira_online, logit_confidence, rmia_scores, tune_rmia_a
+
+__all__ = [
+    "ATTACKS", "LOW_FPR", "MembershipInferenceResult", "membership_inference", "membership_inference_suite",
+    "evaluate_scores",
+]
+
+ATTACKS = ("threshold", "black-box", "shadow", "lira", "lira-offline", "rmia", "rmia-online")
+NEEDS_POPULATION = ("shadow", "lira-offline", "rmia", "rmia-online")
+LOW_FPR = (0.001, 0.01)
+
+
+@dataclass
+class MembershipInferenceResult:
+    """Scores of one attack on audited records, their membership, and the ROC they give."""
+
+    attack: str
+    scores: np.ndarray
+    membership: np.ndarray
+    fpr: np.ndarray = field(repr=False)
+    tpr: np.ndarray = field(repr=False)
+    thresholds: np.ndarray = field(repr=False)
+    auc: float = float("nan")
+    record_index: np.ndarray | None = field(default=None, repr=False)
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    tp: np.ndarray | None = field(default=None, repr=False)
+    fp: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n_members(self) -> int:
+        return int(self.membership.sum())
+
+    @property
+    def n_nonmembers(self) -> int:
+        return int((~self.membership).sum())
+
+    def tpr_at(self, fpr) -> float:
+        """TPR at FPR ``fpr`` (linear between ROC vertices: a randomised threshold)."""
+        return tpr_at_fpr(self.fpr, self.tpr, fpr)
+
+    @property
+    def tpr_at_low_fpr(self) -> dict:
+        return {f: self.tpr_at(f) for f in LOW_FPR}
+
+    def epsilon_estimate(self, fpr=0.01) -> float:
+        """Plug-in ln(TPR/FPR) at FPR ``fpr`` (δ = 0). A heuristic, no confidence: see below."""
+        return epsilon_from_roc(self.fpr, self.tpr, fpr)
+
+    def epsilon_lower_bound(self, alpha=0.05, delta=0.0, selection_fraction=0.5, random_state=0) -> float:
+        """ε lower bound at confidence 1 − alpha from Clopper–Pearson intervals (δ given).
+
+        The records are split at random (stratified by membership): the first part
+        (``selection_fraction``) only *chooses* the threshold with the best bound; the bound is
+        computed on the other part at that single threshold with
+        :func:`dpmodels.audit.epsilon_lower_bound` (four one-sided Clopper–Pearson bounds,
+        Bonferroni): ε ≥ max(ln((TPR_low − δ)/FPR_high), ln((TNR_low − δ)/FNR_high), 0).
+
+        **Assumption.** Each audited record is treated as an independent trial of "is this record's
+        membership detectable". That holds for records from independent training runs; records
+        of *one* model share its randomness, so the interval can be too narrow (Steinke, Nasr and
+        Jagielski 2023 analyse one-run audits properly). The certified audit on neighbouring
+        datasets is :func:`dpmodels.audit.audit_estimator`.
+        """
+        from .dp_audit import epsilon_lower_bound
+
+        if not 0.0 < selection_fraction < 1.0:
+            raise ValueError("selection_fraction must be in (0, 1)")
+        rng = check_random_state(random_state)
+        m = self.membership
+        sel = np.zeros(len(m), dtype=bool)
+        for side in (True, False):
+            idx = np.flatnonzero(m == side)
+            k = int(round(selection_fraction * len(idx)))
+            sel[rng.choice(idx, size=k, replace=False)] = True
+        est = ~sel
+        if m[sel].all() or (~m[sel]).all() or m[est].all() or (~m[est]).all():
+            raise ValueError("too few members or non-members to split for the bound")
+        _, _, thr, tp, fp = roc_curve(self.scores[sel], m[sel])
+        n1, n0 = int(m[sel].sum()), int((~m[sel]).sum())
+        cand = epsilon_lower_bound(tp[1:], n1, fp[1:], n0, delta=delta, alpha=alpha)
+        t = thr[1:][int(np.argmax(cand))]
+        flag = self.scores[est] >= t
+        k1, n1 = int((flag & m[est]).sum()), int(m[est].sum())
+        k0, n0 = int((flag & ~m[est]).sum()), int((~m[est]).sum())
+        return float(epsilon_lower_bound(k1, n1, k0, n0, delta=delta, alpha=alpha))
+
+    def summary(self) -> dict:
+        return {
+            "attack": self.attack, "auc": self.auc,
+            "tpr@0.1%fpr": self.tpr_at(0.001), "tpr@1%fpr": self.tpr_at(0.01),
+            "n_members": self.n_members, "n_nonmembers": self.n_nonmembers, "seconds": self.seconds,
+        }
+
+    def plot_roc(self, ax=None, label=None, **kwargs):
+        """Log-log ROC (Carlini et al.'s view of the low-FPR regime); returns the Axes.
+
+        The vertex (0, 0) cannot be drawn on log axes; the x range starts at 1/(2 n_non-members).
+        """
+        import matplotlib.pyplot as plt  # optional dependency: pip install dpmodels[plots]
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(4, 4))
+        lab = label if label is not None else f"{self.attack} (AUC {self.auc:.3f})"
+        ok = (self.fpr > 0) & (self.tpr > 0)
+        ax.plot(self.fpr[ok], self.tpr[ok], label=lab, **kwargs)
+        lo = 0.5 / max(self.n_nonmembers, 1)
+        ax.plot([lo, 1], [lo, 1], ls="--", color="grey", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, 1)
+        ax.set_ylim(lo, 1.05)
+        ax.set_xlabel("false positive rate")
+        ax.set_ylabel("true positive rate")
+        ax.legend(loc="lower right", fontsize="small")
+        return ax
+
+
+def evaluate_scores(scores, membership, attack="custom", record_index=None, params=None, seconds=0.0):
+    """Wrap membership scores (higher = more likely member) into a :class:`MembershipInferenceResult`."""
+    s = np.asarray(scores, dtype=float).ravel()
+    m = np.asarray(membership).ravel().astype(bool)
+    fpr, tpr, thr, tp, fp = roc_curve(s, m)
+    return MembershipInferenceResult(
+        attack=attack, scores=s, membership=m, fpr=fpr, tpr=tpr, thresholds=thr,
+        auc=roc_auc(fpr, tpr), record_index=record_index, params=dict(params or {}),
+        seconds=float(seconds), tp=tp, fp=fp,
+    )
+
+
+# ---------------------------------------------------------------------------------------- attacks
+def _features(proba, y, classes):
+    """Attack-model input: output vector + one-hot label (as ART's black-box attack)."""
+    idx = refs.label_index(y, classes)
+    onehot = np.zeros((len(idx), len(classes)))
+    ok = idx >= 0
+    onehot[np.flatnonzero(ok), idx[ok]] = 1.0
+    return np.hstack([proba, onehot])
+
+
+def _attack_model(seed, n_jobs):
+    return RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=n_jobs)
+
+
+def split_known_membership(n_in, n_out, fraction, rng):
+    """Boolean masks over [members; non-members]: which records train the black-box attack model."""
+    train = np.zeros(n_in + n_out, dtype=bool)
+    for lo, n in ((0, n_in), (n_in, n_out)):
+        k = int(round(fraction * n))
+        if k < 1 or k >= n:
+            raise ValueError(f"attack_train_fraction={fraction} leaves no records to train or to evaluate")
+        train[lo + rng.choice(n, size=k, replace=False)] = True
+    return train
+
+
+def _check_n(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def membership_inference(
+    model,
+    X_in,
+    y_in,
+    X_out,
+    y_out,
+    attack="threshold",
+    *,
+    learner=None,
+    X_pop=None,
+    y_pop=None,
+    n_reference=None,
+    reference_size=None,
+    fix_variance="auto",
+    clip=1e-6,
+    a="auto",
+    gamma=1.0,
+    attack_train_fraction=0.5,
+    max_attack_samples=50_000,
+    random_state=None,
+    n_jobs=None,
+    _cache=None,
+) -> MembershipInferenceResult:
+    """Run one membership inference attack against a fitted classifier and evaluate it.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``predict_proba`` and ``classes_``.
+    X_in, y_in : audited members (records the target was trained on).
+    X_out, y_out : audited non-members (same distribution, not in training).
+    attack : one of :data:`ATTACKS` (module docstring).
+    learner : unfitted estimator or callable ``seed -> estimator`` for reference / shadow models
+        (default: a clone of ``model``). Each fit gets a fresh ``random_state``.
+    X_pop, y_pop : the attacker's population data, disjoint from the audited records
+        (required by "shadow", "lira-offline", "rmia", "rmia-online"; optional for "lira").
+    n_reference : number of reference models (default 64; 16 for "shadow").
+    reference_size : training-set size of each reference (default: module docstring).
+    fix_variance : LiRA's global-variance option (True, False or "auto").
+    clip : LiRA's probability clipping for φ = log(p/(1−p)).
+    a, gamma : RMIA's offline coefficient ("auto": tuned on the references) and threshold γ.
+    attack_train_fraction : "black-box": share of members and of non-members that train the attack model.
+    max_attack_samples : "shadow": cap on the attack model's training rows (random subsample).
+    random_state : None (OS entropy) or a seed; drives splits, reference seeds and the attack model.
+    n_jobs : joblib workers for reference fits and the random forest.
+    """
+    if attack not in ATTACKS:
+        raise ValueError(f"unknown attack {attack!r}; choose one of {ATTACKS}")
+    if not hasattr(model, "predict_proba"):
+        raise TypeError(f"membership inference needs predict_proba; {type(model).__name__} has none")
+    classes = np.asarray(getattr(model, "classes_", []))
+    if classes.size == 0:
+        raise TypeError("the target must be fitted and expose classes_")
+    n_in, n_out = refs.n_rows(X_in), refs.n_rows(X_out)
+    if n_in == 0 or n_out == 0:
+        raise ValueError(f"need members and non-members; got {n_in} and {n_out}")
+    if len(np.asarray(y_in).ravel()) != n_in or len(np.asarray(y_out).ravel()) != n_out:
+        raise ValueError("X_in/y_in or X_out/y_out differ in length")
+    if attack in NEEDS_POPULATION and (X_pop is None or y_pop is None):
+        raise ValueError(f"attack {attack!r} needs population data X_pop, y_pop (disjoint from the audited records)")
+    if (X_pop is None) != (y_pop is None):
+        raise ValueError("pass both X_pop and y_pop, or neither")
+    if X_pop is not None and refs.n_rows(X_pop) != len(np.asarray(y_pop).ravel()):
+        raise ValueError("X_pop and y_pop differ in length")
+    if not 0.0 < float(attack_train_fraction) < 1.0:
+        raise ValueError(f"attack_train_fraction must be in (0, 1), got {attack_train_fraction!r}")
+    default_R = 16 if attack == "shadow" else 64
+    R = _check_n(default_R if n_reference is None else n_reference, "n_reference",
+                 minimum=2 if attack in ("lira", "rmia-online", "shadow") else 1)
+    rng = check_random_state(random_state)
+    make = refs.learner_factory(learner, model) if attack not in ("threshold", "black-box") else None
+
+    X_aud = refs.concat([X_in, X_out])
+    y_aud = np.concatenate([np.asarray(y_in).ravel(), np.asarray(y_out).ravel()])
+    member = np.r_[np.ones(n_in, bool), np.zeros(n_out, bool)]
+    t0 = time.perf_counter()
+    proba_aud = refs.aligned_proba(model, X_aud, classes)
+    p_aud = refs.true_class_proba(proba_aud, y_aud, classes)
+    params = {"attack": attack}
+
+    if attack == "threshold":
+        scores = np.log(np.maximum(p_aud, 1e-300))
+        return evaluate_scores(scores, member, attack, np.arange(n_in + n_out), params, time.perf_counter() - t0)
+
+    if attack == "black-box":
+        train = split_known_membership(n_in, n_out, float(attack_train_fraction), rng)
+        F = _features(proba_aud, y_aud, classes)
+        clf = _attack_model(int(rng.integers(2**31 - 1)), n_jobs).fit(F[train], member[train])
+        scores = _member_proba(clf, F[~train])
+        params["attack_train_fraction"] = float(attack_train_fraction)
+        return evaluate_scores(scores, member[~train], attack, np.flatnonzero(~train), params, time.perf_counter() - t0)
+
+    # ---- reference-model attacks
+    online = attack in ("lira", "rmia-online")
+    bank = _reference_bank("online" if online else "offline", make, X_aud, y_aud, X_pop, y_pop, R,
+                           reference_size, n_in, classes, rng, n_jobs, _cache)
+    keep, n_aud, y_pool = bank["keep"], n_in + n_out, bank["y_pool"]
+    params.update(n_reference=R, reference_size=bank["size"], pool=len(y_pool))
+
+    if attack == "shadow":
+        proba_pool = bank["proba"][:, n_aud:]  # offline bank: outputs on [audited; pool]
+        F_rows, lab_rows = [], []
+        for r in range(R):
+            F_pool = _features(proba_pool[r], y_pool, classes)
+            i_in, i_out = np.flatnonzero(keep[r]), np.flatnonzero(~keep[r])
+            m = min(len(i_in), len(i_out))
+            i_in = rng.choice(i_in, size=m, replace=False)
+            i_out = rng.choice(i_out, size=m, replace=False)
+            F_rows.append(F_pool[np.r_[i_in, i_out]])
+            lab_rows.append(np.r_[np.ones(m, bool), np.zeros(m, bool)])
+        Ftr, ltr = np.vstack(F_rows), np.concatenate(lab_rows)
+        if len(ltr) > max_attack_samples:
+            sub = rng.choice(len(ltr), size=int(max_attack_samples), replace=False)
+            Ftr, ltr = Ftr[sub], ltr[sub]
+        clf = _attack_model(int(rng.integers(2**31 - 1)), n_jobs).fit(Ftr, ltr)
+        scores = _member_proba(clf, _features(proba_aud, y_aud, classes))
+        params["attack_rows"] = int(len(ltr))
+        return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
+
+    # LiRA / RMIA: the references' p on the audited records (and on the pool for RMIA's z)
+    if online:  # pool = [audited; population]; outputs on the pool
+        p_ref_pool = refs.true_class_proba(bank["proba"], y_pool, classes)
+        p_ref_aud, in_aud = p_ref_pool[:, :n_aud], keep[:, :n_aud]
+    else:  # pool = population; outputs on [audited; pool]; audited records are OUT everywhere
+        p_ref_all = refs.true_class_proba(bank["proba"], np.concatenate([y_aud, y_pool]), classes)
+        p_ref_aud, p_ref_pool = p_ref_all[:, :n_aud], p_ref_all[:, n_aud:]
+        in_aud = np.zeros_like(p_ref_aud, dtype=bool)
+
+    if attack in ("lira", "lira-offline"):
+        phi_t = logit_confidence(p_aud, clip)
+        phi_r = logit_confidence(p_ref_aud, clip)
+        if attack == "lira":
+            scores = lira_online(phi_t, phi_r, in_aud, fix_variance=fix_variance)
+        else:
+            scores = lira_offline(phi_t, phi_r, fix_variance=fix_variance)
+        params.update(fix_variance=fix_variance, clip=clip)
+        return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
+
+    # RMIA: z = the population records (offline: the pool; online: the pool's population part)
+    if online:
+        if len(y_pool) == n_aud:
+            raise ValueError("rmia-online needs population data X_pop for the z sample")
+        X_z, y_z = X_pop, np.asarray(y_pop).ravel()
+        p_ref_z, in_z = p_ref_pool[:, n_aud:], keep[:, n_aud:]
+    else:
+        X_z, y_z = bank["X_pool"], y_pool
+        p_ref_z, in_z = p_ref_pool, keep
+    p_z = refs.true_class_proba(refs.aligned_proba(model, X_z, classes), y_z, classes)
+    a_used, a_auc = (0.0, {})
+    if not online:
+        if a == "auto":
+            a_used, a_auc = tune_rmia_a(p_ref_pool, keep, gamma=gamma, rng=rng)
+        else:
+            a_used = float(a)
+    scores = rmia_scores(p_aud, p_ref_aud, in_aud, p_z, p_ref_z, in_z, a=a_used, gamma=gamma, online=online)
+    params.update(a=a_used, gamma=gamma, n_z=int(len(p_z)), a_auc=a_auc)
+    return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
+
+
+def _reference_bank(kind, make, X_aud, y_aud, X_pop, y_pop, R, reference_size, n_in, classes, rng,
+                    n_jobs, cache):
+    """Reference models of one kind, fitted once (and shared through ``cache`` by the suite).
+
+    "online": pool = [audited; population], outputs on the pool. "offline": pool = population,
+    outputs on [audited; pool].
+    """
+    key = (kind, R, reference_size)
+    if cache is not None and key in cache:
+        return cache[key]
+    n_pop = 0 if X_pop is None else refs.n_rows(X_pop)
+    if kind == "online":
+        X_pool = refs.concat([X_aud, X_pop]) if n_pop else X_aud
+        y_pool = np.concatenate([y_aud, np.asarray(y_pop).ravel()]) if n_pop else y_aud
+    else:
+        X_pool, y_pool = X_pop, np.asarray(y_pop).ravel()
+    N = len(y_pool)
+    size = reference_size if reference_size is not None else min(n_in, int(0.8 * N))
+    size = _check_n(size, "reference_size")
+    if size >= N:
+        raise ValueError(f"reference_size={size} must be smaller than the pool ({N} records)")
+    keep = refs.inclusion_matrix(N, R, size, rng)
+    X_eval = X_pool if kind == "online" else refs.concat([X_aud, X_pool])
+    proba = refs.fit_references(make, X_pool, y_pool, keep, X_eval, classes, rng, n_jobs)
+    bank = {"keep": keep, "proba": proba, "X_pool": X_pool, "y_pool": y_pool, "size": size}
+    if cache is not None:
+        cache[key] = bank
+    return bank
+
+
+def membership_inference_suite(model, X_in, y_in, X_out, y_out, attacks=ATTACKS, **kwargs) -> dict:
+    """Run several attacks, sharing their reference models; returns ``{attack: result}``.
+
+    The online attacks ("lira", "rmia-online") share one set of references, the offline ones
+    ("shadow", "lira-offline", "rmia") another, so every attack sees the same references and the
+    cost is two reference sets instead of one per attack. ``n_reference`` applies to all (shadow
+    included). Keyword arguments as :func:`membership_inference`; attacks needing population data
+    are skipped when ``X_pop`` is not given.
+    """
+    unknown = [a for a in attacks if a not in ATTACKS]
+    if unknown:
+        raise ValueError(f"unknown attacks {unknown}; choose from {ATTACKS}")
+    rng = check_random_state(kwargs.pop("random_state", None))
+    if kwargs.get("n_reference") is None:
+        kwargs["n_reference"] = 64
+    cache: dict = {}
+    out = {}
+    for attack in attacks:
+        if attack in NEEDS_POPULATION and kwargs.get("X_pop") is None:
+            continue
+        out[attack] = membership_inference(model, X_in, y_in, X_out, y_out, attack, random_state=rng,
+                                           _cache=cache, **kwargs)
+    return out
+
+
+def _member_proba(clf, F):
+    p = clf.predict_proba(F)
+    cls = list(clf.classes_)
+    return p[:, cls.index(True)] if True in cls else np.zeros(len(F))

@@ -1,0 +1,387 @@
+"""Branch-and-bound for certifiably optimal width-1 rule lists (the engine of
+:class:`dpmodels.rulelist.OptimalRuleListClassifier`).
+
+Problem. Given binary records and labels, candidate literals (a column or its negation), a length
+budget ``R`` (non-default rules), a minimum captured support Λ and a per-rule penalty ``pen`` (in
+misclassified records), find the rule list d = (r_1, …, r_L, default), L ≤ R, minimising
+``errors(d) + pen · L``, where every rule r_j captures at least Λ training records *in its
+position* (records that r_1..r_{j-1} did not capture) and every consequent is the majority of
+what its rule captures. This is CORELS's objective (Angelino et al., JMLR 2018, Eq. (2):
+R(d) = ℓ(d) + λ·K) multiplied by n.
+
+Decomposition. The set S of records a prefix leaves uncaptured determines everything that
+follows, so the best completion with at most r more rules is a function f(S, r):
+
+    f(S, 0) = min(P_S, N_S)                        (the default rule's errors)
+    f(S, r) = min( f(S, 0),  min_ℓ [ min(P_ℓ, N_ℓ) + pen + f(S \\ ℓ, r − 1) ] )
+
+over literals ℓ that capture ≥ Λ records of S (P, N: positives and negatives). The search memoises
+f on the *set* S, stored as a bitset over the distinct feature patterns (rules cannot tell two
+records with the same pattern apart). Prefixes that are permutations of each other leave the same
+S, so the memo subsumes CORELS's permutation bound (JMLR Thm 15); it also merges prefixes that
+are not permutations but capture the same records.
+
+Bounds — each a valid lower bound on f, used to drop a child before expanding it:
+
+* hierarchical bound (JMLR Thm 1): the errors a prefix has made are paid whatever follows;
+* equivalent points bound (JMLR Thm 20): records with identical features share every rule, so the
+  minority label of each such group is always misclassified: f(S, r) ≥ EQ(S);
+* minimum support: a literal capturing fewer than Λ records of S is no child at all;
+* accurate support (JMLR Thm 11): a rule classifying fewer than ``pen`` of its records correctly
+  is never in an optimal list (dropping it saves pen and costs at most those records), so it is no
+  child either — this is what keeps regularised searches short;
+* lookahead (JMLR Lemma 2, with EQ): any list continuing from S pays EQ(S) and one more rule, so
+  f(S, r) ≥ min(f(S, 0), EQ(S) + pen); child ℓ thus costs at least
+  min(P_ℓ, N_ℓ) + pen + min(f(S \\ ℓ, 0), EQ(S \\ ℓ) + pen). Children are visited in increasing
+  order of that bound, so the first one that cannot beat the incumbent ends the loop.
+
+Vectorised last levels: f(S, 1) comes from the counts of every literal on S, and f(S, 2) from one
+pair-count matrix — the records of b left after a are count(b) − count(a ∧ b) — so every (a, b)
+pair is scored at once. Pair counts are either a float64 Gram product over the distinct patterns
+of S or popcounts of AND-ed record bitsets, whichever is cheaper for the data (both exact).
+
+The search is a depth-first branch and bound with fail-soft cutoffs: ``_solve(S, r, U)`` returns
+(lb, ub) with lb ≤ f(S, r) ≤ ub, ub achieved by a stored choice, and either lb == ub (exact) or
+lb ≥ U (the caller needed no more). Memo entries keep both, so a later visit with a larger cutoff
+resumes from the stored lower bound. When the time limit is reached the recursion unwinds with the
+lower bounds it has (children never expanded contribute their lookahead bound), so the root's lb
+certifies the incumbent: gap = ub − lb.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["RuleListSearch", "SearchResult", "support_threshold"]
+
+_INF = math.inf
+_HAS_POPCOUNT = hasattr(np, "bitwise_count")  # NumPy ≥ 2.0
+
+
+def support_threshold(min_support: float, n: int) -> int:
+    """Λ: the least integer m with m / n ≥ min_support in floating point (⌈λn⌉), at least 1.
+
+    The floating-point test is the one pycorels uses (``(double) ones / nsamples < min_support``
+    rejects), so the two searches agree at the boundary. A rule capturing no record never changes
+    the errors, so Λ ≥ 1 even for λ = 0.
+    """
+    if n <= 0:
+        return 1
+    m = max(0, math.ceil(min_support * n))
+    while m > 0 and (m - 1) / n >= min_support:
+        m -= 1
+    while m / n < min_support:
+        m += 1
+    return max(1, m)
+
+
+@dataclass
+class SearchResult:
+    """The chosen literals (in order), their objective value, and what certifies it."""
+
+    literals: list[int]
+    value: float  # errors + pen · len(literals)
+    lower_bound: float  # a proven lower bound on the optimum of the same objective
+    nodes: int  # subproblems expanded (memo misses that did work)
+    memo_entries: int
+    seconds: float
+    timed_out: bool
+    backend: str
+
+
+# ---------------------------------------------------------------------------- counting backends
+class _PatternCounts:
+    """Counts as float64 products over the distinct patterns (cost ∝ patterns in S).
+
+    A state is a boolean mask over the m patterns.
+    """
+
+    name = "gram"
+
+    def __init__(self, lit: np.ndarray, W: np.ndarray):
+        self.lit = lit
+        self.litf = lit.astype(np.float64)
+        self.W = W  # (m, 3): positives, negatives, equivalent-points minority
+
+    def root(self):
+        return np.ones(self.lit.shape[0], dtype=bool)
+
+    @staticmethod
+    def mask(state):
+        return state
+
+    def counts(self, state):
+        idx = np.flatnonzero(state)
+        return self.litf[idx].T @ self.W[idx]
+
+    def child(self, state, cnt, a):
+        """State S \\ a and the counts of every literal on it."""
+        capt = state & self.lit[:, a]
+        idx = np.flatnonzero(capt)
+        return state & ~capt, cnt - self.litf[idx].T @ self.W[idx]
+
+    def pairs(self, state, A, B):
+        """(positives, negatives) of a ∧ b on S for a in A, b in B: two (|A|, |B|) arrays."""
+        idx = np.flatnonzero(state)
+        la = self.litf[np.ix_(idx, A)]
+        lb = self.litf[np.ix_(idx, B)]
+        w = self.W[idx]
+        G = la.T @ np.hstack([lb * w[:, :1], lb * w[:, 1:2]])
+        return G[:, : len(B)], G[:, len(B) :]
+
+
+class _BitsetCounts:
+    """Counts as popcounts of AND-ed record bitsets (cost ∝ n / 64 per literal pair).
+
+    A state is (pattern mask, uint64 words of the records in S); the mask keys the memo.
+    """
+
+    name = "bitset"
+    _PAIR_BYTES = 1 << 23  # chunk the (|A|, |B|, words) pair tensor to ~8 MB
+
+    def __init__(self, lit: np.ndarray, inv: np.ndarray, y: np.ndarray, eq_records: np.ndarray):
+        self.lit = lit
+        self.n = len(inv)
+        self.L = self._pack(lit[inv].T)  # (q, words)
+        self.Y = self._pack(y.astype(bool)[None, :])[0]
+        self.E = self._pack(eq_records[None, :])[0]
+
+    @staticmethod
+    def _pack(rows: np.ndarray) -> np.ndarray:
+        b = np.packbits(np.ascontiguousarray(rows, dtype=bool), axis=1, bitorder="little")
+        pad = (-b.shape[1]) % 8
+        if pad:
+            b = np.pad(b, ((0, 0), (0, pad)))
+        return np.ascontiguousarray(b).view(np.uint64)
+
+    def root(self):
+        return np.ones(self.lit.shape[0], dtype=bool), self._pack(np.ones((1, self.n), dtype=bool))[0]
+
+    @staticmethod
+    def mask(state):
+        return state[0]
+
+    @staticmethod
+    def _pc(x):
+        return np.bitwise_count(x).sum(axis=-1, dtype=np.int64)
+
+    def counts(self, state):
+        T = self.L & state[1]
+        tot = self._pc(T)
+        pos = self._pc(T & self.Y)
+        eq = self._pc(T & self.E)
+        return np.column_stack([pos, tot - pos, eq]).astype(np.float64)
+
+    def child(self, state, cnt, a):
+        new = (state[0] & ~self.lit[:, a], state[1] & ~self.L[a])
+        return new, self.counts(new)
+
+    def pairs(self, state, A, B):
+        TA = self.L[A] & state[1]
+        TB = self.L[B] & state[1]
+        gp = np.empty((len(A), len(B)))
+        gn = np.empty((len(A), len(B)))
+        step = max(1, self._PAIR_BYTES // max(1, TB.nbytes))
+        for lo in range(0, len(A), step):
+            pr = TA[lo : lo + step, None, :] & TB[None, :, :]
+            tot = self._pc(pr)
+            pr &= self.Y
+            pos = self._pc(pr)
+            gp[lo : lo + step] = pos
+            gn[lo : lo + step] = tot - pos
+        return gp, gn
+
+
+# ---------------------------------------------------------------------------------- the search
+class RuleListSearch:
+    """Exact search over width-1 rule lists.
+
+    Parameters
+    ----------
+    X : bool array (n, p') of candidate literals evaluated on each training record
+        (the caller builds it: columns and negated columns, possibly filtered).
+    y : 0/1 int array (n,)
+    min_captured : int
+        Λ, the least number of records a non-default rule must capture in its position.
+    pen : float
+        Cost of one non-default rule, in misclassified records.
+    backend : {"auto", "gram", "bitset"}
+        How pair counts are computed; ``"auto"`` picks the cheaper one for the data (both exact).
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, min_captured: int, pen: float, backend: str = "auto"):
+        X = np.asarray(X, dtype=bool)
+        y = np.asarray(y).astype(np.int64)
+        n, q = X.shape
+        # distinct patterns: rules treat records with the same literal values alike
+        packed = np.packbits(X, axis=1)
+        _, first, inv = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        self.lit = np.ascontiguousarray(X[first])
+        m = len(first)
+        pos = np.bincount(inv, weights=y, minlength=m)
+        neg = np.bincount(inv, minlength=m) - pos
+        W = np.column_stack([pos, neg, np.minimum(pos, neg)]).astype(np.float64)
+        self.m, self.q, self.n = m, q, n
+        if backend == "auto":
+            # measured here: a Gram column costs ~3 bitset words of popcount per pattern
+            backend = "bitset" if (_HAS_POPCOUNT and n < 3 * m) else "gram"
+        if backend == "bitset":
+            if not _HAS_POPCOUNT:
+                raise ValueError("the bitset backend needs NumPy >= 2.0 (np.bitwise_count)")
+            # the minority records of each pattern: min(pos, neg) of its minority label
+            minority_label = (pos < neg).astype(np.int64)  # label of the minority (ties: negatives)
+            is_min = y == minority_label[inv]
+            # rank of each record among the records of its pattern with the same label
+            key = inv * 2 + y
+            order = np.argsort(key, kind="stable")
+            rank = np.empty(n, dtype=np.int64)
+            sk = key[order]
+            starts = np.r_[0, np.flatnonzero(np.diff(sk)) + 1]
+            run = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+            rank[order] = run
+            eq_records = is_min & (rank < W[inv, 2])
+            self.counter = _BitsetCounts(self.lit, inv, y, eq_records)
+        elif backend == "gram":
+            self.counter = _PatternCounts(self.lit, W)
+        else:
+            raise ValueError(f"backend must be 'auto', 'gram' or 'bitset', got {backend!r}")
+        self.W = W
+        self.lam = int(min_captured)
+        self.pen = float(pen)
+        self.memo: dict[bytes, list] = {}
+        self.nodes = 0
+        self._deadline = _INF
+        self.timed_out = False
+
+    # ------------------------------------------------------------------ public
+    def run(self, max_rules: int, time_limit: float | None = None) -> SearchResult:
+        """Optimal list with at most ``max_rules`` non-default rules (or the best within the time)."""
+        t0 = time.perf_counter()
+        self._deadline = _INF if time_limit is None else t0 + float(time_limit)
+        self.timed_out = False
+        state = self.counter.root()
+        cnt = self.counter.counts(state)
+        tot = self.W.sum(axis=0)
+        lb, ub = self._solve(state, cnt, tot, int(max_rules), _INF)
+        lits = self._reconstruct(self.counter.mask(state), int(max_rules))
+        return SearchResult(lits, ub, min(lb, ub), self.nodes, len(self.memo),
+                            time.perf_counter() - t0, self.timed_out, self.counter.name)
+
+    # ---------------------------------------------------------------- helpers
+    @staticmethod
+    def _key(mask: np.ndarray, r: int) -> bytes:
+        return np.packbits(mask).tobytes() + r.to_bytes(2, "little")
+
+    def _reconstruct(self, mask: np.ndarray, r: int) -> list[int]:
+        out: list[int] = []
+        while r > 0:
+            entry = self.memo.get(self._key(mask, r))
+            if entry is None or not entry[2]:  # no entry: the default rule was optimal there
+                break
+            choice = entry[2]
+            if r <= 2:  # a vectorised level stores its whole tail: (a, b) or (a, -1)
+                out.extend(c for c in choice if c >= 0)
+                break
+            out.append(choice[0])
+            mask = mask & ~self.lit[:, choice[0]]
+            r -= 1
+        return out
+
+    # ------------------------------------------------------------------ search
+    def _solve(self, state, cnt, tot, r, U):
+        """(lb, ub) on f(S, r); exact (lb == ub) unless lb ≥ U or the time limit was reached."""
+        P, N, E = float(tot[0]), float(tot[1]), float(tot[2])
+        stop = min(P, N)
+        if r == 0 or stop <= E + self.pen:  # any rule costs ≥ EQ + pen: the default is optimal
+            return stop, stop
+        mask = self.counter.mask(state)
+        key = self._key(mask, r)
+        entry = self.memo.get(key)
+        lb0 = min(stop, E + self.pen)  # stop now, or pay EQ and at least one rule
+        if entry is not None:
+            if entry[0] >= entry[1] or entry[0] >= U:
+                return entry[0], entry[1]
+            lb0 = max(lb0, entry[0])
+        if lb0 >= U:
+            return lb0, stop
+        if time.perf_counter() > self._deadline:
+            self.timed_out = True
+            return lb0, (entry[1] if entry is not None else stop)
+        self.nodes += 1
+        pen = self.pen
+        cp, cn, ce = cnt[:, 0], cnt[:, 1], cnt[:, 2]
+        e1 = np.minimum(cp, cn)
+        # a rule that classifies fewer than pen of its records correctly is never in an optimal
+        # list: dropping it saves pen and costs at most those records (JMLR Thm 11)
+        elig = ((cp + cn) >= self.lam) & (np.maximum(cp, cn) >= pen)
+        # lookahead: the child either stops (its default errors) or pays ≥ EQ + one more rule
+        c_eq = E - ce
+        c_stop = np.minimum(P - cp, N - cn)
+        cb = np.where(elig, e1 + pen + np.minimum(c_stop, c_eq + pen), _INF)
+        if r <= 2:
+            lb, ub, choice = self._last_levels(state, cnt, P, N, r, U, cb, elig, e1, stop)
+        else:
+            lb, ub, choice = self._branch(state, cnt, P, N, E, r, U, cb, e1, stop)
+        lb = max(lb, lb0)
+        if entry is not None and entry[1] < ub:  # a previous visit found a better list
+            ub, choice = entry[1], entry[2]
+        lb = min(lb, ub)
+        self.memo[key] = [lb, ub, choice]
+        return lb, ub
+
+    def _branch(self, state, cnt, P, N, E, r, U, cb, e1, stop):
+        order = np.argsort(cb, kind="stable")
+        best, choice = stop, ()
+        lbs = _INF  # min over children of a lower bound on their value
+        for k, a in enumerate(order):
+            thr = min(best, U)
+            if cb[a] >= thr:  # sorted: no later child can do better either
+                lbs = min(lbs, float(cb[a]))
+                break
+            a = int(a)
+            cstate, ccnt = self.counter.child(state, cnt, a)
+            ctot = (P - cnt[a, 0], N - cnt[a, 1], E - cnt[a, 2])
+            off = float(e1[a]) + self.pen
+            clb, cub = self._solve(cstate, ccnt, ctot, r - 1, thr - off)
+            if cub + off < best:
+                best, choice = cub + off, (a,)
+            lbs = min(lbs, clb + off)
+            if self.timed_out:  # children not entered keep their lookahead bound
+                if k + 1 < len(order):
+                    lbs = min(lbs, float(cb[order[k + 1 :]].min()))
+                break
+        return min(best, lbs), best, choice
+
+    def _last_levels(self, state, cnt, P, N, r, U, cb, elig, e1, stop):
+        """Exact f(S, 1), or f(S, 2) over the first rules whose lookahead bound beats the cutoff."""
+        pen = self.pen
+        cp, cn = cnt[:, 0], cnt[:, 1]
+        one = np.where(elig, e1 + pen + np.minimum(P - cp, N - cn), _INF)
+        a1 = int(np.argmin(one))
+        best, choice = stop, ()
+        if one[a1] < best:
+            best, choice = float(one[a1]), (a1, -1)
+        if r == 1:
+            return best, best, choice
+        thr = min(best, U)
+        A = np.flatnonzero(cb < thr)
+        rest = cb[cb >= thr]
+        lb_rest = float(rest.min()) if rest.size else _INF
+        B = np.flatnonzero(elig)
+        if A.size and B.size > 1:
+            gp, gn = self.counter.pairs(state, A, B)
+            cpb = cp[B][None, :] - gp  # records of b that a left
+            cnb = cn[B][None, :] - gn
+            P1 = (P - cp[A])[:, None]
+            N1 = (N - cn[A])[:, None]
+            two = e1[A][:, None] + 2 * pen + np.minimum(cpb, cnb) + np.minimum(P1 - cpb, N1 - cnb)
+            two[(cpb + cnb) < self.lam] = _INF
+            i, j = np.unravel_index(int(np.argmin(two)), two.shape)
+            if two[i, j] < best:
+                best, choice = float(two[i, j]), (int(A[i]), int(B[j]))
+        return min(best, lb_rest), best, choice

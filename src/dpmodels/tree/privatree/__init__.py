@@ -1,0 +1,13 @@
+"""PrivaTree: the ε-DP decision tree of paper 002 with corrected accounting.
+
+Modules, in the order a fit uses them (the way scikit-learn separates TreeBuilder, Splitter and
+Criterion): :mod:`.budget` (Eq. 7–10 and the n estimate), :mod:`.grid` (private quantiles and the
+candidate grid), :mod:`.histograms` (exact level counts), :mod:`.criteria` (error, Gini),
+:mod:`.splitter` (one private split per node), :mod:`.builder` (level growth, leaves, the released
+tree) and :mod:`.estimator` (:class:`PrivaTreeClassifier`, parameters and public inputs).
+"""
+
+from .budget import leaf_epsilon_for_error
+from .estimator import PrivaTreeClassifier
+
+__all__ = ["PrivaTreeClassifier", "leaf_epsilon_for_error"]

@@ -1,0 +1,111 @@
+"""PrivaTree's budget plan (paper 002, Eq. 7–10, corrected; steps 1–2 of the estimator docstring).
+
+1. **n** (PRIVACY-NOTES 9). The split of Eq. (7)–(10) needs the training-set size. A declared
+   ``n_public`` (a public count or order of magnitude) is used as is; otherwise a share
+   ``ε_n = 5 % · ε`` releases ``n + DLap(1/ε_n)`` (sensitivity 1) and its 95 % lower confidence
+   bound is used (a lower n gives *more* budget to the leaves, the safe side of the heuristic).
+2. **Split** with ε' = ε − ε_n: ``ε_leaf = min(ε'/2, ε'_leaf(n̂))`` (Eq. 7 with E_max =
+   ``leaf_error``) and the rest ``ε_r = ε' − ε_leaf`` uniformly to the quantiles and the d levels:
+   ``ε_quantiles = ε_level = ε_r / (1 + d)`` with numerical features, ``ε_level = ε_r / d``
+   otherwise. Levels that never happen (no node of the level has a candidate split: decided from
+   the released structure) leave their share to the leaves.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...privacy import samplers
+
+__all__ = ["leaf_epsilon_for_error", "estimate_n", "plan_budget", "check_budget_shares", "BudgetPlan", "N_SHARE"]
+
+N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
+
+
+def leaf_epsilon_for_error(n, n_classes, depth, leaf_error) -> float:
+    """ε'_leaf of Eq. (7): budget so that permute-and-flip's worst-case expected labelling error,
+    summed over 2^depth leaves, is at most ``leaf_error · n``.
+
+    ε'_leaf = 2^d · max_p 2·log(1/p)·(1 − (1 − (1−p)^K)/(K·p)) / (n · E_max). With a single class
+    (a label set read from a one-class y) the formula is used with K = 2.
+    """
+    fmax = _pf_worst_error(max(int(n_classes), 2))
+    return (2.0**depth) * fmax / (max(float(n), 1.0) * float(leaf_error))
+
+
+@functools.lru_cache(maxsize=64)
+def _pf_worst_error(K: int) -> float:
+    """max_p 2·log(1/p)·(1 − (1 − (1−p)^K)/(K·p)), evaluated on a dense grid of p in (0, 1)."""
+    p = np.concatenate([np.logspace(-14, -1e-9, 20000), np.linspace(0.01, 1 - 1e-12, 20000)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = 2.0 * np.log(1.0 / p) * (1.0 - (1.0 - (1.0 - p) ** K) / (K * p))
+    return float(np.nanmax(f))
+
+
+def estimate_n(n, epsilon, n_public, ledger, rng):
+    """``(n_used, ε_n)``: the declared ``n_public`` (ε_n = 0), else the 95 % lower bound of
+    ``n + DLap(1/ε_n)`` with ε_n = ``N_SHARE`` · ε, recorded in ``ledger`` before it is drawn."""
+    if n_public is not None:
+        return float(n_public), 0.0
+    eps_n = N_SHARE * epsilon
+    ledger.spend("training-set size n", "discrete Laplace", eps_n, sensitivity=1.0)
+    n_noisy = n + int(samplers.discrete_laplace(1.0 / eps_n, 1, rng)[0])
+    return max(1.0, n_noisy - math.log(10.0) / eps_n), eps_n
+
+
+@dataclass
+class BudgetPlan:
+    """Shares of ε: ``n`` (the n estimate), ``leaf``, ``quantiles``, ``level`` (each level)."""
+
+    n: float
+    leaf: float
+    quantiles: float
+    level: float
+    depth: int
+    levels_used: int | None = None
+
+    def as_dict(self) -> dict:
+        used = self.depth if self.levels_used is None else self.levels_used
+        out = {"n": self.n} if self.n else {}
+        out.update(leaf=self.leaf, quantiles=self.quantiles, level=self.level,
+                   levels=self.level * used, levels_used=used)
+        return out
+
+
+def check_budget_shares(shares):
+    """``None`` or three public numbers (quantiles, levels, leaves) ≥ 0 summing to 1, levels and
+    leaves > 0 (ValueError otherwise)."""
+    if shares is None:
+        return None
+    try:
+        q, lv, lf = (float(v) for v in shares)
+    except (TypeError, ValueError):
+        raise ValueError(f"budget_shares must be None or three numbers (quantiles, levels, leaves), got {shares!r}") from None
+    if not all(math.isfinite(v) and v >= 0 for v in (q, lv, lf)) or abs(q + lv + lf - 1.0) > 1e-9 or lv <= 0 or lf <= 0:
+        raise ValueError(f"budget_shares must be >= 0, sum to 1, with levels and leaves > 0; got {shares!r}")
+    return q, lv, lf
+
+
+def plan_budget(epsilon, eps_n, depth, n_used, n_classes, leaf_error, has_numerical, shares=None) -> BudgetPlan:
+    """Eq. (7)–(10), corrected (module docstring); or the public ``shares`` (quantiles, levels,
+    leaves) of ε − ε_n, the quantile share going to levels and leaves in proportion when there is
+    no numerical feature (paper 002's Fig. 2 varies these shares)."""
+    eps_rest = epsilon - eps_n
+    if depth == 0:
+        return BudgetPlan(eps_n, eps_rest, 0.0, 0.0, 0)
+    if shares is not None:
+        sq, sl, sf = shares
+        if not has_numerical:
+            sq, sl, sf = 0.0, sl / (sl + sf), sf / (sl + sf)
+        return BudgetPlan(eps_n, sf * eps_rest, sq * eps_rest, sl * eps_rest / depth, depth)
+    eps_leaf = min(eps_rest / 2.0, leaf_epsilon_for_error(n_used, n_classes, depth, leaf_error))
+    eps_r = eps_rest - eps_leaf
+    if has_numerical:
+        eps_q = eps_level = eps_r / (1.0 + depth)
+    else:
+        eps_q, eps_level = 0.0, eps_r / depth
+    return BudgetPlan(eps_n, eps_leaf, eps_q, eps_level, depth)

@@ -1,0 +1,55 @@
+"""Split criteria of PrivaTree: the utilities its selections maximise, with their sensitivities.
+
+Both take the (node, feature, bin, class) counts ``H`` and, per node and feature, the ``order`` in
+which the bins are placed left to right; candidate ``b`` sends the first ``b + 1`` bins of the
+order left. Both are **monotone** under add/remove of one record (every candidate's score moves
+in the same direction), so permute-and-flip and the exponential mechanism use the scale Δ/ε
+(proofs in ``docs/privacy.md``, row 3a):
+
+* ``"error"`` — u = −Σ_children (n_c − max_k n_ck), the training records the children's majority
+  labels misclassify. Adding a record raises n_c by 1 and the maximum by 0 or 1: Δ = 1.
+* ``"gini"`` — u = −Σ_children (n_c − Σ_k n_ck²/n_c), the count-scaled Gini impurity
+  (PRIVACY-NOTES 2). Adding a record raises one child's term by a value in [0, 2): Δ = 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["CRITERIA", "count_scaled_gini", "misclassified", "gini_impurity", "prefix_counts"]
+
+
+def count_scaled_gini(v: np.ndarray) -> np.ndarray:
+    """n − Σ_k v_k²/n over the last axis (0 where n = 0): n times the Gini impurity."""
+    n = v.sum(axis=-1)
+    sq = (v * v).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = n - np.where(n > 0, sq / np.where(n > 0, n, 1.0), 0.0)
+    return out
+
+
+def prefix_counts(H, order):
+    """Left (first b + 1 bins of the order) and right class counts of every candidate b."""
+    Ho = np.take_along_axis(H, order[..., None], axis=2)
+    L = np.cumsum(Ho, axis=2)
+    R = H.sum(axis=2, keepdims=True) - L
+    return L, R
+
+
+def misclassified(H, order):
+    """Training records misclassified by majority children of every split: Σ_c (n_c − max_k n_ck)."""
+    L, R = prefix_counts(H, order)
+    return (L.sum(-1) - L.max(-1)) + (R.sum(-1) - R.max(-1))
+
+
+def gini_impurity(H, order):
+    """Count-scaled Gini of every (node, feature, prefix) split. H: (nodes, m, B, K)."""
+    L, R = prefix_counts(H, order)
+    return count_scaled_gini(L) + count_scaled_gini(R)
+
+
+# name -> (score to minimise, sensitivity Δ of −score, description for the ledger)
+CRITERIA = {
+    "error": (misclassified, 1.0, "−misclassified count"),
+    "gini": (gini_impurity, 2.0, "−count-scaled Gini"),
+}

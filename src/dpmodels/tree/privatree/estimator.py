@@ -1,0 +1,278 @@
+"""PrivaTree (paper 002, Sections IV-A..IV-D) with corrected accounting, vectorised per level.
+
+Algorithm (every release is recorded in ``privacy_ledger_`` *before* it happens):
+
+1. **n** and 2. **the budget split** (Eq. 7–10, corrected): :mod:`.budget`. Unlike the paper,
+   numerical and categorical features are *not* composed in parallel (every record has both kinds
+   of attributes), and the quantile budget is **split across the numerical features** (sequential
+   composition, PRIVACY-NOTES 7).
+3. **The candidate grid**: private quantiles of each numerical feature within the public
+   ``bounds`` (values clipped); categorical features keep their public categories as bins, plus a
+   bucket for values outside the public list (always routed right): :mod:`.grid`.
+4. **Splits, level by level**: the nodes of a level partition the data, so one level costs ε_level
+   by parallel composition and the levels compose sequentially; the counts of a level are exact
+   integers (:mod:`.histograms`); the selection (permute-and-flip, exponential mechanism or the
+   paper's noisy histograms) and the criteria are in :mod:`.splitter` and :mod:`.criteria`.
+5. **Leaves** (parallel across the leaves, ε_leaf once): ``leaf_labels="noisy-counts"``: class
+   counts + DLap(1/ε_leaf), label = argmax (post-processing); ``"permute-and-flip"``: labels by
+   permute-and-flip on the class counts at ε_leaf/2 and the displayed counts by DLap at ε_leaf/2.
+   Internal node counts are sums of leaf counts (post-processing). ``tree_.prune()`` merges
+   sibling leaves with equal labels (same predictions).
+
+Public inputs (:mod:`dpmodels.validation`): ``classes`` (the label set), ``bounds``,
+``categories`` (a pandas ``category`` dtype counts as a declaration — ``astype("category")`` reads
+the categories from *your* data: that is a leak you make; declare
+``pd.CategoricalDtype(categories=[...])`` or pass ``categories=``). When one is missing it is read
+from the data, recorded as a leak row in the ledger and a
+:class:`~dpmodels.privacy.PrivacyLeakWarning` is emitted. Nothing raises or warns depending on the
+private content except schema violations (a label outside ``classes``, NaN / ±inf in a numerical
+feature); any value outside a categorical feature's public list — of any type, missing included —
+is routed as unknown.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
+
+from ...privacy import samplers
+from ...privacy.ledger import PrivacyLedger, check_epsilon
+from ...validation import (
+    check_n_public,
+    check_X_shape,
+    check_y,
+    resolve_bounds,
+    resolve_categories,
+    resolve_classes,
+)
+from ..model import encode_matrix
+from .budget import check_budget_shares, estimate_n, plan_budget
+from .builder import assemble, grow, release_leaves
+from .grid import build_grid
+
+__all__ = ["PrivaTreeClassifier"]
+
+_MAX_DEPTH = 20
+
+
+class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
+    """ε-differentially private decision tree (PrivaTree, corrected accounting).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Total privacy budget (pure ε-DP, δ = 0).
+    max_depth : int, default 4
+        Maximum depth of the tree.
+    max_bins : int, default 10
+        Bins per numerical feature (``max_bins − 1`` private quantiles).
+    bounds : None, (lower, upper) or dict
+        Public bounds of the numerical features: scalars, arrays with one value per numerical
+        feature (in column order), or ``{name: (lo, hi)}``. ``None``: read from the data (leak,
+        recorded and warned).
+    categories : None or dict
+        Public category lists ``{name or column index: [values...]}``. Declaring a column here
+        makes it categorical. A pandas ``category`` column counts as declared by its dtype's
+        categories — **``X[c].astype("category")`` takes them from your data: that is a leak you
+        make, not the library; declare ``pd.CategoricalDtype(categories=[...])`` or pass
+        ``categories=``** (``dpmodels.data.dataset_schema`` has the documented lists of the
+        bundled datasets). Other non-numeric pandas columns without a list are read from the
+        data (leak, recorded and warned). Values outside a column's list — of any type, missing
+        values included — are routed as unknown (always right).
+    classes : None or list, default None
+        The public label set, in order: ``classes_`` is exactly this list and the counts have one
+        column per declared class, whether or not each occurs in y. A label outside it is an
+        error, raised the same way whatever else y holds. ``None``: the sorted labels of y (a
+        leak, recorded and warned — diffprivlib's convention). A one-class y is valid input.
+    split_criterion : {"error", "gini"}, default "error"
+        Utility of the candidate-based selections (:mod:`.criteria`): −the number of training
+        records the split's majority children misclassify (Δ = 1) or −count-scaled Gini (Δ = 2),
+        both monotone. Default chosen by measurement (docs/results.md).
+    leaf_error : float, default 0.01
+        E_max of Eq. (7): the extra labelling error tolerated when budget is plentiful.
+    split_selection : {"permute-and-flip", "exponential", "histogram"}
+        See :mod:`.splitter`. Default chosen by measurement (docs/results.md).
+    leaf_labels : {"noisy-counts", "permute-and-flip"}
+        How leaves are labelled (module docstring, step 5).
+    n_public : None or int
+        Declared public training-set size (or order of magnitude). ``None``: a DP estimate.
+    budget_shares : None or (quantiles, levels, leaves)
+        Public shares of the budget left after the n estimate, instead of Eq. (7)-(10): three
+        numbers ≥ 0 summing to 1 (levels and leaves > 0); without numerical features the quantile
+        share goes to the levels and leaves in proportion. Used to redraw paper 002's Fig. 2.
+    random_state : None, int or Generator
+        ``None`` (default) draws OS entropy. A seed makes fits reproducible and is NOT private.
+
+    Attributes
+    ----------
+    tree_ : :class:`dpmodels.tree.Tree`
+    classes_, n_features_in_, feature_names_in_ (pandas input with string column names),
+    privacy_ledger_, budget_ (dict of the shares), n_estimate_ (the n used by the budget split).
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        max_depth=4,
+        max_bins=10,
+        bounds=None,
+        categories=None,
+        leaf_error=0.01,
+        split_selection="permute-and-flip",
+        leaf_labels="noisy-counts",
+        split_criterion="error",
+        n_public=None,
+        random_state=None,
+        classes=None,
+        budget_shares=None,
+    ):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.max_bins = max_bins
+        self.bounds = bounds
+        self.categories = categories
+        self.leaf_error = leaf_error
+        self.split_selection = split_selection
+        self.leaf_labels = leaf_labels
+        self.split_criterion = split_criterion
+        self.n_public = n_public
+        self.random_state = random_state
+        self.classes = classes
+        self.budget_shares = budget_shares
+
+    # ================================================================== parameters
+    def _check_params(self):
+        eps = check_epsilon(self.epsilon)
+        d = self.max_depth
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or not (0 <= d <= _MAX_DEPTH):
+            raise ValueError(f"max_depth must be an integer in [0, {_MAX_DEPTH}], got {d!r}")
+        b = self.max_bins
+        if not isinstance(b, numbers.Integral) or isinstance(b, bool) or not (2 <= b <= 255):
+            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
+        try:
+            le = float(self.leaf_error)
+        except (TypeError, ValueError):
+            raise ValueError(f"leaf_error must be a number in (0, 1], got {self.leaf_error!r}") from None
+        if not (0 < le <= 1):
+            raise ValueError(f"leaf_error must be in (0, 1], got {self.leaf_error!r}")
+        if self.split_selection not in ("permute-and-flip", "exponential", "histogram"):
+            raise ValueError(
+                "split_selection must be 'permute-and-flip', 'exponential' or 'histogram', "
+                f"got {self.split_selection!r}"
+            )
+        if self.split_criterion not in ("gini", "error"):
+            raise ValueError(f"split_criterion must be 'gini' or 'error', got {self.split_criterion!r}")
+        if self.leaf_labels not in ("noisy-counts", "permute-and-flip"):
+            raise ValueError(f"leaf_labels must be 'noisy-counts' or 'permute-and-flip', got {self.leaf_labels!r}")
+        check_n_public(self.n_public)
+        check_budget_shares(self.budget_shares)
+        if self.categories is not None and not isinstance(self.categories, dict):
+            raise ValueError("categories must be None or a dict {feature name or index: list of values}")
+        return eps, int(d), int(b), le
+
+    # ================================================================== fit
+    def fit(self, X, y):
+        """Fit on ``X`` (DataFrame or array, numerical and categorical columns) and labels ``y``.
+
+        Bad parameters and schema violations raise before any budget is spent.
+        """
+        eps, depth, max_bins, leaf_error = self._check_params()
+        name = type(self).__name__
+        X, n, m = check_X_shape(X, name)
+        y = check_y(y, name)
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+        ledger = PrivacyLedger(eps)
+        classes, y_idx = resolve_classes(self.classes, y, ledger)
+        names, categorical, categories = resolve_categories(X, self.categories, ledger)
+        _check_feature_names(self, X, reset=True)
+        _check_n_features(self, X, reset=True)
+        Z = _encode_fit(X, names, categorical, categories)
+        num_idx = np.flatnonzero(~categorical)
+        lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
+        rng = samplers.check_random_state(self.random_state)
+        K = classes.size
+
+        # 1-2. n and the budget split (budget.py)
+        n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
+        self.n_estimate_ = n_used
+        # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
+        has_num = bool(np.any(hi > lo)) and depth > 0
+        plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num,
+                           shares=check_budget_shares(self.budget_shares))
+        # 3. candidate grid (grid.py)
+        grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger,
+                          rng, release_quantiles=has_num)
+        # 4. levels, splitting only inside each node's region (builder.py, splitter.py)
+        st = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
+        # 5. leaves; levels that never happened (no node had a candidate: a fact about the
+        # released structure) leave their share to the leaves
+        plan.leaf += (depth - st.levels_used) * plan.level
+        plan.levels_used = st.levels_used
+        counts, labels = release_leaves(self.leaf_labels, st.leaf_of, y_idx, len(st.leaf_ids), K,
+                                        plan.leaf, ledger, rng)
+        ledger.check()
+        self.budget_ = plan.as_dict()
+        self.tree_ = assemble(st, categorical, categories, names, classes, counts, labels)
+        self.classes_ = classes
+        self.privacy_ledger_ = ledger
+        self._schema = (names, categorical, categories)
+        return self
+
+    # release hooks (tests subclass them to plant leaks)
+    def _histogram_noise_scale(self, eps_level, n_features):
+        """Discrete-Laplace scale of the per-feature histograms (L1 sensitivity n_features)."""
+        return n_features / eps_level
+
+    def _noisy_histograms(self, H, scale, rng):
+        """The released split histograms (all features, classes, bins of a level)."""
+        return H + samplers.discrete_laplace(scale, H.shape, rng)
+
+    # ================================================================== prediction
+    def _encode(self, X):
+        check_is_fitted(self, "tree_")
+        X, _, _ = check_X_shape(X, type(self).__name__, min_samples=0)
+        _check_feature_names(self, X, reset=False)
+        _check_n_features(self, X, reset=False)
+        names, categorical, categories = self._schema
+        return encode_matrix(X, names, categorical, categories)
+
+    def apply(self, X):
+        """Leaf id of each row (as scikit-learn's ``apply``)."""
+        Z = self._encode(X)  # checks that the model is fitted first
+        return self.tree_.apply_encoded(Z)
+
+    def predict(self, X):
+        leaf = self.apply(X)
+        return self.classes_[self.tree_.label[leaf]]
+
+    def predict_proba(self, X):
+        leaf = self.apply(X)
+        return self.tree_.leaf_proba()[leaf]
+
+    def export_text(self, **kw) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(**kw)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _encode_fit(X, names, categorical, categories):
+    """The (n, m) float matrix the learner reads: numbers, and category codes (-1 = unknown).
+
+    A float ndarray without categorical columns is used as is (no copy); NaN / ±inf are schema
+    errors, checked with two reductions (no n-by-m temporary).
+    """
+    if not categorical.any() and isinstance(X, np.ndarray) and X.dtype.kind == "f":
+        if not (np.isfinite(X.min()) and np.isfinite(X.max())):
+            encode_matrix(X, names, categorical, categories)  # raises the schema error
+        return X
+    return encode_matrix(X, names, categorical, categories)

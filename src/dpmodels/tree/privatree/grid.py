@@ -1,0 +1,172 @@
+"""The candidate grid of PrivaTree (paper 002, Sec. IV-B; step 3 of the estimator's docstring).
+
+Each numerical feature is cut at ``max_bins − 1`` private quantiles (JointExp on a public grid of
+``GRID`` cells over the public bounds, :func:`dpmodels.privacy.jointexp_quantiles`) at
+``ε_quantiles / m_num`` each — sequential composition across the numerical features (a record
+is in every feature, PRIVACY-NOTES 7). Categorical features keep their public categories as bins,
+plus one bucket for values outside the public list. The result is a row-major ``codes`` matrix:
+``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histogram
+from .histograms import row_blocks
+
+__all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "build_grid"]
+
+GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
+
+
+def grid_cells(Z, num_idx, lo, hi, G):
+    """Public-grid cell of every clipped numerical value, and the grid counts of every feature.
+
+    Returns ``cells`` (n, m_num) with ``cells[i, f] = f·G + min(floor((clip(x) − lo)·G/(hi − lo)),
+    G − 1)`` (cell 0 where hi = lo; the feature offset f·G makes it an index into (m_num, G)
+    tables) and ``counts`` (m_num, G) int64, the histogram of each feature's cells (what JointExp
+    needs). X is read once, in row blocks that stay in cache.
+    """
+    n = Z.shape[0]
+    k = num_idx.size
+    cells = np.empty((n, k), dtype=np.uint16 if k * G <= 65536 else np.int64)
+    span = hi - lo
+    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
+    degenerate = bool(np.any(span <= 0))
+    contiguous = k == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
+    offsets = np.arange(k, dtype=float) * G
+    counts = np.zeros(k * G, dtype=np.int64)
+    blocks = row_blocks(n, k)
+    buf = np.empty((blocks[0][1] if blocks else 0, k))
+    for a, b in blocks:
+        x = buf[: b - a]
+        src = Z[a:b] if contiguous else Z[a:b][:, num_idx]
+        if degenerate:  # (inf − lo)·0 would be NaN: clip first
+            np.clip(src, lo, hi, out=x)
+            x -= lo
+        else:  # same values: clipping x or clipping (x − lo)·scale to [0, G − 1] agree
+            np.subtract(src, lo, out=x)
+        x *= scale
+        np.maximum(x, 0.0, out=x)
+        np.minimum(x, G - 1, out=x)  # floor(min(t, G−1)) = min(floor(t), G−1) for t >= 0
+        x += offsets  # exact: integers below 2^53
+        c = cells[a:b]
+        np.copyto(c, x, casting="unsafe")  # truncation, as astype
+        counts += np.bincount(c.ravel(), minlength=k * G)
+    return cells, counts.reshape(k, G)
+
+
+_SPECIAL = 255  # code-table mark of a grid cell that needs the exact comparison (codes <= 254)
+
+
+def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
+    """``codes[:, num_idx[f]] = searchsorted(T[f], clip(x), 'left')`` for every numerical feature.
+
+    Through the grid cells: a table gives the code of every cell that has no threshold within half
+    a cell of it (then every value rounded to that cell has that code); only the values in the
+    other cells are compared with the thresholds, and only with those near their cell.
+    """
+    n, k = cells.shape
+    nt = T.shape[1]
+    c = np.arange(G)
+    first = np.empty((k, G), dtype=np.intp)  # thresholds below the (widened) cell
+    last = np.empty((k, G), dtype=np.intp)  # thresholds up to the (widened) cell's end
+    for f in range(k):
+        width = (hi[f] - lo[f]) / G
+        if hi[f] <= lo[f]:
+            first[f] = last[f] = 0  # every value is lo; thresholds are lo: code 0
+        elif width > 1e-9 * max(abs(lo[f]), abs(hi[f])):
+            first[f] = np.searchsorted(T[f], lo[f] + (c - 0.5) * width, side="left")
+            last[f] = np.searchsorted(T[f], lo[f] + (c + 1.5) * width, side="right")
+        else:  # cells too narrow for float round-off: compare every value with every threshold
+            first[f], last[f] = 0, nt
+    table = np.where(first == last, first, _SPECIAL).astype(codes.dtype).ravel()
+    span = int((last - first).max()) if k else 0
+    first, T_flat = first.ravel(), T.ravel()
+    contiguous = k == codes.shape[1] and np.array_equal(num_idx, np.arange(codes.shape[1]))
+    for a, b in row_blocks(n, k):
+        key = cells[a:b]  # (rows, k) index into the (k, G) tables
+        cd = codes[a:b] if contiguous else np.empty(key.shape, dtype=codes.dtype)
+        np.take(table, key, out=cd)
+        sp = np.flatnonzero(cd == _SPECIAL)
+        if sp.size:
+            r, f = np.divmod(sp, k)
+            kk = key.ravel()[sp]
+            x = np.clip(Z[a + r, num_idx[f]].astype(float), lo[f], hi[f])
+            lo_i, hi_i = first[kk], last.ravel()[kk]
+            code = lo_i.copy()
+            for d in range(span):  # thresholds first..last-1 of the cell, sorted
+                i = lo_i + d
+                ok = i < hi_i
+                code += ok & (T_flat[f * nt + np.where(ok, i, 0)] < x)
+            cd.ravel()[sp] = code
+        if not contiguous:
+            codes[a:b, num_idx] = cd
+
+
+@dataclass
+class CandidateGrid:
+    """What the splits can use: ``codes`` (n, m) row-major bins, ``n_bins`` per feature (categorical:
+    C public categories + the unknown bucket), the released ``thresholds`` of each numerical
+    feature (index -> sorted array of ``n_bins − 1`` values), its public ``bounds`` (index ->
+    (lo, hi)) and ``B`` = max bins."""
+
+    codes: np.ndarray
+    n_bins: np.ndarray
+    thresholds: dict
+    bounds: dict
+    B: int
+
+
+def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantiles, ledger, rng,
+               *, release_quantiles=True) -> CandidateGrid:
+    """Release the private quantiles of every numerical feature and bin every record.
+
+    ``Z`` is the encoded (n, m) float matrix (numbers; category codes with -1 for unknown).
+    ``eps_quantiles`` is split equally across the numerical features with lo < hi (sequential
+    composition); each such feature's ``max_bins − 1`` quantiles are one JointExp release
+    (Δu = 2), recorded in ``ledger`` before it is drawn. A feature with lo = hi has one possible
+    value: its cut points are that value, nothing is released. ``release_quantiles=False`` (a
+    depth-0 tree: nothing is split) releases nothing and uses equal-width cut points.
+    """
+    n, m = Z.shape
+    num_idx = np.flatnonzero(~categorical)
+    n_bins = np.empty(m, dtype=np.int64)
+    for j in np.flatnonzero(categorical):
+        n_bins[j] = len(categories[int(j)]) + 1  # + the bucket for values outside the public set
+    levels_q = np.arange(1, max_bins) / max_bins
+    B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
+    codes = np.empty((n, m), dtype=np.uint8 if B <= 256 else np.uint16)
+    if num_idx.size:
+        cells, grid_counts = grid_cells(Z, num_idx, lo, hi, GRID)
+    n_live = int(np.sum(hi > lo)) if num_idx.size else 0
+    eps_feat = eps_quantiles / n_live if n_live else 0.0
+    T = np.empty((num_idx.size, max_bins - 1))
+    thresholds, bounds = {}, {}
+    for i, j in enumerate(num_idx):
+        if hi[i] <= lo[i]:
+            t = np.full(levels_q.size, lo[i])  # a single public value: nothing to release
+        elif release_quantiles:
+            ledger.spend(
+                f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
+                sensitivity=JOINTEXP_SENSITIVITY,
+                note=f"1 of {n_live} numerical features: sequential",
+            )
+            t = _sample_from_histogram(grid_counts[i], levels_q, eps_feat, lo[i], hi[i], rng)
+        else:
+            t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
+        thresholds[int(j)] = t
+        bounds[int(j)] = (float(lo[i]), float(hi[i]))
+        n_bins[j] = t.size + 1
+        T[i] = t
+    if num_idx.size:
+        bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
+        del cells
+    for j in np.flatnonzero(categorical):
+        c = Z[:, j].astype(np.int64)
+        c[c < 0] = n_bins[j] - 1
+        codes[:, j] = c
+    return CandidateGrid(codes, n_bins, thresholds, bounds, B)

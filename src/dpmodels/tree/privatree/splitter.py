@@ -1,0 +1,158 @@
+"""Split selection of one PrivaTree level (paper 002, Sec. IV-C; step 4 of the estimator docstring).
+
+**Candidates live inside each node's region.** A node's region is what the released structure
+says about the records that reach it: for every numerical feature an interval of bins (the public
+grid cut at the released thresholds, narrowed by the splits chosen above), for every categorical
+feature the public categories not yet sent elsewhere. It is tracked as ``alive[node, feature,
+bin]``. A candidate is a (feature, position) pair: position b sends the first b + 1 bins of the
+node's order of that feature left (numerical: ``x <= t[b]``, the order is the bins' own order;
+categorical: a prefix of the node's category order, the categories still alive first). It is
+offered only when it splits the region: bin ``order[b]`` is alive (the last bin on the left, so
+two positions never give the same partition) and some bin after it is alive. Thresholds outside
+the node's interval and subsets that do not split its remaining categories are never offered, so
+no noise is spent on empty branches. Everything this uses — the public grid, the released
+thresholds and category orders, the splits chosen above — is already released (PRIVACY-NOTES 18):
+restricting the candidates is post-processing and costs no privacy. A node with no candidate
+becomes a leaf, decided from the released structure only. Values outside a categorical feature's
+public list (the unknown bucket) always go right and never make a split "non-trivial".
+
+Selections (the nodes of a level hold disjoint records: one selection per node at ε_level costs
+ε_level once, parallel composition):
+
+* ``"permute-and-flip"`` / ``"exponential"``: one selection over the node's candidates with a
+  criterion of :mod:`.criteria` (monotone, scale Δ/ε). For binary labels, categorical features with
+  > 2 categories alive in some node are first ordered by a noisy class-1 ratio (a histogram of
+  those features, discrete Laplace, L1 sensitivity = their number, at a share of ε_level
+  proportional to their number); the candidates are prefixes of that order (Coppersmith et al.).
+  Multiclass: the public order.
+* ``"histogram"``: the paper's private histograms, one per feature and class, with discrete Laplace
+  noise of scale m/ε_level (L1 sensitivity m: a record is in every feature's histogram), then the
+  candidate of least Gini on the (clipped) noisy counts (post-processing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...privacy import samplers
+from ...privacy.selection import select_rows
+from .criteria import CRITERIA, gini_impurity
+
+__all__ = ["root_region", "node_orders", "candidate_mask", "child_regions", "select_level"]
+
+
+def root_region(grid, categorical) -> np.ndarray:
+    """``alive[feature, bin]`` of the root: every bin whose part of the public domain is non-empty.
+
+    Numerical feature with released thresholds t_0 ≤ … ≤ t_{k−1} within [lo, hi]: bin 0 is
+    [lo, t_0], bin b is (t_{b−1}, t_b] ∩ [lo, hi], bin k is (t_{k−1}, hi]; a bin is dead when its
+    interval is empty (equal thresholds, thresholds at hi, or lo = hi). Categorical feature: its C
+    public categories (the unknown bucket C is not a category of the region).
+    """
+    m = grid.n_bins.size
+    alive = np.zeros((m, grid.B), dtype=bool)
+    for j in range(m):
+        nb = int(grid.n_bins[j])
+        if categorical[j]:
+            alive[j, : nb - 1] = True
+            continue
+        t = grid.thresholds[j]
+        upper = np.minimum(np.r_[t, np.inf], grid.bounds[j][1])
+        lower = np.r_[-np.inf, t]
+        alive[j, :nb] = lower < upper
+        alive[j, 0] = True
+    return alive
+
+
+def node_orders(alive, categorical, n_bins, ratio=None, sort_feats=()):
+    """Per node and feature, the bins in left-to-right order: numerical features their own order;
+    categorical features their alive categories first — by the noisy class-1 ``ratio`` for
+    ``sort_feats``, else in public order — then the others; the unknown bucket stays last."""
+    A, m, B = alive.shape
+    order = np.broadcast_to(np.arange(B), (A, m, B)).copy()
+    sort_feats = {int(j) for j in sort_feats}
+    for j in np.flatnonzero(categorical):
+        C = int(n_bins[j]) - 1
+        if ratio is not None and int(j) in sort_feats:
+            key = ratio[:, j, :C]
+        else:
+            key = np.broadcast_to(np.arange(C, dtype=float), (A, C))
+        order[:, j, :C] = np.argsort(np.where(alive[:, j, :C], key, np.inf), axis=1, kind="stable")
+    return order
+
+
+def candidate_mask(alive, order) -> np.ndarray:
+    """``valid[node, feature, b]``: bin ``order[b]`` is alive and some bin after it is alive."""
+    ao = np.take_along_axis(alive, order, axis=2)
+    after = np.zeros_like(ao)
+    after[..., :-1] = np.flip(np.logical_or.accumulate(np.flip(ao, axis=2), axis=2), axis=2)[..., 1:]
+    return ao & after
+
+
+def child_regions(alive, f_sel, go_left):
+    """Regions of the left and right children of split nodes (``go_left``: (nodes, B) over codes)."""
+    idx = np.arange(alive.shape[0])
+    left, right = alive.copy(), alive.copy()
+    left[idx, f_sel] &= go_left
+    right[idx, f_sel] &= ~go_left
+    return left, right
+
+
+def _noisy_ratio(Hn):
+    """Smoothed class-1 ratio of every (node, feature, bin) from clipped noisy binary counts."""
+    return (Hn[..., 1] + 0.5) / (Hn.sum(axis=-1) + 1.0)
+
+
+def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger, rng):
+    """Choose the split of every node of a level (all of them have a candidate).
+
+    ``H`` (nodes, m, B, K) are the exact counts, ``alive`` (nodes, m, B) the regions. Returns
+    ``(f_sel, b_sel, order)``. ``est`` supplies the parameters and the two release hooks
+    (``_histogram_noise_scale``, ``_noisy_histograms``).
+    """
+    A, m, B = alive.shape
+    comp = "parallel" if A > 1 else "sequential"
+    sel = est.split_selection
+    n_alive = alive.sum(axis=2)  # (nodes, m)
+    sort_feats = np.array([j for j in np.flatnonzero(categorical)
+                           if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64)
+    if sel == "histogram":
+        scale = est._histogram_noise_scale(eps_level, m)
+        ledger.spend(
+            f"level {level}: class histograms of all {m} features", "discrete Laplace",
+            eps_level, sensitivity=float(m), composition=comp, parts=A,
+            note="noise scale m/ε_level: L1 sensitivity m across features",
+        )
+        Hn = np.clip(est._noisy_histograms(H, scale, rng), 0, None).astype(float)
+        ratio = _noisy_ratio(Hn) if K == 2 else None
+        order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
+        valid = candidate_mask(alive, order)
+        score = np.where(valid, -gini_impurity(Hn, order), -np.inf).reshape(A, m * B)
+        pick = np.argmax(score, axis=1)
+        return pick // B, pick % B, order
+    eps_sel, ratio = eps_level, None
+    if sort_feats.size:
+        eps_sort = eps_level * sort_feats.size / (m + sort_feats.size)
+        eps_sel = eps_level - eps_sort
+        ledger.spend(
+            f"level {level}: class histograms of {sort_feats.size} categorical features "
+            "(category order)", "discrete Laplace", eps_sort, sensitivity=float(sort_feats.size),
+            composition=comp, parts=A,
+        )
+        Hs = H[:, sort_feats] + samplers.discrete_laplace(sort_feats.size / eps_sort, H[:, sort_feats].shape, rng)
+        ratio = np.zeros((A, m, B))
+        ratio[:, sort_feats] = _noisy_ratio(np.clip(Hs, 0, None).astype(float))
+    order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
+    valid = candidate_mask(alive, order)
+    fn, sens, what = CRITERIA[est.split_criterion]
+    util = np.where(valid, -fn(H.astype(float), order), -np.inf).reshape(A, m * B)
+    mech = "permute-and-flip" if sel == "permute-and-flip" else "exponential"
+    n_valid = valid.reshape(A, -1).sum(axis=1)
+    span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
+    ledger.spend(
+        f"level {level}: split of {A} node(s) among {span} candidates inside each node's region",
+        mech, eps_sel, sensitivity=sens, composition=comp, parts=A,
+        note=f"utility: {what} (monotone)",
+    )
+    pick = select_rows(util, eps_sel, sens, rng, monotone=True, mechanism=mech)
+    return pick // B, pick % B, order
