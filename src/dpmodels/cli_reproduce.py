@@ -7,7 +7,8 @@
 
 Results go to ``--out`` (default ``results``): ``ID/results.parquet`` (tidy rows), ``ID/*.png``,
 ``ID/table.md``, and ``report.md`` / ``report.html`` over everything in the folder. A rerun
-resumes: finished cells are not recomputed. Old experiment names (``rulelist-accuracy``,
+resumes: finished cells are not recomputed (a cell is keyed by its parameters, not by the
+library's code: after upgrading dpmodels, use a new ``--out`` or delete ``ID/cells``). Old experiment names (``rulelist-accuracy``,
 ``privatree-accuracy``, ``poisoning-guarantee``, ``backdoor``) are kept as aliases of the ids that
 replace them, so existing scripts keep working and get the fixed behaviour (``--runs``,
 ``--datasets``, ``--epsilons`` and ``--workers`` now apply to every id).
