@@ -11,16 +11,21 @@ from dpmodels.data.datasets import (
     load_german,
 )
 from dpmodels.data.binarize import Binarizer
+from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
 from dpmodels.data.rules import RuleCandidates, check_feature_groups
 from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
 
 __all__ = [
     "Binarizer",
     "DatasetSchema",
+    "DatasetUnavailable",
     "PUBLIC_BOUNDS",
     "RuleCandidates",
     "check_feature_groups",
     "dataset_schema",
+    "list_openml",
+    "load_mnist01",
+    "load_openml",
     "list_datasets",
     "load_adult",
     "load_compas",

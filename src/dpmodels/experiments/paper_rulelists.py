@@ -1,5 +1,9 @@
 """Reproduce paper 000's accuracy study (Section V-A/V-C, Table II) on the bundled data.
 
+Kept for its constants and its small runner (other modules import them, e.g.
+``paper_000_attacks``); the registry ids ``000-fig4`` / ``000-table1`` (:mod:`.paper_000`, with the
+shared-split batch of :mod:`.rulelist_batch`) reproduce the full grid.
+
 Protocol: for each dataset and run r, a 70/30 split seeded by r; GreedyRL and every DP mechanism
 are fitted on the training part (K = 5 rules including the default, C = 0.99, λ = 0.12 for German
 and 0.05 for COMPAS/Adult, conjunctions of up to two literals) and scored on the test part. As in

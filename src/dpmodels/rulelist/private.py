@@ -196,24 +196,31 @@ class DPRuleListClassifier(RuleListEstimator):
         # public: the column names and their groups; refused before any release when too many
         # (the estimate uses the schema and the declared n only, never n)
         cands = self._guarded_candidates(X, names, self.n_public)
-        n = Xb.shape[0]
         ledger = ledger_for_fit(self, eps, delta)  # refused here when an accountant has too little left
         rng = check_random_state(self.random_state)
         stats = SplitStats(cands, Xb, yb)
+        rule_list = self._release(cands, stats, Xb, yb, names, ledger, rng)
+        self.privacy_ledger_ = published_ledger(ledger)
+        self.n_candidates_ = len(cands)
+        self.rule_list_ = rule_list
+        return self
+
+    def _release(self, cands, stats, Xb, yb, names, ledger, rng):
+        """Everything that draws noise: the antecedents, the consequents and their counts, checked
+        against the ledger; returns the released rule list. ``stats`` gives the exact counts of
+        the remaining records (shared by the batched fits of :mod:`dpmodels.experiments.rulelist_batch`)."""
         if self.mechanism == "permute-and-flip":
             chosen, part = self._fit_pf(cands, stats, Xb, ledger, rng)
             rules, default = self._consequents_from_histogram(chosen, part, yb, ledger, rng, cands)
         else:
-            rules, default = self._fit_paper(cands, stats, Xb, yb, ledger, rng, n)
+            rules, default = self._fit_paper(cands, stats, Xb, yb, ledger, rng, Xb.shape[0])
         ledger.check()
-        self.privacy_ledger_ = published_ledger(ledger)
-        self.n_candidates_ = len(cands)
-        self.rule_list_ = self._build_rule_list(names, rules, default, True)
+        rule_list = self._build_rule_list(names, rules, default, True)
         # every count release is a geometric histogram of sensitivity 1: noise scale 1/ε (the
         # widest one when the rules' counts were released separately); predict_proba's shrinkage
         counts_eps = [r.epsilon for r in ledger.rows if r.mechanism.startswith("geometric")]
-        self.rule_list_.count_noise_scale = 1.0 / min(counts_eps) if counts_eps else None
-        return self
+        rule_list.count_noise_scale = 1.0 / min(counts_eps) if counts_eps else None
+        return rule_list
 
     # ------------------------------------------------- default: permute-and-flip
     def _fit_pf(self, cands, stats, Xb, ledger, rng):

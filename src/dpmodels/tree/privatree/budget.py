@@ -21,7 +21,7 @@ import numpy as np
 
 from ...privacy import samplers
 
-__all__ = ["leaf_epsilon_for_error", "estimate_n", "plan_budget", "BudgetPlan", "N_SHARE"]
+__all__ = ["leaf_epsilon_for_error", "estimate_n", "plan_budget", "check_budget_shares", "BudgetPlan", "N_SHARE"]
 
 N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
 
@@ -76,11 +76,32 @@ class BudgetPlan:
         return out
 
 
-def plan_budget(epsilon, eps_n, depth, n_used, n_classes, leaf_error, has_numerical) -> BudgetPlan:
-    """Eq. (7)–(10), corrected (module docstring)."""
+def check_budget_shares(shares):
+    """``None`` or three public numbers (quantiles, levels, leaves) ≥ 0 summing to 1, levels and
+    leaves > 0 (ValueError otherwise)."""
+    if shares is None:
+        return None
+    try:
+        q, lv, lf = (float(v) for v in shares)
+    except (TypeError, ValueError):
+        raise ValueError(f"budget_shares must be None or three numbers (quantiles, levels, leaves), got {shares!r}") from None
+    if not all(math.isfinite(v) and v >= 0 for v in (q, lv, lf)) or abs(q + lv + lf - 1.0) > 1e-9 or lv <= 0 or lf <= 0:
+        raise ValueError(f"budget_shares must be >= 0, sum to 1, with levels and leaves > 0; got {shares!r}")
+    return q, lv, lf
+
+
+def plan_budget(epsilon, eps_n, depth, n_used, n_classes, leaf_error, has_numerical, shares=None) -> BudgetPlan:
+    """Eq. (7)–(10), corrected (module docstring); or the public ``shares`` (quantiles, levels,
+    leaves) of ε − ε_n, the quantile share going to levels and leaves in proportion when there is
+    no numerical feature (paper 002's Fig. 2 varies these shares)."""
     eps_rest = epsilon - eps_n
     if depth == 0:
         return BudgetPlan(eps_n, eps_rest, 0.0, 0.0, 0)
+    if shares is not None:
+        sq, sl, sf = shares
+        if not has_numerical:
+            sq, sl, sf = 0.0, sl / (sl + sf), sf / (sl + sf)
+        return BudgetPlan(eps_n, sf * eps_rest, sq * eps_rest, sl * eps_rest / depth, depth)
     eps_leaf = min(eps_rest / 2.0, leaf_epsilon_for_error(n_used, n_classes, depth, leaf_error))
     eps_r = eps_rest - eps_leaf
     if has_numerical:

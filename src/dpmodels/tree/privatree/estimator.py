@@ -51,7 +51,7 @@ from ...validation import (
     resolve_classes,
 )
 from ..model import TreeEstimatorDisplay, encode_matrix
-from .budget import estimate_n, plan_budget
+from .budget import check_budget_shares, estimate_n, plan_budget
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
 
@@ -101,6 +101,10 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         How leaves are labelled (module docstring, step 5).
     n_public : None or int
         Declared public training-set size (or order of magnitude). ``None``: a DP estimate.
+    budget_shares : None or (quantiles, levels, leaves)
+        Public shares of the budget left after the n estimate, instead of Eq. (7)-(10): three
+        numbers ≥ 0 summing to 1 (levels and leaves > 0); without numerical features the quantile
+        share goes to the levels and leaves in proportion. Used to redraw paper 002's Fig. 2.
     random_state : None, int or Generator
         ``None`` (default) draws OS entropy. A seed makes fits reproducible and is NOT private.
     accountant : None or :class:`dpmodels.privacy.BudgetAccountant`
@@ -132,6 +136,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         random_state=None,
         classes=None,
         accountant=None,
+        budget_shares=None,
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -146,6 +151,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.classes = classes
         self.accountant = accountant
+        self.budget_shares = budget_shares
 
     # ================================================================== parameters
     def _check_params(self):
@@ -173,6 +179,7 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
             raise ValueError(f"leaf_labels must be 'noisy-counts' or 'permute-and-flip', got {self.leaf_labels!r}")
         check_n_public(self.n_public)
         check_accountant(self.accountant, type(self).__name__)
+        check_budget_shares(self.budget_shares)
         if self.categories is not None and not isinstance(self.categories, dict):
             raise ValueError("categories must be None or a dict {feature name or index: list of values}")
         return eps, int(d), int(b), le
@@ -209,7 +216,8 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         self.n_estimate_ = n_used
         # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
         has_num = bool(np.any(hi > lo)) and depth > 0
-        plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num)
+        plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num,
+                           shares=check_budget_shares(self.budget_shares))
         # 3. candidate grid (grid.py)
         grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger,
                           rng, release_quantiles=has_num)

@@ -1,0 +1,58 @@
+"""Paper 002 cells: public-input policy, every learner kept in the tables, public budget shares."""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpmodels.experiments import paper_002 as p2
+from dpmodels.tree.privatree import PrivaTreeClassifier
+
+
+def _params(rows, learner):
+    return [json.loads(r["parameters"]) for r in rows if r["learner"] == learner]
+
+
+def test_bounds_policy_is_recorded_as_a_leak_or_documented():
+    leaky = p2.tree_accuracy_cell("bank-marketing", "num", 0, 0, 5, (1.0,), ("tree", "PrivaTree"))
+    assert [r["epsilon"] for r in leaky if r["learner"] == "tree"] == [math.inf]
+    (pt,) = _params(leaky, "PrivaTree")
+    assert pt["bounds"] == p2.BOUNDS_FROM_DATA and pt["leak_rows"] >= 1  # the learner's own leak row
+    documented = p2.tree_accuracy_cell("compas-two-years", "cat", 0, 0, 5, (1.0,), ("PrivaTree", "DPGDF"))
+    for lr in ("PrivaTree", "DPGDF"):
+        (p,) = _params(documented, lr)
+        assert p["leak_rows"] == 0 and "documented" in p["bounds"]
+
+
+def test_dpgdf_skipped_without_categorical_features():
+    rows = p2.tree_accuracy_cell("breast-w", "uci", 0, 1, 5, (1.0,), ("DPGDF", "BDPT"))
+    assert {r["learner"] for r in rows} == {"BDPT"}
+
+
+def test_backdoor_table_keeps_every_learner():
+    rows = p2.backdoor_cell("digits01", 0, (0, 2), (1.0,))
+    df = pd.DataFrame(rows)
+    assert set(df["learner"]) == {"tree", "PrivaTree"}
+    table = p2._fig4_table(df)
+    assert "| 0 |" in table and "| 2 |" in table
+    assert "tree" in table.splitlines()[0] and "PrivaTree ε = 1" in table.splitlines()[0]
+
+
+def test_budget_shares_are_public_parameters():
+    X, y, meta = p2.load_002("pol", "num")
+    idx = np.random.default_rng(0).permutation(len(X))[:800]
+    X, y = X.iloc[idx], y.iloc[idx]
+    est = PrivaTreeClassifier(epsilon=1.0, max_depth=3, bounds=(X.min().to_numpy(), X.max().to_numpy()), n_public=800,
+                              budget_shares=(0.2, 0.3, 0.5), random_state=0).fit(X, y)
+    assert est.budget_["leaf"] == pytest.approx(0.5) and est.budget_["quantiles"] == pytest.approx(0.2)
+    assert est.budget_["level"] * 3 == pytest.approx(0.3)
+    for bad in [(0.5, 0.5), (0.2, 0.3, 0.6), (0.5, 0.5, 0.0), (-0.1, 0.6, 0.5)]:
+        with pytest.raises(ValueError, match="budget_shares"):
+            PrivaTreeClassifier(budget_shares=bad).fit(X, y)
+
+
+def test_share_grid_is_on_the_simplex():
+    g = np.array(p2.share_grid(0.1))
+    assert len(g) == 36 and np.allclose(g.sum(axis=1), 1) and (g >= 0.1 - 1e-12).all()
