@@ -640,7 +640,8 @@ class TreeEstimatorMixin:
     _display_params = ("max_depth",)
 
     def predict(self, X):
-        return self.classes_[self.tree_.label[self.apply(X)]]
+        leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator
+        return self.classes_[self.tree_.label[leaf]]
 
     def predict_proba(self, X):
         """Class probabilities of each row's leaf (:meth:`Tree.leaf_proba`)."""
