@@ -645,7 +645,8 @@ class TreeEstimatorMixin:
 
     def predict_proba(self, X):
         """Class probabilities of each row's leaf (:meth:`Tree.leaf_proba`)."""
-        return self.tree_.leaf_proba()[self.apply(X)]
+        leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator
+        return self.tree_.leaf_proba()[leaf]
 
     def export_text(self, **kw) -> str:
         """The tree in scikit-learn's ``export_text`` layout, exact thresholds (:meth:`Tree.export_text`)."""
