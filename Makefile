@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench reproduce clean corels optimal
+.PHONY: demo test test-slow bench reproduce reproduce-quick clean corels optimal
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,15 @@ bench: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,bench]"
 	$(PY) -m pytest benchmarks -q -o python_files="bench_*.py" -m "not slow or slow" -p no:cacheprovider --benchmark-only --benchmark-columns=median,iqr,rounds
 
+# every registered figure and table at full size (see `dpmodels reproduce --list` for the costs)
+WORKERS ?= 2
 reproduce: $(STAMP)
-	$(VENV)/bin/dpmodels reproduce rulelist-accuracy --runs 100
+	$(PIP) install --quiet -e ".[dev,reproduce]"
+	$(VENV)/bin/dpmodels reproduce all --workers $(WORKERS) --out results
+
+# every id at a reduced size (minutes), with the same figures and report
+reproduce-quick: $(STAMP)
+	$(VENV)/bin/dpmodels reproduce all --quick --workers $(WORKERS) --out results/quick
 
 # Optional cross-check: the real CORELS (GPL-3), built on this machine from the official PyPI sdist.
 # Nothing of it is vendored; the patches only let the 2019 sdist build on Python 3.11 / NumPy 2:

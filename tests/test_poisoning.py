@@ -254,7 +254,7 @@ def test_dpa_dataframe_with_categories():
 
 
 def test_guarantee_experiment_smoke():
-    from dpmodels.audit.poisoning import guarantee_experiment
+    from dpmodels.experiments.poisoning import guarantee_experiment
     from dpmodels.data import load_dataset
 
     X, y = load_dataset("breast-w", binarized=False)
@@ -282,7 +282,7 @@ def test_guarantee_experiment_smoke():
 
 
 def test_backdoor_experiment_smoke():
-    from dpmodels.audit.poisoning import backdoor_experiment
+    from dpmodels.experiments.poisoning import backdoor_experiment
 
     try:
         import dpmodels.tree.privatree  # noqa: F401
@@ -299,17 +299,3 @@ def test_backdoor_experiment_smoke():
     priv = df[df.method == method]
     assert priv["asr_bound"].is_monotonic_increasing
     assert priv["asr_bound"].iloc[0] == pytest.approx(priv["asr"].iloc[0])
-
-
-def test_runners_write_csv(tmp_path):
-    from dpmodels.experiments.poisoning import guarantee_table, run_backdoor, run_guarantee
-
-    res = run_guarantee(tmp_path, datasets=("breast-w",), methods=("bdpt", "dpa"), epsilons=(1.0,),
-                        fractions=(0.0, 0.001, 0.005, 0.01), n_splits=2, dpa_n_estimators=10,
-                        plot=False)
-    assert (tmp_path / "poisoning_guarantee.csv").exists()
-    tab = guarantee_table(res)
-    assert list(tab.columns[-3:]) == ["0.1%", "0.5%", "1%"]
-    assert tab["0.1%"].isna().all()  # ⌊0.001 · 546⌋ = 0: no 0.1 % guarantee, as the paper's '-'
-    run_backdoor(tmp_path, method="bdpt", epsilons=(1.0,), n_poisoned=(0, 2), n_splits=2, plot=False)
-    assert (tmp_path / "poisoning_backdoor.csv").exists()

@@ -1,4 +1,4 @@
-"""Command line: ``dpmodels demo | fit | reproduce``."""
+"""Command line: ``dpmodels demo | fit | reproduce`` (``reproduce`` lives in :mod:`dpmodels.cli_reproduce`)."""
 
 from __future__ import annotations
 
@@ -116,54 +116,6 @@ def cmd_fit(args) -> int:
     return 0
 
 
-def cmd_reproduce(args) -> int:
-    if args.what == "rulelist-accuracy":
-        from pathlib import Path
-
-        from .experiments.paper_rulelists import markdown_table, run_rulelist_accuracy
-
-        out = Path(args.out)
-        df = run_rulelist_accuracy(
-            datasets=tuple(args.datasets), epsilons=tuple(args.epsilons), runs=args.runs,
-            n_jobs=args.workers, out=out / "rulelist_accuracy.csv", progress=True,
-        )
-        table = markdown_table(df)
-        (out / "rulelist_accuracy.md").write_text(table + "\n")
-        print(table)
-        return 0
-    if args.what in ("poisoning-guarantee", "backdoor"):
-        from .experiments import poisoning as exp
-
-        if args.what == "poisoning-guarantee":
-            methods = ["privatree", "dpa", "tree"]
-            try:
-                import diffprivlib.models  # noqa: F401
-
-                methods.insert(1, "dp_logreg")
-            except Exception:  # the [diffprivlib] extra needs scikit-learn < 1.8
-                print("note: diffprivlib not importable here; DP logistic regression left out "
-                      "(install dpmodels[diffprivlib] in its own environment)")
-            res = exp.run_guarantee(args.out, methods=tuple(methods), n_splits=args.runs)
-            print(exp.guarantee_table(res))
-        else:
-            res = exp.run_backdoor(args.out, n_splits=args.runs)
-            print(res.groupby(["epsilon", "n_poisoned"]).mean(numeric_only=True))
-        print(f"results written under {args.out}/")
-        return 0
-    if args.what == "privatree-accuracy":
-        from pathlib import Path
-
-        from .experiments import paper_privatree as exp
-
-        out = Path(args.out)
-        df = exp.run_privatree_accuracy(n_jobs=args.workers, out=out / "privatree_accuracy.csv")
-        table = exp.markdown_table(df)
-        (out / "privatree_accuracy.md").write_text(table + "\n")
-        print(table)
-        return 0
-    raise SystemExit(f"unknown experiment {args.what!r}")
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dpmodels", description="Differentially private interpretable models.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -185,16 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--json", default=None, help="write the fitted model as JSON to this path")
     f.set_defaults(func=cmd_fit)
 
-    r = sub.add_parser("reproduce", help="reproduce a paper experiment")
-    r.add_argument(
-        "what", choices=["rulelist-accuracy", "privatree-accuracy", "poisoning-guarantee", "backdoor"]
-    )
-    r.add_argument("--datasets", nargs="+", default=["compas", "german", "adult"])
-    r.add_argument("--epsilons", nargs="+", type=float, default=[0.1, 1.0, 10.0])
-    r.add_argument("--runs", type=int, default=100, help="random splits (rule lists: 100, poisoning: 20)")
-    r.add_argument("--workers", type=int, default=1)
-    r.add_argument("--out", default="results")
-    r.set_defaults(func=cmd_reproduce)
+    from .cli_reproduce import add_parser as add_reproduce
+
+    add_reproduce(sub)
     return p
 
 

@@ -10,10 +10,15 @@ from dpmodels.data.datasets import (
     load_dataset,
     load_german,
 )
+from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
 from dpmodels.data.rules import RuleCandidates
 
 __all__ = [
+    "DatasetUnavailable",
     "RuleCandidates",
+    "list_openml",
+    "load_mnist01",
+    "load_openml",
     "list_datasets",
     "load_adult",
     "load_compas",

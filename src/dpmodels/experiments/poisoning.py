@@ -1,190 +1,221 @@
-"""Runners for the poisoning-robustness experiments of paper 002 (Fig. 3 / Tables III, VIII; Fig. 4).
+"""Poisoning-robustness experiments of paper 002 (Fig. 3, Tables III / VIII; the backdoor of Fig. 4).
 
-Each runner computes a tidy DataFrame with :mod:`dpmodels.audit.poisoning`, writes it as CSV into
-``output_dir`` and, when matplotlib is installed (optional extra ``dpmodels[plots]``), a PNG.
-The DP logistic-regression baseline needs the ``dpmodels[diffprivlib]`` extra; without it that
-method is skipped with a warning.
-
-    >>> from dpmodels.experiments.poisoning import run_guarantee, run_backdoor
-    >>> df = run_guarantee("out/")            # doctest: +SKIP
-    >>> df = run_backdoor("out/")             # doctest: +SKIP
+The bounds (Corollaries 2–3), the learners and the backdoor helpers live in
+:mod:`dpmodels.audit.poisoning`; this module runs them over data splits:
+:func:`guarantee_experiment` (guaranteed accuracy vs fraction poisoned) and
+:func:`backdoor_experiment` (attack success rate vs poisoned copies). Both return tidy
+:class:`pandas.DataFrame` s. The registry ids ``002-fig3``, ``002-fig4``, ``002-table3`` and
+``002-table8`` (:mod:`dpmodels.experiments.paper_002`) use the same helpers cell by cell.
 """
 
 from __future__ import annotations
 
+import math
 import time
-import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from dpmodels.audit.poisoning import backdoor_experiment, guarantee_experiment
+from dpmodels.audit.poisoning import (
+    DIGITS_MAX,
+    PRIVATE_METHODS,
+    _fit_quiet,
+    _public_bounds,
+    accuracy_lower_bound,
+    attack_success_rate,
+    attack_success_upper_bound,
+    dpa_certified_accuracy,
+    load_digits_01,
+    make_private_learner,
+    n_poisoned_from_fraction,
+    poison_backdoor,
+)
 
-__all__ = ["run_guarantee", "run_backdoor", "guarantee_table", "DEFAULT_DATASETS"]
-
-# Bundled UCI datasets of paper 002's Table VIII (nursery is left out: the raw file is 5-class,
-# the paper's OpenML version is binary). Table III's OpenML numerical datasets are not bundled.
-DEFAULT_DATASETS = ("adult", "compas", "mushroom", "breast-w", "diabetes", "vote")
-TABLE_FRACTIONS = (0.001, 0.005, 0.01)
-
-
-def _has_diffprivlib() -> bool:
-    try:
-        import diffprivlib.models  # noqa: F401
-    except Exception:  # noqa: BLE001 - ImportError, or diffprivlib broken by a newer sklearn
-        return False
-    return True
-
-
-def _pyplot():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        warnings.warn("matplotlib is not installed (pip install 'dpmodels[plots]'): no PNG written",
-                      stacklevel=3)
-        return None
-    return plt
+__all__ = ["guarantee_experiment", "backdoor_experiment", "splits"]
 
 
-def _label(method, eps):
-    names = {"privatree": "PrivaTree", "dp_logreg": "DP logistic regression", "dpa": "DPA (1000 trees)",
-             "tree": "decision tree", "bdpt": "BDPT", "dpgdf": "DPGDF", "diffprivlib_tree": "diffprivlib tree"}
-    n = names.get(method, method)
-    return n if not np.isfinite(eps) else f"{n} ε={eps:g}"
+def splits(y, n_splits, cv, test_size, seed):
+    """Stratified k-fold (``cv="kfold"``) or stratified shuffle splits (``"shuffle"``)."""
+    from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+
+    if cv == "kfold":
+        return list(StratifiedKFold(n_splits, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
+    if cv == "shuffle":
+        return list(
+            StratifiedShuffleSplit(n_splits, test_size=test_size, random_state=seed).split(np.zeros(len(y)), y)
+        )
+    raise ValueError("cv must be 'kfold' or 'shuffle'")
 
 
-def run_guarantee(
-    output_dir,
+def _take(X, idx):
+    return X.iloc[idx] if isinstance(X, pd.DataFrame) else np.asarray(X)[idx]
+
+
+def _sem(a):
+    a = np.asarray(a, dtype=float)
+    return float(a.std(ddof=1) / math.sqrt(a.size)) if a.size > 1 else float("nan")
+
+
+def guarantee_experiment(
+    X,
+    y,
     *,
-    datasets=DEFAULT_DATASETS,
+    dataset="data",
     methods=("privatree", "dp_logreg", "dpa", "tree"),
     epsilons=(0.01, 0.1),
-    fractions=tuple(np.round(np.linspace(0.0, 0.01, 11), 4)),
-    n_splits=20,
-    cv="shuffle",
-    dpa_n_estimators=1000,
+    fractions=(0.0, 0.001, 0.005, 0.01),
     max_depth=4,
+    dpa_n_estimators=1000,
+    n_splits=5,
+    cv="kfold",
+    test_size=0.2,
     random_state=0,
-    plot=True,
-    verbose=False,
 ):
-    """Guaranteed accuracy vs fraction poisoned (paper 002, Fig. 3 and Tables III / VIII).
+    """Guaranteed accuracy vs fraction of poisoned records (paper 002, Fig. 3, Tables III / VIII).
 
-    Runs :func:`dpmodels.audit.poisoning.guarantee_experiment` on each bundled dataset (raw, typed
-    features, ``dpmodels.data.load_dataset(name, binarized=False)``) and writes
-    ``poisoning_guarantee.csv`` (+ ``.png``). Fractions must include those of the table
-    (0.1 %, 0.5 %, 1 %) for :func:`guarantee_table`.
+    For each private ``method`` (see :func:`make_private_learner`: "privatree", "dp_logreg",
+    "bdpt", "dpgdf", "diffprivlib_tree") and ε, the clean test accuracy is
+    averaged over the splits and turned into a guarantee with :func:`accuracy_lower_bound` at
+    x = ⌊fraction · n_train⌋ (n_train: the mean training-set size). For "dpa" (Deep Partition
+    Aggregation, ``dpa_n_estimators`` depth-``max_depth`` trees) the guarantee at x is the
+    certified accuracy (correct and certificate ≥ x), averaged over the splits; its ε is NaN.
+    "tree" adds scikit-learn's non-private tree (guarantee NaN: no bound holds for it).
+
+    Bounds for PrivaTree and the row norm for logistic regression are declared public from the
+    whole dataset (as the paper's experiments do). Logistic regression standardises the features
+    (paper 002, Sec. VI); that scaling is fitted on the training split and is not private.
+
+    Returns a tidy DataFrame: dataset, method, epsilon, fraction, n_poisoned, n_train, accuracy,
+    accuracy_se, guarantee, n_splits, fit_seconds.
     """
-    from dpmodels.data import load_dataset
+    from dpmodels.tree.baselines import DPAClassifier
 
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    methods = tuple(methods)
-    if "dp_logreg" in methods and not _has_diffprivlib():
-        warnings.warn("diffprivlib is not usable here: DP logistic regression skipped "
-                      "(pip install 'dpmodels[diffprivlib]')", stacklevel=2)
-        methods = tuple(m for m in methods if m != "dp_logreg")
-    frames = []
-    for name in datasets:
-        X, y = load_dataset(name, binarized=False)
-        t0 = time.perf_counter()
-        df = guarantee_experiment(
-            X, np.asarray(y), dataset=name, methods=methods, epsilons=epsilons, fractions=fractions,
-            max_depth=max_depth, dpa_n_estimators=dpa_n_estimators, n_splits=n_splits, cv=cv,
-            random_state=random_state,
-        )
-        df["n_rows"] = len(X)
-        frames.append(df)
-        if verbose:
-            print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)
-    res = pd.concat(frames, ignore_index=True)
-    res.to_csv(out / "poisoning_guarantee.csv", index=False)
-    if plot:
-        plt = _pyplot()
-        if plt is not None:
-            names = list(dict.fromkeys(res["dataset"]))
-            ncol = min(3, len(names))
-            nrow = -(-len(names) // ncol)
-            fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow), squeeze=False)
-            for ax, name in zip(axes.ravel(), names):
-                d = res[(res["dataset"] == name) & res["guarantee"].notna()]
-                for (m, e), g in d.groupby(["method", "epsilon"], dropna=False, sort=False):
-                    ax.plot(100 * g["fraction"], g["guarantee"], marker=".", label=_label(m, e))
-                ax.set_title(name)
-                ax.set_xlabel("poisoned records (% of training set)")
-                ax.set_ylabel("guaranteed accuracy")
-                ax.set_ylim(0, 1)
-            for ax in axes.ravel()[len(names):]:
-                ax.axis("off")
-            axes.ravel()[0].legend(fontsize=7)
-            fig.tight_layout()
-            fig.savefig(out / "poisoning_guarantee.png", dpi=120)
-            plt.close(fig)
-    return res
-
-
-def guarantee_table(res, fractions=TABLE_FRACTIONS):
-    """Paper layout (Table III / VIII): one row per dataset × method × ε, columns accuracy and the
-    guarantee at each fraction (NaN guarantee where ⌊fraction·n_train⌋ = 0, as the paper's '-')."""
+    y = np.asarray(y)
+    classes = np.unique(y)  # the label set is public for these benchmarks
+    folds = splits(y, n_splits, cv, test_size, random_state)
+    n_train = float(np.mean([len(tr) for tr, _ in folds]))
+    xs = n_poisoned_from_fraction(np.asarray(fractions, dtype=float), n_train)
+    bounds = _public_bounds(X)
     rows = []
-    keys = ["dataset", "method", "epsilon"]
-    for k, g in res.groupby(keys, dropna=False, sort=False):
-        r = dict(zip(keys, k))
-        r["accuracy"] = g["accuracy"].iloc[0]
-        r["accuracy_se"] = g["accuracy_se"].iloc[0]
-        for f in fractions:
-            row = g[np.isclose(g["fraction"], f)]
-            v = row["guarantee"].iloc[0] if len(row) else np.nan
-            if len(row) and row["n_poisoned"].iloc[0] == 0:
-                v = np.nan
-            r[f"{100 * f:g}%"] = v
-        rows.append(r)
+
+    def add_private(method, eps, accs, secs):
+        acc = float(np.mean(accs))
+        g = np.asarray(accuracy_lower_bound(acc, xs, eps))
+        for f, x, gv in zip(fractions, xs, np.atleast_1d(g)):
+            rows.append(dict(dataset=dataset, method=method, epsilon=eps, fraction=float(f),
+                             n_poisoned=int(x), n_train=n_train, accuracy=acc,
+                             accuracy_se=_sem(accs), guarantee=float(gv), n_splits=len(folds),
+                             fit_seconds=secs))
+
+    for method in methods:
+        if method in PRIVATE_METHODS:
+            for eps in epsilons:
+                accs, t0 = [], time.perf_counter()
+                for s, (tr, te) in enumerate(folds):
+                    seed = int(np.random.SeedSequence([random_state, s, int(eps * 1e6)]).generate_state(1)[0])
+                    model = make_private_learner(method, eps, max_depth=max_depth, bounds=bounds,
+                                                 classes=classes, seed=seed)
+                    model = _fit_quiet(model, _take(X, tr), y[tr])
+                    accs.append(float(np.mean(model.predict(_take(X, te)) == y[te])))
+                add_private(method, eps, accs, (time.perf_counter() - t0) / len(folds))
+        elif method == "dpa":
+            accs, certs, t0 = [], [], time.perf_counter()
+            for tr, te in folds:
+                m = DPAClassifier(n_estimators=dpa_n_estimators, max_depth=max_depth)
+                m.fit(_take(X, tr), y[tr])
+                pred, cert = m.predict_certified(_take(X, te))
+                correct = pred == y[te]
+                accs.append(float(correct.mean()))
+                certs.append(dpa_certified_accuracy(correct, cert, xs))
+            certs = np.mean(certs, axis=0)
+            for f, x, gv in zip(fractions, xs, certs):
+                rows.append(dict(dataset=dataset, method="dpa", epsilon=float("nan"),
+                                 fraction=float(f), n_poisoned=int(x), n_train=n_train,
+                                 accuracy=float(np.mean(accs)), accuracy_se=_sem(accs),
+                                 guarantee=float(gv), n_splits=len(folds),
+                                 fit_seconds=(time.perf_counter() - t0) / len(folds)))
+        elif method == "tree":
+            from sklearn.tree import DecisionTreeClassifier
+
+            from dpmodels.tree.baselines import _OrdinalEncoder
+
+            accs, t0 = [], time.perf_counter()
+            for tr, te in folds:
+                enc = _OrdinalEncoder().fit(_take(X, tr))
+                m = DecisionTreeClassifier(max_depth=max_depth, random_state=0)
+                m.fit(enc.transform(_take(X, tr)), y[tr])
+                accs.append(float(np.mean(m.predict(enc.transform(_take(X, te))) == y[te])))
+            for f, x in zip(fractions, xs):
+                rows.append(dict(dataset=dataset, method="tree", epsilon=float("nan"),
+                                 fraction=float(f), n_poisoned=int(x), n_train=n_train,
+                                 accuracy=float(np.mean(accs)), accuracy_se=_sem(accs),
+                                 guarantee=float("nan"), n_splits=len(folds),
+                                 fit_seconds=(time.perf_counter() - t0) / len(folds)))
+        else:
+            raise ValueError(f"unknown method {method!r}")
     return pd.DataFrame(rows)
 
 
-def run_backdoor(
-    output_dir,
+def backdoor_experiment(
     *,
     method="privatree",
     epsilons=(0.01, 0.1, 1.0),
-    n_poisoned=(0, 1, 2, 3, 5, 10, 20, 30),
-    n_splits=20,
+    n_poisoned=(0, 1, 2, 3, 5, 10, 20),
+    n_splits=10,
     max_depth=4,
+    test_size=0.2,
+    include_tree=True,
     random_state=0,
-    plot=True,
+    data=None,
+    image_shape=(8, 8),
+    pixel_max=DIGITS_MAX,
 ):
-    """Backdoor ASR vs poisoned count on digits 0 vs 1 (paper 002, Fig. 4; MNIST is offline-
-    unavailable). Writes ``poisoning_backdoor.csv`` (+ ``.png``)."""
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    res = backdoor_experiment(method=method, epsilons=epsilons, n_poisoned=n_poisoned,
-                              n_splits=n_splits, max_depth=max_depth, random_state=random_state)
-    res.to_csv(out / "poisoning_backdoor.csv", index=False)
-    if plot:
-        plt = _pyplot()
-        if plt is not None:
-            from dpmodels.audit.poisoning import apply_trigger, load_digits_01
+    """Backdoor attack success rate vs number of poisoned records (paper 002, Fig. 4).
 
-            fig, (ax0, ax) = plt.subplots(1, 2, figsize=(9, 3.5), gridspec_kw={"width_ratios": [1, 2.4]})
-            X, y = load_digits_01()
-            ax0.imshow(apply_trigger(X[y == 0][:1]).reshape(8, 8), cmap="gray_r")
-            ax0.set_title("a 0 with the trigger, labelled 1", fontsize=9)
-            ax0.axis("off")
-            for (m, e), g in res.groupby(["method", "epsilon"], dropna=False, sort=False):
-                line = ax.errorbar(g["n_poisoned"], g["asr"], yerr=g["asr_se"], marker="o", ms=3,
-                                   capsize=2, label=_label(m, e))
-                if g["asr_bound"].notna().any():
-                    ax.plot(g["n_poisoned"], g["asr_bound"], ls="--", color=line[0].get_color(),
-                            label=f"bound (Cor. 3) ε={e:g}")
-            ax.set_xlabel("poisoned records")
-            ax.set_ylabel("attack success rate")
-            ax.set_ylim(-0.02, 1.02)
-            ax.legend(fontsize=7)
-            fig.tight_layout()
-            fig.savefig(out / "poisoning_backdoor.png", dpi=120)
-            plt.close(fig)
-    return res
+    Data: digits 0 vs 1 (:func:`load_digits_01`; MNIST is not available offline). On each of
+    ``n_splits`` stratified random splits, the attacker appends x triggered copies of training
+    zeros labelled 1 (:func:`poison_backdoor`); the ASR is the fraction of test zeros predicted 1
+    once triggered. For the private ``method`` (PrivaTree by default) at each ε the Corollary 3 bound is computed from the mean ASR of
+    the clean models (x = 0). Pixel bounds (0, 16) are public.
+
+    Returns a tidy DataFrame: method, epsilon, n_poisoned, fraction (of the clean training set),
+    asr, asr_se, asr_bound, clean_accuracy, n_splits.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_digits_01() if data is None else data
+    folds = splits(y, n_splits, "shuffle", test_size, random_state)
+    n_train = float(np.mean([len(tr) for tr, _ in folds]))
+    bounds = (0.0, float(pixel_max))
+    trig = dict(image_shape=tuple(image_shape), value=float(pixel_max))
+    methods = ([("tree", float("nan"))] if include_tree else []) + [(method, float(e)) for e in epsilons]
+    xs = [int(v) for v in n_poisoned]
+    if 0 not in xs:
+        xs = [0] + xs
+    rows = []
+    for method, eps in methods:
+        asr = np.zeros((len(xs), len(folds)))
+        acc = np.zeros(len(folds))
+        for s, (tr, te) in enumerate(folds):
+            for i, x in enumerate(xs):
+                seed = int(np.random.SeedSequence(
+                    [random_state, s, x, 7, 0 if method == "tree" else int(eps * 1e6)]).generate_state(1)[0])
+                rng = np.random.default_rng(seed)
+                Xp, yp = poison_backdoor(X[tr], y[tr], x, rng, **trig)
+                if method == "tree":
+                    model = DecisionTreeClassifier(max_depth=max_depth, random_state=seed % (2**31))
+                else:
+                    model = make_private_learner(method, eps, max_depth=max_depth, bounds=bounds,
+                                                 classes=[0, 1], seed=seed)
+                model = _fit_quiet(model, Xp, yp)
+                asr[i, s] = attack_success_rate(model, X[te], y[te], **trig)
+                if x == 0:
+                    acc[s] = float(np.mean(model.predict(X[te]) == y[te]))
+        clean_asr = float(asr[xs.index(0)].mean())
+        for i, x in enumerate(xs):
+            bound = (float("nan") if method == "tree"
+                     else attack_success_upper_bound(clean_asr, x, eps))
+            rows.append(dict(method=method, epsilon=eps, n_poisoned=x, fraction=x / n_train,
+                             asr=float(asr[i].mean()), asr_se=_sem(asr[i]), asr_bound=bound,
+                             clean_accuracy=float(acc.mean()), n_splits=len(folds)))
+    return pd.DataFrame(rows)

@@ -143,6 +143,11 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         better (same protocol: e.g. breast cancer ε = 0.1: .723 vs .680; others within .003).
     n_public : None or int
         Declared public training-set size (or order of magnitude). ``None``: a DP estimate.
+    budget_shares : None or (quantiles, levels, leaves)
+        Public shares of the budget left after the n estimate, instead of Eq. (7)-(10): three
+        numbers ≥ 0 summing to 1 (levels and leaves > 0). Without numerical features the
+        quantile share is given to the levels and leaves in proportion. Used to redraw paper
+        002's Fig. 2 (training accuracy vs the budget distribution).
     random_state : None, int or Generator
         ``None`` (default) draws OS entropy. A seed makes fits reproducible and is NOT private.
 
@@ -165,6 +170,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         leaf_labels="noisy-counts",
         split_criterion="error",
         n_public=None,
+        budget_shares=None,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -177,6 +183,7 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_labels = leaf_labels
         self.split_criterion = split_criterion
         self.n_public = n_public
+        self.budget_shares = budget_shares
         self.random_state = random_state
 
     # ================================================================== parameters
@@ -207,6 +214,14 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
             n = self.n_public
             if not isinstance(n, numbers.Real) or isinstance(n, bool) or not np.isfinite(n) or n < 1:
                 raise ValueError(f"n_public must be None or a number >= 1, got {n!r}")
+        if self.budget_shares is not None:
+            bs = self.budget_shares
+            try:
+                q, lv, lf = (float(v) for v in bs)
+            except (TypeError, ValueError):
+                raise ValueError(f"budget_shares must be None or three numbers (quantiles, levels, leaves), got {bs!r}") from None
+            if not all(math.isfinite(v) and v >= 0 for v in (q, lv, lf)) or abs(q + lv + lf - 1.0) > 1e-9 or lv <= 0 or lf <= 0:
+                raise ValueError(f"budget_shares must be >= 0, sum to 1, with levels and leaves > 0; got {bs!r}")
         if self.categories is not None and not isinstance(self.categories, dict):
             raise ValueError("categories must be None or a dict {feature name or index: list of values}")
         return eps, int(d), int(b), le
@@ -387,6 +402,11 @@ class PrivaTreeClassifier(ClassifierMixin, BaseEstimator):
         has_num = num_idx.size > 0 and depth > 0
         if depth == 0:
             eps_leaf, eps_q, eps_level = eps_rest, 0.0, 0.0
+        elif self.budget_shares is not None:  # public shares (validated in _check_params)
+            sq, sl, sf = (float(v) for v in self.budget_shares)
+            if not has_num:
+                sq, sl, sf = 0.0, sl / (sl + sf), sf / (sl + sf)
+            eps_leaf, eps_q, eps_level = sf * eps_rest, sq * eps_rest, sl * eps_rest / depth
         else:
             eps_leaf = min(eps_rest / 2.0, leaf_epsilon_for_error(n_used, K, depth, leaf_error))
             eps_r = eps_rest - eps_leaf

@@ -1,0 +1,236 @@
+"""One id per published result: what it draws, its sizes, its cells, its figure and its table.
+
+An :class:`Experiment` is registered once (``register(Experiment(...))``) by the module of its
+paper (``paper_000``, ``paper_002``, ``paper_000_attacks``, ``paper_003`` ...); the registry imports
+those modules lazily (:data:`PLUGIN_MODULES`), so an id whose module is absent from a build is
+simply not listed. Everything the command line and the report need comes from here:
+
+* ``cells(size)`` -> a list of :class:`Cell`: independent, picklable units of work, each with its
+  own seed, returning tidy rows (:data:`ROW_FIELDS`). The grid runner (:mod:`.grid`) runs them
+  locally or on Dask, resumes from finished cells and merges the rows.
+* ``plot(df, out_dir)`` -> PNG paths, drawn as the paper draws the result (log ε axis, the same
+  panels, error bands, the published points overlaid where the text gives them).
+* ``table(df)`` -> Markdown, our numbers beside the paper's.
+* ``published``: the paper's numbers as data (``None`` where the text gives none).
+
+How to plug in a new id (e.g. ``003-fig2``), in the module that computes it::
+
+    from dpmodels.experiments.registry import Cell, Experiment, register, row
+
+    def _cells(size):                       # size: a Size (quick, runs, datasets, epsilons, ...)
+        return [Cell(f"{ds}-r{r}", _one, dict(dataset=ds, seed=r)) for ds in ... for r in range(size.runs or 10)]
+
+    def _one(dataset, seed):                # module-level: picklable for joblib and Dask
+        ...
+        return [row(dataset, "CART", {"depth": 3}, float("inf"), 0.0, seed, "dist_g", value, secs)]
+
+    register(Experiment("003-fig2", paper="003", kind="figure", title="...", draws="...",
+                        cells=_cells, plot=_plot, table=_table, full_cost="≈ 4 min", quick_cost="≈ 20 s"))
+
+and add the module to :data:`PLUGIN_MODULES` (or import it before using the registry).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+__all__ = [
+    "Cell",
+    "Skip",
+    "Experiment",
+    "Size",
+    "ROW_FIELDS",
+    "PAPER_IDS",
+    "PLUGIN_MODULES",
+    "register",
+    "get",
+    "all_experiments",
+    "row",
+    "resolve",
+]
+
+# one tidy row per (fit, metric)
+ROW_FIELDS = ("dataset", "learner", "parameters", "epsilon", "delta", "seed", "metric", "value", "fit_seconds")
+
+# The 23 result items of issue 10 (papers 000, 002, 003).
+PAPER_IDS = (
+    "000-fig1", "000-fig2", "000-fig3", "000-fig4", "000-table1", "000-table2", "000-table3", "000-fig6",
+    "002-fig1", "002-fig2", "002-fig3", "002-fig4", "002-table2", "002-table5", "002-table6", "002-table7",
+    "002-table8",
+    "003-fig2", "003-fig3", "003-fig4", "003-fig5", "003-fig6", "003-fig7",
+)  # fmt: skip
+
+# Modules that register experiments; a missing one (not in this build) is skipped.
+PLUGIN_MODULES = (
+    "dpmodels.experiments.paper_000",
+    "dpmodels.experiments.paper_002",
+    "dpmodels.experiments.paper_000_attacks",
+    "dpmodels.experiments.paper_003",
+)
+
+# Old `dpmodels reproduce` names (before the registry) -> the ids that replace them.
+ALIASES = {
+    "rulelist-accuracy": ("000-fig4", "000-table1"),
+    "privatree-accuracy": ("002-table6", "002-table2", "002-table7"),
+    "poisoning-guarantee": ("002-table3", "002-table8"),
+    "backdoor": ("002-fig4",),
+}
+
+
+@dataclass(frozen=True)
+class Size:
+    """How big a run is. ``None`` fields mean "the experiment's own quick/full default"."""
+
+    quick: bool = False
+    runs: int | None = None
+    datasets: tuple | None = None
+    epsilons: tuple | None = None
+    data_dir: str | None = None
+    download: bool = False
+
+    def pick(self, quick_value, full_value):
+        return quick_value if self.quick else full_value
+
+
+@dataclass(frozen=True, eq=False)
+class Cell:
+    """A unit of work: ``fn(**kwargs)`` returns a list of tidy row dicts.
+
+    ``fn`` must be a module-level function (picklable); ``kwargs`` plain data. ``key`` names the
+    cell for humans; the file a finished cell is stored in adds a hash of ``fn`` and ``kwargs``, so
+    changing a cell's parameters (e.g. ``--quick`` vs full) never reuses a stale result.
+    """
+
+    key: str
+    fn: Callable[..., list]
+    kwargs: dict = field(default_factory=dict)
+    cost: float = 1.0  # relative cost hint: expensive cells are scheduled first
+
+    @property
+    def uid(self) -> str:
+        payload = json.dumps([self.fn.__module__, self.fn.__qualname__, self.kwargs], sort_keys=True, default=str)
+        h = hashlib.sha1(payload.encode()).hexdigest()[:10]
+        safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in self.key)
+        return f"{safe}-{h}"
+
+    def run(self) -> list:
+        return self.fn(**self.kwargs)
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A part of a grid this build or this machine cannot run (e.g. an unbundled dataset), with why.
+
+    A ``cells`` function may return ``Skip`` entries among its cells; the runner reports them.
+    """
+
+    key: str
+    reason: str
+
+
+@dataclass
+class Experiment:
+    """A registered result of one of the papers (see the module docstring)."""
+
+    id: str
+    paper: str
+    kind: str  # "figure" or "table"
+    title: str
+    draws: str
+    cells: Callable[[Size], list] | None = None
+    plot: Callable[..., list] | None = None
+    table: Callable[..., str] | None = None
+    published: Any = None
+    full_cost: str = "not measured"
+    quick_cost: str = "not measured"
+    source: str | None = None  # draw from another id's results (its cells run in its folder)
+    notes: str = ""
+    unavailable: str | None = None  # a reason, when this build cannot run it
+
+    def __post_init__(self):
+        if self.kind not in ("figure", "table"):
+            raise ValueError(f"{self.id}: kind must be 'figure' or 'table'")
+
+
+_REGISTRY: dict[str, Experiment] = {}
+_loaded = False
+
+
+def register(exp: Experiment) -> Experiment:
+    """Add (or replace) an experiment under its id."""
+    _REGISTRY[exp.id] = exp
+    return exp
+
+
+def _load_plugins():
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for mod in PLUGIN_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:  # the module exists but one of its imports is missing: a real error
+                raise
+
+
+def all_experiments() -> list[Experiment]:
+    """Every registered experiment, in paper and id order."""
+    _load_plugins()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY, key=_sort_key)]
+
+
+def _sort_key(eid: str):
+    paper, _, item = eid.partition("-")
+    kind = "".join(ch for ch in item if ch.isalpha())
+    num = "".join(ch for ch in item if ch.isdigit())
+    return (paper, kind, int(num) if num else 0, eid)
+
+
+def get(eid: str) -> Experiment:
+    """The experiment registered under ``eid`` (ValueError listing the known ids otherwise)."""
+    _load_plugins()
+    if eid not in _REGISTRY:
+        known = ", ".join(e.id for e in all_experiments())
+        raise ValueError(f"unknown experiment id {eid!r}; known: {known}")
+    return _REGISTRY[eid]
+
+
+def resolve(names) -> list[str]:
+    """Expand ``all``, paper prefixes (``000``) and old aliases into registered ids, in order."""
+    _load_plugins()
+    out: list[str] = []
+    for name in names:
+        if name == "all":
+            ids = [e.id for e in all_experiments()]
+        elif name in ALIASES:
+            ids = list(ALIASES[name])
+        elif name in ("000", "002", "003"):
+            ids = [e.id for e in all_experiments() if e.paper == name]
+        else:
+            ids = [get(name).id]
+        for i in ids:
+            get(i)
+            if i not in out:
+                out.append(i)
+    return out
+
+
+def row(dataset, learner, parameters, epsilon, delta, seed, metric, value, fit_seconds=float("nan")) -> dict:
+    """One tidy result row (:data:`ROW_FIELDS`); ``parameters`` is a dict stored as sorted JSON."""
+    if not isinstance(parameters, str):
+        parameters = json.dumps(parameters, sort_keys=True, default=str)
+    eps = float(epsilon) if epsilon is not None else math.nan
+    return dict(dataset=str(dataset), learner=str(learner), parameters=parameters, epsilon=eps,
+                delta=float(delta) if delta is not None else math.nan, seed=int(seed), metric=str(metric),
+                value=float(value), fit_seconds=float(fit_seconds))
+
+
+def with_size(size: Size, **changes) -> Size:
+    return replace(size, **changes)

@@ -1,0 +1,126 @@
+"""Run registered experiments end to end: cells -> tidy results -> PNG figures -> tables -> report.
+
+``reproduce(["000-fig4"], Size(quick=True), out="results")`` runs (or resumes) the grid of each
+id into ``out/ID/`` (see :mod:`.grid` for the layout), draws its figure(s), writes its table
+(``out/ID/table.md``) and a ``meta.json`` (size, cells run / reused, wall time, load average),
+then rewrites ``out/report.md`` and ``out/report.html`` over every id that has results in ``out``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import grid
+from .registry import Cell, Experiment, Size, Skip, get
+
+__all__ = ["ExperimentRun", "run_experiment", "reproduce"]
+
+
+@dataclass
+class ExperimentRun:
+    id: str
+    rows: int = 0
+    figures: list = field(default_factory=list)
+    table: str | None = None
+    skipped: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    cells_run: int = 0
+    cells_cached: int = 0
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - not on every platform
+        return None
+
+
+def _grid(exp: Experiment, size: Size):
+    items = exp.cells(size) if exp.cells is not None else []
+    cells = [c for c in items if isinstance(c, Cell)]
+    skips = [c for c in items if isinstance(c, Skip)]
+    return cells, skips
+
+
+def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=None, progress=True,
+                   plot=True) -> ExperimentRun:
+    """Run (resume) one id's grid and write its results, figures, table and metadata."""
+    exp = get(eid)
+    out = Path(out)
+    res = ExperimentRun(eid)
+    if exp.unavailable:
+        res.notes.append(f"not available in this build: {exp.unavailable}")
+        return res
+    src = get(exp.source) if exp.source else exp
+    src_dir = out / src.id
+    cells, skips = _grid(src, size)
+    res.skipped = [f"{s.key}: {s.reason}" for s in skips]
+    t0 = time.perf_counter()
+    stats = grid.run_cells(cells, src_dir / "cells", workers=workers, dask=dask, client=client, progress=progress,
+                           desc=src.id)
+    res.cells_run, res.cells_cached, res.cpu_seconds = stats["ran"], stats["cached"], stats["cpu_seconds"]
+    df = grid.read_results(cells, src_dir / "cells", grid.results_path(src_dir))
+    res.seconds = time.perf_counter() - t0
+    res.rows = len(df)
+    exp_dir = out / exp.id
+    exp_dir.mkdir(parents=True, exist_ok=True)
+    res.figures, res.table, notes = render(exp, df, exp_dir, plot=plot)
+    res.notes += notes
+    meta = dict(id=exp.id, size=asdict(size), cells=len(cells), cells_run=res.cells_run,
+                cells_cached=res.cells_cached, seconds=round(res.seconds, 2),
+                cpu_seconds=round(res.cpu_seconds, 1), rows=res.rows,
+                workers=workers, dask=dask, load_average_1min=_load_average(), skipped=res.skipped,
+                source=exp.source, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    (exp_dir / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    return res
+
+
+def render(exp: Experiment, df, exp_dir: Path, plot=True):
+    """Draw the figures and the table of ``exp`` from ``df`` into ``exp_dir``; return them and notes."""
+    figures, notes, table = [], [], None
+    if plot and exp.plot is not None and len(df):
+        try:
+            figures = [str(p) for p in exp.plot(df, exp_dir)]
+        except ImportError as exc:
+            notes.append(str(exc))
+    if exp.table is not None and len(df):
+        table = exp.table(df)
+        (exp_dir / "table.md").write_text(table + "\n")
+    return figures, table, notes
+
+
+def reproduce(ids, size: Size, out, *, workers=1, dask=None, progress=True, log=print) -> list[ExperimentRun]:
+    """Run every id (sharing one Dask client when ``dask`` is set), then write the report."""
+    from .report import write_report
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    client = cluster = None
+    if dask:
+        client, cluster = grid._dask_client(dask, workers)
+    runs = []
+    try:
+        for eid in ids:
+            r = run_experiment(eid, size, out, workers=workers, client=client, progress=progress)
+            runs.append(r)
+            msg = (f"{eid}: {r.rows} rows, {r.cells_run} cells run, {r.cells_cached} reused, {r.seconds:.1f} s "
+                   f"(cells' CPU time {r.cpu_seconds:.1f} s)")
+            log(msg)
+            for s in r.skipped:
+                log(f"  skipped {s}")
+            for n in r.notes:
+                log(f"  note: {n}")
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    md, html = write_report(out)
+    log(f"report: {md} and {html}")
+    return runs

@@ -1,0 +1,152 @@
+"""Registry, cell runner (serial, joblib, Dask), resumption, report."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpmodels.experiments import grid
+from dpmodels.experiments.paper_000 import accuracy_cell, noise_cell
+from dpmodels.experiments.registry import (
+    PAPER_IDS,
+    ROW_FIELDS,
+    Cell,
+    Size,
+    Skip,
+    all_experiments,
+    get,
+    resolve,
+    row,
+)
+
+# ids that other modules plug in (paper_000_attacks, paper_003): not in this branch yet
+PLUGGED_IN_LATER = {"000-table2", "000-table3", "000-fig6", "003-fig2", "003-fig3", "003-fig4", "003-fig5",
+                    "003-fig6", "003-fig7"}
+
+
+@pytest.mark.parametrize("eid", [
+    pytest.param(i, marks=pytest.mark.xfail(i in PLUGGED_IN_LATER, strict=True,
+                                            reason="registered by paper_000_attacks / paper_003 (lead's merge)"))
+    for i in PAPER_IDS
+])
+def test_every_paper_result_has_an_id(eid):
+    assert get(eid).id == eid
+
+
+def test_ids_are_unique_ordered_and_resolvable():
+    ids = [e.id for e in all_experiments()]
+    assert len(ids) == len(set(ids))
+    assert resolve(["all"]) == ids
+    assert resolve(["000-fig4", "000-fig4"]) == ["000-fig4"]
+    assert resolve(["rulelist-accuracy"]) == ["000-fig4", "000-table1"]
+    with pytest.raises(ValueError, match="unknown experiment id"):
+        resolve(["000-fig99"])
+
+
+@pytest.mark.parametrize("eid", [e.id for e in all_experiments()])
+def test_quick_cells_are_picklable_with_unique_keys(eid):
+    exp = get(eid)
+    assert exp.kind in ("figure", "table") and exp.draws and exp.full_cost
+    src = get(exp.source) if exp.source else exp
+    items = src.cells(Size(quick=True))
+    cells = [c for c in items if isinstance(c, Cell)]
+    assert cells, eid
+    assert all(isinstance(c, (Cell, Skip)) for c in items)
+    uids = [c.uid for c in cells]
+    assert len(uids) == len(set(uids))
+    for c in cells[:3]:
+        again = pickle.loads(pickle.dumps(c))
+        assert again.uid == c.uid
+    assert exp.plot is not None or exp.table is not None
+
+
+def test_cell_uid_depends_on_parameters():
+    a = Cell("k", noise_cell, dict(mechanism="sm-Laplace", seed=0, ns=(1, 2)))
+    b = Cell("k", noise_cell, dict(mechanism="sm-Laplace", seed=0, ns=(1, 3)))
+    assert a.uid != b.uid and a.uid.startswith("k-")
+
+
+def test_row_schema():
+    r = row("d", "l", {"b": 1, "a": 2}, 1.0, 0.0, 3, "m", 0.5, 0.1)
+    assert tuple(r) == ROW_FIELDS and r["parameters"] == '{"a": 2, "b": 1}'
+
+
+def _small_cells():
+    return [Cell(f"noise-{m}", noise_cell, dict(mechanism=m, seed=1, ns=(1, 10, 100), draws=200))
+            for m in ("sm-Laplace", "sm-Cauchy")] + [
+        Cell(f"acc-{r}", accuracy_cell, dict(dataset="compas", run=r, epsilons=(1.0, 10.0),
+                                              learners=("permute-and-flip", "gl-Laplace")))
+        for r in range(2)]
+
+
+def _rows(tmp, cells, **kw):
+    stats = grid.run_cells(cells, tmp / "cells", progress=False, **kw)
+    df = grid.read_results(cells, tmp / "cells", tmp / "results.parquet")
+    key = ["dataset", "learner", "parameters", "epsilon", "seed", "metric"]
+    return stats, df.drop(columns="fit_seconds").sort_values(key).reset_index(drop=True)
+
+
+def test_joblib_equals_serial_and_resumes(tmp_path):
+    cells = _small_cells()
+    s1, serial = _rows(tmp_path / "a", cells, workers=1)
+    s2, par = _rows(tmp_path / "b", cells, workers=2)
+    assert s1["ran"] == s2["ran"] == len(cells)
+    pd.testing.assert_frame_equal(serial, par)
+    # rerun: nothing recomputed; drop one cell file: only that cell reruns
+    s3, again = _rows(tmp_path / "b", cells, workers=2)
+    assert s3["ran"] == 0 and s3["cached"] == len(cells) and s3["cpu_seconds"] == 0
+    next((tmp_path / "b" / "cells").glob("acc-1-*")).unlink()
+    s4, again = _rows(tmp_path / "b", cells, workers=1)
+    assert s4["ran"] == 1
+    pd.testing.assert_frame_equal(serial, again)
+
+
+def test_dask_local_cluster_gives_the_joblib_rows(tmp_path):
+    pytest.importorskip("distributed")
+    cells = _small_cells()
+    _, ref = _rows(tmp_path / "joblib", cells, workers=2)
+    _, dk = _rows(tmp_path / "dask", cells, workers=2, dask="local")
+    pd.testing.assert_frame_equal(ref, dk)
+
+
+def test_csv_fallback(tmp_path):
+    cells = _small_cells()[:1]
+    grid.run_cells(cells, tmp_path / "cells", progress=False, fmt="csv")
+    assert list((tmp_path / "cells").glob("*.csv"))
+    df = grid.read_results(cells, tmp_path / "cells", tmp_path / "results.csv")
+    assert (tmp_path / "results.csv").exists() and len(df) == 6
+    with pytest.raises(FileNotFoundError):
+        grid.read_results(_small_cells()[1:2], tmp_path / "cells")
+
+
+def test_fit_seeds_do_not_depend_on_the_grid():
+    a = accuracy_cell("compas", 0, (1.0, 10.0), ("gl-Laplace",))
+    b = accuracy_cell("compas", 0, (10.0,), ("permute-and-flip", "gl-Laplace"))
+    va = [r["value"] for r in a if r["learner"] == "gl-Laplace" and r["epsilon"] == 10.0]
+    vb = [r["value"] for r in b if r["learner"] == "gl-Laplace" and r["epsilon"] == 10.0]
+    assert va == vb
+
+
+def test_markdown_to_html_inlines_images(tmp_path):
+    from dpmodels.experiments.report import markdown_to_html
+
+    png = tmp_path / "x.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    md = "## 000-fig1 — t\n\n**bold** and `code`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![x](x.png)\n\n- item\n"
+    html = markdown_to_html(md, base=tmp_path)
+    assert "<table>" in html and "<td>1</td>" in html and "<strong>bold</strong>" in html
+    assert "data:image/png;base64," in html and "<li>item</li>" in html and 'id="000-fig1"' in html
+
+
+def test_noise_cell_matches_the_closed_form():
+    from dpmodels.privacy.smooth import gini_smooth_sensitivity
+
+    import json
+
+    rows = noise_cell("sm-Laplace", 0, (5, 500), epsilon=1.0, delta=1e-6, draws=50_000)
+    got = {(json.loads(r["parameters"])["n"], r["metric"]): r["value"] for r in rows}
+    beta = 1.0 / (2 * np.log(2 / 1e-6))
+    for n in (5, 500):
+        assert got[(n, "noise_scale")] == pytest.approx(2 * gini_smooth_sensitivity(n, beta, 1))
+        assert got[(n, "mean_abs_noise")] == pytest.approx(got[(n, "noise_scale")], rel=0.03)  # E|Lap(b)| = b
