@@ -77,7 +77,7 @@ QUICK_DEPTHS = (1, 2, 4)
 SEEDS = 5
 ADULT_FRACTION = 0.1
 TEST_SIZE = 0.2
-DL85_TIME_LIMIT = 600.0  # seconds per DL8.5 fit (the paper: 1 h of CPU on a cluster node)
+DL85_TIME_LIMIT = 300.0  # wall-clock seconds per DL8.5 fit (PyDL8.5 measures wall time; the paper: 1 h CPU)
 OPTIMAL_RL_TIME_LIMIT = 600.0
 QUANTILES = np.linspace(0.0, 1.0, 101)
 Q_METRICS = tuple(f"per_record_q{k}" for k in range(101))
@@ -186,7 +186,11 @@ def tree_cell(dataset, seed, depths, supports, largest):
 
 
 def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT):
-    """One DL8.5 fit (optimal tree); ``optimal`` = 0 when the time limit stopped the search."""
+    """One DL8.5 fit (optimal tree); ``optimal`` = 0 when the time limit stopped the search.
+
+    ``time_limit`` is wall-clock (PyDL8.5's timer): on a loaded machine the search gets less CPU
+    than that; ``cpu_seconds`` records what it used. ``lattice_size``: itemsets PyDL8.5 explored.
+    """
     from ..tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
@@ -199,9 +203,11 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
         model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
-    return _measure(model, "DL8.5", dataset, seed, params, split, secs, cpu, _internal_nodes(model.tree_.feature),
+    rows = _measure(model, "DL8.5", dataset, seed, params, split, secs, cpu, _internal_nodes(model.tree_.feature),
                     int(np.sum(model.tree_.feature < 0)), optimal=model.optimal_,
                     per_record=(depth, support) == tuple(largest), domains="binary")
+    rows.append(row(dataset, "DL8.5", params, math.inf, 0.0, seed, "lattice_size", model.lattice_size_, secs))
+    return rows
 
 
 def rulelist_cell(dataset, seed, lengths, supports, largest):
@@ -292,14 +298,15 @@ def _grid_cells(size):
                                    largest=largest), cost=0.5))
             for lam in supports:
                 cells.append(Cell(f"OptimalRL-{ds}-s{s}-sup{lam:g}", optimal_rulelist_cell,
-                                  dict(dataset=ds, seed=s, support=lam, lengths=tuple(depths), largest=largest),
-                                  cost=10.0))
+                                  dict(dataset=ds, seed=s, support=lam, lengths=tuple(depths), largest=largest,
+                                       time_limit=OPTIMAL_RL_TIME_LIMIT), cost=10.0))
                 for d in depths:
                     key = f"DL8.5-{ds}-s{s}-d{d}-sup{lam:g}"
                     if dl85:
                         # depth dominates DL8.5's cost (×3 per level measured here), small λ next
                         cells.append(Cell(key, dl85_cell, dict(dataset=ds, seed=s, depth=d, support=lam,
-                                                               largest=largest), cost=3.0 ** d / lam))
+                                                               largest=largest, time_limit=DL85_TIME_LIMIT),
+                                          cost=3.0 ** d / lam))
             if not dl85:
                 cells.append(Skip(f"DL8.5-{ds}-s{s}", DL85_MISSING))
     return cells
@@ -508,7 +515,8 @@ PUBLISHED = (
     dict(key="extremes", ids=("003-fig4",), where="Sec. V-B, Fig. 4b (left)",
          statement="Adult, optimal rule lists of length 10, min support 0.01: the least exposed training "
                    "records have an entropy reduction ratio above 0.95, the most exposed below 0.60.",
-         test="max per-record ratio > 0.95 and min < 0.60 on every seed"),
+         test="on the seed-mean quantile curve (Fig. 4): max per-record ratio > 0.95 and min < 0.60; seeds "
+              "that satisfy it alone in brackets"),
     dict(key="rl_largest", ids=("003-fig3", "003-fig4"), where="Sec. V-B, Fig. 3a / 4b",
          statement="At the largest setting (length 10, support 0.01), CORELS's lists have a lower entropy "
                    "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (issue 7 paraphrases this as "
@@ -528,7 +536,8 @@ PUBLISHED = (
          test="share of settings where optimal's mean training accuracy ≥ greedy's"),
     dict(key="largest_trees", ids=("003-fig2", "003-fig5"), where="Fig. 2a caption",
          statement="The largest trees only have slightly more than 60 internal nodes.",
-         test="largest seed-mean tree size in the grid, per dataset, in (60, 75]"),
+         test="largest seed-mean tree size over the grid (both datasets, both learners) in (60, 75]; per "
+              "dataset for reference"),
     dict(key="adult_trees_largest", ids=("003-fig4", "003-fig2", "003-fig5"), where="Sec. V-B, Fig. 4a (left)",
          statement="Adult, largest setting (depth 10, support 0.01): sklearn_DT trees have lower entropy "
                    "reduction ratios (leak more) than DL8.5's, which are more compact.",
@@ -544,8 +553,8 @@ PUBLISHED = (
     dict(key="rl_lengths", ids=("003-fig6",), where="App. A, Fig. 6a",
          statement="For fixed parameters, CORELS's lists are longer than GreedyRL's; CORELS almost always "
                    "reaches the maximum length.",
-         test="share of settings with mean length OptimalRL > GreedyRL (≥ in brackets); share of OptimalRL "
-              "fits with exactly L rules"),
+         test="OptimalRL's mean length ≥ GreedyRL's on every setting and > on ≥ 80 % of the settings where "
+              "GreedyRL stops before L; share of OptimalRL fits with exactly L rules ≥ 80 %"),
     dict(key="rl_fixed_params", ids=("003-fig6",), where="App. A, Fig. 6b",
          statement="For fixed parameters, CORELS's lists contain more information than GreedyRL's.",
          test="share of settings (L ≥ 2) with Dist_G(OptimalRL) < Dist_G(GreedyRL)"),
@@ -596,13 +605,15 @@ def _check(key, df, w):
         q = q[(q["dataset"] == "adult") & (q["learner"] == "OptimalRL")]
         if q.empty:
             return "no Adult OptimalRL per-record rows", "not measured"
-        hi = q[q["metric"] == "per_record_q100"]["value"]
-        lo = q[q["metric"] == "per_record_q0"]["value"]
+        hi = q[q["metric"] == "per_record_q100"].set_index("seed")["value"]
+        lo = q[q["metric"] == "per_record_q0"].set_index("seed")["value"]
         L, lam = int(q["depth"].iloc[0]), float(q["support"].iloc[0])
-        ok = bool((hi > 0.95).all() and (lo < 0.60).all())
-        note = "" if (L, lam) == (10, 0.01) else f" (this grid's largest setting: length {L}, λ {lam:g})"
-        return (f"least exposed {hi.min():.3f}–{hi.max():.3f}, most exposed {lo.min():.3f}–{lo.max():.3f} "
-                f"over {len(hi)} seeds{note}"), ("holds" if ok else "does not hold")
+        ok = bool(hi.mean() > 0.95 and lo.mean() < 0.60)
+        each = int(((hi > 0.95) & (lo.reindex(hi.index) < 0.60)).sum())
+        note = "" if (L, lam) == (10, 0.01) else f"; this grid's largest setting: length {L}, λ {lam:g}"
+        return (f"least exposed {hi.mean():.3f} (seeds {hi.min():.3f}–{hi.max():.3f}), most exposed {lo.mean():.3f} "
+                f"(seeds {lo.min():.3f}–{lo.max():.3f}) [{each}/{len(hi)} seeds]{note}"), ("holds" if ok else
+                                                                                      "does not hold")
     if key == "rl_largest":
         parts, oks = [], []
         for ds in ds_all:
@@ -670,14 +681,15 @@ def _check(key, df, w):
         t = w[w["learner"].isin(TREES)]
         if t.empty:
             return "–", "not measured"
-        parts, oks = [], []
+        parts = []
         for ds in ds_all:
             s = t[t["dataset"] == ds]
             i = s["size"].idxmax()
             parts.append(f"{ds}: {s.loc[i, 'size']:.1f} ({s.loc[i, 'learner']}, depth {int(s.loc[i, 'depth'])}, "
                          f"λ {s.loc[i, 'support']:g})")
-            oks.append(60 < s.loc[i, "size"] <= 75)
-        return "; ".join(parts), _verdict(np.mean(oks), 1.0, 0.5)
+        top = float(t["size"].max())
+        note = "" if big[0] >= 10 else f"; this grid stops at depth {big[0]}"
+        return "; ".join(parts) + note, ("holds" if 60 < top <= 75 else "does not hold")
     if key == "adult_trees_largest":
         s = w[(w["dataset"] == "adult") & (w["depth"] == big[0]) & (w["support"] == big[1])]
         sk, dl = s[s["learner"] == "sklearn_DT"], s[s["learner"] == "DL8.5"]
@@ -715,12 +727,14 @@ def _check(key, df, w):
         p = _pair(w, "OptimalRL", "GreedyRL", "size", min_depth=2)
         if p.empty:
             return "–", "not measured"
-        gt = (p["size_a"] > p["size_b"]).to_numpy()
-        ge = (p["size_a"] >= p["size_b"]).to_numpy()
+        ge = (p["size_a"] >= p["size_b"] - 1e-12).to_numpy()
+        short = (p["size_b"] < p["depth"] - 1e-12).to_numpy()
+        gt = (p["size_a"] > p["size_b"]).to_numpy()[short]
         f = _with_params(df[(df["metric"] == "size") & (df["learner"] == "OptimalRL")])
         full = (f["value"] == f["depth"]).to_numpy()
-        return (f"longer on {_share(gt)} settings ({_share(ge)} at least as long); OptimalRL reaches L on "
-                f"{_share(full)} fits"), _verdict(min(gt.mean(), full.mean()), 0.8, 0.5)
+        ok = ge.all() and (gt.mean() if gt.size else 1.0) >= 0.8 and full.mean() >= 0.8
+        return (f"at least as long on {_share(ge)} settings; longer on {_share(gt)} of those where GreedyRL stops "
+                f"before L; OptimalRL reaches L on {_share(full)} fits"), ("holds" if ok else "does not hold")
     if key == "rl_fixed_params":
         p = _pair(w, "OptimalRL", "GreedyRL", "dist_g", min_depth=2)
         if p.empty:
@@ -993,7 +1007,7 @@ def _dp_plot(df, out_dir):
     panels = _datasets_in(d)
     if not panels:
         return []
-    fig, axes = plt.subplots(3, len(panels), figsize=(5.4 * len(panels), 11.5), squeeze=False)
+    fig, axes = plt.subplots(3, len(panels), figsize=(5.0 * len(panels) + 3.2, 11.5), squeeze=False)
     d["width"] = d["width"].fillna(0) if "width" in d else 0
     dg = d[d["metric"] == "dist_g"]
     for j, ds in enumerate(panels):
@@ -1021,7 +1035,8 @@ def _dp_plot(df, out_dir):
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("Dist_G (from the released counts)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6.5, loc="best")
+        if j == len(panels) - 1:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         # (b) trees
         ax = axes[1][j]
         t = x[x["model"] == "tree"]
@@ -1040,7 +1055,8 @@ def _dp_plot(df, out_dir):
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("Dist_G (from the released counts)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6.5, loc="best")
+        if j == len(panels) - 1:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         # (c) Dist_G vs training accuracy
         ax = axes[2][j]
         wide = d[d["dataset"] == ds].pivot_table(index=["learner", "epsilon", "depth", "width", "model", "seed"],
@@ -1065,6 +1081,10 @@ def _dp_plot(df, out_dir):
     return [save(fig, out_dir / "003-dp.png")]
 
 
+def _config_key(s: str):
+    return [int(t) if t.isdigit() else t for t in s.replace(",", "").split()]
+
+
 def _dp_table(df) -> str:
     d = _with_params(df)
     d["config"] = np.where(d["model"] == "tree", "depth " + d["depth"].astype(int).astype(str),
@@ -1078,8 +1098,7 @@ def _dp_table(df) -> str:
     mean = d.groupby(["dataset", "learner", "config", "epsilon", "metric"])["value"].mean()
     for ds in _datasets_in(d):
         for lr, peers in order:
-            configs = sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]),
-                             key=lambda s: [int(t) if t.isdigit() else t for t in s.replace(",", "").split()])
+            configs = sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]), key=_config_key)
             for cfg in configs:
                 cells = []
                 for e in eps:
@@ -1104,7 +1123,7 @@ def _dp_table(df) -> str:
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for ds in _datasets_in(d):
         for lr, peers in order:
-            configs = sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]))
+            configs = sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]), key=_config_key)
             for cfg in configs:
                 cells = []
                 for e in eps:
