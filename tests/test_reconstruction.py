@@ -378,7 +378,7 @@ def test_privatree_estimator_noisy_leaves_and_domains():
     X = pd.DataFrame({"age": rng.integers(18, 80, 300), "hours": rng.integers(1, 60, 300)})
     y = (X.age > 40).astype(int).to_numpy()
     clf = PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds={"age": (18, 80), "hours": (1, 60)},
-                              random_state=0).fit(X, y)
+                              classes=[0, 1], random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="numerical feature 'age' needs a finite public domain"):
         reconstruction_leak(clf)
     domains = {"age": range(18, 81), "hours": range(1, 61)}

@@ -177,68 +177,33 @@ def _cli_hint(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------- argument types
-def _epsilon(s):
-    try:
-        v = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {s!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {s!r}")
-    return v
+def _number(kind, ok, valid: str):
+    """An argparse type: ``kind(s)`` (int or float) accepted when ``ok(value)``; otherwise argparse's
+    one-line error "must be <valid>, got '<s>'"."""
 
-
-def _delta(s):
-    try:
-        d = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1), got {s!r}") from None
-    if not 0.0 <= d < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1), got {s!r}")
-    return d
-
-
-def _pos_int(s):
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {s!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {s!r}")
-    return v
-
-
-def _nonneg_int(s):
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {s!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {s!r}")
-    return v
-
-
-def _fraction(lo_open=True):
     def parse(s):
         try:
-            v = float(s)
+            v = kind(s)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {s!r}") from None
-        if not (0.0 < v < 1.0) if lo_open else not (0.0 <= v < 1.0):
-            raise argparse.ArgumentTypeError(
-                f"must be a number in {'(0, 1)' if lo_open else '[0, 1)'}, got {s!r}")
+            v = None
+        if v is None or not ok(v):
+            raise argparse.ArgumentTypeError(f"must be {valid}, got {s!r}")
         return v
 
     return parse
 
 
-def _seconds(s):
-    try:
-        v = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {s!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {s!r}")
-    return v
+_epsilon = _number(float, lambda v: v > 0 and math.isfinite(v), "a finite number > 0")
+_delta = _number(float, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
+_pos_int = _number(int, lambda v: v >= 1, "a positive integer")
+_nonneg_int = _number(int, lambda v: v >= 0, "an integer >= 0")
+_seconds = _number(float, lambda v: v > 0 and math.isfinite(v), "a number of seconds > 0")
+
+
+def _fraction(lo_open=True):
+    if lo_open:
+        return _number(float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
+    return _number(float, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
 
 
 def _name_value(s, what):

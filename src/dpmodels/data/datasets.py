@@ -76,7 +76,7 @@ import numpy as np
 import pandas as pd
 
 from dpmodels.data.rules import GROUPS_ATTR
-from dpmodels.data.schema import binarized_feature_groups, dataset_schema
+from dpmodels.data.schema import _BREAST_W, _VOTE_ISSUES, binarized_feature_groups, dataset_schema
 
 __all__ = [
     "load_dataset",
@@ -280,19 +280,12 @@ def _raw_german(dropna: bool):
     return X, y
 
 
-_BREAST_W_COLUMNS = [
-    "clump_thickness", "uniformity_cell_size", "uniformity_cell_shape",
-    "marginal_adhesion", "single_epithelial_cell_size", "bare_nuclei",
-    "bland_chromatin", "normal_nucleoli", "mitoses",
-]  # fmt: skip
-
-
 def _raw_breast_w(dropna: bool):
     df = _read_csv(
         "breast-cancer-wisconsin.data.gz",
         header=None,
         sep=",",
-        names=["sample_code", *_BREAST_W_COLUMNS, "class"],
+        names=["sample_code", *_BREAST_W, "class"],
         keep_default_na=False,
         na_values=["?", ""],
     )
@@ -300,7 +293,7 @@ def _raw_breast_w(dropna: bool):
     y = _binary_label(df.pop("class"), 4, "malignant")
     y.attrs["positive_class"] = "malignant (class 4)"
     X, y = _finish_raw(
-        df, y, categorical=[], integer=_BREAST_W_COLUMNS, dropna=dropna
+        df, y, categorical=[], integer=_BREAST_W, dropna=dropna
     )
     X.attrs["source"] = ["breast-cancer-wisconsin.data.gz"]
     return X, y
@@ -392,17 +385,6 @@ def _raw_nursery(dropna: bool):
     y.attrs["positive_class"] = None  # multiclass: see attrs["classes"]
     X.attrs["source"] = ["nursery.data.gz"]
     return X, y
-
-
-_VOTE_ISSUES = [
-    "handicapped_infants", "water_project_cost_sharing",
-    "adoption_of_the_budget_resolution", "physician_fee_freeze",
-    "el_salvador_aid", "religious_groups_in_schools",
-    "anti_satellite_test_ban", "aid_to_nicaraguan_contras", "mx_missile",
-    "immigration", "synfuels_corporation_cutback", "education_spending",
-    "superfund_right_to_sue", "crime", "duty_free_exports",
-    "export_administration_act_south_africa",
-]  # fmt: skip
 
 
 def _raw_vote(dropna: bool):

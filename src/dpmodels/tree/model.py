@@ -630,10 +630,30 @@ def encode_matrix(X, feature_names, categorical, categories) -> np.ndarray:
     return Z
 
 
-class TreeEstimatorDisplay:
-    """Printing and ``get_rules`` for estimators holding a fitted ``tree_`` (mixin)."""
+class TreeEstimatorMixin:
+    """Prediction, printing and ``get_rules`` for estimators holding a fitted ``tree_`` (mixin).
+
+    The estimator implements ``apply(X)`` (validate and encode its raw input, then route it:
+    leaf ids of ``tree_``); everything else follows from the released tree.
+    """
 
     _display_params = ("max_depth",)
+
+    def predict(self, X):
+        leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator
+        return self.classes_[self.tree_.label[leaf]]
+
+    def predict_proba(self, X):
+        """Class probabilities of each row's leaf (:meth:`Tree.leaf_proba`)."""
+        leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator
+        return self.tree_.leaf_proba()[leaf]
+
+    def export_text(self, **kw) -> str:
+        """The tree in scikit-learn's ``export_text`` layout, exact thresholds (:meth:`Tree.export_text`)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(**kw)
 
     def to_text(self, *, prune: bool = True, significant_digits: int = 4) -> str:
         """The fitted tree with a header (learner, ε and the ledger's verdict, n≈, classes):

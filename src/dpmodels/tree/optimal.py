@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..rulelist._base import RuleListEstimator, _binary_matrix
-from .model import TREE_LEAF, TREE_UNDEFINED, Tree, TreeEstimatorDisplay
+from .model import TREE_LEAF, TREE_UNDEFINED, Tree, TreeEstimatorMixin
 
 __all__ = ["DL85Classifier", "tree_from_dl85"]
 
@@ -84,7 +84,7 @@ def tree_from_dl85(tree: dict, X01: np.ndarray, y01: np.ndarray, feature_names, 
     return tr.fill_internal_values()
 
 
-class DL85Classifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
+class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Optimal binary decision tree of bounded depth on binary (0/1) features, by DL8.5.
 
     Parameters
@@ -212,15 +212,3 @@ class DL85Classifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         """Leaf node id of each row in ``tree_``."""
         Z = self._validate_predict(X)
         return self.tree_.apply_encoded(Z)
-
-    def predict(self, X):
-        leaf = self.apply(X)
-        return self.classes_[self.tree_.label[leaf]]
-
-    def predict_proba(self, X):
-        leaf = self.apply(X)
-        return self.tree_.leaf_proba()[leaf]
-
-    def export_text(self, **kwargs) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text(**kwargs)

@@ -17,7 +17,7 @@ from ...validation import (
     resolve_categories,
     resolve_classes,
 )
-from ..model import Tree, TreeEstimatorDisplay, encode_matrix
+from ..model import Tree, TreeEstimatorMixin, encode_matrix
 
 __all__ = ["GreedyPrivateTree"]
 
@@ -35,7 +35,7 @@ def _count_scaled_impurity(counts: np.ndarray) -> np.ndarray:
         return np.where(n > 0, n - sq / np.where(n > 0, n, 1), 0.0)
 
 
-class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
+class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared machinery of BDPT / DPGDF: input typing, public domains, the level-wise builder."""
 
     _accepts_numerical = True
@@ -219,15 +219,3 @@ class GreedyPrivateTree(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
     def apply(self, X):
         X = self._check_predict_input(X)
         return self.tree_.apply(X)
-
-    def predict(self, X):
-        leaf = self.apply(X)
-        return self.classes_[self.tree_.label[leaf]]
-
-    def predict_proba(self, X):
-        leaf = self.apply(X)
-        return self.tree_.leaf_proba()[leaf]
-
-    def export_text(self, **kw):
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text(**kw)

@@ -50,7 +50,7 @@ from ...validation import (
     resolve_categories,
     resolve_classes,
 )
-from ..model import TreeEstimatorDisplay, encode_matrix
+from ..model import TreeEstimatorMixin, encode_matrix
 from .budget import check_budget_shares, estimate_n, plan_budget
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
@@ -60,7 +60,7 @@ __all__ = ["PrivaTreeClassifier"]
 _MAX_DEPTH = 20
 
 
-class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
+class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-differentially private decision tree (PrivaTree, corrected accounting).
 
     Parameters
@@ -263,18 +263,6 @@ class PrivaTreeClassifier(TreeEstimatorDisplay, ClassifierMixin, BaseEstimator):
         """Leaf id of each row (as scikit-learn's ``apply``)."""
         Z = self._encode(X)  # checks that the model is fitted first
         return self.tree_.apply_encoded(Z)
-
-    def predict(self, X):
-        leaf = self.apply(X)
-        return self.classes_[self.tree_.label[leaf]]
-
-    def predict_proba(self, X):
-        leaf = self.apply(X)
-        return self.tree_.leaf_proba()[leaf]
-
-    def export_text(self, **kw) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text(**kw)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

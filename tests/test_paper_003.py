@@ -1,0 +1,220 @@
+"""Paper 003's reproduction ids (003-fig2 … 003-fig7, 003-dp): cells, statements and the CLI."""
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from dpmodels.audit import reconstruction_leak
+from dpmodels.experiments import paper_003 as p3
+from dpmodels.experiments.registry import ROW_FIELDS, Cell, Size, Skip, all_experiments, get, row
+from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
+from dpmodels.tree import PrivaTreeClassifier
+
+IDS = ("003-fig2", "003-fig3", "003-fig4", "003-fig5", "003-fig6", "003-fig7", "003-dp")
+
+
+def _metrics(rows, learner=None):
+    return {r["metric"]: r["value"] for r in rows if learner is None or r["learner"] == learner}
+
+
+def _well_formed(rows):
+    assert rows
+    for r in rows:
+        assert set(ROW_FIELDS) <= set(r)
+        assert isinstance(json.loads(r["parameters"]), dict)
+        assert np.isfinite(r["value"]) or r["metric"] == "dist_g"
+
+
+# --------------------------------------------------------------------------- registry and protocol
+def test_registry_lists_every_id_and_the_figures_share_one_grid():
+    listed = {e.id for e in all_experiments()}
+    assert set(IDS) <= listed
+    for eid in IDS[1:-1]:
+        assert get(eid).source == "003-fig2"
+    assert get("003-fig2").source is None and get("003-fig2").cells is not None
+    assert get("003-dp").cells is not None
+    for eid in IDS:
+        assert get(eid).published is not None or eid == "003-dp"
+
+
+def test_splits_follow_the_protocol():
+    Xtr, Xte, ytr, yte = p3.load_split("adult", 0)
+    assert (len(Xtr), len(Xte)) == (3907, 977) and Xtr.shape[1] == 24
+    Xtr1 = p3.load_split("adult", 1)[0]
+    assert not Xtr.reset_index(drop=True).equals(Xtr1.reset_index(drop=True))  # a subsample per seed
+    Xc, Xct, _, _ = p3.load_split("compas", 0)
+    assert (len(Xc), len(Xct)) == (5771, 1443) and Xc.shape[1] == 27
+    with pytest.raises(ValueError, match="datasets"):
+        p3.load_split("german", 0)
+
+
+@pytest.mark.parametrize("n", [3907, 5771, 977, 1000, 123])
+@pytest.mark.parametrize("lam", [0.01, 0.02, 0.03, 0.04, 0.05])
+def test_one_support_count_for_every_learner(n, lam):
+    m = p3.min_count(lam, n)
+    assert m == max(1, math.ceil(lam * n))
+    assert math.floor((m + 0.5) / n * n) == m  # GreedyRL's ⌊λ'·n⌋ with λ' = (m + ½)/n
+    assert (m / n >= lam) and ((m - 1) / n < lam)  # OptimalRL's test captured / n ≥ λ
+
+
+def test_quick_grid_and_skips_without_pydl85(monkeypatch):
+    monkeypatch.setattr(p3, "_has_dl85", lambda: False)
+    items = p3._grid_cells(Size(quick=True))
+    skips = [c for c in items if isinstance(c, Skip)]
+    cells = [c for c in items if isinstance(c, Cell)]
+    assert skips and all("make optimal" in s.reason for s in skips)
+    assert not any(c.key.startswith("DL8.5") for c in cells)
+    monkeypatch.setattr(p3, "_has_dl85", lambda: True)
+    items = p3._grid_cells(Size(quick=True, datasets=("compas",)))
+    assert not any(isinstance(c, Skip) for c in items)
+    assert sum(c.key.startswith("DL8.5") for c in items) == len(p3.QUICK_DEPTHS) * len(p3.QUICK_SUPPORTS)
+    with pytest.raises(ValueError, match="datasets"):
+        p3._grid_cells(Size(quick=True, datasets=("german",)))
+
+
+# --------------------------------------------------------------------------- cells against direct calls
+def test_tree_cell_rows_equal_direct_reconstruction_leak():
+    rows = p3.tree_cell("compas", 0, depths=(1, 3), supports=(0.05,), largest=(3, 0.05))
+    _well_formed(rows)
+    Xtr, Xte, ytr, yte = p3.load_split("compas", 0)
+    for depth in (1, 3):
+        got = _metrics(r for r in rows if json.loads(r["parameters"])["depth"] == depth)
+        est = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=0.05, random_state=1).fit(Xtr, ytr)
+        leak = reconstruction_leak(est, Xtr, ytr, domains="binary")
+        assert got["dist_g"] == pytest.approx(leak.dist_g, abs=1e-12)
+        assert got["size"] == int(np.sum(est.tree_.feature >= 0))
+        assert got["train_accuracy"] == pytest.approx(est.score(Xtr, ytr))
+        assert got["test_accuracy"] == pytest.approx(est.score(Xte, yte))
+        assert est.tree_.n_node_samples[est.tree_.feature < 0].min() >= p3.min_count(0.05, len(ytr))
+        if depth == 3:  # the largest setting also stores the per-record quantiles
+            q = np.array([got[f"per_record_q{k}"] for k in range(101)])
+            assert q[0] == pytest.approx(leak.per_record.min()) and q[-1] == pytest.approx(leak.per_record.max())
+            assert np.all(np.diff(q) >= 0)
+        else:
+            assert "per_record_q0" not in got
+
+
+def test_rule_list_cells_equal_direct_calls_and_respect_the_support():
+    Xtr, _, ytr, _ = p3.load_split("adult", 0)
+    n, lam = len(ytr), 0.03
+    m = p3.min_count(lam, n)
+    greedy = p3.rulelist_cell("adult", 0, lengths=(2, 4), supports=(lam,), largest=(4, lam))
+    optimal = p3.optimal_rulelist_cell("adult", 0, support=lam, lengths=(2, 4), largest=(4, lam))
+    _well_formed(greedy + optimal)
+    g = GreedyRuleListClassifier(max_rules=5, min_support=(m + 0.5) / n, max_width=1).fit(Xtr, ytr)
+    o = OptimalRuleListClassifier(max_rules=5, min_support=lam).fit(Xtr, ytr)
+    for rows, est, name in ((greedy, g, "GreedyRL"), (optimal, o, "OptimalRL")):
+        got = _metrics(r for r in rows if json.loads(r["parameters"])["depth"] == 4)
+        assert got["dist_g"] == pytest.approx(reconstruction_leak(est, Xtr, ytr).dist_g, abs=1e-12)
+        assert got["size"] == len(est.rule_list_.rules) and got["n_paths"] == got["size"] + 1
+        captured = np.bincount(est.apply(Xtr), minlength=len(est.rule_list_.rules) + 1)[:-1]
+        assert np.all(captured >= m), name  # every rule captures ≥ ⌈λn⌉ records in its position
+    assert _metrics(optimal)["optimal"] == 1.0
+    o_acc = [r["value"] for r in optimal if r["metric"] == "train_accuracy"]
+    g_acc = [r["value"] for r in greedy if r["metric"] == "train_accuracy"]
+    assert all(a >= b for a, b in zip(o_acc, g_acc))  # same constraints: the optimum is at least as accurate
+
+
+def test_dl85_cell_equals_direct_call():
+    pytest.importorskip("pydl85")
+    from dpmodels.tree.optimal import DL85Classifier
+
+    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    _well_formed(rows)
+    got = _metrics(rows)
+    Xtr, _, ytr, _ = p3.load_split("compas", 0)
+    est = DL85Classifier(max_depth=2, min_sup=p3.min_count(0.05, len(ytr))).fit(Xtr, ytr)
+    assert got["optimal"] == 1.0
+    assert got["dist_g"] == pytest.approx(reconstruction_leak(est, Xtr, ytr, domains="binary").dist_g, abs=1e-12)
+    assert got["train_accuracy"] == pytest.approx(est.score(Xtr, ytr))
+    assert "per_record_q50" in got
+
+
+def test_dp_cell_release_and_data_views():
+    rows = p3.dp_cell("compas", 0, epsilons=(1.0,), lengths=(3,), widths=(1,), depths=(2,))
+    _well_formed(rows)
+    df = pd.DataFrame(rows)
+    assert set(df["learner"]) == {"GreedyRL w1", "OptimalRL w1", "DP rule list w1", "sklearn_DT", "PrivaTree"}
+    Xtr, _, ytr, _ = p3.load_split("compas", 0)
+    dp = DPRuleListClassifier(epsilon=1.0, max_rules=4, min_support=0.01, max_width=1,
+                              random_state=p3._fit_rng("compas", 0, "DPRL", 1, 3, "1")).fit(Xtr, ytr)
+    got = _metrics(rows, "DP rule list w1")
+    assert got["dist_g"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr).dist_g, abs=1e-12)
+    assert got["dist_g_data"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr, counts="data").dist_g, abs=1e-12)
+    pt = PrivaTreeClassifier(epsilon=1.0, max_depth=2, categories={c: [0, 1] for c in Xtr.columns},
+                             random_state=p3._fit_rng("compas", 0, "PrivaTree", 2, "1")).fit(Xtr, ytr)
+    got = _metrics(rows, "PrivaTree")
+    assert got["dist_g"] == pytest.approx(reconstruction_leak(pt, Xtr, ytr).dist_g, abs=1e-12)
+    assert got["noisy_n"] != len(ytr)  # released counts are noisy
+    for lr in ("GreedyRL w1", "OptimalRL w1", "sklearn_DT"):  # non-private: both views coincide
+        m = _metrics(rows, lr)
+        assert m["dist_g"] == m["dist_g_data"]
+
+
+# --------------------------------------------------------------------------- statements
+def _fake(values):
+    """Tidy rows from {(dataset, learner, depth, support): {metric: value}} (seed 0)."""
+    rows = []
+    for (ds, lr, d, s), metrics in values.items():
+        for m, v in metrics.items():
+            rows.append(row(ds, lr, dict(depth=d, support=s), math.inf, 0.0, 0, m, v))
+    return pd.DataFrame(rows)
+
+
+def test_statement_checks_follow_the_data():
+    base = {("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.80, size=10, train_accuracy=0.83),
+            ("adult", "GreedyRL", 10, 0.01): dict(dist_g=0.85, size=7, train_accuracy=0.80)}
+    t = p3.check_statements(_fake(base), ids=("003-fig3",)).set_index("key")
+    assert t.loc["rl_largest", "verdict"] == "holds"
+    assert t.loc["more_accurate", "verdict"] == "holds"
+    flipped = dict(base)
+    flipped[("adult", "OptimalRL", 10, 0.01)] = dict(dist_g=0.90, size=10, train_accuracy=0.83)
+    t = p3.check_statements(_fake(flipped), ids=("003-fig3",)).set_index("key")
+    assert t.loc["rl_largest", "verdict"] == "does not hold"
+    assert t.loc["same_accuracy", "verdict"] == "holds"  # as accurate and leaks less
+
+
+def test_extremes_statement_reads_the_quantiles():
+    q = {f"per_record_q{k}": 0.55 + 0.41 * k / 100 for k in range(101)}
+    df = _fake({("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.8, size=10, train_accuracy=0.8, **q)})
+    t = p3.check_statements(df, ids=("003-fig4",)).set_index("key")
+    assert t.loc["extremes", "verdict"] == "holds" and "0.960" in t.loc["extremes", "measured"]
+    q["per_record_q0"] = 0.61
+    df = _fake({("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.8, size=10, train_accuracy=0.8, **q)})
+    assert p3.check_statements(df, ids=("003-fig4",)).set_index("key").loc["extremes", "verdict"] == "does not hold"
+
+
+def test_every_statement_is_checked_on_a_real_tiny_grid():
+    rows = (p3.tree_cell("compas", 0, depths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
+            + p3.rulelist_cell("compas", 0, lengths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
+            + p3.optimal_rulelist_cell("compas", 0, support=0.03, lengths=(1, 2), largest=(2, 0.03))
+            + p3.optimal_rulelist_cell("compas", 0, support=0.05, lengths=(1, 2), largest=(2, 0.03)))
+    t = p3.check_statements(pd.DataFrame(rows))
+    assert len(t) == len(p3.PUBLISHED)
+    assert set(t["verdict"]) <= {"holds", "partly", "does not hold", "not measured"}
+    for exp_id in IDS[:-1]:
+        assert get(exp_id).table(pd.DataFrame(rows)).startswith("| where |")
+
+
+# --------------------------------------------------------------------------- end to end
+def test_reproduce_003_fig3_quick_in_a_subprocess(tmp_path):
+    exe = shutil.which("dpmodels")
+    cmd = [exe] if exe else [sys.executable, "-m", "dpmodels.cli"]
+    r = subprocess.run(cmd + ["reproduce", "003-fig3", "--quick", "--datasets", "compas", "--out", str(tmp_path),
+                              "--no-progress"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert any((tmp_path / "003-fig2" / f"results.{ext}").exists() for ext in ("parquet", "csv"))
+    table = (tmp_path / "003-fig3" / "table.md").read_text()
+    assert "CORELS" in table and "OptimalRL" in table
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert (tmp_path / "003-fig3" / "003-fig3.png").stat().st_size > 1000
