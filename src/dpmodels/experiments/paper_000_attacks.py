@@ -826,7 +826,7 @@ register(Experiment(
           "ε 0.1 / 1 / 10, 100 runs, COMPAS / German / Adult; V and V − null against ε",
     cells=_t2_cells, plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2.png")], table=table2_markdown,
     published=pub.P000_TABLE2_VULNERABILITY,
-    full_cost="COST_T2", quick_cost="QUICK_T2",
+    full_cost="≈ 5 min, 300 cells, 296 CPU-s (1 worker, load 2–4)", quick_cost="≈ 5 s",
 ))
 register(Experiment(
     "000-table3", paper="000", kind="table", title="Feature-importance overlap I_k on Adult (Table III)",
@@ -834,7 +834,7 @@ register(Experiment(
           "100 runs (accuracy and ROC-AUC scoring, two tie rules)",
     cells=_t3_cells, plot=lambda df, out: [plot_table3(df, Path(out) / "000-table3.png")], table=table3_markdown,
     published=pub.P000_TABLE3,
-    full_cost="COST_T3", quick_cost="QUICK_T3",
+    full_cost="≈ 56 min, 100 cells, 2,052 CPU-s (1 worker, load 3–4)", quick_cost="≈ 25 s",
 ))
 register(Experiment(
     "000-fig6", paper="000", kind="figure", title="Membership-inference ROC curves of GreedyRL vs DP rule lists (Fig. 6)",
@@ -849,5 +849,5 @@ register(Experiment(
     draws="AUC and TPR at 1 % FPR of every attack on GreedyRL, DP rule lists, PrivaTree, BDPT, DPGDF (ε = 1) and "
           "scikit-learn trees, German and COMPAS, 10 runs, 64 reference models; ε lower bounds from pooled scores",
     cells=_mia_cells, plot=_mia_plot, table=_mia_table,
-    full_cost="COST_MIA", quick_cost="QUICK_MIA",
+    full_cost="≈ 16 min, 160 cells, 645 CPU-s (1 worker, load 1–4); 2.1 M score rows", quick_cost="≈ 35 s",
 ))
