@@ -141,8 +141,11 @@ def test_address_space_limit_turns_a_runaway_allocation_into_memory_error():
     pytest.importorskip("resource")
     if p3._physical_memory() is None:
         pytest.skip("physical memory size unknown here")
+    before = p3._address_space_now()
     with p3._address_space_limit(0.45) as cap:
-        assert cap is None or cap <= 0.45 * p3._physical_memory() + 1
+        # relative to what the process already reserved (a worker after a big fit keeps address space)
+        assert cap is None or before < cap <= p3._address_space_now() + 0.45 * p3._physical_memory() + 2**20
+        np.ones(2**27 // 8)  # growth below the cap is fine
         with pytest.raises(MemoryError):
             np.ones(int(0.5 * p3._physical_memory()) // 8)  # more than the cap allows
     np.ones(2**27 // 8)  # the cap is lifted afterwards
