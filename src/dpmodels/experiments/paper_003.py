@@ -83,8 +83,9 @@ DL85_TIME_LIMIT = 300.0  # wall-clock seconds per DL8.5 fit (PyDL8.5 measures wa
 # Address space a DL8.5 fit may add to its process, as a share of physical memory: PyDL8.5's cache grows past
 # 12 GB within the time limit at depth >= 9 and support <= 0.03 on Adult 10 %, so two such fits
 # in parallel get one worker OOM-killed (and the whole grid with it) on a 24 GiB machine. Under
-# the cap the fit fails with MemoryError instead and is recorded as ``out_of_memory``.
-DL85_MEMORY_SHARE = 0.45
+# the cap the fit fails with MemoryError instead and is recorded as ``out_of_memory``; 0.4 leaves
+# room for two workers and the parent process.
+DL85_MEMORY_SHARE = 0.4
 OPTIMAL_RL_TIME_LIMIT = 600.0
 QUANTILES = np.linspace(0.0, 1.0, 101)
 Q_METRICS = tuple(f"per_record_q{k}" for k in range(101))
