@@ -165,6 +165,21 @@ def test_dl85_cell_out_of_memory_is_a_row_not_a_crash(monkeypatch):
     assert "ran out of the memory cap" in p3._uncertified_md(pd.DataFrame(rows))
 
 
+def test_dl85_cell_whose_process_is_killed_is_a_row_not_a_crash(monkeypatch):
+    """The OS's OOM killer ends the forked fit: the worker survives and records it."""
+    pytest.importorskip("pydl85")
+    import os
+    import signal
+
+    from dpmodels.tree import optimal
+
+    monkeypatch.setattr(optimal.DL85Classifier, "fit", lambda self, X, y: os.kill(os.getpid(), signal.SIGKILL))
+    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    assert [r["metric"] for r in rows] == ["out_of_memory"]
+    assert json.loads(rows[0]["parameters"])["exitcode"] == -signal.SIGKILL
+    os.getpid()  # still here
+
+
 def test_dp_cell_release_and_data_views():
     rows = p3.dp_cell("compas", 0, epsilons=(1.0,), lengths=(3,), widths=(1,), depths=(2,))
     _well_formed(rows)

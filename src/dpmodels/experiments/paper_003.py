@@ -245,28 +245,76 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
 
     ``time_limit`` is wall-clock (PyDL8.5's timer): on a loaded machine the search gets less CPU
     than that; ``cpu_seconds`` records what it used. ``lattice_size``: itemsets PyDL8.5 explored.
-    The fit may grow its process's address space by :data:`DL85_MEMORY_SHARE` of physical memory;
-    a fit that needs more is recorded as one ``out_of_memory`` row (value: that growth in GB), not a
-    crash.
+
+    Memory: the fit runs in a forked child process (where ``fork`` exists), so PyDL8.5's cache is
+    returned to the OS when it ends — a worker that ran a big fit holds no memory for the next one
+    — and the child may grow by at most :data:`DL85_MEMORY_SHARE` of physical memory. A fit that
+    needs more is one ``out_of_memory`` row (value: the allowed growth in GB), not a crash.
     """
+    import multiprocessing
+
+    args = (dataset, seed, depth, support, largest, time_limit)
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - no fork (Windows): in this process
+        return _dl85_rows(*args)
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_dl85_child, args=(send, args), daemon=True)
+    t0 = time.perf_counter()
+    proc.start()
+    send.close()
+    try:
+        out = recv.recv()
+    except EOFError:  # the child died without answering (killed by the OS)
+        out = None
+    proc.join()
+    recv.close()
+    if isinstance(out, BaseException):
+        raise out
+    if out is None:
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0,
+                         exitcode=proc.exitcode)]
+    return out
+
+
+def _dl85_child(conn, args):
+    try:
+        with _address_space_limit(DL85_MEMORY_SHARE):
+            out = _dl85_rows(*args)
+    except BaseException as exc:  # sent back and raised in the parent
+        out = exc
+    conn.send(out)
+    conn.close()
+
+
+def _dl85_params(depth, support, n, time_limit):
+    return dict(depth=int(depth), support=float(support), min_count=min_count(support, n), n_train=n,
+                time_limit=time_limit)
+
+
+def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
+    n = len(load_split(dataset, seed)[2])
+    gb = round(DL85_MEMORY_SHARE * (_physical_memory() or 0) / 2**30, 1)
+    params = dict(_dl85_params(depth, support, n, time_limit), memory_cap_gb=gb)
+    if exitcode is not None:
+        params["exitcode"] = exitcode
+    return row(dataset, "DL8.5", params, math.inf, 0.0, seed, "out_of_memory", gb, secs)
+
+
+def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     from ..tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
-    n = len(ytr)
-    m = min_count(support, n)
-    params = dict(depth=int(depth), support=float(support), min_count=m, n_train=n, time_limit=time_limit)
-    est = DL85Classifier(max_depth=int(depth), min_sup=m, time_limit=time_limit)
+    params = _dl85_params(depth, support, len(ytr), time_limit)
+    est = DL85Classifier(max_depth=int(depth), min_sup=params["min_count"], time_limit=time_limit)
     t0 = time.perf_counter()
     try:
-        with _address_space_limit(DL85_MEMORY_SHARE) as cap:
-            model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
+        model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
     except MemoryError:
-        gb = round(DL85_MEMORY_SHARE * (_physical_memory() or 0) / 2**30, 1)
-        return [row(dataset, "DL8.5", dict(params, memory_cap_gb=gb), math.inf, 0.0, seed, "out_of_memory", gb,
-                    time.perf_counter() - t0)]
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0)]
     rows = _measure(model, "DL8.5", dataset, seed, params, split, secs, cpu, _internal_nodes(model.tree_.feature),
                     int(np.sum(model.tree_.feature < 0)), optimal=model.optimal_,
                     per_record=(depth, support) == tuple(largest), domains="binary")
