@@ -64,6 +64,11 @@ def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
                  "--out", str(tmp_path), "--no-progress"]) == 0
     meta = json.loads((d / "meta.json").read_text())
     assert meta["cells_run"] == 1 and "rendered" in meta  # the measurement of the computing run is kept
+    # --finished-only on a grid never run: nothing computed, the missing cells named
+    assert main(["reproduce", "000-fig2", "--quick", "--runs", "2", "--epsilons", "1", "100", "--finished-only",
+                 "--out", str(tmp_path), "--no-progress"]) == 0
+    meta = json.loads((d / "meta.json").read_text())
+    assert meta["cells_run"] == 0 and meta["cells_missing"] == 1 and meta["cells"] == 2
 
 
 @pytest.mark.parametrize("args, needle", [

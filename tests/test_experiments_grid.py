@@ -140,3 +140,23 @@ def test_noise_cell_matches_the_closed_form():
     for n in (5, 500):
         assert got[(n, "noise_scale")] == pytest.approx(2 * gini_smooth_sensitivity(n, beta, 1))
         assert got[(n, "mean_abs_noise")] == pytest.approx(got[(n, "noise_scale")], rel=0.03)  # E|Lap(b)| = b
+
+
+def test_finished_only_draws_a_partial_grid_and_says_so(tmp_path, monkeypatch):
+    from dpmodels.experiments import registry, run
+    from dpmodels.experiments.report import write_report
+
+    cells = _small_cells()
+    exp = registry.Experiment("zzz-partial", paper="zzz", kind="table", title="partial", draws="test",
+                              cells=lambda size: cells, table=lambda df: f"{len(df)} rows")
+    monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
+    with pytest.raises(FileNotFoundError, match="has not run yet"):
+        grid.read_results(cells, tmp_path / "nothing")
+    grid.run_cells(cells[:1], tmp_path / exp.id / "cells", progress=False)
+    r = run.run_experiment(exp.id, Size(), tmp_path, progress=False, finished_only=True)
+    assert (r.cells_run, r.cells_cached, r.cells_missing) == (0, 1, len(cells) - 1)
+    assert r.notes == [f"{len(cells) - 1} of {len(cells)} cells not run yet: drawn from the 1 finished ones (partial grid)"]
+    assert r.table == f"{r.rows} rows" and r.rows > 0
+    assert grid.finished(cells, tmp_path / exp.id / "cells") == cells[:1]  # nothing was computed
+    md, _ = write_report(tmp_path)
+    assert "Partial grid:** 3 of 4 cells had not run" in md.read_text()

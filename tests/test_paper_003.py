@@ -137,6 +137,49 @@ def test_dl85_cell_equals_direct_call():
     assert "per_record_q50" in got
 
 
+def test_address_space_limit_turns_a_runaway_allocation_into_memory_error():
+    pytest.importorskip("resource")
+    if p3._physical_memory() is None:
+        pytest.skip("physical memory size unknown here")
+    before = p3._address_space_now()
+    with p3._address_space_limit(0.45) as cap:
+        # relative to what the process already reserved (a worker after a big fit keeps address space)
+        assert cap is None or before < cap <= p3._address_space_now() + 0.45 * p3._physical_memory() + 2**20
+        np.ones(2**27 // 8)  # growth below the cap is fine
+        with pytest.raises(MemoryError):
+            np.ones(int(0.5 * p3._physical_memory()) // 8)  # more than the cap allows
+    np.ones(2**27 // 8)  # the cap is lifted afterwards
+
+
+def test_dl85_cell_out_of_memory_is_a_row_not_a_crash(monkeypatch):
+    pytest.importorskip("pydl85")
+    from dpmodels.tree import optimal
+
+    def runaway(self, X, y):  # what PyDL8.5's std::bad_alloc becomes under the cap
+        raise MemoryError("std::bad_alloc")
+
+    monkeypatch.setattr(optimal.DL85Classifier, "fit", runaway)
+    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    assert [r["metric"] for r in rows] == ["out_of_memory"]
+    assert "memory_cap_gb" in json.loads(rows[0]["parameters"])
+    assert "ran out of the memory cap" in p3._uncertified_md(pd.DataFrame(rows))
+
+
+def test_dl85_cell_whose_process_is_killed_is_a_row_not_a_crash(monkeypatch):
+    """The OS's OOM killer ends the forked fit: the worker survives and records it."""
+    pytest.importorskip("pydl85")
+    import os
+    import signal
+
+    from dpmodels.tree import optimal
+
+    monkeypatch.setattr(optimal.DL85Classifier, "fit", lambda self, X, y: os.kill(os.getpid(), signal.SIGKILL))
+    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    assert [r["metric"] for r in rows] == ["out_of_memory"]
+    assert json.loads(rows[0]["parameters"])["exitcode"] == -signal.SIGKILL
+    os.getpid()  # still here
+
+
 def test_dp_cell_release_and_data_views():
     rows = p3.dp_cell("compas", 0, epsilons=(1.0,), lengths=(3,), widths=(1,), depths=(2,))
     _well_formed(rows)

@@ -4,6 +4,7 @@
     dpmodels reproduce 000-fig4 --workers 2
     dpmodels reproduce all --quick
     dpmodels reproduce 002-table2 --data-dir ~/tabular-benchmark --dask tcp://scheduler:8786
+    dpmodels reproduce 003 --finished-only     # draw a long grid's finished cells, run nothing
 
 Results go to ``--out`` (default ``results``): ``ID/results.parquet`` (tidy rows), ``ID/*.png``,
 ``ID/table.md``, and ``report.md`` / ``report.html`` over everything in the folder. A rerun
@@ -51,6 +52,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     r.add_argument("--data-dir", default=None, help="folder with the unbundled OpenML benchmark files (clf_num/, clf_cat/)")
     r.add_argument("--download", action="store_true", help="fetch unbundled OpenML datasets with sklearn's fetch_openml (needs network)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    r.add_argument("--finished-only", action="store_true",
+                   help="run nothing: draw figures, tables and the report from the cells already finished")
     r.set_defaults(func=cmd_reproduce)
     return r
 
@@ -115,5 +118,6 @@ def cmd_reproduce(args) -> int:
                 data_dir=os.path.abspath(args.data_dir) if args.data_dir else None, download=args.download)
     from .experiments.run import reproduce
 
-    reproduce(ids, size, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress)
+    reproduce(ids, size, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress,
+              finished_only=args.finished_only)
     return 0

@@ -113,6 +113,11 @@ def _dask_client(address, workers):
     return Client(address), None
 
 
+def finished(cells, cell_dir) -> list:
+    """The cells of ``cells`` whose result file exists in ``cell_dir``."""
+    return [c for c in cells if _existing(Path(cell_dir), c.uid) is not None]
+
+
 def run_cells(cells, cell_dir, *, workers: int = 1, dask: str | None = None, progress: bool = True,
               desc: str = "cells", client=None, fmt: str | None = None) -> dict:
     """Run every cell whose result file is missing; return ``{"ran", "cached", "seconds", "cpu_seconds"}``
@@ -183,13 +188,20 @@ def results_path(exp_dir: Path) -> Path:
     return exp_dir / f"results{_ext()}"
 
 
-def read_results(cells, cell_dir, out_path=None) -> pd.DataFrame:
-    """Merge the rows of ``cells`` (only the current grid's files) and write them to ``out_path``."""
+def read_results(cells, cell_dir, out_path=None, missing: str = "raise") -> pd.DataFrame:
+    """Merge the rows of ``cells`` (only the current grid's files) and write them to ``out_path``.
+
+    ``missing="skip"`` merges the finished cells only (a partial grid); ``"raise"`` refuses.
+    """
+    if missing not in ("raise", "skip"):
+        raise ValueError(f"missing must be 'raise' or 'skip', not {missing!r}")
     cell_dir = Path(cell_dir)
     frames = []
     for c in cells:
         p = _existing(cell_dir, c.uid)
         if p is None:
+            if missing == "skip":
+                continue
             raise FileNotFoundError(f"cell {c.key} has not run yet ({cell_dir})")
         frames.append(read_frame(p))
     frames = [f for f in frames if len(f)]

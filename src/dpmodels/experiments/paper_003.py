@@ -49,9 +49,11 @@ counts of the same structure (``dist_g_data``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
+import os
 import time
 import zlib
 
@@ -78,6 +80,12 @@ SEEDS = 5
 ADULT_FRACTION = 0.1
 TEST_SIZE = 0.2
 DL85_TIME_LIMIT = 300.0  # wall-clock seconds per DL8.5 fit (PyDL8.5 measures wall time; the paper: 1 h CPU)
+# Address space a DL8.5 fit may add to its process, as a share of physical memory: PyDL8.5's cache grows past
+# 12 GB within the time limit at depth >= 9 and support <= 0.03 on Adult 10 %, so two such fits
+# in parallel get one worker OOM-killed (and the whole grid with it) on a 24 GiB machine. Under
+# the cap the fit fails with MemoryError instead and is recorded as ``out_of_memory``; 0.4 leaves
+# room for two workers and the parent process.
+DL85_MEMORY_SHARE = 0.4
 OPTIMAL_RL_TIME_LIMIT = 600.0
 QUANTILES = np.linspace(0.0, 1.0, 101)
 Q_METRICS = tuple(f"per_record_q{k}" for k in range(101))
@@ -185,24 +193,128 @@ def tree_cell(dataset, seed, depths, supports, largest):
     return rows
 
 
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not on every platform
+        return None
+
+
+def _address_space_now() -> int:
+    """This process's current virtual size in bytes (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        return 0
+
+
+@contextlib.contextmanager
+def _address_space_limit(share):
+    """Let this process's address space grow by at most ``share`` of physical memory while inside
+    (POSIX; a no-op where ``resource`` or the memory size is unavailable). Yields the cap in bytes.
+
+    The cap is relative to the current virtual size: a worker that already ran a big fit keeps
+    reserved (not resident) address space, and an absolute cap made its next fit fail at once.
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        yield None
+        return
+    total = _physical_memory()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if total is None:
+        yield None
+        return
+    cap = _address_space_now() + int(share * total)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft != resource.RLIM_INFINITY and soft <= cap:
+        yield soft  # already tighter
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield cap
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT):
     """One DL8.5 fit (optimal tree); ``optimal`` = 0 when the time limit stopped the search.
 
     ``time_limit`` is wall-clock (PyDL8.5's timer): on a loaded machine the search gets less CPU
     than that; ``cpu_seconds`` records what it used. ``lattice_size``: itemsets PyDL8.5 explored.
+
+    Memory: the fit runs in a forked child process (where ``fork`` exists), so PyDL8.5's cache is
+    returned to the OS when it ends — a worker that ran a big fit holds no memory for the next one
+    — and the child may grow by at most :data:`DL85_MEMORY_SHARE` of physical memory. A fit that
+    needs more is one ``out_of_memory`` row (value: the allowed growth in GB), not a crash.
     """
+    import multiprocessing
+
+    args = (dataset, seed, depth, support, largest, time_limit)
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - no fork (Windows): in this process
+        return _dl85_rows(*args)
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_dl85_child, args=(send, args), daemon=True)
+    t0 = time.perf_counter()
+    proc.start()
+    send.close()
+    try:
+        out = recv.recv()
+    except EOFError:  # the child died without answering (killed by the OS)
+        out = None
+    proc.join()
+    recv.close()
+    if isinstance(out, BaseException):
+        raise out
+    if out is None:
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0,
+                         exitcode=proc.exitcode)]
+    return out
+
+
+def _dl85_child(conn, args):
+    try:
+        with _address_space_limit(DL85_MEMORY_SHARE):
+            out = _dl85_rows(*args)
+    except BaseException as exc:  # sent back and raised in the parent
+        out = exc
+    conn.send(out)
+    conn.close()
+
+
+def _dl85_params(depth, support, n, time_limit):
+    return dict(depth=int(depth), support=float(support), min_count=min_count(support, n), n_train=n,
+                time_limit=time_limit)
+
+
+def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
+    n = len(load_split(dataset, seed)[2])
+    gb = round(DL85_MEMORY_SHARE * (_physical_memory() or 0) / 2**30, 1)
+    params = dict(_dl85_params(depth, support, n, time_limit), memory_cap_gb=gb)
+    if exitcode is not None:
+        params["exitcode"] = exitcode
+    return row(dataset, "DL8.5", params, math.inf, 0.0, seed, "out_of_memory", gb, secs)
+
+
+def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     from ..tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
-    n = len(ytr)
-    m = min_count(support, n)
-    params = dict(depth=int(depth), support=float(support), min_count=m, n_train=n, time_limit=time_limit)
-    est = DL85Classifier(max_depth=int(depth), min_sup=m, time_limit=time_limit)
+    params = _dl85_params(depth, support, len(ytr), time_limit)
+    est = DL85Classifier(max_depth=int(depth), min_sup=params["min_count"], time_limit=time_limit)
+    t0 = time.perf_counter()
     try:
         model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
+    except MemoryError:
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0)]
     rows = _measure(model, "DL8.5", dataset, seed, params, split, secs, cpu, _internal_nodes(model.tree_.feature),
                     int(np.sum(model.tree_.feature < 0)), optimal=model.optimal_,
                     per_record=(depth, support) == tuple(largest), domains="binary")
@@ -832,7 +944,8 @@ def _summary_md(df, learners, family) -> str:
 def _uncertified_md(df) -> str:
     o = _with_params(df[(df["metric"] == "optimal") & (df["value"] < 1)])
     nt = _with_params(df[df["metric"] == "no_tree"])
-    if o.empty and nt.empty:
+    oom = _with_params(df[df["metric"] == "out_of_memory"])
+    if o.empty and nt.empty and oom.empty:
         return "Every optimal fit of this grid was certified optimal."
     parts = []
     for lr, g in o.groupby("learner"):
@@ -841,6 +954,10 @@ def _uncertified_md(df) -> str:
                      + ", ".join(f"d{d}/λ{s:g}" for d, s in keys) + ")")
     if len(nt):
         parts.append(f"DL8.5: {len(nt)} fits returned no tree within the limit (no rows for them)")
+    if len(oom):
+        keys = sorted({(int(r.depth), float(r.support)) for r in oom.itertuples()})
+        parts.append(f"DL8.5: {len(oom)} fits ran out of the memory cap ({oom['value'].iloc[0]:g} GB of address "
+                     "space; no model, no rows for them; settings " + ", ".join(f"d{d}/λ{s:g}" for d, s in keys) + ")")
     return "Not certified: " + "; ".join(parts) + "."
 
 

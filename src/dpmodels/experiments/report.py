@@ -43,6 +43,9 @@ def _section(exp, exp_dir: Path, out: Path) -> list[str]:
             + (f" on Dask ({meta['dask']})" if meta.get("dask") else "")
             + (f", 1-min load average {load}" if load is not None else "") + f"; finished {meta.get('finished', '?')}."
         )
+        if meta.get("cells_missing"):
+            lines[-1] += (f" **Partial grid:** {meta['cells_missing']} of {meta.get('cells', 0)} cells had not run; "
+                          "the figures and tables below are drawn from the finished ones.")
         lines.append("")
     lines.append(f"**Full-size cost here:** {exp.full_cost}; quick: {exp.quick_cost}.")
     lines.append("")
