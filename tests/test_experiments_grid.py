@@ -20,15 +20,7 @@ from dpmodels.experiments.registry import (
     row,
 )
 
-# ids that other modules plug in (paper_000_attacks): not in this branch yet
-PLUGGED_IN_LATER = {"000-table2", "000-table3", "000-fig6"}
-
-
-@pytest.mark.parametrize("eid", [
-    pytest.param(i, marks=pytest.mark.xfail(i in PLUGGED_IN_LATER, strict=True,
-                                            reason="registered by paper_000_attacks (lead's merge)"))
-    for i in PAPER_IDS
-])
+@pytest.mark.parametrize("eid", PAPER_IDS)
 def test_every_paper_result_has_an_id(eid):
     assert get(eid).id == eid
 

@@ -20,7 +20,8 @@ def test_table2_frame_and_same_models_as_accuracy_experiment():
     theirs = acc.set_index("learner")["accuracy"]
     assert ours["permute-and-flip"] == pytest.approx(theirs["permute-and-flip"])  # same seeds, same model
     assert ours["GreedyRL"] == pytest.approx(theirs["GreedyRL"])
-    assert "| german | GreedyRL | ∞ |" in E.table2_markdown(df)
+    md = E.table2_markdown(df)
+    assert "| german | GreedyRL | 0.5" in md and "| 0.524 (± 3e-05) |" in md  # ours beside the paper's V
 
 
 def test_table3_frame():
@@ -50,3 +51,22 @@ def test_unknown_learner():
         E.run_table2(learners=("nope",))
     with pytest.raises(ValueError, match="unknown attacks"):
         E.run_mia(attacks=("nope",))
+
+
+def test_registry_ids_run_end_to_end(tmp_path, monkeypatch):
+    """000-mia through the runner (a smaller quick grid); 000-fig6 reuses 000-mia's cells."""
+    from dpmodels.experiments.registry import Size, get
+    from dpmodels.experiments.run import run_experiment
+
+    learners = ("GreedyRL", "permute-and-flip", "PrivaTree", "tree (fully grown)")
+    monkeypatch.setattr(E, "MIA_QUICK", dict(E.MIA_QUICK, n_reference=2, learners=learners,
+                                             attacks=("threshold", "lira")))
+    size = Size(quick=True, runs=1, datasets=("german",))
+    mia = run_experiment("000-mia", size, tmp_path, progress=False, plot=False)
+    assert mia.cells_run == len(learners) and mia.rows > 0
+    assert "| german | tree (fully grown) | ∞ |" in (tmp_path / "000-mia" / "table.md").read_text()
+    fig6 = run_experiment("000-fig6", size, tmp_path, progress=False, plot=False)
+    assert fig6.cells_run == 0 and fig6.cells_cached == mia.cells_run  # drawn from 000-mia's cells
+    assert "permute-and-flip" in fig6.table and "PrivaTree" not in fig6.table
+    with pytest.raises(ValueError, match="paper 000 uses the datasets"):
+        get("000-table2").cells(Size(quick=True, datasets=("nursery",)))
