@@ -980,7 +980,7 @@ _COMMON_NOTE = (
     "OptimalRL is this library's certified solver of CORELS's problem (same optimum as CORELS). Dist_G from the "
     "training data, binary domains."
 )
-FULL_COST = ("grid of 003-fig2: ≈ 2.3 CPU-h, DL8.5 at depths ≥ 7 dominating (each fit ≤ 300 s wall, up to "
+FULL_COST = ("grid of 003-fig2: ≈ 2.7 CPU-h, DL8.5 at depths ≥ 7 dominating (each fit ≤ 300 s wall, up to "
              "≈ 10 GB: keep --workers ≤ 2 on 24 GiB); everything else ≈ 3 CPU-min (docs/results.md)")
 QUICK_COST = "≈ 1 min (1 seed, depth/length {1, 2, 4}, λ {0.01, 0.05})"
 
