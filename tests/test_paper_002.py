@@ -45,7 +45,7 @@ def test_budget_shares_are_public_parameters():
     idx = np.random.default_rng(0).permutation(len(X))[:800]
     X, y = X.iloc[idx], y.iloc[idx]
     est = PrivaTreeClassifier(epsilon=1.0, max_depth=3, bounds=(X.min().to_numpy(), X.max().to_numpy()), n_public=800,
-                              budget_shares=(0.2, 0.3, 0.5), random_state=0).fit(X, y)
+                              classes=meta["classes"], budget_shares=(0.2, 0.3, 0.5), random_state=0).fit(X, y)
     assert est.budget_["leaf"] == pytest.approx(0.5) and est.budget_["quantiles"] == pytest.approx(0.2)
     assert est.budget_["level"] * 3 == pytest.approx(0.3)
     for bad in [(0.5, 0.5), (0.2, 0.3, 0.6), (0.5, 0.5, 0.0), (-0.1, 0.6, 0.5)]:

@@ -180,6 +180,7 @@ def test_dl85_cell_whose_process_is_killed_is_a_row_not_a_crash(monkeypatch):
     os.getpid()  # still here
 
 
+@pytest.mark.filterwarnings("error::dpmodels.privacy.PrivacyLeakWarning")  # every public input declared
 def test_dp_cell_release_and_data_views():
     rows = p3.dp_cell("compas", 0, epsilons=(1.0,), lengths=(3,), widths=(1,), depths=(2,))
     _well_formed(rows)
@@ -191,7 +192,7 @@ def test_dp_cell_release_and_data_views():
     got = _metrics(rows, "DP rule list w1")
     assert got["dist_g"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr).dist_g, abs=1e-12)
     assert got["dist_g_data"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr, counts="data").dist_g, abs=1e-12)
-    pt = PrivaTreeClassifier(epsilon=1.0, max_depth=2, categories={c: [0, 1] for c in Xtr.columns},
+    pt = PrivaTreeClassifier(epsilon=1.0, max_depth=2, categories={c: [0, 1] for c in Xtr.columns}, classes=[0, 1],
                              random_state=p3._fit_rng("compas", 0, "PrivaTree", 2, "1")).fit(Xtr, ytr)
     got = _metrics(rows, "PrivaTree")
     assert got["dist_g"] == pytest.approx(reconstruction_leak(pt, Xtr, ytr).dist_g, abs=1e-12)

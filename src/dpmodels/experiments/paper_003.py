@@ -1099,7 +1099,8 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
         emit(sk, "sklearn_DT", params, math.inf, secs, _internal_nodes(sk.tree_.feature), domains="binary")
         for eps in epsilons:
             rng = _fit_rng(dataset, seed, "PrivaTree", D, f"{eps:.6g}")
-            est = PrivaTreeClassifier(epsilon=float(eps), max_depth=D, categories=categories, random_state=rng)
+            est = PrivaTreeClassifier(epsilon=float(eps), max_depth=D, categories=categories, classes=[0, 1],
+                                      random_state=rng)
             pt, secs, _ = _timed(lambda: est.fit(Xtr, ytr))
             emit(pt, "PrivaTree", params, eps, secs, _internal_nodes(pt.tree_.feature))
     return rows
