@@ -194,20 +194,14 @@ def results_path(exp_dir: Path) -> Path:
     return exp_dir / f"results{_ext()}"
 
 
-def read_results(cells, cell_dir, out_path=None, missing: str = "raise") -> pd.DataFrame:
-    """Merge the rows of ``cells`` (only the current grid's files) and write them to ``out_path``.
-
-    ``missing="skip"`` merges the finished cells only (a partial grid); ``"raise"`` refuses.
-    """
-    if missing not in ("raise", "skip"):
-        raise ValueError(f"missing must be 'raise' or 'skip', not {missing!r}")
+def read_results(cells, cell_dir, out_path=None) -> pd.DataFrame:
+    """Merge the rows of ``cells`` (only the current grid's files) and write them to ``out_path``
+    (a partial grid: pass the :func:`finished` cells)."""
     cell_dir = Path(cell_dir)
     frames = []
     for c in cells:
         p = _existing(cell_dir, c.uid)
         if p is None:
-            if missing == "skip":
-                continue
             raise FileNotFoundError(f"cell {c.key} has not run yet ({cell_dir})")
         frames.append(read_frame(p))
     frames = [f for f in frames if len(f)]
