@@ -54,6 +54,7 @@ import functools
 import json
 import math
 import os
+import signal
 import time
 import zlib
 
@@ -214,8 +215,9 @@ def _address_space_limit(share):
     """Let this process's address space grow by at most ``share`` of physical memory while inside
     (POSIX; a no-op where ``resource`` or the memory size is unavailable). Yields the cap in bytes.
 
-    The cap is relative to the current virtual size: a worker that already ran a big fit keeps
-    reserved (not resident) address space, and an absolute cap made its next fit fail at once.
+    The cap is relative to the current virtual size (a forked child starts with its parent's
+    reserved address space; an absolute cap made fits fail at once in a worker that had run a big
+    fit before).
     """
     try:
         import resource
@@ -272,6 +274,9 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
     if isinstance(out, BaseException):
         raise out
     if out is None:
+        if proc.exitcode != -signal.SIGKILL:  # not the OOM killer: a real failure
+            raise RuntimeError(f"the DL8.5 fit's process ended with exit code {proc.exitcode} ({dataset}, seed "
+                               f"{seed}, depth {depth}, support {support})")
         return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0,
                          exitcode=proc.exitcode)]
     return out
