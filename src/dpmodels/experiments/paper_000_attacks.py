@@ -179,13 +179,9 @@ def _fit_timed(est, X, y):
     return est, time.perf_counter() - t
 
 
-def _call(fn, kwargs):
-    return fn(**kwargs)
-
-
 def _run(cells, n_jobs=1) -> pd.DataFrame:
     """Run cells (joblib processes when ``n_jobs`` > 1) and merge their rows, ROW_FIELDS first."""
-    out = Parallel(n_jobs=n_jobs)(delayed(_call)(c.fn, c.kwargs) for c in cells)
+    out = Parallel(n_jobs=n_jobs)(delayed(c.run)() for c in cells)
     df = pd.DataFrame([r for rows in out for r in rows])
     if df.empty:
         return pd.DataFrame(columns=COLUMNS)

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import published as pub
+from .paper_privatree import _ordinal  # integer codes of the public categories, numbers as float
 from .plots import PUBLISHED_STYLE, curves_vs_epsilon, pyplot, save, summarise
 from .registry import Cell, Experiment, Skip, register, row
 
@@ -153,16 +154,6 @@ def _dataset_list(size, default):
 
 
 # --------------------------------------------------------------------------- learners
-def _ordinal(X, meta):
-    out = np.empty(X.shape, dtype=float)
-    for j, c in enumerate(X.columns):
-        if c in meta["categories"]:
-            out[:, j] = pd.Categorical(X[c], categories=meta["categories"][c]).codes
-        else:
-            out[:, j] = X[c].to_numpy(dtype=float)
-    return out
-
-
 def _accepts(cls, name) -> bool:
     return name in cls().get_params()
 
