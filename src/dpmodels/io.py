@@ -250,11 +250,17 @@ def model_to_dict(obj) -> dict:
     }
 
 
-def save_model(obj, path, *, indent: int = 2) -> Path:
+def save_model(obj, path, *, indent: int = 2, schema_extra: dict | None = None) -> Path:
     """Write :func:`model_to_dict` of ``obj`` to ``path`` as JSON (atomically: a temporary file in
-    the same directory, then a rename, so a failure never leaves half a file). Returns the path."""
+    the same directory, then a rename, so a failure never leaves half a file). Returns the path.
+
+    ``schema_extra``: more public facts for the file's ``schema`` (the command line adds the label
+    column's name and each column's declared kind, so ``--schema model.json`` can reuse them)."""
     p = check_output_path(path)
-    text = json.dumps(model_to_dict(obj), indent=indent, allow_nan=False, ensure_ascii=False)
+    doc = model_to_dict(obj)
+    if schema_extra:
+        doc["schema"].update({k: json_safe(v) for k, v in schema_extra.items()})
+    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -78,7 +78,7 @@ def _check(args):
 
 
 def list_ids(out=None) -> None:
-    from .experiments.registry import PAPER_IDS, all_experiments
+    from ..experiments.registry import PAPER_IDS, all_experiments
 
     out = sys.stdout if out is None else out
     exps = all_experiments()
@@ -97,7 +97,7 @@ def list_ids(out=None) -> None:
 
 
 def cmd_reproduce(args) -> int:
-    from .experiments.registry import ALIASES, Size, resolve
+    from ..experiments.registry import ALIASES, Size, resolve
 
     _check(args)
     if args.list:
@@ -116,7 +116,7 @@ def cmd_reproduce(args) -> int:
     size = Size(quick=args.quick, runs=args.runs, datasets=tuple(args.datasets) if args.datasets else None,
                 epsilons=tuple(args.epsilons) if args.epsilons else None,
                 data_dir=os.path.abspath(args.data_dir) if args.data_dir else None, download=args.download)
-    from .experiments.run import reproduce
+    from ..experiments.run import reproduce
 
     reproduce(ids, size, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress,
               finished_only=args.finished_only)
