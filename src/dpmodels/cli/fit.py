@@ -688,9 +688,15 @@ def cmd_fit(args) -> int:
         from .schema import schema_document
 
         path = save_model(model, args.out, schema_extra={"label": dec.label,
-                                                                 "columns": schema_document(dec, list(X.columns))["columns"]})
+                                                                 "columns": schema_document(dec, _saved_columns(X, dec))["columns"]})
         print(f"\nmodel written to {path}")
     return 0
+
+
+def _saved_columns(X, dec: Declarations) -> list:
+    """The columns whose declarations the model file keeps: the features, then the dropped ones
+    (so ``--schema model.json`` drops them again)."""
+    return [*X.columns, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in X.columns)]
 
 
 def _leak_warning():

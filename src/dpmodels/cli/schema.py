@@ -85,8 +85,9 @@ class Declarations:
 
     def data_sourced(self) -> list[str]:
         """What a draft read from the data and the user kept: each is a leak of the fit."""
-        out = [f"kind and {('bounds' if d.kind == 'numerical' else 'categories')} of column {c!r}"
-               for c, d in self.columns.items() if d.source == "data" and d.kind != "drop"]
+        what = {"numerical": "kind and bounds", "categorical": "kind and categories", "binary": "kind"}
+        out = [f"{what[d.kind]} of column {c!r}" for c, d in self.columns.items()
+               if d.source == "data" and d.kind != "drop"]
         if self.classes is not None and self.classes_source == "data":
             out.insert(0, "label set")
         return out
@@ -322,7 +323,9 @@ def schema_document(dec: Declarations, columns=None) -> dict:
     for c in (columns if columns is not None else dec.columns):
         d = dec.columns.get(c)
         if d is None:
-            continue
+            if dec.kind(c) is None:
+                continue
+            d = ColumnDecl(dec.kind(c), bounds=dec.bounds(c))  # '*=LO:HI'
         spec: dict = {"kind": d.kind}
         if d.bounds is not None:
             spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])]
@@ -367,8 +370,8 @@ DRAFT_HEADER = """\
 
 
 def draft_schema(df, label: str | None, *, max_categories: int = 100) -> Declarations:
-    """A schema read from the data (every entry ``source: data``). A column whose cells all spell
-    numbers is numerical with the data's range (integers when every value is whole); a column
+    """A schema read from the data (every entry ``source: data``). A column of 0/1 cells is binary;
+    a column whose cells all spell numbers is numerical with the data's range (integers when every value is whole); a column
     with at most ``max_categories`` distinct values is categorical; any other column is marked
     ``drop`` (an identifier or free text)."""
     import pandas as pd
@@ -381,6 +384,9 @@ def draft_schema(df, label: str | None, *, max_categories: int = 100) -> Declara
             dec.classes, dec.classes_source = vals, "data"
             continue
         nums = pd.to_numeric(col.str.strip(), errors="coerce")
+        if len(col) and nums.notna().all() and nums.isin((0, 1)).all():
+            dec.columns[c] = ColumnDecl("binary", source="data")
+            continue
         if len(col) and nums.notna().all():
             lo, hi = float(nums.min()), float(nums.max())
             integer = bool((nums == nums.round()).all())
