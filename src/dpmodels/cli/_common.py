@@ -27,7 +27,7 @@ def _one_line_error(self, message):
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.error = types.MethodType(_one_line_error, parser)
+    setattr(parser, "error", types.MethodType(_one_line_error, parser))  # noqa: B010 - an instance override
     return parser
 
 

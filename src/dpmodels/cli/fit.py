@@ -309,7 +309,7 @@ def _bundled_declarations(name: str, *, binarized: bool) -> Declarations:
     for c, v in sch.categories.items():
         dec.columns[str(c)] = ColumnDecl("categorical", categories=list(v))
     for c, v in sch.bounds.items():
-        dec.columns[str(c)] = ColumnDecl("numerical", bounds=tuple(float(b) for b in v))
+        dec.columns[str(c)] = ColumnDecl("numerical", bounds=(float(v[0]), float(v[1])))
     return dec
 
 
@@ -525,8 +525,8 @@ def _binarizer_pipeline(args, X, dec: Declarations):
     from ..privacy import BudgetAccountant
 
     cats = _categories_of(X, dec)
-    cuts = {c: list(dec.columns[c].cut_points) for c in X.columns
-            if dec.columns.get(c) is not None and dec.columns[c].cut_points}
+    cuts = {c: list(d.cut_points) for c in X.columns
+            if (d := dec.columns.get(c)) is not None and d.cut_points}
     bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
     need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
     if args.model != "dp-rulelist":

@@ -110,7 +110,7 @@ def parse_number(s) -> float | None:
 def _numeric_keys(declared, what: str) -> dict:
     """Declared value -> itself, keyed by the number it spells. Two declared values that spell
     the same number (``1`` and ``1.0``) are refused: the rule below could not tell them apart."""
-    out = {}
+    out: dict = {}
     for v in declared:
         x = parse_number(v)
         if x is None:
@@ -299,12 +299,12 @@ def apply_options(dec: Declarations, args) -> Declarations:
             dec.wildcard_bounds = b
             continue
         old = dec.columns.get(c)
-        keep = old.cut_points if old is not None and old.kind == "numerical" and old.source == "user" else None
-        dec.columns[c] = ColumnDecl("numerical", bounds=b, cut_points=keep)
+        keep_cuts = old.cut_points if old is not None and old.kind == "numerical" and old.source == "user" else None
+        dec.columns[c] = ColumnDecl("numerical", bounds=b, cut_points=keep_cuts)
     for c, cuts in args.cut_points:
         old = dec.columns.get(c)
-        keep = old.bounds if old is not None and old.kind == "numerical" and old.source == "user" else None
-        dec.columns[c] = ColumnDecl("numerical", bounds=keep, cut_points=list(cuts))
+        keep_bounds = old.bounds if old is not None and old.kind == "numerical" and old.source == "user" else None
+        dec.columns[c] = ColumnDecl("numerical", bounds=keep_bounds, cut_points=list(cuts))
     return dec
 
 
@@ -323,9 +323,10 @@ def schema_document(dec: Declarations, columns=None) -> dict:
     for c in (columns if columns is not None else dec.columns):
         d = dec.columns.get(c)
         if d is None:
-            if dec.kind(c) is None:
+            kind = dec.kind(c)
+            if kind is None:
                 continue
-            d = ColumnDecl(dec.kind(c), bounds=dec.bounds(c))  # '*=LO:HI'
+            d = ColumnDecl(kind, bounds=dec.bounds(c))  # '*=LO:HI'
         spec: dict = {"kind": d.kind}
         if d.bounds is not None:
             spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])]
