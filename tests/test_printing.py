@@ -141,8 +141,10 @@ def test_rule_list_get_rules_agrees_with_apply_and_predict_proba(compas):
 def test_tree_header_rounding_legend_and_pruning(compas_raw):
     X, y = compas_raw
     s = dataset_schema("compas")
-    t = PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **s.fit_params()).fit(X, y)
-    text = str(t)
+    params = s.fit_params()
+    params["bounds"] = {c: (float(lo), float(hi)) for c, (lo, hi) in params["bounds"].items()}  # real-valued
+    t = PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **params).fit(X, y)
+    text = t.to_text(prune=True)
     lines = text.splitlines()
     assert lines[0].startswith("PrivaTreeClassifier(max_depth=3") and lines[1].startswith("privacy: ε=1, δ=0 · proven DP · noise seeded")
     assert lines[2].startswith("n≈") and lines[2].endswith("classes: 0, 1")

@@ -28,6 +28,7 @@ __all__ = [
     "estimator_header",
     "NOISY_LEGEND",
     "shrunk_proba",
+    "declared_integer_features",
 ]
 
 NOISY_LEGEND = "*: a noisy count below 0, shown as 0 (post-processing; the raw value is kept in the model)"
@@ -179,3 +180,23 @@ def shrunk_proba(counts, noise_scale=None, prior_rows=None):
             p = np.where(tot > 0, c / np.where(tot > 0, tot, 1.0), 1.0 / k)
     p[np.all(np.isnan(raw), axis=1)] = np.nan
     return p
+
+
+def declared_integer_features(bounds) -> list:
+    """Names of the features whose declared bounds are a pair of integers, e.g.
+    ``bounds={"priors_count": (0, 40)}``: the declaration that the column holds integers, which
+    printing uses to write a threshold t as ⌊t⌋ (the same test on integer values). Only a dict of
+    per-feature bounds declares it (one global ``(0, 1)`` is not read as a statement about every
+    column); write ``(0.0, 70.0)`` for a real-valued column. Printing only: the model and its
+    JSON keep the released thresholds."""
+    if not isinstance(bounds, dict):
+        return []
+    out = []
+    for name, b in bounds.items():
+        try:
+            lo, hi = b
+        except (TypeError, ValueError):
+            continue
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lo, hi)):
+            out.append(str(name))
+    return out
