@@ -212,6 +212,8 @@ def test_printed_counts_are_labelled_by_class_and_noisy_negatives_are_clipped_an
     assert t.value[2, 1] == -1  # the raw noisy value stays in the model ...
     back = Tree.from_json(t.to_json())
     assert back.counts_are_noisy and back.value[2, 1] == -1  # ... and in its JSON
-    assert len(re.findall(r"\[n≈\d+: no \d", t.export_text(class_names=["no", "yes"]))) == 3
+    named = t.export_text(class_names=["no", "yes"])
+    assert len(re.findall(r"\[n≈\d+: no \d", named)) == 2
+    assert "class: no  P=50%  no records (noise)  leaf 4" in named  # noisy counts (0, 0): no [n≈0 …] cell
     assert not Tree.from_dict({k: v for k, v in small_tree().to_dict().items()
                                if k != "counts_are_noisy"}).counts_are_noisy
