@@ -56,13 +56,15 @@ def test_trailing_rules_predicting_the_default_class_are_merged_in_print_only():
     rl = _rl([1, 0, 0], 0, [(1, 9), (8, 2), (7, 1), (20, 5)])
     merged = rl.merge_default()
     assert len(merged.rules) == 1 and merged.default.counts == (35.0, 8.0)
-    text = rl.to_text()
+    text = rl.to_text(merge=True)
     rows = [ln for ln in text.splitlines() if ln.startswith(("IF", "ELSE"))]
     assert rows[0].startswith("IF ") and rows[-1].startswith("ELSE ") and len(rows) == 2
     assert "2 trailing rules predicting no merged into ELSE" in text
-    assert "[n≈43: no 35 (81%), yes 8]" in text
+    assert "[n≈43: no 35, yes 8]" in text and rows[-1].endswith("rules 1–3")
+    p = rl.proba_table()[1:, 0]  # the merged row shows the range of its rules' predict_proba
+    assert f"P={round(100 * p.min())}–{round(100 * p.max())}%" in rows[-1]
     assert len(rl.rules) == 3  # the model itself is unchanged
-    raw = rl.to_text(merge=False)
+    raw = rl.to_text()  # default: the list as fitted
     assert len([ln for ln in raw.splitlines() if ln.startswith(("IF", "ELSE"))]) == 4
 
 
@@ -78,7 +80,7 @@ def test_rows_are_aligned():
 
 def test_a_model_predicting_one_class_says_so():
     rl = _rl([0, 0], 0)
-    text = rl.to_text()
+    text = rl.to_text(merge=True)
     assert "This model predicts no for every record." in text
     assert any(ln.startswith("ALWAYS") for ln in text.splitlines())
 

@@ -45,6 +45,8 @@ the sensitivity proofs of the private learners — PRIVACY-NOTES 16).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -59,8 +61,23 @@ GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's
 GROUP_KINDS = ("category", "interval")
 
 
+_NEGATED_OP = {"<=": ">", ">": "<=", ">=": "<", "<": ">=", "=": "≠"}
+_ONE_COMPARISON = re.compile(r"^[^<>=≠]+?(<=|>=|<|>|=)[^<>=≠]+$")
+
+
 def literal_name(feature: str, positive: bool) -> str:
-    return str(feature) if positive else f"not {feature}"
+    """How a literal prints: the column's name, or its negation. A column named by one
+    comparison (``age<=37.5``, ``Prior-Crimes>3``, ``sex=Male``) negates to the opposite
+    comparison (``age>37.5``, ``Prior-Crimes<=3``, ``sex≠Male``): the same records, since a
+    numerical value is never missing (``dpmodels.validation``) and ``≠`` includes the values
+    outside the declared list. Any other name prints as ``not name``."""
+    name = str(feature)
+    if positive:
+        return name
+    m = _ONE_COMPARISON.match(name)
+    if m:
+        return name[: m.start(1)] + _NEGATED_OP[m.group(1)] + name[m.end(1):]
+    return f"not {name}"
 
 
 @dataclass(frozen=True)
