@@ -29,8 +29,9 @@ class Shown:
 
     @property
     def title(self) -> str:
-        """The first lines of the header: the learner and its privacy status (and n, classes)."""
-        return "\n".join(self.header[:3])
+        """The header down to the line with n and the classes: the learner and its privacy status."""
+        end = next((k for k, ln in enumerate(self.header) if "classes:" in ln), 2)
+        return "\n".join(self.header[: end + 1])
 
 
 def resolve(model) -> Shown:
@@ -48,7 +49,7 @@ def resolve(model) -> Shown:
     if type(model).__name__ == "LoadedModel" and hasattr(model, "model_") and hasattr(model, "header"):
         kw = model._print_kw() if hasattr(model, "_print_kw") else {}
         return Shown(model.kind, model.model_, model.header(), kw)
-    notes = []
+    notes, pre = [], []
     steps = getattr(model, "steps", None)
     if isinstance(steps, list) and steps:  # a scikit-learn Pipeline: the last step is the model
         pre = [s for _, s in steps[:-1] if s not in (None, "passthrough")]
@@ -59,17 +60,36 @@ def resolve(model) -> Shown:
         model = steps[-1][1]
     from .._format import estimator_header
 
+    def with_steps(header):
+        """The privacy line of a pipeline whose steps kept ledgers of their own (no shared
+        accountant): each step's status and the total, so the title never shows a part."""
+        own = getattr(model, "privacy_ledger_", None)
+        extra = [(type(s).__name__, s.privacy_ledger_) for s in pre
+                 if getattr(s, "privacy_ledger_", None) is not None and s.privacy_ledger_ is not own
+                 and (own is None or s.privacy_ledger_.to_dict() != own.to_dict())]
+        if not extra or len(header) < 2:
+            return header
+        from .._format import privacy_status
+
+        parts = [f"{name}: {privacy_status(led, private_learner=True)}" for name, led in extra]
+        ledgers = [led for _, led in extra] + ([own] if own is not None else [])
+        eps = sum(led.epsilon_spent for led in ledgers)
+        delta = sum(led.delta_spent for led in ledgers)
+        ok = own is not None and all(led.is_private for led in ledgers)
+        total = f"pipeline total ε={eps:g}, δ={delta:g} (sequential composition)" + ("" if ok else " · NOT PRIVATE")
+        return [header[0], header[1] + " + " + "; ".join(parts), total, *header[2:]]
+
     from ..rulelist._base import RuleListEstimator
 
     if isinstance(model, RuleListEstimator):
         if not hasattr(model, "rule_list_"):
             raise ValueError(f"{type(model).__name__} is not fitted yet: call fit before drawing it")
-        header = estimator_header(model, model.rule_list_, model._display_params)
+        header = with_steps(estimator_header(model, model.rule_list_, model._display_params))
         return Shown("rule_list", model.rule_list_, header + notes)
     if hasattr(model, "_integer_features"):  # TreeEstimatorMixin
         if not hasattr(model, "tree_"):
             raise ValueError(f"{type(model).__name__} is not fitted yet: call fit before drawing it")
-        header = estimator_header(model, model.tree_, model._display_params)
+        header = with_steps(estimator_header(model, model.tree_, model._display_params))
         return Shown("tree", model.tree_, header + notes, {"integer_features": model._integer_features()})
     raise TypeError(
         f"cannot draw a {type(model).__name__}: expected a dpmodels tree or rule-list estimator, a "
