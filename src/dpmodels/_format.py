@@ -1,14 +1,22 @@
 """How models print: one set of conventions for rule lists and trees.
 
-* **Counts** are labelled by class and the share of the predicted class is shown:
-  ``[n≈312: no 201 (64%), yes 111]``. ``≈`` marks noisy counts released by a DP mechanism, ``=``
-  exact counts. A noisy count below 0 is shown as ``0*`` (clipping is post-processing; the raw
-  values stay in the model and in its JSON) and a legend line says so. Totals and shares are
-  computed from the clipped counts, as :meth:`predict_proba` does.
+* **Counts** are labelled by class: ``[n≈312: no 201, yes 111]``. ``≈`` marks noisy counts
+  released by a DP mechanism, ``=`` exact counts. A noisy count below 0 is shown as ``0*``
+  (clipping is post-processing; the raw values stay in the model and in its JSON) and a legend
+  line says so. A noisy leaf or rule whose clipped counts are all 0 prints ``no records (noise)``.
+* **P and ids**: every leaf / rule shows ``P=64%``, what ``predict_proba`` returns for its records
+  (the shrunk share of :func:`shrunk_proba`, not the raw count share), and its id (``leaf 15``,
+  ``rule 2``), what ``apply`` returns. Models print as fitted by default; the merged displays
+  (``prune=True`` / ``merge=True``) show the ids a merged row holds and the range of their P.
 * **Header**: the learner, its privacy status (ε, δ and the ledger's verdict), n (the noisy total
   for DP models: the sum of the released counts), and the label set.
 * **Numbers** (thresholds) print with a few significant digits; where that rounds a value, a
-  legend line says so and where the exact value is.
+  legend line says so and where the exact value is. On a column declared integer-valued
+  (:func:`declared_integer_features`) a threshold t prints as ⌊t⌋: the same test on integers.
+* **Negations** of a one-comparison column name print as the opposite comparison (``age>37.5``,
+  ``sex≠Male``; :func:`dpmodels.data.rules.literal_name`); category sets on a tree path are
+  intersected with what the path leaves, and a set longer than ``max_listed`` prints as a count
+  (``zip in {2,493 of 5,000 listed}``; the values are in ``get_rules()`` and the JSON).
 """
 
 from __future__ import annotations
