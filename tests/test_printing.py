@@ -484,3 +484,15 @@ def test_binarizer_rounding_grid_is_a_documented_choice_on_skewed_columns():
         with pytest.raises(ValueError, match=match):
             b.fit(X)
         assert not hasattr(b, "privacy_ledger_")  # refused before any budget is spent
+
+
+def test_rule_list_thresholds_print_at_four_significant_digits():
+    names = ["vicprice<=261.6394087383489", "age<=37.5"]
+    rl = RuleList(names, [Rule([(names[0], False), (names[1], True)], 1, (1, 4))], Rule([], 0, (5, 1)),
+                  [0, 1], False)
+    text = rl.to_text()
+    assert "IF   vicprice>261.6 and age<=37.5 THEN 1" in text
+    assert "# thresholds rounded for reading" in text
+    assert rl.get_rules()["literals"][0][0] == (names[0], False)  # the model's column, exact
+    assert "261.6394087383489" in rl.to_text(significant_digits=None)
+    assert "rounded" not in _rl([1], 0).to_text()

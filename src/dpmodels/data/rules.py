@@ -55,7 +55,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["RuleCandidates", "literal_name", "check_feature_groups", "GROUPS_ATTR", "GROUP_KINDS"]
+__all__ = ["RuleCandidates", "literal_name", "literal_text", "check_feature_groups", "GROUPS_ATTR", "GROUP_KINDS"]
 
 GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's ``attrs``
 GROUP_KINDS = ("category", "interval")
@@ -78,6 +78,27 @@ def literal_name(feature: str, positive: bool) -> str:
     if m:
         return name[: m.start(1)] + _NEGATED_OP[m.group(1)] + name[m.end(1):]
     return f"not {name}"
+
+
+def literal_text(feature: str, positive: bool, digits: int | None = 4) -> tuple[str, bool]:
+    """:func:`literal_name` with a numeric threshold written at ``digits`` significant digits
+    (``age<=37.49871`` → ``age<=37.5``) and whether that rounded it. Printing only: the model
+    keeps its column names."""
+    from .._format import significant
+
+    text = literal_name(feature, positive)
+    m = _ONE_COMPARISON.match(text)
+    if digits is None or not m:
+        return text, False
+    rhs = text[m.end(1):]
+    try:
+        value = float(rhs)
+    except ValueError:
+        return text, False
+    short = significant(value, digits)
+    if float(short) == value:
+        return text, False
+    return text[: m.end(1)] + short, True
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ def rule_rows(rl, *, merge=False):
         p = f"P={ps[0]}%" if len(ps) == 1 else f"P={ps[0]}–{ps[-1]}%"
         c = np.clip(np.nan_to_num(np.asarray(r.counts, dtype=float)), 0, None)
         if k < len(shown.rules):
-            cond = ("IF " if k == 0 else "ELSE IF ") + r.antecedent
+            cond = ("IF " if k == 0 else "ELSE IF ") + r.display(4)[0]
         else:
             cond = "ELSE" if shown.rules else "ALWAYS"
         where = f"rule {k}" if len(held) == 1 else f"rules {held[0]}–{held[-1]}"

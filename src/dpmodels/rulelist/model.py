@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import NOISY_LEGEND, count_cell, model_header, py_scalar, shrunk_proba
-from ..data.rules import literal_name
+from ..data.rules import literal_name, literal_text
 
 __all__ = ["Rule", "RuleList"]
 
@@ -38,6 +38,14 @@ class Rule:
     @property
     def antecedent(self) -> str:
         return " and ".join(literal_name(f, p) for f, p in self.literals) if self.literals else "True"
+
+    def display(self, digits: int | None = 4) -> tuple[str, bool]:
+        """The antecedent as printed (thresholds at ``digits`` significant digits) and whether a
+        threshold was rounded (:func:`dpmodels.data.rules.literal_text`)."""
+        if not self.literals:
+            return "True", False
+        parts = [literal_text(f, p, digits) for f, p in self.literals]
+        return " and ".join(t for t, _ in parts), any(r for _, r in parts)
 
 
 @dataclass
@@ -173,7 +181,7 @@ class RuleList:
         c = np.clip(np.array([r.counts for r in self._all_rules()], dtype=float), 0, None)
         return float(c.sum())
 
-    def to_text(self, *, merge: bool = False, header=None) -> str:
+    def to_text(self, *, merge: bool = False, header=None, significant_digits: int | None = 4) -> str:
         """Aligned ``IF`` / ``ELSE IF`` / ``ELSE`` rows with the prediction, ``P=…%`` (what
         ``predict_proba`` returns for the rule's records, :meth:`proba_table`), the
         class-labelled counts (``no records (noise)`` when a rule's noisy counts are all ≤ 0) and
@@ -183,7 +191,8 @@ class RuleList:
         (:meth:`merge_default`, post-processing); the merged row shows the positions it holds and
         the range of their ``predict_proba``; a note says how many were merged. ``header``: lines
         printed first (None: a header with n and the classes; estimators pass their learner and
-        ledger).
+        ledger). ``significant_digits``: thresholds in column names such as ``age<=37.49871``
+        print rounded (a legend line says so; None prints the names as they are).
         """
         shown = self.merge_default() if merge else self
         n_merged = len(self.rules) - len(shown.rules)
@@ -198,7 +207,7 @@ class RuleList:
         preds = {r.prediction for r in shown._all_rules()}
         if len(preds) == 1:
             lines.append(f"This model predicts {cls[shown.default.prediction]} for every record.")
-        rows, clipped = [], False
+        rows, clipped, rounded = [], False, False
         for k, r in enumerate(shown._all_rules()):
             held = [k] if k < len(shown.rules) else list(range(k, len(self.rules) + 1))
             ps = sorted({round(100 * float(proba[j, r.prediction])) for j in held})
@@ -211,7 +220,9 @@ class RuleList:
                 clipped |= cl
             where = f"rule {k}" if len(held) == 1 else f"rules {held[0]}–{held[-1]}"
             if k < len(shown.rules):
-                rows.append(("IF" if k == 0 else "ELSE IF", r.antecedent, "THEN", cls[r.prediction], p, cell, where))
+                ante, rd = r.display(significant_digits)
+                rounded |= rd
+                rows.append(("IF" if k == 0 else "ELSE IF", ante, "THEN", cls[r.prediction], p, cell, where))
             else:
                 rows.append(("ELSE" if shown.rules else "ALWAYS", "", "", cls[r.prediction], p, cell, where))
         wk = max(len(r[0]) for r in rows)
@@ -233,6 +244,8 @@ class RuleList:
             )
         if clipped:
             lines.append("# " + NOISY_LEGEND)
+        if rounded:
+            lines.append("# thresholds rounded for reading; the exact column names are in get_rules() and the JSON")
         return "\n".join(lines)
 
     def __str__(self) -> str:
