@@ -204,7 +204,7 @@ def test_graphviz_dot_parses_one_line_per_node_and_a_tree_of_edges(tree, rule_li
         assert len(nodes) == n and len(edges) == n - 1
         ids = [int(ln.split()[0]) for ln in nodes]
         assert ids == list(range(n))
-        assert "privacy: ε=1" in dot.splitlines()[4]
+        assert "privacy: ε=1" in dot.splitlines()[5]
     t = tree.tree_
     dot = export_graphviz(tree)
     for i in range(t.n_nodes):

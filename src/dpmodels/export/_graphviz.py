@@ -35,6 +35,7 @@ def export_graphviz(model, *, filled: bool = True, prune: bool = False, merge: b
         f'node [shape=box, style="{"filled, rounded" if filled else "rounded"}", fontname={_q(fontname)}] ;',
         f"edge [fontname={_q(fontname)}] ;",
         'labelloc="t" ;',
+        f"fontname={_q(fontname)} ;",
         f"label={_q(shown.title)} ;",
     ]
     if shown.kind == "tree":
@@ -47,7 +48,11 @@ def export_graphviz(model, *, filled: bool = True, prune: bool = False, merge: b
         colours = class_colours(tree.n_classes)
         cls, strength = majority(tree)
         for i in range(tree.n_nodes):
-            label = bodies[i] if tests[i] is None else f"{tests[i]}\n{bodies[i]}"
+            if tests[i] is None:  # a leaf: class · P, then its counts and its id, one per line
+                parts = bodies[i].split("  ")
+                label = "\n".join([" · ".join(parts[:2]), *parts[2:]])
+            else:
+                label = f"{tests[i]}\n{bodies[i]}"
             fill = f", fillcolor={_q(hex_colour(blend(colours[cls[i]], strength[i])))}" if filled else ""
             lines.append(f"{i} [label={_q(label)}{fill}] ;")
         for i in range(tree.n_nodes):
