@@ -366,7 +366,7 @@ class Tree:
         s = f"class: {cls[lab]}"
         if not show_counts:
             return s, False
-        if members is not None and len(members) > 1:
+        if members is not None:  # prune's display: P of the fitted leaves it holds
             ps = sorted({round(100 * float(base_proba[m, lab])) for m in members})
             s += f"  P={ps[0]}%" if len(ps) == 1 else f"  P={ps[0]}–{ps[-1]}%"
         else:
