@@ -25,6 +25,8 @@ from ._common import blend, class_colours, majority, resolve, rule_rows, tree_no
 __all__ = ["plot_model", "save_model_figure", "FIGURE_FORMATS"]
 
 FIGURE_FORMATS = (".png", ".svg")
+_MAX_INCHES = 200.0  # a deep tree's figure stops growing here (its boxes then overlap)
+_MAX_PIXELS = 30_000  # save_model_figure lowers the dpi of wider figures (PNG limits)
 
 
 def _matplotlib():
@@ -64,7 +66,7 @@ def _tree_layout(tree):
 def _figure_size(shown):
     if shown.kind == "tree":
         t = shown.model
-        return max(6.0, 2.3 * t.n_leaves), max(3.5, 1.45 * (t.max_depth + 1) + 1.3)
+        return min(max(6.0, 2.3 * t.n_leaves), _MAX_INCHES), max(3.5, 1.45 * (t.max_depth + 1) + 1.3)
     rows = len(shown.model) if hasattr(shown.model, "__len__") else 2
     width = max(len(r.antecedent) for r in shown.model._all_rules()) if shown.model.rules else 10
     return max(9.0, 0.085 * width + 6.0), max(2.8, 0.55 * rows + 1.8)
@@ -182,7 +184,9 @@ def save_model_figure(model, path, *, dpi: int = 150, **kw) -> Path:
     from matplotlib.figure import Figure
 
     shown = resolve(model)
-    fig = Figure(figsize=_figure_size(shown), layout="constrained")
+    size = _figure_size(shown)
+    dpi = min(dpi, int(_MAX_PIXELS / max(size)))
+    fig = Figure(figsize=size, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(gid="dpmodels-own-figure")
     plot_model(model, ax, **kw)
