@@ -295,7 +295,7 @@ def test_printed_leaf_share_and_id_are_predict_proba_and_apply(compas_raw):
             assert np.allclose(proba[rows, k], t.tree_.leaf_proba()[i, k])
             assert (t.predict(X)[rows].astype(str) == label).all()
     # the merged display: ids of the fitted leaves it holds and the range of their predict_proba
-    pruned, origin = t.tree_.prune_origin()
+    _, origin = t.tree_.prune_origin()
     text = t.to_text(prune=True)
     for ln in text.splitlines():
         m = re.search(r"P=(\d+)(?:–(\d+))?%  .*leaves? ([\d–, ]+)$", ln)

@@ -214,4 +214,4 @@ def blend(rgb, strength: float) -> tuple:
 
 
 def hex_colour(rgb) -> str:
-    return "#" + "".join(f"{int(round(255 * c)):02x}" for c in rgb)
+    return "#" + "".join(f"{round(255 * c):02x}" for c in rgb)

@@ -581,7 +581,7 @@ class Tree:
                 lo = max([v for op, v in tests if op == ">"], default=None)
                 hi = min([v for op, v in tests if op == "<="], default=None)
                 if f in integer:
-                    fmt = lambda t: str(int(math.floor(t)))  # noqa: E731
+                    fmt = lambda t: str(math.floor(t))  # noqa: E731
                 elif digits:
                     fmt = lambda t: significant(t, digits)  # noqa: E731
                 else:
