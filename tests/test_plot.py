@@ -257,3 +257,13 @@ def test_bare_models_draw_with_a_default_header(tmp_path):
         assert ax.get_title(loc="left").startswith("Rule list")
     finally:
         plt.close(fig)
+
+
+def test_plot_model_without_axes_makes_a_figure_titled_by_the_header(tree):
+    ax = plot_model(tree)
+    try:
+        title = ax.figure.get_suptitle()
+        assert title.startswith("PrivaTreeClassifier(") and "privacy: ε=1, δ=0 · proven DP" in title
+        assert len(_boxes(ax, "node-")) == tree.tree_.n_nodes
+    finally:
+        plt.close(ax.figure)
