@@ -463,8 +463,17 @@ class LoadedModel:
         return table[idx]
 
     # ------------------------------------------------------------------ read
+    def _print_kw(self) -> dict:
+        """Printing options from the saved parameters: a tree's integer-declared features."""
+        if self.kind != "tree":
+            return {}
+        from ._format import declared_integer_features
+
+        known = set(self.model_.feature_names)
+        return {"integer_features": [f for f in declared_integer_features(self.params.get("bounds")) if f in known]}
+
     def get_rules(self, **kw) -> pd.DataFrame:
-        return self.model_.get_rules(**kw)
+        return self.model_.get_rules(**{**self._print_kw(), **kw})
 
     def header(self) -> list[str]:
         params = self.params
@@ -486,7 +495,7 @@ class LoadedModel:
                             notes=notes)
 
     def to_text(self, **kw) -> str:
-        return self.model_.to_text(header=self.header(), **kw)
+        return self.model_.to_text(header=self.header(), **{**self._print_kw(), **kw})
 
     def __str__(self) -> str:
         return self.to_text()
