@@ -198,7 +198,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
         ledger = ledger_for_fit(self, eps)  # a share of the accountant's budget, if any
         classes, y_idx = resolve_classes(self.classes, y, ledger)
-        names, categorical, categories = resolve_categories(X, self.categories, ledger)
+        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         Z = _encode_fit(X, names, categorical, categories)
