@@ -468,3 +468,29 @@ def test_lr_standardize_and_norm_have_no_overflow():
         mean, scale, Z = _standardize(A)
     assert np.allclose(norms, [math.sqrt(2) * 1e300, math.hypot(0.5, 0.25), math.sqrt(2) * 1e300])
     assert np.isfinite(Z).all() and np.isfinite(mean).all() and np.isfinite(scale).all()
+
+
+# ---------------------------------------------------------------------------- extremes
+def test_values_at_the_float_limit_raise_no_warning_and_too_wide_bounds_are_refused():
+    X = frame(a=[1.0, 2.0, 3.0, 1.7e308, -1.7e308] * 4)
+    y = [int(v) for v in np.arange(20) % 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        PrivaTreeClassifier(epsilon=1.0, classes=[0, 1]).fit(X, y)  # bounds read (a leak): kept finite
+        BDPTClassifier(epsilon=1.0, classes=[0, 1]).fit(X, y)
+        Binarizer(epsilon=1.0).fit(X)
+        PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], bounds=(0, 5)).fit(X, y)
+    with pytest.raises(ValueError, match="upper − lower must be a finite float"):
+        PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], bounds=(-1e308, 1e308)).fit(X, y)
+
+
+def test_dpa_partitions_encoded_records():
+    """With declared categories a record's partition depends on that record only, whatever
+    objects other rows hold."""
+    X, y, X2, y2 = pair("colour", RaisingHash())
+    m = DPAClassifier(n_estimators=7, categories=CATS, classes=[0, 1])
+    p1 = m.fit(X, y).partition_of(X, y)
+    p2 = m.fit(X2, y2).partition_of(X2, y2)
+    assert np.array_equal(p1, p2[:N])
+    assert m.partition_sizes_.sum() == N + 1

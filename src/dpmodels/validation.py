@@ -627,7 +627,8 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
         A = np.asarray(Z, dtype=float)[:, num_idx]
         lo = A.min(axis=0) if A.shape[0] else np.zeros(k)
         hi = A.max(axis=0) if A.shape[0] else np.ones(k)
-        return lo.astype(float), hi.astype(float)
+        # kept within ±max/4 so that hi − lo is a finite float (as declared bounds must be)
+        return np.clip(lo, -_FMAX / 4, _FMAX / 4).astype(float), np.clip(hi, -_FMAX / 4, _FMAX / 4).astype(float)
     if isinstance(b, dict):
         lo, hi = np.empty(k), np.empty(k)
         for i, j in enumerate(num_idx):
@@ -652,6 +653,11 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
         raise ValueError("bounds must be finite")
     if np.any(lo > hi):
         raise ValueError("bounds: lower must be <= upper for every numerical feature")
+    with np.errstate(over="ignore"):
+        wide = ~np.isfinite(hi - lo)
+    if np.any(wide):
+        raise ValueError("bounds: upper − lower must be a finite float for every numerical feature "
+                         f"(at most {_FMAX:.3g}); narrow the bounds")
     return lo, hi
 
 
