@@ -494,3 +494,14 @@ def test_dpa_partitions_encoded_records():
     p2 = m.fit(X2, y2).partition_of(X2, y2)
     assert np.array_equal(p1, p2[:N])
     assert m.partition_sizes_.sum() == N + 1
+
+
+def test_baseline_encoder_takes_a_pair_of_bounds_as_a_declaration():
+    from dpmodels.tree.baselines._encoding import OrdinalEncoder
+
+    X = frame(a=[1, 2**70, "3", 10**400], c=["r", "g", "r", RaisingHash()])
+    enc = OrdinalEncoder({"c": ["r", "g"]}, bounds=(0, 5)).fit(X)
+    assert enc.categorical_.tolist() == [False, True]
+    assert enc.transform(X).tolist() == [[1, 0], [float(2**70), 1], [3, 0], [FMAX, -1]]
+    with pytest.raises(ValueError, match="bounds must be None, a pair"):
+        PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], bounds="0:5").fit(X, [0, 1, 0, 1])

@@ -414,6 +414,8 @@ def _numerical_declarations(bounds, cut_points, names, m):
         for j in check_feature_keys(bounds, names, "bounds"):
             declared.setdefault(j, "bounds")
     elif bounds is not None:
+        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:  # before any cell is read
+            raise ValueError("bounds must be None, a pair (lower, upper) or a dict {name: (lo, hi)}")
         return None, declared
     return declared, declared
 

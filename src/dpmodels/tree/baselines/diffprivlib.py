@@ -121,7 +121,7 @@ class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
         names = feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
-        self._enc = OrdinalEncoder(self.categories).fit(X, ledger)
+        self._enc = OrdinalEncoder(self.categories, getattr(self, "bounds", None)).fit(X, ledger)
         A = self._enc.transform(X)
         self.n_features_in_ = A.shape[1]
         self.classes_ = classes
