@@ -90,6 +90,8 @@ UNKNOWN_CATEGORY = -1
 
 
 # --------------------------------------------------------------------------- values
+_REALS = {int, float, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+          np.uint64, np.uint32, np.uint16, np.uint8, np.bool_}
 # decimal notation: what "numeric text" means (docs/privacy.md, "Declarations, not dtypes")
 _DECIMAL = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*\Z")
 _FMAX = float(np.finfo(np.float64).max)
@@ -227,8 +229,9 @@ def category_codes(col, values) -> np.ndarray:
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)
     if _plain(a):
-        try:
-            inv, uniq = pd.factorize(a, use_na_sentinel=True)  # hash-based: no ordering of mixed types
+        try:  # hash-based: no ordering of mixed types; no floating-point warning on any content
+            with np.errstate(all="ignore"):
+                inv, uniq = pd.factorize(a, use_na_sentinel=True)
         except Exception:
             pass
         else:
@@ -487,7 +490,8 @@ def _distinct_values(col) -> list:
     a = col.to_numpy(dtype=object)
     if _plain(a):
         try:
-            a = pd.unique(a)
+            with np.errstate(all="ignore"):
+                a = pd.unique(a)
         except Exception:
             pass
     index: dict = {}
@@ -575,9 +579,16 @@ def _parse_numbers(a: np.ndarray):
     """:func:`_number` of every cell: ``(float64 array, None or the type of a foreign value)``.
     Equal plain values are parsed once (pandas' factorize); each cell's number depends on that
     cell only."""
+    if a.dtype == object and set(map(type, a)) <= _REALS:
+        try:  # Python / numpy ints, floats and bools: numpy's conversion is float(v), vectorised
+            with np.errstate(all="ignore"):
+                return a.astype(np.float64), None
+        except OverflowError:  # an int beyond the float range: read cell by cell below
+            pass
     if _plain(a):
         try:
-            inv, uniq = pd.factorize(a, use_na_sentinel=True)
+            with np.errstate(all="ignore"):  # no floating-point warning on any content
+                inv, uniq = pd.factorize(a, use_na_sentinel=True)
         except Exception:
             pass
         else:
