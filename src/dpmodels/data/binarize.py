@@ -163,7 +163,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     bounds : None, (lower, upper) or dict, default=None
         Public bounds of the numerical features (as :class:`~dpmodels.tree.PrivaTreeClassifier`):
         needed by the DP quantiles; values are clipped to them. ``None`` with ``epsilon``: read
-        from the data (a leak row).
+        from the data (a leak row). A column named here or in ``cut_points`` is numerical
+        whatever its dtype (module docstring).
     categories : None or dict, default=None
         ``{feature name or column index: [values]}``: declared category lists; declaring a column
         makes it categorical. A pandas ``CategoricalDtype`` counts as a declaration
