@@ -41,12 +41,20 @@ interval (c_1, c_2], so a width-2 rule reaches every interval between thresholds
 gives one column per bin (``x<=c_1``, ``c_1<x<=c_2``, …, ``x>c_k``; one column when there is a
 single threshold). The default was chosen by measurement (``docs/results.md``).
 
-**Categorical columns** are one-hot over the *declared* categories: ``categories={name: [...]}``, a
-pandas ``CategoricalDtype`` (a declaration, :func:`dpmodels.validation.resolve_categories`), the
-bool dtype; an undeclared non-numeric pandas column is read from the data (a leak row). A value
-outside the declared list — of any type, missing values included — is **unknown**: every column
-of its feature is 0 (``not race=A and not race=B`` captures it). Nothing raises on a categorical
-value. With ``drop="if_binary"`` (default) a feature with exactly two categories gives one column,
+**Which columns are which** is decided by declarations, never by pandas' dtypes
+(:func:`dpmodels.validation.resolve_categories`; docs/privacy.md, "Declarations, not dtypes"): a
+column named in ``cut_points=`` or ``bounds=`` (or covered by a pair of bounds) is numerical
+whatever its dtype — text cells in decimal notation are read as numbers, values beyond the float
+range are clipped, any other cell is a schema error naming the column, raised before anything
+is spent; a key naming no column is an error.
+
+**Categorical columns** are one-hot over the *declared* categories: ``categories={name: [...]}`` or
+a pandas ``CategoricalDtype`` (a declaration); an undeclared non-numeric pandas column (object,
+text or bool: an inferred dtype is not a declaration) is read from the data (a leak row). Declared
+values compare as values: numeric declared categories match numbers and decimal text alike (0,
+0.0, ``"0"``). A value outside the declared list — of any type, missing values and values whose
+comparisons raise included — is **unknown**: every column of its feature is 0 (``not race=A and
+not race=B`` captures it). Nothing raises on a categorical value. With ``drop="if_binary"`` (default) a feature with exactly two categories gives one column,
 for the second category (``sex=Male``): its negation already covers the first (and the unknowns),
 and one column instead of two halves that feature's share of the candidate rules.
 
@@ -171,7 +179,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     bounds : None, (lower, upper) or dict, default=None
         Public bounds of the numerical features (as :class:`~dpmodels.tree.PrivaTreeClassifier`):
         needed by the DP quantiles; values are clipped to them. ``None`` with ``epsilon``: read
-        from the data (a leak row).
+        from the data (a leak row). A column named here or in ``cut_points`` is numerical
+        whatever its dtype (module docstring).
     categories : None or dict, default=None
         ``{feature name or column index: [values]}``: declared category lists; declaring a column
         makes it categorical. A pandas ``CategoricalDtype`` counts as a declaration
@@ -283,7 +292,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         ledger = ledger_for_fit(self, eps or 0.0)  # refused here if an accountant has too little
-        names, categorical, cats = resolve_categories(X, self.categories, ledger)
+        names, categorical, cats = resolve_categories(X, self.categories, ledger, bounds=self.bounds,
+                                                     cut_points=self.cut_points)
         cuts_in = {}
         for key, vals in (self.cut_points or {}).items():
             j = _feature_index(key, names, "cut_points")

@@ -50,7 +50,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         if len(y) != n:
             raise ValueError("X and y have different numbers of rows")
         classes, y_idx = resolve_classes(self.classes, y, ledger)
-        names, categorical, categories = resolve_categories(X, self.categories, ledger)
+        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         self._keep = keep = self._keep_features(names, categorical)
