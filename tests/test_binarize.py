@@ -279,7 +279,7 @@ def test_raw_adult_with_the_documented_schema():
 
 
 def test_paper_protocol_on_raw_data_runs_one_split():
-    from dpmodels.experiments.paper_rulelists import markdown_table, run_rulelist_accuracy
+    from dpmodels.experiments.paper_000.protocol import markdown_table, run_rulelist_accuracy
 
     df = run_rulelist_accuracy(datasets=("compas",), epsilons=(1.0,), runs=1,
                                learners=("permute-and-flip", "sm-laplace (ptr)"), data="raw")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dpmodels.experiments import grid
-from dpmodels.experiments.paper_000 import accuracy_cell, noise_cell
+from dpmodels.experiments.paper_000.accuracy import accuracy_cell, noise_cell
 from dpmodels.experiments.registry import (
     PAPER_IDS,
     ROW_FIELDS,
@@ -56,6 +56,29 @@ def test_cell_uid_depends_on_parameters():
     a = Cell("k", noise_cell, dict(mechanism="sm-Laplace", seed=0, ns=(1, 2)))
     b = Cell("k", noise_cell, dict(mechanism="sm-Laplace", seed=0, ns=(1, 3)))
     assert a.uid != b.uid and a.uid.startswith("k-")
+
+
+@pytest.mark.parametrize("eid,key,uid", [
+    ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
+    ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
+    ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-abd8bb0b30"),
+    ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
+    ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
+])
+def test_cell_files_survive_the_package_layout(eid, key, uid):
+    """The uids computed before the one-package-per-paper move: finished cells are still resumed."""
+    cells = {c.key: c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)}
+    assert cells[key].uid == uid
+
+
+def test_plugins_are_found_in_the_paper_packages():
+    from dpmodels.experiments import registry
+
+    mods = registry._plugin_modules()
+    for pkg in registry.PLUGIN_PACKAGES:
+        assert any(m.startswith(pkg + ".") for m in mods), pkg
+    modules = {getattr(e.cells, "func", e.cells).__module__ for e in all_experiments() if e.cells is not None}
+    assert all(m.split(".")[2] in ("paper_000", "paper_002", "paper_003") for m in modules), modules
 
 
 def test_row_schema():

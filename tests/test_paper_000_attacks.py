@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpmodels.experiments import paper_000_attacks as E
-from dpmodels.experiments.paper_rulelists import run_rulelist_accuracy
+from dpmodels.experiments.paper_000 import attacks as E
+from dpmodels.experiments.paper_000.protocol import run_rulelist_accuracy
 
 
 def test_table2_frame_and_same_models_as_accuracy_experiment():

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpmodels.experiments import paper_002 as p2
+from dpmodels.experiments.paper_002 import results as p2
 from dpmodels.tree.privatree import PrivaTreeClassifier
 
 

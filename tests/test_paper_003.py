@@ -12,7 +12,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.audit import reconstruction_leak
-from dpmodels.experiments import paper_003 as p3
+from dpmodels.experiments.paper_003 import reconstruction as p3
 from dpmodels.experiments.registry import ROW_FIELDS, Cell, Size, Skip, all_experiments, get, row
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier

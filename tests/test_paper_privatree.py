@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpmodels.experiments import paper_privatree as pp
+from dpmodels.experiments.paper_002 import data as pp
 
 COLUMNS = ["dataset", "learner", "epsilon", "repeat", "fold", "accuracy", "fit_seconds"]
 

@@ -254,7 +254,7 @@ def test_dpa_dataframe_with_categories():
 
 
 def test_guarantee_experiment_smoke():
-    from dpmodels.experiments.poisoning import guarantee_experiment
+    from dpmodels.experiments.paper_002.poisoning import guarantee_experiment
     from dpmodels.data import load_dataset
 
     X, y = load_dataset("breast-w", binarized=False)
@@ -282,7 +282,7 @@ def test_guarantee_experiment_smoke():
 
 
 def test_backdoor_experiment_smoke():
-    from dpmodels.experiments.poisoning import backdoor_experiment
+    from dpmodels.experiments.paper_002.poisoning import backdoor_experiment
 
     try:
         import dpmodels.tree.privatree  # noqa: F401

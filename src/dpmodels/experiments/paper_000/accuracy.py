@@ -11,7 +11,7 @@ calibrations (report-noisy-max at 2Δ/ε etc.), so they are noisier than the pap
 draws its own noise from a Generator seeded by (run, dataset, learner, ε), so a result does not
 depend on which other ε values or learners are in the grid.
 
-All fits of one split share their noise-independent work (:mod:`.rulelist_batch`): one cell =
+All fits of one split share their noise-independent work (:mod:`.batch`): one cell =
 one (dataset, run) with every ε and mechanism.
 
 Ids: ``000-fig1`` (noise amplitude, smooth vs global sensitivity), ``000-fig2`` (training
@@ -28,10 +28,10 @@ import zlib
 
 import numpy as np
 
-from ..data import load_dataset
-from . import published as pub
-from .plots import curves_vs_epsilon, pyplot, save, summarise
-from .registry import Cell, Experiment, register, row
+from ...data import load_dataset
+from .. import published as pub
+from ..plots import curves_vs_epsilon, pyplot, save, summarise
+from ..registry import Cell, Experiment, register, row
 
 __all__ = ["DATASETS", "LAMBDA", "LEARNERS", "accuracy_cell", "noise_cell"]
 
@@ -85,9 +85,9 @@ def accuracy_cell(dataset, run, epsilons, learners, evaluate="test"):
     metrics ``{evaluate}_accuracy`` and ``n_rules``."""
     import time
 
-    from ..rulelist import GreedyRuleListClassifier
-    from ..rulelist._base import single_threaded_blas
-    from .rulelist_batch import SharedSplit, binary_matrix
+    from ...rulelist import GreedyRuleListClassifier
+    from ...rulelist._base import single_threaded_blas
+    from .batch import SharedSplit, binary_matrix
 
     Xtr, Xte, ytr, yte = _split(dataset, run)
     lam = LAMBDA.get(dataset, 0.05)
@@ -157,8 +157,8 @@ def noise_cell(mechanism, seed, ns, epsilon=1.0, delta=FIG1_DELTA, min_support=F
     (smooth Cauchy-like, β = ε/(2(γ+1))), S* from Theorem IV.1 with minimum support Λ;
     ``mean_abs_noise``: the mean |noise| of ``draws`` samples from the library's samplers.
     """
-    from ..privacy import samplers
-    from ..privacy.smooth import gini_smooth_sensitivity
+    from ...privacy import samplers
+    from ...privacy.smooth import gini_smooth_sensitivity
 
     rng = np.random.default_rng([2024, int(seed), _crc(mechanism)])
     rows = []

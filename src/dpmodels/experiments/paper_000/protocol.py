@@ -1,8 +1,8 @@
 """Reproduce paper 000's accuracy study (Section V-A/V-C, Table II) on the bundled data.
 
 Kept for its constants and its small runner (other modules import them, e.g.
-``paper_000_attacks``); the registry ids ``000-fig4`` / ``000-table1`` (:mod:`.paper_000`, with the
-shared-split batch of :mod:`.rulelist_batch`) reproduce the full grid.
+``.attacks``); the registry ids ``000-fig4`` / ``000-table1`` (:mod:`.accuracy`, with the
+shared-split batch of :mod:`.batch`) reproduce the full grid.
 
 Protocol: for each dataset and run r, a 70/30 split seeded by r; GreedyRL and every DP mechanism
 are fitted on the training part (K = 5 rules including the default, C = 0.99, λ = 0.12 for German
@@ -30,9 +30,9 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 
-from ..data import Binarizer, dataset_schema, load_dataset
-from ..privacy import BudgetAccountant
-from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from ...data import Binarizer, dataset_schema, load_dataset
+from ...privacy import BudgetAccountant
+from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
 __all__ = ["PAPER_LAMBDA", "PAPER_TABLE_II", "LEARNERS", "run_rulelist_accuracy", "summarise"]
 
@@ -64,7 +64,7 @@ def _one_run(dataset, run, epsilons, learners, max_rules, max_width, data="binar
              feature_groups="auto", quantile_share=0.2, encoding="thermometer", n_bins=3):
     import warnings
 
-    from ..privacy import PrivacyLeakWarning
+    from ...privacy import PrivacyLeakWarning
 
     X, y = load_dataset(dataset, binarized=data == "binarized")
     lam = PAPER_LAMBDA.get(dataset, 0.05)

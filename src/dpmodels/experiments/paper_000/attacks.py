@@ -19,12 +19,12 @@ Registry ids (``dpmodels reproduce ID``; :mod:`.registry`):
 * ``000-fig6`` — the paper's Figure 6 (log-log ROC of GreedyRL vs DP rule lists on German and
   COMPAS), drawn from ``000-mia``'s cells (``source=``): running either runs them once.
 
-Protocol (as :mod:`.paper_rulelists`, paper 000 Sec. V-A): bundled binarized COMPAS / German /
+Protocol (as :mod:`.protocol`, paper 000 Sec. V-A): bundled binarized COMPAS / German /
 Adult, run r = a 70/30 train/test split with ``random_state = r``, K = 5 rules including the
 default, width ≤ 2, λ = 0.12 (German) / 0.05 (COMPAS, Adult), C = 0.99, n declared public for
 the sm-* mechanisms (Λ = ⌊λn⌋, δ = 1/n²), label set {0, 1} declared (``classes=[0, 1]``).
 Table II/III fits draw their noise from ``SeedSequence([r, 2024])`` spawned once per (ε, learner)
-in grid order — the same models as :func:`.paper_rulelists.run_rulelist_accuracy` for the same
+in grid order — the same models as :func:`.protocol.run_rulelist_accuracy` for the same
 grid, and as this module's earlier runs (so a change of the numbers is a change of the code).
 
 Membership inference (beyond the paper, which needs no population data because its attack is
@@ -60,16 +60,16 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from ..audit import ATTACKS, evaluate_scores, membership_inference_suite, vulnerability
-from ..audit.dp_audit import epsilon_lower_bound
-from ..audit.importance import overlap, top_k_features
-from ..data import load_dataset
-from ..privacy import PrivacyLeakWarning
-from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier
-from . import published as pub
-from .plots import pyplot, save
-from .registry import ROW_FIELDS, Cell, Experiment, register, row
-from .paper_rulelists import LEARNERS, PAPER_LAMBDA
+from ...audit import ATTACKS, evaluate_scores, membership_inference_suite, vulnerability
+from ...audit.dp_audit import epsilon_lower_bound
+from ...audit.importance import overlap, top_k_features
+from ...data import load_dataset
+from ...privacy import PrivacyLeakWarning
+from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from .. import published as pub
+from ..plots import pyplot, save
+from ..registry import ROW_FIELDS, Cell, Experiment, register, row
+from .protocol import LEARNERS, PAPER_LAMBDA
 
 __all__ = [
     "PAPER_TABLE_II_VULNERABILITY",
@@ -114,7 +114,7 @@ PAPER_TABLE_II_ACCURACY = {(d, _TO_OURS[lr]): v for (d, lr), v in pub.P000_TABLE
 # Paper 000, Table III (Adult, K = 5, k = 7, 100 runs): I_k mean ± the paper's "±".
 PAPER_TABLE_III = {(e, _TO_OURS[lr]): v for (e, lr), v in pub.P000_TABLE3.items()}
 
-# label -> (kind, params); rule-list DP labels come from paper_rulelists.LEARNERS
+# label -> (kind, params); rule-list DP labels come from protocol.LEARNERS
 MIA_LEARNERS = {
     "GreedyRL": ("greedy", {}),
     **{name: ("dp-rulelist", p) for name, p in LEARNERS.items()},
@@ -323,8 +323,8 @@ def _mia_target(name, eps, lam, n, seed, rng_seed, cats):
         return _dp_rule_list(name, eps, lam, n, seed), _rule_params(name, lam, n)
     if kind == "sklearn":
         return DecisionTreeClassifier(random_state=rng_seed, **p), dict(p, random_state=rng_seed)
-    from ..tree.baselines import BDPTClassifier, DPGDFClassifier
-    from ..tree.privatree import PrivaTreeClassifier
+    from ...tree.baselines import BDPTClassifier, DPGDFClassifier
+    from ...tree.privatree import PrivaTreeClassifier
 
     cls = {"privatree": PrivaTreeClassifier, "bdpt": BDPTClassifier, "dpgdf": DPGDFClassifier}[kind]
     params = dict(max_depth=4, classes=CLASSES)
@@ -336,7 +336,7 @@ def _art_available() -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ART warns that PyTorch is absent
-            from ..audit.art_adapter import _import_art
+            from ...audit.art_adapter import _import_art
 
             _import_art()
     except ImportError:
@@ -373,7 +373,7 @@ def mia_cell(dataset, run, learner, epsilons, attacks, n_reference=64, seed_inde
                                              n_reference=n_reference, n_jobs=1,
                                              random_state=np.random.default_rng(attack_seed))
             if art:  # same split as "black-box" (the first attack drawing from a fresh generator)
-                from ..audit.art_adapter import art_membership_inference
+                from ...audit.art_adapter import art_membership_inference
 
                 res["art-black-box"] = art_membership_inference(
                     est, Xi, yi, Xo, yo, random_state=np.random.default_rng(attack_seed))

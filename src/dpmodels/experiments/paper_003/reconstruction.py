@@ -61,9 +61,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from ..data import load_dataset
-from .plots import pyplot, save, summarise
-from .registry import Cell, Experiment, Skip, register, row
+from ...data import load_dataset
+from ..plots import pyplot, save, summarise
+from ..registry import Cell, Experiment, Skip, register, row
 
 __all__ = [
     "DATASETS", "SUPPORTS", "DEPTHS", "TREES", "RULE_LISTS", "DL85_TIME_LIMIT", "PUBLISHED",
@@ -143,7 +143,7 @@ def _per_record_rows(base, per_record, fit_seconds):
 def _measure(model, learner, dataset, seed, params, split, secs, cpu, size, n_paths, *, optimal=None,
              per_record=False, domains=None):
     """Tidy rows of one fitted model (module docstring: metrics)."""
-    from ..audit import reconstruction_leak
+    from ...audit import reconstruction_leak
 
     Xtr, Xte, ytr, yte = split
     leak = reconstruction_leak(model, Xtr, ytr, domains=domains)
@@ -307,7 +307,7 @@ def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
 
 
 def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
-    from ..tree.optimal import DL85Classifier
+    from ...tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
@@ -329,7 +329,7 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
 
 def rulelist_cell(dataset, seed, lengths, supports, largest):
     """Every GreedyRL fit of one split (width 1): rows for each (length L, λ)."""
-    from ..rulelist import GreedyRuleListClassifier
+    from ...rulelist import GreedyRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
@@ -350,7 +350,7 @@ def rulelist_cell(dataset, seed, lengths, supports, largest):
 
 def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=OPTIMAL_RL_TIME_LIMIT):
     """Certifiably optimal width-1 rule lists of one split and λ, for each length L."""
-    from ..rulelist import OptimalRuleListClassifier
+    from ...rulelist import OptimalRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
@@ -1057,9 +1057,9 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    from ..audit import reconstruction_leak
-    from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
-    from ..tree import PrivaTreeClassifier
+    from ...audit import reconstruction_leak
+    from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
+    from ...tree import PrivaTreeClassifier
 
     split = load_split(dataset, seed)
     Xtr, Xte, ytr, yte = split

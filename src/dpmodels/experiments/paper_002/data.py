@@ -65,8 +65,8 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from ..data import dataset_schema, load_dataset
-from ..data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
+from ...data import dataset_schema, load_dataset
+from ...data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
 
 __all__ = [
     "DATASETS",
@@ -223,7 +223,7 @@ def load_experiment_data(name):
 # --------------------------------------------------------------------------- learners
 def _has_diffprivlib() -> bool:
     try:
-        from ..tree.baselines import _import_diffprivlib
+        from ...tree.baselines import _import_diffprivlib
 
         _import_diffprivlib()
     except ImportError:
@@ -267,13 +267,13 @@ def _bounds_pair(X, meta):
 
 def _make(learner, eps, X, meta, seed):
     """(estimator, transform) for one learner; ``transform`` maps the DataFrame to its input."""
-    from ..tree.baselines import (
+    from ...tree.baselines import (
         BDPTClassifier,
         DiffprivlibTreeClassifier,
         DPGDFClassifier,
         DPLogisticRegression,
     )
-    from ..tree.privatree import PrivaTreeClassifier
+    from ...tree.privatree import PrivaTreeClassifier
 
     key = LEARNERS[learner]
     cats, bounds, classes = meta["categories"], meta["bounds"], meta["classes"]

@@ -5,7 +5,7 @@ The bounds (Corollaries 2–3), the learners and the backdoor helpers live in
 :func:`guarantee_experiment` (guaranteed accuracy vs fraction poisoned) and
 :func:`backdoor_experiment` (attack success rate vs poisoned copies). Both return tidy
 :class:`pandas.DataFrame` s. The registry ids ``002-fig3``, ``002-fig4``, ``002-table3`` and
-``002-table8`` (:mod:`dpmodels.experiments.paper_002`) use the same helpers cell by cell.
+``002-table8`` (:mod:`.results`) use the same helpers cell by cell.
 """
 
 from __future__ import annotations
