@@ -40,6 +40,29 @@ def test_backdoor_table_keeps_every_learner():
     assert "tree" in table.splitlines()[0] and "PrivaTree ε = 1" in table.splitlines()[0]
 
 
+def test_backdoor_cell_tree_learns_the_trigger():
+    df = pd.DataFrame(p2.backdoor_cell("digits01", 0, (0, 10), (1.0,)))
+    asr = df[df.metric == "asr"].set_index(["learner", df[df.metric == "asr"].parameters.map(
+        lambda p: json.loads(p)["x"])])["value"]
+    assert asr[("tree", 10)] >= 0.5  # the non-private tree learns the trigger from 10 copies
+    assert df[df.metric == "asr"]["value"].between(0, 1).all()
+    assert set(df[df.metric == "clean_accuracy"]["learner"]) == {"tree", "PrivaTree"}
+
+
+def test_poison_guarantee_cell_dpa_is_certified_per_poisoned_count():
+    from dpmodels.audit.poisoning import n_poisoned_from_fraction
+
+    fractions = (0.0, 0.005, 0.01)
+    rows = p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), fractions, dpa_estimators=20)
+    df = pd.DataFrame(rows)
+    n_train = int(df[df.metric == "n_train"]["value"].iloc[0])
+    dpa = df[df.metric == "certified_accuracy"]
+    xs = [json.loads(p)["x"] for p in dpa.parameters]
+    assert xs == list(n_poisoned_from_fraction(np.asarray(fractions), n_train))
+    assert np.all(np.diff(dpa["value"].to_numpy()) <= 0)  # more poison, fewer certified records
+    assert set(df[df.metric == "test_accuracy"]["learner"]) == {"tree", "PrivaTree"}
+
+
 def test_budget_shares_are_public_parameters():
     X, y, meta = p2.load_002("pol", "num")
     idx = np.random.default_rng(0).permutation(len(X))[:800]

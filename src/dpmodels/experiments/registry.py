@@ -74,6 +74,7 @@ PLUGIN_PACKAGES = (
     "dpmodels.experiments.paper_000",
     "dpmodels.experiments.paper_002",
     "dpmodels.experiments.paper_003",
+    "dpmodels.experiments.library",  # studies of the library's own choices (ids "lib-...")
 )
 # Further modules that register experiments outside those packages; a missing one is skipped.
 PLUGIN_MODULES: tuple = ()
@@ -111,8 +112,8 @@ _HASHED_MODULE_NAME = {
     "dpmodels.experiments.paper_000.protocol": "dpmodels.experiments.paper_rulelists",
     "dpmodels.experiments.paper_002.results": "dpmodels.experiments.paper_002",
     "dpmodels.experiments.paper_002.data": "dpmodels.experiments.paper_privatree",
-    "dpmodels.experiments.paper_002.poisoning": "dpmodels.experiments.poisoning",
     "dpmodels.experiments.paper_003.reconstruction": "dpmodels.experiments.paper_003",
+    "dpmodels.experiments.library.proba_shrinkage": "dpmodels.experiments.proba_shrinkage",
 }
 
 
@@ -250,7 +251,7 @@ def resolve(names) -> list[str]:
             ids = [e.id for e in all_experiments()]
         elif name in ALIASES:
             ids = list(ALIASES[name])
-        elif name in ("000", "002", "003"):
+        elif name in ("000", "002", "003", "lib"):
             ids = [e.id for e in all_experiments() if e.paper == name]
         else:
             ids = [get(name).id]

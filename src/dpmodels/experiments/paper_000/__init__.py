@@ -16,8 +16,10 @@ id            what it reproduces                                          module
 000-table3    Table III: feature-importance overlap I_k on Adult          :mod:`.attacks`
 000-fig6      Fig. 6: membership-inference ROC curves (000-mia's cells)   :mod:`.attacks`
 000-mia       beyond the paper: membership inference on every learner     :mod:`.attacks`
+000-raw       beyond the paper: raw files through the DP Binarizer        :mod:`.protocol`
 ============  ==========================================================  =====================
 
 Helpers: :mod:`.batch` (many DP fits on one split sharing their noise-independent counts) and
-:mod:`.protocol` (the paper's λ, the learner table and Table II's published values).
+:mod:`.protocol` (the paper's λ, the learner table and Table II's published values, and the
+cells of ``000-raw``).
 """

@@ -37,10 +37,10 @@ label set {0, 1}. The target's noise and the attacker's randomness are the child
 (2i, 2i + 1) of ``SeedSequence([r, 2025])``, i = the (learner, ε) position in the grid — the
 ids' default grids reproduce the earlier runs' draws.
 
-Python API: :func:`run_table2`, :func:`run_table3`, :func:`run_mia`, :func:`run_fig6` return the
-tidy frames, computed by the same cells as the registry (joblib over cells); one row per (run,
+Run them with ``dpmodels reproduce ID`` (the only runner). The cell builders :func:`table2_cells`,
+:func:`table3_cells`, :func:`mia_cells` give the grids; each cell returns tidy rows, one per (run,
 learner, ε, metric): ``dataset, learner, parameters, epsilon, delta, seed, metric, value,
-fit_seconds`` (:data:`.registry.ROW_FIELDS`; ``attack`` too for membership inference).
+fit_seconds`` (:data:`..registry.ROW_FIELDS`; ``attack`` too for membership inference).
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
@@ -83,10 +82,6 @@ __all__ = [
     "table2_cells",
     "table3_cells",
     "mia_cells",
-    "run_table2",
-    "run_table3",
-    "run_mia",
-    "run_fig6",
     "split_mia",
     "epsilon_table",
     "summarise",
@@ -179,23 +174,6 @@ def _fit_timed(est, X, y):
     return est, time.perf_counter() - t
 
 
-def _run(cells, n_jobs=1) -> pd.DataFrame:
-    """Run cells (joblib processes when ``n_jobs`` > 1) and merge their rows, ROW_FIELDS first."""
-    out = Parallel(n_jobs=n_jobs)(delayed(c.run)() for c in cells)
-    df = pd.DataFrame([r for rows in out for r in rows])
-    if df.empty:
-        return pd.DataFrame(columns=COLUMNS)
-    return df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
-
-
-def _write(df, out):
-    if out is not None:
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out, index=False)
-    return df
-
-
 def _check_learners(learners, known):
     unknown = [lr for lr in learners if lr not in known]
     if unknown:
@@ -247,14 +225,6 @@ def table2_cells(datasets=DATASETS, runs=100, epsilons=(0.1, 1.0, 10.0), learner
             for d in datasets for r in range(int(runs))]
 
 
-def run_table2(datasets=DATASETS, epsilons=(0.1, 1.0, 10.0), learners=tuple(LEARNERS), runs=100,
-               n_permutations=0, quick=False, n_jobs=1, out=None) -> pd.DataFrame:
-    """V and accuracy of GreedyRL and every DP rule list per run (paper 000, Table II)."""
-    if quick:
-        runs, epsilons = min(runs, 3), tuple(epsilons)[-1:]
-    return _write(_run(table2_cells(datasets, runs, epsilons, learners, n_permutations), n_jobs), out)
-
-
 # ------------------------------------------------------------------------------------ Table III
 IK_VARIANTS = (("I_k", "accuracy", "positive"), ("I_k (rank ties)", "accuracy", "rank"),
                ("I_k (AUC scoring)", "roc_auc", "positive"))
@@ -303,14 +273,6 @@ def table3_cells(datasets=("adult",), runs=100, epsilons=(1.0, 10.0), learners=t
     return [Cell(f"{d}-run{r}", table3_cell, dict(dataset=d, run=r, epsilons=tuple(float(e) for e in epsilons),
                                                    learners=tuple(learners), k=int(k), n_repeats=int(n_repeats)))
             for d in datasets for r in range(int(runs))]
-
-
-def run_table3(dataset="adult", epsilons=(1.0, 10.0), learners=tuple(LEARNERS), runs=100, k=7, n_repeats=5,
-               quick=False, n_jobs=1, out=None) -> pd.DataFrame:
-    """I_k of every DP mechanism against GreedyRL per run (paper 000, Table III)."""
-    if quick:
-        runs, n_repeats = min(runs, 2), min(n_repeats, 2)
-    return _write(_run(table3_cells((dataset,), runs, epsilons, learners, k, n_repeats), n_jobs), out)
 
 
 # -------------------------------------------------------------------------- membership inference
@@ -427,30 +389,6 @@ def split_mia(df: pd.DataFrame):
                                member=s["member"].to_numpy(dtype=bool) if len(s) else [],
                                score=s["value"].to_numpy()))
     return metrics, scores
-
-
-def run_mia(datasets=FIG6_DATASETS, learners=MIA_DEFAULT_LEARNERS, epsilons=(1.0,), attacks=ATTACKS,
-            runs=10, n_reference=64, quick=False, n_jobs=1, return_scores=False, art="auto", out=None):
-    """Membership inference against every learner (module docstring); tidy metrics per run.
-
-    With ``return_scores=True`` returns ``(metrics, scores)``, ``scores`` holding every audited
-    record's score (for pooled ROC curves and :func:`epsilon_table`). ``art``: also run ART's
-    black-box attack (the paper's tool) on the split of ``"black-box"``; "auto" = when ART
-    imports and "black-box" is the first attack drawing randomness.
-    """
-    if quick:
-        runs, n_reference = min(runs, 2), min(n_reference, 16)
-    cells = mia_cells(datasets, runs, learners, epsilons, attacks, n_reference, art, keep_scores=return_scores)
-    metrics, scores = split_mia(_run(cells, n_jobs))
-    _write(metrics, out)
-    return (metrics, scores) if return_scores else metrics
-
-
-def run_fig6(datasets=FIG6_DATASETS, learners=FIG6_LEARNERS, epsilon=1.0, attacks=ATTACKS, runs=10, n_reference=64,
-             quick=False, n_jobs=1, art="auto"):
-    """Paper 000's Figure 6 setting (ROC of GreedyRL vs DP rule lists): ``(metrics, scores)``."""
-    return run_mia(datasets, learners, (epsilon,), attacks, runs, n_reference, quick, n_jobs, return_scores=True,
-                   art=art)
 
 
 def epsilon_table(scores: pd.DataFrame, alpha=0.05, fpr=0.01, seed=0) -> pd.DataFrame:

@@ -17,8 +17,10 @@ id            what it reproduces                                          module
 002-table6    Table VI: test accuracy at ε = 0.01                         :mod:`.results`
 002-table7    Table VII: test accuracy at ε = 1                           :mod:`.results`
 002-table8    Table VIII: poisoning guarantees on mixed data              :mod:`.results`
+002-uci       beyond: PrivaTree's selections on the UCI rows, 3 × 5 folds :mod:`.variants`
+002-reference beyond: the issue's reference protocol (public code's pts)  :mod:`.variants`
 ============  ==========================================================  =====================
 
-Helpers: :mod:`.data` (the bundled UCI data as the paper prepares it, the documented public
-bounds, the paper's Tables II/VI/VII as data) and :mod:`.poisoning`.
+Helper: :mod:`.data` (the bundled UCI data as the paper prepares it, the documented public
+bounds, the paper's Tables II/VI/VII as data, the learners of ``002-uci``).
 """
