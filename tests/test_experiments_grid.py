@@ -25,6 +25,17 @@ def test_every_paper_result_has_an_id(eid):
     assert get(eid).id == eid
 
 
+def test_paper_ids_are_the_26_result_items_and_all_registered(capsys):
+    from dpmodels.cli import main
+
+    assert len(PAPER_IDS) == len(set(PAPER_IDS)) == 26
+    per_paper = {p: sum(i.startswith(p) for i in PAPER_IDS) for p in ("000", "002", "003")}
+    assert per_paper == {"000": 8, "002": 11, "003": 7}
+    assert {"002-table3", "002-table4", "003-toy"} <= set(PAPER_IDS)
+    assert main(["reproduce", "--list"]) == 0
+    assert "not registered" not in capsys.readouterr().out
+
+
 def test_ids_are_unique_ordered_and_resolvable():
     ids = [e.id for e in all_experiments()]
     assert len(ids) == len(set(ids))

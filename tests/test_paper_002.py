@@ -79,3 +79,21 @@ def test_budget_shares_are_public_parameters():
 def test_share_grid_is_on_the_simplex():
     g = np.array(p2.share_grid(0.1))
     assert len(g) == 36 and np.allclose(g.sum(axis=1), 1) and (g >= 0.1 - 1e-12).all()
+
+
+def test_table4_properties_from_the_loaded_data():
+    """002-table4: vote and nursery as the paper prepares them (Table IV); a difference is bolded."""
+    from dpmodels.experiments import published as pub
+    from dpmodels.experiments.paper_002 import datasets as p4
+
+    rows = p4.properties_cell("vote", "uci") + p4.properties_cell("nursery", "uci")
+    got = {(r["dataset"], r["metric"]): r["value"] for r in rows}
+    assert got[("vote", "samples")] == 232 and got[("vote", "categorical")] == 16
+    assert round(got[("nursery", "majority")], 3) == pub.P002_TABLE4[("nursery", "uci")]["majority"] == 0.667
+    df = pd.DataFrame(rows)
+    md = p4._table(df)
+    assert "| vote | uci | 232 / 232 | 16 / 16 | 16 / 16 | 0.534 / 0.534 |" in md
+    assert "| adult | uci | not bundled / 45,222 |" in md  # not computed in this frame: the paper's only
+    wrong = df.copy()
+    wrong.loc[(wrong.dataset == "vote") & (wrong.metric == "samples"), "value"] = 231
+    assert "**231** / 232" in p4._table(wrong) and "different (bold): vote (uci)" in p4._table(wrong)

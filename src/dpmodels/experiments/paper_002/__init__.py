@@ -13,6 +13,7 @@ id            what it reproduces                                          module
 002-fig4      Fig. 4: backdoor attack success vs poisoned samples         :mod:`.results`
 002-table2    Table II: test accuracy of DP trees at ε = 0.1              :mod:`.results`
 002-table3    Table III: poisoning guarantees on numerical data           :mod:`.results`
+002-table4    Table IV: dataset properties, from the loaded data          :mod:`.datasets`
 002-table5    Table V: runtimes at ε = 0.1 (002-table2's cells)           :mod:`.results`
 002-table6    Table VI: test accuracy at ε = 0.01                         :mod:`.results`
 002-table7    Table VII: test accuracy at ε = 1                           :mod:`.results`

@@ -7,6 +7,7 @@ registers its own ids.
 ============  ==========================================================  =====================
 id            what it reproduces                                          module
 ============  ==========================================================  =====================
+003-toy       Tables I–VII, Fig. 1, Rule List 1: the worked examples      :mod:`.toy`
 003-fig2      Fig. 2: Dist_G of optimal (DL8.5) vs greedy trees           :mod:`.reconstruction`
 003-fig3      Fig. 3: Dist_G of optimal vs greedy rule lists              :mod:`.reconstruction`
 003-fig4      Fig. 4: per-record entropy reduction ratio                  :mod:`.reconstruction`
