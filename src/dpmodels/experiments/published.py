@@ -124,10 +124,12 @@ _P000_T3 = """
 P000_TABLE3 = {(float(e), lr): (float(v), float(pm))
                for e, lr, v, pm in (line.split() for line in _P000_T3.strip().splitlines())}
 
-# Sec. V-C: "at ε = 1 ... sm-Laplace ... 78.7% vs 79.1% for the non private version" (Adult)
+# Sec. V-C: "at ε = 1 ... sm-Laplace ... 78.7% vs 79.1% for the non private version". The sentence
+# names no dataset. It is not Adult's Table II row (GreedyRL .798 there, not .791) and no other
+# dataset's either (COMPAS .660, German .711), so ``dataset`` is None and no figure panel draws it.
 P000_TEXT_POINTS = [
-    dict(dataset="adult", learner="sm-Laplace", epsilon=1.0, value=0.787, source="Sec. V-C"),
-    dict(dataset="adult", learner="GreedyRL", epsilon=1.0, value=0.791, source="Sec. V-C"),
+    dict(dataset=None, learner="sm-Laplace", epsilon=1.0, value=0.787, source="Sec. V-C (no dataset named)"),
+    dict(dataset=None, learner="GreedyRL", epsilon=1.0, value=0.791, source="Sec. V-C (no dataset named)"),
 ]
 
 # --------------------------------------------------------------------------- paper 002

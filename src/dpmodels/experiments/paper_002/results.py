@@ -41,7 +41,7 @@ import pandas as pd
 
 from .. import published as pub
 from .data import _ordinal  # integer codes of the public categories, numbers as float
-from ..plots import PUBLISHED_STYLE, curves_vs_epsilon, pyplot, save, summarise
+from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
 
 __all__ = ["TABLE_DATASETS", "load_002", "LEARNERS", "tree_accuracy_cell", "guarantee_cell", "budget_cell",
@@ -523,7 +523,8 @@ def _fig1_plot(df, out_dir):
             p = tab.get((ds, grp), {}).get("PrivaTree")
             if p is not None:
                 pts.append(dict(epsilon=e, value=p[0], learner="PrivaTree"))
-        curves_vs_epsilon(ax, sub, FIG1_LEARNERS, baseline="tree", published=pts)
+        curves_vs_epsilon(ax, sub, FIG1_LEARNERS, baseline="tree", published=pts,
+                          published_label="PrivaTree, paper's Tables VI / II / VII")
         ax.set_title(f"{ds} ({len(load_002(ds, grp)[1]):,} samples)")
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("test accuracy")
@@ -632,8 +633,10 @@ def _fig2_plot(df, out_dir):
             s = s.sort_values("leaves")
             ax.plot(s["leaves"], s["mean"], marker="o", ms=3, color="C0")
             ax.fill_between(s["leaves"], s["mean"] - s["se"], s["mean"] + s["se"], color="C0", alpha=0.2)
+            band_key(ax, s["n"], "executions")
             ax.set_xlabel("share of ε for the leaves (rest: node splitting)")
             ax.set_ylabel("training accuracy")
+            ax.legend(fontsize=7)
         else:
             sc = ax.scatter(s["leaves"], s["quantiles"], c=s["mean"], s=260, marker="s", cmap="viridis")
             for _, r in s.iterrows():
@@ -727,14 +730,15 @@ def _fig3_curves(df):
             m = a["value"].mean()
             for f, x, v in zip(FIG3_FRACTIONS, xs, np.atleast_1d(accuracy_lower_bound(m, xs, e))):
                 out.append(dict(dataset=ds, method=f"PrivaTree ε = {e:g}", fraction=f, x=int(x), guarantee=float(v),
-                                clean=m, se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0))
+                                clean=m, se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0,
+                                n=len(a)))
         dpa = g[g["metric"] == "certified_accuracy"].copy()
         if len(dpa):
             dpa["fraction"] = dpa["parameters"].map(lambda s: json.loads(s)["fraction"])
             for (lr, f), a in dpa.groupby(["learner", "fraction"]):
                 out.append(dict(dataset=ds, method=lr, fraction=f, x=int(json.loads(a["parameters"].iloc[0])["x"]),
                                 guarantee=a["value"].mean(), clean=math.nan,
-                                se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0))
+                                se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0, n=len(a)))
     return pd.DataFrame(out)
 
 
@@ -751,6 +755,7 @@ def _fig3_plot(df, out_dir):
             ax.fill_between(100 * g["fraction"], g["guarantee"] - g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
                             g["guarantee"] + g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
                             color=f"C{i}", alpha=0.2, lw=0)
+        band_key(ax, sub["n"], "splits")
         tree = df[(df["dataset"] == ds) & (df["learner"] == "tree") & (df["metric"] == "test_accuracy")]["value"]
         if len(tree):
             ax.axhline(tree.mean(), color="0.3", ls="--", lw=1, label="tree, clean accuracy (no guarantee)")
@@ -895,6 +900,7 @@ def _fig4_plot(df, out_dir):
         ax.fill_between(g["x"], g["mean"] - g["se"], g["mean"] + g["se"], color=f"C{i}", alpha=0.2, lw=0)
         if g["bound"].notna().any():
             ax.plot(g["x"], g["bound"], ls="--", color=f"C{i}", label=f"bound (Cor. 3) ε = {e:g}")
+    band_key(ax, s["n"], "splits")
     ax.set_xscale("symlog", linthresh=1)
     ax.set_xlabel("poisoned samples")
     ax.set_ylabel("attack success rate")

@@ -494,9 +494,12 @@ def _scatter(ax, w, learners, x, colors, xlabel):
     ax.grid(True, alpha=0.3)
 
 
-def _legend(fig, learners, colors, extra=()):
+def _legend(fig, learners, colors, extra=(), ran=None):
+    """The figure's legend: one entry per learner that has results (``ran``), then the colours."""
     from matplotlib.lines import Line2D
 
+    if ran is not None:
+        learners = [lr for lr in learners if lr in set(ran)]
     hs = [Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=LABELS[lr]) for lr in learners]
     hs += [Line2D([], [], color=c, marker="s", ls="none", label=f"min support {s:g}") for s, c in colors.items()]
     hs += list(extra)
@@ -523,7 +526,8 @@ def _fig_dist_vs(df, out_dir, learners, name, family):
     from matplotlib.lines import Line2D
 
     extra = [Line2D([], [], color="0.2", marker="o", mfc="none", ls="none", label="not certified (time limit)")]
-    _legend(fig, learners, colors, extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else ())
+    _legend(fig, learners, colors, extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else (),
+            ran=w["learner"])
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return [save(fig, out_dir / f"{name}.png")]
 
@@ -592,7 +596,7 @@ def _fig_vs_depth(df, out_dir, learners, name, family):
             axes[i][j].set_xlabel(what)
         axes[0][j].set_title(f"(a) {TITLES[ds]}")
         axes[1][j].set_title(f"(b) {TITLES[ds]}")
-    _legend(fig, learners, colors)
+    _legend(fig, learners, colors, ran=w["learner"])
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return [save(fig, out_dir / f"{name}.png")]
 
@@ -617,8 +621,11 @@ def _fig7(df, out_dir):
             ax.set_ylabel("entropy reduction ratio (Dist_G)")
     from matplotlib.lines import Line2D
 
+    ran = set(w["learner"])
+    families = (("DL8.5", "optimal (DL8.5 / OptimalRL)", ("DL8.5", "OptimalRL")),
+                ("sklearn_DT", "greedy (sklearn_DT / GreedyRL)", ("sklearn_DT", "GreedyRL")))
     hs = [Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=lab)
-          for lr, lab in (("DL8.5", "optimal (DL8.5 / OptimalRL)"), ("sklearn_DT", "greedy (sklearn_DT / GreedyRL)"))]
+          for lr, lab, members in families if ran & set(members)]
     hs += [Line2D([], [], color=c, lw=2, label=f"max depth/length {int(d)}") for d, c in colors.items()]
     fig.legend(handles=hs, loc="lower center", ncol=6, fontsize=8, bbox_to_anchor=(0.5, -0.02), frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
