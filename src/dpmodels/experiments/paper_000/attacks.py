@@ -512,6 +512,11 @@ def table2_markdown(df: pd.DataFrame) -> str:
               "⁺/⁻: the untruncated value was above/below; the paper's ± is printed as given (it looks like a "
               "variance). The permutation null re-assigns membership at random on the same sets: the V of a "
               "model that learnt nothing about its training set (`dpmodels.audit.vulnerability`)."]
+    acc = df[df.metric == "accuracy"]
+    if acc.epsilon.replace(np.inf, np.nan).nunique() > 1:  # the accuracy study at every ε of the grid
+        from .protocol import markdown_table
+
+        lines += ["", "Test accuracy of the same models at every ε (mean ± s.e. over runs):", "", markdown_table(acc)]
     return "\n".join(lines)
 
 

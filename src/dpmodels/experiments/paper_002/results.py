@@ -322,7 +322,7 @@ def _accuracy_table(df, eps):
                  "† numerical bounds read from the training data (a leak row in each private model's ledger, "
                  "as the paper's protocol); other rows use documented public domains. 'not bundled': the dataset is not "
                  "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
-                 "paper's PrivaTree column is its histogram method with per-feature accounting (PRIVACY-NOTES 7).")
+                 "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper').")
     return "\n".join(lines)
 
 
