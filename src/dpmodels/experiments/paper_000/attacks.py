@@ -24,7 +24,7 @@ Adult, run r = a 70/30 train/test split with ``random_state = r``, K = 5 rules i
 default, width ≤ 2, λ = 0.12 (German) / 0.05 (COMPAS, Adult), C = 0.99, n declared public for
 the sm-* mechanisms (Λ = ⌊λn⌋, δ = 1/n²), label set {0, 1} declared (``classes=[0, 1]``).
 Table II/III fits draw their noise from ``SeedSequence([r, 2024])`` spawned once per (ε, learner)
-in grid order — the same models as :func:`.protocol.run_rulelist_accuracy` for the same
+in grid order — the same models as :func:`.protocol.pipeline_cell` (``data="binarized"``) for the same
 grid, and as this module's earlier runs (so a change of the numbers is a change of the code).
 
 Membership inference (beyond the paper, which needs no population data because its attack is
