@@ -92,6 +92,20 @@ def test_plugins_are_found_in_the_paper_packages():
     assert all(m.split(".")[2] in ("paper_000", "paper_002", "paper_003", "library") for m in modules), modules
 
 
+def test_each_package_index_lists_its_ids_and_their_modules():
+    """The __init__ docstring of each paper package is the index of its ids: id -> module."""
+    import importlib
+
+    for e in all_experiments():
+        fn = next(f for f in (e.cells, e.plot, e.table) if f is not None)
+        module = getattr(fn, "func", fn).__module__
+        package, _, name = module.rpartition(".")
+        doc = importlib.import_module(package).__doc__
+        line = next((ln for ln in doc.splitlines() if ln.startswith(e.id + " ")), None)
+        assert line is not None, f"{e.id} missing from {package}'s index"
+        assert f":mod:`.{name}`" in line, (e.id, line)
+
+
 def test_row_schema():
     r = row("d", "l", {"b": 1, "a": 2}, 1.0, 0.0, 3, "m", 0.5, 0.1)
     assert tuple(r) == ROW_FIELDS and r["parameters"] == '{"a": 2, "b": 1}'
