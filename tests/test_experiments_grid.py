@@ -20,6 +20,7 @@ from dpmodels.experiments.registry import (
     row,
 )
 
+
 @pytest.mark.parametrize("eid", PAPER_IDS)
 def test_every_paper_result_has_an_id(eid):
     assert get(eid).id == eid
@@ -178,9 +179,9 @@ def test_markdown_to_html_inlines_images(tmp_path):
 
 
 def test_noise_cell_matches_the_closed_form():
-    from dpmodels.privacy.smooth import gini_smooth_sensitivity
-
     import json
+
+    from dpmodels.privacy.smooth import gini_smooth_sensitivity
 
     rows = noise_cell("sm-Laplace", 0, (5, 500), epsilon=1.0, delta=1e-6, draws=50_000)
     got = {(json.loads(r["parameters"])["n"], r["metric"]): r["value"] for r in rows}

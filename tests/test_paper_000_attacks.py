@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
 import pandas as pd
+import pytest
 
 from dpmodels.experiments.paper_000 import attacks as E
 from dpmodels.experiments.paper_000.protocol import pipeline_cells

@@ -106,10 +106,10 @@ def markdown_table(df: pd.DataFrame) -> str:
     head = "| " + " | ".join(g.columns) + " |"
     sep = "|" + "---|" * len(g.columns)
     lines = [head, sep]
-    for _, row in g.iterrows():
+    for _, rec in g.iterrows():
         cells = []
         for c in g.columns:
-            v = row[c]
+            v = rec[c]
             if c.startswith("shrunk wins"):
                 cells.append(f"{v:.0%}")
             elif c.startswith("log-loss"):

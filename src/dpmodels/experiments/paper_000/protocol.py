@@ -169,8 +169,8 @@ def markdown_table(df: pd.DataFrame) -> str:
     cols = list(wide.columns)
     head = "| dataset | learner | " + " | ".join("ε = ∞ (non-private)" if not np.isfinite(c) else f"ε = {c:g}" for c in cols) + " |"
     lines = [head, "|" + "---|" * (len(cols) + 2)]
-    for (d, l), row in wide.iterrows():
-        lines.append(f"| {d} | {l} | " + " | ".join(str(v) if isinstance(v, str) else "" for v in row) + " |")
+    for (d, l), cells in wide.iterrows():
+        lines.append(f"| {d} | {l} | " + " | ".join(str(v) if isinstance(v, str) else "" for v in cells) + " |")
     return "\n".join(lines)
 
 

@@ -40,9 +40,9 @@ import numpy as np
 import pandas as pd
 
 from .. import published as pub
-from .data import _ordinal  # integer codes of the public categories, numbers as float
 from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from .data import _ordinal  # integer codes of the public categories, numbers as float
 
 __all__ = ["TABLE_DATASETS", "load_002", "LEARNERS", "tree_accuracy_cell", "guarantee_cell", "budget_cell",
            "backdoor_cell", "curve_cell"]
@@ -392,7 +392,6 @@ def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None,
                         0.0, seed, "test_accuracy", acc, secs))
         if has_diffprivlib():
             from ...tree.baselines import DPLogisticRegression
-
             from .data import _public_design
 
             if meta["bounds"] is not None:
