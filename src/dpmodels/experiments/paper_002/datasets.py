@@ -48,7 +48,7 @@ def _fmt(key, v):
 
 def _table(df: pd.DataFrame) -> str:
     groups = [json.loads(p)["group"] for p in df["parameters"]] if len(df) else []
-    ours = {}
+    ours: dict = {}
     for (ds, metric, value), g in zip(df[["dataset", "metric", "value"]].itertuples(index=False), groups):
         ours.setdefault((ds, g), {})[metric] = value
     head = ["dataset", "group", *(f"{k}: ours / paper" for k in PROPERTIES)]

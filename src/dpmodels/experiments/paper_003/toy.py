@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,7 @@ TABLE_III = np.array([[1, 1, 1], [1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 0, 0]])
 TABLE_III_LABELS = np.array([1, 1, 0, 0, 1])
 
 # The paper's printed values (Section II-B, III-A, III-C).
-PAPER = {
+PAPER: dict[str, Any] = {
     "table2": {  # record -> (a1 set, a2 set, a3 set)
         "x1": ("{12,13,14,15}", "{0,1}", "{2,3}"), "x2": ("{12,13,14,15}", "{0,1}", "{2,3}"),
         "x3": ("{10,11}", "{0,1}", "{2,3}"), "x4": ("{10,11,12,13,14,15}", "{0,1}", "{1}"),
@@ -98,11 +99,13 @@ def _tree_rows(seed: int) -> list[dict]:
     leaf_of_record = est.apply(X)
     root = est.tree_.feature[0]
     learner = f"scikit-learn tree, random_state={seed} (root a{root + 1})"
+    per_record = r.per_record
+    assert per_record is not None  # X was given
     out = []
     for i, leaf in enumerate(leaf_of_record):
         reach = grid[leaf_of_grid == leaf]
         sets = {k: _set(sorted(reach[k].unique())) for k in FIG1_DOMAINS}
-        ratio = float(r.per_record[i])
+        ratio = float(per_record[i])
         out.append(row("table2", learner, {"record": f"x{i + 1}", **sets}, math.inf, 0.0, seed, "dist_g_record", ratio))
     l6 = math.log2(len(FIG1_DOMAINS["a1"]))
     x3 = grid[leaf_of_grid == leaf_of_record[2]]["a1"].nunique()
