@@ -40,7 +40,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "PNG figures and a report.",
     )
     r.error = types.MethodType(_one_line_error, r)
-    r.add_argument("ids", nargs="*", metavar="ID", help="experiment ids, 'all', a paper ('000', '002', '003') or an old name")
+    r.add_argument("ids", nargs="*", metavar="ID", help="experiment ids, 'all', a paper ('000', '002', '003'), 'lib' or an old name")
     r.add_argument("--list", action="store_true", help="list every id, what it draws and its full-size cost here")
     r.add_argument("--quick", action="store_true", help="reduced sizes (every id together in minutes)")
     r.add_argument("--runs", type=int, default=None, help="repetitions (random splits / runs) instead of the id's default")
