@@ -203,7 +203,7 @@ def cmd_show(args) -> int:
         for c, cuts in (getattr(step, "cut_points_", None) or {}).items():
             how = {"public": "public", "dp": "DP quantiles", "data": "the data's quantiles: a leak"}
             cut_txt = ", ".join(f"{v:g}" for v in cuts) or "none"
-            print(f"  {c}: cut points {cut_txt} ({how.get(str(sources.get(c)), str(sources.get(c, "?")))})")
+            print(f"  {c}: cut points {cut_txt} ({how.get(str(sources.get(c)), str(sources.get(c, '?')))})")
     for k, v in (model.extra or {}).items():
         if isinstance(v, dict):
             v = ", ".join(f"{a}={b:.4g}" if isinstance(b, float) else f"{a}={b}" for a, b in v.items())
