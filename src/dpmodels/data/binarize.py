@@ -14,10 +14,18 @@ explicitly:
    exponential mechanism on a public grid, utility sensitivity 2, all quantiles of one feature in
    one ε-DP release). A record holds a value of *every* feature, so the per-feature releases
    compose **sequentially**: each of the k features with ``lo < hi`` gets ε/k (PRIVACY-NOTES 7),
-   one ledger row each. The released values are then rounded to a readable resolution (the power
-   of ten at or below (hi − lo)/100), clamped to [lo, hi] and de-duplicated — post-processing of
-   the DP output; so a feature with ``lo < hi`` gets 1 to ``n_bins − 1`` columns (a threshold at
-   hi gives a column that holds for every record: harmless, and never an empty output). Bounds
+   one ledger row each. The released values are then rounded for reading (``rounding=``), clamped
+   to [lo, hi] and de-duplicated — post-processing of the DP output; so a feature with
+   ``lo < hi`` gets 1 to ``n_bins − 1`` columns (a threshold at hi gives a column that holds for
+   every record: harmless, and never an empty output). **The grids, and skewed columns.** Two
+   grids shape a DP threshold: JointExp samples within ``grid_size`` equal-width public cells of
+   [lo, hi] (default 4096: a cell is (hi − lo)/4096 wide), and ``rounding="range"`` (default)
+   rounds to the power of ten at or below (hi − lo)/100. On a skewed column with wide bounds —
+   prices in [0, 10⁶] whose quantiles are a few hundred — the range grid is 10⁴ and every
+   threshold snaps to 0 (``vicprice<=0``). ``rounding="significant"`` keeps 2 significant digits
+   of each released value instead (300 stays 300, 0.00037 stays 0.00037), ``rounding=None``
+   keeps the released values as they are, and a larger ``grid_size`` makes the cells finer (the
+   privacy guarantee does not depend on either: both are public choices). Bounds
    missing altogether are read from the data (a leak row); a dict of bounds that lacks a feature
    needing them is an error.
 3. Otherwise (no ``epsilon``, no cut points): **not private** — the data's quantiles
@@ -112,12 +120,20 @@ def _number_name(c: float) -> str:
     return np.format_float_positional(c, trim="-")
 
 
-def _readable(c: float, lo: float, hi: float) -> float:
-    """A DP threshold rounded to the power of ten at or below (hi − lo)/100, within [lo, hi]."""
+ROUNDINGS = ("range", "significant", None)
+
+
+def _readable(c: float, lo: float, hi: float, rounding="range") -> float:
+    """A DP threshold rounded for reading, within [lo, hi]: ``"range"`` to the power of ten at or
+    below (hi − lo)/100, ``"significant"`` to 2 significant digits of ``c``, None not at all."""
     if hi <= lo:
         return lo
-    decimals = -math.floor(math.log10((hi - lo) / 100.0))
-    return float(min(max(round(float(c), decimals), lo), hi))
+    c = float(c)
+    if rounding == "range":
+        c = round(c, -math.floor(math.log10((hi - lo) / 100.0)))
+    elif rounding == "significant" and c != 0:
+        c = round(c, 1 - math.floor(math.log10(abs(c))))
+    return float(min(max(c, lo), hi))
 
 
 def _json_value(v, what: str):
@@ -172,6 +188,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
     epsilon : None or float, default=None
         Budget of the DP quantiles, split evenly across the numerical features that need them.
         ``None``: no private release (public cut points, or the data's quantiles with a leak).
+    grid_size : int, default=4096
+        Equal-width public cells of [lo, hi] within which the DP quantiles are sampled (their
+        resolution; see "The grids, and skewed columns" above).
+    rounding : {"range", "significant", None}, default="range"
+        How DP thresholds are rounded for reading (post-processing): to the power of ten at or
+        below (hi − lo)/100, to 2 significant digits of each value (for skewed columns with wide
+        bounds), or not at all.
     encoding : {"thermometer", "onehot"}, default="thermometer"
         Columns of a numerical feature: ``x<=c`` per threshold, or one column per bin.
     drop : {"if_binary", None}, default="if_binary"
@@ -222,6 +245,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         drop="if_binary",
         accountant=None,
         random_state=None,
+        grid_size=4096,
+        rounding="range",
     ):
         self.cut_points = cut_points
         self.n_bins = n_bins
@@ -232,6 +257,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.drop = drop
         self.accountant = accountant
         self.random_state = random_state
+        self.grid_size = grid_size
+        self.rounding = rounding
 
     # ================================================================== parameters
     def _check_params(self):
@@ -240,6 +267,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_bins must be an integer in [2, {_MAX_BINS}], got {nb!r}")
         if self.encoding not in ENCODINGS:
             raise ValueError(f"encoding must be one of {ENCODINGS}, got {self.encoding!r}")
+        gs = self.grid_size
+        if isinstance(gs, bool) or not isinstance(gs, numbers.Integral) or not 1 <= gs <= 2**24:
+            raise ValueError(f"grid_size must be an integer in [1, 2**24], got {gs!r}")
+        if self.rounding not in ROUNDINGS:
+            raise ValueError(f"rounding must be one of {ROUNDINGS}, got {self.rounding!r}")
         if self.drop not in ("if_binary", None):
             raise ValueError(f"drop must be 'if_binary' or None, got {self.drop!r}")
         if self.cut_points is not None and not isinstance(self.cut_points, dict):
@@ -295,8 +327,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         for j in dp:
             lo, hi = bounds[j]
             q = jointexp_quantiles(cols[j], levels, eps / len(dp), (lo, hi), rng, ledger=ledger,
-                                   what=f"{levels.size} quantiles of {names[j]!r}")
-            cuts[j] = np.unique([_readable(v, lo, hi) for v in q])  # post-processing
+                                   what=f"{levels.size} quantiles of {names[j]!r}",
+                                   grid_size=int(self.grid_size))
+            cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
         ledger.check()
 
         self._features = []
