@@ -166,7 +166,7 @@ SAME_AS = {
     "sNaN in a categorical column": ("colour", Decimal("sNaN"), None),
     "raising __eq__ in a categorical column": ("colour", RaisingEq(), None),
     "raising __hash__ in a categorical column": ("colour", RaisingHash(), None),
-    "numeric text in a bool column": ("flag", "1", None),  # [False, True] is not a numeric list
+    "numeric text in a bool column": ("flag", "1", True),  # "1" denotes 1, and True == 1
 }
 
 
@@ -295,10 +295,15 @@ def test_numeric_declarations_compare_as_numbers(declared, cells):
     assert Binarizer(categories={"x2": declared}).fit_transform(X).iloc[:, 0].tolist() == [0, 1] * 10
 
 
-def test_text_declarations_compare_as_given():
-    assert category_codes(pd.Series(["1", 1, 1.0, "a", "A"]), ["a", "1"]).tolist() == [1, -1, -1, 0, -1]
-    # numeric text declared with two spellings of one number: compared as given
-    assert category_codes(pd.Series(["01", "1", 1]), ["01", "1"]).tolist() == [0, 1, -1]
+def test_text_compares_as_text_and_numbers_as_numbers():
+    cells = pd.Series(["1", 1, 1.0, " 1.0 ", "a", "A", "a ", True, "1x"], dtype=object)
+    assert category_codes(cells, ["a", "1"]).tolist() == [1, 1, 1, 1, 0, -1, -1, 1, -1]
+    # two declared values that are the same number are refused, for categories and labels alike
+    X = frame(z=["01", "1"] * 5)
+    with pytest.raises(ValueError, match=r"categories\['z'\]: '01' and '1' are the same number"):
+        Binarizer(categories={"z": ["01", "1"]}).fit(X)
+    with pytest.raises(ValueError, match="the same number"):
+        resolve_classes([1, "1.0"], np.array([1, 1]))
 
 
 @pytest.mark.parametrize("classes", [[0, 1], ["0", "1"], [0.0, 1.0]])
@@ -369,36 +374,41 @@ def oracle_number(v):
     return None
 
 
-def oracle_code(u, declared, numeric):
+def _equal_as_given(u, d) -> bool:
     try:
-        if u is None or u is pd.NA or u is pd.NaT or (isinstance(u, (float, np.floating)) and math.isnan(u)):
-            return UNKNOWN_CATEGORY
-        if numeric:
-            k = oracle_number(u)
-            if k is None:
-                return UNKNOWN_CATEGORY
-            matches = [i for i, d in enumerate(declared) if oracle_number(d) == k]
-        else:
-            matches = [i for i, d in enumerate(declared) if type(u) is not Decimal and u == d and hash(u) == hash(d)]
-        return matches[0] if matches else UNKNOWN_CATEGORY
+        return bool(u == d) and hash(u) == hash(d)
     except Exception:
+        return False
+
+
+def oracle_code(u, declared):
+    """Equal as given to a declared value, else the same number as one, else unknown."""
+    if u is None or u is pd.NA or u is pd.NaT or (isinstance(u, (float, np.floating)) and math.isnan(u)):
         return UNKNOWN_CATEGORY
+    if isinstance(u, Decimal) and u.is_nan():
+        return UNKNOWN_CATEGORY
+    for i, d in enumerate(declared):
+        if _equal_as_given(u, d):
+            return i
+    k = oracle_number(u)
+    for i, d in enumerate(declared):
+        if k is not None and oracle_number(d) == k:
+            return i
+    return UNKNOWN_CATEGORY
 
 
 @settings(max_examples=300, deadline=None)
 @given(declared=st.one_of(st.lists(st.integers(-3, 3), min_size=1, max_size=4, unique=True),
                           st.lists(st.sampled_from(["0", "1", "2.5", "-1"]), min_size=1, max_size=4, unique=True),
-                          st.lists(st.sampled_from(["a", "b", "red", "1x"]), min_size=1, max_size=4, unique=True)),
+                          st.lists(st.sampled_from(["a", "b", "red", "1x", "0", 2, 1.5, True]), min_size=1,
+                                   max_size=4, unique=True)),
        cells=st.lists(any_values, min_size=1, max_size=6))
 def test_any_value_in_a_declared_categorical_column_routes_to_its_code_or_unknown(declared, cells):
-    numeric = all(oracle_number(d) is not None for d in declared)
     col = np.empty(len(cells), dtype=object)
     col[:] = cells
     got = category_codes(col, declared)
     for u, g in zip(cells, got):
-        if isinstance(u, Decimal) and not numeric:
-            continue  # as given, Decimal equality is Python's (not the oracle's business)
-        assert g == oracle_code(u, declared, numeric), (u, declared)
+        assert g == oracle_code(u, declared), (u, declared)
     # each row's code depends on that row only: adding any row changes no other code
     for extra in cells:
         col2 = np.empty(len(cells) + 1, dtype=object)

@@ -38,8 +38,10 @@ Schema rules (``docs/privacy.md``, "What is public"):
   unknown. "Other" includes values of a foreign type (an int in a column of strings), unhashable
   objects, objects whose ``__eq__`` / ``__hash__`` raise, and **missing values** (anything
   :func:`pandas.isna` calls missing: None, NaN, pd.NA, NaT). **Declared values compare as
-  values**: when every declared value is a number or decimal text, cells compare as numbers (0,
-  0.0, "0" are one value); otherwise as given ("1" is not 1). The same rule holds for labels.
+  values**: a cell equals a declared value when they are equal as given, or when both denote
+  numbers (numbers of any type, decimal text) and the numbers are equal (0, 0.0, "0" and "0.0"
+  are one value); two declared values that are the same number are refused. The same rule holds
+  for labels.
   **A pandas ``category`` dtype counts as a declaration**: it is
   indistinguishable from ``pd.CategoricalDtype(categories=[...])``. ``X[c].astype("category")``
   takes its categories from *your data*: that is a leak you make, not the library; declare
@@ -173,6 +175,13 @@ def check_declared_values(values, what: str, *, min_size: int = 1) -> list:
         raise ValueError(f"{what} must hold hashable values: {vals!r}") from None
     if not distinct:
         raise ValueError(f"{what} has duplicate values: {vals!r}")
+    seen: dict = {}
+    for v in vals:  # values compare as numbers too (declared_lookup): one number, one value
+        k = number_key(v)
+        if k is not None and k in seen:
+            raise ValueError(f"{what}: {seen[k]!r} and {v!r} are the same number; declare it once")
+        if k is not None:
+            seen[k] = v
     return vals
 
 
@@ -188,29 +197,39 @@ def _as_array(values: list) -> np.ndarray:
 def declared_lookup(values):
     """The code of a value in the public list ``values``: a function that never raises.
 
-    **Declared values compare as values** (docs/privacy.md, "Declarations, not dtypes"): when
-    every declared value is a number or numeric text (not a bool) and they are distinct as
-    numbers, values are compared as numbers (:func:`number_key`): 0, 0.0, ``"0"`` and ``"0.0"``
-    are one value. Otherwise values are compared as given (:func:`value_key`). The choice depends
-    on the declared list only. A value equal to no declared value — of any type, missing, or one
-    whose ``__eq__`` / ``__hash__`` raises — gets ``UNKNOWN_CATEGORY``.
+    **Declared values compare as values** (docs/privacy.md, "Declarations, not dtypes"): a value
+    equals a declared value when the two are equal as given (Python's equality: ``1 == 1.0 ==
+    np.int64(1)``, ``True == 1``), or else when both denote numbers (:func:`number_key`: numbers
+    of any type, decimal text) and the numbers are equal — so 0, 0.0, ``"0"`` and ``"0.0"`` all
+    match a declared ``0`` or ``"0"``. Each value is looked up on its own; a value equal to no
+    declared value — of any type, missing, or one whose ``__eq__`` / ``__hash__`` raises — gets
+    ``UNKNOWN_CATEGORY``. (:func:`check_declared_values` refuses two declared values that are the
+    same number; were a list to hold them anyway, the first one wins.)
     """
-    nums = [None if isinstance(v, (bool, np.bool_)) else number_key(v) for v in values]
-    numeric = all(k is not None for k in nums) and len(set(nums)) == len(nums)
-    key = number_key if numeric else value_key
-    index: dict = {}
+    given: dict = {}
+    numeric: dict = {}
     for c, v in enumerate(values):
-        index.setdefault(nums[c] if numeric else value_key(v), c)
+        try:
+            given.setdefault(value_key(v), c)
+        except Exception:  # a declared value that cannot be hashed matches nothing as given
+            pass
+        k = number_key(v)
+        if k is not None:
+            numeric.setdefault(k, c)
 
     def lookup(u) -> int:
         try:
             if is_missing(u):
                 return UNKNOWN_CATEGORY
-            k = key(u)
-            if k is None:
-                return UNKNOWN_CATEGORY
-            return int(index.get(k, UNKNOWN_CATEGORY))
-        except Exception:  # unhashable, or __hash__ / __eq__ raising: not a declared value
+            try:
+                c = given.get(value_key(u))
+            except Exception:  # unhashable, or __hash__ / __eq__ raising: not equal as given
+                c = None
+            if c is None and numeric:
+                k = number_key(u)
+                c = None if k is None else numeric.get(k)
+            return UNKNOWN_CATEGORY if c is None else int(c)
+        except Exception:
             return UNKNOWN_CATEGORY
 
     return lookup

@@ -51,8 +51,8 @@ is spent; a key naming no column is an error.
 **Categorical columns** are one-hot over the *declared* categories: ``categories={name: [...]}`` or
 a pandas ``CategoricalDtype`` (a declaration); an undeclared non-numeric pandas column (object,
 text or bool: an inferred dtype is not a declaration) is read from the data (a leak row). Declared
-values compare as values: numeric declared categories match numbers and decimal text alike (0,
-0.0, ``"0"``). A value outside the declared list — of any type, missing values and values whose
+values compare as values: equal as given, or both numbers (of any type, or decimal text) that are
+equal (0, 0.0, ``"0"`` match a declared ``0``). A value outside the declared list — of any type, missing values and values whose
 comparisons raise included — is **unknown**: every column of its feature is 0 (``not race=A and
 not race=B`` captures it). Nothing raises on a categorical value. With ``drop="if_binary"`` (default) a feature with exactly two categories gives one column,
 for the second category (``sex=Male``): its negation already covers the first (and the unknowns),
