@@ -1,7 +1,11 @@
-"""``python -m dpmodels``: the command line (:mod:`dpmodels.cli`)."""
+"""``python -m dpmodels``: the command line (:mod:`dpmodels.cli`).
+
+Importing this module runs nothing: the command line starts only when it is the program.
+"""
 
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
