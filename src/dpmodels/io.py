@@ -393,18 +393,17 @@ def _is_num(v) -> bool:
 
 def _check_values(d, source: str) -> None:
     """Caps on the parsed JSON as a whole (iteratively: no recursion on file content): nesting
-    depth, string lengths, integer sizes, finite floats."""
+    depth, string lengths, integer sizes, finite floats. Only containers are stacked, so the walk
+    allocates in proportion to the number of objects and arrays, not of values."""
     max_int = 10**MAX_INT_DIGITS
-    stack = [(d, 1)]
-    while stack:
-        v, depth = stack.pop()
+
+    def scalar(v) -> bool:
+        """Check a non-container value; False for a list or an object."""
         if isinstance(v, str):
             if len(v) > MAX_STRING_CHARS:
-                raise ModelFileError(
-                    f"{source}: a string of {len(v):,} characters (at most {MAX_STRING_CHARS:,})"
-                )
+                raise ModelFileError(f"{source}: a string of {len(v):,} characters (at most {MAX_STRING_CHARS:,})")
         elif isinstance(v, (bool, np.bool_)) or v is None:
-            continue
+            pass
         elif isinstance(v, numbers.Integral):
             if not -max_int < int(v) < max_int:
                 raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
@@ -412,15 +411,25 @@ def _check_values(d, source: str) -> None:
             if not math.isfinite(float(v)):
                 raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
         elif isinstance(v, (list, tuple, dict)):
-            if depth > MAX_NESTING:
-                raise ModelFileError(f"{source}: nested more than {MAX_NESTING} levels deep")
-            if isinstance(v, dict):
-                stack.extend((k, depth + 1) for k in v)
-                stack.extend((x, depth + 1) for x in v.values())
-            else:
-                stack.extend((x, depth + 1) for x in v)
+            return False
         else:
             raise ModelFileError(f"{source}: a value of type {type(v).__name__} (not JSON)")
+        return True
+
+    if scalar(d):
+        return
+    stack = [(d, 1)]
+    while stack:
+        c, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ModelFileError(f"{source}: nested more than {MAX_NESTING} levels deep")
+        if isinstance(c, dict):
+            for k in c:
+                scalar(k)
+            c = c.values()
+        for v in c:
+            if not scalar(v):
+                stack.append((v, depth + 1))
 
 
 def _cap(n: int, cap: int, what: str, source: str) -> None:
