@@ -393,8 +393,8 @@ def _is_num(v) -> bool:
 
 def _check_values(d, source: str) -> None:
     """Caps on the parsed JSON as a whole (iteratively: no recursion on file content): nesting
-    depth, string lengths, integer sizes, finite floats. Only containers are stacked, so the walk
-    allocates in proportion to the number of objects and arrays, not of values."""
+    depth, string lengths, integer sizes, finite floats. The walk holds one iterator per open
+    container: its memory is bounded by the nesting cap, whatever the file's size."""
     max_int = 10**MAX_INT_DIGITS
 
     def scalar(v) -> bool:
@@ -416,20 +416,25 @@ def _check_values(d, source: str) -> None:
             raise ModelFileError(f"{source}: a value of type {type(v).__name__} (not JSON)")
         return True
 
-    if scalar(d):
-        return
-    stack = [(d, 1)]
-    while stack:
-        c, depth = stack.pop()
-        if depth > MAX_NESTING:
-            raise ModelFileError(f"{source}: nested more than {MAX_NESTING} levels deep")
+    def items(c):
         if isinstance(c, dict):
             for k in c:
                 scalar(k)
-            c = c.values()
-        for v in c:
+            return iter(c.values())
+        return iter(c)
+
+    if scalar(d):
+        return
+    stack = [items(d)]  # depth-first, one iterator per open container: memory O(nesting)
+    while stack:
+        for v in stack[-1]:
             if not scalar(v):
-                stack.append((v, depth + 1))
+                if len(stack) >= MAX_NESTING:
+                    raise ModelFileError(f"{source}: nested more than {MAX_NESTING} levels deep")
+                stack.append(items(v))
+                break
+        else:
+            stack.pop()
 
 
 def _cap(n: int, cap: int, what: str, source: str) -> None:
