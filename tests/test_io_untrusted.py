@@ -272,3 +272,28 @@ def test_nodes_must_form_one_tree_from_the_root():
     shared["children_right"][2] = 4  # node 4 would have two parents
     with pytest.raises(ModelFileError, match="not a new node"):
         model_from_dict(_envelope(shared))
+
+
+@pytest.mark.parametrize("where, value, match", [
+    (("categories", "0"), [[]], "must be texts or numbers"),  # found by the slow fuzz: failed at predict
+    (("categories", "0"), ["a", "b", "a"], "list a value twice"),
+    (("classes",), [[0], [1]], "must be texts or numbers"),
+    (("classes",), [1, 1], "list a value twice"),
+])
+def test_labels_and_categories_are_distinct_scalars(where, value, match):
+    t = _complete(1, 3)
+    cur = t
+    for k in where[:-1]:
+        cur = cur[k]
+    cur[where[-1]] = value
+    with pytest.raises(ModelFileError, match=match):
+        model_from_dict(_envelope(t))
+    assert isinstance(model_from_dict(_envelope(_complete(1, 3))), LoadedModel)
+    t = _complete(1, 3)
+    t["categories"]["0"] = [True, "1", 1.5]  # distinct values of several types
+    t["left_categories"][0] = [0, 1]
+    m = model_from_dict(_envelope(t))
+    assert m.model_.categories[0] == [True, "1", 1.5]
+    t["categories"]["0"] = [True, 1.0, 1.5]  # true == 1.0 as values: one code each is ambiguous
+    with pytest.raises(ModelFileError, match="list a value twice"):
+        model_from_dict(_envelope(t))

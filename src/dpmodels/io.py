@@ -437,6 +437,16 @@ def _check_values(d, source: str) -> None:
             stack.pop()
 
 
+def _check_labels(values: list, what: str, where: str) -> None:
+    """Class labels and category values: JSON scalars (text, numbers, booleans), all distinct
+    as values (1, 1.0 and true are one value to the lookups: listed twice, it would have two
+    codes)."""
+    if not all(isinstance(v, (str, int, float)) for v in values):  # bool is an int
+        raise ModelFileError(f"{where}: {what} must be texts or numbers")
+    if len(set(values)) != len(values):
+        raise ModelFileError(f"{where}: {what} list a value twice")
+
+
 def _cap(n: int, cap: int, what: str, source: str) -> None:
     if n > cap:
         raise ModelFileError(f"{source}: {n:,} {what} (a model file may hold at most {cap:,})")
@@ -465,7 +475,7 @@ def _check_tree_doc(m: dict, source: str) -> None:
         raise ModelFileError(f"{where}: children_left and children_right need one entry per node (>= 1)")
     if not all(_is_int(c) for c in cl) or not all(_is_int(c) for c in cr):
         raise ModelFileError(f"{where}: child ids must be integers")
-    _list(m, "classes", where, MAX_CLASSES, "classes")
+    _check_labels(_list(m, "classes", where, MAX_CLASSES, "classes"), "the classes", where)
     names = _list(m, "feature_names", where, MAX_FEATURES, "features")
     if len(_list(m, "categorical", where, MAX_FEATURES, "features")) != len(names):
         raise ModelFileError(f"{where}: 'categorical' has not one entry per feature")
@@ -475,6 +485,7 @@ def _check_tree_doc(m: dict, source: str) -> None:
         if not isinstance(vals, list):
             raise ModelFileError(f"{where}: the categories of feature {k[:50]!r} must be a list")
         _cap(len(vals), MAX_CATEGORIES, f"categories of feature {k[:50]!r}", where)
+        _check_labels(vals, f"the categories of feature {k[:50]!r}", where)
     for i, s in enumerate(m["left_categories"]):
         if s is not None and not (isinstance(s, list) and all(_is_int(c) for c in s)):
             raise ModelFileError(f"{where}: left_categories[{i}] must be null or a list of integer codes")
@@ -511,6 +522,7 @@ def _check_rule_list_doc(m: dict, source: str) -> None:
     """Sizes of a serialised rule list: rules, literals per rule, features."""
     where = f"{source}: malformed rule list"
     _list(m, "feature_names", where, MAX_FEATURES, "features")
+    _check_labels(_list(m, "classes", where, MAX_CLASSES, "classes"), "the classes", where)
     rules = _list(m, "rules", where, MAX_RULES, "rules")
     for k, r in enumerate(rules):
         if isinstance(r, dict) and isinstance(r.get("antecedent"), list):
