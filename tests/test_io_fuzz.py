@@ -7,7 +7,9 @@ slot in its parent for 2 bytes of text, so nested empty arrays (``[[[]]],``) cos
 (measured), the worst shape; an array of integers costs 4 x (pointers) and its numpy copy 4 x
 more. The loader's own checks hold one iterator per open container (bounded by the nesting cap)
 and the model's arrays are at most a few times the text they come from. 40 x covers every shape
-with room; SLACK covers fixed costs (numpy / pandas temporaries of the small parts, caches).
+with room; SLACK covers fixed costs (numpy / pandas temporaries of the small parts). The
+"inflate" mutation repeats an element up to 2,000 times, so that the factor, not the slack, is
+what bounds the larger files.
 """
 
 import json
@@ -30,7 +32,7 @@ from dpmodels.tree import PrivaTreeClassifier
 from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
 MEMORY_FACTOR = 40
-SLACK = 8 * 2**20
+SLACK = 512 * 2**10  # loading the unmutated bases peaks at 16-54 KB
 
 dio.estimator_classes(), dio.preprocessor_classes()  # imported now: tracemalloc measures loading only
 
@@ -107,7 +109,7 @@ def mutated_files(draw):
         if not slots:
             break
         c, key = slots[draw(st.integers(0, len(slots) - 1))]
-        op = draw(st.sampled_from(["json", "huge", "type", "delete", "duplicate", "deep", "copy"]))
+        op = draw(st.sampled_from(["json", "huge", "type", "delete", "duplicate", "deep", "copy", "inflate"]))
         v = c[key]
         if op == "json":
             c[key] = draw(json_values)
@@ -119,6 +121,8 @@ def mutated_files(draw):
             del c[key]
         elif op == "copy" and isinstance(c, list):  # duplicate an element (longer arrays)
             c.insert(key, json.loads(json.dumps(v)))
+        elif op == "inflate" and isinstance(c, list):  # many copies: a large file
+            c[key:key + 1] = [v] * draw(st.sampled_from([100, 2000]))
         elif op == "duplicate" and isinstance(c, dict):  # the same key twice in the text
             c[f"__dup{len(deep)}__"] = draw(json_values)
             deep[f'"__dup{len(deep)}__"'] = json.dumps(key)
