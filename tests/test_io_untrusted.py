@@ -297,3 +297,13 @@ def test_labels_and_categories_are_distinct_scalars(where, value, match):
     t["categories"]["0"] = [True, 1.0, 1.5]  # true == 1.0 as values: one code each is ambiguous
     with pytest.raises(ModelFileError, match="list a value twice"):
         model_from_dict(_envelope(t))
+
+
+def test_read_model_json_is_the_capped_parse(tmp_path):
+    """For code that peeks at a file before loading it (the command line's column check)."""
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ModelFileError, match="nested too deeply"):
+        dio.read_model_json(p)
+    p.write_text('{"schema": {"input_features": ["a"]}}')
+    assert dio.read_model_json(p) == {"schema": {"input_features": ["a"]}}

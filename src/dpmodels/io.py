@@ -6,7 +6,8 @@ to know what it promises:
 ``format``, ``format_version``, ``dpmodels_version``
     ``"dpmodels.model"``, an integer (this module reads versions up to :data:`FORMAT_VERSION`).
 ``estimator``
-    ``class`` (import path), ``name`` and ``params`` (JSON-safe). ``random_state`` is **never
+    ``class`` (the class path: one of :func:`estimator_classes`, a fixed table — a loader
+    imports nothing a file names), ``name`` and ``params`` (JSON-safe). ``random_state`` is **never
     written**: a seeded release is not private against whoever knows the seed, so the file only
     says whether the noise was seeded (``privacy.noise_seeded``).
 ``privacy``
@@ -23,8 +24,11 @@ to know what it promises:
 ``extra``
     Learner-specific public facts (an optimality certificate, PrivaTree's budget shares).
 
-:func:`load_model` validates the file (version, required keys, types) and raises
-:class:`ModelFileError` (a ``ValueError``) with one line saying what is wrong. It returns a
+:func:`load_model` treats the file as untrusted input (docs/privacy.md, "Model files are
+untrusted input"): classes only from :func:`estimator_classes` / :func:`preprocessor_classes`,
+every size within :data:`CAPS` before anything is built, version, keys and types checked; it
+raises :class:`ModelFileError` (a ``ValueError``) with one line saying what is wrong, and no
+other exception. It returns a
 :class:`LoadedModel` with ``predict`` / ``predict_proba`` / ``apply`` on **raw** frames (through
 the saved preprocessing), ``get_rules()``, ``privacy_ledger_`` and printing. Predictions are
 identical to the estimator's (``tests/test_io.py`` checks every learner).
@@ -59,6 +63,10 @@ __all__ = [
     "model_from_dict",
     "save_model",
     "load_model",
+    "read_model_json",
+    "estimator_classes",
+    "preprocessor_classes",
+    "CAPS",
     "check_output_path",
 ]
 
@@ -586,7 +594,7 @@ def _estimator_kind(cls) -> str:
     return "rule_list" if cls is RuleList or issubclass(cls, RuleListEstimator) else "tree"
 
 
-def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
+def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) -> "LoadedModel":
     """Validate a model document and return a :class:`LoadedModel`.
 
     The document is untrusted input (docs/privacy.md, "Model files"): every class it names must
@@ -595,7 +603,7 @@ def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
     :class:`ModelFileError` with one line, and nothing else is raised.
     """
     try:
-        return _model_from_dict(d, source)
+        return _model_from_dict(d, source, _values_checked)
     except ModelFileError:
         raise
     except RecursionError:
@@ -604,10 +612,11 @@ def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
         raise ModelFileError(f"{source}: malformed model file ({type(exc).__name__}: {_one_line(exc)})") from None
 
 
-def _model_from_dict(d, source: str) -> "LoadedModel":
+def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     if not isinstance(d, dict):
         raise ModelFileError(f"{source}: not a dpmodels model (the JSON is a {type(d).__name__}, not an object)")
-    _check_values(d, source)
+    if not values_checked:  # read_model_json has walked it
+        _check_values(d, source)
     if d.get("format") != FORMAT:
         legacy = _legacy(d)
         if legacy is None:
@@ -680,8 +689,16 @@ def _model_from_dict(d, source: str) -> "LoadedModel":
 
 def load_model(path) -> "LoadedModel":
     """Read a file written by :func:`save_model` (or a bare RuleList / Tree JSON); one clear
-    :class:`ModelFileError` for anything that is not a valid model file (also for a file over
-    :data:`MAX_FILE_BYTES`, checked before it is read)."""
+    :class:`ModelFileError` for anything that is not a valid model file (docs/privacy.md,
+    "Model files are untrusted input")."""
+    return model_from_dict(read_model_json(path), source=str(path), _values_checked=True)
+
+
+def read_model_json(path):
+    """The parsed JSON of a model file, read as untrusted input: at most :data:`MAX_FILE_BYTES`
+    (checked before reading), no ``NaN`` / ``Infinity``, nesting and values within the caps of
+    this module; anything else is a :class:`ModelFileError`. Not yet validated as a model (see
+    :func:`model_from_dict`): for code that peeks at a file's schema before loading it."""
     p = Path(path)
     if p.is_dir():
         raise ModelFileError(f"{str(p)!r} is a directory, not a model file")
@@ -694,7 +711,9 @@ def load_model(path) -> "LoadedModel":
         raise ModelFileError(f"model file {str(p)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelFileError(f"cannot read model file {str(p)!r}: {_one_line(exc)}") from None
-    return model_from_dict(_parse_json(text, str(p)), source=str(p))
+    d = _parse_json(text, str(p))
+    _check_values(d, str(p))
+    return d
 
 
 def _reject_constant(name):
