@@ -496,8 +496,10 @@ class Tree:
                 fmt = lambda cs: "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"  # noqa: E731
                 if allowed is not None:
                     allowed = allowed - excluded
-                    rest = set(range(len(vals))) - allowed
                     if digits and len(vals) > 6 and 2 * len(allowed) > len(vals):
+                        # the complement only here, where the path lists over half the values: a
+                        # long category list costs no time on paths that list few of them
+                        rest = set(range(len(vals))) - allowed
                         parts.append(f"{name} in {{all listed but {fmt(rest)[1:-1]}}}")
                     else:
                         parts.append(f"{name} in {fmt(allowed)}")
