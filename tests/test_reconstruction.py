@@ -17,6 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.audit import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
 from dpmodels.audit._model_count import capture_counts
+from dpmodels.io import ModelFileError
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from dpmodels.rulelist.model import Rule, RuleList
 from dpmodels.tree import PrivaTreeClassifier, Tree
@@ -466,7 +467,9 @@ def test_errors():
         reconstruction_leak(rl, np.array([[0, 1], [1, 1]]), [0])
     with pytest.raises(TypeError, match="got LogisticRegression"):
         reconstruction_leak(LogisticRegression().fit([[0.0], [1.0]], [0, 1]))
-    with pytest.raises(TypeError, match="got str"):
+    with pytest.raises(TypeError, match="got dict"):
+        reconstruction_leak({"a": "rule list"})
+    with pytest.raises(ModelFileError, match="does not exist"):  # a string is a saved model's path
         reconstruction_leak("a rule list")
     with pytest.raises(NotFittedError):
         reconstruction_leak(GreedyRuleListClassifier())

@@ -63,6 +63,15 @@ def model_paths(model, domains=None) -> ModelPaths:
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
 
+    from ..io import LoadedModel
+
+    if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
+        private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
+        inner = model.model_
+        if isinstance(inner, RuleList):
+            return _rule_list_paths(inner, domains, inner.counts_are_noisy or private, route=model.apply)
+        return _tree_paths(_TreeArrays.of_tree(inner), domains, model.apply,
+                           noisy=inner.counts_are_noisy or private)
     if isinstance(model, RuleList):
         return _rule_list_paths(model, domains, model.counts_are_noisy)
     if isinstance(model, Tree):
@@ -91,7 +100,7 @@ def model_paths(model, domains=None) -> ModelPaths:
 
 
 # ------------------------------------------------------------------------------- rule lists
-def _rule_list_paths(rl, domains, noisy) -> ModelPaths:
+def _rule_list_paths(rl, domains, noisy, route=None) -> ModelPaths:
     names = [str(f) for f in rl.feature_names]
     _check_rule_list_domains(domains, names)
     col = {f: i for i, f in enumerate(names)}
@@ -113,7 +122,7 @@ def _rule_list_paths(rl, domains, noisy) -> ModelPaths:
         class_counts=np.array([r.counts for r in all_rules], dtype=float).reshape(len(all_rules), -1),
         support=None,
         counts_are_noisy=bool(noisy),
-        route=lambda X: rl.apply(_binary01(X, names)),
+        route=route if route is not None else (lambda X: rl.apply(_binary01(X, names))),
         cell_ratio=None,
         n_cells=len(names),
     )
