@@ -468,3 +468,51 @@ def warn_if_delta_large(delta: float, n_public) -> None:
             UserWarning,
             stacklevel=3,
         )
+
+
+# --------------------------------------------------------------------------- sample weights
+def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimator"):
+    """``(X, y)`` restricted to the records of weight 1, for a DP learner's ``fit(..., sample_weight)``.
+
+    A DP learner's guarantee is for datasets in which each record appears once. ``sample_weight``
+    is accepted only as that: ``None``, or one weight per row, each 0 (the record is left out:
+    sampling without replacement, e.g. ``BaggingClassifier(bootstrap=False, max_samples=0.5)``)
+    or 1. A weight above 1 means the record enters the fit several times (bootstrap bagging,
+    weighted resampling), whose cost is k·ε by group privacy, not ε: such a ``sample_weight`` is
+    outside the mechanism's domain and refused before anything is spent, with a message that
+    quotes no value (``docs/privacy.md``, "Resampling and model selection").
+    """
+    if sample_weight is None:
+        return X, y
+    from sklearn.utils.validation import _num_samples
+
+    n = _num_samples(X)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{estimator_name}: sample_weight must be numbers, one per row") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"{estimator_name}: sample_weight must have one weight per row of X ({n})")
+    if y is not None and _num_samples(y) != n:
+        raise ValueError(f"{estimator_name}: X and y have different numbers of rows")
+    ones = w == 1.0
+    if not np.all(ones | (w == 0.0)):
+        raise ValueError(
+            f"{estimator_name}: sample_weight other than 0 or 1 is refused: a record of weight k "
+            "(e.g. drawn k times by bootstrap or resampling) enters the fit k times and costs k·ε "
+            "by group privacy, not ε. Sample without replacement (BaggingClassifier(bootstrap=False))"
+        )
+    if ones.all():
+        return X, y
+    keep = np.flatnonzero(ones)
+    if isinstance(X, (pd.DataFrame, pd.Series)):
+        X = X.iloc[keep]
+    elif isinstance(X, np.ndarray):
+        X = X[keep]
+    else:
+        X = [X[i] for i in keep]
+    if isinstance(y, (pd.Series, pd.DataFrame)):
+        y = y.iloc[keep]
+    elif y is not None:
+        y = np.asarray(y)[keep]
+    return X, y

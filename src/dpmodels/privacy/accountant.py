@@ -273,6 +273,23 @@ class BudgetAccountant:
                 self._count_fit(owner)
             return share
 
+    def check_available(self, epsilon, delta=0.0, *, what: str = "a request") -> None:
+        """Raise :class:`BudgetExceededError` unless (ε, δ) fits in what is neither spent nor
+        reserved; spends and reserves nothing (a pipeline's check before its first step)."""
+        eps, d = float(epsilon), float(delta)
+        if self.detached:
+            raise RuntimeError("this BudgetAccountant was restored by pickle: it grants nothing")
+        with self._lock:
+            led = self.ledger
+            r_eps, r_delta = self._reserved()
+            if not led._within(led.epsilon_spent + r_eps + eps, led.delta_spent + r_delta + d):
+                raise BudgetExceededError(
+                    f"{what} ask the accountant for (ε={_fmt(eps)}, δ={d:.3g}) in total but only "
+                    f"(ε={_fmt(max(0.0, led.epsilon_remaining - r_eps))}, "
+                    f"δ={max(0.0, led.delta_remaining - r_delta):.3g}) of its total "
+                    f"(ε={_fmt(led.epsilon)}, δ={led.delta:.3g}) is left; nothing was spent"
+                )
+
     def _count_fit(self, owner: str) -> None:
         """Record one more fit granted to ``owner``; from the second on, a selection row."""
         k = self.fits_granted[owner] = self.fits_granted.get(owner, 0) + 1

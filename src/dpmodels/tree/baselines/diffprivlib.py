@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ...privacy.ledger import PrivacyLedger, check_epsilon
-from ...validation import check_X_shape, check_y, resolve_bounds, resolve_classes
+from ...validation import apply_unit_sample_weight, check_X_shape, check_y, resolve_bounds, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
 __all__ = ["DiffprivlibTreeClassifier", "DPLogisticRegression"]
@@ -64,10 +64,11 @@ def _rng_for_diffprivlib(random_state):
 class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
     """Fit plumbing shared by the diffprivlib wrappers: lazy import, ledger, public inputs."""
 
-    def _begin_fit(self, X, y):
+    def _begin_fit(self, X, y, sample_weight=None):
         dplm, DPLLeak = _import_diffprivlib()
         eps = check_epsilon(self.epsilon)
         name = type(self).__name__
+        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
         X, n, _ = check_X_shape(X, name)
         y = check_y(y, name)
         if len(y) != n:
@@ -110,8 +111,10 @@ class DiffprivlibTreeClassifier(_DiffprivlibWrapper):
         self.random_state = random_state
         self.categories = categories
 
-    def fit(self, X, y):
-        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit; ``sample_weight``: None or 0/1 per row
+        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y, sample_weight)
         names = [f"x{j}" for j in range(A.shape[1])]
         lo, hi = resolve_bounds(self.bounds, names, range(A.shape[1]), A, ledger)
         ledger.spend(
@@ -167,8 +170,10 @@ class DPLogisticRegression(_DiffprivlibWrapper):
             A = (A - self.mean_) / self.scale_
         return A
 
-    def fit(self, X, y):
-        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit; ``sample_weight``: None or 0/1 per row
+        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y, sample_weight)
         from diffprivlib.models.logistic_regression import _logistic_regression_path
 
         if self.standardize:
