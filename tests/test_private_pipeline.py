@@ -293,3 +293,16 @@ def test_provenance_survives_the_row_slicing_of_cross_validation():
         Z = Binarizer(categories=CATS).fit_transform(X)
     gs = GridSearchCV(DPRuleListClassifier(epsilon=1.0), {"max_rules": [2, 3]}, cv=2).fit(Z, y)
     assert not gs.best_estimator_.privacy_ledger_.is_private
+
+
+@pytest.mark.parametrize("kind", [list, pd.Series, np.asarray])
+def test_unit_weights_of_any_array_type_are_accepted(kind):
+    X, y = binary_data()
+    w = kind([1] * len(y))
+    for est in (DPRuleListClassifier(epsilon=1.0, classes=[0, 1]), PrivaTreeClassifier(
+            epsilon=1.0, bounds=(0, 1), classes=[0, 1], n_public=200)):
+        est.fit(X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="one weight per row"):
+        DPRuleListClassifier().fit(X, y, sample_weight=kind([1] * (len(y) - 1)))
+    with pytest.raises(ValueError, match="zero for every row"):
+        DPRuleListClassifier().fit(X, y, sample_weight=kind([0] * len(y)))

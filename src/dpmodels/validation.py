@@ -504,6 +504,8 @@ def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimat
         )
     if ones.all():
         return X, y
+    if not ones.any():
+        raise ValueError(f"{estimator_name}: sample_weight is zero for every row: no record is left to fit")
     keep = np.flatnonzero(ones)
     if isinstance(X, (pd.DataFrame, pd.Series)):
         X = X.iloc[keep]

@@ -370,6 +370,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self._release = dict(owner=name, id=uuid.uuid4().hex, accountant=None if acc is None else acc.id,
                              ledger=own.to_dict())
         self.privacy_ledger_ = published_ledger(ledger)
+        if acc is None:
+            self.privacy_ledger_.release_id = self._release["id"]  # dpmodels.io counts it once
         return self
 
     def _resolve_bounds(self, names, num_idx, source, cols, ledger) -> dict:

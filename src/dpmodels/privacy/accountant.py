@@ -424,6 +424,7 @@ def ledger_for_fit(estimator, epsilon, delta=0.0, X=None) -> PrivacyLedger:
                          min(d + math.fsum(p["ledger"].delta for p in prov), 1.0 - 1e-12))
     for p in prov:
         base.rows.extend(_prefixed(p))
+    base.includes_releases = {p["id"] for p in prov}  # read by dpmodels.io (counted once)
     return LedgerShare(eps, d, parent=base, owner=name)
 
 
