@@ -45,8 +45,11 @@ class ThresholdedDP(DPRuleListClassifier):
 
 _UNDECLARED = "fits labels other than 0/1 without classes=: the label set is public, never inferred"
 _WEIGHTS = ("fits sample_weight above 1: a record entering a fit k times costs k·ε (group privacy), "
-            "so DP learners refuse it (tests/test_private_pipeline.py covers 0/1 weights)")
+            "so DP learners refuse it (tests/test_private_pipeline.py covers unit weights)")
+_ZERO_WEIGHTS = ("fits sample_weight with zeros (a subsample): refused, a seeded subsample is not "
+                 "neighbour-preserving (tests/test_private_pipeline.py)")
 WEIGHT_FAILURES = {
+    "check_classifiers_one_label_sample_weights": _ZERO_WEIGHTS,
     "check_sample_weights_list": _WEIGHTS,
     "check_sample_weights_not_overwritten": _WEIGHTS,
     "check_sample_weight_equivalence_on_dense_data": _WEIGHTS,

@@ -472,15 +472,20 @@ def warn_if_delta_large(delta: float, n_public) -> None:
 
 # --------------------------------------------------------------------------- sample weights
 def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimator"):
-    """``(X, y)`` restricted to the records of weight 1, for a DP learner's ``fit(..., sample_weight)``.
+    """Check a DP learner's ``fit(..., sample_weight)``: ``None`` or all ones; returns ``(X, y)``.
 
-    A DP learner's guarantee is for datasets in which each record appears once. ``sample_weight``
-    is accepted only as that: ``None``, or one weight per row, each 0 (the record is left out:
-    sampling without replacement, e.g. ``BaggingClassifier(bootstrap=False, max_samples=0.5)``)
-    or 1. A weight above 1 means the record enters the fit several times (bootstrap bagging,
-    weighted resampling), whose cost is k·ε by group privacy, not ε: such a ``sample_weight`` is
-    outside the mechanism's domain and refused before anything is spent, with a message that
-    quotes no value (``docs/privacy.md``, "Resampling and model selection").
+    A DP learner's guarantee is for datasets in which each record appears once, and for the
+    neighbouring relation add/remove one record. Any other weight vector is refused before
+    anything is spent, with a message that quotes no value (``docs/privacy.md``, "Resampling and
+    model selection"):
+
+    * a weight k > 1 means the record enters the fit k times (bootstrap bagging, weighted
+      resampling): by group privacy that costs k·ε, not the ε the ledger would charge;
+    * weights of zero select a subsample, and the meta-estimators that pass them
+      (``BaggingClassifier(max_samples<1)``) draw a fixed-size sample from a seeded permutation of
+      ``range(n)``: adding one record changes which others are drawn, so the fit is not ε-DP with
+      respect to the whole data. Choose rows yourself with a per-record rule (a keyed hash of the
+      row, a coin per row) and fit on them.
     """
     if sample_weight is None:
         return X, y
@@ -495,26 +500,11 @@ def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimat
         raise ValueError(f"{estimator_name}: sample_weight must have one weight per row of X ({n})")
     if y is not None and _num_samples(y) != n:
         raise ValueError(f"{estimator_name}: X and y have different numbers of rows")
-    ones = w == 1.0
-    if not np.all(ones | (w == 0.0)):
+    if not np.all(w == 1.0):
         raise ValueError(
-            f"{estimator_name}: sample_weight other than 0 or 1 is refused: a record of weight k "
-            "(e.g. drawn k times by bootstrap or resampling) enters the fit k times and costs k·ε "
-            "by group privacy, not ε. Sample without replacement (BaggingClassifier(bootstrap=False))"
+            f"{estimator_name}: sample_weight other than all ones is refused: a weight k > 1 (a "
+            "record drawn k times, e.g. by bootstrap) costs k·ε by group privacy, and a weight of "
+            "zero (a seeded subsample) is not neighbour-preserving; use BaggingClassifier("
+            "bootstrap=False, max_samples=1.0) or select rows with a per-record rule"
         )
-    if ones.all():
-        return X, y
-    if not ones.any():
-        raise ValueError(f"{estimator_name}: sample_weight is zero for every row: no record is left to fit")
-    keep = np.flatnonzero(ones)
-    if isinstance(X, (pd.DataFrame, pd.Series)):
-        X = X.iloc[keep]
-    elif isinstance(X, np.ndarray):
-        X = X[keep]
-    else:
-        X = [X[i] for i in keep]
-    if isinstance(y, (pd.Series, pd.DataFrame)):
-        y = y.iloc[keep]
-    elif y is not None:
-        y = np.asarray(y)[keep]
     return X, y
