@@ -309,3 +309,18 @@ def test_unit_weights_of_any_array_type_are_accepted(kind):
         DPRuleListClassifier().fit(X, y, sample_weight=kind([1] * (len(y) - 1)))
     with pytest.raises(ValueError, match="weight of zero"):
         DPRuleListClassifier().fit(X, y, sample_weight=kind([0] * len(y)))
+
+
+def test_a_loaded_binarizer_carries_its_releases():
+    X, y = data()
+    with pytest.warns(PrivacyLeakWarning):
+        leaky = Binarizer(categories=CATS).fit(X)
+    acc = BudgetAccountant(1.0)
+    dp = Binarizer(epsilon=0.3, bounds=BOUNDS, categories=CATS, accountant=acc).fit(X)
+    DPRuleListClassifier(epsilon=0.7, max_rules=3, accountant=acc).fit(dp.transform(X), y)
+    for b, private, eps in ((leaky, False, 0.7), (dp, True, 1.0)):
+        loaded = Binarizer.from_dict(b.to_dict())
+        led = DPRuleListClassifier(epsilon=0.7, max_rules=3).fit(loaded.transform(X), y).privacy_ledger_
+        assert led.is_private is private and led.epsilon_spent == pytest.approx(eps)
+        # only the binarizer's row of the shared ledger is carried (ε 0.3), not the old learner's
+        assert sum(r.what.startswith("Binarizer: ") for r in led.rows) == 1

@@ -540,6 +540,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
             led = d.get("privacy_ledger")
             self.privacy_ledger_ = PrivacyLedger.from_dict(led) if led is not None else PrivacyLedger(0.0)
+            self._release = _loaded_release(self.privacy_ledger_, d)
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"malformed serialised Binarizer: {exc!r}") from None
         return self
@@ -552,6 +553,31 @@ class Binarizer(TransformerMixin, BaseEstimator):
         tags.transformer_tags.preserves_dtype = []
         tags.non_deterministic = self.epsilon is not None and self.random_state is None
         return tags
+
+
+def _loaded_release(ledger: PrivacyLedger, d: dict) -> dict:
+    """The provenance a Binarizer rebuilt by ``from_dict`` gives its output: the releases its cut
+    points came from. A saved ledger shared with other steps (an accountant's) names each row's
+    estimator (``"Binarizer: …"``): only the Binarizer's rows are kept; an unshared one is all
+    the Binarizer's. The id is a hash of the document, so every load of one file is one release
+    (charged once per accountant)."""
+    import hashlib
+    import json
+    import re
+    from dataclasses import replace
+
+    prefixed = [r for r in ledger.rows if re.match(r"^[A-Za-z_]\w*: ", r.what)]
+    if prefixed:
+        rows = [replace(r, what=r.what[len("Binarizer: "):]) for r in ledger.rows
+                if r.what.startswith("Binarizer: ")]
+    else:
+        rows = list(ledger.rows)
+    own = PrivacyLedger(0.0)
+    own.rows = rows
+    own.epsilon = 0.0 if own.epsilon_spent == 0 else own.epsilon_spent  # its budget: what it spent
+    own.delta = min(own.delta_spent, 1.0 - 1e-12)
+    digest = hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
+    return dict(owner="Binarizer", id=f"loaded-{digest[:32]}", accountant=None, ledger=own.to_dict())
 
 
 def _output_columns(features, encoding, drop):
