@@ -271,3 +271,33 @@ def test_readme_pipeline_example_runs():
     acc = ns["acc"]
     assert acc.is_private and acc.epsilon_spent == pytest.approx(1.0)
     assert sum(r.what.startswith("Binarizer: ") for r in acc.ledger.rows) == 6
+
+
+def test_spent_plus_reserved_never_exceeds_the_total_property():
+    """Any interleaving of requests, spends and closes: spent + reserved stays within the total,
+    and a share's rows never exceed the share."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    op = st.tuples(st.sampled_from(["request", "spend", "close"]), st.integers(0, 4),
+                   st.floats(0.01, 0.6))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(op, max_size=40))
+    def run(ops):
+        acc = BudgetAccountant(1.0)
+        shares = []
+        for kind, k, x in ops:
+            try:
+                if kind == "request":
+                    shares.append(acc.request(x, owner=f"E{k}"))
+                elif shares and kind == "spend":
+                    shares[k % len(shares)].spend("r", "laplace", x)
+                elif shares:
+                    shares[k % len(shares)].close()
+            except BudgetExceededError:
+                pass
+            assert acc.epsilon_spent + acc.epsilon_reserved <= 1.0 + 1e-9
+            assert all(s.epsilon_spent <= s.epsilon + 1e-9 for s in shares)
+
+    run()

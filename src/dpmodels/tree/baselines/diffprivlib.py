@@ -26,7 +26,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ...privacy.ledger import PrivacyLedger, check_epsilon
+from ...privacy.accountant import ledger_for_fit, published_ledger
+from ...privacy.ledger import check_epsilon
 from ...validation import apply_unit_sample_weight, check_X_shape, check_y, resolve_bounds, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
@@ -73,7 +74,9 @@ class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
         y = check_y(y, name)
         if len(y) != n:
             raise ValueError("X and y have different numbers of rows")
-        ledger = PrivacyLedger(eps)
+        # a fresh ledger of budget ε, plus the releases X carries (a Binarizer's: docs/privacy.md,
+        # "Pipelines"); these wrappers take no accountant
+        ledger = ledger_for_fit(self, eps, X=X)
         classes, y_idx = resolve_classes(self.classes, y, ledger)
         names = feature_names(X)
         if names is not None:
@@ -88,7 +91,7 @@ class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
         ledger.check()
         if model is not None:
             self.model_ = model
-        self.privacy_ledger_ = ledger
+        self.privacy_ledger_ = published_ledger(ledger)
         return self
 
 
