@@ -311,7 +311,13 @@ class BudgetAccountant:
 
     def _reserved(self) -> tuple[float, float]:
         """Unspent (ε, δ) of the shares in use (call with the lock held)."""
-        shares = [r() for r in list(self._open.values())]
+        while True:  # a weak-reference callback may drop a collected share meanwhile: retry
+            try:
+                refs = list(self._open.values())
+                break
+            except RuntimeError:
+                continue
+        shares = [r() for r in refs]
         shares = [s for s in shares if s is not None]
         return (math.fsum(s.unspent[0] for s in shares), math.fsum(s.unspent[1] for s in shares))
 
