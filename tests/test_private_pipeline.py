@@ -324,3 +324,26 @@ def test_a_loaded_binarizer_carries_its_releases():
         assert led.is_private is private and led.epsilon_spent == pytest.approx(eps)
         # only the binarizer's row of the shared ledger is carried (ε 0.3), not the old learner's
         assert sum(r.what.startswith("Binarizer: ") for r in led.rows) == 1
+
+
+def test_make_private_rule_list_is_one_estimator_with_one_budget(tmp_path):
+    from dpmodels.io import load_model, save_model
+    from dpmodels.pipeline import make_private_rule_list
+
+    X, y = data()
+    pipe = make_private_rule_list(epsilon=1.0, classes=[0, 1], bounds=BOUNDS, categories=CATS,
+                                  binarizer_share=0.25, max_rules=3)
+    acc = pipe[-1].accountant
+    assert pipe[0].accountant is acc and acc.epsilon == 1.0
+    pipe.fit(X, y)
+    led = pipe[-1].privacy_ledger_
+    assert led is acc.ledger and led.is_private and led.epsilon_spent == pytest.approx(1.0)
+    assert led.rows[0].what == "Binarizer: 2 quantiles of 'age'" and led.rows[0].epsilon == pytest.approx(0.25)
+    loaded = load_model(save_model(pipe, tmp_path / "m.json"))
+    assert np.array_equal(loaded.predict(X), pipe.predict(X))
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        make_private_rule_list(epsilon=1.0, classes=[0, 1], mechanism="pf")
+    bad = make_private_rule_list(epsilon=1.0, classes=[0, 1], bounds=BOUNDS, categories=CATS, max_width=3)
+    with limits(max_candidates=40), pytest.raises(ResourceLimitError):
+        bad.fit(X, y)
+    assert bad[-1].accountant.ledger.rows == []

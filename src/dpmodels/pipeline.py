@@ -33,6 +33,10 @@ error in step k comes after steps 1…k−1 have spent (their rows stay in the a
 truthfully). ``validate_before_spend(pipe, X, y)`` runs phase 1 on any pipeline; call it before
 ``pipe.fit`` when you cannot use :class:`PrivatePipeline` (``docs/privacy.md``, "Pipelines").
 
+:func:`make_private_rule_list` builds the common case — raw columns, a DP
+:class:`~dpmodels.data.Binarizer` and a :class:`~dpmodels.rulelist.DPRuleListClassifier` under
+one accountant of total ε — as one estimator with one check.
+
 Steps take part through two optional methods: ``_validate_before_spend(X, y)`` (raise on any
 problem; return an empty frame describing the output for a transformer, else None) and
 ``_budget_request()`` → ``(accountant, ε, δ)``.
@@ -47,7 +51,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from .privacy.ledger import BudgetExceededError
 from .validation import apply_unit_sample_weight
 
-__all__ = ["PrivatePipeline", "make_private_pipeline", "validate_before_spend"]
+__all__ = ["PrivatePipeline", "make_private_pipeline", "make_private_rule_list", "validate_before_spend"]
 
 
 def _steps(pipeline):
@@ -122,3 +126,43 @@ def make_private_pipeline(*steps, memory=None, verbose=False) -> PrivatePipeline
     their classes, lower-cased)."""
     named = make_pipeline(*steps).steps
     return PrivatePipeline(named, memory=memory, verbose=verbose)
+
+
+def make_private_rule_list(*, epsilon=1.0, classes=None, bounds=None, categories=None, cut_points=None,
+                           n_bins=3, encoding="thermometer", binarizer_share=0.1, accountant=None,
+                           **learner_params) -> PrivatePipeline:
+    """Raw columns → a DP rule list with one total budget: a :class:`PrivatePipeline` of a
+    :class:`~dpmodels.data.Binarizer` and a :class:`~dpmodels.rulelist.DPRuleListClassifier`
+    sharing one :class:`~dpmodels.privacy.BudgetAccountant`.
+
+    ``epsilon`` is the total. With ``bounds`` declared, the binarizer gets ``binarizer_share``·ε
+    for the DP quantiles of the numerical features without ``cut_points`` (a share it does not
+    use — every feature has public cut points — is returned unspent) and the rule list the rest.
+    Without ``bounds`` the binarizer releases nothing private: public ``cut_points``, or the
+    data's quantiles (a leak, recorded) and the rule list gets all of ε. ``accountant``: an
+    existing budget to spend from (default: a new one of (ε, the rule list's δ)).
+    ``learner_params`` go to the rule list (``max_rules``, ``mechanism``, ``random_state``, …).
+    """
+    from .data.binarize import Binarizer
+    from .privacy.accountant import BudgetAccountant, check_accountant
+    from .privacy.ledger import check_epsilon
+    from .rulelist import DPRuleListClassifier
+
+    eps = check_epsilon(epsilon)
+    try:
+        share = float(binarizer_share)
+    except (TypeError, ValueError):
+        raise ValueError(f"binarizer_share must be a number in (0, 1), got {binarizer_share!r}") from None
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"binarizer_share must be in (0, 1), got {binarizer_share!r}")
+    q = share * eps if bounds is not None else None
+    learner = DPRuleListClassifier(epsilon=eps - (q or 0.0), classes=classes, **learner_params)
+    _, delta = learner._resolve_params()  # parameter errors now, before anything is built
+    acc = check_accountant(accountant, "make_private_rule_list")
+    if acc is None:
+        acc = BudgetAccountant(eps, delta)
+    learner.set_params(accountant=acc)
+    random_state = learner_params.get("random_state")
+    binarizer = Binarizer(cut_points=cut_points, n_bins=n_bins, bounds=bounds, categories=categories,
+                          epsilon=q, encoding=encoding, accountant=acc, random_state=random_state)
+    return make_private_pipeline(binarizer, learner)
