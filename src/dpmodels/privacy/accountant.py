@@ -7,8 +7,9 @@ its guarantee is one number only if somebody adds the shares and refuses what wo
 total. That is the accountant (diffprivlib's ``accountant=`` idea)::
 
     acc = BudgetAccountant(epsilon=1.0)
-    pipe = make_pipeline(Binarizer(epsilon=0.2, bounds=..., categories=..., accountant=acc),
-                         DPRuleListClassifier(epsilon=0.8, classes=[0, 1], accountant=acc))
+    pipe = make_private_pipeline(      # dpmodels.pipeline: every step checked before any spends
+        Binarizer(epsilon=0.2, bounds=..., categories=..., accountant=acc),
+        DPRuleListClassifier(epsilon=0.8, classes=[0, 1], accountant=acc))
     pipe.fit(X, y)
     print(acc.ledger.summary())       # every release of both steps, one total, one verdict
     pipe[-1].privacy_ledger_ is acc.ledger   # True: each step shows the shared ledger
@@ -28,7 +29,7 @@ Rules (what every estimator with ``accountant=`` does, through :func:`ledger_for
 * A second fit with the same accountant spends more of the total: refitting on the same data is
   another release. Cross-validation or a grid search over estimators sharing an accountant is
   therefore charged for every fit, and stops with :class:`BudgetExceededError` when the total is
-  used up (``docs/privacy.md``, "Pipelines and hyper-parameter search").
+  used up (``docs/privacy.md``, "Pipelines", "Resampling and model selection").
 
 **Grants are reserved and atomic.** A granted share is *reserved*: what other fits may request
 is the total minus what was spent minus the unspent part of every share still in use, and every
