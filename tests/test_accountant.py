@@ -301,3 +301,23 @@ def test_spent_plus_reserved_never_exceeds_the_total_property():
             assert all(s.epsilon_spent <= s.epsilon + 1e-9 for s in shares)
 
     run()
+
+
+def test_threaded_cross_validation_stays_within_the_total():
+    """Real fits in joblib threads (the backend the docs recommend for a shared accountant):
+    each fit reserves its whole share, so two of five folds fit in 2.5 and nothing overshoots."""
+    from joblib import parallel_backend
+    from sklearn.exceptions import FitFailedWarning
+
+    X, y = data()
+    Xb = (X[["age"]] > 50).astype(int)
+    for _ in range(3):
+        acc = BudgetAccountant(2.5)
+        est = DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc)
+        with parallel_backend("threading"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitFailedWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            scores = cross_val_score(est, Xb, y, cv=5, n_jobs=4, error_score=np.nan)
+        assert int(np.isfinite(scores).sum()) == 2
+        assert acc.epsilon_spent == pytest.approx(2.0) and acc.epsilon_spent <= 2.5
+        assert acc.epsilon_reserved == 0.0
