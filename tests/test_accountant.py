@@ -282,7 +282,7 @@ def test_spent_plus_reserved_never_exceeds_the_total_property():
     op = st.tuples(st.sampled_from(["request", "spend", "close"]), st.integers(0, 4),
                    st.floats(0.01, 0.6))
 
-    @settings(max_examples=150, deadline=None)
+    @settings(max_examples=60, deadline=None)
     @given(st.lists(op, max_size=40))
     def run(ops):
         acc = BudgetAccountant(1.0)
