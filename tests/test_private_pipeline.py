@@ -347,3 +347,18 @@ def test_make_private_rule_list_is_one_estimator_with_one_budget(tmp_path):
     with limits(max_candidates=40), pytest.raises(ResourceLimitError):
         bad.fit(X, y)
     assert bad[-1].accountant.ledger.rows == []
+
+
+def test_dpgdf_in_a_private_pipeline_checks_its_features_first():
+    X, y = data()
+    acc = BudgetAccountant(1.0)
+    pipe = make_private_pipeline(
+        Binarizer(epsilon=0.2, bounds=BOUNDS, categories=CATS, accountant=acc),
+        DPGDFClassifier(epsilon=0.8, classes=[0, 1], numerical="error", accountant=acc))
+    with pytest.raises(ValueError, match="categorical features only"):
+        pipe.fit(X, y)  # the binarizer's 0/1 columns are numerical to DPGDF: refused, nothing spent
+    assert acc.ledger.rows == []
+    ok = make_private_pipeline(DPGDFClassifier(epsilon=1.0, categories=CATS, classes=[0, 1], accountant=acc))
+    with pytest.warns(UserWarning, match="ignores the numerical features"):
+        ok.fit(X, y)
+    assert acc.epsilon_spent == pytest.approx(1.0)

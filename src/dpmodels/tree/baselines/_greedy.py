@@ -3,6 +3,8 @@ builder, the count-scaled Gini utility (Δ = 2)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
@@ -122,7 +124,9 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             return None
         X, _, _ = check_X_shape(X, name, min_samples=0)
         names, categorical, categories = resolve_categories(X, self.categories, None)
-        self._keep_features(names, categorical)
+        with warnings.catch_warnings():  # fit itself warns about dropped features, once
+            warnings.simplefilter("ignore", UserWarning)
+            self._keep_features(names, categorical)
         n_bins = max([len(v) for v in categories.values()] + [int(getattr(self, "max_bins", 0) or 0), 2])
         check_tree_size(name.replace("Classifier", ""), max_depth=D, n_features=len(names),
                         n_bins=n_bins, n_classes=len(classes))
