@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench reproduce reproduce-quick clean corels optimal
+.PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# lint and format check, then the type checker (.ci/run runs this before the tests)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow

@@ -2,7 +2,7 @@
 
 Run with ``make bench``. A block is what one ``000-fig4`` cell does on one training split: the six
 Fig. 4 mechanisms at 20 log-spaced ε in [0.01, 100] (120 fits), either through
-:class:`dpmodels.experiments.rulelist_batch.SharedSplit` (candidates, distinct-row index and the
+:class:`dpmodels.experiments.paper_000.batch.SharedSplit` (candidates, distinct-row index and the
 prefix-memoised counts built once per split) or through ``DPRuleListClassifier(...).fit`` per fit
 (the peer; identical models, see tests/test_rulelist_batch.py). The 1-minute load average is
 recorded with each case (shared machine).
@@ -15,8 +15,8 @@ import pytest
 from sklearn.model_selection import train_test_split
 
 from dpmodels.data import load_dataset
-from dpmodels.experiments.paper_000 import FIG4_LEARNERS, LAMBDA, LEARNERS
-from dpmodels.experiments.rulelist_batch import SharedSplit
+from dpmodels.experiments.paper_000.accuracy import FIG4_LEARNERS, LAMBDA, LEARNERS
+from dpmodels.experiments.paper_000.batch import SharedSplit
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.rulelist._base import single_threaded_blas
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 from importlib import resources
 
 import numpy as np
@@ -420,3 +421,45 @@ def test_dataset_schema_api():
     assert list(Xs["sex"].cat.categories) == ["Female", "Male"]
     with pytest.raises(ValueError, match="no documented schema"):
         dataset_schema("tic-tac-toe")
+
+
+def test_german_binarized_columns_have_readable_names_that_hold_on_the_raw_file():
+    """Every readable column name of the bundled German binarization says exactly which raw
+    records it holds for (the files have the same rows in the same order)."""
+    Xb, _ = load_dataset("german")
+    Xr, _ = load_dataset("german", binarized=False)
+    assert not any(re.fullmatch(r"f\d+", c) for c in Xb.columns) and len(set(Xb.columns)) == Xb.shape[1]
+    codes = {  # readable attribute -> (raw column, its UCI codes in german.doc order)
+        "checking": ("checking_status", [f"A1{k}" for k in range(1, 5)]),
+        "history": ("credit_history", [f"A3{k}" for k in range(0, 5)]),
+        "purpose": ("purpose", [f"A4{k}" for k in range(0, 11)]),
+        "savings": ("savings", [f"A6{k}" for k in range(1, 6)]),
+        "employed": ("employment", [f"A7{k}" for k in range(1, 6)]),
+        "status": ("personal_status_sex", [f"A9{k}" for k in range(1, 6)]),
+        "other_debtors": ("other_debtors", [f"A10{k}" for k in range(1, 4)]),
+        "property": ("property", [f"A12{k}" for k in range(1, 5)]),
+        "other_plans": ("other_installment_plans", [f"A14{k}" for k in range(1, 4)]),
+        "housing": ("housing", [f"A15{k}" for k in range(1, 4)]),
+        "job": ("job", [f"A17{k}" for k in range(1, 5)]),
+        "telephone": ("own_telephone", ["A191", "A192"]),
+        "foreign_worker": ("foreign_worker", ["A201", "A202"]),
+    }
+    numeric = {"dependents": "num_dependents"}
+    seen = {}
+    for col in Xb.columns:
+        got = Xb[col].to_numpy().astype(bool)
+        m = re.fullmatch(r"(\w+)(<=|>)(\d+)", col)
+        if m:
+            x = Xr[m.group(1)].to_numpy(float)
+            want = x <= float(m.group(3)) if m.group(2) == "<=" else x > float(m.group(3))
+        else:
+            attr, value = col.split("=", 1)
+            if value.isdigit():
+                want = Xr[numeric.get(attr, attr)].to_numpy(float) == float(value)
+            else:
+                raw, cs = codes[attr]
+                k = seen.get(attr, 0)  # one-hot columns follow the documented code order
+                seen[attr] = k + 1
+                want = (Xr[raw].astype(object) == cs[k]).to_numpy()
+        assert np.array_equal(got, want), col
+    assert all(seen[a] == len(cs) for a, (_, cs) in codes.items())

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dpmodels.experiments import grid
-from dpmodels.experiments.paper_000 import accuracy_cell, noise_cell
+from dpmodels.experiments.paper_000.accuracy import accuracy_cell, noise_cell
 from dpmodels.experiments.registry import (
     PAPER_IDS,
     ROW_FIELDS,
@@ -20,9 +20,21 @@ from dpmodels.experiments.registry import (
     row,
 )
 
+
 @pytest.mark.parametrize("eid", PAPER_IDS)
 def test_every_paper_result_has_an_id(eid):
     assert get(eid).id == eid
+
+
+def test_paper_ids_are_the_26_result_items_and_all_registered(capsys):
+    from dpmodels.cli import main
+
+    assert len(PAPER_IDS) == len(set(PAPER_IDS)) == 26
+    per_paper = {p: sum(i.startswith(p) for i in PAPER_IDS) for p in ("000", "002", "003")}
+    assert per_paper == {"000": 8, "002": 11, "003": 7}
+    assert {"002-table3", "002-table4", "003-toy"} <= set(PAPER_IDS)
+    assert main(["reproduce", "--list"]) == 0
+    assert "not registered" not in capsys.readouterr().out
 
 
 def test_ids_are_unique_ordered_and_resolvable():
@@ -56,6 +68,43 @@ def test_cell_uid_depends_on_parameters():
     a = Cell("k", noise_cell, dict(mechanism="sm-Laplace", seed=0, ns=(1, 2)))
     b = Cell("k", noise_cell, dict(mechanism="sm-Laplace", seed=0, ns=(1, 3)))
     assert a.uid != b.uid and a.uid.startswith("k-")
+
+
+@pytest.mark.parametrize("eid,key,uid", [
+    ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
+    ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
+    ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-abd8bb0b30"),
+    ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
+    ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
+])
+def test_cell_files_survive_the_package_layout(eid, key, uid):
+    """The uids computed before the one-package-per-paper move: finished cells are still resumed."""
+    cells = {c.key: c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)}
+    assert cells[key].uid == uid
+
+
+def test_plugins_are_found_in_the_paper_packages():
+    from dpmodels.experiments import registry
+
+    mods = registry._plugin_modules()
+    for pkg in registry.PLUGIN_PACKAGES:
+        assert any(m.startswith(pkg + ".") for m in mods), pkg
+    modules = {getattr(e.cells, "func", e.cells).__module__ for e in all_experiments() if e.cells is not None}
+    assert all(m.split(".")[2] in ("paper_000", "paper_002", "paper_003", "library") for m in modules), modules
+
+
+def test_each_package_index_lists_its_ids_and_their_modules():
+    """The __init__ docstring of each paper package is the index of its ids: id -> module."""
+    import importlib
+
+    for e in all_experiments():
+        fn = next(f for f in (e.cells, e.plot, e.table) if f is not None)
+        module = getattr(fn, "func", fn).__module__
+        package, _, name = module.rpartition(".")
+        doc = importlib.import_module(package).__doc__
+        line = next((ln for ln in doc.splitlines() if ln.startswith(e.id + " ")), None)
+        assert line is not None, f"{e.id} missing from {package}'s index"
+        assert f":mod:`.{name}`" in line, (e.id, line)
 
 
 def test_row_schema():
@@ -130,9 +179,9 @@ def test_markdown_to_html_inlines_images(tmp_path):
 
 
 def test_noise_cell_matches_the_closed_form():
-    from dpmodels.privacy.smooth import gini_smooth_sensitivity
-
     import json
+
+    from dpmodels.privacy.smooth import gini_smooth_sensitivity
 
     rows = noise_cell("sm-Laplace", 0, (5, 500), epsilon=1.0, delta=1e-6, draws=50_000)
     got = {(json.loads(r["parameters"])["n"], r["metric"]): r["value"] for r in rows}

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from dpmodels.experiments import paper_000_attacks as E
-from dpmodels.experiments.paper_rulelists import run_rulelist_accuracy
+from dpmodels.experiments.paper_000 import attacks as E
+from dpmodels.experiments.paper_000.protocol import pipeline_cells
+
+
+def _frame(cells):
+    """The tidy rows of some cells, run in this process (the registry's runner does the same)."""
+    return pd.DataFrame([r for c in cells for r in c.run()])
 
 
 def test_table2_frame_and_same_models_as_accuracy_experiment():
-    df = E.run_table2(datasets=("german",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1, n_permutations=3)
+    df = _frame(E.table2_cells(datasets=("german",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1,
+                               n_permutations=3))
     assert list(df.columns) == E.COLUMNS
     assert set(df.metric) == {"vulnerability", "vulnerability (null mean)", "accuracy"}
     v = df[df.metric == "vulnerability"].value
     assert ((v >= 0.5) & (v <= 1.0)).all()
-    acc = run_rulelist_accuracy(datasets=("german",), epsilons=(10.0,), runs=1, learners=("permute-and-flip",))
+    acc = _frame(pipeline_cells(datasets=("german",), epsilons=(10.0,), runs=1, learners=("permute-and-flip",),
+                                data="binarized"))
     ours = df[df.metric == "accuracy"].set_index("learner")["value"]
-    theirs = acc.set_index("learner")["accuracy"]
+    theirs = acc[acc.metric == "accuracy"].set_index("learner")["value"]
     assert ours["permute-and-flip"] == pytest.approx(theirs["permute-and-flip"])  # same seeds, same model
     assert ours["GreedyRL"] == pytest.approx(theirs["GreedyRL"])
     md = E.table2_markdown(df)
@@ -25,15 +33,17 @@ def test_table2_frame_and_same_models_as_accuracy_experiment():
 
 
 def test_table3_frame():
-    df = E.run_table3(dataset="compas", epsilons=(10.0,), learners=("permute-and-flip",), runs=1, n_repeats=1)
+    df = _frame(E.table3_cells(datasets=("compas",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1,
+                               n_repeats=1))
     ik = df[df.metric.str.startswith("I_k")]
     assert len(ik) == 3 and ik.value.between(0, 1).all()
     assert "permute-and-flip" in E.table3_markdown(df)
 
 
 def test_mia_frames_epsilon_table_and_figures(tmp_path):
-    metrics, scores = E.run_mia(datasets=("german",), learners=("GreedyRL", "PrivaTree"), epsilons=(1.0,),
-                                attacks=("threshold", "lira"), runs=1, n_reference=2, return_scores=True)
+    metrics, scores = E.split_mia(_frame(E.mia_cells(datasets=("german",), learners=("GreedyRL", "PrivaTree"),
+                                                     epsilons=(1.0,), attacks=("threshold", "lira"), runs=1,
+                                                     n_reference=2)))
     assert set(metrics.metric) == {"auc", "tpr@0.1%fpr", "tpr@1%fpr"}
     assert set(metrics.attack) == {"threshold", "lira"}
     assert np.isinf(metrics[metrics.learner == "GreedyRL"].epsilon).all()
@@ -42,15 +52,16 @@ def test_mia_frames_epsilon_table_and_figures(tmp_path):
     assert "| german | PrivaTree | 1 |" in E.mia_markdown(metrics)
     pytest.importorskip("matplotlib")
     assert E.plot_fig6(scores, tmp_path / "fig6.png").exists()
-    t2 = E.run_table2(datasets=("german",), epsilons=(1.0, 10.0), learners=("gl-laplace",), runs=1)
+    t2 = _frame(E.table2_cells(datasets=("german",), epsilons=(1.0, 10.0), learners=("gl-laplace",), runs=1,
+                               n_permutations=0))
     assert E.plot_table2(t2, tmp_path / "t2.png").exists()
 
 
 def test_unknown_learner():
     with pytest.raises(ValueError, match="unknown learners"):
-        E.run_table2(learners=("nope",))
+        E.table2_cells(learners=("nope",))
     with pytest.raises(ValueError, match="unknown attacks"):
-        E.run_mia(attacks=("nope",))
+        E.mia_cells(attacks=("nope",))
 
 
 def test_registry_ids_run_end_to_end(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpmodels.experiments import paper_002 as p2
+from dpmodels.experiments.paper_002 import results as p2
 from dpmodels.tree.privatree import PrivaTreeClassifier
 
 
@@ -40,6 +40,32 @@ def test_backdoor_table_keeps_every_learner():
     assert "tree" in table.splitlines()[0] and "PrivaTree ε = 1" in table.splitlines()[0]
 
 
+def test_backdoor_cell_tree_learns_the_trigger():
+    df = pd.DataFrame(p2.backdoor_cell("digits01", 0, (0, 10), (1.0,)))
+    asr = df[df.metric == "asr"].set_index(["learner", df[df.metric == "asr"].parameters.map(
+        lambda p: json.loads(p)["x"])])["value"]
+    assert asr[("tree", 10)] >= 0.5  # the non-private tree learns the trigger from 10 copies
+    trig = df[(df.metric == "splits_on_trigger") & (df.learner == "tree")]
+    assert set(trig.value) <= {0.0, 1.0} and trig[trig.parameters.str.contains('"x": 10')].value.iloc[0] == 1.0
+    assert "trees splitting on the trigger, x = 10 | 1 / 1" in p2._fig4_table(df)
+    assert df[df.metric == "asr"]["value"].between(0, 1).all()
+    assert set(df[df.metric == "clean_accuracy"]["learner"]) == {"tree", "PrivaTree"}
+
+
+def test_poison_guarantee_cell_dpa_is_certified_per_poisoned_count():
+    from dpmodels.audit.poisoning import n_poisoned_from_fraction
+
+    fractions = (0.0, 0.005, 0.01)
+    rows = p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), fractions, dpa_estimators=20)
+    df = pd.DataFrame(rows)
+    n_train = int(df[df.metric == "n_train"]["value"].iloc[0])
+    dpa = df[df.metric == "certified_accuracy"]
+    xs = [json.loads(p)["x"] for p in dpa.parameters]
+    assert xs == list(n_poisoned_from_fraction(np.asarray(fractions), n_train))
+    assert np.all(np.diff(dpa["value"].to_numpy()) <= 0)  # more poison, fewer certified records
+    assert set(df[df.metric == "test_accuracy"]["learner"]) == {"tree", "PrivaTree"}
+
+
 def test_budget_shares_are_public_parameters():
     X, y, meta = p2.load_002("pol", "num")
     idx = np.random.default_rng(0).permutation(len(X))[:800]
@@ -56,3 +82,21 @@ def test_budget_shares_are_public_parameters():
 def test_share_grid_is_on_the_simplex():
     g = np.array(p2.share_grid(0.1))
     assert len(g) == 36 and np.allclose(g.sum(axis=1), 1) and (g >= 0.1 - 1e-12).all()
+
+
+def test_table4_properties_from_the_loaded_data():
+    """002-table4: vote and nursery as the paper prepares them (Table IV); a difference is bolded."""
+    from dpmodels.experiments import published as pub
+    from dpmodels.experiments.paper_002 import datasets as p4
+
+    rows = p4.properties_cell("vote", "uci") + p4.properties_cell("nursery", "uci")
+    got = {(r["dataset"], r["metric"]): r["value"] for r in rows}
+    assert got[("vote", "samples")] == 232 and got[("vote", "categorical")] == 16
+    assert round(got[("nursery", "majority")], 3) == pub.P002_TABLE4[("nursery", "uci")]["majority"] == 0.667
+    df = pd.DataFrame(rows)
+    md = p4._table(df)
+    assert "| vote | uci | 232 / 232 | 16 / 16 | 16 / 16 | 0.534 / 0.534 |" in md
+    assert "| adult | uci | not bundled / 45,222 |" in md  # not computed in this frame: the paper's only
+    wrong = df.copy()
+    wrong.loc[(wrong.dataset == "vote") & (wrong.metric == "samples"), "value"] = 231
+    assert "**231** / 232" in p4._table(wrong) and "different (bold): vote (uci)" in p4._table(wrong)

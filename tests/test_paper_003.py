@@ -12,7 +12,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.audit import reconstruction_leak
-from dpmodels.experiments import paper_003 as p3
+from dpmodels.experiments.paper_003 import reconstruction as p3
 from dpmodels.experiments.registry import ROW_FIELDS, Cell, Size, Skip, all_experiments, get, row
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier
@@ -265,3 +265,20 @@ def test_reproduce_003_fig3_quick_in_a_subprocess(tmp_path):
     except ImportError:
         return
     assert (tmp_path / "003-fig3" / "003-fig3.png").stat().st_size > 1000
+
+
+def test_toy_id_recomputes_the_papers_worked_examples():
+    """003-toy: Table II, Table IV and Dist / Dist_G of Tables V-VII equal the paper's, computed by the library."""
+    from dpmodels.experiments.paper_003 import toy
+
+    df = pd.DataFrame(toy.toy_cell())
+    assert list(df.columns) == list(ROW_FIELDS)
+    fig1 = df[df.learner.str.contains("random_state=3")].set_index("metric")["value"]
+    assert round(fig1["dist"], 3) == toy.PAPER["dist_fig1"] and round(fig1["cell_x3_a1"], 3) == 0.387
+    md = get("003-toy").table(df)
+    assert "**differs**" in md  # the other tie-break (root a1) reconstructs x3, x4 differently
+    fig1_part = md.split("*scikit-learn tree, random_state=0")[0]
+    assert "differs" not in fig1_part and fig1_part.count("(same)") == 4
+    assert md.count("| yes |") == 5 and "| **no** |" not in md  # Table IV, row by row
+    assert "Dist_G of Rule List 1 = 0.450" in md
+    assert "| 0.500 | 0.5 | 0.613 | 0.613 |" in md and "| 0.500 | 0.5 | 0.387 | 0.387 |" in md

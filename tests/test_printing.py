@@ -56,13 +56,15 @@ def test_trailing_rules_predicting_the_default_class_are_merged_in_print_only():
     rl = _rl([1, 0, 0], 0, [(1, 9), (8, 2), (7, 1), (20, 5)])
     merged = rl.merge_default()
     assert len(merged.rules) == 1 and merged.default.counts == (35.0, 8.0)
-    text = rl.to_text()
+    text = rl.to_text(merge=True)
     rows = [ln for ln in text.splitlines() if ln.startswith(("IF", "ELSE"))]
     assert rows[0].startswith("IF ") and rows[-1].startswith("ELSE ") and len(rows) == 2
     assert "2 trailing rules predicting no merged into ELSE" in text
-    assert "[n≈43: no 35 (81%), yes 8]" in text
+    assert "[n≈43: no 35, yes 8]" in text and rows[-1].endswith("rules 1–3")
+    p = rl.proba_table()[1:, 0]  # the merged row shows the range of its rules' predict_proba
+    assert f"P={round(100 * p.min())}–{round(100 * p.max())}%" in rows[-1]
     assert len(rl.rules) == 3  # the model itself is unchanged
-    raw = rl.to_text(merge=False)
+    raw = rl.to_text()  # default: the list as fitted
     assert len([ln for ln in raw.splitlines() if ln.startswith(("IF", "ELSE"))]) == 4
 
 
@@ -78,7 +80,7 @@ def test_rows_are_aligned():
 
 def test_a_model_predicting_one_class_says_so():
     rl = _rl([0, 0], 0)
-    text = rl.to_text()
+    text = rl.to_text(merge=True)
     assert "This model predicts no for every record." in text
     assert any(ln.startswith("ALWAYS") for ln in text.splitlines())
 
@@ -141,8 +143,10 @@ def test_rule_list_get_rules_agrees_with_apply_and_predict_proba(compas):
 def test_tree_header_rounding_legend_and_pruning(compas_raw):
     X, y = compas_raw
     s = dataset_schema("compas")
-    t = PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **s.fit_params()).fit(X, y)
-    text = str(t)
+    params = s.fit_params()
+    params["bounds"] = {c: (float(lo), float(hi)) for c, (lo, hi) in params["bounds"].items()}  # real-valued
+    t = PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **params).fit(X, y)
+    text = t.to_text(prune=True)
     lines = text.splitlines()
     assert lines[0].startswith("PrivaTreeClassifier(max_depth=3") and lines[1].startswith("privacy: ε=1, δ=0 · proven DP · noise seeded")
     assert lines[2].startswith("n≈") and lines[2].endswith("classes: 0, 1")
@@ -262,3 +266,233 @@ def test_learners_record_the_noise_scale_of_their_count_release(compas, compas_r
     bd = BDPTClassifier(epsilon=1.0, max_depth=2, **s.fit_params()).fit(Xr, yr)
     eps_cnt = [r.epsilon for r in bd.privacy_ledger_.rows if r.what.startswith("class counts")]
     assert bd.tree_.count_noise_scale == pytest.approx(1 / min(eps_cnt))
+
+
+# ---------------------------------------------------------------------------- what is printed is what predicts
+def _leaf_lines(text):
+    """{leaf id: (label, P in %, line)} of the printed tree's leaves."""
+    out = {}
+    for ln in text.splitlines():
+        m = re.search(r"class: (\S+)  P=(\d+)%  .*leaf (\d+)$", ln)
+        if m:
+            out[int(m.group(3))] = (m.group(1), int(m.group(2)), ln)
+    return out
+
+
+def test_printed_leaf_share_and_id_are_predict_proba_and_apply(compas_raw):
+    X, y = compas_raw
+    s = dataset_schema("compas")
+    t = PrivaTreeClassifier(epsilon=1.0, max_depth=4, random_state=2, **s.fit_params()).fit(X, y)
+    leaves = _leaf_lines(str(t))
+    assert set(leaves) == set(np.flatnonzero(t.tree_.is_leaf))  # every leaf printed once, by its id
+    leaf, proba = t.apply(X), t.predict_proba(X)
+    assert set(np.unique(leaf)) <= set(leaves)
+    for i, (label, p, _) in leaves.items():
+        k = list(t.classes_.astype(str)).index(label)
+        assert abs(p / 100 - t.tree_.leaf_proba()[i, k]) <= 0.005
+        rows = leaf == i
+        if rows.any():
+            assert np.allclose(proba[rows, k], t.tree_.leaf_proba()[i, k])
+            assert (t.predict(X)[rows].astype(str) == label).all()
+    # the merged display: ids of the fitted leaves it holds and the range of their predict_proba
+    _, origin = t.tree_.prune_origin()
+    text = t.to_text(prune=True)
+    for ln in text.splitlines():
+        m = re.search(r"P=(\d+)(?:–(\d+))?%  .*leaves? ([\d–, ]+)$", ln)
+        if not m:
+            continue
+        ids = set()
+        for part in m.group(3).split(", "):
+            lo, _, hi = part.partition("–")
+            ids |= set(range(int(lo), int(hi or lo) + 1))
+        assert any(set(o) == ids for o in origin)
+        rows = np.isin(leaf, list(ids))
+        if rows.any():
+            k = int(np.argmax(np.bincount(t.tree_.label[list(ids)])))
+            lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+            assert (proba[rows, k] >= lo / 100 - 0.005).all() and (proba[rows, k] <= hi / 100 + 0.005).all()
+
+
+def test_rule_list_rows_show_predict_proba_and_apply_positions(compas):
+    X, y = compas
+    clf = DPRuleListClassifier(epsilon=1.0, max_rules=5, random_state=4).fit(X, y)
+    rows = [ln for ln in str(clf).splitlines() if ln.startswith(("IF", "ELSE", "ALWAYS"))]
+    rl = clf.rule_list_
+    assert len(rows) == len(rl.rules) + 1
+    pos, proba = clf.apply(X), clf.predict_proba(X)
+    for k, ln in enumerate(rows):
+        assert ln.endswith(f"rule {k}")
+        p = int(re.search(r"P=(\d+)%", ln).group(1))
+        pred = rl._all_rules()[k].prediction
+        hit = pos == k
+        if hit.any():
+            assert np.allclose(proba[hit, pred], rl.proba_table()[k, pred])
+        assert abs(p / 100 - rl.proba_table()[k, pred]) <= 0.005
+
+
+# ---------------------------------------------------------------------------- negated thresholds
+@settings(max_examples=200, deadline=None)
+@given(c=st.floats(-1e6, 1e6, allow_nan=False), x=st.floats(-1e6, 1e6, allow_nan=False),
+       op=st.sampled_from(["<=", "<", ">=", ">"]))
+def test_a_negated_comparison_prints_as_the_opposite_comparison(c, x, op):
+    from dpmodels.data.rules import literal_name
+
+    name = f"x{op}{c!r}"
+    neg = literal_name(name, False)
+    assert not neg.startswith("not ")
+    m = re.fullmatch(r"x(<=|<|>=|>)(.+)", neg)
+    assert m and float(m.group(2)) == c
+    ops = {"<=": x <= c, "<": x < c, ">=": x >= c, ">": x > c}
+    assert ops[m.group(1)] == (not ops[op])  # the printed literal holds exactly where the column is 0
+
+
+def test_negated_names_that_are_not_one_comparison_keep_not():
+    from dpmodels.data.rules import literal_name
+
+    assert literal_name("sex=Male", False) == "sex≠Male"
+    assert literal_name("30<age<=50", False) == "not 30<age<=50"
+    assert literal_name("f12", False) == "not f12"
+    rl = RuleList(["age<=37.5", "sex=Male"], [Rule([("age<=37.5", False), ("sex=Male", False)], 1, (1, 4))],
+                  Rule([], 0, (5, 1)), [0, 1], False)
+    assert "IF   age>37.5 and sex≠Male THEN 1" in rl.to_text()
+    assert rl.get_rules()["literals"][0] == [("age<=37.5", False), ("sex=Male", False)]  # the model
+
+
+# ---------------------------------------------------------------------------- integer columns
+def _stump(threshold, noisy=True, value=((5.0, 1.0), (1.0, 5.0))):
+    return Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
+                threshold=[threshold, np.nan, np.nan], left_categories=[None] * 3,
+                value=np.array([[6.0, 6.0], *value]), label=[-1, 0, 1], classes=[0, 1],
+                feature_names=["priors_count"], categorical=[False], counts_are_noisy=noisy)
+
+
+def test_integer_columns_print_the_equivalent_integer_threshold():
+    t = _stump(0.5311)
+    text = t.to_text(integer_features=["priors_count"])
+    assert "priors_count <= 0\n" in text and "priors_count >  0\n" in text
+    assert "declared" in text and "0.5311" not in text
+    assert "priors_count <= 0.5311" in t.to_text()  # not declared: the released value
+    df = t.get_rules(integer_features=["priors_count"])
+    assert df["antecedent"].tolist() == ["priors_count <= 0", "priors_count > 0"]
+    assert df["conditions"][0] == [("priors_count", "<=", 0.5311)]  # the model keeps the release
+    assert t.to_dict()["threshold"][0] == 0.5311
+
+
+@settings(max_examples=100, deadline=None)
+@given(thr=st.floats(-50, 50, allow_nan=False), xs=st.lists(st.integers(-60, 60), min_size=1, max_size=30))
+def test_integer_rendering_sends_every_integer_where_the_model_does(thr, xs):
+    t = _stump(thr)
+    printed = int(re.search(r"priors_count <= (-?\d+)", t.to_text(integer_features=[0])).group(1))
+    x = np.array(xs, dtype=float)[:, None]
+    assert np.array_equal(t.apply_encoded(x) == 1, x[:, 0] <= printed)
+
+
+def test_bundled_schemas_declare_integer_columns_by_integer_bounds():
+    s = dataset_schema("diabetes")
+    b = s.fit_params()["bounds"]
+    assert isinstance(b["glucose"][0], int) and isinstance(b["bmi"][0], float)
+    assert "bmi" not in s.integer and "diabetes_pedigree" not in s.integer
+    assert all(isinstance(v, int) for lo_hi in dataset_schema("compas").fit_params()["bounds"].values()
+               for v in lo_hi)
+
+
+# ---------------------------------------------------------------------------- empty leaves, category sets
+def test_empty_noisy_leaves_and_rules_say_no_records():
+    t = _stump(3.0, value=((5.0, 1.0), (-2.0, 0.0)))
+    line = [ln for ln in t.export_text().splitlines() if ln.endswith("leaf 2")][0]
+    assert "no records (noise)" in line and "[n≈" not in line and "0*" not in line
+    exact = _stump(3.0, noisy=False, value=((5.0, 1.0), (0.0, 0.0)))
+    assert "[n=0: 0 0, 1 0]" in exact.export_text()  # exact counts: an empty leaf is a fact, shown as is
+    rl = RuleList(["a"], [Rule([("a", True)], 1, (-1.0, -3.0))], Rule([], 0, (9.0, 2.0)), [0, 1], True, 1.0)
+    assert "no records (noise)" in rl.to_text().splitlines()[2]
+
+
+def _education_tree():
+    cats = ["Bachelors", "Doctorate", "HS-grad", "Prof-school"]
+    # root: education in {Prof-school} ? leaf : (education in {Doctorate, Prof-school} ? leaf : leaf)
+    return Tree(children_left=[1, -1, 3, -1, -1], children_right=[2, -1, 4, -1, -1],
+                feature=[0, -2, 0, -2, -2], threshold=[np.nan] * 5,
+                left_categories=[(3,), None, (1, 3), None, None], value=np.ones((5, 2)),
+                label=[-1, 1, -1, 1, 0], classes=[0, 1], feature_names=["education"],
+                categorical=[True], categories={0: cats})
+
+
+def test_a_childs_category_set_is_intersected_with_what_its_parent_leaves():
+    t = _education_tree()
+    text = t.export_text()
+    assert "education in {Doctorate}\n" in text  # not {Doctorate, Prof-school}
+    assert "education not in {Doctorate, Prof-school}\n" in text
+    assert "education in {Doctorate, Prof-school" not in text
+    compact = t.to_text()
+    assert "education in {Bachelors, HS-grad, <unlisted>}" in compact or "education not in {Doctorate, Prof-school}" in compact
+    # the printed rules route every value (unlisted ones included) as the model does
+    from test_tree_model import evaluate_rules, parse_rules
+
+    X = pd.DataFrame({"education": ["Bachelors", "Doctorate", "HS-grad", "Prof-school", "Masters"]})
+    assert np.array_equal(evaluate_rules(parse_rules(text), X), t.predict(X).astype(str))
+    assert dict(zip(t.get_rules()["leaf"], t.get_rules()["antecedent"]))[3] == "education in {Doctorate}"
+
+
+def test_thousands_of_categories_print_as_a_count_with_the_full_set_in_get_rules():
+    zips = [f"{k:05d}" for k in range(5000)]
+    left = tuple(range(0, 4986, 2))  # 2,493 codes
+    t = Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
+             threshold=[np.nan] * 3, left_categories=[left, None, None], value=np.ones((3, 2)),
+             label=[-1, 0, 1], classes=[0, 1], feature_names=["zip"], categorical=[True],
+             categories={0: zips})
+    text = t.to_text()
+    assert "zip in {2,493 of 5,000 listed}" in text and "zip not in {2,493 of 5,000 listed}" in text
+    assert len(text) < 2000
+    df = t.get_rules()
+    assert df["antecedent"][0] == "zip in {2,493 of 5,000 listed}"
+    assert df["conditions"][0] == [("zip", "in", tuple(zips[c] for c in left))]  # every value
+    assert "00002" in t.export_text()  # the exact form lists them (max_listed=None)
+    assert t.to_dict()["left_categories"][0] == list(left)
+
+
+# ---------------------------------------------------------------------------- ledger, Binarizer grid
+def test_ledger_summary_wraps_long_descriptions_instead_of_cutting_them():
+    from dpmodels.privacy import PrivacyLedger
+
+    led = PrivacyLedger(1.0)
+    what = ("level 3: split of 8 node(s) among 31–45 candidates inside each node's region, "
+            "histograms of 2 categorical features in category order, and a long tail of words")
+    led.spend(what, "permute-and-flip", 0.5, sensitivity=1.0)
+    text = led.summary()
+    assert "..." not in text
+    assert " ".join(text.split()).count(" ".join(what.split())) == 0  # wrapped over lines ...
+    assert all(w in text for w in what.split())  # ... but every word is there
+    table = text.splitlines()
+    width = len(table[1])
+    assert all(len(ln) <= width for ln in table[1:-2])
+
+
+def test_binarizer_rounding_grid_is_a_documented_choice_on_skewed_columns():
+    from dpmodels.data import Binarizer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"vicprice": np.round(rng.lognormal(6, 1, 20000))})  # quantiles ~260, ~630
+    kw = dict(epsilon=5.0, bounds={"vicprice": (0, 1_000_000)}, random_state=1)
+    assert list(Binarizer(**kw).fit(X).get_feature_names_out()) == ["vicprice<=0"]  # the range grid (10^4)
+    sig = Binarizer(rounding="significant", grid_size=2**20, **kw).fit(X).cut_points_["vicprice"]
+    assert sig.size == 2 and 150 <= sig[0] <= 400 and 400 <= sig[1] <= 1000
+    assert all(len(f"{v:g}".rstrip("0").replace(".", "")) <= 2 for v in sig)
+    raw = Binarizer(rounding=None, grid_size=2**20, **kw).fit(X).cut_points_["vicprice"]
+    assert not np.allclose(raw, np.round(raw, -1))  # not rounded
+    for bad, match in ((dict(rounding="log"), "rounding must be"), (dict(grid_size=0), "grid_size must be")):
+        b = Binarizer(**bad, **kw)
+        with pytest.raises(ValueError, match=match):
+            b.fit(X)
+        assert not hasattr(b, "privacy_ledger_")  # refused before any budget is spent
+
+
+def test_rule_list_thresholds_print_at_four_significant_digits():
+    names = ["vicprice<=261.6394087383489", "age<=37.5"]
+    rl = RuleList(names, [Rule([(names[0], False), (names[1], True)], 1, (1, 4))], Rule([], 0, (5, 1)),
+                  [0, 1], False)
+    text = rl.to_text()
+    assert "IF   vicprice>261.6 and age<=37.5 THEN 1" in text
+    assert "# thresholds rounded for reading" in text
+    assert rl.get_rules()["literals"][0][0] == (names[0], False)  # the model's column, exact
+    assert "261.6394087383489" in rl.to_text(significant_digits=None)
+    assert "rounded" not in _rl([1], 0).to_text()

@@ -202,8 +202,9 @@ def test_nan_in_a_numerical_feature_is_a_schema_error_missing_category_is_unknow
         Xn.loc[3, "age"] = bad
         with pytest.raises(ValueError, match="NaN|infinity"):
             PrivaTreeClassifier(**PUBLIC, random_state=0).fit(Xn, y)
-        with pytest.raises(ValueError, match="NaN|infinity"):
-            PrivaTreeClassifier(**PUBLIC, random_state=0).fit(Xn[["age", "income"]].to_numpy(dtype=float), y)
+        with pytest.raises(ValueError, match="NaN|infinity"):  # numpy columns: bounds by index
+            PrivaTreeClassifier(bounds={0: BOUNDS["age"], 1: BOUNDS["income"]}, classes=[0, 1],
+                                random_state=0).fit(Xn[["age", "income"]].to_numpy(dtype=float), y)
     # categorical: missing values and values of a foreign type are routed as unknown, never raise
     Xc = X.copy()
     Xc["colour"] = Xc["colour"].astype(object)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmodels.data import RuleCandidates, load_dataset
-from dpmodels.experiments.rulelist_batch import MemoSplitStats, SharedSplit, _PairTable
+from dpmodels.experiments.paper_000.batch import MemoSplitStats, SharedSplit, _PairTable
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.rulelist._base import SplitStats
 from dpmodels.rulelist.private import MECHANISMS

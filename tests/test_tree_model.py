@@ -202,16 +202,18 @@ def test_apply_is_vectorised_on_large_input():
 
 def test_printed_counts_are_labelled_by_class_and_noisy_negatives_are_clipped_and_marked():
     exact = small_tree().export_text()
-    assert "class: a  [n=2: a 3 (150%), b -1]" in exact and "#" not in exact  # not noisy: as is
+    assert "class: a  P=100%  [n=2: a 3, b -1]  leaf 2" in exact and "≈" not in exact  # not noisy: as is
     t = small_tree()
     t.counts_are_noisy = True
     text = t.export_text()
-    assert "class: a  [n≈3: a 3 (100%), b 0*]" in text  # share of the label in the clipped counts
-    assert "class: b  [n≈10: a 5, b 5 (50%)]" in text
+    assert "class: a  P=100%  [n≈3: a 3, b 0*]  leaf 2" in text  # P: predict_proba of the label
+    assert "class: b  P=50%  [n≈10: a 5, b 5]" in text
     assert text.splitlines()[-1].startswith("# ≈: noisy counts") and "raw value" in text
     assert t.value[2, 1] == -1  # the raw noisy value stays in the model ...
     back = Tree.from_json(t.to_json())
     assert back.counts_are_noisy and back.value[2, 1] == -1  # ... and in its JSON
-    assert len(re.findall(r"\[n≈\d+: no \d", t.export_text(class_names=["no", "yes"]))) == 3
+    named = t.export_text(class_names=["no", "yes"])
+    assert len(re.findall(r"\[n≈\d+: no \d", named)) == 2
+    assert "class: no  P=50%  no records (noise)  leaf 4" in named  # noisy counts (0, 0): no [n≈0 …] cell
     assert not Tree.from_dict({k: v for k, v in small_tree().to_dict().items()
                                if k != "counts_are_noisy"}).counts_are_noisy

@@ -1,7 +1,11 @@
-"""``python -m dpmodels``: the command line (:mod:`dpmodels.cli`)."""
+"""``python -m dpmodels``: the command line (:mod:`dpmodels.cli`).
+
+Guarded so that importing this module (e.g. a crafted model file naming it) runs nothing.
+"""
 
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,14 +1,22 @@
 """How models print: one set of conventions for rule lists and trees.
 
-* **Counts** are labelled by class and the share of the predicted class is shown:
-  ``[n≈312: no 201 (64%), yes 111]``. ``≈`` marks noisy counts released by a DP mechanism, ``=``
-  exact counts. A noisy count below 0 is shown as ``0*`` (clipping is post-processing; the raw
-  values stay in the model and in its JSON) and a legend line says so. Totals and shares are
-  computed from the clipped counts, as :meth:`predict_proba` does.
+* **Counts** are labelled by class: ``[n≈312: no 201, yes 111]``. ``≈`` marks noisy counts
+  released by a DP mechanism, ``=`` exact counts. A noisy count below 0 is shown as ``0*``
+  (clipping is post-processing; the raw values stay in the model and in its JSON) and a legend
+  line says so. A noisy leaf or rule whose clipped counts are all 0 prints ``no records (noise)``.
+* **P and ids**: every leaf / rule shows ``P=64%``, what ``predict_proba`` returns for its records
+  (the shrunk share of :func:`shrunk_proba`, not the raw count share), and its id (``leaf 15``,
+  ``rule 2``), what ``apply`` returns. Models print as fitted by default; the merged displays
+  (``prune=True`` / ``merge=True``) show the ids a merged row holds and the range of their P.
 * **Header**: the learner, its privacy status (ε, δ and the ledger's verdict), n (the noisy total
   for DP models: the sum of the released counts), and the label set.
 * **Numbers** (thresholds) print with a few significant digits; where that rounds a value, a
-  legend line says so and where the exact value is.
+  legend line says so and where the exact value is. On a column declared integer-valued
+  (:func:`declared_integer_features`) a threshold t prints as ⌊t⌋: the same test on integers.
+* **Negations** of a one-comparison column name print as the opposite comparison (``age>37.5``,
+  ``sex≠Male``; :func:`dpmodels.data.rules.literal_name`); category sets on a tree path are
+  intersected with what the path leaves, and a set longer than ``max_listed`` prints as a count
+  (``zip in {2,493 of 5,000 listed}``; the values are in ``get_rules()`` and the JSON).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ __all__ = [
     "estimator_header",
     "NOISY_LEGEND",
     "shrunk_proba",
+    "declared_integer_features",
 ]
 
 NOISY_LEGEND = "*: a noisy count below 0, shown as 0 (post-processing; the raw value is kept in the model)"
@@ -179,3 +188,23 @@ def shrunk_proba(counts, noise_scale=None, prior_rows=None):
             p = np.where(tot > 0, c / np.where(tot > 0, tot, 1.0), 1.0 / k)
     p[np.all(np.isnan(raw), axis=1)] = np.nan
     return p
+
+
+def declared_integer_features(bounds) -> list:
+    """Names of the features whose declared bounds are a pair of integers, e.g.
+    ``bounds={"priors_count": (0, 40)}``: the declaration that the column holds integers, which
+    printing uses to write a threshold t as ⌊t⌋ (the same test on integer values). Only a dict of
+    per-feature bounds declares it (one global ``(0, 1)`` is not read as a statement about every
+    column); write ``(0.0, 70.0)`` for a real-valued column. Printing only: the model and its
+    JSON keep the released thresholds."""
+    if not isinstance(bounds, dict):
+        return []
+    out = []
+    for name, b in bounds.items():
+        try:
+            lo, hi = b
+        except (TypeError, ValueError):
+            continue
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lo, hi)):
+            out.append(str(name))
+    return out

@@ -254,11 +254,17 @@ def model_to_dict(obj) -> dict:
     }
 
 
-def save_model(obj, path, *, indent: int = 2) -> Path:
+def save_model(obj, path, *, indent: int = 2, schema_extra: dict | None = None) -> Path:
     """Write :func:`model_to_dict` of ``obj`` to ``path`` as JSON (atomically: a temporary file in
-    the same directory, then a rename, so a failure never leaves half a file). Returns the path."""
+    the same directory, then a rename, so a failure never leaves half a file). Returns the path.
+
+    ``schema_extra``: more public facts for the file's ``schema`` (the command line adds the label
+    column's name and each column's declared kind, so ``--schema model.json`` can reuse them)."""
     p = check_output_path(path)
-    text = json.dumps(model_to_dict(obj), indent=indent, allow_nan=False, ensure_ascii=False)
+    doc = model_to_dict(obj)
+    if schema_extra:
+        doc["schema"].update({k: json_safe(v) for k, v in schema_extra.items()})
+    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -461,8 +467,17 @@ class LoadedModel:
         return table[idx]
 
     # ------------------------------------------------------------------ read
+    def _print_kw(self) -> dict:
+        """Printing options from the saved parameters: a tree's integer-declared features."""
+        if self.kind != "tree":
+            return {}
+        from ._format import declared_integer_features
+
+        known = set(self.model_.feature_names)
+        return {"integer_features": [f for f in declared_integer_features(self.params.get("bounds")) if f in known]}
+
     def get_rules(self, **kw) -> pd.DataFrame:
-        return self.model_.get_rules(**kw)
+        return self.model_.get_rules(**{**self._print_kw(), **kw})
 
     def header(self) -> list[str]:
         params = self.params
@@ -484,7 +499,7 @@ class LoadedModel:
                             notes=notes)
 
     def to_text(self, **kw) -> str:
-        return self.model_.to_text(header=self.header(), **kw)
+        return self.model_.to_text(header=self.header(), **{**self._print_kw(), **kw})
 
     def __str__(self) -> str:
         return self.to_text()

@@ -1,4 +1,4 @@
-"""What is public, decided in one place for every estimator (PRIVACY-NOTES Conventions, 14–16).
+"""What is public, decided in one place for every estimator (docs/privacy.md, "What is public").
 
 A differentially private learner is a randomised map from datasets to models. Its guarantee holds
 over a **universe** of records that must be fixed before the data is seen: the feature domains
@@ -26,28 +26,43 @@ Schema rules (``docs/privacy.md``, "What is public"):
   learners (rule lists) without ``classes`` use the schema {0, 1} (never the labels present).
   Other learners without ``classes`` read the sorted distinct labels of ``y`` (a leak).
   A training set holding a single class is valid input.
+* **Kinds come from declarations, never from dtypes** (docs/privacy.md, "Declarations, not
+  dtypes"). A feature is categorical when declared in ``categories=`` or by a pandas ``category``
+  dtype; numerical when named in ``bounds=`` / ``cut_points=`` (or covered by a pair of bounds),
+  whatever pandas inferred for it. Only undeclared features fall back on the dtype: numbers are
+  numerical; any other pandas column — object, text, and **bool** (an inferred dtype is not a
+  declaration) — is categorical with categories read from the data (a leak). A declaration key
+  that names no feature is an error, for every parameter alike.
 * **Categories.** A categorical feature's domain is *every value*: values in the declared list get
   its codes 0..C-1, every other value gets code ``UNKNOWN_CATEGORY`` (-1) and is routed as
   unknown. "Other" includes values of a foreign type (an int in a column of strings), unhashable
-  objects and **missing values** (anything :func:`pandas.isna` calls missing: None, NaN, pd.NA,
-  NaT). Category lists come, in this order of precedence, from ``categories=``, a pandas
-  ``category`` dtype, the bool dtype ([False, True]), or — for other non-numeric pandas columns —
-  the data (a leak). **A pandas ``category`` dtype counts as a declaration**: it is
+  objects, objects whose ``__eq__`` / ``__hash__`` raise, and **missing values** (anything
+  :func:`pandas.isna` calls missing: None, NaN, pd.NA, NaT). **Declared values compare as
+  values**: a cell equals a declared value when they are equal as given, or when both denote
+  numbers (numbers of any type, decimal text) and the numbers are equal (0, 0.0, "0" and "0.0"
+  are one value); two declared values that are the same number are refused. The same rule holds
+  for labels.
+  **A pandas ``category`` dtype counts as a declaration**: it is
   indistinguishable from ``pd.CategoricalDtype(categories=[...])``. ``X[c].astype("category")``
   takes its categories from *your data*: that is a leak you make, not the library; declare
   ``pd.CategoricalDtype(categories=[...])`` or pass ``categories=``. For numpy input, a feature is
   categorical only when declared in ``categories=``.
-* **Numbers.** A numerical feature's domain is the finite reals; values outside the public bounds
-  are clipped by the learners. NaN and ±inf are outside the domain (schema error); impute them
-  with a public rule first, or declare the feature categorical (then missing values are unknown).
+* **Numbers.** A numerical feature's domain is the finite reals: a cell holds a number of any type
+  or decimal text; values outside the public bounds are clipped by the learners (values beyond
+  the float range included). NaN, ±inf, missing values and anything else are outside the domain
+  (schema error naming the feature); impute them with a public rule first, or declare the
+  feature categorical (then missing values are unknown).
 * **n.** The training-set size is private unless declared (``n_public=``). Warnings compare
   privacy parameters with ``n_public`` only. The empty dataset is outside the domain (n ≥ 1).
 """
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -56,12 +71,15 @@ import pandas as pd
 __all__ = [
     "UNKNOWN_CATEGORY",
     "value_key",
+    "number_key",
     "is_missing",
+    "declared_lookup",
     "check_declared_values",
     "category_codes",
     "resolve_classes",
     "check_y",
     "resolve_categories",
+    "check_feature_keys",
     "numeric_column",
     "resolve_bounds",
     "check_n_public",
@@ -74,23 +92,69 @@ UNKNOWN_CATEGORY = -1
 
 
 # --------------------------------------------------------------------------- values
+_REALS = {int, float, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+          np.uint64, np.uint32, np.uint16, np.uint8, np.bool_}
+# decimal notation: what "numeric text" means (docs/privacy.md, "Declarations, not dtypes")
+_DECIMAL = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*\Z")
+_FMAX = float(np.finfo(np.float64).max)
+# types whose equality and hashing are Python's own (pandas may merge equal values of these)
+_PLAIN = (str, int, float, bool, decimal.Decimal, fractions.Fraction, type(None), np.generic, type(pd.NA),
+          type(pd.NaT))
+
+
 def value_key(v):
-    """Hashable, type-tolerant key of a declared value: numpy scalars become Python scalars and
-    real numbers (not bools) become floats, so 1, 1.0 and np.int64(1) are one value; strings stay
-    strings ("1" is not 1). Python's own rule makes True equal to 1."""
+    """Hashable key of a value compared *as given*: numpy scalars become Python scalars, so that
+    Python's equality decides (1 == 1.0 == np.int64(1); True == 1; the text "1" is not 1)."""
     if isinstance(v, np.generic):
         v = v.item()
-    if isinstance(v, numbers.Real) and not isinstance(v, bool):
-        return float(v)
     return v
 
 
+def number_key(v):
+    """The number a value denotes, as a hashable key, or None (never raises).
+
+    Real numbers (bools as 0/1, numpy scalars, ``Decimal``, ``Fraction``, Python ints of any size)
+    keep their exact value, so equal numbers get equal keys (Python hashes equal numbers alike);
+    text in decimal notation (``"1"``, ``" 0.50 "``, ``"-1e3"``) is read as a float, or exactly
+    when it is too large for one. NaN, other text and other objects denote no number.
+    """
+    try:
+        if isinstance(v, np.generic):
+            v = v.item()
+        if isinstance(v, bool):
+            return int(v)
+        if isinstance(v, str):
+            if not _DECIMAL.match(v):
+                return None
+            x = float(v)
+            return x if math.isfinite(x) else decimal.Decimal(v.strip())
+        if isinstance(v, decimal.Decimal):
+            return None if v.is_nan() else v
+        if isinstance(v, numbers.Real):
+            if isinstance(v, float) and math.isnan(v):
+                return None
+            hash(v)
+            return v
+    except Exception:  # a value's own methods may raise anything: it denotes no number
+        return None
+    return None
+
+
 def is_missing(v) -> bool:
-    """True for a scalar that :func:`pandas.isna` calls missing (None, NaN, pd.NA, NaT)."""
+    """True for a scalar that :func:`pandas.isna` calls missing (None, NaN, pd.NA, NaT); never
+    raises (a value pandas cannot judge is not missing)."""
     try:
         return bool(pd.isna(v)) if np.ndim(v) == 0 else False
-    except (TypeError, ValueError):
+    except Exception:
         return False
+
+
+def _plain(a: np.ndarray) -> bool:
+    """Whether every value of ``a`` has one of the ``_PLAIN`` types (pandas' hashing of them
+    merges exactly the values Python calls equal, which all lookups below treat alike)."""
+    if a.dtype != object:
+        return True
+    return all(issubclass(t, _PLAIN) for t in set(map(type, a)))
 
 
 def check_declared_values(values, what: str, *, min_size: int = 1) -> list:
@@ -106,10 +170,18 @@ def check_declared_values(values, what: str, *, min_size: int = 1) -> list:
         raise ValueError(f"{what} must not contain missing values (None/NaN): {vals!r}")
     try:
         keys = [value_key(v) for v in vals]
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"{what} has duplicate values: {vals!r}")
-    except TypeError:
+        distinct = len(set(keys)) == len(keys)
+    except Exception:  # unhashable, or a value whose __hash__ / __eq__ raises
         raise ValueError(f"{what} must hold hashable values: {vals!r}") from None
+    if not distinct:
+        raise ValueError(f"{what} has duplicate values: {vals!r}")
+    seen: dict = {}
+    for v in vals:  # values compare as numbers too (declared_lookup): one number, one value
+        k = number_key(v)
+        if k is not None and k in seen:
+            raise ValueError(f"{what}: {seen[k]!r} and {v!r} are the same number; declare it once")
+        if k is not None:
+            seen[k] = v
     return vals
 
 
@@ -122,25 +194,73 @@ def _as_array(values: list) -> np.ndarray:
     return arr
 
 
-def category_codes(col, values) -> np.ndarray:
-    """Codes of ``col`` in the public list ``values`` (its position); ``UNKNOWN_CATEGORY`` for every
-    other value — foreign types, unhashable objects and missing values included. Never raises on
-    the content of ``col``."""
-    index: dict = {}
+def declared_lookup(values):
+    """The code of a value in the public list ``values``: a function that never raises.
+
+    **Declared values compare as values** (docs/privacy.md, "Declarations, not dtypes"): a value
+    equals a declared value when the two are equal as given (Python's equality: ``1 == 1.0 ==
+    np.int64(1)``, ``True == 1``), or else when both denote numbers (:func:`number_key`: numbers
+    of any type, decimal text) and the numbers are equal — so 0, 0.0, ``"0"`` and ``"0.0"`` all
+    match a declared ``0`` or ``"0"``. Each value is looked up on its own; a value equal to no
+    declared value — of any type, missing, or one whose ``__eq__`` / ``__hash__`` raises — gets
+    ``UNKNOWN_CATEGORY``. (:func:`check_declared_values` refuses two declared values that are the
+    same number; were a list to hold them anyway, the first one wins.)
+    """
+    given: dict = {}
+    numeric: dict = {}
     for c, v in enumerate(values):
-        index.setdefault(value_key(v), c)
+        try:
+            given.setdefault(value_key(v), c)
+        except Exception:  # a declared value that cannot be hashed matches nothing as given
+            pass
+        k = number_key(v)
+        if k is not None:
+            numeric.setdefault(k, c)
 
     def lookup(u) -> int:
-        if is_missing(u):
-            return UNKNOWN_CATEGORY
         try:
-            return index.get(value_key(u), UNKNOWN_CATEGORY)
-        except TypeError:  # unhashable
+            if is_missing(u):
+                return UNKNOWN_CATEGORY
+            try:
+                c = given.get(value_key(u))
+            except Exception:  # unhashable, or __hash__ / __eq__ raising: not equal as given
+                c = None
+            if c is None and numeric:
+                k = number_key(u)
+                c = None if k is None else numeric.get(k)
+            return UNKNOWN_CATEGORY if c is None else int(c)
+        except Exception:
             return UNKNOWN_CATEGORY
 
+    return lookup
+
+
+def category_codes(col, values) -> np.ndarray:
+    """Codes of ``col`` in the public list ``values`` (its position, compared as
+    :func:`declared_lookup` says); ``UNKNOWN_CATEGORY`` for every other value — foreign types,
+    unhashable objects, values whose comparisons raise, missing values. Each row's code depends
+    on that row's value only, and nothing raises on the content of ``col``."""
+    lookup = declared_lookup(values)
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
         lut = np.array([lookup(u) for u in col.cat.categories] + [UNKNOWN_CATEGORY], dtype=np.int64)
         return lut[np.asarray(col.cat.codes, dtype=np.int64)]  # code -1 (NaN) -> last entry
+    a = _flat(col)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if _plain(a):
+        try:  # hash-based: no ordering of mixed types; no floating-point warning on any content
+            with np.errstate(all="ignore"):
+                inv, uniq = pd.factorize(a, use_na_sentinel=True)
+        except Exception:
+            pass
+        else:
+            lut = np.array([lookup(u) for u in uniq] + [UNKNOWN_CATEGORY], dtype=np.int64)
+            return lut[inv]
+    return np.fromiter((lookup(u) for u in a), dtype=np.int64, count=a.size)
+
+
+def _flat(col) -> np.ndarray:
+    """A column as a flat numpy array that keeps each value's type."""
     if isinstance(col, (pd.Series, pd.Index)):
         a = col.to_numpy()
     elif isinstance(col, np.ndarray):
@@ -148,15 +268,7 @@ def category_codes(col, values) -> np.ndarray:
     else:  # a list: keep each value's type (numpy would turn [1, "a"] into strings)
         a = np.empty(len(col), dtype=object)
         a[:] = list(col)
-    a = a.ravel()
-    if a.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    try:
-        inv, uniq = pd.factorize(a, use_na_sentinel=True)  # hash-based: no ordering of mixed types
-    except TypeError:  # unhashable values: one lookup per element
-        return np.fromiter((lookup(u) for u in a), dtype=np.int64, count=a.size)
-    lut = np.array([lookup(u) for u in uniq] + [UNKNOWN_CATEGORY], dtype=np.int64)
-    return lut[inv]
+    return a.ravel()
 
 
 # --------------------------------------------------------------------------- labels
@@ -211,7 +323,7 @@ def resolve_classes(classes, y, ledger=None, *, binary: bool = False):
             "label set (classes)",
             "Declare it with classes=[...] to keep the fit private.",
         )
-    if any(is_missing(v) for v in pd.unique(y.ravel())):
+    if any(is_missing(v) for v in y.ravel()):
         raise ValueError("y contains missing values (NaN/None): they are not labels")
     from sklearn.utils.multiclass import check_classification_targets
 
@@ -283,30 +395,74 @@ def check_X_shape(X, estimator_name: str = "estimator", *, min_samples: int = 1)
     return X, n, m
 
 
-def _feature_key(key, names, m):
+def _feature_key(key, names, m, what: str = "categories"):
     if isinstance(key, numbers.Integral) and not isinstance(key, bool) and 0 <= key < m:
         return int(key)
     if str(key) in names:
         return names.index(str(key))
-    raise ValueError(f"categories: unknown feature {key!r}")
+    shown = ", ".join(repr(n) for n in names[:6]) + (", ..." if m > 6 else "")
+    raise ValueError(f"{what}: unknown feature {key!r} (the features are {shown})")
+
+
+def check_feature_keys(d, names, what: str) -> list:
+    """Column indices of the keys of the declaration ``d`` (a dict keyed by feature name or
+    column index); a key naming no feature (a typo) is an error, for every declaration alike."""
+    return [_feature_key(k, list(names), len(names), what) for k in (d or {})]
 
 
 def _sorted_values(vals):
     try:
         return sorted(vals)
-    except TypeError:
-        return sorted(vals, key=lambda v: (type(v).__name__, str(v)))
+    except Exception:
+        return sorted(vals, key=lambda v: (type(v).__name__, _safe_str(v)))
 
 
-def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool = True):
+def _safe_str(v) -> str:
+    try:
+        return str(v)
+    except Exception:
+        return ""
+
+
+def _numerical_declarations(bounds, cut_points, names, m):
+    """``(indices, what)``: the features declared numerical by ``bounds=`` / ``cut_points=`` and,
+    per index, the parameter that declared it. A pair of bounds (not a dict) covers every feature
+    not declared categorical: returned as ``None`` indices with ``what="bounds"``."""
+    declared: dict = {}
+    if isinstance(cut_points, dict):
+        for j in check_feature_keys(cut_points, names, "cut_points"):
+            declared[j] = "cut_points"
+    if isinstance(bounds, dict):
+        for j in check_feature_keys(bounds, names, "bounds"):
+            declared.setdefault(j, "bounds")
+    elif bounds is not None:
+        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:  # before any cell is read
+            raise ValueError("bounds must be None, a pair (lower, upper) or a dict {name: (lo, hi)}")
+        return None, declared
+    return declared, declared
+
+
+def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool = True, bounds=None,
+                       cut_points=None):
     """Feature names, categorical flags and the public category list of each categorical feature.
 
     Returns ``(names, categorical, cats)``: ``names`` the feature names (``str`` of the DataFrame
     columns, else ``x0, x1, ...``), ``categorical`` a bool array, ``cats`` a dict feature index ->
-    list of public values. Precedence (module docstring): ``categories=`` (dict name or column
-    index -> list), a pandas ``category`` dtype (a declaration), the bool dtype, then — for other
-    non-numeric pandas columns when ``read_object_columns`` — the sorted distinct non-missing values
-    of the column (a leak recorded in ``ledger``). Numpy input: categorical only when declared.
+    list of public values. **Declarations decide, never dtypes** (docs/privacy.md, "Declarations,
+    not dtypes"), in this order:
+
+    1. ``categories=`` (dict name or column index -> list): categorical, that list;
+    2. a pandas ``category`` dtype (a declaration): categorical, its categories;
+    3. a feature named in ``bounds=`` or ``cut_points=`` (dicts), or every remaining feature when
+       ``bounds`` is a pair (lower, upper): **numerical whatever its dtype** (its cells are parsed
+       by :func:`numeric_column`);
+    4. otherwise, undeclared: a numeric (non-bool) dtype or a numpy column is numerical; any other
+       pandas column (object, text, **bool**: an inferred dtype is not a declaration) is
+       categorical with the sorted distinct non-missing values of the column when
+       ``read_object_columns`` — a leak recorded in ``ledger``.
+
+    A key of ``categories``, ``bounds`` or ``cut_points`` that names no feature is an error, and so
+    is a feature declared both categorical and numerical.
     """
     if categories is not None and not isinstance(categories, dict):
         raise ValueError("categories must be None or a dict {feature name or index: list of values}")
@@ -319,63 +475,157 @@ def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool 
     for key, vals in (categories or {}).items():
         j = _feature_key(key, names, m)
         declared[j] = check_declared_values(vals, f"categories[{key!r}]")
+    num_declared, num_what = _numerical_declarations(bounds, cut_points, names, m)
     categorical = np.zeros(m, dtype=bool)
     cats: dict = {}
     for j in range(m):
-        if j in declared:
-            categorical[j], cats[j] = True, declared[j]
+        dt = X.dtypes.iloc[j] if isinstance(X, pd.DataFrame) else None
+        if j in declared or isinstance(dt, pd.CategoricalDtype):
+            if j in num_what:
+                how = "categories=" if j in declared else "its pandas category dtype"
+                raise ValueError(f"feature {names[j]!r} is declared both categorical (by {how}) and "
+                                 f"numerical (by {num_what[j]}=); declare it once")
+            categorical[j] = True
+            cats[j] = declared[j] if j in declared else list(dt.categories)
             continue
-        if not isinstance(X, pd.DataFrame):
-            continue
-        dt = X.dtypes.iloc[j]
-        if isinstance(dt, pd.CategoricalDtype):
-            categorical[j], cats[j] = True, list(dt.categories)
-        elif pd.api.types.is_bool_dtype(dt):
-            categorical[j], cats[j] = True, [False, True]
-        elif not pd.api.types.is_numeric_dtype(dt) and read_object_columns:
-            col = X.iloc[:, j]
-            vals = [v for v in pd.unique(col.to_numpy(dtype=object)) if not is_missing(v)]
-            try:
-                vals = list(dict.fromkeys(vals))
-            except TypeError:
-                vals = [v for v in vals if _hashable(v)]
-            categorical[j], cats[j] = True, _sorted_values(vals)
+        if num_declared is None or j in num_declared or dt is None:
+            continue  # numerical: declared, or a numpy column
+        if pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt):
+            continue  # undeclared, numeric dtype: numerical
+        if read_object_columns:
+            categorical[j], cats[j] = True, _distinct_values(X.iloc[:, j])
             if ledger is not None:
                 ledger.record_leak(
                     f"categories of feature {names[j]!r}",
-                    "Declare them with categories={name: [...]} or a pd.CategoricalDtype to keep "
-                    "the fit private.",
+                    "Declare them with categories={name: [...]} or a pd.CategoricalDtype (or declare "
+                    "the feature numerical with bounds=) to keep the fit private.",
                 )
     return names, categorical, cats
 
 
-def _hashable(v) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
+def _distinct_values(col) -> list:
+    """The sorted distinct non-missing values of a column (read from the data: a leak); values
+    that cannot be hashed or compared are left out (they are unknown). Never raises."""
+    a = col.to_numpy(dtype=object)
+    if _plain(a):
+        try:
+            with np.errstate(all="ignore"):
+                a = pd.unique(a)
+        except Exception:
+            pass
+    index: dict = {}
+    for v in a:
+        if is_missing(v):
+            continue
+        try:
+            index.setdefault(value_key(v), v)
+        except Exception:
+            continue
+    return _sorted_values(list(index.values()))
 
 
 def numeric_column(col, name: str) -> np.ndarray:
-    """A numerical feature as float64; a non-number, NaN or ±inf is a schema error."""
-    try:
-        a = np.asarray(col.to_numpy() if isinstance(col, pd.Series) else col, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        # TypeError (an object numpy cannot convert): its message names the type, not the value
-        why = f" ({exc})" if isinstance(exc, TypeError) else ""
-        raise type(exc)(
-            f"feature {name!r} is numerical (not declared in categories=) but holds a value that is "
-            f"not a number{why}; declare it categorical or convert it"
-        ) from None
-    if not np.isfinite(a).all():
-        kind = "NaN" if np.isnan(a).any() else "infinity"
+    """A numerical feature as float64 (docs/privacy.md, "Declarations, not dtypes").
+
+    Whatever the column's dtype, each cell must hold a finite real number: a number of any type
+    (bools as 0/1) or text in decimal notation (``"3"``, ``" -2.5e3 "``). Finite values beyond the
+    float range (an int above 2^1024, ``"1e400"``) become ±(largest float), so clipping to the
+    public bounds gives the right value. A cell holding anything else — text that is not a
+    decimal number, a missing value, NaN, ±inf, another object — is a schema error naming the
+    feature, never the value. Each cell is read on its own: no cell changes how another is read.
+    """
+    a = _flat(col)
+    if a.dtype.kind in "biuf":
+        if a.dtype.kind == "f" and a.dtype.itemsize > 8:  # long double: clip to the float64 range
+            a = np.where(np.isfinite(a), np.clip(a, -_FMAX, _FMAX), a)
+        x = a.astype(np.float64)
+        foreign = None
+    else:
+        x, foreign = _parse_numbers(a)
+    if foreign is not None:
+        if foreign is str:
+            raise ValueError(
+                f"feature {name!r} is numerical (declared in bounds=/cut_points=, or not declared "
+                "categorical) but holds text that is not a decimal number; fix the data, or declare "
+                "the feature categorical"
+            )
+        raise TypeError(
+            f"feature {name!r} is numerical (declared in bounds=/cut_points=, or not declared "
+            "categorical) but holds a value that is not a number (float() argument must be a "
+            f"string or a real number, not {foreign.__name__!r}); declare it categorical or convert it"
+        )
+    if not np.isfinite(x).all():
+        kind = "NaN" if np.isnan(x).any() else "infinity"
         raise ValueError(
             f"Input X contains {kind} in numerical feature {name!r}: NaN and ±inf are outside the "
             "domain of a numerical feature; impute them with a public rule (or declare the feature "
             "categorical, where missing values are routed as unknown)"
         )
-    return a
+    return x
+
+
+def _number(v):
+    """``(float, None)`` for a cell denoting a real number (±_FMAX beyond the float range; NaN
+    for a missing value, ±inf for an infinity), else ``(nan, type)`` (``str`` for text)."""
+    try:
+        if isinstance(v, (np.datetime64, np.timedelta64)):
+            return math.nan, type(v)
+        if isinstance(v, np.generic):
+            v = v.item()
+        if isinstance(v, str):
+            if not _DECIMAL.match(v):
+                return math.nan, str
+            x = float(v)
+            return (math.copysign(_FMAX, x) if math.isinf(x) else x), None
+        if is_missing(v):
+            return math.nan, None
+        if isinstance(v, decimal.Decimal):
+            if v.is_nan():
+                return math.nan, None
+            x = float(v)
+            return (math.copysign(_FMAX, x) if math.isinf(x) and v.is_finite() else x), None
+        if isinstance(v, numbers.Real):  # bool, int, float, Fraction, ...
+            try:
+                return float(v), None
+            except OverflowError:  # a finite number beyond the float range
+                return (_FMAX if v > 0 else -_FMAX), None
+    except Exception:
+        pass
+    return math.nan, type(v) if not isinstance(v, str) else str
+
+
+def _parse_numbers(a: np.ndarray):
+    """:func:`_number` of every cell: ``(float64 array, None or the type of a foreign value)``.
+    Equal plain values are parsed once (pandas' factorize); each cell's number depends on that
+    cell only."""
+    if a.dtype == object and set(map(type, a)) <= _REALS:
+        try:  # Python / numpy ints, floats and bools: numpy's conversion is float(v), vectorised
+            with np.errstate(all="ignore"):
+                return a.astype(np.float64), None
+        except OverflowError:  # an int beyond the float range: read cell by cell below
+            pass
+    if _plain(a):
+        try:
+            with np.errstate(all="ignore"):  # no floating-point warning on any content
+                inv, uniq = pd.factorize(a, use_na_sentinel=True)
+        except Exception:
+            pass
+        else:
+            parsed = [_number(u) for u in uniq] + [(math.nan, None)]
+            x = np.array([p[0] for p in parsed], dtype=np.float64)[inv]
+            return x, _first_foreign(p[1] for p in parsed)
+    parsed = [_number(u) for u in a]
+    return np.array([p[0] for p in parsed], dtype=np.float64), _first_foreign(p[1] for p in parsed)
+
+
+def _first_foreign(types):
+    """The type reported by :func:`numeric_column`: a non-text object before text."""
+    found = None
+    for t in types:
+        if t is not None and t is not str:
+            return t
+        found = found or t
+    return found
 
 
 # --------------------------------------------------------------------------- bounds
@@ -395,6 +645,8 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
     """
     num_idx = [int(j) for j in num_idx]
     k = len(num_idx)
+    if isinstance(bounds, dict):
+        check_feature_keys(bounds, names, "bounds")
     if k == 0:
         return np.zeros(0), np.zeros(0)
     b = bounds
@@ -407,7 +659,8 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
         A = np.asarray(Z, dtype=float)[:, num_idx]
         lo = A.min(axis=0) if A.shape[0] else np.zeros(k)
         hi = A.max(axis=0) if A.shape[0] else np.ones(k)
-        return lo.astype(float), hi.astype(float)
+        # kept within ±max/4 so that hi − lo is a finite float (as declared bounds must be)
+        return np.clip(lo, -_FMAX / 4, _FMAX / 4).astype(float), np.clip(hi, -_FMAX / 4, _FMAX / 4).astype(float)
     if isinstance(b, dict):
         lo, hi = np.empty(k), np.empty(k)
         for i, j in enumerate(num_idx):
@@ -432,6 +685,11 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
         raise ValueError("bounds must be finite")
     if np.any(lo > hi):
         raise ValueError("bounds: lower must be <= upper for every numerical feature")
+    with np.errstate(over="ignore"):
+        wide = ~np.isfinite(hi - lo)
+    if np.any(wide):
+        raise ValueError("bounds: upper − lower must be a finite float for every numerical feature "
+                         f"(at most {_FMAX:.3g}); narrow the bounds")
     return lo, hi
 
 

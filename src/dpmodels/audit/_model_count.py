@@ -164,6 +164,7 @@ def _greedy_order(comp_vars, occ, size, prefer_touching: bool) -> list[int]:
             key = (new - fin, -touch if prefer_touching else -fin, k)
             if best_key is None or key < best_key:
                 best, best_key = k, key
+        assert best is not None  # `left` is not empty
         left.discard(best)
         order.append(best)
         for j, _ in occ[best]:

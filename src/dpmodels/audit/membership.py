@@ -150,19 +150,63 @@ class MembershipInferenceResult:
             "n_members": self.n_members, "n_nonmembers": self.n_nonmembers, "seconds": self.seconds,
         }
 
+    def roc_segments(self, lo=None, points=64):
+        """The ROC as drawn: every vertex joined to the next by its straight segment, sampled densely.
+
+        The curve between two vertices (0, 0), …, (1, 1) is linear in (FPR, TPR) — what a
+        randomised threshold achieves (:mod:`._roc`) — and a straight segment is not straight on
+        log axes, so each segment is sampled at ``points`` positions (geometrically spaced in FPR
+        when it starts at FPR = 0, the segment out of (0, 0) being a line of slope 1 on log-log
+        axes). Points with FPR < ``lo`` (default 1/(2 n_non-members)) or TPR = 0 are dropped: they
+        cannot be drawn on log axes. Returns ``(fpr, tpr, vertex_index)``: the sampled curve and
+        the positions in it of the ROC's own vertices (for markers).
+        """
+        lo = 0.5 / max(self.n_nonmembers, 1) if lo is None else float(lo)
+        f, t = np.asarray(self.fpr, dtype=float), np.asarray(self.tpr, dtype=float)
+        xs, ys, is_vertex = [], [], []
+        for i in range(len(f) - 1):
+            f0, f1, t0, t1 = f[i], f[i + 1], t[i], t[i + 1]
+            if f1 <= f0:  # vertical jump: both ends suffice
+                q = np.array([0.0, 1.0])
+            elif f0 == 0.0:  # from FPR 0: geometric in FPR, down to the axis limit
+                q = np.geomspace(min(lo / f1, 1.0), 1.0, points) if f1 > lo else np.array([1.0])
+                q = np.r_[0.0, q]
+            else:
+                q = np.linspace(0.0, 1.0, points)
+            if i > 0:  # the segment's start is the previous segment's end
+                q = q[q > 0.0]
+            xs.append(f0 + q * (f1 - f0))
+            ys.append(t0 + q * (t1 - t0))
+            v = q == 1.0
+            if i == 0:
+                v |= q == 0.0
+            is_vertex.append(v)
+        x, y, v = np.concatenate(xs), np.concatenate(ys), np.concatenate(is_vertex)
+        keep = (x >= lo * (1 - 1e-12)) & (y > 0)
+        x, y, v = x[keep], y[keep], v[keep]
+        return x, y, np.flatnonzero(v)
+
     def plot_roc(self, ax=None, label=None, **kwargs):
         """Log-log ROC (Carlini et al.'s view of the low-FPR regime); returns the Axes.
 
-        The vertex (0, 0) cannot be drawn on log axes; the x range starts at 1/(2 n_non-members).
+        Drawn as the ROC's straight segments between its vertices, from (0, 0) to (1, 1)
+        (:meth:`roc_segments`), with a small marker on each vertex when there are at most 40
+        (the operating points of a coarse score), so a coarse-score attack (a
+        rule list has a few distinct scores, hence a few vertices) shows as a visible curve and
+        not as one or two isolated points. The vertex (0, 0) cannot be drawn on log axes; the x
+        range starts at 1/(2 n_non-members).
         """
         import matplotlib.pyplot as plt  # optional dependency: pip install dpmodels[plots]
 
         if ax is None:
             _, ax = plt.subplots(figsize=(4, 4))
         lab = label if label is not None else f"{self.attack} (AUC {self.auc:.3f})"
-        ok = (self.fpr > 0) & (self.tpr > 0)
-        ax.plot(self.fpr[ok], self.tpr[ok], label=lab, **kwargs)
         lo = 0.5 / max(self.n_nonmembers, 1)
+        x, y, vertices = self.roc_segments(lo)
+        # markers only where they are the few operating points of a coarse score (≤ 40 vertices)
+        style = dict(marker="o", ms=2.5, markevery=list(vertices)) if 0 < len(vertices) <= 40 else {}
+        style.update(kwargs)
+        ax.plot(x, y, label=lab, **style)
         ax.plot([lo, 1], [lo, 1], ls="--", color="grey", lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -14,10 +14,18 @@ explicitly:
    exponential mechanism on a public grid, utility sensitivity 2, all quantiles of one feature in
    one ε-DP release). A record holds a value of *every* feature, so the per-feature releases
    compose **sequentially**: each of the k features with ``lo < hi`` gets ε/k (PRIVACY-NOTES 7),
-   one ledger row each. The released values are then rounded to a readable resolution (the power
-   of ten at or below (hi − lo)/100), clamped to [lo, hi] and de-duplicated — post-processing of
-   the DP output; so a feature with ``lo < hi`` gets 1 to ``n_bins − 1`` columns (a threshold at
-   hi gives a column that holds for every record: harmless, and never an empty output). Bounds
+   one ledger row each. The released values are then rounded for reading (``rounding=``), clamped
+   to [lo, hi] and de-duplicated — post-processing of the DP output; so a feature with
+   ``lo < hi`` gets 1 to ``n_bins − 1`` columns (a threshold at hi gives a column that holds for
+   every record: harmless, and never an empty output). **The grids, and skewed columns.** Two
+   grids shape a DP threshold: JointExp samples within ``grid_size`` equal-width public cells of
+   [lo, hi] (default 4096: a cell is (hi − lo)/4096 wide), and ``rounding="range"`` (default)
+   rounds to the power of ten at or below (hi − lo)/100. On a skewed column with wide bounds —
+   prices in [0, 10⁶] whose quantiles are a few hundred — the range grid is 10⁴ and every
+   threshold snaps to 0 (``vicprice<=0``). ``rounding="significant"`` keeps 2 significant digits
+   of each released value instead (300 stays 300, 0.00037 stays 0.00037), ``rounding=None``
+   keeps the released values as they are, and a larger ``grid_size`` makes the cells finer (the
+   privacy guarantee does not depend on either: both are public choices). Bounds
    missing altogether are read from the data (a leak row); a dict of bounds that lacks a feature
    needing them is an error.
 3. Otherwise (no ``epsilon``, no cut points): **not private** — the data's quantiles
@@ -33,12 +41,20 @@ interval (c_1, c_2], so a width-2 rule reaches every interval between thresholds
 gives one column per bin (``x<=c_1``, ``c_1<x<=c_2``, …, ``x>c_k``; one column when there is a
 single threshold). The default was chosen by measurement (``docs/results.md``).
 
-**Categorical columns** are one-hot over the *declared* categories: ``categories={name: [...]}``, a
-pandas ``CategoricalDtype`` (a declaration, :func:`dpmodels.validation.resolve_categories`), the
-bool dtype; an undeclared non-numeric pandas column is read from the data (a leak row). A value
-outside the declared list — of any type, missing values included — is **unknown**: every column
-of its feature is 0 (``not race=A and not race=B`` captures it). Nothing raises on a categorical
-value. With ``drop="if_binary"`` (default) a feature with exactly two categories gives one column,
+**Which columns are which** is decided by declarations, never by pandas' dtypes
+(:func:`dpmodels.validation.resolve_categories`; docs/privacy.md, "Declarations, not dtypes"): a
+column named in ``cut_points=`` or ``bounds=`` (or covered by a pair of bounds) is numerical
+whatever its dtype — text cells in decimal notation are read as numbers, values beyond the float
+range are clipped, any other cell is a schema error naming the column, raised before anything
+is spent; a key naming no column is an error.
+
+**Categorical columns** are one-hot over the *declared* categories: ``categories={name: [...]}`` or
+a pandas ``CategoricalDtype`` (a declaration); an undeclared non-numeric pandas column (object,
+text or bool: an inferred dtype is not a declaration) is read from the data (a leak row). Declared
+values compare as values: equal as given, or both numbers (of any type, or decimal text) that are
+equal (0, 0.0, ``"0"`` match a declared ``0``). A value outside the declared list — of any type, missing values and values whose
+comparisons raise included — is **unknown**: every column of its feature is 0 (``not race=A and
+not race=B`` captures it). Nothing raises on a categorical value. With ``drop="if_binary"`` (default) a feature with exactly two categories gives one column,
 for the second category (``sex=Male``): its negation already covers the first (and the unknowns),
 and one column instead of two halves that feature's share of the candidate rules.
 
@@ -119,12 +135,20 @@ def _number_name(c: float) -> str:
     return np.format_float_positional(c, trim="-")
 
 
-def _readable(c: float, lo: float, hi: float) -> float:
-    """A DP threshold rounded to the power of ten at or below (hi − lo)/100, within [lo, hi]."""
+ROUNDINGS = ("range", "significant", None)
+
+
+def _readable(c: float, lo: float, hi: float, rounding="range") -> float:
+    """A DP threshold rounded for reading, within [lo, hi]: ``"range"`` to the power of ten at or
+    below (hi − lo)/100, ``"significant"`` to 2 significant digits of ``c``, None not at all."""
     if hi <= lo:
         return lo
-    decimals = -math.floor(math.log10((hi - lo) / 100.0))
-    return float(min(max(round(float(c), decimals), lo), hi))
+    c = float(c)
+    if rounding == "range":
+        c = round(c, -math.floor(math.log10((hi - lo) / 100.0)))
+    elif rounding == "significant" and c != 0:
+        c = round(c, 1 - math.floor(math.log10(abs(c))))
+    return float(min(max(c, lo), hi))
 
 
 def _json_value(v, what: str):
@@ -170,7 +194,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     bounds : None, (lower, upper) or dict, default=None
         Public bounds of the numerical features (as :class:`~dpmodels.tree.PrivaTreeClassifier`):
         needed by the DP quantiles; values are clipped to them. ``None`` with ``epsilon``: read
-        from the data (a leak row).
+        from the data (a leak row). A column named here or in ``cut_points`` is numerical
+        whatever its dtype (module docstring).
     categories : None or dict, default=None
         ``{feature name or column index: [values]}``: declared category lists; declaring a column
         makes it categorical. A pandas ``CategoricalDtype`` counts as a declaration
@@ -178,6 +203,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
     epsilon : None or float, default=None
         Budget of the DP quantiles, split evenly across the numerical features that need them.
         ``None``: no private release (public cut points, or the data's quantiles with a leak).
+    grid_size : int, default=4096
+        Equal-width public cells of [lo, hi] within which the DP quantiles are sampled (their
+        resolution; see "The grids, and skewed columns" above).
+    rounding : {"range", "significant", None}, default="range"
+        How DP thresholds are rounded for reading (post-processing): to the power of ten at or
+        below (hi − lo)/100, to 2 significant digits of each value (for skewed columns with wide
+        bounds), or not at all.
     encoding : {"thermometer", "onehot"}, default="thermometer"
         Columns of a numerical feature: ``x<=c`` per threshold, or one column per bin.
     drop : {"if_binary", None}, default="if_binary"
@@ -228,6 +260,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         drop="if_binary",
         accountant=None,
         random_state=None,
+        grid_size=4096,
+        rounding="range",
     ):
         self.cut_points = cut_points
         self.n_bins = n_bins
@@ -238,6 +272,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.drop = drop
         self.accountant = accountant
         self.random_state = random_state
+        self.grid_size = grid_size
+        self.rounding = rounding
 
     # ================================================================== parameters
     def _check_params(self):
@@ -246,6 +282,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_bins must be an integer in [2, {_MAX_BINS}], got {nb!r}")
         if self.encoding not in ENCODINGS:
             raise ValueError(f"encoding must be one of {ENCODINGS}, got {self.encoding!r}")
+        gs = self.grid_size
+        if isinstance(gs, bool) or not isinstance(gs, numbers.Integral) or not 1 <= gs <= 2**24:
+            raise ValueError(f"grid_size must be an integer in [1, 2**24], got {gs!r}")
+        if self.rounding not in ROUNDINGS:
+            raise ValueError(f"rounding must be one of {ROUNDINGS}, got {self.rounding!r}")
         if self.drop not in ("if_binary", None):
             raise ValueError(f"drop must be 'if_binary' or None, got {self.drop!r}")
         if self.cut_points is not None and not isinstance(self.cut_points, dict):
@@ -273,7 +314,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
             return None
         name = type(self).__name__
         X, n, m = check_X_shape(X, name, min_samples=0)
-        names, categorical, cats = resolve_categories(X, self.categories, None)
+        names, categorical, cats = resolve_categories(X, self.categories, None, bounds=self.bounds,
+                                                     cut_points=self.cut_points)
         cuts_in = self._declared_cuts(names, categorical)
         num_idx = [j for j in range(m) if not categorical[j]]
         for j in num_idx:
@@ -321,7 +363,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         ledger = ledger_for_fit(self, eps or 0.0)  # refused here if an accountant has too little
-        names, categorical, cats = resolve_categories(X, self.categories, ledger)
+        names, categorical, cats = resolve_categories(X, self.categories, ledger, bounds=self.bounds,
+                                                     cut_points=self.cut_points)
         cuts_in = self._declared_cuts(names, categorical)
         num_idx = [j for j in range(m) if not categorical[j]]
         cols = {j: numeric_column(_column(X, j), names[j]) for j in num_idx}  # schema errors first
@@ -350,8 +393,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         for j in dp:
             lo, hi = bounds[j]
             q = jointexp_quantiles(cols[j], levels, eps / len(dp), (lo, hi), rng, ledger=ledger,
-                                   what=f"{levels.size} quantiles of {names[j]!r}")
-            cuts[j] = np.unique([_readable(v, lo, hi) for v in q])  # post-processing
+                                   what=f"{levels.size} quantiles of {names[j]!r}",
+                                   grid_size=int(self.grid_size))
+            cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
         ledger.check()
 
         self._features = []

@@ -437,9 +437,52 @@ _TTT_SQUARES = [
     "middle_right", "bottom_left", "bottom_middle", "bottom_right",
 ]  # fmt: skip
 
+def _german_columns():
+    """Readable names of the 111 columns of CP4IM's German credit binarization, in file order.
+
+    Each was matched, column by column, against UCI's ``german.data`` (the same rows in the same
+    order; ``tests/test_datasets.py`` re-checks every name against it): one-hot columns of the
+    qualitative attributes are ``attribute=meaning`` with the meanings of ``german.doc`` (A47
+    "vacation" and A95 "female single" are documented, never occur, and their columns are all 0);
+    duration, credit amount and age are threshold pairs ``x<=c`` / ``x>c``; the 1–4 (1–2) scales
+    are one-hot ``x=k``. Category names use ``=`` only, so a negated literal prints ``≠``."""
+    def pairs(name, cuts):
+        return [c for t in cuts for c in (f"{name}<={t}", f"{name}>{t}")]
+
+    def onehot(name, values):
+        return [f"{name}={v}" for v in values]
+
+    return [
+        *onehot("checking", ["negative", "0-200DM", "200DM+", "none"]),  # A11-A14
+        *pairs("duration", [9, 11, 12, 16, 21, 24, 36]),
+        *onehot("history", ["no credits or all paid", "all paid at this bank", "existing paid duly",
+                            "delays in the past", "critical account"]),  # A30-A34
+        *onehot("purpose", ["new car", "used car", "furniture", "radio or TV", "appliances", "repairs",
+                            "education", "vacation", "retraining", "business", "other"]),  # A40-A410
+        *pairs("credit_amount", [1049, 1364, 1808, 2319, 3021, 3972, 6468]),
+        *onehot("savings", ["0-100DM", "100-500DM", "500-1000DM", "1000DM+", "unknown or none"]),  # A61-A65
+        *onehot("employed", ["no", "0-1y", "1-4y", "4-7y", "7y+"]),  # A71-A75
+        *onehot("installment_rate", [1, 2, 3, 4]),
+        *onehot("status", ["male divorced or separated", "female divorced separated or married",
+                           "male single", "male married or widowed", "female single"]),  # A91-A95
+        *onehot("other_debtors", ["none", "co-applicant", "guarantor"]),  # A101-A103
+        *onehot("residence_since", [1, 2, 3, 4]),
+        *onehot("property", ["real estate", "savings or insurance", "car or other", "unknown or none"]),
+        *pairs("age", [23, 26, 29, 32, 36, 41, 49]),
+        *onehot("other_plans", ["bank", "stores", "none"]),  # A141-A143
+        *onehot("housing", ["rent", "own", "free"]),  # A151-A153
+        *onehot("existing_credits", [1, 2, 3, 4]),
+        *onehot("job", ["unskilled non-resident", "unskilled resident", "skilled",
+                        "management or self-employed"]),  # A171-A174
+        *onehot("dependents", [1, 2]),
+        *onehot("telephone", ["none", "yes"]),  # A191-A192
+        *onehot("foreign_worker", ["yes", "no"]),  # A201-A202
+    ]
+
+
 # name -> (file, y name, meaning of label 1, feature-name factory or None)
 _CP4IM = {
-    "german": ("german-credit.txt.gz", "good", "good credit risk", None),
+    "german": ("german-credit.txt.gz", "good", "good credit risk", _german_columns),
     "breast-w": ("breast-wisconsin.txt.gz", "benign", "benign", None),
     "diabetes": ("diabetes.txt.gz", "tested_negative", "tested negative", None),
     "mushroom": ("mushroom.txt.gz", "edible", "edible", None),

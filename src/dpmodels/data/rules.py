@@ -45,6 +45,8 @@ the sensitivity proofs of the private learners — PRIVACY-NOTES 16).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -53,14 +55,50 @@ import numbers
 
 import numpy as np
 
-__all__ = ["RuleCandidates", "literal_name", "check_feature_groups", "GROUPS_ATTR", "GROUP_KINDS"]
+__all__ = ["RuleCandidates", "literal_name", "literal_text", "check_feature_groups", "GROUPS_ATTR", "GROUP_KINDS"]
 
 GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's ``attrs``
 GROUP_KINDS = ("category", "interval")
 
 
+_NEGATED_OP = {"<=": ">", ">": "<=", ">=": "<", "<": ">=", "=": "≠"}
+_ONE_COMPARISON = re.compile(r"^[^<>=≠]+?(<=|>=|<|>|=)[^<>=≠]+$")
+
+
 def literal_name(feature: str, positive: bool) -> str:
-    return str(feature) if positive else f"not {feature}"
+    """How a literal prints: the column's name, or its negation. A column named by one
+    comparison (``age<=37.5``, ``Prior-Crimes>3``, ``sex=Male``) negates to the opposite
+    comparison (``age>37.5``, ``Prior-Crimes<=3``, ``sex≠Male``): the same records, since a
+    numerical value is never missing (``dpmodels.validation``) and ``≠`` includes the values
+    outside the declared list. Any other name prints as ``not name``."""
+    name = str(feature)
+    if positive:
+        return name
+    m = _ONE_COMPARISON.match(name)
+    if m:
+        return name[: m.start(1)] + _NEGATED_OP[m.group(1)] + name[m.end(1):]
+    return f"not {name}"
+
+
+def literal_text(feature: str, positive: bool, digits: int | None = 4) -> tuple[str, bool]:
+    """:func:`literal_name` with a numeric threshold written at ``digits`` significant digits
+    (``age<=37.49871`` → ``age<=37.5``) and whether that rounded it. Printing only: the model
+    keeps its column names."""
+    from .._format import significant
+
+    text = literal_name(feature, positive)
+    m = _ONE_COMPARISON.match(text)
+    if digits is None or not m:
+        return text, False
+    rhs = text[m.end(1):]
+    try:
+        value = float(rhs)
+    except ValueError:
+        return text, False
+    short = significant(value, digits)
+    if float(short) == value:
+        return text, False
+    return text[: m.end(1)] + short, True
 
 
 @dataclass(frozen=True)

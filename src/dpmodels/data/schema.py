@@ -55,7 +55,8 @@ class DatasetSchema:
 
     ``classes``: the label set as the loader encodes it (``class_names`` says what each means);
     ``categories``: feature -> documented category list; ``bounds``: numerical feature ->
-    (lower, upper); ``source``: where the schema comes from.
+    (lower, upper); ``integer``: the numerical features documented as integer-valued (counts,
+    ages in years, scores); ``source``: where the schema comes from.
     """
 
     name: str
@@ -64,6 +65,7 @@ class DatasetSchema:
     bounds: dict = field(default_factory=dict)
     class_names: tuple = ()
     source: str = ""
+    integer: tuple = ()
 
     def dtypes(self) -> dict:
         """Feature -> :class:`pandas.CategoricalDtype` over the documented categories."""
@@ -80,10 +82,15 @@ class DatasetSchema:
         return X
 
     def fit_params(self, *, bounds: bool = True) -> dict:
-        """``dict(classes=..., categories=..., bounds=...)`` for a learner's constructor."""
+        """``dict(classes=..., categories=..., bounds=...)`` for a learner's constructor.
+
+        Bounds of the ``integer`` features are Python ints, the others floats: integer bounds
+        declare an integer-valued column, which printing uses (``priors_count <= 0``, not
+        ``<= 0.5311``; :func:`dpmodels._format.declared_integer_features`)."""
         out = dict(classes=list(self.classes), categories={c: list(v) for c, v in self.categories.items()})
         if bounds:
-            out["bounds"] = {c: tuple(float(b) for b in v) for c, v in self.bounds.items()} or None
+            out["bounds"] = {c: tuple((int(b) if c in self.integer else float(b)) for b in v)
+                             for c, v in self.bounds.items()} or None
         return out
 
 
@@ -220,6 +227,10 @@ PUBLIC_BOUNDS = {
     "vote": {},
 }
 
+# The documented numerical attributes are integers (counts, years, months, DM amounts, scores,
+# census weights) except these measurements:
+_REAL_VALUED = {"diabetes": ("bmi", "diabetes_pedigree")}
+
 _SOURCES = {
     "adult": "UCI adult.names",
     "compas": "ProPublica, 'How we analyzed the COMPAS recidivism algorithm' (2016)",
@@ -266,7 +277,8 @@ def dataset_schema(name: str) -> DatasetSchema:
         classes, names = tuple(range(len(_NURSERY_CLASSES))), _NURSERY_CLASSES
     else:
         classes, names = (0, 1), ()
-    return DatasetSchema(key, classes, cats, dict(PUBLIC_BOUNDS[key]), names, _SOURCES[key])
+    integer = tuple(c for c in PUBLIC_BOUNDS[key] if c not in _REAL_VALUED.get(key, ()))
+    return DatasetSchema(key, classes, cats, dict(PUBLIC_BOUNDS[key]), names, _SOURCES[key], integer)
 
 
 # ------------------------------------------------------------------ binarized datasets

@@ -124,10 +124,12 @@ _P000_T3 = """
 P000_TABLE3 = {(float(e), lr): (float(v), float(pm))
                for e, lr, v, pm in (line.split() for line in _P000_T3.strip().splitlines())}
 
-# Sec. V-C: "at ε = 1 ... sm-Laplace ... 78.7% vs 79.1% for the non private version" (Adult)
+# Sec. V-C: "at ε = 1 ... sm-Laplace ... 78.7% vs 79.1% for the non private version". The sentence
+# names no dataset. It is not Adult's Table II row (GreedyRL .798 there, not .791) and no other
+# dataset's either (COMPAS .660, German .711), so ``dataset`` is None and no figure panel draws it.
 P000_TEXT_POINTS = [
-    dict(dataset="adult", learner="sm-Laplace", epsilon=1.0, value=0.787, source="Sec. V-C"),
-    dict(dataset="adult", learner="GreedyRL", epsilon=1.0, value=0.791, source="Sec. V-C"),
+    dict(dataset=None, learner="sm-Laplace", epsilon=1.0, value=0.787, source="Sec. V-C (no dataset named)"),
+    dict(dataset=None, learner="GreedyRL", epsilon=1.0, value=0.791, source="Sec. V-C (no dataset named)"),
 ]
 
 # --------------------------------------------------------------------------- paper 002
@@ -289,6 +291,44 @@ def _parse_table(text):
 P002_ACCURACY = {0.01: _parse_table(_T6), 0.1: _parse_table(_T2), 1.0: _parse_table(_T7)}
 P002_GROUP = {"num": "Numerical data", "cat": "Numerical & categorical data", "uci": "UCI datasets (numerical & categorical)"}
 P002_RUNTIME = _parse_table(_T5)  # seconds at ε = 0.1, depth 4
+
+# Paper 002, Table IV (App. A-B): samples (after dropping rows with missing values), features,
+# categorical features, majority-class share.
+_T4 = """
+num Bioresponse 3,434 419 0 0.500
+num Diabetes130US 71,090 7 0 0.500
+num Higgs 940,160 24 0 0.500
+num MagicTelescope 13,376 10 0 0.500
+num MiniBooNE 72,998 50 0 0.500
+num bank-marketing 10,578 7 0 0.500
+num california 20,634 8 0 0.500
+num covertype 566,602 10 0 0.500
+num credit 16,714 10 0 0.500
+num default-of-credit-card-clients 13,272 20 0 0.500
+num electricity 38,474 7 0 0.500
+num eye_movements 7,608 20 0 0.500
+num heloc 10,000 22 0 0.500
+num house_16H 13,488 16 0 0.500
+num jannis 57,580 54 0 0.500
+num pol 10,082 26 0 0.500
+cat albert 58,252 31 10 0.500
+cat compas-two-years 4,966 11 8 0.500
+cat covertype 423,680 54 44 0.500
+cat default-of-credit-card-clients 13,272 21 1 0.500
+cat electricity 38,474 8 1 0.500
+cat eye_movements 7,608 23 3 0.500
+cat road-safety 111,762 32 3 0.500
+uci adult 45,222 14 8 0.752
+uci breast-w 683 9 0 0.650
+uci diabetes 768 8 0 0.651
+uci mushroom 5,644 22 22 0.618
+uci nursery 12,960 8 8 0.667
+uci vote 232 16 16 0.534
+"""
+# {(dataset, group): {"samples", "features", "categorical", "majority"}}
+P002_TABLE4 = {(name, group): dict(samples=int(n.replace(",", "")), features=int(f), categorical=int(c),
+                                   majority=float(m))
+               for group, name, n, f, c, m in (line.split() for line in _T4.strip().splitlines())}
 
 _G3 = """
 Bioresponse PrivaTree .01 .522 .511 .458 .398

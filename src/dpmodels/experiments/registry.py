@@ -1,9 +1,9 @@
 """One id per published result: what it draws, its sizes, its cells, its figure and its table.
 
 An :class:`Experiment` is registered once (``register(Experiment(...))``) by the module of its
-paper (``paper_000``, ``paper_002``, ``paper_000_attacks``, ``paper_003`` ...); the registry imports
-those modules lazily (:data:`PLUGIN_MODULES`), so an id whose module is absent from a build is
-simply not listed. Everything the command line and the report need comes from here:
+paper (a module of the package ``paper_000``, ``paper_002`` or ``paper_003``); the registry imports
+every module of those packages lazily (:data:`PLUGIN_PACKAGES`), so an id whose module is absent
+from a build is simply not listed. Everything the command line and the report need comes from here:
 
 * ``cells(size)`` -> a list of :class:`Cell`: independent, picklable units of work, each with its
   own seed, returning tidy rows (:data:`ROW_FIELDS`). The grid runner (:mod:`.grid`) runs them
@@ -13,7 +13,8 @@ simply not listed. Everything the command line and the report need comes from he
 * ``table(df)`` -> Markdown, our numbers beside the paper's.
 * ``published``: the paper's numbers as data (``None`` where the text gives none).
 
-How to plug in a new id (e.g. ``003-fig2``), in the module that computes it::
+How to plug in a new id (e.g. ``003-fig2``), in a module of its paper's package
+(``experiments/paper_003/...``), which the registry finds by itself::
 
     from dpmodels.experiments.registry import Cell, Experiment, register, row
 
@@ -27,7 +28,8 @@ How to plug in a new id (e.g. ``003-fig2``), in the module that computes it::
     register(Experiment("003-fig2", paper="003", kind="figure", title="...", draws="...",
                         cells=_cells, plot=_plot, table=_table, full_cost="≈ 4 min", quick_cost="≈ 20 s"))
 
-and add the module to :data:`PLUGIN_MODULES` (or import it before using the registry).
+and add its line to the table of the package's ``__init__`` docstring. A module outside the paper
+packages goes in :data:`PLUGIN_MODULES` (or is imported before using the registry).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import hashlib
 import importlib
 import json
 import math
+import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -46,6 +49,7 @@ __all__ = [
     "Size",
     "ROW_FIELDS",
     "PAPER_IDS",
+    "PLUGIN_PACKAGES",
     "PLUGIN_MODULES",
     "register",
     "get",
@@ -57,21 +61,24 @@ __all__ = [
 # one tidy row per (fit, metric)
 ROW_FIELDS = ("dataset", "learner", "parameters", "epsilon", "delta", "seed", "metric", "value", "fit_seconds")
 
-# The 23 result items of issue 10 (papers 000, 002, 003).
+# The 26 result items of the papers (000 = 001's newer version, 002, 003): every figure and table
+# with a result in it. Ids outside this list ("000-mia", "002-uci", "lib-proba" ...) go beyond them.
 PAPER_IDS = (
     "000-fig1", "000-fig2", "000-fig3", "000-fig4", "000-table1", "000-table2", "000-table3", "000-fig6",
-    "002-fig1", "002-fig2", "002-fig3", "002-fig4", "002-table2", "002-table5", "002-table6", "002-table7",
-    "002-table8",
-    "003-fig2", "003-fig3", "003-fig4", "003-fig5", "003-fig6", "003-fig7",
+    "002-fig1", "002-fig2", "002-fig3", "002-fig4", "002-table2", "002-table3", "002-table4", "002-table5",
+    "002-table6", "002-table7", "002-table8",
+    "003-toy", "003-fig2", "003-fig3", "003-fig4", "003-fig5", "003-fig6", "003-fig7",
 )  # fmt: skip
 
-# Modules that register experiments; a missing one (not in this build) is skipped.
-PLUGIN_MODULES = (
+# One package per paper; every module inside registers its ids when imported (see _load_plugins).
+PLUGIN_PACKAGES = (
     "dpmodels.experiments.paper_000",
     "dpmodels.experiments.paper_002",
-    "dpmodels.experiments.paper_000_attacks",
     "dpmodels.experiments.paper_003",
+    "dpmodels.experiments.library",  # studies of the library's own choices (ids "lib-...")
 )
+# Further modules that register experiments outside those packages; a missing one is skipped.
+PLUGIN_MODULES: tuple = ()
 
 # Old `dpmodels reproduce` names (before the registry) -> the ids that replace them.
 ALIASES = {
@@ -97,6 +104,20 @@ class Size:
         return quick_value if self.quick else full_value
 
 
+# The module names a cell's hash was computed with before the one-package-per-paper layout: a
+# finished cell of a long grid keeps its file name (and is resumed, not rerun) across the move.
+_HASHED_MODULE_NAME = {
+    "dpmodels.experiments.paper_000.accuracy": "dpmodels.experiments.paper_000",
+    "dpmodels.experiments.paper_000.attacks": "dpmodels.experiments.paper_000_attacks",
+    "dpmodels.experiments.paper_000.batch": "dpmodels.experiments.rulelist_batch",
+    "dpmodels.experiments.paper_000.protocol": "dpmodels.experiments.paper_rulelists",
+    "dpmodels.experiments.paper_002.results": "dpmodels.experiments.paper_002",
+    "dpmodels.experiments.paper_002.data": "dpmodels.experiments.paper_privatree",
+    "dpmodels.experiments.paper_003.reconstruction": "dpmodels.experiments.paper_003",
+    "dpmodels.experiments.library.proba_shrinkage": "dpmodels.experiments.proba_shrinkage",
+}
+
+
 @dataclass(frozen=True, eq=False)
 class Cell:
     """A unit of work: ``fn(**kwargs)`` returns a list of tidy row dicts.
@@ -113,7 +134,8 @@ class Cell:
 
     @property
     def uid(self) -> str:
-        payload = json.dumps([self.fn.__module__, self.fn.__qualname__, self.kwargs], sort_keys=True, default=str)
+        module = _HASHED_MODULE_NAME.get(self.fn.__module__, self.fn.__module__)
+        payload = json.dumps([module, self.fn.__qualname__, self.kwargs], sort_keys=True, default=str)
         h = hashlib.sha1(payload.encode()).hexdigest()[:10]
         safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in self.key)
         return f"{safe}-{h}"
@@ -172,12 +194,31 @@ def _load_plugins():
     if _loaded:
         return
     _loaded = True
-    for mod in PLUGIN_MODULES:
+    for mod in _plugin_modules():
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
             if exc.name != mod:  # the module exists but one of its imports is missing: a real error
                 raise
+
+
+def _plugin_modules() -> list[str]:
+    """Every module of the paper packages (:data:`PLUGIN_PACKAGES`), then :data:`PLUGIN_MODULES`.
+
+    A new file in ``experiments/paper_XXX/`` is found without being listed anywhere; a package
+    absent from a build is skipped.
+    """
+    mods: list[str] = []
+    for pkg in PLUGIN_PACKAGES:
+        try:
+            package = importlib.import_module(pkg)
+        except ModuleNotFoundError as exc:
+            if exc.name != pkg:
+                raise
+            continue
+        mods += [f"{pkg}.{m.name}" for m in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name)
+                 if not m.name.startswith("_")]
+    return mods + list(PLUGIN_MODULES)
 
 
 def all_experiments() -> list[Experiment]:
@@ -211,7 +252,7 @@ def resolve(names) -> list[str]:
             ids = [e.id for e in all_experiments()]
         elif name in ALIASES:
             ids = list(ALIASES[name])
-        elif name in ("000", "002", "003"):
+        elif name in ("000", "002", "003", "lib"):
             ids = [e.id for e in all_experiments() if e.paper == name]
         else:
             ids = [get(name).id]

@@ -136,7 +136,9 @@ def _inline(text: str, base: Path | None) -> str:
 def markdown_to_html(md: str, base=None, title="report") -> str:
     """A small Markdown subset to standalone HTML (images inlined as base64 when found)."""
     base = Path(base) if base is not None else None
-    body, para, lst = [], [], []
+    body: list[str] = []
+    para: list[str] = []
+    lst: list[str] = []
     lines = md.splitlines()
     i = 0
 

@@ -83,7 +83,7 @@ def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=No
     res.rows = len(df)
     exp_dir = out / exp.id
     exp_dir.mkdir(parents=True, exist_ok=True)
-    res.figures, res.table, notes = render(exp, df, exp_dir, plot=plot)
+    res.figures, res.table, notes = render(exp, df, exp_dir, plot=plot, size=size)
     res.notes += notes
     meta = dict(id=exp.id, size=asdict(size), cells=len(cells) + res.cells_missing, cells_run=res.cells_run,
                 cells_missing=res.cells_missing,
@@ -100,12 +100,22 @@ def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=No
     return res
 
 
-def render(exp: Experiment, df, exp_dir: Path, plot=True):
-    """Draw the figures and the table of ``exp`` from ``df`` into ``exp_dir``; return them and notes."""
+def render(exp: Experiment, df, exp_dir: Path, plot=True, size: Size | None = None):
+    """Draw the figures and the table of ``exp`` from ``df`` into ``exp_dir``; return them and notes.
+
+    A figure of a reduced grid (``size.quick`` or ``size.runs``) is headed with what it is and how
+    many runs (distinct seeds) it uses (:func:`.plots.run_note`).
+    """
     figures, notes, table = [], [], None
     if plot and exp.plot is not None and len(df):
+        from .plots import figure_note, run_note
+
+        note = None
+        if size is not None:
+            note = run_note(size.quick, int(df["seed"].nunique()) if "seed" in df else 0, size.runs)
         try:
-            figures = [str(p) for p in exp.plot(df, exp_dir)]
+            with figure_note(note):
+                figures = [str(p) for p in exp.plot(df, exp_dir)]
         except ImportError as exc:
             notes.append(str(exc))
     if exp.table is not None and len(df):

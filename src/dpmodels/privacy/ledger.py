@@ -237,7 +237,12 @@ class PrivacyLedger:
 
     # ----------------------------------------------------------------- output
     def summary(self) -> str:
-        """A readable table of every access, the totals, and whether (and why not) it is private."""
+        """A readable table of every access, the totals, and whether (and why not) it is private.
+
+        The ``what`` column is at most 64 characters wide; a longer description wraps onto
+        continuation lines (never cut), so the table shows everything the ledger holds."""
+        import textwrap
+
         wwhat = min(64, max([4] + [len(r.what) for r in self.rows]))  # room for "Owner: " prefixes
         wmech = max([9] + [len(r.mechanism) for r in self.rows])
         head = (f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  "
@@ -246,11 +251,12 @@ class PrivacyLedger:
         for i, r in enumerate(self.rows, 1):
             sens = "-" if r.sensitivity is None else f"{r.sensitivity:.3g}"
             comp = r.composition if r.composition != "parallel" else f"parallel ×{r.parts}"
-            what = r.what if len(r.what) <= wwhat else r.what[: wwhat - 3] + "..."
+            what = textwrap.wrap(r.what, wwhat, break_long_words=True, break_on_hyphens=False) or [""]
             lines.append(
-                f"{i:>3}  {what:<{wwhat}} {r.mechanism:<{wmech}} {sens:>7} {r.epsilon:>9.4g} "
+                f"{i:>3}  {what[0]:<{wwhat}} {r.mechanism:<{wmech}} {sens:>7} {r.epsilon:>9.4g} "
                 f"{r.delta:>9.3g}  {r.guarantee:<9}  {comp}"
             )
+            lines.extend(f"{'':>3}    {more}" for more in what[1:])
         lines.append("-" * len(head))
         lines.append(
             f"     total spent: ε={self.epsilon_spent:.6g} of {self.epsilon:g}, "

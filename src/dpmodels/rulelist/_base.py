@@ -270,9 +270,9 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
 
     _display_params = ("max_rules", "max_width", "min_support")
 
-    def to_text(self, *, merge: bool = True) -> str:
+    def to_text(self, *, merge: bool = False) -> str:
         """The fitted list with a header (learner, ε, δ and the ledger's verdict, n, classes);
-        ``merge=False`` shows the trailing rules that predict the default's class
+        ``merge=True`` shows the trailing rules that predict the default's class merged into it
         (:meth:`RuleList.to_text`)."""
         check_is_fitted(self, "rule_list_")
         header = estimator_header(self, self.rule_list_, self._display_params)

@@ -230,6 +230,7 @@ class RuleListSearch:
         if backend == "auto":
             # measured here: a Gram column costs ~3 bitset words of popcount per pattern
             backend = "bitset" if (_HAS_POPCOUNT and n < 3 * m) else "gram"
+        self.counter: _BitsetCounts | _PatternCounts
         if backend == "bitset":
             if not _HAS_POPCOUNT:
                 raise ValueError("the bitset backend needs NumPy >= 2.0 (np.bitwise_count)")

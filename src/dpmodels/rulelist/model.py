@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import NOISY_LEGEND, count_cell, model_header, py_scalar, shrunk_proba
-from ..data.rules import literal_name
+from ..data.rules import literal_name, literal_text
 
 __all__ = ["Rule", "RuleList"]
 
@@ -38,6 +38,14 @@ class Rule:
     @property
     def antecedent(self) -> str:
         return " and ".join(literal_name(f, p) for f, p in self.literals) if self.literals else "True"
+
+    def display(self, digits: int | None = 4) -> tuple[str, bool]:
+        """The antecedent as printed (thresholds at ``digits`` significant digits) and whether a
+        threshold was rounded (:func:`dpmodels.data.rules.literal_text`)."""
+        if not self.literals:
+            return "True", False
+        parts = [literal_text(f, p, digits) for f, p in self.literals]
+        return " and ".join(t for t, _ in parts), any(r for _, r in parts)
 
 
 @dataclass
@@ -173,15 +181,22 @@ class RuleList:
         c = np.clip(np.array([r.counts for r in self._all_rules()], dtype=float), 0, None)
         return float(c.sum())
 
-    def to_text(self, *, merge: bool = True, header=None) -> str:
-        """Aligned ``IF`` / ``ELSE IF`` / ``ELSE`` rows with predictions and class-labelled counts.
+    def to_text(self, *, merge: bool = False, header=None, significant_digits: int | None = 4) -> str:
+        """Aligned ``IF`` / ``ELSE IF`` / ``ELSE`` rows with the prediction, ``P=…%`` (what
+        ``predict_proba`` returns for the rule's records, :meth:`proba_table`), the
+        class-labelled counts (``no records (noise)`` when a rule's noisy counts are all ≤ 0) and
+        the rule's position (``rule 2``: what :meth:`apply` returns).
 
-        ``merge``: show trailing rules that predict the default's class merged into it
-        (:meth:`merge_default`); a note says how many were merged. ``header``: lines printed
-        first (None: a header with n and the classes; estimators pass their learner and ledger).
+        ``merge=True``: show trailing rules that predict the default's class merged into it
+        (:meth:`merge_default`, post-processing); the merged row shows the positions it holds and
+        the range of their ``predict_proba``; a note says how many were merged. ``header``: lines
+        printed first (None: a header with n and the classes; estimators pass their learner and
+        ledger). ``significant_digits``: thresholds in column names such as ``age<=37.49871``
+        print rounded (a legend line says so; None prints the names as they are).
         """
         shown = self.merge_default() if merge else self
         n_merged = len(self.rules) - len(shown.rules)
+        proba = self.proba_table()
         cls = [str(py_scalar(c)) for c in self.classes]
         if header is None:
             header = model_header(
@@ -192,20 +207,35 @@ class RuleList:
         preds = {r.prediction for r in shown._all_rules()}
         if len(preds) == 1:
             lines.append(f"This model predicts {cls[shown.default.prediction]} for every record.")
-        rows, clipped = [], False
-        for k, r in enumerate(shown.rules):
-            cell, cl = count_cell(r.counts, cls, noisy=self.counts_are_noisy, predicted=r.prediction)
-            clipped |= cl
-            rows.append(("IF" if k == 0 else "ELSE IF", r.antecedent, "THEN", cls[r.prediction], cell))
-        cell, cl = count_cell(shown.default.counts, cls, noisy=self.counts_are_noisy,
-                              predicted=shown.default.prediction)
-        clipped |= cl
-        rows.append(("ELSE" if shown.rules else "ALWAYS", "", "", cls[shown.default.prediction], cell))
+        rows, clipped, rounded = [], False, False
+        for k, r in enumerate(shown._all_rules()):
+            held = [k] if k < len(shown.rules) else list(range(k, len(self.rules) + 1))
+            ps = sorted({round(100 * float(proba[j, r.prediction])) for j in held})
+            p = f"P={ps[0]}%" if len(ps) == 1 else f"P={ps[0]}–{ps[-1]}%"
+            c = np.asarray(r.counts, dtype=float)
+            if self.counts_are_noisy and np.clip(c, 0, None).sum() == 0:
+                cell = "no records (noise)"
+            else:
+                cell, cl = count_cell(r.counts, cls, noisy=self.counts_are_noisy)
+                clipped |= cl
+            where = f"rule {k}" if len(held) == 1 else f"rules {held[0]}–{held[-1]}"
+            if k < len(shown.rules):
+                ante, rd = r.display(significant_digits)
+                rounded |= rd
+                rows.append(("IF" if k == 0 else "ELSE IF", ante, "THEN", cls[r.prediction], p, cell, where))
+            else:
+                rows.append(("ELSE" if shown.rules else "ALWAYS", "", "", cls[r.prediction], p, cell, where))
         wk = max(len(r[0]) for r in rows)
         wa = max(len(r[1]) for r in rows)
         wp = max(len(r[3]) for r in rows)
-        for kw, ante, then, pred, cell in rows:
-            lines.append(f"{kw:<{wk}} {ante:<{wa}} {then:<4} {pred:<{wp}}  {cell}".rstrip())
+        wq = max(len(r[4]) for r in rows)
+        wc = max(len(r[5]) for r in rows)
+        for kw, ante, then, pred, p, cell, where in rows:
+            lines.append(f"{kw:<{wk}} {ante:<{wa}} {then:<4} {pred:<{wp}}  {p:<{wq}}  {cell:<{wc}}  {where}".rstrip())
+        lines.append("# P: predict_proba of the predicted class"
+                     + (" (noisy counts shrunk toward the list's share)" if self.counts_are_noisy
+                        and self.count_noise_scale else "")
+                     + "; rule k: the position apply() returns")
         if n_merged:
             lines.append(
                 f"# {n_merged} trailing rule{'s' if n_merged > 1 else ''} predicting "
@@ -214,6 +244,8 @@ class RuleList:
             )
         if clipped:
             lines.append("# " + NOISY_LEGEND)
+        if rounded:
+            lines.append("# thresholds rounded for reading; the exact column names are in get_rules() and the JSON")
         return "\n".join(lines)
 
     def __str__(self) -> str:

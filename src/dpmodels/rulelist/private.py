@@ -221,7 +221,7 @@ class DPRuleListClassifier(RuleListEstimator):
     def _release(self, cands, stats, Xb, yb, names, ledger, rng):
         """Everything that draws noise: the antecedents, the consequents and their counts, checked
         against the ledger; returns the released rule list. ``stats`` gives the exact counts of
-        the remaining records (shared by the batched fits of :mod:`dpmodels.experiments.rulelist_batch`)."""
+        the remaining records (shared by the batched fits of :mod:`dpmodels.experiments.paper_000.batch`)."""
         if self.mechanism == "permute-and-flip":
             chosen, part = self._fit_pf(cands, stats, Xb, ledger, rng)
             rules, default = self._consequents_from_histogram(chosen, part, yb, ledger, rng, cands)

@@ -49,6 +49,7 @@ merge sibling leaves with equal labels (:meth:`Tree.prune`). Everything round-tr
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -289,12 +290,19 @@ class Tree:
         """A new tree in which sibling leaves with the same label are merged (repeatedly).
 
         Predictions (``predict``) are unchanged; a merged leaf's value is the sum of the merged
-        values. Post-processing: no data access.
+        values. Post-processing: no data access. :meth:`prune_origin` also says which leaves of
+        this tree each leaf of the new tree holds.
         """
+        return self.prune_origin()[0]
+
+    def prune_origin(self) -> "tuple[Tree, list]":
+        """``(pruned tree, origin)``: :meth:`prune`'s tree and, for each of its nodes, the sorted
+        ids of this tree's leaves it holds (what :meth:`apply` of this tree returns for its rows)."""
         cl, cr = self.children_left.copy(), self.children_right.copy()
         feat, thr = self.feature.copy(), self.threshold.copy()
         lc = list(self.left_categories)
         val, lab = self.value.copy(), self.label.copy()
+        members = [[i] if cl[i] == TREE_LEAF else [] for i in range(self.n_nodes)]
         order = np.argsort(-self.node_depth, kind="stable")
         for i in order:
             l, r = cl[i], cr[i]
@@ -306,6 +314,7 @@ class Tree:
                 both_nan = np.isnan(val[l]) & np.isnan(val[r])  # nothing released: stays NaN
                 val[i] = np.where(both_nan, np.nan, np.nan_to_num(val[l]) + np.nan_to_num(val[r]))
                 lab[i] = lab[l]
+                members[i] = sorted(members[l] + members[r])
         # renumber reachable nodes in pre-order
         keep, stack = [], [0]
         while stack:
@@ -320,11 +329,12 @@ class Tree:
         def remap(a):
             return np.array([new_id[c] if c != TREE_LEAF else TREE_LEAF for c in a[keep]], dtype=np.int64)
 
-        return Tree(
+        tree = Tree(
             remap(cl), remap(cr), feat[keep], thr[keep], [lc[i] for i in keep], val[keep], lab[keep],
             self.classes, self.feature_names, self.categorical, self.categories, self.counts_are_noisy,
             self.count_noise_scale,
         )
+        return tree, [members[i] for i in keep]
 
     # ------------------------------------------------------------------ printing
     @property
@@ -336,31 +346,112 @@ class Tree:
             return float("nan")
         return float(np.clip(np.nan_to_num(v, nan=0.0), 0.0, None).sum())
 
+    def _integer_index(self, integer_features) -> set:
+        """Indices of the numerical features declared integer-valued (names or indices)."""
+        out = set()
+        for f in integer_features or ():
+            j = self.feature_names.index(str(f)) if not isinstance(f, (int, np.integer)) else int(f)
+            if not self.categorical[j]:
+                out.add(j)
+        return out
+
+    def _leaf_text(self, i, cls, proba, *, show_counts, show_ids, members=None, base_proba=None):
+        """``class: 1  P=63%  [n≈419: 0 156, 1 263]  leaf 15`` and whether a count was clipped.
+
+        ``P``: :meth:`leaf_proba` of the leaf's label (= ``predict_proba``). A noisy leaf whose
+        clipped counts sum to 0 prints ``no records (noise)`` instead of its counts. ``members``
+        / ``base_proba``: a leaf of :meth:`prune`'s tree shows the ids of the fitted tree's leaves
+        it holds and the range of their ``predict_proba``."""
+        lab = int(self.label[i])
+        s = f"class: {cls[lab]}"
+        if not show_counts:
+            return s, False
+        if members is not None:  # prune's display: P of the fitted leaves it holds
+            ps = sorted({round(100 * float(base_proba[m, lab])) for m in members})
+            s += f"  P={ps[0]}%" if len(ps) == 1 else f"  P={ps[0]}–{ps[-1]}%"
+        else:
+            s += f"  P={100 * float(proba[i, lab]):.0f}%"
+        v = self.value[i]
+        clipped = False
+        if self.counts_are_noisy and not np.all(np.isnan(v)) and np.clip(np.nan_to_num(v), 0, None).sum() == 0:
+            s += "  no records (noise)"
+        else:
+            cell, clipped = count_cell(v, cls, noisy=self.counts_are_noisy)
+            s += "  " + cell
+        if show_ids:
+            if members is None:
+                s += f"  leaf {int(i)}"
+            else:
+                s += ("  leaf " if len(members) == 1 else "  leaves ") + _id_ranges(members)
+        return s, clipped
+
+    def _set_text(self, f, allowed, unlisted, *, compact, max_listed):
+        """The category condition ``name in {…}`` / ``not in {…}`` of a path state: the listed
+        codes ``allowed`` and whether unlisted values are allowed too. ``compact``: a list of
+        more than 6 values prints ``in {all listed but …}`` / ``in {…, <unlisted>}`` when that is
+        shorter; a set longer than ``max_listed`` prints as a count (``in {2,493 of 5,000
+        listed}``; the values are in :meth:`get_rules` and the JSON)."""
+        vals = self.categories[f]
+        k = len(vals)
+        excluded = set(range(k)) - set(allowed)
+
+        def fmt(cs, word="listed"):
+            if max_listed is not None and len(cs) > max_listed:
+                return f"{{{len(cs):,} of {k:,} {word}}}"
+            return "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"
+
+        if unlisted:
+            if compact and k > 2 and len(allowed) < len(excluded) and (max_listed is None or len(allowed) <= max_listed):
+                return f"in {fmt(allowed)[:-1]}, <unlisted>}}" if allowed else "in {<unlisted>}"
+            return f"not in {fmt(excluded)}"
+        if compact and k > 2 and len(excluded) < len(allowed) and (max_listed is None or len(excluded) <= max_listed):
+            return f"in {{all listed but {fmt(excluded)[1:-1]}}}"
+        return f"in {fmt(allowed)}"
+
     def export_text(self, *, decimals=None, show_counts: bool = True, class_names=None, spacing: int = 3,
-                    significant_digits: int | None = None) -> str:
+                    significant_digits: int | None = None, integer_features=(), show_ids: bool = True,
+                    max_listed: int | None = None, _compact: bool = False, _origin=None,
+                    _base_proba=None) -> str:
         """Readable rules, in the layout of scikit-learn's ``export_text``.
 
-        Numerical nodes print ``name <= t`` / ``name >  t``; categorical nodes print
-        ``name in {a, b}`` / ``name not in {a, b}`` (the right branch also takes categories that are
-        not in the public list). Thresholds: ``decimals=None`` and ``significant_digits=None``
-        (default) print them in full (round-trip repr: the printed rules are exactly the model);
-        ``decimals=k`` rounds to k decimals, ``significant_digits=k`` to k significant digits.
+        Numerical nodes print ``name <= t`` / ``name > t``; categorical nodes print the category
+        set a record on that branch holds, intersected along the path (after ``education not in
+        {Prof-school}``, a child prints ``education in {Doctorate}``, not ``{Doctorate,
+        Prof-school}``): ``name in {a, b}`` / ``name not in {a, b}`` (``not in``: every other
+        value, values missing from the public list included). Thresholds:
+        ``decimals=None`` and ``significant_digits=None`` (default) print them in full
+        (round-trip repr: the printed rules are exactly the model); ``decimals=k`` rounds to k
+        decimals, ``significant_digits=k`` to k significant digits. ``integer_features``
+        (names or indices of numerical features declared integer-valued): a threshold t prints
+        as ⌊t⌋, which sends every integer value where t does (``x <= 0.53`` is ``x <= 0`` on
+        integers); the released t stays in the model, :meth:`get_rules` and the JSON.
+        ``max_listed``: a category set longer than this prints as a count.
 
-        Leaves print their label and their counts labelled by class with the share of the label,
-        ``[n=104: no 19, yes 85 (82%)]``, or with ``≈`` when the counts are noisy DP releases
-        (``counts_are_noisy``). A noisy count below 0 is shown as ``0*`` (clipping is
-        post-processing; a legend line starting with ``#`` says so) — the raw noisy values stay in
-        ``value`` and in the JSON (conventions: :mod:`dpmodels._format`).
+        Leaves print their label, ``P=…%`` (:meth:`leaf_proba` of the label: what
+        ``predict_proba`` returns for the leaf's rows), their counts labelled by class,
+        ``[n=104: no 19, yes 85]``, or with ``≈`` when the counts are noisy DP releases
+        (``counts_are_noisy``), and their id (``leaf 15``: what :meth:`apply` returns). A noisy
+        count below 0 is shown as ``0*`` (clipping is post-processing; a legend line starting with
+        ``#`` says so) — the raw noisy values stay in ``value`` and in the JSON (conventions:
+        :mod:`dpmodels._format`). A noisy leaf whose clipped counts are all 0 prints ``no records
+        (noise)``.
         """
         names = self.feature_names
         cls = list(class_names) if class_names is not None else [str(_py(c)) for c in self.classes]
+        integer = self._integer_index(integer_features)
+        proba = self.leaf_proba()
         bar = "|" + " " * spacing
         lines = []
         clipped = False
         rounded = False
+        floored = False
 
-        def thr(t):
-            nonlocal rounded
+        def thr(t, f):
+            nonlocal rounded, floored
+            if f in integer:
+                k = math.floor(t)
+                floored |= k != t
+                return str(int(k))
             if significant_digits is not None:
                 s = significant(t, significant_digits)
             else:
@@ -368,64 +459,67 @@ class Tree:
             rounded |= float(s) != float(t)
             return s
 
-
-        def rec(i, depth):
+        def rec(i, depth, state):
             nonlocal clipped
             indent = bar * depth + "|" + "-" * spacing + " "
             if self.children_left[i] == TREE_LEAF:
-                s = f"{indent}class: {cls[self.label[i]]}"
-                if show_counts:
-                    cell, cl = count_cell(self.value[i], cls, noisy=self.counts_are_noisy,
-                                          predicted=int(self.label[i]))
-                    clipped |= cl
-                    s += "  " + cell
-                lines.append(s)
+                s, cl = self._leaf_text(i, cls, proba, show_counts=show_counts, show_ids=show_ids,
+                                        members=None if _origin is None else _origin[i],
+                                        base_proba=_base_proba)
+                clipped |= cl
+                lines.append(indent + s)
                 return
-            f = self.feature[i]
+            f = int(self.feature[i])
             if self.categorical[f]:
-                left, right = self._category_tests(int(f), self.left_categories[i],
-                                                   compact=significant_digits is not None)
-                lines.append(f"{indent}{names[f]} {left}")
-                rec(self.children_left[i], depth + 1)
-                lines.append(f"{indent}{names[f]} {right}")
-                rec(self.children_right[i], depth + 1)
+                allowed, unlisted = state.get(f, (set(range(len(self.categories[f]))), True))
+                left_codes = set(self.left_categories[i])
+                ls = {**state, f: (allowed & left_codes, False)}
+                rs = {**state, f: (allowed - left_codes, unlisted)}
+                for child, st in ((self.children_left[i], ls), (self.children_right[i], rs)):
+                    cond = self._set_text(f, *st[f], compact=_compact, max_listed=max_listed)
+                    lines.append(f"{indent}{names[f]} {cond}")
+                    rec(child, depth + 1, st)
             else:
-                t = thr(self.threshold[i])
+                t = thr(self.threshold[i], f)
                 lines.append(f"{indent}{names[f]} <= {t}")
-                rec(self.children_left[i], depth + 1)
+                rec(self.children_left[i], depth + 1, state)
                 lines.append(f"{indent}{names[f]} >  {t}")
-                rec(self.children_right[i], depth + 1)
+                rec(self.children_right[i], depth + 1, state)
 
-        rec(0, 0)
+        rec(0, 0, {})
+        if show_counts:
+            lines.append("# P: predict_proba of the leaf's class"
+                         + (" (noisy counts shrunk toward the tree's share)" if self.counts_are_noisy
+                            and self.count_noise_scale else "")
+                         + ("; leaf k: the id apply() returns" if show_ids else ""))
         if clipped:
             lines.append("# ≈: noisy counts (DP release); " + NOISY_LEGEND)
+        if floored:
+            lines.append("# integer-valued columns (declared): "
+                         + ", ".join(names[j] for j in sorted(integer))
+                         + " — a threshold t prints as ⌊t⌋, the same test on integers; the released "
+                         "values are in get_rules() and the JSON")
         if rounded:
             lines.append("# thresholds rounded for reading; exact values in export_text() and the JSON")
         return "\n".join(lines) + "\n"
 
-    def _category_tests(self, f: int, codes, *, compact: bool) -> tuple[str, str]:
-        """Texts of the two branches of a categorical test on feature ``f`` sending ``codes`` left.
-
-        Exact form: ``in {a, b}`` / ``not in {a, b}`` (the right branch takes every other value,
-        unlisted ones included). Compact form (``to_text``), when the left set holds more than
-        half of a list of more than 6 values: ``in {all listed but c, d}`` /
-        ``in {c, d} or unlisted`` — the same sets, shorter.
-        """
-        vals = self.categories[f]
-        fmt = lambda cs: ", ".join(_fmt_value(vals[c], None) for c in sorted(cs))  # noqa: E731
-        codes = set(codes)
-        if compact and len(vals) > 6 and 2 * len(codes) > len(vals):
-            rest = set(range(len(vals))) - codes
-            return f"in {{all listed but {fmt(rest)}}}", f"in {{{fmt(rest)}, <unlisted>}}"
-        return f"in {{{fmt(codes)}}}", f"not in {{{fmt(codes)}}}"
-
-    def to_text(self, *, prune: bool = True, header=None, significant_digits: int = 4, **kw) -> str:
+    def to_text(self, *, prune: bool = False, header=None, significant_digits: int = 4,
+                integer_features=(), max_listed: int | None = 12, **kw) -> str:
         """The tree as people read it: a header (n, classes; estimators add the learner and its
         privacy status), then :meth:`export_text` of the tree with thresholds rounded to
-        ``significant_digits``. ``prune=True`` (default) prints :meth:`prune`'s tree (sibling
-        leaves with the same label merged: same predictions, post-processing); a note says how
-        many leaves it merged. A tree that predicts one class for everyone says so."""
-        shown = self.prune() if prune else self
+        ``significant_digits``, long category lists written compactly and sets of more than
+        ``max_listed`` values as counts. Every leaf shows its id and ``P`` = ``predict_proba``.
+
+        ``prune=True`` prints :meth:`prune`'s tree (sibling leaves with the same label merged:
+        same predictions, post-processing): a merged leaf shows the ids of the leaves it holds
+        and the range of their ``predict_proba`` (``predict_proba`` keeps the fitted leaves: merged
+        shares ranked records worse, measured in ``docs/results.md``). A tree that predicts one
+        class for everyone says so."""
+        if prune:
+            shown, origin = self.prune_origin()
+            kw.update(_origin=origin, _base_proba=self.leaf_proba())
+        else:
+            shown = self
         if header is None:
             header = model_header("Decision tree", status=None, n_total=self.n_total,
                                   noisy=self.counts_are_noisy, classes=self.classes)
@@ -433,7 +527,8 @@ class Tree:
         labels = set(shown.label[shown.is_leaf].tolist())
         if len(labels) == 1:
             lines.append(f"This model predicts {_py(self.classes[labels.pop()])} for every record.")
-        body = shown.export_text(significant_digits=significant_digits, **kw).rstrip("\n")
+        body = shown.export_text(significant_digits=significant_digits, integer_features=integer_features,
+                                 max_listed=max_listed, _compact=True, **kw).rstrip("\n")
         lines.append(body)
         merged = self.n_leaves - shown.n_leaves
         if merged:
@@ -465,39 +560,32 @@ class Tree:
                 stack.append((self.children_left[i], path + [(f, "<=", t)]))
         return out
 
-    def _path_text(self, path, digits) -> str:
+    def _path_text(self, path, digits, integer=(), max_listed=None) -> str:
         """The path's tests simplified per feature: ``30 < age <= 50``, ``sex in {Male}``,
-        ``race not in {A, B}`` (intervals and category sets intersected)."""
+        ``race not in {A, B}`` (intervals and category sets intersected); thresholds of integer
+        features (indices ``integer``) as ⌊t⌋; sets longer than ``max_listed`` as counts."""
         parts = []
         for f in dict.fromkeys(p[0] for p in path):
             name = self.feature_names[f]
             tests = [(op, v) for g, op, v in path if g == f]
             if self.categorical[f]:
-                vals = self.categories[f]
-                allowed = None  # None: every value (unknown ones included)
-                excluded = set()
+                allowed, unlisted = set(range(len(self.categories[f]))), True
                 for op, codes in tests:
                     if op == "in":
-                        allowed = set(codes) if allowed is None else allowed & set(codes)
+                        allowed, unlisted = allowed & set(codes), False
                     else:
-                        excluded |= set(codes)
-                fmt = lambda cs: "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"  # noqa: E731
-                if allowed is not None:
-                    allowed = allowed - excluded
-                    rest = set(range(len(vals))) - allowed
-                    if digits and len(vals) > 6 and 2 * len(allowed) > len(vals):
-                        parts.append(f"{name} in {{all listed but {fmt(rest)[1:-1]}}}")
-                    else:
-                        parts.append(f"{name} in {fmt(allowed)}")
-                elif digits and len(vals) > 6 and 2 * len(excluded) > len(vals):
-                    rest = set(range(len(vals))) - excluded
-                    parts.append(f"{name} in {fmt(rest)[:-1]}, <unlisted>}}")
-                else:
-                    parts.append(f"{name} not in {fmt(excluded)}")
+                        allowed = allowed - set(codes)
+                cond = self._set_text(f, allowed, unlisted, compact=bool(digits), max_listed=max_listed)
+                parts.append(f"{name} {cond}")
             else:
                 lo = max([v for op, v in tests if op == ">"], default=None)
                 hi = min([v for op, v in tests if op == "<="], default=None)
-                fmt = (lambda t: significant(t, digits)) if digits else (lambda t: repr(float(t)))
+                if f in integer:
+                    fmt = lambda t: str(math.floor(t))  # noqa: E731
+                elif digits:
+                    fmt = lambda t: significant(t, digits)  # noqa: E731
+                else:
+                    fmt = lambda t: repr(float(t))  # noqa: E731
                 if lo is not None and hi is not None:
                     parts.append(f"{fmt(lo)} < {name} <= {fmt(hi)}")
                 elif hi is not None:
@@ -506,7 +594,8 @@ class Tree:
                     parts.append(f"{name} > {fmt(lo)}")
         return " and ".join(parts) if parts else "True"
 
-    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4):
+    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4, integer_features=(),
+                  max_listed: int | None = 12):
         """One row per leaf (a path from the root) as a pandas DataFrame.
 
         Columns: ``leaf`` (node id, what :meth:`apply` returns), ``depth``, ``rule``
@@ -516,15 +605,18 @@ class Tree:
         category *values*), ``prediction`` (the leaf's label), ``count_<class>`` for each class
         (raw released values, NaN when not released), ``noisy``, ``n`` (total of the counts
         clipped at 0) and ``share`` (the label's share = its ``predict_proba``).
-        ``prune=True``: the leaves of :meth:`prune`'s tree.
+        ``prune=True``: the leaves of :meth:`prune`'s tree. ``integer_features`` and
+        ``max_listed`` shape the ``rule`` text only (as in :meth:`export_text`); ``conditions``
+        always hold the released thresholds and the full category sets.
         """
         t = self.prune() if prune else self
+        integer = t._integer_index(integer_features)
         proba = t.leaf_proba()
         depth = t.node_depth
         rows = []
         for leaf, path in sorted(t.leaf_paths().items()):
             pred = _py(t.classes[t.label[leaf]])
-            ante = t._path_text(path, significant_digits)
+            ante = t._path_text(path, significant_digits, integer, max_listed)
             conds = []
             for f, op, v in path:
                 if op in ("in", "not in"):
@@ -597,6 +689,19 @@ class Tree:
         return cls.from_dict(json.loads(s))
 
 
+def _id_ranges(ids) -> str:
+    """``[3, 4, 5, 9]`` -> ``3–5, 9``."""
+    ids = sorted(int(i) for i in ids)
+    out, start = [], None
+    for k, i in enumerate(ids):
+        if start is None:
+            start = i
+        if k + 1 == len(ids) or ids[k + 1] != i + 1:
+            out.append(str(start) if start == i else f"{start}–{i}")
+            start = None
+    return ", ".join(out)
+
+
 # ---------------------------------------------------------------------- encoding helpers
 def _columns(X, n_features, feature_names):
     """Yield each column of X as a 1-d array or Series (pandas by name when the names match)."""
@@ -648,6 +753,13 @@ class TreeEstimatorMixin:
         leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator
         return self.tree_.leaf_proba()[leaf]
 
+    def _integer_features(self) -> list:
+        """Features declared integer-valued by integer ``bounds`` (printing only)."""
+        from .._format import declared_integer_features
+
+        known = set(self.tree_.feature_names)
+        return [f for f in declared_integer_features(self.get_params(deep=False).get("bounds")) if f in known]
+
     def export_text(self, **kw) -> str:
         """The tree in scikit-learn's ``export_text`` layout, exact thresholds (:meth:`Tree.export_text`)."""
         from sklearn.utils.validation import check_is_fitted
@@ -655,23 +767,25 @@ class TreeEstimatorMixin:
         check_is_fitted(self, "tree_")
         return self.tree_.export_text(**kw)
 
-    def to_text(self, *, prune: bool = True, significant_digits: int = 4) -> str:
+    def to_text(self, *, prune: bool = False, significant_digits: int = 4, max_listed: int | None = 12) -> str:
         """The fitted tree with a header (learner, ε and the ledger's verdict, n≈, classes):
-        :meth:`Tree.to_text`."""
+        :meth:`Tree.to_text`; features with integer ``bounds`` print integer thresholds."""
         from sklearn.utils.validation import check_is_fitted
 
         from .._format import estimator_header
 
         check_is_fitted(self, "tree_")
         header = estimator_header(self, self.tree_, self._display_params)
-        return self.tree_.to_text(prune=prune, header=header, significant_digits=significant_digits)
+        return self.tree_.to_text(prune=prune, header=header, significant_digits=significant_digits,
+                                  integer_features=self._integer_features(), max_listed=max_listed)
 
-    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4):
+    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4, max_listed: int | None = 12):
         """One row per leaf as a DataFrame (:meth:`Tree.get_rules`)."""
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "tree_")
-        return self.tree_.get_rules(prune=prune, significant_digits=significant_digits)
+        return self.tree_.get_rules(prune=prune, significant_digits=significant_digits,
+                                    integer_features=self._integer_features(), max_listed=max_listed)
 
     def __str__(self) -> str:
         if not hasattr(self, "tree_"):

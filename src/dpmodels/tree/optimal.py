@@ -45,7 +45,10 @@ def tree_from_dl85(tree: dict, X01: np.ndarray, y01: np.ndarray, feature_names, 
     ``value`` rows are the training class counts of the records routed there (exact), internal
     rows the sums of their children.
     """
-    left, right, feat, label = [], [], [], []
+    left: list[int] = []
+    right: list[int] = []
+    feat: list[int] = []
+    label: list[int] = []
 
     def add(node) -> int:
         i = len(feat)
@@ -66,13 +69,13 @@ def tree_from_dl85(tree: dict, X01: np.ndarray, y01: np.ndarray, feature_names, 
     feat_a = np.asarray(feat, dtype=np.int64)
     internal = feat_a >= 0
     tr = Tree(
-        children_left=left,
-        children_right=right,
+        children_left=np.asarray(left, dtype=np.int64),
+        children_right=np.asarray(right, dtype=np.int64),
         feature=feat_a,
         threshold=np.where(internal, 0.5, np.nan),
         left_categories=[None] * n_nodes,
         value=np.zeros((n_nodes, len(classes))),
-        label=label,
+        label=np.asarray(label, dtype=np.int64),
         classes=np.asarray(classes),
         feature_names=list(feature_names),
         categorical=np.zeros(len(feature_names), dtype=bool),
@@ -142,13 +145,13 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         if isinstance(s, bool) or not isinstance(s, numbers.Real):
             raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
         if isinstance(s, numbers.Integral):
-            if s < 1:
+            if int(s) < 1:
                 raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
             sup = int(s)
         else:
-            if not (0.0 < s < 1.0):
+            if not (0.0 < float(s) < 1.0):
                 raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
-            sup = max(1, math.ceil(s * n))
+            sup = max(1, math.ceil(float(s) * n))
         t = self.time_limit
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real)
                               or not (t > 0 and math.isfinite(t))):

@@ -28,11 +28,17 @@ def feature_names(X):
 class OrdinalEncoder:
     """Numeric matrix from a DataFrame or array: numbers as float, categories as public codes."""
 
-    def __init__(self, categories=None):
+    def __init__(self, categories=None, bounds=None):
         self.categories = categories
+        self.bounds = bounds
 
     def fit(self, X, ledger=None):
-        self.names_, self.categorical_, self.categories_ = resolve_categories(X, self.categories, ledger)
+        """Kinds and category lists by :func:`dpmodels.validation.resolve_categories`; a pair of
+        ``bounds`` declares every feature not declared categorical numerical (a dict of bounds is
+        not passed on: the diffprivlib tree's dict covers encoded columns, categorical ones too)."""
+        pair = None if isinstance(self.bounds, dict) else self.bounds
+        self.names_, self.categorical_, self.categories_ = resolve_categories(X, self.categories, ledger,
+                                                                              bounds=pair)
         return self
 
     def transform(self, X) -> np.ndarray:

@@ -53,7 +53,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         if len(y) != n:
             raise ValueError("X and y have different numbers of rows")
         classes, y_idx = resolve_classes(self.classes, y, ledger)
-        names, categorical, categories = resolve_categories(X, self.categories, ledger)
+        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         self._keep = keep = self._keep_features(names, categorical)
@@ -123,7 +123,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         if X is None:
             return None
         X, _, _ = check_X_shape(X, name, min_samples=0)
-        names, categorical, categories = resolve_categories(X, self.categories, None)
+        names, categorical, categories = resolve_categories(X, self.categories, None, bounds=self.bounds)
         with warnings.catch_warnings():  # fit itself warns about dropped features, once
             warnings.simplefilter("ignore", UserWarning)
             self._keep_features(names, categorical)

@@ -31,7 +31,7 @@ from ...privacy.ledger import check_epsilon
 from ...validation import apply_unit_sample_weight, check_X_shape, check_y, resolve_bounds, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
-__all__ = ["DiffprivlibTreeClassifier", "DPLogisticRegression"]
+__all__ = ["DiffprivlibTreeClassifier", "DPLogisticRegression", "clip_rows"]
 
 _DIFFPRIVLIB_HINT = (
     "this estimator wraps diffprivlib, which is not installed. Install the optional extra: "
@@ -62,6 +62,50 @@ def _rng_for_diffprivlib(random_state):
     raise TypeError("random_state must be None, an int or a numpy RandomState/Generator")
 
 
+def _row_norms(A) -> np.ndarray:
+    """L2 norm of every row, computed on rows scaled by their largest entry so that no square
+    overflows (a row of ±1e300 has a finite norm; ``np.linalg.norm`` would overflow and warn)."""
+    A = np.asarray(A, dtype=np.float64)
+    if A.shape[1] == 0:
+        return np.zeros(A.shape[0])
+    peak = np.abs(A).max(axis=1)
+    safe = np.where(peak > 0, peak, 1.0)
+    with np.errstate(over="ignore"):  # the norm of a row near the float limit may exceed it: inf
+        return safe * np.sqrt(np.square(A / safe[:, None]).sum(axis=1))
+
+
+def clip_rows(A, data_norm: float) -> np.ndarray:
+    """Rows of ``A`` scaled down to L2 norm at most ``data_norm`` (public), without overflow.
+
+    The scaling is done on rows first divided by their largest entry, so inputs within the float
+    range (e.g. ±1e300) give finite results and no RuntimeWarning; rows already within the norm
+    are unchanged."""
+    A = np.asarray(A, dtype=np.float64)
+    if A.size == 0:
+        return A.copy()
+    peak = np.abs(A).max(axis=1)
+    safe = np.where(peak > 0, peak, 1.0)
+    U = A / safe[:, None]  # entries in [-1, 1]
+    unit_norm = np.sqrt(np.square(U).sum(axis=1))  # in [1, sqrt(m)] for non-zero rows
+    with np.errstate(over="ignore"):
+        norms = safe * unit_norm  # inf only beyond the float range: such rows are clipped below
+    over = norms > data_norm
+    factor = data_norm / np.where(unit_norm > 0, unit_norm, 1.0)
+    return np.where(over[:, None], U * factor[:, None], A)
+
+
+def _standardize(A):
+    """``(means, standard deviations (1 where zero), standardized A)`` without overflow: every
+    step works on columns divided by their largest absolute value."""
+    A = np.asarray(A, dtype=np.float64)
+    peak = np.abs(A).max(axis=0) if A.shape[0] else np.ones(A.shape[1])
+    safe = np.where(peak > 0, peak, 1.0)
+    U = A / safe
+    mu, sd = U.mean(axis=0), U.std(axis=0)
+    sd1 = np.where(sd > 0, sd, 1.0 / safe)  # a constant column: scale 1
+    return mu * safe, sd1 * safe, (U - mu) / sd1
+
+
 class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
     """Fit plumbing shared by the diffprivlib wrappers: lazy import, ledger, public inputs."""
 
@@ -81,7 +125,7 @@ class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
         names = feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
-        self._enc = OrdinalEncoder(self.categories).fit(X, ledger)
+        self._enc = OrdinalEncoder(self.categories, getattr(self, "bounds", None)).fit(X, ledger)
         A = self._enc.transform(X)
         self.n_features_in_ = A.shape[1]
         self.classes_ = classes
@@ -181,21 +225,17 @@ class DPLogisticRegression(_DiffprivlibWrapper):
 
         if self.standardize:
             ledger.record_leak("feature means and standard deviations (standardize=True)")
-            self.mean_ = A.mean(axis=0)
-            sd = A.std(axis=0)
-            self.scale_ = np.where(sd > 0, sd, 1.0)
-            A = (A - self.mean_) / self.scale_
+            self.mean_, self.scale_, A = _standardize(A)
         data_norm = self.data_norm
         if data_norm is None:
             ledger.record_leak("data_norm (max row L2 norm)", "pass data_norm to keep it public")
-            data_norm = float(np.linalg.norm(A, axis=1).max())
+            data_norm = float(_row_norms(A).max())
         data_norm = float(data_norm)
         ledger.record_leak(
             "training-set size n (diffprivlib's objective perturbation)",
             "Chaudhuri et al.'s proof assumes n public (replace-one neighbours).",
         )
-        norms = np.linalg.norm(A, axis=1)
-        A = A / np.maximum(norms / data_norm, 1.0)[:, None]  # clip rows to the public norm
+        A = clip_rows(A, data_norm)  # rows clipped to the public norm before diffprivlib sees them
         K = self.classes_.size
         targets = [1] if K == 2 else list(range(K)) if K > 2 else []
         seed = _rng_for_diffprivlib(self.random_state)

@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ...validation import apply_unit_sample_weight, check_y, resolve_classes
+from ...validation import apply_unit_sample_weight, category_codes, check_y, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
 __all__ = ["DPAClassifier", "dpa_certificates"]
@@ -47,13 +47,29 @@ def dpa_certificates(votes) -> np.ndarray:
     return np.maximum((n_top - second) // 2, 0)
 
 
+def _label_keys(y, classes):
+    """What the partition hash reads of each label: its index in the declared label set (every
+    other label: -1), or — label set undeclared — the label as text."""
+    y = check_y(y, "DPAClassifier")
+    if classes is not None:
+        return category_codes(y, list(classes))
+    return pd.Series(y, dtype=object).map(_text).to_numpy(dtype=object)
+
+
+def _text(v) -> str:
+    try:
+        return f"{type(v).__name__}:{v}"
+    except Exception:
+        return type(v).__name__
+
+
 class DPAClassifier(ClassifierMixin, BaseEstimator):
     """Deep Partition Aggregation with decision trees (Levine & Feizi, ICLR 2021).
 
     The training set is split into ``n_estimators`` disjoint partitions by a deterministic hash of
-    each record's content (features and label; :func:`pandas.util.hash_pandas_object`, a keyed
-    SipHash with a fixed key, so the assignment does not depend on row order or on any other
-    record). One non-private, deterministic scikit-learn ``DecisionTreeClassifier(max_depth)`` is
+    each record's encoded content (numbers, category codes and the label;
+    :func:`pandas.util.hash_pandas_object`, a keyed SipHash with a fixed key, so the assignment does
+    not depend on row order, nor — with declared ``categories`` — on any other record). One non-private, deterministic scikit-learn ``DecisionTreeClassifier(max_depth)`` is
     fitted per non-empty partition; empty partitions abstain. ``predict`` is the plurality vote
     (ties to the lowest class index) and :meth:`certify` gives, per prediction, the number of
     poisoned training records (insertions or removals) it is provably robust to.
@@ -74,15 +90,19 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
         self.categories = categories
 
     def partition_of(self, X, y) -> np.ndarray:
-        """Partition index of each record (X, y): hash of the record's content mod n_estimators."""
+        """Partition index of each record (X, y): hash of the record's content mod n_estimators.
+
+        The content hashed is the record's *encoding* — numbers as float64, categorical values as
+        their codes in the public category lists (every value outside them is the unknown code) —
+        and its label, never the raw Python objects: an object whose ``__hash__`` or ``__str__``
+        raises cannot make the partitioning raise (docs/privacy.md, "Declarations, not dtypes").
+        Before ``fit`` the encoding is taken from ``X`` itself with the declared ``categories``.
+        """
         k = int(self.n_estimators)
-        if isinstance(X, pd.DataFrame):
-            df = X.reset_index(drop=True).copy()
-            df.columns = [str(c) for c in df.columns]
-        else:
-            df = pd.DataFrame(np.asarray(X))
-            df.columns = [str(c) for c in df.columns]
-        df["__label__"] = np.asarray(y)
+        enc = getattr(self, "_enc", None) or OrdinalEncoder(self.categories).fit(X)
+        A = np.asarray(enc.transform(X), dtype=np.float64) + 0.0  # + 0.0: -0.0 and 0.0 hash alike
+        df = pd.DataFrame(A, columns=[str(j) for j in range(A.shape[1])])
+        df["__label__"] = _label_keys(y, getattr(self, "classes_", None) if self.classes is not None else None)
         h = pd.util.hash_pandas_object(df, index=False, hash_key=self.hash_key).to_numpy(np.uint64)
         return (h % np.uint64(k)).astype(np.int64)
 

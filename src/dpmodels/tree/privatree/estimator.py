@@ -75,7 +75,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     bounds : None, (lower, upper) or dict
         Public bounds of the numerical features: scalars, arrays with one value per numerical
         feature (in column order), or ``{name: (lo, hi)}``. ``None``: read from the data (leak,
-        recorded and warned).
+        recorded and warned). A column named here (or, for a pair, every column not declared
+        categorical) is numerical whatever its dtype (docs/privacy.md, "Declarations, not
+        dtypes"); a name that is not a column is an error.
     categories : None or dict
         Public category lists ``{name or column index: [values...]}``. Declaring a column here
         makes it categorical. A pandas ``category`` column counts as declared by its dtype's
@@ -202,7 +204,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         if X is None:
             return None
         X, _, m = check_X_shape(X, name, min_samples=0)
-        names, categorical, categories = resolve_categories(X, self.categories, None)
+        names, categorical, categories = resolve_categories(X, self.categories, None, bounds=self.bounds)
         if self.bounds is not None:
             resolve_bounds(self.bounds, names, np.flatnonzero(~categorical))
         n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
@@ -226,7 +228,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
         ledger = ledger_for_fit(self, eps, X=X)  # a share of the accountant's budget, if any
         classes, y_idx = resolve_classes(self.classes, y, ledger)
-        names, categorical, categories = resolve_categories(X, self.categories, ledger)
+        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         Z = _encode_fit(X, names, categorical, categories)

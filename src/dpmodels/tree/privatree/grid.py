@@ -47,9 +47,11 @@ def grid_cells(Z, num_idx, lo, hi, G):
         if degenerate:  # (inf − lo)·0 would be NaN: clip first
             np.clip(src, lo, hi, out=x)
             x -= lo
+            x *= scale
         else:  # same values: clipping x or clipping (x − lo)·scale to [0, G − 1] agree
-            np.subtract(src, lo, out=x)
-        x *= scale
+            with np.errstate(over="ignore"):  # a value near the float limit: ±inf, clamped below
+                np.subtract(src, lo, out=x)
+                x *= scale
         np.maximum(x, 0.0, out=x)
         np.minimum(x, G - 1, out=x)  # floor(min(t, G−1)) = min(floor(t), G−1) for t >= 0
         x += offsets  # exact: integers below 2^53

@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpmodels import cli_models
+from dpmodels.cli import fit as cli_fit
+from dpmodels.cli import predict as cli_predict
+from dpmodels.cli import schema as cli_schema
 from dpmodels.data import dataset_schema, list_datasets, load_dataset
 from dpmodels.io import load_model
 from dpmodels.rulelist import MECHANISMS
@@ -58,7 +60,10 @@ def test_version_and_module_entry_points():
 
 def test_every_option_documents_its_default_or_values():
     p = argparse.ArgumentParser()
-    cli_models.add_parsers(p.add_subparsers())
+    sub = p.add_subparsers()
+    cli_fit.add_parser(sub)
+    cli_predict.add_parsers(sub)
+    cli_schema.add_parser(sub)
     for name, sub in p._subparsers._group_actions[0].choices.items():
         for a in sub._actions:
             if isinstance(a, argparse._HelpAction) or not a.option_strings:
@@ -67,8 +72,8 @@ def test_every_option_documents_its_default_or_values():
             assert h, f"{name} {a.option_strings} has no help"
             if a.nargs != 0:  # options taking a value say their default (or that they need one)
                 assert "default" in h or "required" in h or a.choices, f"{name} {a.option_strings}: {h}"
-    assert cli_models.MECHANISMS == MECHANISMS
-    assert sorted(cli_models.BUNDLED) == sorted(list_datasets())
+    assert cli_fit.MECHANISMS == MECHANISMS
+    assert sorted(cli_fit.BUNDLED) == sorted(list_datasets())
 
 
 def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
@@ -78,7 +83,7 @@ def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # everything declared: no leak, no warning
     assert "PrivaTreeClassifier(max_depth=3" in r.stdout and "privacy: ε=1, δ=0 · proven DP" in r.stdout
-    assert "held-out accuracy:" in r.stdout and "not a DP release" in r.stdout
+    assert "held-out" not in r.stdout  # every row trains unless --holdout asks for an evaluation
     assert "PRIVATE: every release is a proven DP mechanism" in r.stdout
     doc = json.loads(out.read_text())
     assert doc["privacy"]["is_private"] is True and doc["schema"]["classes"] == ["no", "yes"]
@@ -96,7 +101,7 @@ def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
 
     r = run("show", out, "--rules")
     assert r.returncode == 0, r.stderr
-    assert "Privacy ledger" in r.stdout and "Public schema" in r.stdout and "age: bounds [18, 100]" in r.stdout
+    assert "Privacy ledger" in r.stdout and "Public schema" in r.stdout and "age: {kind: numerical, bounds: [18.0, 100.0]}" in r.stdout
     assert "IF " in r.stdout and "share" in r.stdout
 
 
@@ -107,15 +112,17 @@ def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
     leaks = [ln for ln in lines if ln.startswith("dpmodels: privacy leak: ")]
-    assert len(leaks) == 6  # classes, 4 category lists, bounds
+    kinds = [ln for ln in leaks if "kind of column" in ln]
+    assert len(kinds) == 9  # every feature column's kind (numerical or not) was read from the cells
+    assert len(leaks) == 6 + 9  # + classes, 4 category lists, bounds
     assert any("(CLI: --classes" in ln for ln in leaks) and any("(CLI: --bounds" in ln for ln in leaks)
     assert any(ln.startswith("dpmodels: warning: --random-state seeds the noise") for ln in lines)
     assert all(ln.startswith("dpmodels: ") for ln in lines)
     doc = json.loads(out.read_text())
     assert doc["privacy"]["is_private"] is False and doc["privacy"]["noise_seeded"] is True
-    assert sum(r["composition"] == "leak" for r in doc["privacy"]["ledger"]["rows"]) == 6
+    assert sum(r["composition"] == "leak" for r in doc["privacy"]["ledger"]["rows"]) == 6 + 9
     r = run("show", out)
-    assert "NOT PRIVATE" in r.stdout and "(read from the data: a leak)" in r.stdout
+    assert "NOT PRIVATE" in r.stdout and "source: data" in r.stdout
 
 
 def test_dp_rule_list_on_a_raw_csv_through_the_binarizer(csv_path, tmp_path):
@@ -143,7 +150,7 @@ def test_bundled_dataset_rule_list_fit_predict(tmp_path):
     out = tmp_path / "rl.json"
     r = run("fit", "--data", "compas", "--model", "dp-rulelist", "--epsilon", "2", "--no-split", "--out", out)
     assert r.returncode == 0, r.stderr
-    assert "held-out" not in r.stdout and r.stdout.count("IF ") == 1
+    assert "held-out" not in r.stdout and sum(ln.startswith("IF ") for ln in r.stdout.splitlines()) == 1
     r = run("predict", out, "compas")
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 7214 + 1
 
@@ -169,9 +176,9 @@ BAD_INPUTS = [
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9:1"],
      "need finite LO <= HI"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=1:90"],
-     "--bounds declares some numerical columns but not"),
+     "bounds are declared for some numerical columns but not"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "zzz=a,b"],
-     "--categories: 'zzz' is not a feature column"),
+     "--categories: 'zzz' is not a column of the data"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "sex=a,a"],
      "duplicate values"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--classes", "a", "b"],
@@ -189,7 +196,7 @@ BAD_INPUTS = [
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist"],
      "y holds a label other than 0 and 1"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--bounds", "age=18:100"],
-     "declare bounds (or --cut-points) for every numerical column"),
+     "declare bounds (or cut points) for every numerical column"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--n-bins", "1"],
      "--n-bins must be in [2, 256]"),
     (["fit", "--data", "{dir}", "--label", "y"], "is a directory, not a CSV file"),

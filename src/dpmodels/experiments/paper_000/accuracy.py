@@ -11,7 +11,7 @@ calibrations (report-noisy-max at 2Δ/ε etc.), so they are noisier than the pap
 draws its own noise from a Generator seeded by (run, dataset, learner, ε), so a result does not
 depend on which other ε values or learners are in the grid.
 
-All fits of one split share their noise-independent work (:mod:`.rulelist_batch`): one cell =
+All fits of one split share their noise-independent work (:mod:`.batch`): one cell =
 one (dataset, run) with every ε and mechanism.
 
 Ids: ``000-fig1`` (noise amplitude, smooth vs global sensitivity), ``000-fig2`` (training
@@ -28,10 +28,10 @@ import zlib
 
 import numpy as np
 
-from ..data import load_dataset
-from . import published as pub
-from .plots import curves_vs_epsilon, pyplot, save, summarise
-from .registry import Cell, Experiment, register, row
+from ...data import load_dataset
+from .. import published as pub
+from ..plots import curves_vs_epsilon, pyplot, save, summarise
+from ..registry import Cell, Experiment, register, row
 
 __all__ = ["DATASETS", "LAMBDA", "LEARNERS", "accuracy_cell", "noise_cell"]
 
@@ -85,9 +85,9 @@ def accuracy_cell(dataset, run, epsilons, learners, evaluate="test"):
     metrics ``{evaluate}_accuracy`` and ``n_rules``."""
     import time
 
-    from ..rulelist import GreedyRuleListClassifier
-    from ..rulelist._base import single_threaded_blas
-    from .rulelist_batch import SharedSplit, binary_matrix
+    from ...rulelist import GreedyRuleListClassifier
+    from ...rulelist._base import single_threaded_blas
+    from .batch import SharedSplit, binary_matrix
 
     Xtr, Xte, ytr, yte = _split(dataset, run)
     lam = LAMBDA.get(dataset, 0.05)
@@ -157,8 +157,8 @@ def noise_cell(mechanism, seed, ns, epsilon=1.0, delta=FIG1_DELTA, min_support=F
     (smooth Cauchy-like, β = ε/(2(γ+1))), S* from Theorem IV.1 with minimum support Λ;
     ``mean_abs_noise``: the mean |noise| of ``draws`` samples from the library's samplers.
     """
-    from ..privacy import samplers
-    from ..privacy.smooth import gini_smooth_sensitivity
+    from ...privacy import samplers
+    from ...privacy.smooth import gini_smooth_sensitivity
 
     rng = np.random.default_rng([2024, int(seed), _crc(mechanism)])
     rows = []
@@ -294,9 +294,12 @@ def _fig2_table(df):
 
 # --------------------------------------------------------------------------- Fig. 4 / Table I
 def _fig4_published(ds):
-    pts = [dict(epsilon=10.0, value=pub.P000_TABLE2[(ds, "sm-Laplace")], learner="sm-Laplace")]
+    """The paper's sm-Laplace points on panel ``ds``: Table II's (ε = 10). Sec. V-C's ε = 1 pair
+    names no dataset (``dataset=None`` in :data:`..published.P000_TEXT_POINTS`), so it is drawn on
+    no panel; the table's caption quotes it."""
+    pts = [dict(epsilon=10.0, value=pub.P000_TABLE2[(ds, "sm-Laplace")], learner="sm-Laplace (Table II)")]
     pts += [dict(epsilon=p["epsilon"], value=p["value"], learner=p["learner"]) for p in pub.P000_TEXT_POINTS
-            if p["dataset"] == ds and p["learner"] == "sm-Laplace"]
+            if p["dataset"] is not None and p["dataset"] == ds and p["learner"] == "sm-Laplace"]
     return pts
 
 
@@ -307,7 +310,7 @@ def _fig4_plot(df, out_dir):
     fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.9), squeeze=False)
     for ax, ds in zip(axes[0], panels):
         curves_vs_epsilon(ax, d[d["dataset"] == ds], FIG4_LEARNERS, colors=COLORS, baseline="GreedyRL",
-                          published=_fig4_published(ds))
+                          published=_fig4_published(ds), published_label="sm-Laplace, paper's Table II (ε = 10)")
         greedy_pub = pub.P000_TABLE2.get((ds, "GreedyRL"))
         if greedy_pub is not None:
             ax.axhline(greedy_pub, color="black", ls=":", lw=1.0, label="GreedyRL (published)")
@@ -323,7 +326,9 @@ def _fig4_table(df):
     published = {(ds, lr): f"{v:.3f} (ε = 10)" for (ds, lr), v in pub.P000_TABLE2.items()}
     return _summary_table(df, "test_accuracy", FIG4_LEARNERS, (0.01, 0.1, 1, 10, 100), published) + (
         "\n\nTest accuracy, mean ± s.e. over runs, at the grid value nearest each ε. 'published': "
-        "paper 000, Table II (ε = 10); Sec. V-C also quotes Adult at ε = 1: sm-Laplace .787, GreedyRL .791.")
+        "paper 000, Table II (ε = 10), drawn as stars. Sec. V-C also quotes sm-Laplace .787 vs GreedyRL .791 at "
+        "ε = 1 without naming the dataset (it matches no GreedyRL of Table II: .660 / .711 / .798), so no panel "
+        "draws it.")
 
 
 def _table1(df):

@@ -61,9 +61,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from ..data import load_dataset
-from .plots import pyplot, save, summarise
-from .registry import Cell, Experiment, Skip, register, row
+from ...data import load_dataset
+from ..plots import pyplot, save, summarise
+from ..registry import Cell, Experiment, Skip, register, row
 
 __all__ = [
     "DATASETS", "SUPPORTS", "DEPTHS", "TREES", "RULE_LISTS", "DL85_TIME_LIMIT", "PUBLISHED",
@@ -143,7 +143,7 @@ def _per_record_rows(base, per_record, fit_seconds):
 def _measure(model, learner, dataset, seed, params, split, secs, cpu, size, n_paths, *, optimal=None,
              per_record=False, domains=None):
     """Tidy rows of one fitted model (module docstring: metrics)."""
-    from ..audit import reconstruction_leak
+    from ...audit import reconstruction_leak
 
     Xtr, Xte, ytr, yte = split
     leak = reconstruction_leak(model, Xtr, ytr, domains=domains)
@@ -307,7 +307,7 @@ def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
 
 
 def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
-    from ..tree.optimal import DL85Classifier
+    from ...tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
@@ -329,7 +329,7 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
 
 def rulelist_cell(dataset, seed, lengths, supports, largest):
     """Every GreedyRL fit of one split (width 1): rows for each (length L, λ)."""
-    from ..rulelist import GreedyRuleListClassifier
+    from ...rulelist import GreedyRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
@@ -350,7 +350,7 @@ def rulelist_cell(dataset, seed, lengths, supports, largest):
 
 def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=OPTIMAL_RL_TIME_LIMIT):
     """Certifiably optimal width-1 rule lists of one split and λ, for each length L."""
-    from ..rulelist import OptimalRuleListClassifier
+    from ...rulelist import OptimalRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
@@ -494,9 +494,12 @@ def _scatter(ax, w, learners, x, colors, xlabel):
     ax.grid(True, alpha=0.3)
 
 
-def _legend(fig, learners, colors, extra=()):
+def _legend(fig, learners, colors, extra=(), ran=None):
+    """The figure's legend: one entry per learner that has results (``ran``), then the colours."""
     from matplotlib.lines import Line2D
 
+    if ran is not None:
+        learners = [lr for lr in learners if lr in set(ran)]
     hs = [Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=LABELS[lr]) for lr in learners]
     hs += [Line2D([], [], color=c, marker="s", ls="none", label=f"min support {s:g}") for s, c in colors.items()]
     hs += list(extra)
@@ -523,7 +526,8 @@ def _fig_dist_vs(df, out_dir, learners, name, family):
     from matplotlib.lines import Line2D
 
     extra = [Line2D([], [], color="0.2", marker="o", mfc="none", ls="none", label="not certified (time limit)")]
-    _legend(fig, learners, colors, extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else ())
+    _legend(fig, learners, colors, extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else (),
+            ran=w["learner"])
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return [save(fig, out_dir / f"{name}.png")]
 
@@ -592,7 +596,7 @@ def _fig_vs_depth(df, out_dir, learners, name, family):
             axes[i][j].set_xlabel(what)
         axes[0][j].set_title(f"(a) {TITLES[ds]}")
         axes[1][j].set_title(f"(b) {TITLES[ds]}")
-    _legend(fig, learners, colors)
+    _legend(fig, learners, colors, ran=w["learner"])
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return [save(fig, out_dir / f"{name}.png")]
 
@@ -617,8 +621,11 @@ def _fig7(df, out_dir):
             ax.set_ylabel("entropy reduction ratio (Dist_G)")
     from matplotlib.lines import Line2D
 
+    ran = set(w["learner"])
+    families = (("DL8.5", "optimal (DL8.5 / OptimalRL)", ("DL8.5", "OptimalRL")),
+                ("sklearn_DT", "greedy (sklearn_DT / GreedyRL)", ("sklearn_DT", "GreedyRL")))
     hs = [Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=lab)
-          for lr, lab in (("DL8.5", "optimal (DL8.5 / OptimalRL)"), ("sklearn_DT", "greedy (sklearn_DT / GreedyRL)"))]
+          for lr, lab, members in families if ran & set(members)]
     hs += [Line2D([], [], color=c, lw=2, label=f"max depth/length {int(d)}") for d, c in colors.items()]
     fig.legend(handles=hs, loc="lower center", ncol=6, fontsize=8, bbox_to_anchor=(0.5, -0.02), frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
@@ -1057,9 +1064,9 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    from ..audit import reconstruction_leak
-    from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
-    from ..tree import PrivaTreeClassifier
+    from ...audit import reconstruction_leak
+    from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
+    from ...tree import PrivaTreeClassifier
 
     split = load_split(dataset, seed)
     Xtr, Xte, ytr, yte = split

@@ -1,5 +1,10 @@
-"""Command line: ``dpmodels demo | fit | predict | show | reproduce`` (``fit``, ``predict`` and
-``show`` live in :mod:`dpmodels.cli_models`, ``reproduce`` in :mod:`dpmodels.cli_reproduce`)."""
+"""Command line: ``dpmodels demo | fit | predict | show | schema | reproduce``.
+
+One module per job: :mod:`~dpmodels.cli._common` (one-line errors and warnings, argparse types,
+reading a CSV as text), :mod:`~dpmodels.cli.fit`, :mod:`~dpmodels.cli.predict` (``predict`` and
+``show``), :mod:`~dpmodels.cli.schema` (schema files and ``schema draft``),
+:mod:`~dpmodels.cli.reproduce`. This module holds ``main`` and ``demo``.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +26,8 @@ def _split(X, y, seed):
 
 
 def cmd_demo(args) -> int:
-    from .data import load_dataset
-    from .rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+    from ..data import load_dataset
+    from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
     X, y = load_dataset("compas", binarized=True)
     Xtr, Xte, ytr, yte = _split(X, y, args.seed)
@@ -49,8 +54,8 @@ def cmd_demo(args) -> int:
     print()
     print(dp.privacy_ledger_.summary())
 
-    from .data import dataset_schema
-    from .tree import PrivaTreeClassifier
+    from ..data import dataset_schema
+    from ..tree import PrivaTreeClassifier
 
     # The public schema of raw COMPAS — label set, category lists, numerical bounds — comes from
     # ProPublica's documentation (dpmodels.data.schema), not from the file: nothing below is read
@@ -70,8 +75,8 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-    from .cli_models import one_line_errors
+    from .. import __version__
+    from ._common import one_line_errors
 
     p = one_line_errors(argparse.ArgumentParser(prog="dpmodels", description="Differentially private interpretable models."))
     p.add_argument("--version", action="version", version=f"dpmodels {__version__}")
@@ -82,13 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0, help="seed of the train/test split (not of the noise)")
     d.set_defaults(func=cmd_demo)
 
-    from .cli_models import add_parsers as add_model_parsers
+    from . import fit, predict, reproduce, schema
 
-    add_model_parsers(sub)  # fit, predict, show (dpmodels.cli_models)
-
-    from .cli_reproduce import add_parser as add_reproduce
-
-    add_reproduce(sub)
+    fit.add_parser(sub)
+    predict.add_parsers(sub)
+    schema.add_parser(sub)
+    reproduce.add_parser(sub)
     return p
 
 

@@ -29,44 +29,36 @@ mushroom, nursery, vote: categorical only).
 
 Learners (:data:`LEARNERS`): PrivaTree with each split selection, BDPT, DPGDF (categorical
 features only, skipped where there is none, as in the paper), diffprivlib's random tree and
-logistic regression (optional extra; skipped with a warning, and listed in ``df.attrs["skipped"]``,
-when diffprivlib does not import), and scikit-learn's non-private tree (integer-encoded
+logistic regression (optional extra; skipped, with the reason, when diffprivlib does not import), and scikit-learn's non-private tree (integer-encoded
 categories). The private learners get the public bounds and categories above, so none of them
 reads anything from the data outside its mechanisms. Logistic regression gets a public design:
 numerical features scaled to [0, 1] with the public bounds, categorical features one-hot encoded
 over the public categories, so every row has L2 norm at most √(number of features), which is the
 declared ``data_norm`` (the paper standardised with the data's own mean and variance, a leak).
 
-:func:`run_reference` measures the reference protocol of the project issue (binarized adult and
-COMPAS declared categorical, ε = 0.1; scikit-learn's breast cancer at ε = 1) and
-:func:`reference_table` puts it beside the numbers measured with the public PrivaTree code.
-
-Command line::
-
-    python -m dpmodels.experiments.paper_privatree grid --repeats 3 --n-jobs 2 --out grid.csv
-    python -m dpmodels.experiments.paper_privatree reference --repeats 10 --out ref.csv
-    python -m dpmodels.experiments.paper_privatree table grid.csv [more.csv ...]
+:func:`reference_table` puts the reference protocol of the project issue (binarized adult and
+COMPAS declared categorical, ε = 0.1; scikit-learn's breast cancer at ε = 1) beside the numbers
+measured with the public PrivaTree code. The grids run as the ids ``002-uci`` and
+``002-reference`` of :mod:`.variants` (``dpmodels reproduce 002-uci 002-reference``).
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
+import json
 import math
 import re
 import time
 import warnings
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from ..data import dataset_schema, load_dataset
-from ..data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
+from ...data import dataset_schema, load_dataset
+from ...data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
 
 __all__ = [
     "DATASETS",
@@ -76,10 +68,8 @@ __all__ = [
     "PAPER_TABLES",
     "REFERENCE_POINTS",
     "load_experiment_data",
-    "run_privatree_accuracy",
     "markdown_table",
     "summarise",
-    "run_reference",
     "reference_table",
 ]
 
@@ -223,7 +213,7 @@ def load_experiment_data(name):
 # --------------------------------------------------------------------------- learners
 def _has_diffprivlib() -> bool:
     try:
-        from ..tree.baselines import _import_diffprivlib
+        from ...tree.baselines import _import_diffprivlib
 
         _import_diffprivlib()
     except ImportError:
@@ -267,13 +257,13 @@ def _bounds_pair(X, meta):
 
 def _make(learner, eps, X, meta, seed):
     """(estimator, transform) for one learner; ``transform`` maps the DataFrame to its input."""
-    from ..tree.baselines import (
+    from ...tree.baselines import (
         BDPTClassifier,
         DiffprivlibTreeClassifier,
         DPGDFClassifier,
         DPLogisticRegression,
     )
-    from ..tree.privatree import PrivaTreeClassifier
+    from ...tree.privatree import PrivaTreeClassifier
 
     key = LEARNERS[learner]
     cats, bounds, classes = meta["categories"], meta["bounds"], meta["classes"]
@@ -340,69 +330,24 @@ def _one_fold(dataset, learner, epsilons, repeat, fold, folds):
     return rows
 
 
-def _run(datasets, epsilons, learners, folds, repeats, n_jobs, out):
-    learners = list(learners)
-    unknown = [lr for lr in learners if lr not in LEARNERS]
-    if unknown:
-        raise ValueError(f"unknown learners {unknown}; choose from {list(LEARNERS)}")
-    skipped = []
-    if any(lr in _DIFFPRIVLIB for lr in learners) and not _has_diffprivlib():
-        skipped = [lr for lr in learners if lr in _DIFFPRIVLIB]
-        warnings.warn(f"diffprivlib does not import here: skipping {skipped} (install dpmodels[diffprivlib] "
-                      "with scikit-learn < 1.8)", RuntimeWarning, stacklevel=3)
-        learners = [lr for lr in learners if lr not in skipped]
-    tasks = []
-    for ds in datasets:
-        X, y, meta = _load(ds)
-        for lr in learners:
-            if not _applicable(lr, meta, X):
-                continue
-            for r in range(repeats):
-                for k in range(folds):
-                    tasks.append((ds, lr, tuple(epsilons), r, k, folds))
-    res = Parallel(n_jobs=n_jobs)(delayed(_one_fold)(*t) for t in tasks)
-    df = pd.DataFrame([row for rows in res for row in rows],
-                      columns=["dataset", "learner", "epsilon", "repeat", "fold", "accuracy", "fit_seconds"])
-    df.attrs["skipped"] = skipped
-    if out is not None:
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out, index=False)
-    return df
-
-
-def run_privatree_accuracy(datasets=DATASETS, epsilons=EPSILONS, learners=tuple(LEARNERS), folds=5,
-                           repeats=1, n_jobs=1, out=None) -> pd.DataFrame:
-    """Test accuracy of every learner, dataset and ε under (repeated) stratified k-fold CV.
-
-    Returns the tidy frame described in the module docstring (also written to ``out`` as CSV
-    when given). Learners that cannot run here (diffprivlib missing) are skipped with a
-    ``RuntimeWarning`` and listed in ``df.attrs["skipped"]``; DPGDF is skipped on datasets
-    without categorical features.
-    """
-    return _run(list(datasets), list(epsilons), learners, folds, repeats, n_jobs, out)
-
-
-def run_reference(learners=("tree (non-private)", "PrivaTree", "PrivaTree (Gini)",
-                            "PrivaTree (exponential)", "PrivaTree (histogram)", "diffprivlib tree"),
-                  folds=5, repeats=10, n_jobs=1, out=None) -> pd.DataFrame:
-    """The issue's reference protocol: binarized adult / COMPAS declared categorical at ε = 0.1,
-    scikit-learn's breast cancer (numerical, public bounds from its documentation) at ε = 1."""
-    frames = []
-    for ds, eps in REFERENCE_EPSILON.items():
-        frames.append(_run([ds], [eps], learners, folds, repeats, n_jobs, None))
-    df = pd.concat(frames, ignore_index=True)
-    df.attrs["skipped"] = sorted({s for f in frames for s in f.attrs.get("skipped", [])})
-    if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out, index=False)
-    return df
-
-
 # --------------------------------------------------------------------------- tables
+def fold_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Tidy registry rows (metric ``accuracy``, ``parameters`` holding repeat and fold) -> one row
+    per fit: ``dataset, learner, epsilon, repeat, fold, accuracy, fit_seconds``."""
+    if "accuracy" in df and "metric" not in df:
+        return df
+    acc = df[df["metric"] == "accuracy"]
+    params = [json.loads(p) for p in acc["parameters"]]
+    return pd.DataFrame(dict(dataset=acc["dataset"].to_numpy(), learner=acc["learner"].to_numpy(),
+                             epsilon=acc["epsilon"].to_numpy(), repeat=[p["repeat"] for p in params],
+                             fold=[p["fold"] for p in params], accuracy=acc["value"].to_numpy(),
+                             fit_seconds=acc["fit_seconds"].to_numpy()))
+
+
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
     """Mean accuracy, its standard error over all folds, the number of folds and the mean fit time
     per (dataset, learner, ε)."""
+    df = fold_frame(df)
     g = df.groupby(["dataset", "learner", "epsilon"], sort=False)
     out = g.agg(mean=("accuracy", "mean"), sd=("accuracy", "std"), folds=("accuracy", "size"),
                 fit_seconds=("fit_seconds", "mean")).reset_index()
@@ -462,45 +407,3 @@ def reference_table(df: pd.DataFrame) -> str:
     lines.append("")
     lines.append("Folds per cell: " + ", ".join(f"{k} {int(v)}" for k, v in n.items()) + ".")
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- CLI
-def main(argv=None):  # pragma: no cover - thin wrapper
-    p = argparse.ArgumentParser(prog="python -m dpmodels.experiments.paper_privatree")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("grid", help="Tables II/VI/VII grid")
-    g.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    g.add_argument("--epsilons", nargs="+", type=float, default=list(EPSILONS))
-    g.add_argument("--learners", nargs="+", default=list(LEARNERS))
-    g.add_argument("--folds", type=int, default=5)
-    g.add_argument("--repeats", type=int, default=1)
-    g.add_argument("--n-jobs", type=int, default=1)
-    g.add_argument("--out", required=True)
-    r = sub.add_parser("reference", help="the issue's reference protocol")
-    r.add_argument("--learners", nargs="+", default=None)
-    r.add_argument("--repeats", type=int, default=10)
-    r.add_argument("--n-jobs", type=int, default=1)
-    r.add_argument("--out", required=True)
-    t = sub.add_parser("table", help="markdown from CSV files")
-    t.add_argument("csv", nargs="+")
-    t.add_argument("--reference", action="store_true")
-    a = p.parse_args(argv)
-    t0 = time.perf_counter()
-    if a.cmd == "grid":
-        df = run_privatree_accuracy(a.datasets, a.epsilons, a.learners, a.folds, a.repeats, a.n_jobs, a.out)
-        print(markdown_table(df))
-    elif a.cmd == "reference":
-        kw = {} if a.learners is None else dict(learners=a.learners)
-        df = run_reference(repeats=a.repeats, n_jobs=a.n_jobs, out=a.out, **kw)
-        print(reference_table(df))
-    else:
-        df = pd.concat([pd.read_csv(f) for f in a.csv], ignore_index=True)
-        print(reference_table(df) if a.reference else markdown_table(df))
-    print(f"\n({time.perf_counter() - t0:.0f} s)")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    # run the importable module's main so that joblib's workers can unpickle its functions
-    from dpmodels.experiments.paper_privatree import main as _main
-
-    _main()

@@ -19,12 +19,12 @@ Registry ids (``dpmodels reproduce ID``; :mod:`.registry`):
 * ``000-fig6`` — the paper's Figure 6 (log-log ROC of GreedyRL vs DP rule lists on German and
   COMPAS), drawn from ``000-mia``'s cells (``source=``): running either runs them once.
 
-Protocol (as :mod:`.paper_rulelists`, paper 000 Sec. V-A): bundled binarized COMPAS / German /
+Protocol (as :mod:`.protocol`, paper 000 Sec. V-A): bundled binarized COMPAS / German /
 Adult, run r = a 70/30 train/test split with ``random_state = r``, K = 5 rules including the
 default, width ≤ 2, λ = 0.12 (German) / 0.05 (COMPAS, Adult), C = 0.99, n declared public for
 the sm-* mechanisms (Λ = ⌊λn⌋, δ = 1/n²), label set {0, 1} declared (``classes=[0, 1]``).
 Table II/III fits draw their noise from ``SeedSequence([r, 2024])`` spawned once per (ε, learner)
-in grid order — the same models as :func:`.paper_rulelists.run_rulelist_accuracy` for the same
+in grid order — the same models as :func:`.protocol.pipeline_cell` (``data="binarized"``) for the same
 grid, and as this module's earlier runs (so a change of the numbers is a change of the code).
 
 Membership inference (beyond the paper, which needs no population data because its attack is
@@ -37,10 +37,10 @@ label set {0, 1}. The target's noise and the attacker's randomness are the child
 (2i, 2i + 1) of ``SeedSequence([r, 2025])``, i = the (learner, ε) position in the grid — the
 ids' default grids reproduce the earlier runs' draws.
 
-Python API: :func:`run_table2`, :func:`run_table3`, :func:`run_mia`, :func:`run_fig6` return the
-tidy frames, computed by the same cells as the registry (joblib over cells); one row per (run,
+Run them with ``dpmodels reproduce ID`` (the only runner). The cell builders :func:`table2_cells`,
+:func:`table3_cells`, :func:`mia_cells` give the grids; each cell returns tidy rows, one per (run,
 learner, ε, metric): ``dataset, learner, parameters, epsilon, delta, seed, metric, value,
-fit_seconds`` (:data:`.registry.ROW_FIELDS`; ``attack`` too for membership inference).
+fit_seconds`` (:data:`..registry.ROW_FIELDS`; ``attack`` too for membership inference).
 """
 
 from __future__ import annotations
@@ -55,21 +55,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from ..audit import ATTACKS, evaluate_scores, membership_inference_suite, vulnerability
-from ..audit.dp_audit import epsilon_lower_bound
-from ..audit.importance import overlap, top_k_features
-from ..data import load_dataset
-from ..privacy import PrivacyLeakWarning
-from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier
-from . import published as pub
-from .plots import pyplot, save
-from .registry import ROW_FIELDS, Cell, Experiment, register, row
-from .paper_rulelists import LEARNERS, PAPER_LAMBDA
+from ...audit import ATTACKS, evaluate_scores, membership_inference_suite, vulnerability
+from ...audit.dp_audit import epsilon_lower_bound
+from ...audit.importance import overlap, top_k_features
+from ...data import load_dataset
+from ...privacy import PrivacyLeakWarning
+from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from .. import published as pub
+from ..plots import pyplot, save
+from ..registry import ROW_FIELDS, Cell, Experiment, register, row
+from .protocol import LEARNERS, PAPER_LAMBDA
 
 __all__ = [
     "PAPER_TABLE_II_VULNERABILITY",
@@ -83,10 +82,6 @@ __all__ = [
     "table2_cells",
     "table3_cells",
     "mia_cells",
-    "run_table2",
-    "run_table3",
-    "run_mia",
-    "run_fig6",
     "split_mia",
     "epsilon_table",
     "summarise",
@@ -114,7 +109,7 @@ PAPER_TABLE_II_ACCURACY = {(d, _TO_OURS[lr]): v for (d, lr), v in pub.P000_TABLE
 # Paper 000, Table III (Adult, K = 5, k = 7, 100 runs): I_k mean ± the paper's "±".
 PAPER_TABLE_III = {(e, _TO_OURS[lr]): v for (e, lr), v in pub.P000_TABLE3.items()}
 
-# label -> (kind, params); rule-list DP labels come from paper_rulelists.LEARNERS
+# label -> (kind, params); rule-list DP labels come from protocol.LEARNERS
 MIA_LEARNERS = {
     "GreedyRL": ("greedy", {}),
     **{name: ("dp-rulelist", p) for name, p in LEARNERS.items()},
@@ -179,23 +174,6 @@ def _fit_timed(est, X, y):
     return est, time.perf_counter() - t
 
 
-def _run(cells, n_jobs=1) -> pd.DataFrame:
-    """Run cells (joblib processes when ``n_jobs`` > 1) and merge their rows, ROW_FIELDS first."""
-    out = Parallel(n_jobs=n_jobs)(delayed(c.run)() for c in cells)
-    df = pd.DataFrame([r for rows in out for r in rows])
-    if df.empty:
-        return pd.DataFrame(columns=COLUMNS)
-    return df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
-
-
-def _write(df, out):
-    if out is not None:
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        df.to_csv(out, index=False)
-    return df
-
-
 def _check_learners(learners, known):
     unknown = [lr for lr in learners if lr not in known]
     if unknown:
@@ -245,14 +223,6 @@ def table2_cells(datasets=DATASETS, runs=100, epsilons=(0.1, 1.0, 10.0), learner
                                                    learners=tuple(learners), n_permutations=int(n_permutations)),
                  cost=cost.get(d, 1.0))
             for d in datasets for r in range(int(runs))]
-
-
-def run_table2(datasets=DATASETS, epsilons=(0.1, 1.0, 10.0), learners=tuple(LEARNERS), runs=100,
-               n_permutations=0, quick=False, n_jobs=1, out=None) -> pd.DataFrame:
-    """V and accuracy of GreedyRL and every DP rule list per run (paper 000, Table II)."""
-    if quick:
-        runs, epsilons = min(runs, 3), tuple(epsilons)[-1:]
-    return _write(_run(table2_cells(datasets, runs, epsilons, learners, n_permutations), n_jobs), out)
 
 
 # ------------------------------------------------------------------------------------ Table III
@@ -305,14 +275,6 @@ def table3_cells(datasets=("adult",), runs=100, epsilons=(1.0, 10.0), learners=t
             for d in datasets for r in range(int(runs))]
 
 
-def run_table3(dataset="adult", epsilons=(1.0, 10.0), learners=tuple(LEARNERS), runs=100, k=7, n_repeats=5,
-               quick=False, n_jobs=1, out=None) -> pd.DataFrame:
-    """I_k of every DP mechanism against GreedyRL per run (paper 000, Table III)."""
-    if quick:
-        runs, n_repeats = min(runs, 2), min(n_repeats, 2)
-    return _write(_run(table3_cells((dataset,), runs, epsilons, learners, k, n_repeats), n_jobs), out)
-
-
 # -------------------------------------------------------------------------- membership inference
 def _mia_target(name, eps, lam, n, seed, rng_seed, cats):
     """(unfitted target, parameters) for one MIA learner; ``cats``: the public categories."""
@@ -323,8 +285,8 @@ def _mia_target(name, eps, lam, n, seed, rng_seed, cats):
         return _dp_rule_list(name, eps, lam, n, seed), _rule_params(name, lam, n)
     if kind == "sklearn":
         return DecisionTreeClassifier(random_state=rng_seed, **p), dict(p, random_state=rng_seed)
-    from ..tree.baselines import BDPTClassifier, DPGDFClassifier
-    from ..tree.privatree import PrivaTreeClassifier
+    from ...tree.baselines import BDPTClassifier, DPGDFClassifier
+    from ...tree.privatree import PrivaTreeClassifier
 
     cls = {"privatree": PrivaTreeClassifier, "bdpt": BDPTClassifier, "dpgdf": DPGDFClassifier}[kind]
     params = dict(max_depth=4, classes=CLASSES)
@@ -336,7 +298,7 @@ def _art_available() -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ART warns that PyTorch is absent
-            from ..audit.art_adapter import _import_art
+            from ...audit.art_adapter import _import_art
 
             _import_art()
     except ImportError:
@@ -373,7 +335,7 @@ def mia_cell(dataset, run, learner, epsilons, attacks, n_reference=64, seed_inde
                                              n_reference=n_reference, n_jobs=1,
                                              random_state=np.random.default_rng(attack_seed))
             if art:  # same split as "black-box" (the first attack drawing from a fresh generator)
-                from ..audit.art_adapter import art_membership_inference
+                from ...audit.art_adapter import art_membership_inference
 
                 res["art-black-box"] = art_membership_inference(
                     est, Xi, yi, Xo, yo, random_state=np.random.default_rng(attack_seed))
@@ -427,30 +389,6 @@ def split_mia(df: pd.DataFrame):
                                member=s["member"].to_numpy(dtype=bool) if len(s) else [],
                                score=s["value"].to_numpy()))
     return metrics, scores
-
-
-def run_mia(datasets=FIG6_DATASETS, learners=MIA_DEFAULT_LEARNERS, epsilons=(1.0,), attacks=ATTACKS,
-            runs=10, n_reference=64, quick=False, n_jobs=1, return_scores=False, art="auto", out=None):
-    """Membership inference against every learner (module docstring); tidy metrics per run.
-
-    With ``return_scores=True`` returns ``(metrics, scores)``, ``scores`` holding every audited
-    record's score (for pooled ROC curves and :func:`epsilon_table`). ``art``: also run ART's
-    black-box attack (the paper's tool) on the split of ``"black-box"``; "auto" = when ART
-    imports and "black-box" is the first attack drawing randomness.
-    """
-    if quick:
-        runs, n_reference = min(runs, 2), min(n_reference, 16)
-    cells = mia_cells(datasets, runs, learners, epsilons, attacks, n_reference, art, keep_scores=return_scores)
-    metrics, scores = split_mia(_run(cells, n_jobs))
-    _write(metrics, out)
-    return (metrics, scores) if return_scores else metrics
-
-
-def run_fig6(datasets=FIG6_DATASETS, learners=FIG6_LEARNERS, epsilon=1.0, attacks=ATTACKS, runs=10, n_reference=64,
-             quick=False, n_jobs=1, art="auto"):
-    """Paper 000's Figure 6 setting (ROC of GreedyRL vs DP rule lists): ``(metrics, scores)``."""
-    return run_mia(datasets, learners, (epsilon,), attacks, runs, n_reference, quick, n_jobs, return_scores=True,
-                   art=art)
 
 
 def epsilon_table(scores: pd.DataFrame, alpha=0.05, fpr=0.01, seed=0) -> pd.DataFrame:
@@ -574,6 +512,11 @@ def table2_markdown(df: pd.DataFrame) -> str:
               "⁺/⁻: the untruncated value was above/below; the paper's ± is printed as given (it looks like a "
               "variance). The permutation null re-assigns membership at random on the same sets: the V of a "
               "model that learnt nothing about its training set (`dpmodels.audit.vulnerability`)."]
+    acc = df[df.metric == "accuracy"]
+    if acc.epsilon.replace(np.inf, np.nan).nunique() > 1:  # the accuracy study at every ε of the grid
+        from .protocol import markdown_table
+
+        lines += ["", "Test accuracy of the same models at every ε (mean ± s.e. over runs):", "", markdown_table(acc)]
     return "\n".join(lines)
 
 

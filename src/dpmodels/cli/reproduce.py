@@ -40,7 +40,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "PNG figures and a report.",
     )
     r.error = types.MethodType(_one_line_error, r)
-    r.add_argument("ids", nargs="*", metavar="ID", help="experiment ids, 'all', a paper ('000', '002', '003') or an old name")
+    r.add_argument("ids", nargs="*", metavar="ID", help="experiment ids, 'all', a paper ('000', '002', '003'), 'lib' or an old name")
     r.add_argument("--list", action="store_true", help="list every id, what it draws and its full-size cost here")
     r.add_argument("--quick", action="store_true", help="reduced sizes (every id together in minutes)")
     r.add_argument("--runs", type=int, default=None, help="repetitions (random splits / runs) instead of the id's default")
@@ -78,7 +78,7 @@ def _check(args):
 
 
 def list_ids(out=None) -> None:
-    from .experiments.registry import PAPER_IDS, all_experiments
+    from ..experiments.registry import PAPER_IDS, all_experiments
 
     out = sys.stdout if out is None else out
     exps = all_experiments()
@@ -97,7 +97,7 @@ def list_ids(out=None) -> None:
 
 
 def cmd_reproduce(args) -> int:
-    from .experiments.registry import ALIASES, Size, resolve
+    from ..experiments.registry import ALIASES, Size, resolve
 
     _check(args)
     if args.list:
@@ -116,7 +116,7 @@ def cmd_reproduce(args) -> int:
     size = Size(quick=args.quick, runs=args.runs, datasets=tuple(args.datasets) if args.datasets else None,
                 epsilons=tuple(args.epsilons) if args.epsilons else None,
                 data_dir=os.path.abspath(args.data_dir) if args.data_dir else None, download=args.download)
-    from .experiments.run import reproduce
+    from ..experiments.run import reproduce
 
     reproduce(ids, size, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress,
               finished_only=args.finished_only)

@@ -4,7 +4,7 @@ Data. The 29 datasets of Table IV: 16 numerical OpenML files (suite 337), 7 mixe
 334), 6 UCI files. Fifteen OpenML files are bundled (:func:`dpmodels.data.load_openml`), the
 other eight load from ``--data-dir`` or, when asked, OpenML; offline their rows are skipped with
 the reason. UCI data and their documented public bounds come from
-:mod:`dpmodels.experiments.paper_privatree` (rows with missing values dropped, nursery as
+:mod:`.data` (rows with missing values dropped, nursery as
 "not_recom vs the rest", as in the paper).
 
 Public inputs (bounds policy). Categories: the declared schema (UCI category dtypes; the
@@ -39,10 +39,10 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from . import published as pub
-from .paper_privatree import _ordinal  # integer codes of the public categories, numbers as float
-from .plots import PUBLISHED_STYLE, curves_vs_epsilon, pyplot, save, summarise
-from .registry import Cell, Experiment, Skip, register, row
+from .. import published as pub
+from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
+from ..registry import Cell, Experiment, Skip, register, row
+from .data import _ordinal  # integer codes of the public categories, numbers as float
 
 __all__ = ["TABLE_DATASETS", "load_002", "LEARNERS", "tree_accuracy_cell", "guarantee_cell", "budget_cell",
            "backdoor_cell", "curve_cell"]
@@ -65,7 +65,7 @@ def _crc(*parts) -> int:
 
 def has_diffprivlib() -> bool:
     try:
-        from ..tree.baselines import _import_diffprivlib
+        from ...tree.baselines import _import_diffprivlib
 
         _import_diffprivlib()
     except Exception:  # noqa: BLE001 - ImportError, or diffprivlib broken by a newer scikit-learn
@@ -77,17 +77,17 @@ def has_diffprivlib() -> bool:
 @functools.lru_cache(maxsize=6)
 def _load(name, group, data_dir, download):
     if group == "uci":
-        from .paper_privatree import load_experiment_data
+        from .data import load_experiment_data
 
         X, y, meta = load_experiment_data(name)
-        return X, y, dict(meta, bounds_policy="documented domains (paper_privatree.PUBLIC_BOUNDS)")
+        return X, y, dict(meta, bounds_policy="documented domains (paper_002.data.PUBLIC_BOUNDS)")
     if group == "vote435":  # Fig. 2: all 435 rows, '?' kept as the third category (UCI: neither yea nor nay)
-        from ..data import load_dataset
+        from ...data import load_dataset
 
         X, y = load_dataset("vote", binarized=False, dropna=False)
         cats = {c: list(X[c].cat.categories) for c in X.columns}
         return X, y, dict(bounds={}, categories=cats, classes=[0, 1], bounds_policy="categorical only")
-    from ..data.openml import load_openml
+    from ...data.openml import load_openml
 
     X, y = load_openml(name, group, data_dir=data_dir, download=download)
     cats = {c: list(X[c].cat.categories) for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)}
@@ -113,7 +113,7 @@ def load_002(name, group, data_dir=None, download=False):
 def _bundled(name, group) -> bool:
     if group in ("uci", "vote435"):
         return True
-    from ..data.openml import openml_info
+    from ...data.openml import openml_info
 
     return openml_info(name, group).bundled
 
@@ -128,7 +128,7 @@ def _source(name, group, size) -> dict:
 def _available(name, group, size):
     if group in ("uci", "vote435"):
         return True, "bundled"
-    from ..data.openml import availability
+    from ...data.openml import availability
 
     return availability(name, group, data_dir=size.data_dir, download=size.download)
 
@@ -167,7 +167,7 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
     if learner == "tree":
         return DecisionTreeClassifier(max_depth=depth, random_state=seed % (2**31)), functools.partial(_ordinal, meta=meta)
     if learner.startswith("PrivaTree"):
-        from ..tree.privatree import PrivaTreeClassifier
+        from ...tree.privatree import PrivaTreeClassifier
 
         kw = dict(epsilon=eps, max_depth=depth, bounds=(dict(bounds) if bounds else None) if num else None,
                   categories=dict(cats) or None, random_state=seed, **extra)
@@ -177,7 +177,7 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
             kw["classes"] = meta["classes"]
         return PrivaTreeClassifier(**kw), None
     if learner == "BDPT":
-        from ..tree.baselines import BDPTClassifier
+        from ...tree.baselines import BDPTClassifier
 
         b = None
         if num and bounds is not None:
@@ -187,14 +187,14 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
     if learner == "DPGDF":
         if not cats:
             return None, None
-        from ..tree.baselines import DPGDFClassifier
+        from ...tree.baselines import DPGDFClassifier
 
         return DPGDFClassifier(epsilon=eps, max_depth=depth, categories=dict(cats), classes=meta["classes"],
                                random_state=seed), None
     if learner == "DiffPrivLib":
         if not has_diffprivlib():
             return None, None
-        from ..tree.baselines import DiffprivlibTreeClassifier
+        from ...tree.baselines import DiffprivlibTreeClassifier
 
         b = None
         if bounds is not None or not num:
@@ -322,7 +322,7 @@ def _accuracy_table(df, eps):
                  "† numerical bounds read from the training data (a leak row in each private model's ledger, "
                  "as the paper's protocol); other rows use documented public domains. 'not bundled': the dataset is not "
                  "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
-                 "paper's PrivaTree column is its histogram method with per-feature accounting (PRIVACY-NOTES 7).")
+                 "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper').")
     return "\n".join(lines)
 
 
@@ -391,9 +391,8 @@ def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None,
         rows.append(row(dataset, "PrivaTree", dict(group=group, bounds=meta["bounds_policy"], leak_rows=leaks), eps,
                         0.0, seed, "test_accuracy", acc, secs))
         if has_diffprivlib():
-            from ..tree.baselines import DPLogisticRegression
-
-            from .paper_privatree import _public_design
+            from ...tree.baselines import DPLogisticRegression
+            from .data import _public_design
 
             if meta["bounds"] is not None:
                 lr = DPLogisticRegression(epsilon=eps, data_norm=math.sqrt(_public_design(X.iloc[:1], meta).shape[1]),
@@ -416,7 +415,7 @@ def _guarantee_cells(size, default, quick_sets):
 
 
 def _guarantee_table(df, datasets):
-    from ..audit.poisoning import accuracy_lower_bound, n_poisoned_from_fraction
+    from ...audit.poisoning import accuracy_lower_bound, n_poisoned_from_fraction
 
     acc = df[df["metric"] == "test_accuracy"]
     ntr = df[df["metric"] == "n_train"].groupby("dataset")["value"].mean()
@@ -523,7 +522,8 @@ def _fig1_plot(df, out_dir):
             p = tab.get((ds, grp), {}).get("PrivaTree")
             if p is not None:
                 pts.append(dict(epsilon=e, value=p[0], learner="PrivaTree"))
-        curves_vs_epsilon(ax, sub, FIG1_LEARNERS, baseline="tree", published=pts)
+        curves_vs_epsilon(ax, sub, FIG1_LEARNERS, baseline="tree", published=pts,
+                          published_label="PrivaTree, paper's Tables VI / II / VII")
         ax.set_title(f"{ds} ({len(load_002(ds, grp)[1]):,} samples)")
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("test accuracy")
@@ -594,7 +594,7 @@ def budget_cell(dataset, group, execution, shares, epsilon=0.1, depth=3, data_di
 
 
 def _fig2_cells(size):
-    from ..tree.privatree import PrivaTreeClassifier
+    from ...tree.privatree import PrivaTreeClassifier
 
     if not _accepts(PrivaTreeClassifier, "budget_shares"):
         return [Skip("all", "PrivaTreeClassifier has no budget_shares parameter in this build")]
@@ -632,8 +632,10 @@ def _fig2_plot(df, out_dir):
             s = s.sort_values("leaves")
             ax.plot(s["leaves"], s["mean"], marker="o", ms=3, color="C0")
             ax.fill_between(s["leaves"], s["mean"] - s["se"], s["mean"] + s["se"], color="C0", alpha=0.2)
+            band_key(ax, s["n"], "executions")
             ax.set_xlabel("share of ε for the leaves (rest: node splitting)")
             ax.set_ylabel("training accuracy")
+            ax.legend(fontsize=7)
         else:
             sc = ax.scatter(s["leaves"], s["quantiles"], c=s["mean"], s=260, marker="s", cmap="viridis")
             for _, r in s.iterrows():
@@ -682,8 +684,8 @@ def poison_guarantee_cell(dataset, group, rep, epsilons, fractions, dpa_estimato
     """One random 80/20 split: PrivaTree accuracy per ε, DPA certified accuracy per poisoned count, tree."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    from ..audit.poisoning import dpa_certified_accuracy, n_poisoned_from_fraction
-    from ..tree.baselines import DPAClassifier
+    from ...audit.poisoning import dpa_certified_accuracy, n_poisoned_from_fraction
+    from ...tree.baselines import DPAClassifier
 
     X, y, meta = load_002(dataset, group, data_dir, download)
     tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
@@ -716,7 +718,7 @@ def _fig3_cells(size):
 
 
 def _fig3_curves(df):
-    from ..audit.poisoning import accuracy_lower_bound, n_poisoned_from_fraction
+    from ...audit.poisoning import accuracy_lower_bound, n_poisoned_from_fraction
 
     out = []
     for ds, g in df.groupby("dataset", sort=False):
@@ -727,14 +729,15 @@ def _fig3_curves(df):
             m = a["value"].mean()
             for f, x, v in zip(FIG3_FRACTIONS, xs, np.atleast_1d(accuracy_lower_bound(m, xs, e))):
                 out.append(dict(dataset=ds, method=f"PrivaTree ε = {e:g}", fraction=f, x=int(x), guarantee=float(v),
-                                clean=m, se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0))
+                                clean=m, se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0,
+                                n=len(a)))
         dpa = g[g["metric"] == "certified_accuracy"].copy()
         if len(dpa):
             dpa["fraction"] = dpa["parameters"].map(lambda s: json.loads(s)["fraction"])
             for (lr, f), a in dpa.groupby(["learner", "fraction"]):
                 out.append(dict(dataset=ds, method=lr, fraction=f, x=int(json.loads(a["parameters"].iloc[0])["x"]),
                                 guarantee=a["value"].mean(), clean=math.nan,
-                                se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0))
+                                se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0, n=len(a)))
     return pd.DataFrame(out)
 
 
@@ -751,6 +754,7 @@ def _fig3_plot(df, out_dir):
             ax.fill_between(100 * g["fraction"], g["guarantee"] - g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
                             g["guarantee"] + g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
                             color=f"C{i}", alpha=0.2, lw=0)
+        band_key(ax, sub["n"], "splits")
         tree = df[(df["dataset"] == ds) & (df["learner"] == "tree") & (df["metric"] == "test_accuracy")]["value"]
         if len(tree):
             ax.axhline(tree.mean(), color="0.3", ls="--", lw=1, label="tree, clean accuracy (no guarantee)")
@@ -797,11 +801,11 @@ FIG4_EPSILONS = (0.01, 0.1)
 
 def _backdoor_data(dataset):
     if dataset == "mnist01":
-        from ..data.openml import load_mnist01
+        from ...data.openml import load_mnist01
 
         X, y = load_mnist01()
         return X, y, (28, 28), 255.0, 3
-    from ..audit.poisoning import DIGITS_MAX, load_digits_01
+    from ...audit.poisoning import DIGITS_MAX, load_digits_01
 
     X, y = load_digits_01()
     return X, y, (8, 8), DIGITS_MAX, 2
@@ -812,8 +816,8 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons):
     from sklearn.model_selection import StratifiedShuffleSplit
     from sklearn.tree import DecisionTreeClassifier
 
-    from ..audit.poisoning import attack_success_rate, poison_backdoor
-    from ..tree.privatree import PrivaTreeClassifier
+    from ...audit.poisoning import attack_success_rate, poison_backdoor
+    from ...tree.privatree import PrivaTreeClassifier
 
     X, y, shape, vmax, size = _backdoor_data(dataset)
     tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
@@ -839,10 +843,25 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons):
             params = dict(x=int(x), n_train=len(tr), trigger=f"{size}x{size} bottom-right = {vmax:g}")
             rows.append(row(dataset, lr, params, eps, 0.0, rep, "asr",
                             attack_success_rate(est, X[te], y[te], **trig), secs))
+            # 1 when some split of the fitted tree tests a trigger pixel: how the tree learnt the backdoor
+            rows.append(row(dataset, lr, params, eps, 0.0, rep, "splits_on_trigger",
+                            float(bool(_split_features(est) & _trigger_pixels(shape, size))), secs))
             if x == 0:
                 rows.append(row(dataset, lr, params, eps, 0.0, rep, "clean_accuracy",
                                 float(np.mean(est.predict(X[te]) == y[te])), secs))
     return rows
+
+
+def _trigger_pixels(shape, size) -> set:
+    """Flat indices of the bottom-right ``size``×``size`` pixels (:func:`...audit.poisoning.apply_trigger`)."""
+    h, w = shape
+    return {r * w + c for r in range(h - size, h) for c in range(w - size, w)}
+
+
+def _split_features(est) -> set:
+    """Features tested by the splits of a fitted scikit-learn or dpmodels tree."""
+    feature = np.asarray(est.tree_.feature)
+    return set(feature[feature >= 0].tolist())
 
 
 def _fig4_cells(size):
@@ -861,7 +880,7 @@ def _fig4_cells(size):
 
 
 def _asr_summary(df):
-    from ..audit.poisoning import attack_success_upper_bound
+    from ...audit.poisoning import attack_success_upper_bound
 
     d = df[df["metric"] == "asr"].copy()
     d["x"] = d["parameters"].map(lambda s: json.loads(s)["x"])
@@ -879,7 +898,7 @@ def _asr_summary(df):
 
 def _fig4_plot(df, out_dir):
     plt = pyplot()
-    from ..audit.poisoning import apply_trigger
+    from ...audit.poisoning import apply_trigger
 
     s = _asr_summary(df)
     ds = s["dataset"].iloc[0]
@@ -895,6 +914,7 @@ def _fig4_plot(df, out_dir):
         ax.fill_between(g["x"], g["mean"] - g["se"], g["mean"] + g["se"], color=f"C{i}", alpha=0.2, lw=0)
         if g["bound"].notna().any():
             ax.plot(g["x"], g["bound"], ls="--", color=f"C{i}", label=f"bound (Cor. 3) ε = {e:g}")
+    band_key(ax, s["n"], "splits")
     ax.set_xscale("symlog", linthresh=1)
     ax.set_xlabel("poisoned samples")
     ax.set_ylabel("attack success rate")
@@ -928,10 +948,22 @@ def _fig4_table(df):
         p = pub.P002_FIG4_CLEAN_ACCURACY.get((lr, None if not np.isfinite(e) else e))
         cl.append(("–" if v is None else f"{v:.3f}") + (f" (paper {p:.3f})" if p is not None else ""))
     lines.append("| " + " | ".join(cl) + " |")
+    trig = df[df["metric"] == "splits_on_trigger"].copy()
+    if len(trig):  # results computed before this metric existed have none
+        trig["x"] = trig["parameters"].map(lambda p: json.loads(p)["x"])
+        share = trig.groupby(["learner", "epsilon", "x"], dropna=False)["value"].agg(["sum", "size"])
+        for x in sorted(s["x"].unique()):
+            cells = [f"trees splitting on the trigger, x = {int(x)}"]
+            for lr, e in keys:
+                k = (lr, e, x)
+                cells.append(f"{int(share.loc[k, 'sum'])} / {int(share.loc[k, 'size'])}" if k in share.index else "–")
+            lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Attack success rate (share of test zeros predicted 1 once triggered), mean ± s.e. over random 80/20 "
                  "splits, and the Corollary 3 bound from the clean ASR; every row is kept, including the non-private "
-                 "tree (ε = ∞).")
+                 "tree (ε = ∞). 'trees splitting on the trigger': in how many splits the fitted tree tests one of the "
+                 "trigger's pixels (on MNIST they are blank in clean images, so such a split serves the backdoor and "
+                 "the tree's ASR is near 1 exactly then; on the 8×8 digits they also carry signal).")
     return "\n".join(lines)
 
 

@@ -1,0 +1,711 @@
+"""``dpmodels fit``: a model on a user's CSV file (or a bundled dataset), printed and exported
+with its guarantee.
+
+::
+
+    dpmodels fit --data train.csv --label income --model privatree --epsilon 1 \\
+        --bounds age=17:90 --categories sex=Female,Male --classes '<=50K' '>50K' --out model.json
+    dpmodels fit --data train.csv --schema schema.yaml --model dp-rulelist --out model.json
+
+Decisions, written here because the help text can only summarise them (docs/privacy.md, "The
+command line", gives the privacy argument for each):
+
+* **Public inputs are declared**: ``--schema FILE`` (:mod:`dpmodels.cli.schema`), the options
+  ``--classes``, ``--categories``, ``--bounds`` (``'*=LO:HI'`` for every column not declared
+  otherwise), ``--cut-points``, ``--binary``, ``--n-public``, or for a bundled dataset its
+  documentation (:func:`dpmodels.data.dataset_schema`). Anything undeclared is read from the data
+  by the learner, which records a leak row in the model's ledger; each
+  :class:`~dpmodels.privacy.PrivacyLeakWarning` prints as one line ``dpmodels: privacy leak: …``
+  and the saved model says NOT PRIVATE.
+* **The CSV is read as text and each column is parsed by its declaration**, never by pandas' type
+  guessing: a numerical column's cells must be numbers (else a schema error naming the column,
+  before anything is spent); a categorical column's cells are matched to the declared values *as
+  values* (``0.0`` matches a declared ``0``; anything else is routed as unknown); a binary column
+  holds 0/1 or true/false. Whether a rule list's columns go through the Binarizer follows from the
+  declarations only (every column declared binary: no Binarizer).
+* **The model is fitted on every row.** ``--holdout F`` opts into a held-out evaluation: each row
+  is assigned by a keyed hash of its own cells (key ``--seed``), so the training rows of a file
+  with one more row are the same rows plus at most that row, and the training and held-out parts
+  are disjoint by a public per-record rule. The held-out accuracy is a DP release (noisy counts
+  of right and wrong predictions, ``--eval-epsilon``, default the model's ε); by parallel
+  composition the file-level guarantee stays the model's ε. No row count is printed.
+* **Noise** comes from OS entropy unless ``--random-state`` is given; a seeded release is not
+  private against whoever knows the seed: the CLI warns, the saved file records that the noise
+  was seeded and never the seed.
+* **Everything is checked before anything is spent**: option values, option/model combinations,
+  the output paths, the data file, declared columns and kinds, every step's parameters, the labels
+  against the label set, and the size guards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import warnings
+
+from ._common import (BUNDLED, UsageError, _bounds_item, _cut_item, _delta, _epsilon, _fraction,
+                      _list_item, _nonneg_int, _pos_int, _seconds, check_readable, guarded,
+                      is_bundled, one_line_errors, read_csv_text)
+from .schema import ColumnDecl, Declarations, apply_options, match_declared, read_schema_file
+
+__all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_mask"]
+
+# dpmodels.rulelist.MECHANISMS, written out so that building the parser imports no scikit-learn
+# (`dpmodels --help` and argument errors answer in ~0.1 s); tests/test_cli_models.py checks it
+MECHANISMS = ("permute-and-flip", "sm-laplace", "sm-cauchy", "gl-laplace", "gl-gaussian",
+              "gl-exponential", "noisy-counts")
+RULE_LISTS = ("greedy-rulelist", "dp-rulelist", "optimal-rulelist")
+TREES = ("privatree", "bdpt", "dpgdf")
+MODELS = RULE_LISTS + TREES
+PRIVATE = ("dp-rulelist", "privatree", "bdpt", "dpgdf")
+
+_DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text lists them)
+    "epsilon": 1.0,
+    "max_rules": 5,
+    "min_support": {"optimal-rulelist": 0.01, None: 0.05},
+    "max_width": 2,
+    "max_depth": 4,
+    "max_bins": 10,
+    "n_bins": 3,
+    "binarizer_share": 0.1,
+}
+
+
+
+# ---------------------------------------------------------------------------- parser
+def add_parser(sub) -> None:
+    """Add ``fit`` to the ``dpmodels`` sub-command parser."""
+    f = one_line_errors(sub.add_parser(
+        "fit",
+        help="fit a rule list or a tree on a CSV file (or a bundled dataset), print it, save it",
+        description="Fit a model on a CSV file or a bundled dataset, print it with its privacy "
+        "ledger, and save it as JSON (with ε, δ, the ledger and the public schema). Public "
+        "inputs are declared here or in --schema; anything undeclared is read from the data, which "
+        "the model's ledger records as a leak (the model is then NOT private).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  dpmodels fit --data train.csv --label y --model privatree --epsilon 1 "
+        "--bounds age=18:96 --categories sex=F,M --classes 0 1 --out model.json\n"
+        "  dpmodels schema draft train.csv --label y > schema.yaml   # then edit it\n"
+        "  dpmodels fit --data train.csv --schema schema.yaml --model dp-rulelist --out model.json",
+    ))
+    g = f.add_argument_group("data")
+    g.add_argument("--data", required=True, metavar="FILE.csv|NAME",
+                   help="a CSV file with a header row, or a bundled dataset name (adult, compas, "
+                   "german, ...: its documented schema is declared for you). Required.")
+    g.add_argument("--label", metavar="COL",
+                   help="the label column of the CSV (required for a CSV unless --schema names it)")
+    g.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
+    g.add_argument("--drop", nargs="+", action="extend", default=[], metavar="COL",
+                   help="columns to leave out (ids, free text). Default: none")
+    g = f.add_argument_group("model")
+    g.add_argument("--model", choices=MODELS, default="dp-rulelist",
+                   help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
+                   "dpgdf. Not private (baselines): greedy-rulelist, optimal-rulelist. Rule lists "
+                   "read binary columns: other columns are binarized first (see --cut-points).")
+    g.add_argument("--epsilon", type=_epsilon, metavar="EPS",
+                   help="total privacy budget ε > 0 of a private model (default: 1.0); not "
+                   "allowed for the non-private models")
+    g.add_argument("--delta", type=_delta, metavar="DELTA",
+                   help="δ in [0, 1) for dp-rulelist mechanisms that need it (default: 0, or the "
+                   "mechanism's default with --n-public)")
+    g.add_argument("--mechanism", choices=MECHANISMS, metavar="MECH",
+                   help="dp-rulelist only: one of " + ", ".join(MECHANISMS)
+                   + " (default: permute-and-flip, pure ε-DP)")
+    g.add_argument("--max-rules", type=_pos_int, metavar="K",
+                   help="rule lists: length including the default rule (default: 5)")
+    g.add_argument("--min-support", type=_fraction(lo_open=False), metavar="λ",
+                   help="rule lists: minimum support in [0, 1) (default: 0.05; optimal-rulelist 0.01)")
+    g.add_argument("--max-width", type=_pos_int, metavar="W",
+                   help="greedy-rulelist / dp-rulelist: literals per rule (default: 2)")
+    g.add_argument("--time-limit", type=_seconds, metavar="S",
+                   help="optimal-rulelist: seconds before returning the best list found with its "
+                   "gap (default: none, search to optimality)")
+    g.add_argument("--max-depth", type=_nonneg_int, metavar="D",
+                   help="trees: maximum depth (default: 4; bdpt/dpgdf need >= 1)")
+    g.add_argument("--max-bins", type=_pos_int, metavar="B",
+                   help="privatree / bdpt: bins per numerical column (default: 10)")
+    g = f.add_argument_group("public inputs (declared, never read from the data)")
+    g.add_argument("--schema", metavar="FILE",
+                   help="a YAML/JSON schema (label, classes, per-column kind, bounds, categories, "
+                   "cut points; see `dpmodels schema draft`) or a saved model whose schema is reused. "
+                   "The options below override it column by column. Default: none")
+    g.add_argument("--classes", nargs="+", metavar="LABEL",
+                   help="the label set, in order (rule lists: exactly 2, negative then positive). "
+                   "Labels compare as values (0.0 matches 0). Default: rule lists {0, 1}; trees "
+                   "read it from the data (a leak)")
+    g.add_argument("--categories", nargs="+", action="extend", type=_list_item("--categories"),
+                   default=[], metavar="COL=A,B,C",
+                   help="a categorical column and its category list; cells compare as values, "
+                   "others are routed as unknown. Repeatable. Default: none")
+    g.add_argument("--bounds", nargs="+", action="extend", type=_bounds_item, default=[],
+                   metavar="COL=LO:HI",
+                   help="a numerical column and its public bounds (values outside are clipped); "
+                   "'*=LO:HI' declares every column not declared otherwise. Repeatable. Default: none")
+    g.add_argument("--cut-points", nargs="+", action="extend", type=_cut_item, default=[],
+                   metavar="COL=C1,C2",
+                   help="rule lists: a numerical column and public thresholds (no privacy cost). "
+                   "Repeatable. Default: none")
+    g.add_argument("--integer", nargs="+", action="extend", default=[], metavar="COL",
+                   help="numerical columns whose values are whole numbers (thresholds then print as "
+                   "integers: priors_count <= 2, not <= 2.629). Default: none")
+    g.add_argument("--binary", nargs="+", action="extend", default=[], metavar="COL",
+                   help="binary columns (cells 0/1 or true/false). A rule list whose columns are all "
+                   "binary skips the Binarizer. Default: none")
+    g.add_argument("--n-bins", type=_pos_int, metavar="K",
+                   help="rule lists: bins per numerical column without cut points (default: 3); "
+                   "private quantiles within --bounds, or the data's quantiles (a leak) without")
+    g.add_argument("--binarizer-share", type=_fraction(), metavar="S",
+                   help="dp-rulelist: share of ε spent on the binarizer's private quantiles when "
+                   "numerical columns have --bounds and no --cut-points (default: 0.1)")
+    g.add_argument("--n-public", type=_pos_int, metavar="N",
+                   help="a public training-set size (or order of magnitude). Default: none (n is "
+                   "private; learners that need it estimate it privately or record a leak)")
+    g = f.add_argument_group("evaluation, randomness, output")
+    g.add_argument("--holdout", "--test-size", dest="holdout", type=_fraction(), metavar="F",
+                   help="hold out a share F of the rows, chosen row by row by a keyed hash of each "
+                   "row's cells, and print a DP held-out accuracy. Default: fit on every row")
+    g.add_argument("--no-split", action="store_true", help=argparse.SUPPRESS)  # the default now
+    g.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="key of the per-row hash that assigns held-out rows (public: the assignment "
+                   "is a per-record rule); never the noise's seed (default: 0)")
+    g.add_argument("--eval-epsilon", type=_epsilon, metavar="EPS",
+                   help="ε of the held-out accuracy (noisy counts of right and wrong predictions on "
+                   "the held-out rows; parallel to the training rows). Default: the model's ε, or 1")
+    g.add_argument("--random-state", type=int, metavar="S",
+                   help="seed the privacy noise (reproducible research). NOT private against "
+                   "whoever knows the seed. Default: none (OS entropy)")
+    g.add_argument("--out", "--json", dest="out", metavar="MODEL.json",
+                   help="write the model (with ε, δ, ledger and schema) as JSON here. Default: "
+                   "not saved")
+    g.add_argument("--max-candidates", type=_pos_int, metavar="N",
+                   help="raise the rule-candidate limit (default: 500000, or DPMODELS_MAX_CANDIDATES)")
+    g.add_argument("--max-memory", metavar="SIZE",
+                   help="raise the memory limit of a tree fit, e.g. 16G (default: half the RAM, "
+                   "at most 8G, or DPMODELS_MAX_MEMORY)")
+    g.add_argument("--max-seconds", type=_seconds, metavar="S",
+                   help="raise the limit on a fit's estimated seconds (default: 1800, or "
+                   "DPMODELS_MAX_SECONDS)")
+    g.add_argument("--quiet", action="store_true", help="print only the model and where it was saved")
+    f.set_defaults(func=cmd_fit)
+
+
+# ---------------------------------------------------------------------------- fit: checks
+def _given(args, name) -> bool:
+    return getattr(args, name, None) not in (None, [], False)
+
+
+def _check_fit_args(args) -> None:
+    """Option/model combinations and ranges, before anything is read or fitted."""
+    m = args.model
+    is_rl, private = m in RULE_LISTS, m in PRIVATE
+    only = {
+        "epsilon": (PRIVATE, "private models"),
+        "delta": (("dp-rulelist",), "dp-rulelist (the trees are pure ε-DP)"),
+        "mechanism": (("dp-rulelist",), "dp-rulelist"),
+        "max_rules": (RULE_LISTS, "rule lists"),
+        "min_support": (RULE_LISTS, "rule lists"),
+        "max_width": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
+        "time_limit": (("optimal-rulelist",), "optimal-rulelist"),
+        "max_depth": (TREES, "trees (privatree, bdpt, dpgdf)"),
+        "max_bins": (("privatree", "bdpt"), "privatree and bdpt"),
+        "cut_points": (RULE_LISTS, "rule lists (trees choose their own thresholds)"),
+        "n_bins": (RULE_LISTS, "rule lists"),
+        "binarizer_share": (("dp-rulelist",), "dp-rulelist"),
+        "random_state": (PRIVATE, "private models (the others draw no noise)"),
+        "max_candidates": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
+        "max_memory": (TREES, "trees"),
+    }
+    for name, (models, what) in only.items():
+        if _given(args, name) and m not in models:
+            raise UsageError(f"--{name.replace('_', '-')} applies to {what}, not to {m}")
+    if args.no_split and args.holdout is not None:
+        raise UsageError("--holdout and --no-split exclude each other")
+    if args.eval_epsilon is not None and args.holdout is None:
+        raise UsageError("--eval-epsilon applies to a held-out evaluation (--holdout F)")
+    if is_rl and args.classes is not None and len(args.classes) != 2:
+        raise UsageError(f"rule lists are binary: --classes needs exactly 2 labels, got {len(args.classes)}")
+    if args.classes is not None and len(set(args.classes)) != len(args.classes):
+        raise UsageError("--classes has duplicate labels")
+    if m in ("bdpt", "dpgdf") and args.max_depth == 0:
+        raise UsageError(f"--max-depth must be >= 1 for {m}")
+    if m == "privatree" and args.max_depth is not None and args.max_depth > 20:
+        raise UsageError(f"--max-depth must be <= 20 for privatree, got {args.max_depth}")
+    if args.max_bins is not None and m == "privatree" and not 2 <= args.max_bins <= 255:
+        raise UsageError(f"--max-bins must be in [2, 255] for privatree, got {args.max_bins}")
+    if args.n_bins is not None and not 2 <= args.n_bins <= 256:
+        raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
+    if args.max_bins is not None and m == "bdpt" and args.max_bins < 2:
+        raise UsageError(f"--max-bins must be >= 2 for bdpt, got {args.max_bins}")
+    for what, names in (("--bounds", [n for n, _ in args.bounds]),
+                        ("--categories", [n for n, _ in args.categories]),
+                        ("--cut-points", [n for n, _ in args.cut_points]),
+                        ("--binary", list(args.binary)), ("--drop", list(args.drop)),
+                        ("--integer", list(args.integer))):
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise UsageError(f"{what} declares {sorted(dup)[0]!r} twice")
+    kinds = [("categorical", {n for n, _ in args.categories}),
+             ("numerical", {n for n, _ in args.bounds if n != "*"} | {n for n, _ in args.cut_points}),
+             ("binary", set(args.binary)), ("dropped", set(args.drop))]
+    for i, (k1, s1) in enumerate(kinds):
+        for k2, s2 in kinds[i + 1:]:
+            both = s1 & s2
+            if both:
+                raise UsageError(f"column {sorted(both)[0]!r} is declared both {k1} and {k2}")
+    if any(n == "*" for n, _ in args.cut_points + args.categories):
+        raise UsageError("the wildcard '*' applies to --bounds only ('*=LO:HI')")
+    if args.max_memory is not None:
+        from ..guards import parse_bytes
+
+        parse_bytes(args.max_memory)
+    if private and args.random_state is not None:
+        warnings.warn("--random-state seeds the noise: the model is NOT private against whoever "
+                      "knows the seed (use it for reproducible research only)", UserWarning)
+
+
+def _fill_defaults(args) -> None:
+    m = args.model
+    for name, default in _DEFAULTS.items():
+        if getattr(args, name, None) is None:
+            if isinstance(default, dict):
+                default = default.get(m, default[None])
+            setattr(args, name, default)
+    if args.eval_epsilon is None and args.holdout is not None:
+        args.eval_epsilon = args.epsilon if args.model in PRIVATE else 1.0
+
+
+# ---------------------------------------------------------------------------- fit: data
+def _declarations(args) -> Declarations:
+    """Bundled documentation, then ``--schema``, then the options (module docstring)."""
+    dec = Declarations()
+    if is_bundled(args.data):
+        dec = _bundled_declarations(args.data.strip().lower(), binarized=args.model in RULE_LISTS)
+    if args.schema is not None:
+        if is_bundled(args.data):
+            raise UsageError("--schema applies to a CSV file; a bundled dataset's schema is its documentation")
+        dec = read_schema_file(args.schema)
+    dec = apply_options(dec, args)
+    if dec.classes is not None:
+        if len({str(c) for c in dec.classes}) != len(dec.classes):
+            raise UsageError("the label set has duplicate labels")
+        if args.model in RULE_LISTS and len(dec.classes) != 2:
+            raise UsageError(f"rule lists are binary: the label set needs exactly 2 labels, got {len(dec.classes)}")
+    return dec
+
+
+def _bundled_declarations(name: str, *, binarized: bool) -> Declarations:
+    from ..data import dataset_schema, load_dataset
+
+    X, y = load_dataset(name, binarized=binarized)
+    dec = Declarations(label=str(y.name))
+    if binarized:  # a documented binarization: every column is 0/1 by construction
+        dec.columns = {str(c): ColumnDecl("binary") for c in X.columns}
+        try:
+            dec.classes = list(dataset_schema(name).classes)
+        except ValueError:
+            dec.classes = None
+        return dec
+    try:
+        sch = dataset_schema(name)
+    except ValueError:
+        return dec
+    dec.classes = list(sch.classes)
+    for c, v in sch.categories.items():
+        dec.columns[str(c)] = ColumnDecl("categorical", categories=list(v))
+    for c, v in sch.bounds.items():
+        integer = c in getattr(sch, "integer", ())
+        cast = int if integer else float
+        dec.columns[str(c)] = ColumnDecl("numerical", bounds=(cast(v[0]), cast(v[1])), integer=integer)
+    return dec
+
+
+def _load_fit_data(args, dec: Declarations):
+    """``(X, y, dec, leaks)``: features typed by their declarations, labels matched to the label
+    set, and what had to be read from the data (each a leak row of the fit)."""
+    leaks = [(w, "a schema entry marked `source: data` (a draft's value kept as is)")
+             for w in dec.data_sourced()]
+    if is_bundled(args.data):
+        from ..data import load_dataset
+
+        name = args.data.strip().lower()
+        X, y = load_dataset(name, binarized=args.model in RULE_LISTS)
+        if args.label is not None and args.label != y.name:
+            raise UsageError(f"--label {args.label!r}: the label of bundled {name!r} is {y.name!r}")
+        X.columns = [str(c) for c in X.columns]
+        _check_declared_columns(X.columns, dec, args)
+        X = X.drop(columns=[c for c in X.columns if dec.kind(c) == "drop"])
+        if args.classes is not None:  # text on the command line, matched to the documented labels
+            documented = _bundled_declarations(name, binarized=args.model in RULE_LISTS).classes
+            dec.classes = _match_labels(args.classes, documented or [0, 1])
+        return X, y, dec, leaks
+    if dec.label is None:
+        raise UsageError("--label is required with a CSV file (the name of the label column), or a "
+                         "--schema that names it")
+    df = read_csv_text(args.data, sep=args.sep)
+    if dec.label not in df.columns:
+        raise UsageError(f"--label {dec.label!r} is not a column of {args.data!r} "
+                         f"(columns: {', '.join(df.columns[:8])}{', ...' if df.shape[1] > 8 else ''})")
+    _check_declared_columns([c for c in df.columns if c != dec.label], dec, args)
+    y = _parse_labels(df[dec.label], dec, args, leaks)
+    feats = [c for c in df.columns if c != dec.label and dec.kind(c) != "drop"]
+    if not feats:
+        raise UsageError("no feature column is left after the label and the dropped columns")
+    import pandas as pd
+
+    cols = {}
+    for c in feats:
+        cols[c] = _parse_column(df[c], c, dec, leaks)
+    X = pd.DataFrame(cols, index=df.index)
+    return X, y, dec, leaks
+
+
+def _check_declared_columns(columns, dec: Declarations, args) -> None:
+    """Every declared column exists: a misspelled name is an error, never silently ignored."""
+    cols = set(map(str, columns))
+    for c in dec.columns:
+        if c not in cols and c != dec.label:
+            src = "--schema" if args.schema is not None else "a declaration"
+            for opt, names in (("--categories", [n for n, _ in args.categories]),
+                               ("--bounds", [n for n, _ in args.bounds]),
+                               ("--cut-points", [n for n, _ in args.cut_points]),
+                               ("--binary", args.binary), ("--drop", args.drop), ("--integer", args.integer)):
+                if c in names:
+                    src = opt
+            raise UsageError(f"{src}: {c!r} is not a column of the data")
+
+
+def _match_labels(given, labels):
+    """Declared labels given as text, matched to the bundled dataset's label values."""
+    by_text = {str(c): c for c in labels}
+    out = []
+    for g in given:
+        if g not in by_text:
+            raise UsageError(f"--classes {g!r} is not a label of this dataset ({list(by_text)})")
+        out.append(by_text[g])
+    return out
+
+
+def _parse_labels(cells, dec: Declarations, args, leaks):
+    """Labels matched to the declared label set as values; rule lists default to {0, 1}; a tree
+    without a label set reads it from the data (the learner records that leak)."""
+    if dec.classes is not None:
+        return match_declared(cells, dec.classes, "the label set")
+    if args.model in RULE_LISTS:
+        return match_declared(cells, [0, 1], "the label set")
+    import pandas as pd
+
+    nums = pd.to_numeric(cells.str.strip(), errors="coerce")
+    if len(cells) and nums.notna().all():  # the label set is read from the data anyway (a leak)
+        return nums.astype("int64") if (nums == nums.round()).all() else nums
+    return cells
+
+
+_TRUE = ("1", "true", "yes")
+_FALSE = ("0", "false", "no")
+
+
+def _parse_column(cells, c: str, dec: Declarations, leaks):
+    """One column, parsed by its declared kind (module docstring); an undeclared column's kind is
+    read from its cells, a leak."""
+    import numpy as np
+    import pandas as pd
+
+    kind = dec.kind(c)
+    if kind is None:
+        nums = pd.to_numeric(cells.str.strip(), errors="coerce")
+        kind = "numerical" if len(cells) and np.isfinite(nums.to_numpy(dtype=float)).all() else "categorical"
+        leaks.append((f"kind of column {c!r} ({kind})", f"Declare it: --bounds {c}=LO:HI, "
+                      f"--categories {c}=A,B, --binary {c}, --drop {c}, or --schema."))
+        dec.columns[c] = ColumnDecl(kind, source="data")
+    if kind == "categorical":
+        cats = dec.columns[c].categories
+        return cells if cats is None else match_declared(cells, cats, f"categories of {c!r}")
+    if kind == "binary":
+        low = cells.str.strip().str.lower()
+        num = pd.to_numeric(low, errors="coerce")
+        out = np.where(low.isin(_TRUE) | (num == 1), 1, np.where(low.isin(_FALSE) | (num == 0), 0, -1))
+        if (out < 0).any():
+            raise UsageError(f"column {c!r} is declared binary but holds a cell other than 0/1 or "
+                             "true/false (fix the file, or declare the column otherwise)")
+        return pd.Series(out.astype(np.int64), index=cells.index, name=c)
+    x = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
+    if np.isnan(x).any():
+        raise UsageError(f"column {c!r} is declared numerical but holds an empty or non-numeric cell "
+                         "(impute it with a public rule, or declare the column otherwise)")
+    b = dec.bounds(c)
+    if b is not None:
+        x = np.clip(x, b[0], b[1])  # huge values (1e400 parses as inf) are clipped like any other
+    elif not np.isfinite(x).all():
+        raise UsageError(f"column {c!r} holds a value too large for a float and has no declared "
+                         f"bounds to clip it to (--bounds {c}=LO:HI)")
+    return pd.Series(x, index=cells.index, name=c)
+
+
+def _check_bounds_complete(X, dec: Declarations, *, binarizer: bool) -> None:
+    """Declared bounds must cover every numerical column (but those with public cut points), or be
+    absent: half a declaration is refused before anything is spent."""
+    num = [c for c in X.columns if dec.kind(c) == "numerical"]
+    need = [c for c in num if not (binarizer and dec.columns.get(c) is not None and dec.columns[c].cut_points)]
+    have = [c for c in need if dec.bounds(c) is not None]
+    missing = [c for c in need if dec.bounds(c) is None]
+    if have and missing:
+        raise UsageError(
+            f"bounds are declared for some numerical columns but not {', '.join(repr(c) for c in missing[:4])}"
+            f"{' ...' if len(missing) > 4 else ''}: declare bounds (or cut points) for every numerical "
+            "column, or none (they are then read from the data, which is not private)"
+        )
+
+
+# ---------------------------------------------------------------------------- fit: estimators
+def _categories_of(X, dec: Declarations) -> dict:
+    out = {}
+    for c in X.columns:
+        d = dec.columns.get(c)
+        if d is None:
+            continue
+        if d.kind == "binary":
+            out[c] = [0, 1]
+        elif d.kind == "categorical" and d.categories is not None:
+            out[c] = list(d.categories)
+    return out
+
+
+def _bounds_of(X, dec: Declarations) -> dict:
+    return {c: dec.bounds(c) for c in X.columns if dec.kind(c) == "numerical" and dec.bounds(c) is not None}
+
+
+def _tree_estimator(args, X, dec: Declarations):
+    from ..tree import PrivaTreeClassifier
+    from ..tree.baselines import BDPTClassifier, DPGDFClassifier
+
+    common = dict(epsilon=args.epsilon, max_depth=args.max_depth, classes=dec.classes,
+                  categories=_categories_of(X, dec) or None, random_state=args.random_state)
+    bounds = _bounds_of(X, dec) or None
+    if args.model == "privatree":
+        return PrivaTreeClassifier(**common, max_bins=args.max_bins, bounds=bounds, n_public=dec.n_public)
+    if args.model == "bdpt":
+        return BDPTClassifier(**common, max_bins=args.max_bins, bounds=bounds)
+    return DPGDFClassifier(**common)
+
+
+def _rule_list_estimator(args, dec: Declarations, epsilon, accountant=None):
+    from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
+
+    classes = dec.classes
+    if args.model == "greedy-rulelist":
+        return GreedyRuleListClassifier(max_rules=args.max_rules, min_support=args.min_support,
+                                        max_width=args.max_width, classes=classes)
+    if args.model == "optimal-rulelist":
+        return OptimalRuleListClassifier(max_rules=args.max_rules, min_support=args.min_support,
+                                         time_limit=args.time_limit, classes=classes)
+    kw = dict(epsilon=epsilon, max_rules=args.max_rules, min_support=args.min_support,
+              max_width=args.max_width, classes=classes, n_public=dec.n_public,
+              random_state=args.random_state, accountant=accountant)
+    if args.mechanism is not None:
+        kw["mechanism"] = args.mechanism
+    if args.delta is not None:
+        kw["delta"] = args.delta
+    return DPRuleListClassifier(**kw)
+
+
+def _rule_list_pipeline(args, X, dec: Declarations):
+    """``(steps, estimator)``: columns all declared binary go straight to the learner; otherwise a
+    :class:`~dpmodels.data.Binarizer` comes first. Decided from the declarations, never from the
+    cells (docs/privacy.md, "The command line")."""
+    if all(dec.kind(c) == "binary" for c in X.columns):
+        return [], _rule_list_estimator(args, dec, args.epsilon)
+    return _binarizer_pipeline(args, X, dec)
+
+
+def _binarizer_pipeline(args, X, dec: Declarations):
+    """A :class:`~dpmodels.data.Binarizer` then the rule list, sharing one budget.
+
+    Numerical columns are cut at their public cut points (free); the others at ``--n-bins``
+    quantiles: for ``dp-rulelist`` private ones within the declared bounds (JointExp, a share
+    ``--binarizer-share`` of ε, the rest to the learner, both spent through one
+    :class:`~dpmodels.privacy.BudgetAccountant` so the model's ledger covers both steps), for the
+    non-private baselines the data's quantiles (a leak, as they read the data anyway).
+    Categorical and binary columns are one-hot over their declared values.
+    """
+    from ..data import Binarizer
+    from ..privacy import BudgetAccountant
+
+    cats = _categories_of(X, dec)
+    cuts = {c: list(d.cut_points) for c in X.columns
+            if (d := dec.columns.get(c)) is not None and d.cut_points}
+    bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
+    need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
+    if args.model != "dp-rulelist":
+        binarizer = Binarizer(cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None,
+                              categories=cats or None)
+        return [binarizer], _rule_list_estimator(args, dec, args.epsilon)
+    learner = _rule_list_estimator(args, dec, args.epsilon)
+    _, delta = learner._resolve_params()  # the learner's δ (0 for pure mechanisms): the budget's
+    share = args.binarizer_share if need else 0.0
+    acc = BudgetAccountant(args.epsilon, delta)
+    binarizer = Binarizer(cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None,
+                          categories=cats or None, epsilon=share * args.epsilon if need else None,
+                          accountant=acc, random_state=args.random_state)
+    learner = _rule_list_estimator(args, dec, (1.0 - share) * args.epsilon, accountant=acc)
+    return [binarizer], learner
+
+
+# ---------------------------------------------------------------------------- fit: checks on data
+def _check_estimator_params(est) -> None:
+    """The learner's own parameter checks (they read no data), before anything is fitted."""
+    for hook in ("_resolve_params", "_check_params", "_check_common_params"):
+        fn = getattr(est, hook, None)
+        if fn is not None:
+            fn()
+            return
+
+
+def _check_labels(y, dec: Declarations, *, binary: bool) -> None:
+    """Labels outside the declared set (or outside {0, 1} for rule lists without a label set)
+    are a schema error: raised before any step is fitted, with the learner's own message."""
+    if dec.classes is None and not binary:
+        return  # the learner reads the label set from the data (a leak it records)
+    from ..validation import check_y, resolve_classes
+
+    resolve_classes(dec.classes, check_y(y), None, binary=binary)
+
+
+def _identifier_hint(X, dec: Declarations) -> str:
+    """When a size guard trips and a categorical column has many values read from the data (an
+    identifier, free text), the column to leave out."""
+    wide = sorted(((X[c].nunique(), c) for c in X.columns
+                   if dec.kind(c) == "categorical" and dec.columns[c].categories is None), reverse=True)
+    if wide and wide[0][0] > 50:
+        return (f" — column {wide[0][1]!r} has {wide[0][0]} distinct values read from the data (an "
+                f"identifier or free text?): leave it out with --drop {wide[0][1]}, or declare its categories")
+    return ""
+
+
+def _limits(args):
+    from ..guards import limits
+
+    kw = {}
+    if args.max_candidates is not None:
+        kw["max_candidates"] = args.max_candidates
+    if args.max_memory is not None:
+        kw["max_memory"] = args.max_memory
+    if args.max_seconds is not None:
+        kw["max_seconds"] = args.max_seconds
+    return limits(**kw)
+
+
+# ---------------------------------------------------------------------------- held-out rows
+def holdout_mask(rows, share: float, key: int):
+    """Which rows are held out: a keyed hash of each row's own cells, compared with ``share``.
+
+    A per-record rule: a row's assignment depends on its content and the public key only, so
+    the training rows of ``D + x`` are the training rows of ``D`` plus at most ``x`` (identical rows
+    go the same way). Never a permutation of row positions, which reshuffles hundreds of rows when
+    one is added (docs/privacy.md, "The command line").
+    """
+    import numpy as np
+    import pandas as pd
+
+    key16 = f"{int(key) & (2**64 - 1):016x}"[-16:]
+    h = pd.util.hash_pandas_object(rows.astype(str), index=False, hash_key=key16).to_numpy(dtype=np.uint64)
+    return (h >> np.uint64(11)).astype(np.float64) / float(2**53) < share
+
+
+def _dp_accuracy(model, Xte, yte, epsilon, random_state):
+    """``(accuracy estimate or None, ledger)``: noisy counts of right and wrong predictions on the
+    held-out rows (one histogram, L1 sensitivity 1: ε-DP on those rows)."""
+    import numpy as np
+
+    from ..privacy import PrivacyLedger, check_random_state
+    from ..privacy.mechanisms import noisy_histogram
+
+    ledger = PrivacyLedger(epsilon)
+    right = int(np.sum(np.asarray(model.predict(Xte), dtype=object) == np.asarray(yte, dtype=object))) if len(yte) else 0
+    counts = np.array([right, len(yte) - right], dtype=np.int64)
+    noisy = noisy_histogram(counts, epsilon, check_random_state(random_state), ledger=ledger,
+                            what="held-out accuracy: counts of right and wrong predictions")
+    r, w = (max(float(v), 0.0) for v in noisy)
+    return (r / (r + w) if r + w > 0 else None), ledger
+
+
+# ---------------------------------------------------------------------------- fit
+@guarded
+def cmd_fit(args) -> int:
+    from .._paths import check_output_path
+
+    _check_fit_args(args)
+    _fill_defaults(args)
+    if args.out is not None:
+        check_output_path(args.out)
+    if not is_bundled(args.data):
+        check_readable(args.data)
+    dec = _declarations(args)
+    X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
+    _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
+    if args.model in TREES:
+        steps, est = [], _tree_estimator(args, X, dec)
+    else:
+        steps, est = _rule_list_pipeline(args, X, dec)
+    for step in steps:
+        step._check_params()  # the Binarizer's own checks (no data read)
+    _check_estimator_params(est)
+    _check_labels(y, dec, binary=args.model in RULE_LISTS)
+    if args.holdout is None:
+        Xtr, ytr, Xte, yte = X, y, None, None
+    else:
+        test = holdout_mask(X.assign(**{"\x00label": y}), args.holdout, args.seed)
+        Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
+    from ..guards import ResourceLimitError
+
+    try:
+        with _limits(args):
+            Z = Xtr
+            for step in steps:
+                Z = step.fit_transform(Z, ytr)
+            est.fit(Z, ytr)
+    except ResourceLimitError as exc:
+        raise UsageError(str(exc).splitlines()[0] + _identifier_hint(X, dec)) from None
+    led = getattr(est, "privacy_ledger_", None)
+    for what, note in leaks:  # what this command read from the data on the learner's behalf
+        target = led if led is not None else getattr(steps[0], "privacy_ledger_", None) if steps else None
+        if target is not None:
+            target.record_leak(what, note)
+        else:
+            warnings.warn(f"{what} read from the private data. {note}", _leak_warning())
+    if steps:
+        from sklearn.pipeline import make_pipeline
+
+        model = make_pipeline(*steps, est)
+    else:
+        model = est
+    from ..io import model_from_dict, model_to_dict, save_model
+
+    print(model_from_dict(model_to_dict(model)).to_text())  # what `dpmodels show` will print
+    if not args.quiet:
+        if Xte is not None:
+            acc, eval_ledger = _dp_accuracy(model, Xte, yte, args.eval_epsilon, args.random_state)
+            txt = f"{acc:.3f}" if acc is not None else "not estimable (the noisy counts are <= 0)"
+            print(f"\nheld-out accuracy (DP, ε = {args.eval_epsilon:g} on the held-out rows, parallel to "
+                  f"training; share {args.holdout:g} by a keyed per-row hash): {txt}")
+        print()
+        print(led.summary() if led is not None else
+              "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger.")
+    if args.out is not None:
+        from .schema import schema_document
+
+        path = save_model(model, args.out, schema_extra={"label": dec.label,
+                                                                 "columns": schema_document(dec, _saved_columns(X, dec))["columns"]})
+        print(f"\nmodel written to {path}")
+    return 0
+
+
+def _saved_columns(X, dec: Declarations) -> list:
+    """The columns whose declarations the model file keeps: the features, then the dropped ones
+    (so ``--schema model.json`` drops them again)."""
+    return [*X.columns, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in X.columns)]
+
+
+def _leak_warning():
+    from ..privacy.ledger import PrivacyLeakWarning
+
+    return PrivacyLeakWarning

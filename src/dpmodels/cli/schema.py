@@ -1,0 +1,454 @@
+"""Declarations of a table: what each column is, the label set, n — and ``dpmodels schema draft``.
+
+A fit's public inputs come from three places, later ones overriding earlier ones column by column:
+
+1. a bundled dataset's documented schema (:func:`dpmodels.data.dataset_schema`);
+2. ``--schema FILE``: a YAML or JSON file in the format below, or a model file written by
+   ``dpmodels fit`` (its public schema is reused);
+3. the command-line options ``--classes``, ``--categories``, ``--bounds`` (``'*=LO:HI'`` for every
+   column not declared otherwise), ``--cut-points``, ``--binary``, ``--drop``, ``--n-public``.
+
+The schema file::
+
+    label: income
+    classes: ['<=50K', '>50K']          # the label set, in order
+    n_public: 30000                     # optional: a public training-set size
+    columns:
+      age:       {kind: numerical, bounds: [17, 90], integer: true}
+      hours:     {kind: numerical, cut_points: [20, 40]}
+      sex:       {kind: categorical, categories: [Female, Male]}
+      smoker:    {kind: binary}         # cells 0/1 or true/false
+      person_id: {kind: drop}
+
+**What a column is follows from its declaration, never from its cells** (docs/privacy.md,
+"Declarations, not dtypes"): a CSV is read as text and each column is parsed by its declared kind.
+A column with no declaration at all gets its kind from the data (numbers or not), which is a leak:
+a ``PrivacyLeakWarning`` and a leak row in the model's ledger.
+
+``dpmodels schema draft data.csv --label y`` writes a starting point read from the file: every
+value taken from the data carries ``source: data``. A fit with such entries records each one as a
+leak, so a draft cannot launder data-derived bounds into a "private" model: the user reviews each
+entry (replacing it with public knowledge) and deletes its ``source`` line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._common import UsageError, one_line_errors
+
+__all__ = ["ColumnDecl", "Declarations", "read_schema_file", "draft_schema", "schema_document",
+           "match_declared", "parse_number", "add_parser"]
+
+KINDS = ("numerical", "categorical", "binary", "drop")
+_COLUMN_KEYS = {"kind", "bounds", "categories", "cut_points", "integer", "source"}
+_TOP_KEYS = {"label", "classes", "classes_source", "n_public", "columns", "format"}
+
+
+@dataclass
+class ColumnDecl:
+    """One column's declaration. ``source="data"`` marks values a draft read from the file."""
+
+    kind: str
+    bounds: tuple[float, float] | None = None
+    categories: list | None = None
+    cut_points: list[float] | None = None
+    integer: bool = False
+    source: str = "user"
+
+
+@dataclass
+class Declarations:
+    label: str | None = None
+    classes: list | None = None
+    classes_source: str = "user"
+    n_public: int | None = None
+    columns: dict[str, ColumnDecl] = field(default_factory=dict)
+    wildcard_bounds: tuple[float, float] | None = None  # --bounds '*=LO:HI'
+
+    def kind(self, col: str) -> str | None:
+        d = self.columns.get(col)
+        if d is not None:
+            return d.kind
+        return "numerical" if self.wildcard_bounds is not None else None
+
+    def bounds(self, col: str):
+        d = self.columns.get(col)
+        if d is not None and d.bounds is not None:
+            return d.bounds
+        if self.kind(col) == "numerical" and (d is None or d.cut_points is None):
+            return self.wildcard_bounds
+        return None
+
+    def data_sourced(self) -> list[str]:
+        """What a draft read from the data and the user kept: each is a leak of the fit."""
+        what = {"numerical": "kind and bounds", "categorical": "kind and categories", "binary": "kind"}
+        out = [f"{what[d.kind]} of column {c!r}" for c, d in self.columns.items()
+               if d.source == "data" and d.kind != "drop"]
+        if self.classes is not None and self.classes_source == "data":
+            out.insert(0, "label set")
+        return out
+
+
+# ---------------------------------------------------------------------------- values
+def parse_number(s) -> float | None:
+    """The number a cell or a declared value spells (``'1'``, ``'1.0'``, ``' 2e3 '``), else None."""
+    if isinstance(s, bool):
+        return float(s)
+    if isinstance(s, (int, float)):
+        return float(s)
+    try:
+        v = float(str(s).strip())
+    except (ValueError, OverflowError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def _numeric_keys(declared, what: str) -> dict:
+    """Declared value -> itself, keyed by the number it spells. Two declared values that spell
+    the same number (``1`` and ``1.0``) are refused: the rule below could not tell them apart."""
+    out: dict = {}
+    for v in declared:
+        x = parse_number(v)
+        if x is None:
+            continue
+        if x in out:
+            raise UsageError(f"{what}: {out[x]!r} and {v!r} are the same number")
+        out[x] = v
+    return out
+
+
+def match_declared(cells, declared, what: str):
+    """Map text cells to the declared values they equal, comparing as values: a cell equals a
+    declared value when the texts are equal, or when both spell numbers and the numbers are equal
+    (``'0.0'`` matches a declared ``0``). A public rule, applied cell by cell. Cells that match
+    nothing are returned as they are (the learner routes them as unknown, or refuses a label
+    outside the declared set)."""
+    import numpy as np
+    import pandas as pd
+
+    cells = pd.Series(cells, copy=False)
+    text = cells.astype(str)
+    keys = [str(v) for v in declared]
+    out = np.empty(len(text), dtype=object)
+    codes = pd.Categorical(text, categories=keys).codes
+    hit = codes >= 0
+    values = np.empty(len(keys), dtype=object)
+    values[:] = list(declared)
+    out[hit] = values[codes[hit]]
+    by_num = _numeric_keys(declared, what)
+    todo = ~hit
+    if by_num and todo.any():
+        nums = pd.to_numeric(text[todo].str.strip(), errors="coerce").to_numpy(dtype=float)
+        num_keys = np.array(sorted(by_num))
+        pos = np.clip(np.searchsorted(num_keys, nums), 0, len(num_keys) - 1)
+        eq = num_keys[pos] == nums  # NaN (not a number) never equals
+        idx = np.flatnonzero(todo)
+        num_values = np.empty(len(num_keys), dtype=object)
+        num_values[:] = [by_num[k] for k in num_keys]
+        out[idx[eq]] = num_values[pos[eq]]
+        hit[idx[eq]] = True
+    miss = ~hit
+    out[miss] = cells.to_numpy(dtype=object)[miss]
+    return pd.Series(out, index=cells.index, name=cells.name)
+
+
+# ---------------------------------------------------------------------------- files
+def _as_bounds(v, where):
+    if not (isinstance(v, (list, tuple)) and len(v) == 2):
+        raise UsageError(f"{where}: bounds must be [LO, HI]")
+    lo, hi = (parse_number(x) for x in v)
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+        raise UsageError(f"{where}: bounds must be finite numbers with LO <= HI")
+    return (lo, hi)
+
+
+def _as_list(v, where, *, numbers=False):
+    if not isinstance(v, list) or not v:
+        raise UsageError(f"{where} must be a non-empty list")
+    if numbers:
+        xs = [parse_number(x) for x in v]
+        if any(x is None or not math.isfinite(x) for x in xs):
+            raise UsageError(f"{where} must be finite numbers")
+        return sorted(xs)
+    vals = [str(x) if not isinstance(x, (int, float, bool)) else x for x in v]
+    if len({str(x) for x in vals}) != len(vals):
+        raise UsageError(f"{where} has duplicate values")
+    return vals
+
+
+def _column(name, spec, path) -> ColumnDecl:
+    where = f"{path}: column {name!r}"
+    if isinstance(spec, str):
+        spec = {"kind": spec}
+    if not isinstance(spec, dict):
+        raise UsageError(f"{where}: expected a mapping like {{kind: numerical, bounds: [0, 1]}}")
+    unknown = set(spec) - _COLUMN_KEYS
+    if unknown:
+        raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r} (keys: {', '.join(sorted(_COLUMN_KEYS))})")
+    kind = spec.get("kind")
+    if kind is None:
+        kind = ("categorical" if "categories" in spec else
+                "numerical" if ("bounds" in spec or "cut_points" in spec) else None)
+    if kind not in KINDS:
+        raise UsageError(f"{where}: kind must be one of {', '.join(KINDS)}")
+    source = spec.get("source", "user")
+    if source not in ("user", "data"):
+        raise UsageError(f"{where}: source must be 'data' (a draft's value) or absent")
+    d = ColumnDecl(kind=kind, source=source, integer=bool(spec.get("integer", False)))
+    if kind == "numerical":
+        if "bounds" in spec:
+            d.bounds = _as_bounds(spec["bounds"], where)
+            if d.integer:  # the integers within the declared range
+                d.bounds = (math.ceil(d.bounds[0]), math.floor(d.bounds[1]))
+        if "cut_points" in spec:
+            d.cut_points = _as_list(spec["cut_points"], f"{where}: cut_points", numbers=True)
+    elif kind == "categorical":
+        if "categories" not in spec:
+            raise UsageError(f"{where}: a categorical column needs its categories")
+        d.categories = _as_list(spec["categories"], f"{where}: categories")
+    if kind != "numerical" and ("bounds" in spec or "cut_points" in spec):
+        raise UsageError(f"{where}: bounds and cut_points belong to numerical columns")
+    if kind != "categorical" and "categories" in spec:
+        raise UsageError(f"{where}: categories belong to categorical columns")
+    return d
+
+
+def _from_model_document(doc, path) -> Declarations:
+    """The public schema of a model file written by ``dpmodels fit`` (or ``save_model``)."""
+    sch = doc.get("schema") or {}
+    dec = Declarations(label=sch.get("label"), classes=sch.get("classes"), n_public=sch.get("n_public"))
+    cols = sch.get("columns")
+    if isinstance(cols, dict):
+        for c, spec in cols.items():
+            dec.columns[str(c)] = _column(str(c), spec, path)
+        return dec
+    for c, v in (sch.get("categories") or {}).items():
+        dec.columns[str(c)] = ColumnDecl("categorical", categories=list(v))
+    for c, v in (sch.get("bounds") or {}).items():
+        dec.columns[str(c)] = ColumnDecl("numerical", bounds=_as_bounds(v, f"{path}: bounds of {c!r}"))
+    return dec
+
+
+def read_schema_file(path) -> Declarations:
+    """Read ``--schema FILE`` (YAML, JSON, or a saved model); one-line errors on anything wrong."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"--schema {str(p)!r} is not a file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--schema {str(p)!r}: cannot read it ({type(exc).__name__})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        try:
+            import yaml
+        except ImportError:  # pragma: no cover - pyyaml is a core dependency
+            raise UsageError("--schema: reading YAML needs PyYAML (pip install pyyaml), or use JSON") from None
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 1}" if mark is not None else ""
+            raise UsageError(f"--schema {str(p)!r} is neither JSON nor YAML{at}") from None
+    if not isinstance(doc, dict):
+        raise UsageError(f"--schema {str(p)!r}: expected a mapping with 'columns' (see dpmodels schema draft)")
+    if doc.get("format") == "dpmodels.model":
+        return _from_model_document(doc, p)
+    unknown = set(doc) - _TOP_KEYS
+    if unknown:
+        raise UsageError(f"--schema {str(p)!r}: unknown key {sorted(unknown)[0]!r} "
+                         f"(keys: {', '.join(sorted(_TOP_KEYS - {'format'}))})")
+    dec = Declarations(label=doc.get("label"))
+    if doc.get("classes") is not None:
+        dec.classes = _as_list(doc["classes"], f"{p}: classes")
+        dec.classes_source = doc.get("classes_source", "user")
+        if dec.classes_source not in ("user", "data"):
+            raise UsageError(f"{p}: classes_source must be 'data' (a draft's value) or absent")
+    if doc.get("n_public") is not None:
+        n = doc["n_public"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise UsageError(f"{p}: n_public must be a positive integer")
+        dec.n_public = n
+    cols = doc.get("columns") or {}
+    if not isinstance(cols, dict):
+        raise UsageError(f"{p}: columns must be a mapping from column name to its declaration")
+    for c, spec in cols.items():
+        dec.columns[str(c)] = _column(str(c), spec, p)
+    return dec
+
+
+def apply_options(dec: Declarations, args) -> Declarations:
+    """The command-line declarations on top of ``dec`` (a file's or a bundled dataset's)."""
+    if args.label is not None:
+        dec.label = args.label
+    if args.classes is not None:
+        dec.classes, dec.classes_source = list(args.classes), "user"
+    if args.n_public is not None:
+        dec.n_public = args.n_public
+    for c in args.drop:
+        dec.columns[c] = ColumnDecl("drop")
+    for c in args.binary:
+        dec.columns[c] = ColumnDecl("binary")
+    for c, vals in args.categories:
+        dec.columns[c] = ColumnDecl("categorical", categories=list(vals))
+    for c, b in args.bounds:
+        if c == "*":
+            dec.wildcard_bounds = b
+            continue
+        old = dec.columns.get(c)
+        keep_cuts = old.cut_points if old is not None and old.kind == "numerical" and old.source == "user" else None
+        dec.columns[c] = ColumnDecl("numerical", bounds=b, cut_points=keep_cuts)
+    for c, cuts in args.cut_points:
+        old = dec.columns.get(c)
+        keep_bounds = old.bounds if old is not None and old.kind == "numerical" and old.source == "user" else None
+        dec.columns[c] = ColumnDecl("numerical", bounds=keep_bounds, cut_points=list(cuts))
+    for c in args.integer:
+        d = dec.columns.get(c)
+        if d is None and dec.wildcard_bounds is not None:
+            d = dec.columns[c] = ColumnDecl("numerical", bounds=dec.wildcard_bounds)
+        if d is None or d.kind != "numerical":
+            raise UsageError(f"--integer {c}: only a numerical column (with --bounds or --cut-points) can be integer")
+        d.integer = True
+        if d.bounds is not None:  # the integers within the declared range
+            d.bounds = (math.ceil(d.bounds[0]), math.floor(d.bounds[1]))
+    return dec
+
+
+def schema_document(dec: Declarations, columns=None) -> dict:
+    """The schema file's mapping (what ``schema draft`` writes and ``show`` prints)."""
+    doc: dict = {}
+    if dec.label is not None:
+        doc["label"] = dec.label
+    if dec.classes is not None:
+        doc["classes"] = list(dec.classes)
+        if dec.classes_source == "data":
+            doc["classes_source"] = "data"
+    if dec.n_public is not None:
+        doc["n_public"] = dec.n_public
+    cols = {}
+    for c in (columns if columns is not None else dec.columns):
+        d = dec.columns.get(c)
+        if d is None:
+            kind = dec.kind(c)
+            if kind is None:
+                continue
+            d = ColumnDecl(kind, bounds=dec.bounds(c))  # '*=LO:HI'
+        spec: dict = {"kind": d.kind}
+        if d.bounds is not None:
+            spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])] if d.integer else [float(b) for b in d.bounds]
+        if d.cut_points is not None:
+            spec["cut_points"] = [_num(x) for x in d.cut_points]
+        if d.categories is not None:
+            spec["categories"] = list(d.categories)
+        if d.integer:
+            spec["integer"] = True
+        if d.source == "data":
+            spec["source"] = "data"
+        cols[c] = spec
+    doc["columns"] = cols
+    return doc
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() and abs(x) < 2**53 else float(x)
+
+
+def dump_yaml(doc: dict) -> str:
+    import yaml
+
+    class _Flow(yaml.SafeDumper):
+        pass
+
+    def _represent_dict(dumper, data):
+        # column declarations on one line each, the top level in block style
+        flow = all(not isinstance(v, dict) for v in data.values())
+        return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=flow)
+
+    _Flow.add_representer(dict, _represent_dict)
+    return yaml.dump(doc, Dumper=_Flow, sort_keys=False, allow_unicode=True, width=100)
+
+
+# ---------------------------------------------------------------------------- draft
+DRAFT_HEADER = """\
+# dpmodels schema DRAFT, read from {path}: every entry marked `source: data` was taken from the
+# private file and is a leak if kept. Replace each with public knowledge (documented ranges,
+# code lists), delete its `source` line, then: dpmodels fit --data {path} --schema THIS_FILE ...
+"""
+
+
+def draft_schema(df, label: str | None, *, max_categories: int = 100) -> Declarations:
+    """A schema read from the data (every entry ``source: data``). A column of 0/1 cells is binary;
+    a column whose cells all spell numbers is numerical with the data's range (integers when every value is whole); a column
+    with at most ``max_categories`` distinct values is categorical; any other column is marked
+    ``drop`` (an identifier or free text)."""
+    import pandas as pd
+
+    dec = Declarations(label=label)
+    for c in df.columns:
+        col = df[c].astype(str)
+        if c == label:
+            vals = sorted(set(col), key=lambda s: (parse_number(s) is None, parse_number(s) or 0, s))
+            dec.classes, dec.classes_source = vals, "data"
+            continue
+        nums = pd.to_numeric(col.str.strip(), errors="coerce")
+        if len(col) and nums.notna().all() and nums.isin((0, 1)).all():
+            dec.columns[c] = ColumnDecl("binary", source="data")
+            continue
+        if len(col) and nums.notna().all():
+            lo, hi = float(nums.min()), float(nums.max())
+            integer = bool((nums == nums.round()).all())
+            bounds = (int(lo), int(hi)) if integer else (lo, hi)
+            dec.columns[c] = ColumnDecl("numerical", bounds=bounds, integer=integer, source="data")
+            continue
+        distinct = col.unique()
+        if len(distinct) <= max_categories:
+            dec.columns[c] = ColumnDecl("categorical", categories=sorted(distinct), source="data")
+        else:
+            dec.columns[c] = ColumnDecl("drop", source="data")
+    return dec
+
+
+def cmd_schema_draft(args) -> int:
+    import sys
+
+    from ._common import read_csv_text
+
+    df = read_csv_text(args.data, sep=args.sep)
+    if args.label is not None and args.label not in df.columns:
+        raise UsageError(f"--label {args.label!r} is not a column of {args.data!r}")
+    dec = draft_schema(df, args.label, max_categories=args.max_categories)
+    text = DRAFT_HEADER.format(path=args.data) + dump_yaml(schema_document(dec, list(df.columns)))
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"schema draft written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def add_parser(sub) -> None:
+    from ._common import guarded
+
+    s = one_line_errors(sub.add_parser(
+        "schema", help="write a draft schema (column kinds, bounds, categories) from a CSV file",
+        description="Schema files declare a table's public inputs for `dpmodels fit --schema FILE`.",
+    ))
+    ss = s.add_subparsers(dest="schema_command", required=True)
+    d = one_line_errors(ss.add_parser(
+        "draft", help="read a CSV and write a schema draft to edit (every value read is marked source: data)",
+        description="Write a YAML schema draft read from the data. Every entry taken from the file is "
+        "marked `source: data`: a fit that keeps such entries records each as a leak. Review each, "
+        "replace it with public knowledge, and delete its source line.",
+    ))
+    d.add_argument("data", metavar="DATA.csv", help="a CSV file with a header row")
+    d.add_argument("--label", metavar="COL", help="the label column (its values become the draft's classes)")
+    d.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
+    d.add_argument("--max-categories", type=int, default=100, metavar="K",
+                   help="text columns with more distinct values are marked kind: drop (default: 100)")
+    d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
+    d.set_defaults(func=guarded(cmd_schema_draft))

@@ -1,0 +1,10 @@
+"""Studies of this library's own choices, beyond the three papers: the index of their ids.
+
+Run them with ``dpmodels reproduce ID``; the registry imports every module of this package.
+
+============  ==========================================================  =====================
+id            what it measures                                            module
+============  ==========================================================  =====================
+lib-proba     predict_proba from noisy counts: raw shares vs shrinkage    :mod:`.proba_shrinkage`
+============  ==========================================================  =====================
+"""

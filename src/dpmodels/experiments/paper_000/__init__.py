@@ -1,0 +1,25 @@
+"""Paper 000 (differentially private greedy rule lists): the index of its ids.
+
+Run any of them with ``dpmodels reproduce ID`` (``--quick`` for a reduced size); the registry
+(:mod:`dpmodels.experiments.registry`) imports every module of this package and each module
+registers its own ids.
+
+============  ==========================================================  =====================
+id            what it reproduces                                          module
+============  ==========================================================  =====================
+000-fig1      Fig. 1: noise amplitude, smooth vs global sensitivity       :mod:`.accuracy`
+000-fig2      Fig. 2: noisy counts vs noisy Gini vs GreedyRL on COMPAS    :mod:`.accuracy`
+000-fig3      Fig. 3: the same on German and Adult                        :mod:`.accuracy`
+000-fig4      Fig. 4: test accuracy vs ε of every DP mechanism            :mod:`.accuracy`
+000-table1    Table I: standard error of the mean test accuracy           :mod:`.accuracy`
+000-table2    Table II: distributional-overfitting vulnerability V        :mod:`.attacks`
+000-table3    Table III: feature-importance overlap I_k on Adult          :mod:`.attacks`
+000-fig6      Fig. 6: membership-inference ROC curves (000-mia's cells)   :mod:`.attacks`
+000-mia       beyond the paper: membership inference on every learner     :mod:`.attacks`
+000-raw       beyond the paper: raw files through the DP Binarizer        :mod:`.protocol`
+============  ==========================================================  =====================
+
+Helpers: :mod:`.batch` (many DP fits on one split sharing their noise-independent counts) and
+:mod:`.protocol` (the paper's λ, the learner table and Table II's published values, and the
+cells of ``000-raw``).
+"""

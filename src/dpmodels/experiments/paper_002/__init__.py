@@ -1,0 +1,27 @@
+"""Paper 002 (PrivaTree: DP decision trees, poisoning robustness): the index of its ids.
+
+Run any of them with ``dpmodels reproduce ID`` (``--quick`` for a reduced size); the registry
+(:mod:`dpmodels.experiments.registry`) imports every module of this package and each module
+registers its own ids.
+
+============  ==========================================================  =====================
+id            what it reproduces                                          module
+============  ==========================================================  =====================
+002-fig1      Fig. 1: accuracy vs ε of DP trees (adult, compas)           :mod:`.results`
+002-fig2      Fig. 2: training accuracy vs budget distribution            :mod:`.results`
+002-fig3      Fig. 3: guaranteed accuracy vs poisoned samples             :mod:`.results`
+002-fig4      Fig. 4: backdoor attack success vs poisoned samples         :mod:`.results`
+002-table2    Table II: test accuracy of DP trees at ε = 0.1              :mod:`.results`
+002-table3    Table III: poisoning guarantees on numerical data           :mod:`.results`
+002-table4    Table IV: dataset properties, from the loaded data          :mod:`.datasets`
+002-table5    Table V: runtimes at ε = 0.1 (002-table2's cells)           :mod:`.results`
+002-table6    Table VI: test accuracy at ε = 0.01                         :mod:`.results`
+002-table7    Table VII: test accuracy at ε = 1                           :mod:`.results`
+002-table8    Table VIII: poisoning guarantees on mixed data              :mod:`.results`
+002-uci       beyond: PrivaTree's selections on the UCI rows, 3 × 5 folds :mod:`.variants`
+002-reference beyond: the issue's reference protocol (public code's pts)  :mod:`.variants`
+============  ==========================================================  =====================
+
+Helper: :mod:`.data` (the bundled UCI data as the paper prepares it, the documented public
+bounds, the paper's Tables II/VI/VII as data, the learners of ``002-uci``).
+"""
