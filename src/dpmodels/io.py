@@ -195,6 +195,10 @@ def _combined_ledger(ledgers):
     for led in ledgers:
         if led is not None and all(led is not u for u in uniq):
             uniq.append(led)
+    # a step's ledger that a later step already merged (a Binarizer's releases carried by its
+    # output, dpmodels.privacy.accountant.ledger_for_fit) is counted once, in the later one
+    merged = set().union(*(getattr(u, "includes_releases", set()) for u in uniq))
+    uniq = [u for u in uniq if getattr(u, "release_id", None) not in merged] or uniq
     if not uniq:
         return None
     if len(uniq) == 1:
