@@ -75,8 +75,8 @@ from sklearn.utils.validation import (
 )
 
 from ..privacy.accountant import check_accountant, ledger_for_fit, published_ledger
-from ..privacy.ledger import PrivacyLedger, check_epsilon
-from ..privacy.quantiles import jointexp_quantiles
+from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
+from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
 from ..privacy.samplers import check_random_state
 from ..validation import (
     category_codes,
@@ -94,6 +94,7 @@ ENCODINGS = ("thermometer", "onehot")
 _FORMAT = "dpmodels.Binarizer"
 _VERSION = 1
 _MAX_BINS = 256
+_DP_GRID = 4096  # public grid of the DP quantiles (jointexp_quantiles' default)
 
 
 def _number_name(c: float) -> str:
@@ -282,11 +283,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         for j in num_idx:
             if source[j] == "dp" and j not in dp:  # lo == hi: one public value, nothing to release
                 cuts[j] = np.zeros(0)
-        for j in dp:
-            lo, hi = bounds[j]
-            q = jointexp_quantiles(cols[j], levels, eps / len(dp), (lo, hi), rng, ledger=ledger,
-                                   what=f"{levels.size} quantiles of {names[j]!r}")
-            cuts[j] = np.unique([_readable(v, lo, hi) for v in q])  # post-processing
+        if dp:
+            # one JointExp release per feature (sequential composition), every row recorded before
+            # anything is drawn, all features drawn in one batch (each row has its own law)
+            H = np.stack([grid_histogram(cols[j], bounds[j], _DP_GRID) for j in dp])
+            for j in dp:
+                charge(ledger, f"{levels.size} quantiles of {names[j]!r}", "jointexp (exponential)",
+                       eps / len(dp), sensitivity=JOINTEXP_SENSITIVITY)
+            Q = _sample_from_histograms(H, levels, eps / len(dp), [bounds[j][0] for j in dp],
+                                        [bounds[j][1] for j in dp], rng)
+            for j, q in zip(dp, Q):
+                lo, hi = bounds[j]
+                cuts[j] = np.unique([_readable(v, lo, hi) for v in q])  # post-processing
         ledger.check()
 
         self._features = []
