@@ -450,7 +450,8 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
     Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
     Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
-    ep, em = np.exp(lam * sr), np.exp(-lam * sr)
+    ep = np.where(live, np.exp(lam * sr), 0.0)  # 0 on padding runs: their W stays 0
+    em = np.where(live, np.exp(-lam * sr), 0.0)
     top = float(sr.max()) + 1.0 if sr.size else 1.0
     off = (np.arange(F) * (top + 2.0))[:, None]
     key = (sr + off).ravel()
@@ -475,14 +476,15 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
         if ck not in p1_of:
             v = np.maximum(np.floor(sr - tj), -1.0) + off  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
-            p1_of[ck] = np.searchsorted(key, v.ravel(), side="right").reshape(F, Rm) - row0  # p + 1
+            p1 = np.searchsorted(key, v.ravel(), side="right").reshape(F, Rm) - row0  # p + 1
+            p1_of[ck] = (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel()  # flat index into cpz
         p1 = p1_of[ck]
         np.cumsum(acc * ep, axis=1, out=cpz[:, 1:])
         np.cumsum(acc * em, axis=1, out=cmz[:, 1:])
         elt = np.exp(lam * tj)
-        left = np.take_along_axis(cpz, p1, axis=1) * em * elt
-        window = (cmz[:, :Rm] - np.take_along_axis(cmz, p1, axis=1)) * ep / elt  # p < R' < R
-        w1[j + 1] = np.where(live, left + window, 0.0)
+        left = cpz.take(p1).reshape(F, Rm) * (em * elt)
+        window = (cmz[:, :Rm] - cmz.take(p1).reshape(F, Rm)) * (ep / elt)  # p < R' < R
+        np.add(left, window, out=w1[j + 1])
     rows = np.arange(F)
     cs = np.arange(1, m + 1)
     # backward over (run, count) groups
