@@ -29,16 +29,24 @@ Mechanism
   quantiles** of the feature. Each ``o_j`` is then drawn uniformly in its cell and the outputs are
   sorted (post-processing with data-independent randomness).
 
-The dynamic program over (j, k) runs in log space. The transition kernel is a Laplace kernel in
-the count coordinate; it is split at ``s(k') = s(k) - t_j`` into a left part (a prefix
-log-sum-exp) and a right window of count-width ``t_j``, which is summed blockwise (blocks of
-count-width ``t_j``) so no log-domain subtraction (cancellation) is ever needed. Sampling goes
-backwards through the stored tables with the Gumbel-max trick. Cost per feature: one
-``np.bincount`` over the n records plus O(m·G) vectorised work.
+Sampling (``_sample_from_histograms``, all features of a fit in one batch, each row an
+independent draw from its own law). A forward dynamic program over (j, k) gives the total weight
+of the prefixes ``k_1 <= ... <= k_j = k``; the outputs are then drawn backwards, ``k_m`` first, each
+given the next one, by the inverse CDF with one uniform per feature and step. The transition
+kernel is a Laplace kernel in the count coordinate, split at ``s(k') = s(k) - t_j`` into a left
+part (a prefix sum) and a right window of count-width ``t_j`` (summed blockwise, blocks of
+count-width ``t_j``, so no cancellation). Three numerically equivalent forms, chosen from
+``lam·(n + t)`` (a choice of arithmetic, not of law; see docs/privacy.md, "JointExp quantiles"):
 
-The caller decides ε (several features share a budget by sequential composition: a record is in
-every feature's data, PRIVACY-NOTES 7) and records the ledger row; pass ``ledger=`` to let this
-function record it before releasing anything.
+* small ``lam·(n + t)`` (small data or a small budget): linear space over the *runs* of the grid
+  (a nonempty cell and the empty cells after it share ``s``, so they are one state, weighted by
+  the number ``C(L + c - 1, c)`` of nondecreasing placements of c outputs among its L cells; the
+  cells inside a run are then a uniform multiset). Only ~n states per feature instead of G.
+* moderate: linear space over cells, rescaled after every step;
+* large: log space over cells.
+
+Cost per feature: one ``np.bincount`` over the n records plus O(m·G) vectorised work (O(m·runs)
+on small data).
 """
 
 from __future__ import annotations
