@@ -28,7 +28,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._model_count import capture_counts
+from ..guards import check_model_count
+from ._model_count import capture_counts, estimate_work
 
 __all__ = ["ModelPaths", "model_paths"]
 
@@ -110,6 +111,8 @@ def _rule_list_paths(rl, domains, noisy, route=None) -> ModelPaths:
             rules.append([(col[str(f)], 1 if pos else 0) for f, pos in rule.literals])
         except KeyError as e:
             raise ValueError(f"rule {j} tests {e.args[0]!r}, which is not one of the rule list's features") from None
+    visits, _ = estimate_work(rules, len(names))  # refuse before an exponential count
+    check_model_count(visits, n_rules=len(rules), n_vars=len(names))
     capt = capture_counts(rules, len(names))
     all_rules = [*rl.rules, rl.default]
     return ModelPaths(

@@ -272,6 +272,11 @@ class Tree:
         at ε = 0.1 on German credit, 20 splits: held-out log-loss 2.14 → 0.66, Brier 0.498 →
         0.457; ``docs/results.md``). A leaf that released no counts (``value`` NaN, e.g. DPGDF's
         label-only leaves) gets probability 1 for its label. ``shrink=False``: raw clipped shares.
+
+        A leaf's label is the argmax of its *unclipped* noisy counts (report-noisy-max), so after
+        clipping and shrinkage another class can come out on top (counts (−1, −3): label 0, clipped
+        (0, 0), shares = the prior). Then the label's share and the top share are swapped, so
+        ``argmax(predict_proba) == predict`` always (post-processing of released values).
         """
         b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
         p = shrunk_proba(self.value, b, prior_rows=self.is_leaf)  # the prior: the leaves' counts
@@ -281,6 +286,14 @@ class Tree:
         if lab.any():
             p[lab] = 0.0
             p[np.flatnonzero(lab), self.label[lab]] = 1.0
+        rows = np.flatnonzero(self.is_leaf & (self.label >= 0))
+        if rows.size:
+            top = np.argmax(p[rows], axis=1)
+            own = self.label[rows]
+            off = np.flatnonzero(p[rows, top] > p[rows, own])
+            if off.size:
+                r, t, o = rows[off], top[off], own[off]
+                p[r, t], p[r, o] = p[r, o], p[r, t].copy()
         return p
 
     def predict_proba(self, X) -> np.ndarray:
