@@ -45,14 +45,21 @@ class GreedyRuleListClassifier(RuleListEstimator):
         (written by :class:`dpmodels.data.Binarizer` and the bundled binarized Adult / COMPAS),
         none for other input; a dict ``{column: {"feature", "kind", "value"}}`` declares them;
         ``None``: every conjunction.
+    candidates : {"conjunctions", "columns"}, default="conjunctions"
+        The public candidate rules: every conjunction of ≤ ``max_width`` literals over the columns
+        (:mod:`dpmodels.data.rules`), or ``"columns"``: each column *is* one candidate rule (a
+        pre-mined rule set materialised as 0/1 columns, e.g. paper 000's, built by
+        :mod:`dpmodels.data.paper_protocols`); ``max_width`` and ``feature_groups`` are then unused.
     """
 
-    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None, feature_groups="auto"):
+    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None, feature_groups="auto",
+                 candidates="conjunctions"):
         self.max_rules = max_rules
         self.min_support = min_support
         self.max_width = max_width
         self.classes = classes
         self.feature_groups = feature_groups
+        self.candidates = candidates
 
     def _fit(self, X, y):
         self._check_common_params()
