@@ -212,3 +212,60 @@ def test_shared_split_with_columns_and_paper_calibration_is_the_estimator(mechan
         assert ledger.to_dict() == est.privacy_ledger_.to_dict()
     with pytest.raises(ValueError, match="candidates"):
         shared.fit(random_state=0, **dict(params, candidates="conjunctions"))
+
+
+# ------------------------------------------------------------- GreedyRL criterion="captured"
+def _authors_greedy(X, y, max_len, lam):
+    """Brute-force reading of paper 003's authors' learner (width 1): pre-mine literals with
+    training support in [λ, 1 − λ]; repeatedly take the first literal (column order, positive
+    before negated) of lowest captured Gini among those capturing ≥ λ·n; stop when none."""
+    n, p = X.shape
+    lits = []
+    for j in range(p):
+        for pos in (True, False):
+            m = X[:, j] if pos else ~X[:, j]
+            if lam <= m.mean() <= 1 - lam:
+                lits.append((j, pos))
+    remaining = np.ones(n, bool)
+    out = []
+    while len(out) < max_len:
+        best, best_g = None, 1.0
+        for j, pos in list(lits):
+            cap = remaining & (X[:, j] if pos else ~X[:, j])
+            c = cap.sum()
+            if c > 0 and c / n >= lam:
+                q = y[cap].mean()
+                g = 1 - q**2 - (1 - q) ** 2
+                if g < best_g - 1e-12:
+                    best, best_g = (j, pos), g
+            else:
+                lits.remove((j, pos))
+        if best is None:
+            break
+        cap = remaining & (X[:, best[0]] if best[1] else ~X[:, best[0]])
+        out.append((best, int(y[cap].mean() >= 0.5)))
+        remaining &= ~cap
+        lits.remove(best)
+    default = int(y[remaining].mean() >= 0.5) if remaining.any() else int(y.mean() >= 0.5)
+    return out, default
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.01, 0.05, 0.2]), st.integers(1, 6))
+def test_captured_criterion_equals_the_authors_algorithm(seed, lam, max_len):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 200))
+    X = rng.random((n, 5)) < rng.uniform(0.05, 0.95, 5)
+    y = ((X[:, 0] & ~X[:, 1]) ^ (rng.random(n) < 0.2)).astype(int)
+    g = GreedyRuleListClassifier(criterion="captured", max_width=1, max_rules=max_len + 1, min_support=lam)
+    g.fit(pd.DataFrame(X.astype(np.uint8), columns=[f"c{j}" for j in range(5)]), y)
+    rules, default = _authors_greedy(X, y, max_len, lam)
+    got = [((int(r.literals[0][0][1:]), r.literals[0][1]), r.prediction) for r in g.rule_list_.rules]
+    assert got == rules
+    assert g.rule_list_.default.prediction == default
+
+
+def test_captured_criterion_rejects_unknown_criterion():
+    X, y = _toy()
+    with pytest.raises(ValueError, match="criterion"):
+        GreedyRuleListClassifier(criterion="entropy").fit(X, y)
