@@ -269,3 +269,24 @@ def test_captured_criterion_rejects_unknown_criterion():
     X, y = _toy()
     with pytest.raises(ValueError, match="criterion"):
         GreedyRuleListClassifier(criterion="entropy").fit(X, y)
+
+
+# ---------------------------------------------------------------- paper 000's twin ids
+def test_paper_protocol_ids_run_the_paper_protocol():
+    from dpmodels.experiments import paper_000
+    from dpmodels.experiments.registry import Size, get
+
+    for eid in ("000-fig2", "000-fig3", "000-fig4", "000-table1"):
+        exp = get(f"{eid}-paper")
+        cells = exp.cells(Size(quick=True, runs=1, epsilons=(1.0,)))
+        assert cells and all(c.kwargs["protocol"] == "paper" for c in cells)
+        # the library-protocol cells keep their arguments (and so their stored results)
+        assert all("protocol" not in c.kwargs for c in get(eid).cells(Size(quick=True, runs=1, epsilons=(1.0,))))
+    rows = paper_000.accuracy_cell("compas", 0, (1.0,), ("gl-Laplace", "permute-and-flip"), protocol="paper")
+    gl = [r for r in rows if r["learner"] == "gl-Laplace"]
+    assert gl and all('"calibration": "paper"' in r["parameters"] and '"candidates": "columns"' in r["parameters"]
+                      for r in gl)
+    pf = [r for r in rows if r["learner"] == "permute-and-flip"]
+    assert pf and all("calibration" not in r["parameters"] for r in pf)
+    with pytest.raises(ValueError, match="protocol"):
+        paper_000._data("compas", "mine")
