@@ -159,6 +159,18 @@ class RuleCandidates:
                 raise ValueError("the declared feature groups leave no candidate rule")
         return cls(names, max_width, F, P, W, n_pruned)
 
+    @classmethod
+    def from_columns(cls, feature_names) -> "RuleCandidates":
+        """Each column is one candidate rule, as it is (no negation, no conjunction): for a
+        pre-mined rule set whose rules were materialised as 0/1 columns
+        (:mod:`dpmodels.data.paper_protocols`). Still a function of the schema only."""
+        names = tuple(str(f) for f in feature_names)
+        p = len(names)
+        if p == 0:
+            raise ValueError("at least one binary feature is required")
+        F = np.arange(p, dtype=np.int64).reshape(-1, 1)
+        return cls(names, 1, F, np.ones((p, 1), dtype=bool), np.ones(p, dtype=np.int64), 0)
+
     def __len__(self) -> int:
         return int(self.features.shape[0])
 

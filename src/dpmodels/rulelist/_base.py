@@ -197,6 +197,11 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         groups explicitly; ``None`` uses every conjunction. The declaration describes the columns,
         not the records: the candidate set stays a function of the schema.
         """
+        mode = getattr(self, "candidates", "conjunctions")
+        if mode == "columns":  # a pre-mined rule set, one column per rule
+            return RuleCandidates.from_columns(names)
+        if mode != "conjunctions":
+            raise ValueError(f"candidates must be 'conjunctions' or 'columns', got {mode!r}")
         fg = getattr(self, "feature_groups", None)  # a subclass without the parameter: no groups
         if isinstance(fg, str):
             if fg != "auto":
@@ -217,6 +222,10 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         from ..guards import BUILD_FACTOR, check_rule_candidates, max_candidates, n_rule_candidates
 
         kw = dict(max_rules=self.max_rules, n_public=n_for_estimate, learner=type(self).__name__)
+        if getattr(self, "candidates", "conjunctions") == "columns":
+            cands = self._make_candidates(X, names)
+            check_rule_candidates(len(names), 1, n_candidates=len(cands), **kw)
+            return cands
         bound = n_rule_candidates(len(names), self.max_width)
         limit = max_candidates()
         if limit is not None and bound > BUILD_FACTOR * limit:
