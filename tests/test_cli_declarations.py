@@ -327,3 +327,22 @@ def test_end_to_end_audit_of_dpmodels_fit_with_a_planted_permutation_split(tmp_p
     k = _first_rule_uses_a(p, runs, monkeypatch, _old_permutation_split)
     k2 = _first_rule_uses_a(p2, runs, monkeypatch, _old_permutation_split)
     assert epsilon_lower_bound(k, runs, k2, runs) > 1.0, (k, k2)
+
+
+def test_integer_columns_print_integer_thresholds_and_show_draws_the_model(capsys, tmp_path, binary_frame):
+    df = binary_frame.assign(count=(np.arange(len(binary_frame)) * 7) % 23)
+    p = write(tmp_path, "d.csv", df)
+    m = tmp_path / "m.json"
+    code, out, err = fit(capsys, "--data", p, "--label", "y", "--binary", "a", "b", "--bounds", "count=0:22.5",
+                         "--integer", "count", "--model", "privatree", "--classes", "0", "1", "--out", m)
+    assert code == 0, err
+    cols = json.loads(m.read_text())["schema"]["columns"]
+    assert cols["count"] == {"kind": "numerical", "bounds": [0, 22], "integer": True}
+    assert not re.search(r"count [<>]=? ?\d+\.\d", out)  # thresholds of an integer column print as integers
+    code, _, err = fit(capsys, "--data", p, "--label", "y", "--integer", "a", "--binary", "a")
+    assert code == 2 and "--integer" in err
+    fig = tmp_path / "m.png"
+    assert main(["show", str(m), "--plot", str(fig)]) == 0
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["show", str(m), "--plot", str(tmp_path / "m.jpg")]) == 2
+    assert "--plot" in capsys.readouterr().err

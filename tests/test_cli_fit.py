@@ -101,7 +101,7 @@ def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
 
     r = run("show", out, "--rules")
     assert r.returncode == 0, r.stderr
-    assert "Privacy ledger" in r.stdout and "Public schema" in r.stdout and "age: {kind: numerical, bounds: [18, 100]}" in r.stdout
+    assert "Privacy ledger" in r.stdout and "Public schema" in r.stdout and "age: {kind: numerical, bounds: [18.0, 100.0]}" in r.stdout
     assert "IF " in r.stdout and "share" in r.stdout
 
 

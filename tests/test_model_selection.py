@@ -55,7 +55,7 @@ def test_search_ledger_is_one_proven_budget(compas):
                        epsilon=1.0, delta=1e-6).fit(X, y)
     led = ps.privacy_ledger_
     assert led.is_private and led.epsilon_spent == pytest.approx(1.0) and led.delta_spent <= 1e-6
-    assert led.rows[0].mechanism.startswith("random stopping") and led.rows[0].epsilon == pytest.approx(0.5)
+    assert led.rows[0].mechanism.startswith("random stopping") and led.rows[0].epsilon == pytest.approx(0.2)
     assert ps.best_params_["max_depth"] in (1, 2, 3) and 0.0 <= ps.best_score_ <= 1.0
     assert ps.best_estimator_.privacy_ledger_ is led and ps.best_estimator_.max_depth == ps.best_params_["max_depth"]
     assert not hasattr(ps, "trials_") and not hasattr(ps, "n_trials_")  # not covered by the theorem

@@ -45,6 +45,9 @@ def test_backdoor_cell_tree_learns_the_trigger():
     asr = df[df.metric == "asr"].set_index(["learner", df[df.metric == "asr"].parameters.map(
         lambda p: json.loads(p)["x"])])["value"]
     assert asr[("tree", 10)] >= 0.5  # the non-private tree learns the trigger from 10 copies
+    trig = df[(df.metric == "splits_on_trigger") & (df.learner == "tree")]
+    assert set(trig.value) <= {0.0, 1.0} and trig[trig.parameters.str.contains('"x": 10')].value.iloc[0] == 1.0
+    assert "trees splitting on the trigger, x = 10 | 1 / 1" in p2._fig4_table(df)
     assert df[df.metric == "asr"]["value"].between(0, 1).all()
     assert set(df[df.metric == "clean_accuracy"]["learner"]) == {"tree", "PrivaTree"}
 

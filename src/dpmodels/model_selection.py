@@ -16,7 +16,7 @@ functions of the data, and shuffled folds are not neighbour-preserving (docs/pri
   cap on the number of trials adds δ = (1 + e^{ε_s})(1 − γ)^T, chosen to fit ``delta``;
   ``delta=0`` means no cap. Only the best configuration and its noisy score are released: the
   other trials' scores and the number of trials are not covered by the theorem and are not kept.
-* **the model**: with ``refit_share`` r > 0 (default 0.5), ε_s = (1 − r)·ε and the chosen
+* **the model**: with ``refit_share`` r > 0 (default 0.8), ε_s = (1 − r)·ε and the chosen
   configuration is refitted on every record at r·ε (sequential composition: ε in total);
   with r = 0 the best trial's model (trained on its training part) is returned and ε_s = ε.
 
@@ -66,7 +66,7 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator, candidates, *, epsilon=1.0, delta=1e-6, gamma=None, holdout=0.3,
-                 refit_share=0.5, random_state=None):
+                 refit_share=0.8, random_state=None):
         self.estimator = estimator
         self.candidates = candidates
         self.epsilon = epsilon

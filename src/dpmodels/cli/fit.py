@@ -145,6 +145,9 @@ def add_parser(sub) -> None:
                    metavar="COL=C1,C2",
                    help="rule lists: a numerical column and public thresholds (no privacy cost). "
                    "Repeatable. Default: none")
+    g.add_argument("--integer", nargs="+", action="extend", default=[], metavar="COL",
+                   help="numerical columns whose values are whole numbers (thresholds then print as "
+                   "integers: priors_count <= 2, not <= 2.629). Default: none")
     g.add_argument("--binary", nargs="+", action="extend", default=[], metavar="COL",
                    help="binary columns (cells 0/1 or true/false). A rule list whose columns are all "
                    "binary skips the Binarizer. Default: none")
@@ -236,7 +239,8 @@ def _check_fit_args(args) -> None:
     for what, names in (("--bounds", [n for n, _ in args.bounds]),
                         ("--categories", [n for n, _ in args.categories]),
                         ("--cut-points", [n for n, _ in args.cut_points]),
-                        ("--binary", list(args.binary)), ("--drop", list(args.drop))):
+                        ("--binary", list(args.binary)), ("--drop", list(args.drop)),
+                        ("--integer", list(args.integer))):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise UsageError(f"{what} declares {sorted(dup)[0]!r} twice")
@@ -309,7 +313,9 @@ def _bundled_declarations(name: str, *, binarized: bool) -> Declarations:
     for c, v in sch.categories.items():
         dec.columns[str(c)] = ColumnDecl("categorical", categories=list(v))
     for c, v in sch.bounds.items():
-        dec.columns[str(c)] = ColumnDecl("numerical", bounds=(float(v[0]), float(v[1])))
+        integer = c in getattr(sch, "integer", ())
+        cast = int if integer else float
+        dec.columns[str(c)] = ColumnDecl("numerical", bounds=(cast(v[0]), cast(v[1])), integer=integer)
     return dec
 
 
@@ -362,7 +368,7 @@ def _check_declared_columns(columns, dec: Declarations, args) -> None:
             for opt, names in (("--categories", [n for n, _ in args.categories]),
                                ("--bounds", [n for n, _ in args.bounds]),
                                ("--cut-points", [n for n, _ in args.cut_points]),
-                               ("--binary", args.binary), ("--drop", args.drop)):
+                               ("--binary", args.binary), ("--drop", args.drop), ("--integer", args.integer)):
                 if c in names:
                     src = opt
             raise UsageError(f"{src}: {c!r} is not a column of the data")

@@ -42,6 +42,9 @@ def add_parsers(sub) -> None:
     s.add_argument("--raw", action="store_true",
                    help="show the model as fitted (no merging of trailing rules / sibling leaves)")
     s.add_argument("--rules", action="store_true", help="also print get_rules() as a table")
+    s.add_argument("--plot", metavar="FILE.png|svg",
+                   help="also draw the model (a tree's nodes or one bar per rule, the privacy header as "
+                   "title) to this PNG or SVG file (needs matplotlib: the [plots] extra). Default: none")
     s.set_defaults(func=cmd_show)
 
 
@@ -176,6 +179,12 @@ def _schema_of_model(model):
 @guarded
 def cmd_show(args) -> int:
     check_model_path(args.model)
+    if args.plot is not None:
+        from .._paths import check_output_path
+
+        check_output_path(args.plot)
+        if not str(args.plot).lower().endswith((".png", ".svg")):
+            raise UsageError(f"--plot {args.plot!r}: the figure is written as .png or .svg")
     import pandas as pd
 
     from ..io import load_model
@@ -210,6 +219,10 @@ def cmd_show(args) -> int:
         elif isinstance(v, float):
             v = f"{v:.6g}"
         print(f"{k}: {v}")
+    if args.plot is not None:
+        from ..export import save_model_figure
+
+        print(f"\nfigure written to {save_model_figure(model, args.plot)}")
     if args.rules:
         print()
         with pd.option_context("display.max_colwidth", 120, "display.width", 200):

@@ -202,6 +202,8 @@ def _column(name, spec, path) -> ColumnDecl:
     if kind == "numerical":
         if "bounds" in spec:
             d.bounds = _as_bounds(spec["bounds"], where)
+            if d.integer:  # the integers within the declared range
+                d.bounds = (math.ceil(d.bounds[0]), math.floor(d.bounds[1]))
         if "cut_points" in spec:
             d.cut_points = _as_list(spec["cut_points"], f"{where}: cut_points", numbers=True)
     elif kind == "categorical":
@@ -305,6 +307,15 @@ def apply_options(dec: Declarations, args) -> Declarations:
         old = dec.columns.get(c)
         keep_bounds = old.bounds if old is not None and old.kind == "numerical" and old.source == "user" else None
         dec.columns[c] = ColumnDecl("numerical", bounds=keep_bounds, cut_points=list(cuts))
+    for c in args.integer:
+        d = dec.columns.get(c)
+        if d is None and dec.wildcard_bounds is not None:
+            d = dec.columns[c] = ColumnDecl("numerical", bounds=dec.wildcard_bounds)
+        if d is None or d.kind != "numerical":
+            raise UsageError(f"--integer {c}: only a numerical column (with --bounds or --cut-points) can be integer")
+        d.integer = True
+        if d.bounds is not None:  # the integers within the declared range
+            d.bounds = (math.ceil(d.bounds[0]), math.floor(d.bounds[1]))
     return dec
 
 
@@ -329,7 +340,7 @@ def schema_document(dec: Declarations, columns=None) -> dict:
             d = ColumnDecl(kind, bounds=dec.bounds(c))  # '*=LO:HI'
         spec: dict = {"kind": d.kind}
         if d.bounds is not None:
-            spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])]
+            spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])] if d.integer else [float(b) for b in d.bounds]
         if d.cut_points is not None:
             spec["cut_points"] = [_num(x) for x in d.cut_points]
         if d.categories is not None:
@@ -391,7 +402,8 @@ def draft_schema(df, label: str | None, *, max_categories: int = 100) -> Declara
         if len(col) and nums.notna().all():
             lo, hi = float(nums.min()), float(nums.max())
             integer = bool((nums == nums.round()).all())
-            dec.columns[c] = ColumnDecl("numerical", bounds=(lo, hi), integer=integer, source="data")
+            bounds = (int(lo), int(hi)) if integer else (lo, hi)
+            dec.columns[c] = ColumnDecl("numerical", bounds=bounds, integer=integer, source="data")
             continue
         distinct = col.unique()
         if len(distinct) <= max_categories:
