@@ -726,3 +726,43 @@ def warn_if_delta_large(delta: float, n_public) -> None:
             UserWarning,
             stacklevel=3,
         )
+
+
+# --------------------------------------------------------------------------- sample weights
+def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimator"):
+    """Check a DP learner's ``fit(..., sample_weight)``: ``None`` or all ones; returns ``(X, y)``.
+
+    A DP learner's guarantee is for datasets in which each record appears once, and for the
+    neighbouring relation add/remove one record. Any other weight vector is refused before
+    anything is spent, with a message that quotes no value (``docs/privacy.md``, "Resampling and
+    model selection"):
+
+    * a weight k > 1 means the record enters the fit k times (bootstrap bagging, weighted
+      resampling): by group privacy that costs k·ε, not the ε the ledger would charge;
+    * weights of zero select a subsample, and the meta-estimators that pass them
+      (``BaggingClassifier(max_samples<1)``) draw a fixed-size sample from a seeded permutation of
+      ``range(n)``: adding one record changes which others are drawn, so the fit is not ε-DP with
+      respect to the whole data. Choose rows yourself with a per-record rule (a keyed hash of the
+      row, a coin per row) and fit on them.
+    """
+    if sample_weight is None:
+        return X, y
+    from sklearn.utils.validation import _num_samples
+
+    n = _num_samples(X)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{estimator_name}: sample_weight must be numbers, one per row") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"{estimator_name}: sample_weight must have one weight per row of X ({n})")
+    if y is not None and _num_samples(y) != n:
+        raise ValueError(f"{estimator_name}: X and y have different numbers of rows")
+    if not np.all(w == 1.0):
+        raise ValueError(
+            f"{estimator_name}: sample_weight other than all ones is refused: a weight k > 1 (a "
+            "record drawn k times, e.g. by bootstrap) costs k·ε by group privacy, and a weight of "
+            "zero (a seeded subsample) is not neighbour-preserving; use BaggingClassifier("
+            "bootstrap=False, max_samples=1.0) or select rows with a per-record rule"
+        )
+    return X, y

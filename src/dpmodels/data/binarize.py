@@ -71,6 +71,19 @@ requested from it and ``privacy_ledger_`` is the accountant's ledger, so a pipel
 budget and one verdict (:mod:`dpmodels.privacy.accountant`). Without ``epsilon`` the Binarizer
 releases nothing private: its ledger has budget 0 (and leak rows if it read anything).
 
+**Provenance.** The pandas output also carries what this fit released, in
+``X.attrs["dpmodels_provenance"]``: the Binarizer's own ledger rows and which accountant (if any)
+it spent from. A learner fitted on that frame merges them into its ledger
+(:func:`dpmodels.privacy.accountant.ledger_for_fit`): without a shared accountant its totals
+include the binarizer's ε and a data-quantile binarizer's leak row makes it "NOT PRIVATE"
+(``docs/privacy.md``, "Pipelines"). A numpy copy of the output carries nothing: fit on the frame.
+
+**Checked before anything is spent.** :meth:`_validate_before_spend` runs every check of
+:meth:`fit` that needs no release and returns an empty frame with the *most* columns the fit can
+produce (``n_bins − 1`` thresholds per feature with DP or data quantiles) and their groups, so a
+:class:`dpmodels.pipeline.PrivatePipeline` can check the next step's guards (the candidate count
+is a function of public inputs) before this step spends.
+
 ``to_dict()`` / ``from_dict()`` serialise the fitted schema (features, thresholds and where they
 came from, categories, output columns, groups, ledger) as JSON-safe data.
 """
@@ -79,6 +92,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -90,11 +104,12 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ..privacy.accountant import check_accountant, ledger_for_fit, published_ledger
-from ..privacy.ledger import PrivacyLedger, check_epsilon
-from ..privacy.quantiles import jointexp_quantiles
+from ..privacy.accountant import PROVENANCE_ATTR, check_accountant, ledger_for_fit, published_ledger
+from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
+from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
 from ..privacy.samplers import check_random_state
 from ..validation import (
+    apply_unit_sample_weight,
     category_codes,
     check_declared_values,
     check_X_shape,
@@ -283,23 +298,74 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return eps
 
     # ================================================================== fit
-    def fit(self, X, y=None):
-        """Decide the output columns: thresholds (public, DP or — a leak — the data's) and
-        categories. Bad parameters and schema violations raise before any budget is spent."""
+    def _budget_request(self):
+        """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`)."""
         eps = self._check_params()
+        return self.accountant, eps or 0.0, 0.0
+
+    def _validate_before_spend(self, X, y=None):
+        """Every check of :meth:`fit` that needs no release (parameters, feature keys, bounds,
+        schema errors such as NaN in a numerical feature), then an empty DataFrame with the most
+        output columns this fit can produce and their groups (module docstring). ``X=None``:
+        the parameters only. Reads categories of undeclared object columns silently (sizes only:
+        :meth:`fit` records that leak)."""
+        self._check_params()
+        if X is None:
+            return None
         name = type(self).__name__
-        X, n, m = check_X_shape(X, name)
-        _check_feature_names(self, X, reset=True)
-        _check_n_features(self, X, reset=True)
-        ledger = ledger_for_fit(self, eps or 0.0)  # refused here if an accountant has too little
-        names, categorical, cats = resolve_categories(X, self.categories, ledger, bounds=self.bounds,
+        X, n, m = check_X_shape(X, name, min_samples=0)
+        names, categorical, cats = resolve_categories(X, self.categories, None, bounds=self.bounds,
                                                      cut_points=self.cut_points)
+        cuts_in = self._declared_cuts(names, categorical)
+        num_idx = [j for j in range(m) if not categorical[j]]
+        for j in num_idx:
+            numeric_column(_column(X, j), names[j])  # schema errors
+        eps = None if self.epsilon is None else float(self.epsilon)
+        source = {j: ("public" if j in cuts_in else "dp" if eps is not None else "data") for j in num_idx}
+        bounds = self._resolve_bounds(names, num_idx, source, None, None) if self.bounds is not None else {}
+        k = int(self.n_bins) - 1
+        feats = []
+        for j in range(m):
+            if categorical[j]:
+                feats.append(dict(name=names[j], kind="categorical", categories=list(cats[j])))
+                continue
+            if source[j] == "public":
+                c = cuts_in[j]
+            elif source[j] == "dp" and j in bounds and bounds[j][0] >= bounds[j][1]:
+                c = np.zeros(0)  # lo == hi: nothing released
+            else:  # placeholders: the most distinct thresholds the quantiles can give
+                lo, hi = bounds.get(j, (0.0, float(k + 1)))
+                c = lo + (hi - lo) * np.arange(1, k + 1) / (k + 1) if hi > lo else np.arange(1.0, k + 1)
+            feats.append(dict(name=names[j], kind="numerical", cut_points=np.asarray(c, dtype=np.float64)))
+        cols, groups = _output_columns(feats, self.encoding, self.drop)
+        out = pd.DataFrame(np.zeros((0, len(cols)), dtype=np.uint8), columns=cols)
+        out.attrs[GROUPS_ATTR] = groups
+        return out
+
+    def _declared_cuts(self, names, categorical) -> dict:
         cuts_in = {}
         for key, vals in (self.cut_points or {}).items():
             j = _feature_index(key, names, "cut_points")
             if categorical[j]:
                 raise ValueError(f"cut_points[{key!r}]: feature {names[j]!r} is categorical")
             cuts_in[j] = _check_cuts(vals, names[j])
+        return cuts_in
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Decide the output columns: thresholds (public, DP or — a leak — the data's) and
+        categories. Bad parameters and schema violations raise before any budget is spent.
+        ``sample_weight``: None or 0/1 per row (0 leaves the record out); a weight above 1 is
+        refused (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        eps = self._check_params()
+        name = type(self).__name__
+        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
+        X, n, m = check_X_shape(X, name)
+        _check_feature_names(self, X, reset=True)
+        _check_n_features(self, X, reset=True)
+        ledger = ledger_for_fit(self, eps or 0.0)  # refused here if an accountant has too little
+        names, categorical, cats = resolve_categories(X, self.categories, ledger, bounds=self.bounds,
+                                                     cut_points=self.cut_points)
+        cuts_in = self._declared_cuts(names, categorical)
         num_idx = [j for j in range(m) if not categorical[j]]
         cols = {j: numeric_column(_column(X, j), names[j]) for j in num_idx}  # schema errors first
         source = {j: ("public" if j in cuts_in else "dp" if eps is not None else "data") for j in num_idx}
@@ -324,12 +390,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         for j in num_idx:
             if source[j] == "dp" and j not in dp:  # lo == hi: one public value, nothing to release
                 cuts[j] = np.zeros(0)
-        for j in dp:
-            lo, hi = bounds[j]
-            q = jointexp_quantiles(cols[j], levels, eps / len(dp), (lo, hi), rng, ledger=ledger,
-                                   what=f"{levels.size} quantiles of {names[j]!r}",
-                                   grid_size=int(self.grid_size))
-            cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
+        if dp:
+            # one JointExp release per feature (sequential composition), every row recorded before
+            # anything is drawn, all features drawn in one batch (each row has its own law)
+            H = np.stack([grid_histogram(cols[j], bounds[j], int(self.grid_size)) for j in dp])
+            for j in dp:
+                charge(ledger, f"{levels.size} quantiles of {names[j]!r}", "jointexp (exponential)",
+                       eps / len(dp), sensitivity=JOINTEXP_SENSITIVITY)
+            Q = _sample_from_histograms(H, levels, eps / len(dp), [bounds[j][0] for j in dp],
+                                        [bounds[j][1] for j in dp], rng)
+            for j, q in zip(dp, Q):
+                lo, hi = bounds[j]
+                cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
         ledger.check()
 
         self._features = []
@@ -341,7 +413,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
                                            cut_points=np.asarray(cuts[j], dtype=np.float64),
                                            bounds=bounds.get(j), source=source[j]))
         self._set_columns()
+        # this fit's own releases, carried by the transformed frames (module docstring)
+        own = PrivacyLedger(ledger.epsilon, ledger.delta)
+        own.rows = list(ledger.rows)
+        acc = check_accountant(self.accountant)
+        self._release = dict(owner=name, id=uuid.uuid4().hex, accountant=None if acc is None else acc.id,
+                             ledger=own.to_dict())
         self.privacy_ledger_ = published_ledger(ledger)
+        if acc is None:
+            self.privacy_ledger_.release_id = self._release["id"]  # dpmodels.io counts it once
         return self
 
     def _resolve_bounds(self, names, num_idx, source, cols, ledger) -> dict:
@@ -376,34 +456,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     # ================================================================== columns
     def _set_columns(self):
         """Output names and groups from ``self._features`` (the fitted public schema)."""
-        names, groups = [], {}
-        for f in self._features:
-            feat = f["name"]
-            if f["kind"] == "categorical":
-                cats = f["categories"]
-                kept = cats[1:] if (self.drop == "if_binary" and len(cats) == 2) else cats
-                f["columns"] = [f"{feat}={v}" for v in kept]
-                f["kept"] = kept
-                specs = [dict(feature=feat, kind="category", value=v) for v in kept]
-            else:
-                c = f["cut_points"]
-                t = [_number_name(v) for v in c]
-                if self.encoding == "thermometer" or c.size <= 1:
-                    f["columns"] = [f"{feat}<={s}" for s in t]
-                    specs = [dict(feature=feat, kind="interval", value=[None, float(v)]) for v in c]
-                else:
-                    f["columns"] = ([f"{feat}<={t[0]}"]
-                                    + [f"{t[k - 1]}<{feat}<={t[k]}" for k in range(1, c.size)]
-                                    + [f"{feat}>{t[-1]}"])
-                    ends = [None, *map(float, c), None]
-                    specs = [dict(feature=feat, kind="interval", value=[ends[k], ends[k + 1]])
-                             for k in range(c.size + 1)]
-            for col, spec in zip(f["columns"], specs):
-                if col in groups:
-                    raise ValueError(f"two output columns would be named {col!r}; rename a feature "
-                                     "or a category")
-                groups[col] = spec
-                names.append(col)
+        names, groups = _output_columns(self._features, self.encoding, self.drop)
         self.groups_ = groups
         self._columns = names
         self.cut_points_ = {f["name"]: f["cut_points"].copy() for f in self._features if f["kind"] == "numerical"}
@@ -443,6 +496,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         index = X.index if isinstance(X, pd.DataFrame) else None
         out = pd.DataFrame(data, columns=list(self._columns), index=index)
         out.attrs[GROUPS_ATTR] = {k: dict(v) for k, v in self.groups_.items()}
+        release = getattr(self, "_release", None)  # absent on a Binarizer loaded with from_dict
+        if release is not None:
+            out.attrs[PROVENANCE_ATTR] = [dict(release)]
         return out
 
     def get_feature_names_out(self, input_features=None):
@@ -534,6 +590,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
             led = d.get("privacy_ledger")
             self.privacy_ledger_ = PrivacyLedger.from_dict(led) if led is not None else PrivacyLedger(0.0)
+            self._release = _loaded_release(self.privacy_ledger_, d)
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"malformed serialised Binarizer: {exc!r}") from None
         return self
@@ -546,6 +603,65 @@ class Binarizer(TransformerMixin, BaseEstimator):
         tags.transformer_tags.preserves_dtype = []
         tags.non_deterministic = self.epsilon is not None and self.random_state is None
         return tags
+
+
+def _loaded_release(ledger: PrivacyLedger, d: dict) -> dict:
+    """The provenance a Binarizer rebuilt by ``from_dict`` gives its output: the releases its cut
+    points came from. A saved ledger shared with other steps (an accountant's) names each row's
+    estimator (``"Binarizer: …"``): only the Binarizer's rows are kept; an unshared one is all
+    the Binarizer's. The id is a hash of the document, so every load of one file is one release
+    (charged once per accountant)."""
+    import hashlib
+    import json
+    import re
+    from dataclasses import replace
+
+    prefixed = [r for r in ledger.rows if re.match(r"^[A-Za-z_]\w*: ", r.what)]
+    if prefixed:
+        rows = [replace(r, what=r.what[len("Binarizer: "):]) for r in ledger.rows
+                if r.what.startswith("Binarizer: ")]
+    else:
+        rows = list(ledger.rows)
+    own = PrivacyLedger(0.0)
+    own.rows = rows
+    own.epsilon = 0.0 if own.epsilon_spent == 0 else own.epsilon_spent  # its budget: what it spent
+    own.delta = min(own.delta_spent, 1.0 - 1e-12)
+    digest = hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
+    return dict(owner="Binarizer", id=f"loaded-{digest[:32]}", accountant=None, ledger=own.to_dict())
+
+
+def _output_columns(features, encoding, drop):
+    """Output column names and groups of a public schema (a list of feature dicts); sets each
+    feature's ``columns`` (and ``kept`` categories). Two columns with one name is an error."""
+    names, groups = [], {}
+    for f in features:
+        feat = f["name"]
+        if f["kind"] == "categorical":
+            cats = f["categories"]
+            kept = cats[1:] if (drop == "if_binary" and len(cats) == 2) else cats
+            f["columns"] = [f"{feat}={v}" for v in kept]
+            f["kept"] = kept
+            specs = [dict(feature=feat, kind="category", value=v) for v in kept]
+        else:
+            c = f["cut_points"]
+            t = [_number_name(v) for v in c]
+            if encoding == "thermometer" or c.size <= 1:
+                f["columns"] = [f"{feat}<={s}" for s in t]
+                specs = [dict(feature=feat, kind="interval", value=[None, float(v)]) for v in c]
+            else:
+                f["columns"] = ([f"{feat}<={t[0]}"]
+                                + [f"{t[k - 1]}<{feat}<={t[k]}" for k in range(1, c.size)]
+                                + [f"{feat}>{t[-1]}"])
+                ends = [None, *map(float, c), None]
+                specs = [dict(feature=feat, kind="interval", value=[ends[k], ends[k + 1]])
+                         for k in range(c.size + 1)]
+        for col, spec in zip(f["columns"], specs):
+            if col in groups:
+                raise ValueError(f"two output columns would be named {col!r}; rename a feature "
+                                 "or a category")
+            groups[col] = spec
+            names.append(col)
+    return names, groups
 
 
 def _column(X, j):

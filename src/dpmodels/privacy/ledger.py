@@ -287,10 +287,18 @@ class PrivacyLedger:
                 f"NOT PRIVATE: {len(self.not_dp)} release(s) are not DP releases: "
                 + "; ".join(f"{r.what} ({r.note})" if r.note else r.what for r in self.not_dp)
             )
-        if self.leaks:
+        selections = [r for r in self.leaks if r.mechanism.startswith("selection among fits")]
+        reads = [r for r in self.leaks if r not in selections]
+        if selections:
             out.append(
-                f"NOT PRIVATE: {len(self.leaks)} non-private access(es), read from the data: "
-                + "; ".join(r.what for r in self.leaks)
+                "NOT PRIVATE as one model: more than one fit under one accountant ("
+                + "; ".join(r.what for r in selections)
+                + "): the totals cover publishing every fit; choosing among them is not a DP release."
+            )
+        if reads:
+            out.append(
+                f"NOT PRIVATE: {len(reads)} non-private access(es), read from the data: "
+                + "; ".join(r.what for r in reads)
             )
         return out
 

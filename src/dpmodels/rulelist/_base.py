@@ -6,13 +6,14 @@ import functools
 import numbers
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
 from .._format import estimator_header
-from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups
-from ..validation import check_y, resolve_classes
+from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups, moments
+from ..validation import apply_unit_sample_weight, check_y, resolve_classes
 from .model import RuleList
 
 __all__ = ["count_scaled_gini", "SplitStats", "RuleListEstimator"]
@@ -53,6 +54,7 @@ class SplitStats:
         self.y = y.astype(np.float64)
         self._W = None  # (m, 2) weights of the last call and the Gram matrices they give
         self._A = None
+        self._pairs = None  # width 3: the column pairs of the third-order moments
 
     def __call__(self, remaining: np.ndarray):
         """Return (N, P, captured, captured_pos) for the remaining mask."""
@@ -62,6 +64,12 @@ class SplitStats:
         wy = np.bincount(self.inverse, weights=r * self.y, minlength=m)
         W = np.column_stack([w, wy])  # float64: exact integer weights
         totals = (float(w.sum()), float(wy.sum()))
+        if self.candidates.max_width == 3:
+            return self._width3(W, totals)
+        if self.candidates.max_width == 1:  # single literals: column sums only
+            S = self.patterns.T @ W
+            counts = [self.candidates.counts_from_moments(totals[j], S[:, j], None) for j in range(2)]
+            return totals[0], totals[1], counts[0], counts[1]
         if self.candidates.max_width > 2:
             counts = self.candidates.counts_many(self.patterns, W)
             return totals[0], totals[1], counts[0], counts[1]
@@ -76,6 +84,28 @@ class SplitStats:
         self._W = W
         S = X.T @ W
         counts = [self.candidates.counts_from_gram(self._A[j], S[:, j], totals[j]) for j in range(2)]
+        return totals[0], totals[1], counts[0], counts[1]
+
+    def _width3(self, W, totals):
+        """Counts of conjunctions of up to three literals from the moments of the weights (up to
+        third order, :func:`~dpmodels.data.rules.moments`), updated by the distinct rows whose
+        weights changed since the last call (exact integer downdates, like the Gram matrices)."""
+        cands = self.candidates
+        if self._pairs is None:
+            self._pairs = cands.pair_rows()
+        index, pairs = self._pairs
+        changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
+        if changed is None or 2 * changed.size > len(W):
+            _, s, A, T = moments(self.patterns, W, pairs)
+            self._A = [A, T]
+        elif changed.size:
+            _, _, dA, dT = moments(self.patterns, W - self._W, pairs, rows=changed)
+            self._A[0] += dA
+            self._A[1] += dT
+        self._W = W
+        A, T = self._A
+        s = self.patterns.T @ W
+        counts = [cands.counts_from_moments(totals[j], s[:, j], A[..., j], T[..., j], index) for j in range(2)]
         return totals[0], totals[1], counts[0], counts[1]
 
     @staticmethod
@@ -214,9 +244,44 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         """Validated 0/1 float64 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
         return _binary_matrix(X)
 
+    # ------------------------------------------------- checks before spending
+    def _validate_params(self):
+        """The learner's parameter checks (no data read); DP learners add theirs."""
+        self._check_common_params()
+
+    def _guard_n(self, y):
+        """The n the candidate guard may use: non-private learners their true n (overridden)."""
+        return len(y)
+
+    def _validate_before_spend(self, X, y):
+        """Every check of a fit that needs no release, for :mod:`dpmodels.pipeline`: parameters,
+        the labels against ``classes`` (the schema {0, 1} without it) and — when ``X``'s columns
+        are known (``X=None``: they are not) — the candidate-set guard over its columns and
+        declared groups. ``X`` may be an empty frame describing the columns an earlier step will
+        produce (:meth:`dpmodels.data.Binarizer._validate_before_spend`). Returns None."""
+        self._validate_params()
+        name = type(self).__name__
+        y = check_y(y, name)
+        resolve_classes(getattr(self, "classes", None), y, None, binary=True)
+        if X is None:
+            return None
+        if isinstance(X, pd.DataFrame):
+            cols = list(X.columns)
+            names = ([str(c) for c in cols] if all(isinstance(c, str) for c in cols)
+                     else [f"x{i}" for i in range(len(cols))])
+        else:
+            names = [f"x{i}" for i in range(np.shape(X)[1])]
+        self._guarded_candidates(X, names, self._guard_n(y))
+        return None
+
     # ------------------------------------------------------------------- API
-    def fit(self, X, y):
-        """Fit the rule list (learners implement ``_fit``); BLAS runs single-threaded meanwhile."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit the rule list (learners implement ``_fit``); BLAS runs single-threaded meanwhile.
+
+        ``sample_weight``: None, or 0/1 per row (0 leaves the record out); a weight above 1 is
+        refused before anything is spent (:func:`dpmodels.validation.apply_unit_sample_weight`).
+        """
+        X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
         with single_threaded_blas():
             return self._fit(X, y)
 

@@ -189,6 +189,17 @@ class DPRuleListClassifier(RuleListEstimator):
         warn_if_delta_large(delta, self.n_public)  # compares with the declared n only
         return eps, delta
 
+    def _validate_params(self):
+        self._resolve_params()
+
+    def _guard_n(self, y):
+        return self.n_public  # a public n only: never the private one
+
+    def _budget_request(self):
+        """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`)."""
+        eps, delta = self._resolve_params()
+        return self.accountant, eps, delta
+
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
         eps, delta = self._resolve_params()
@@ -196,7 +207,9 @@ class DPRuleListClassifier(RuleListEstimator):
         # public: the column names and their groups; refused before any release when too many
         # (the estimate uses the schema and the declared n only, never n)
         cands = self._guarded_candidates(X, names, self.n_public)
-        ledger = ledger_for_fit(self, eps, delta)  # refused here when an accountant has too little left
+        # refused here when an accountant has too little left; X's provenance (a Binarizer's
+        # releases) is merged into the ledger (docs/privacy.md, "Pipelines")
+        ledger = ledger_for_fit(self, eps, delta, X=X)
         rng = check_random_state(self.random_state)
         stats = SplitStats(cands, Xb, yb)
         rule_list = self._release(cands, stats, Xb, yb, names, ledger, rng)

@@ -3,6 +3,8 @@ builder, the count-scaled Gini utility (Δ = 2)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
@@ -11,6 +13,7 @@ from ...guards import check_tree_size, progress
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...validation import (
+    apply_unit_sample_weight,
     check_X_shape,
     check_y,
     resolve_bounds,
@@ -85,17 +88,49 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         return utils
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Fit; ``sample_weight``: None or 0/1 per row
+        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
         from dpmodels.privacy.samplers import check_random_state
 
         eps = check_epsilon(self.epsilon)
+        X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
         D = int(self.max_depth)
         if D < 1:
             raise ValueError("max_depth must be >= 1")
         check_accountant(getattr(self, "accountant", None), type(self).__name__)
         self._plan_budget(eps, D)
         # a share of the accountant's budget when one is given (refused here if it does not fit)
-        return self._fit(X, y, ledger_for_fit(self, eps), check_random_state(self.random_state))
+        return self._fit(X, y, ledger_for_fit(self, eps, X=X), check_random_state(self.random_state))
+
+    def _budget_request(self):
+        """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`)."""
+        return getattr(self, "accountant", None), check_epsilon(self.epsilon), 0.0
+
+    def _validate_before_spend(self, X, y):
+        """The checks of :meth:`fit` that need no release (parameters, labels against
+        ``classes``, the features this learner keeps, the tree-size guard), for
+        :mod:`dpmodels.pipeline`. ``X`` may be an empty frame describing an earlier step's
+        output, or None (unknown columns: parameters and labels only)."""
+        eps = check_epsilon(self.epsilon)
+        D = int(self.max_depth)
+        if D < 1:
+            raise ValueError("max_depth must be >= 1")
+        check_accountant(getattr(self, "accountant", None), type(self).__name__)
+        self._plan_budget(eps, D)
+        name = type(self).__name__
+        classes, _ = resolve_classes(self.classes, check_y(y, name), None)
+        if X is None:
+            return None
+        X, _, _ = check_X_shape(X, name, min_samples=0)
+        names, categorical, categories = resolve_categories(X, self.categories, None, bounds=self.bounds)
+        with warnings.catch_warnings():  # fit itself warns about dropped features, once
+            warnings.simplefilter("ignore", UserWarning)
+            self._keep_features(names, categorical)
+        n_bins = max([len(v) for v in categories.values()] + [int(getattr(self, "max_bins", 0) or 0), 2])
+        check_tree_size(name.replace("Classifier", ""), max_depth=D, n_features=len(names),
+                        n_bins=n_bins, n_classes=len(classes))
+        return None
 
     def _plan_budget(self, eps, D):
         """Set the learner's budget shares from ε and the depth D (subclasses)."""

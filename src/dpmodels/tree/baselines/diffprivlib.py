@@ -26,8 +26,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ...privacy.ledger import PrivacyLedger, check_epsilon
-from ...validation import check_X_shape, check_y, resolve_bounds, resolve_classes
+from ...privacy.accountant import ledger_for_fit, published_ledger
+from ...privacy.ledger import check_epsilon
+from ...validation import apply_unit_sample_weight, check_X_shape, check_y, resolve_bounds, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
 __all__ = ["DiffprivlibTreeClassifier", "DPLogisticRegression", "clip_rows"]
@@ -108,15 +109,18 @@ def _standardize(A):
 class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
     """Fit plumbing shared by the diffprivlib wrappers: lazy import, ledger, public inputs."""
 
-    def _begin_fit(self, X, y):
+    def _begin_fit(self, X, y, sample_weight=None):
         dplm, DPLLeak = _import_diffprivlib()
         eps = check_epsilon(self.epsilon)
         name = type(self).__name__
+        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
         X, n, _ = check_X_shape(X, name)
         y = check_y(y, name)
         if len(y) != n:
             raise ValueError("X and y have different numbers of rows")
-        ledger = PrivacyLedger(eps)
+        # a fresh ledger of budget ε, plus the releases X carries (a Binarizer's: docs/privacy.md,
+        # "Pipelines"); these wrappers take no accountant
+        ledger = ledger_for_fit(self, eps, X=X)
         classes, y_idx = resolve_classes(self.classes, y, ledger)
         names = feature_names(X)
         if names is not None:
@@ -134,7 +138,7 @@ class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
         ledger.check()
         if model is not None:
             self.model_ = model
-        self.privacy_ledger_ = ledger
+        self.privacy_ledger_ = published_ledger(ledger)
         return self
 
 
@@ -157,8 +161,10 @@ class DiffprivlibTreeClassifier(_DiffprivlibWrapper):
         self.random_state = random_state
         self.categories = categories
 
-    def fit(self, X, y):
-        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit; ``sample_weight``: None or 0/1 per row
+        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y, sample_weight)
         names = [f"x{j}" for j in range(A.shape[1])]
         lo, hi = resolve_bounds(self.bounds, names, range(A.shape[1]), A, ledger)
         ledger.spend(
@@ -214,8 +220,10 @@ class DPLogisticRegression(_DiffprivlibWrapper):
             A = (A - self.mean_) / self.scale_
         return A
 
-    def fit(self, X, y):
-        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit; ``sample_weight``: None or 0/1 per row
+        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        dplm, DPLLeak, eps, ledger, A, y_idx = self._begin_fit(X, y, sample_weight)
         from diffprivlib.models.logistic_regression import _logistic_regression_path
 
         if self.standardize:

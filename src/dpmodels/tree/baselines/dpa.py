@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ...validation import category_codes, check_y, resolve_classes
+from ...validation import apply_unit_sample_weight, category_codes, check_y, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
 __all__ = ["DPAClassifier", "dpa_certificates"]
@@ -110,8 +110,12 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
         h = pd.util.hash_pandas_object(df, index=False, hash_key=self.hash_key).to_numpy(np.uint64)
         return (h % np.uint64(k)).astype(np.int64)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Fit; ``sample_weight``: None or 0/1 per row (a record drawn twice would sit in one
+        partition twice, and the certificate counts records once)."""
         from sklearn.tree import DecisionTreeClassifier
+
+        X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
 
         if int(self.n_estimators) < 1:
             raise ValueError("n_estimators must be >= 1")

@@ -45,6 +45,7 @@ from ...privacy.ledger import check_epsilon
 from ...validation import (
     check_n_public,
     check_X_shape,
+    apply_unit_sample_weight,
     check_y,
     resolve_bounds,
     resolve_categories,
@@ -186,19 +187,46 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("categories must be None or a dict {feature name or index: list of values}")
         return eps, int(d), int(b), le
 
+    # ================================================================== checks before spending
+    def _budget_request(self):
+        """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`)."""
+        return self.accountant, self._check_params()[0], 0.0
+
+    def _validate_before_spend(self, X, y):
+        """The checks of :meth:`fit` that need no release (parameters, labels against
+        ``classes``, declared categories and bounds, the tree-size guard), for
+        :mod:`dpmodels.pipeline`. ``X`` may be an empty frame describing an earlier step's
+        output, or None (unknown columns: parameters and labels only)."""
+        _, depth, max_bins, _ = self._check_params()
+        name = type(self).__name__
+        y = check_y(y, name)
+        classes, _ = resolve_classes(self.classes, y, None)
+        if X is None:
+            return None
+        X, _, m = check_X_shape(X, name, min_samples=0)
+        names, categorical, categories = resolve_categories(X, self.categories, None, bounds=self.bounds)
+        if self.bounds is not None:
+            resolve_bounds(self.bounds, names, np.flatnonzero(~categorical))
+        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
+        check_tree_size("PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
+                        n_classes=classes.size, n_public=self.n_public)
+        return None
+
     # ================================================================== fit
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (DataFrame or array, numerical and categorical columns) and labels ``y``.
 
-        Bad parameters and schema violations raise before any budget is spent.
+        Bad parameters and schema violations raise before any budget is spent. ``sample_weight``:
+        None or 0/1 per row (:func:`dpmodels.validation.apply_unit_sample_weight`).
         """
         eps, depth, max_bins, leaf_error = self._check_params()
         name = type(self).__name__
+        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
         X, n, m = check_X_shape(X, name)
         y = check_y(y, name)
         if y.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
-        ledger = ledger_for_fit(self, eps)  # a share of the accountant's budget, if any
+        ledger = ledger_for_fit(self, eps, X=X)  # a share of the accountant's budget, if any
         classes, y_idx = resolve_classes(self.classes, y, ledger)
         names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
         _check_feature_names(self, X, reset=True)

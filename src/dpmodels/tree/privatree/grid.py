@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histogram
+from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
 from .histograms import row_blocks
 
 __all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "build_grid"]
@@ -148,22 +148,24 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
     eps_feat = eps_quantiles / n_live if n_live else 0.0
     T = np.empty((num_idx.size, max_bins - 1))
     thresholds, bounds = {}, {}
-    for i, j in enumerate(num_idx):
-        if hi[i] <= lo[i]:
-            t = np.full(levels_q.size, lo[i])  # a single public value: nothing to release
-        elif release_quantiles:
+    live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
+    if release_quantiles and live.size:
+        for i in live:  # every row is recorded before anything is drawn
             ledger.spend(
-                f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
-                sensitivity=JOINTEXP_SENSITIVITY,
+                f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}", "jointexp (exponential)",
+                eps_feat, sensitivity=JOINTEXP_SENSITIVITY,
                 note=f"1 of {n_live} numerical features: sequential",
             )
-            t = _sample_from_histogram(grid_counts[i], levels_q, eps_feat, lo[i], hi[i], rng)
-        else:
-            t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
-        thresholds[int(j)] = t
+        # one batched draw for all live features: each row has the law of its own release
+        T[live] = _sample_from_histograms(grid_counts[live], levels_q, eps_feat, lo[live], hi[live], rng)
+    elif live.size:
+        T[live] = np.linspace(lo[live], hi[live], max_bins + 1, axis=1)[:, 1:-1]  # unused (depth 0)
+    dead = np.flatnonzero(hi <= lo) if num_idx.size else live
+    T[dead] = lo[dead][:, None]  # a single public value: nothing to release
+    for i, j in enumerate(num_idx):
+        thresholds[int(j)] = T[i].copy()
         bounds[int(j)] = (float(lo[i]), float(hi[i]))
-        n_bins[j] = t.size + 1
-        T[i] = t
+        n_bins[j] = max_bins
     if num_idx.size:
         bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
         del cells

@@ -1,0 +1,168 @@
+"""Private pipelines: every step is checked before the first one spends (a two-phase fit).
+
+A scikit-learn :class:`~sklearn.pipeline.Pipeline` fits its steps one after the other. With a
+:class:`~dpmodels.privacy.BudgetAccountant` shared by a DP :class:`~dpmodels.data.Binarizer` and a
+DP learner, a mistake in the *learner* — a mechanism typo, ``max_rules=0``, a label outside
+``classes``, a NaN label, a candidate set over the guard of :mod:`dpmodels.guards` — is found only
+after the binarizer has spent its share. The refit then finds less budget left, and a user who
+starts a new accountant has spent more than the total they state.
+
+:class:`PrivatePipeline` (built by :func:`make_private_pipeline`) is a ``Pipeline`` whose ``fit``
+first runs :func:`validate_before_spend`, then fits as usual:
+
+1. **Parameters** of every step (each step's own checks, which read no data).
+2. **Labels** against each learner's declared ``classes`` (the schema {0, 1} for rule lists).
+3. **Public-size guards** of every step: each transformer that has the hook reports the *most*
+   columns it can produce — a function of public inputs only (declared categories, cut points or
+   ``n_bins``, ``encoding``) — as an empty frame with their groups, and the next step checks its
+   guard on it (the rule lists' candidate count grows with the columns, so the check on the most
+   columns bounds every outcome of the DP quantiles).
+4. **Budget**: the shares the steps will request from each accountant, added up, must fit in
+   what that accountant has left (spent and reserved shares deducted).
+
+Only then does any step read the data for a release. Schema errors (NaN in a numerical feature,
+a ``sample_weight`` other than 0/1) are found in phase 1 as well.
+
+What the checks cannot see: a step without the hook (a scikit-learn transformer, say) hides
+the columns after it, so the steps after it get the parameter and label checks only; its own
+errors surface when it is fitted. Errors that only the released values can cause (two DP
+thresholds rounding to one output name is not one: they are de-duplicated) would come after.
+
+**A plain ``sklearn.pipeline.Pipeline``** does none of this: its steps are fitted in order, and an
+error in step k comes after steps 1…k−1 have spent (their rows stay in the accountant's ledger,
+truthfully). ``validate_before_spend(pipe, X, y)`` runs phase 1 on any pipeline; call it before
+``pipe.fit`` when you cannot use :class:`PrivatePipeline` (``docs/privacy.md``, "Pipelines").
+
+:func:`make_private_rule_list` builds the common case — raw columns, a DP
+:class:`~dpmodels.data.Binarizer` and a :class:`~dpmodels.rulelist.DPRuleListClassifier` under
+one accountant of total ε — as one estimator with one check.
+
+Steps take part through two optional methods: ``_validate_before_spend(X, y)`` (raise on any
+problem; return an empty frame describing the output for a transformer, else None) and
+``_budget_request()`` → ``(accountant, ε, δ)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sklearn.pipeline import Pipeline, make_pipeline
+
+from .privacy.ledger import BudgetExceededError
+from .validation import apply_unit_sample_weight
+
+__all__ = ["PrivatePipeline", "make_private_pipeline", "make_private_rule_list", "validate_before_spend"]
+
+
+def _steps(pipeline):
+    if isinstance(pipeline, Pipeline):
+        return [(name, est) for name, est in pipeline.steps]
+    return [(type(est).__name__, est) for est in pipeline]
+
+
+def validate_before_spend(pipeline, X, y=None, **fit_params) -> None:
+    """Run every check of ``pipeline.fit(X, y, **fit_params)`` that needs no release (module
+    docstring); raise the first problem found. Nothing is read for a release and nothing is
+    spent. ``pipeline``: a ``Pipeline`` or a list of estimators."""
+    for key, w in fit_params.items():
+        if key.endswith("sample_weight"):
+            X, y = apply_unit_sample_weight(X, y, w, key.split("__")[0])
+    steps = _steps(pipeline)
+    budgets: dict[int, list] = {}
+    Z, known = X, True
+    for name, step in steps:
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        hook = getattr(step, "_validate_before_spend", None)
+        if hook is None:
+            known = False  # an opaque step: the columns after it are unknown
+            continue
+        out = hook(Z if known else None, y)
+        if out is not None:
+            Z = out
+        request = getattr(step, "_budget_request", None)
+        if request is not None:
+            acc, eps, delta = request()
+            if acc is not None:
+                entry = budgets.setdefault(id(acc), [acc, [], [], []])
+                entry[1].append(float(eps))
+                entry[2].append(float(delta))
+                entry[3].append(f"{name} (ε={eps:.6g})")
+    for acc, eps, delta, who in budgets.values():
+        acc.check_available(math.fsum(eps), math.fsum(delta), what="the pipeline's steps " + ", ".join(who))
+
+
+class PrivatePipeline(Pipeline):
+    """A scikit-learn ``Pipeline`` that checks every step before the first one spends (module
+    docstring). Same parameters and behaviour as ``Pipeline`` otherwise.
+
+    >>> from dpmodels.data import Binarizer
+    >>> from dpmodels.rulelist import DPRuleListClassifier
+    >>> pipe = make_private_pipeline(Binarizer(cut_points={"x": [0.5]}),
+    ...                              DPRuleListClassifier(mechanism="permute-and-fip"))
+    >>> import pandas as pd
+    >>> try:
+    ...     pipe.fit(pd.DataFrame({"x": [0.0, 1.0]}), [0, 1])
+    ... except ValueError as e:
+    ...     print(str(e)[:35])
+    unknown mechanism 'permute-and-fip'
+    """
+
+    def fit(self, X, y=None, **params):
+        validate_before_spend(self, X, y, **params)
+        return super().fit(X, y, **params)
+
+    def fit_transform(self, X, y=None, **params):
+        validate_before_spend(self, X, y, **params)
+        return super().fit_transform(X, y, **params)
+
+    def fit_predict(self, X, y=None, **params):
+        validate_before_spend(self, X, y, **params)
+        return super().fit_predict(X, y, **params)
+
+
+def make_private_pipeline(*steps, memory=None, verbose=False) -> PrivatePipeline:
+    """:func:`sklearn.pipeline.make_pipeline` for a :class:`PrivatePipeline` (steps named after
+    their classes, lower-cased)."""
+    named = make_pipeline(*steps).steps
+    return PrivatePipeline(named, memory=memory, verbose=verbose)
+
+
+def make_private_rule_list(*, epsilon=1.0, classes=None, bounds=None, categories=None, cut_points=None,
+                           n_bins=3, encoding="thermometer", binarizer_share=0.1, accountant=None,
+                           **learner_params) -> PrivatePipeline:
+    """Raw columns → a DP rule list with one total budget: a :class:`PrivatePipeline` of a
+    :class:`~dpmodels.data.Binarizer` and a :class:`~dpmodels.rulelist.DPRuleListClassifier`
+    sharing one :class:`~dpmodels.privacy.BudgetAccountant`.
+
+    ``epsilon`` is the total. With ``bounds`` declared, the binarizer gets ``binarizer_share``·ε
+    for the DP quantiles of the numerical features without ``cut_points`` (a share it does not
+    use — every feature has public cut points — is returned unspent) and the rule list the rest.
+    Without ``bounds`` the binarizer releases nothing private: public ``cut_points``, or the
+    data's quantiles (a leak, recorded) and the rule list gets all of ε. ``accountant``: an
+    existing budget to spend from (default: a new one of (ε, the rule list's δ)).
+    ``learner_params`` go to the rule list (``max_rules``, ``mechanism``, ``random_state``, …).
+    """
+    from .data.binarize import Binarizer
+    from .privacy.accountant import BudgetAccountant, check_accountant
+    from .privacy.ledger import check_epsilon
+    from .rulelist import DPRuleListClassifier
+
+    eps = check_epsilon(epsilon)
+    try:
+        share = float(binarizer_share)
+    except (TypeError, ValueError):
+        raise ValueError(f"binarizer_share must be a number in (0, 1), got {binarizer_share!r}") from None
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"binarizer_share must be in (0, 1), got {binarizer_share!r}")
+    q = share * eps if bounds is not None else None
+    learner = DPRuleListClassifier(epsilon=eps - (q or 0.0), classes=classes, **learner_params)
+    _, delta = learner._resolve_params()  # parameter errors now, before anything is built
+    acc = check_accountant(accountant, "make_private_rule_list")
+    if acc is None:
+        acc = BudgetAccountant(eps, delta)
+    learner.set_params(accountant=acc)
+    random_state = learner_params.get("random_state")
+    binarizer = Binarizer(cut_points=cut_points, n_bins=n_bins, bounds=bounds, categories=categories,
+                          epsilon=q, encoding=encoding, accountant=acc, random_state=random_state)
+    return make_private_pipeline(binarizer, learner)
