@@ -14,7 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmodels.data.paper_protocols import PAPER_000, mine_rules, paper_000_data, quantile_onehot
+from dpmodels.data.paper_protocols import (
+    PAPER_000,
+    mine_rules,
+    paper_000_data,
+    quantile_onehot,
+)
 from dpmodels.data.rules import RuleCandidates
 from dpmodels.experiments.paper_000.batch import SharedSplit
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
