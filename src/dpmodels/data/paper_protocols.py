@@ -52,7 +52,7 @@ import pandas as pd
 __all__ = ["PAPER_000", "mine_rules", "paper_000_data", "quantile_onehot"]
 
 # dataset -> the paper's Sec. V-A settings (rows and |R| as printed in the paper)
-PAPER_000 = {
+PAPER_000: dict[str, dict] = {
     "german": dict(n_bins=2, lam=0.12, max_width=2, n_rules=49, rows=1000, sensitive=("personal_status_sex",)),
     "compas": dict(n_bins=5, lam=0.05, max_width=2, n_rules=18, rows=6150, sensitive=("race",)),
     "adult": dict(n_bins=3, lam=0.05, max_width=1, n_rules=47, rows=48842, sensitive=("race", "sex")),

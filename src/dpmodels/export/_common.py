@@ -12,6 +12,7 @@ data is read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ __all__ = ["Shown", "resolve", "tree_node_texts", "rule_rows", "class_colours", 
 @dataclass
 class Shown:
     kind: str  # "tree" or "rule_list"
-    model: object  # Tree or RuleList
+    model: Any  # Tree or RuleList
     header: list
     print_kw: dict = field(default_factory=dict)
 
