@@ -1,13 +1,15 @@
 """PrivaTree fit vs scikit-learn's DecisionTreeClassifier(max_depth=4), same data, same run.
 
 Run: ``pytest benchmarks/bench_privatree.py --benchmark-only`` (``make bench``). Synthetic data:
-24 numerical features, n = 10^4, 10^5, 10^6; PrivaTree includes its private quantiles (JointExp,
-all 24 features), ε = 1, public bounds. Peak memory is measured separately with tracemalloc and
-printed / stored in the benchmark's ``extra_info`` next to the size of the input array, with the
-1-minute load average before each case (shared machines: compare ratios from the same run).
+24 numerical features, n = 10^3, 10^4, 10^5, 10^6; PrivaTree includes its private quantiles
+(JointExp, all 24 features), ε = 1, public bounds. Peak memory is measured separately with
+tracemalloc and stored in the benchmark's ``extra_info`` next to the size of the input array, with
+the 1-minute load average before each case (shared machines: compare ratios from the same run).
+At the end of the module the medians and the ratio scikit-learn / PrivaTree per n are printed.
 """
 
 import os
+import sys
 import tracemalloc
 
 import numpy as np
@@ -16,9 +18,25 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.tree import PrivaTreeClassifier
 
-SIZES = [10**4, 10**5, 10**6]
+SIZES = [10**3, 10**4, 10**5, 10**6]
 N_FEATURES = 24
 _DATA = {}
+_MEDIANS = {}  # (learner, n) -> median seconds of this run
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ratio_table(request):
+    """After the module: medians and the speed ratio per n (on pytest's terminal)."""
+    yield
+    lines = ["", "PrivaTree vs scikit-learn (depth 4, 24 numerical features), medians of this run:",
+             "n | scikit-learn | PrivaTree | ratio (sklearn / PrivaTree)"]
+    for n in SIZES:
+        a, b = _MEDIANS.get(("sklearn", n)), _MEDIANS.get(("privatree", n))
+        if a and b:
+            lines.append(f"{n:>8} | {a * 1e3:9.1f} ms | {b * 1e3:9.1f} ms | {a / b:6.2f}x")
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        sys.stdout.write("\n".join(lines) + "\n")
 
 
 def synthetic(n):
@@ -55,8 +73,9 @@ def test_fit(benchmark, learner, n):
     benchmark.group = f"fit depth 4, n={n}, 24 numerical features"
     benchmark.extra_info["input_bytes"] = int(X.nbytes)
     benchmark.extra_info["load_avg_1min_before"] = os.getloadavg()[0]  # the machine may be shared
-    rounds = 1 if (learner == "sklearn" and n >= 10**6) else 3
-    est = benchmark.pedantic(lambda: make().fit(X, y), rounds=rounds, iterations=1, warmup_rounds=0)
+    rounds = 1 if (learner == "sklearn" and n >= 10**6) else 3 if n >= 10**5 else 15
+    est = benchmark.pedantic(lambda: make().fit(X, y), rounds=rounds, iterations=1, warmup_rounds=1 if n <= 10**4 else 0)
+    _MEDIANS[(learner, n)] = benchmark.stats.stats.median
     if learner == "privatree":
         peak = peak_memory(make, X, y)
         benchmark.extra_info["peak_bytes"] = int(peak)

@@ -1,8 +1,9 @@
 """Rule-list fit time on binarized Adult (48,842 × 24), K = 5 (4 rules + default).
 
 Run with ``make bench``. Compares GreedyRL and the default DP mechanism (all 1,152 conjunctions of
-≤ 2 literals) with imodels' GreedyRuleListClassifier (depth-1 CART splits, i.e. single literals) on
-the same data, and our learners restricted to single literals for a like-for-like row.
+≤ 2 literals; width 3: every conjunction of ≤ 3 literals the feature groups keep) with imodels'
+GreedyRuleListClassifier (depth-1 CART splits, i.e. single literals) on the same data, and our
+learners restricted to single literals for a like-for-like row.
 """
 
 import pytest
@@ -41,3 +42,15 @@ def test_imodels_greedy(benchmark, adult):
     X, y = adult
     Xv, yv = X.to_numpy(), y.to_numpy()
     benchmark(lambda: imodels.GreedyRuleListClassifier(max_depth=4).fit(Xv, yv))
+
+
+@pytest.mark.benchmark(group="rulelist-adult")
+def test_greedy_width3(benchmark, adult):
+    X, y = adult
+    benchmark(lambda: GreedyRuleListClassifier(max_rules=5, max_width=3).fit(X, y))
+
+
+@pytest.mark.benchmark(group="rulelist-adult")
+def test_dp_permute_and_flip_width3(benchmark, adult):
+    X, y = adult
+    benchmark(lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=3).fit(X, y))

@@ -158,8 +158,10 @@ def _mut(doc, path, value=KeyError):
     (("privacy", "ledger", "epsilon"), "abc", "malformed privacy ledger"),
     (("privacy", "ledger", "rows", 0, "guarantee"), "maybe", "malformed privacy ledger"),
     (("schema", "classes"), [1, 0], "disagree with the model"),
-    (("schema", "preprocessing"), [{"class": "os.system", "state": {}}], "not a dpmodels preprocessor"),
-    (("schema", "preprocessing"), [{"class": "dpmodels.nope.X", "state": {}}], "does not exist"),
+    (("schema", "preprocessing"), [{"class": "os.system", "state": {}}], "is not one of the preprocessors"),
+    (("schema", "preprocessing"), [{"class": "dpmodels.nope.X", "state": {}}], "is not one of the preprocessors"),
+    (("estimator", "class"), "dpmodels.cli.main", "is not one of the dpmodels estimators"),
+    (("estimator", "class"), "dpmodels.tree.privatree.estimator.PrivaTreeClassifier", "does not fit a model"),
     (("format",), "other", "not a dpmodels model file"),
 ])
 def test_malformed_documents_give_one_clear_error(good_doc, path, value, match):

@@ -532,3 +532,17 @@ def test_a_node_without_candidates_is_a_leaf_and_unused_levels_go_to_the_leaves(
                              random_state=0).fit(X[["c"]], y)
     assert m0.tree_.n_nodes == 1
     assert m0.privacy_ledger_.rows[-1].epsilon == pytest.approx(0.95)
+
+
+def test_predict_proba_argmax_is_the_label_even_on_negative_noisy_counts():
+    """Labels come from the unclipped noisy counts, probabilities from clipped and shrunk ones:
+    a leaf with counts such as (−1, −3) must still put its label on top (sklearn's contract)."""
+    rng = np.random.default_rng(0)
+    for seed in range(12):
+        X = rng.normal(size=(150, 3))
+        y = (X[:, 0] + rng.normal(size=150) > 0).astype(int)
+        est = PrivaTreeClassifier(epsilon=0.3, max_depth=5, bounds=(-4.0, 4.0), classes=[0, 1],
+                                  random_state=seed).fit(X, y)
+        assert np.array_equal(est.classes_[np.argmax(est.predict_proba(X), axis=1)], est.predict(X))
+        p = est.tree_.leaf_proba()
+        np.testing.assert_allclose(p.sum(axis=1), 1.0)

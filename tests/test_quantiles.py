@@ -10,7 +10,12 @@ from scipy import stats
 
 from dpmodels.privacy import BudgetExceededError, PrivacyLedger, jointexp_quantiles
 from dpmodels.privacy import quantiles as quantiles_mod
-from dpmodels.privacy.quantiles import _block_logcumsumexp, _sample_from_histogram, _transition
+from dpmodels.privacy.quantiles import (
+    _block_logcumsumexp,
+    _sample_from_histogram,
+    _sample_from_histograms,
+    _transition,
+)
 
 DECILES = np.arange(1, 10) / 10
 
@@ -117,28 +122,117 @@ def test_quantiles_identical_to_the_per_block_reference(monkeypatch):
         assert np.array_equal(out, _sample_from_histogram(h, q, e, -1.0, 2.0, np.random.default_rng(s)))
 
 
-def test_sampling_distribution_matches_the_exponential_mechanism():
-    """Cell frequencies of (o_1, o_2) agree with exp(ε u / 4) · Π w over sorted cell pairs."""
-    G, eps, q = 5, 2.0, np.array([1 / 3, 2 / 3])
-    h = np.array([3, 0, 2, 4, 1])
-    n = h.sum()
+def _exact_law(h, q, eps):
+    """Brute force: every nondecreasing cell tuple and its probability ∝ exp(ε u / 4)."""
+    G, n = h.size, h.sum()
     s = np.concatenate(([0.0], np.cumsum(h[:-1])))
     gaps = np.diff(np.r_[0, q, 1]) * n
-    pairs = [(i, j) for i, j in itertools.product(range(G), range(G)) if i <= j]
-    u = np.array([-(abs(s[i] - gaps[0]) + abs(s[j] - s[i] - gaps[1]) + abs(n - s[j] - gaps[2])) for i, j in pairs])
-    p = np.exp(eps * u / 4)
-    p /= p.sum()
-    rng = np.random.default_rng(9)
-    N = 2500
-    counts = dict.fromkeys(pairs, 0)
-    for _ in range(N):
-        o = _sample_from_histogram(h, q, eps, 0.0, 1.0, rng)
-        cells = tuple(np.minimum((o * G).astype(int), G - 1))
-        counts[cells] += 1
-    obs = np.array([counts[pq] for pq in pairs])
-    keep = p * N >= 5
-    chi2 = stats.chisquare(obs[keep], p[keep] / p[keep].sum() * obs[keep].sum())
-    assert chi2.pvalue > 1e-3
+    tuples = list(itertools.combinations_with_replacement(range(G), q.size))
+    u = np.array([-sum(abs((s[k[j]] if j < len(k) else n) - (s[k[j - 1]] if j else 0) - gaps[j])
+                       for j in range(len(k) + 1)) for k in tuples])
+    p = np.exp(eps * u / 4 - np.max(eps * u / 4))
+    return tuples, p / p.sum()
+
+
+def _cell_tuples(out, G):
+    return [tuple(r) for r in np.minimum((out * G).astype(int), G - 1)]
+
+
+def _chi2_pvalue(tuples, p, drawn):
+    index = {k: i for i, k in enumerate(tuples)}
+    obs = np.bincount([index[k] for k in drawn], minlength=len(tuples))
+    keep = p * len(drawn) >= 5
+    return stats.chisquare(obs[keep], p[keep] / p[keep].sum() * obs[keep].sum()).pvalue
+
+
+H_LAW = np.array([3, 0, 0, 2, 0, 4, 1, 0])  # empty cells and runs of them
+Q_LAW = np.array([0.25, 0.5, 0.8])
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.3, 3.0])  # runs (small ε·n), cells in linear space
+@pytest.mark.parametrize("path", ["auto", "cells", "log"])
+def test_sampling_law_equals_the_exponential_mechanism(monkeypatch, eps, path):
+    """40,000 draws of one batch (every row the same histogram) against the exact law of the
+    exponential mechanism over all 120 sorted cell triples, for every path of the sampler."""
+    if path in ("cells", "log"):
+        monkeypatch.setattr(quantiles_mod, "_runs_fit", lambda G, m: False)
+    if path == "log":
+        monkeypatch.setattr(quantiles_mod, "_LINEAR_LIMIT", -1.0)
+        monkeypatch.setattr(quantiles_mod, "_DIRECT_LIMIT", -1.0)
+    N, G = 40000, H_LAW.size
+    tuples, p = _exact_law(H_LAW, Q_LAW, eps)
+    out = _sample_from_histograms(np.tile(H_LAW, (N, 1)), Q_LAW, eps, np.zeros(N), np.ones(N),
+                                  np.random.default_rng(7))
+    assert _chi2_pvalue(tuples, p, _cell_tuples(out, G)) > 1e-4
+
+
+def test_batched_rows_each_follow_their_own_law():
+    """One batch mixing histograms, budgets, bounds and an empty feature: each row's draws follow
+    that row's law (the batch couples nothing)."""
+    h2 = np.array([0, 5, 0, 0, 1, 0, 0, 2])
+    rows = [(H_LAW, 0.05, 0.0, 1.0), (h2, 2.0, -1.0, 3.0), (np.zeros(8, dtype=int), 0.5, 0.0, 1.0)]
+    N = 15000
+    H = np.concatenate([np.tile(h, (N, 1)) for h, *_ in rows])
+    eps = np.repeat([e for _, e, _, _ in rows], N)
+    lo = np.repeat([a for _, _, a, _ in rows], N)
+    hi = np.repeat([b for _, _, _, b in rows], N)
+    out = _sample_from_histograms(H, Q_LAW, eps, lo, hi, np.random.default_rng(3))
+    for i, (h, e, a, b) in enumerate(rows):
+        o = out[i * N:(i + 1) * N]
+        assert np.all((o >= a) & (o <= b)) and np.all(np.diff(o, axis=1) >= 0)
+        tuples, p = _exact_law(h, Q_LAW, e)
+        assert _chi2_pvalue(tuples, p, _cell_tuples((o - a) / (b - a), 8)) > 1e-4
+
+
+@pytest.mark.parametrize("mode", ["direct", "blocks", "log"])
+def test_kernel_matches_bruteforce(mode):
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        F, G = int(rng.integers(1, 4)), int(rng.integers(1, 40))
+        h = rng.integers(0, 5, (F, G)) * (rng.random((F, G)) < 0.6)
+        s = np.zeros((F, G))
+        np.cumsum(h[:, :-1], axis=1, out=s[:, 1:])
+        lam = rng.uniform(0.001, 0.05 if mode == "direct" else 3.0, (F, 1))
+        t = rng.uniform(0.1, 10, (F, 1))
+        a = rng.random((F, G)) + 0.01
+        M = a[:, None, :] * np.exp(-lam[:, :, None] * np.abs(s[:, :, None] - t[:, :, None] - s[:, None, :]))
+        M[:, np.triu_indices(G, 1)[0], np.triu_indices(G, 1)[1]] = 0.0
+        ref = M.sum(axis=2)
+        k = quantiles_mod._Kernel(s, lam, mode)
+        got = k.step(np.log(a) if mode == "log" else a, t)
+        got = np.exp(got) if mode == "log" else got
+        np.testing.assert_allclose(got, ref, rtol=1e-11)
+        np.testing.assert_array_equal(got, np.exp(k.step(np.log(a), t)) if mode == "log" else k.step(a, t))
+
+
+@settings(max_examples=60, deadline=None)
+@given(L=st.integers(1, 6), c=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_multisets_in_a_run_are_uniform(L, c, seed):
+    """Cells inside one run: a uniform nondecreasing c-tuple of the L cells (every one of the
+    C(L + c - 1, c) multisets equally likely)."""
+    N = 4000
+    cells = quantiles_mod._multisets_in_runs(np.full((N, 1), 10), np.full((N, 1), L), np.full((N, 1), c), c,
+                                             np.random.default_rng(seed))
+    cells = np.sort(cells, axis=1) - 10
+    assert cells.min() >= 0 and cells.max() < L
+    tuples = list(itertools.combinations_with_replacement(range(L), c))
+    p = np.full(len(tuples), 1.0 / len(tuples))
+    if len(tuples) > 1:  # else the one multiset, checked by the range above
+        assert _chi2_pvalue(tuples, p, [tuple(r) for r in cells]) > 1e-5
+
+
+def test_runs_and_cells_paths_agree_on_a_real_histogram(monkeypatch):
+    """Same histogram (2048 cells, ~500 nonempty), small ε·n: the run sampler and the cell
+    sampler give the same marginal law of every quantile (two-sample KS on 6,000 draws each)."""
+    x = np.random.default_rng(0).normal(size=1000)
+    h = np.histogram(np.clip(x, -6, 6), bins=2048, range=(-6, 6))[0]
+    N = 6000
+    H = np.tile(h, (N, 1))
+    a = _sample_from_histograms(H, DECILES, 0.004, np.full(N, -6.0), np.full(N, 6.0), np.random.default_rng(1))
+    monkeypatch.setattr(quantiles_mod, "_runs_fit", lambda G, m: False)
+    b = _sample_from_histograms(H, DECILES, 0.004, np.full(N, -6.0), np.full(N, 6.0), np.random.default_rng(2))
+    for j in range(DECILES.size):
+        assert stats.ks_2samp(a[:, j], b[:, j]).pvalue > 1e-4
 
 
 def test_ledger_row_and_budget_checked_before_release():

@@ -17,6 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.audit import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
 from dpmodels.audit._model_count import capture_counts
+from dpmodels.io import ModelFileError
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from dpmodels.rulelist.model import Rule, RuleList
 from dpmodels.tree import PrivaTreeClassifier, Tree
@@ -466,7 +467,9 @@ def test_errors():
         reconstruction_leak(rl, np.array([[0, 1], [1, 1]]), [0])
     with pytest.raises(TypeError, match="got LogisticRegression"):
         reconstruction_leak(LogisticRegression().fit([[0.0], [1.0]], [0, 1]))
-    with pytest.raises(TypeError, match="got str"):
+    with pytest.raises(TypeError, match="got dict"):
+        reconstruction_leak({"a": "rule list"})
+    with pytest.raises(ModelFileError, match="does not exist"):  # a string is a saved model's path
         reconstruction_leak("a rule list")
     with pytest.raises(NotFittedError):
         reconstruction_leak(GreedyRuleListClassifier())
@@ -502,3 +505,41 @@ def test_plot_per_record_cdf():
         warnings.simplefilter("error")
         ax = plot_per_record_cdf(reconstruction_leak(noisy))  # weighted by the noisy supports
     assert ax.lines[0].get_data()[1][-1] == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ guard on the model counting
+def _dense_rule_list(n_rules, n_attrs, width, seed):
+    rng = np.random.default_rng(seed)
+    names = [f"a{i}" for i in range(n_attrs)]
+    # counts 0: a rule that earlier ones shadow completely holds no record
+    rules = [Rule([(names[k], bool(rng.integers(2))) for k in rng.choice(n_attrs, width, replace=False)], 1,
+                  (0.0, 0.0)) for _ in range(n_rules)]
+    return RuleList(names, rules, Rule([], 0, (1.0, 1.0)))
+
+
+def test_dense_rule_list_is_refused_before_counting():
+    """200 width-3 rules over 60 attributes: ~10^14 counter states; refused at once, one line."""
+    import time
+
+    from dpmodels.guards import ResourceLimitError
+
+    rl = _dense_rule_list(200, 60, 3, 0)
+    t = time.perf_counter()
+    with pytest.raises(ResourceLimitError, match="exact model counting of 200 rules over 60 attributes") as e:
+        reconstruction_leak(rl)
+    assert time.perf_counter() - t < 5 and "\n" not in str(e.value)
+
+
+def test_model_count_guard_follows_the_limit_and_lets_sparse_lists_through():
+    from dpmodels.audit._model_count import estimate_work
+    from dpmodels.guards import ResourceLimitError, limits
+
+    rl = _dense_rule_list(40, 14, 3, 1)
+    col = {f: i for i, f in enumerate(rl.feature_names)}
+    visits, peak = estimate_work([[(col[f], int(p)) for f, p in r.literals] for r in rl.rules], 14)
+    assert visits >= peak >= 1
+    with limits(max_seconds=1e-9), pytest.raises(ResourceLimitError, match="max_seconds"):
+        reconstruction_leak(rl)
+    with limits(max_seconds=None):
+        assert 0 <= reconstruction_leak(rl).dist_g <= 1
+    assert 0 < reconstruction_leak(_dense_rule_list(30, 100, 2, 0)).dist_g < 1  # default limit: fast

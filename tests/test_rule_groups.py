@@ -246,3 +246,75 @@ def test_split_stats_updates_equal_a_fresh_count(p):
         some = rng.choice(len(cands), min(200, len(cands)), replace=False)
         np.testing.assert_array_equal(got[2][some], [cands.support(Xs, i).sum() for i in some])
         remaining = remaining & (rng.random(400) < (0.95 if step % 2 else 0.5))
+
+
+# ------------------------------------------------------------------ counts up to width 3: brute force
+def _onehot_groups(p, n_groups):
+    """Declare columns 0.. as one-hot groups of sizes 2-3 (the rest ungrouped)."""
+    groups, j = {}, 0
+    for g in range(n_groups):
+        size = 2 + g % 2
+        for v in range(size):
+            if j < p:
+                groups[f"c{j}"] = {"feature": f"g{g}", "kind": "category", "value": v}
+                j += 1
+    return groups
+
+
+def _onehot_matrix(rng, n, p, groups):
+    """Rows valid under the declaration: at most one 1 per one-hot group."""
+    X = (rng.random((n, p)) < 0.4).astype(np.float64)
+    by = {}
+    for col, spec in groups.items():
+        by.setdefault(spec["feature"], []).append(int(col[1:]))
+    for cols in by.values():
+        X[:, cols] = 0
+        pick = rng.integers(-1, len(cols), n)
+        rows = np.flatnonzero(pick >= 0)
+        X[rows, np.asarray(cols)[pick[rows]]] = 1
+    return X
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=st.integers(1, 7), n=st.integers(1, 40), width=st.integers(1, 3), n_groups=st.integers(0, 2),
+       seed=st.integers(0, 2**32 - 1))
+def test_counts_up_to_width_3_equal_brute_force(p, n, width, n_groups, seed):
+    """Every candidate's weighted count (counts, counts_many, and the moment formulas) equals the
+    sum of the weights of the rows its literals all hold on."""
+    rng = np.random.default_rng(seed)
+    names = [f"c{j}" for j in range(p)]
+    groups = _onehot_groups(p, n_groups)
+    X = _onehot_matrix(rng, n, p, groups)
+    specs = check_feature_groups(groups or None, names)
+    try:
+        cands = RuleCandidates.from_features(names, width, specs)
+    except ValueError:  # the groups leave no candidate
+        return
+    W = rng.integers(0, 4, (n, 2)).astype(np.float64)
+    brute = np.array([[W[cands.support(X, i), j].sum() for i in range(len(cands))] for j in range(2)])
+    np.testing.assert_array_equal(cands.counts(X, W[:, 0]), brute[0])
+    np.testing.assert_array_equal(cands.counts_many(X, W), brute)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3])
+def test_split_stats_width_3_updates_equal_brute_force(width):
+    """SplitStats over distinct rows with moment downdates (width 3) as records are removed."""
+    from dpmodels.rulelist._base import SplitStats
+
+    rng = np.random.default_rng(width)
+    p = 9
+    names = [f"c{j}" for j in range(p)]
+    groups = _onehot_groups(p, 2)
+    X = _onehot_matrix(rng, 300, p, groups)
+    X[150:] = X[:150]
+    y = rng.integers(0, 2, 300)
+    cands = RuleCandidates.from_features(names, width, check_feature_groups(groups, names))
+    stats = SplitStats(cands, X, y)
+    remaining = np.ones(300, dtype=bool)
+    for step in range(6):
+        N, P, cap, cap_pos = stats(remaining)
+        Xs, ys = X[remaining], y[remaining]
+        assert (N, P) == (remaining.sum(), ys.sum())
+        np.testing.assert_array_equal(cap, [cands.support(Xs, i).sum() for i in range(len(cands))])
+        np.testing.assert_array_equal(cap_pos, [ys[cands.support(Xs, i)].sum() for i in range(len(cands))])
+        remaining = remaining & (rng.random(300) < (0.95 if step % 2 else 0.6))

@@ -1,6 +1,6 @@
 """``python -m dpmodels``: the command line (:mod:`dpmodels.cli`).
 
-Guarded so that importing this module (e.g. a crafted model file naming it) runs nothing.
+Importing this module runs nothing: the command line starts only when it is the program.
 """
 
 import sys

@@ -33,13 +33,17 @@ long loops show a progress bar (tqdm) on an interactive terminal after 2 s
 
 Cost models, measured on this project's 2-core machine (load ≈ 8; ``docs/benchmarks.md``):
 
-* rule lists, ``max_width >= 3``: each rule position scores every candidate on every distinct
-  record pattern, ≈ 55 ns per (candidate × pattern); patterns ≤ n. ``max_width <= 2``: one Gram
+* rule lists, ``max_width >= 4``: each rule position scores every candidate on every distinct
+  record pattern, ≈ 55 ns per (candidate × pattern); patterns ≤ n. ``max_width = 3``: the
+  third-order moments over the distinct patterns, ≤ 1 ns per (columns³ × pattern) and position
+  (measured ≈ 0.2 ns on binarized Adult), plus ≈ 2 µs per candidate and position. ``max_width <= 2``: one Gram
   product, ≈ 2 µs per candidate and position. Candidate tables: ≈ (9·w + 90) bytes per candidate.
 * PrivaTree: the histograms of a level hold (nodes × features × bins × classes) int64 counts;
   the peak is ≈ 4.4× the last level's (measured 685 MB at depth 14 on Adult, 103 MB on COMPAS);
   time ≈ 0.6–1.2 µs per histogram cell. Leaves ≤ 2^max_depth.
 * BDPT / DPGDF: ≤ 2^(max_depth+1) − 1 nodes, ≈ 1.5–2 ms and ≈ 1 kB per node.
+* ``reconstruction_leak`` of a rule list (exact model counting): ≈ 2 µs per state visit of the
+  counter's bound (measured 0.6–6 µs; the bound comes from the rules' overlap structure alone).
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ __all__ = [
     "n_rule_candidates",
     "check_rule_candidates",
     "check_tree_size",
+    "check_model_count",
     "progress",
     "parse_bytes",
 ]
@@ -78,11 +83,13 @@ SLOW_SECONDS = 60.0
 # cost constants (module docstring)
 _NS_PER_CAND_PATTERN = 55e-9
 _S_PER_CAND_GRAM = 2e-6
+_NS_PER_CUBE_PATTERN = 1e-9  # width 3: ≈ 1 ns per (column³ × distinct row) and position (bound)
 _BYTES_PER_CAND = 90
 _PRIVATREE_PEAK_FACTOR = 5.0  # measured ≈ 4.4, rounded up
 _PRIVATREE_S_PER_CELL = 1.2e-6
 _GREEDY_TREE_S_PER_NODE = 2e-3
 _GREEDY_TREE_BYTES_PER_NODE = 1024
+_S_PER_COUNT_STATE = 2e-6  # rule-list model counting: 0.6-6 µs per bounded state visit (measured)
 
 
 class ResourceLimitError(ValueError):
@@ -261,7 +268,10 @@ def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_
     positions = max(1, int(max_rules) - 1)
     mem = m * (9 * int(max_width) + _BYTES_PER_CAND)
     if int(max_width) >= 3:
-        per_1000 = _NS_PER_CAND_PATTERN * m * 1000 * positions
+        if int(max_width) == 3:  # third-order moments over the distinct rows, then O(1) per candidate
+            per_1000 = _NS_PER_CUBE_PATTERN * int(n_features) ** 3 * 1000 * positions
+        else:
+            per_1000 = _NS_PER_CAND_PATTERN * m * 1000 * positions
         if n_public is not None:
             time_txt = f"≈ {_fmt_seconds(per_1000 * float(n_public) / 1000)} for n_public={int(n_public):,}"
             est = per_1000 * float(n_public) / 1000
@@ -269,6 +279,8 @@ def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_
             time_txt = (f"≈ {_fmt_seconds(per_1000)} per 1,000 distinct training records (n is "
                         "private: declare n_public for a total)")
             est = None
+        if int(max_width) == 3:
+            est = None if est is None else est + _S_PER_CAND_GRAM * m * positions
     else:
         est = _S_PER_CAND_GRAM * m * positions
         time_txt = f"≈ {_fmt_seconds(est)}"
@@ -292,6 +304,20 @@ def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_
             CostWarning, stacklevel=3,
         )
     return m
+
+
+# ---------------------------------------------------------------------------- audits
+def check_model_count(visits: int, *, n_rules: int, n_vars: int, what: str = "reconstruction_leak") -> float:
+    """Refuse (ResourceLimitError) the exact model counting of a rule list (Dist_G) whose estimated
+    time exceeds :func:`max_seconds`; warn (:class:`CostWarning`) above :data:`SLOW_SECONDS`.
+    ``visits``: the counter's bound on its dynamic-program state visits, from the rules' structure
+    only (:func:`dpmodels.audit._model_count.estimate_work`). Returns the estimated seconds."""
+    secs = _S_PER_COUNT_STATE * float(visits)
+    task = f"exact model counting of {n_rules} rules over {n_vars} attributes (≤ {float(visits):.3g} DP states)"
+    _refuse_slow(what, task, secs, "dense overlap of wide rules")
+    if secs > SLOW_SECONDS:
+        warnings.warn(f"{what}: {task}: ≈ {_fmt_seconds(secs)}", CostWarning, stacklevel=3)
+    return secs
 
 
 # ---------------------------------------------------------------------------- trees

@@ -6,7 +6,8 @@ to know what it promises:
 ``format``, ``format_version``, ``dpmodels_version``
     ``"dpmodels.model"``, an integer (this module reads versions up to :data:`FORMAT_VERSION`).
 ``estimator``
-    ``class`` (import path), ``name`` and ``params`` (JSON-safe). ``random_state`` is **never
+    ``class`` (the class path: one of :func:`estimator_classes`, a fixed table — a loader
+    imports nothing a file names), ``name`` and ``params`` (JSON-safe). ``random_state`` is **never
     written**: a seeded release is not private against whoever knows the seed, so the file only
     says whether the noise was seeded (``privacy.noise_seeded``).
 ``privacy``
@@ -23,8 +24,11 @@ to know what it promises:
 ``extra``
     Learner-specific public facts (an optimality certificate, PrivaTree's budget shares).
 
-:func:`load_model` validates the file (version, required keys, types) and raises
-:class:`ModelFileError` (a ``ValueError``) with one line saying what is wrong. It returns a
+:func:`load_model` treats the file as untrusted input (docs/privacy.md, "Model files are
+untrusted input"): classes only from :func:`estimator_classes` / :func:`preprocessor_classes`,
+every size within :data:`CAPS` before anything is built, version, keys and types checked; it
+raises :class:`ModelFileError` (a ``ValueError``) with one line saying what is wrong, and no
+other exception. It returns a
 :class:`LoadedModel` with ``predict`` / ``predict_proba`` / ``apply`` on **raw** frames (through
 the saved preprocessing), ``get_rules()``, ``privacy_ledger_`` and printing. Predictions are
 identical to the estimator's (``tests/test_io.py`` checks every learner).
@@ -32,7 +36,7 @@ identical to the estimator's (``tests/test_io.py`` checks every learner).
 
 from __future__ import annotations
 
-import importlib
+import functools
 import json
 import math
 import numbers
@@ -59,6 +63,10 @@ __all__ = [
     "model_from_dict",
     "save_model",
     "load_model",
+    "read_model_json",
+    "estimator_classes",
+    "preprocessor_classes",
+    "CAPS",
     "check_output_path",
 ]
 
@@ -68,6 +76,66 @@ FORMAT_VERSION = 1
 
 class ModelFileError(ValueError):
     """A model file that cannot be read: not JSON, not a dpmodels model, or malformed."""
+
+
+# ---------------------------------------------------------------------------- allow-lists
+# A model file is untrusted input (docs/privacy.md, "Model files"): the classes it may name are
+# these, looked up in a table; nothing read from a file is ever imported.
+def _class_path(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+@functools.lru_cache(maxsize=None)
+def estimator_classes() -> dict:
+    """``{class path as written in a file: class}`` of the estimators :func:`save_model` writes
+    and :func:`load_model` accepts (the learners with a ``rule_list_`` or a dpmodels ``tree_``,
+    and the bare :class:`RuleList` / :class:`Tree`)."""
+    from .rulelist.greedy import GreedyRuleListClassifier
+    from .rulelist.model import RuleList
+    from .rulelist.optimal import OptimalRuleListClassifier
+    from .rulelist.private import DPRuleListClassifier
+    from .tree.baselines.bdpt import BDPTClassifier
+    from .tree.baselines.dpgdf import DPGDFClassifier
+    from .tree.model import Tree
+    from .tree.optimal import DL85Classifier
+    from .tree.privatree.estimator import PrivaTreeClassifier
+
+    classes = (GreedyRuleListClassifier, DPRuleListClassifier, OptimalRuleListClassifier,
+               PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier, DL85Classifier, RuleList, Tree)
+    return {_class_path(c): c for c in classes}
+
+
+@functools.lru_cache(maxsize=None)
+def preprocessor_classes() -> dict:
+    """``{class path: class}`` of the pipeline steps a model file may hold (with ``from_dict``)."""
+    from .data.binarize import Binarizer
+
+    return {_class_path(Binarizer): Binarizer}
+
+
+# ---------------------------------------------------------------------------- size caps
+# Checked before anything is built from a file (docs/privacy.md, "Model files"): each is far
+# above what a real model needs and keeps a crafted file from costing more than a fixed multiple
+# of its own size in memory and time.
+MAX_FILE_BYTES = 256 * 2**20  #: bytes of a model file
+MAX_NESTING = 32  #: JSON nesting depth (a saved model needs about 8)
+MAX_STRING_CHARS = 65_536  #: characters of any string (names, category values, ledger notes)
+MAX_INT_DIGITS = 40  #: digits of an integer literal
+MAX_NODES = 1_000_000  #: nodes of a tree
+MAX_DEPTH = 256  #: depth of a tree (printing recurses once per level)
+MAX_FEATURES = 100_000  #: features of a model, or input columns
+MAX_CATEGORIES = 100_000  #: public categories of one categorical feature
+MAX_CLASSES = 10_000  #: class labels
+MAX_RULES = 100_000  #: rules of a rule list
+MAX_LITERALS = 10_000  #: literals of one rule
+MAX_LEDGER_ROWS = 100_000  #: rows of a privacy ledger
+
+CAPS = {
+    "file bytes": MAX_FILE_BYTES, "nesting depth": MAX_NESTING, "string characters": MAX_STRING_CHARS,
+    "integer digits": MAX_INT_DIGITS, "tree nodes": MAX_NODES, "tree depth": MAX_DEPTH,
+    "features": MAX_FEATURES, "categories per feature": MAX_CATEGORIES, "classes": MAX_CLASSES,
+    "rules": MAX_RULES, "literals per rule": MAX_LITERALS, "ledger rows": MAX_LEDGER_ROWS,
+}
 
 
 # ---------------------------------------------------------------------------- JSON-safe values
@@ -160,10 +228,18 @@ def _bounds_dict(est, model):
     return {model.feature_names[j]: [float(a), float(c)] for j, a, c in zip(num, lo, hi)}
 
 
+def _seeded(step) -> bool:
+    """Was this step given a seed (its ``random_state`` parameter is not None)?"""
+    try:
+        return step.get_params(deep=False).get("random_state") is not None
+    except AttributeError:
+        return getattr(step, "random_state", None) is not None
+
+
 def _preprocessor_dict(step) -> dict:
     to_dict = getattr(step, "to_dict", None)
     cls = type(step)
-    if to_dict is None or not cls.__module__.startswith("dpmodels."):
+    if to_dict is None or _class_path(cls) not in preprocessor_classes():
         raise TypeError(
             f"cannot export the pipeline step {cls.__name__}: only dpmodels preprocessors with "
             "to_dict() (e.g. dpmodels.data.Binarizer) can be saved with a model"
@@ -181,9 +257,19 @@ def model_to_dict(obj) -> dict:
 
     pre, est = _final_estimator(obj)
     model = _model_of(est)
+    if _class_path(type(est)) not in estimator_classes():
+        raise TypeError(
+            f"cannot export {type(est).__name__}: a model file may name only the estimators of "
+            "dpmodels.io.estimator_classes() (a loader imports nothing a file names)"
+        )
     bare = isinstance(est, (RuleList, Tree))
     params = {} if bare else {k: json_safe(v) for k, v in est.get_params(deep=False).items()}
-    seeded = params.get("random_state") is not None
+    # whoever knows a seed removes the noise of the step drawn with it: a seeded step makes the
+    # whole pipeline's release not private, not only a seeded final estimator
+    seeded_steps = [f"{type(s).__name__} (pipeline step {k + 1})" for k, s in enumerate(pre)
+                    if _seeded(s)]
+    seeded_est = params.get("random_state") is not None
+    seeded = seeded_est or bool(seeded_steps)
     if "random_state" in params:
         params["random_state"] = None  # never exported: see the module docstring
     if "accountant" in params:  # a handle to a budget, not a parameter of the model: the
@@ -206,9 +292,10 @@ def model_to_dict(obj) -> dict:
                    "is_private": bool(private_learner and ledger.is_private and not seeded),
                    "verdict": verdict, "noise_seeded": bool(seeded), "ledger": ledger.to_dict()}
         if seeded:
+            who = ([type(est).__name__] if seeded_est else []) + seeded_steps
             privacy["verdict"] = privacy["verdict"] + [
-                "NOT PRIVATE against whoever knows the seed: the noise was drawn from a seeded "
-                "random_state (the seed is not written to this file)."
+                "NOT PRIVATE against whoever knows the seed: the noise of " + " and ".join(who)
+                + " was drawn from a seeded random_state (the seed is not written to this file)."
             ]
     preprocessing = [_preprocessor_dict(s) for s in pre]
     if pre and hasattr(pre[0], "feature_names_in_"):
@@ -294,19 +381,203 @@ def _load_preprocessor(spec, k: int):
     where = f"schema.preprocessing[{k}]"
     cls_path = _need(spec, "class", str, where)
     state = _need(spec, "state", dict, where)
-    mod, _, name = cls_path.rpartition(".")
-    if not mod.startswith("dpmodels."):
-        raise ModelFileError(f"{where}: class {cls_path!r} is not a dpmodels preprocessor")
-    try:
-        cls = getattr(importlib.import_module(mod), name)
-    except (ImportError, AttributeError):
-        raise ModelFileError(f"{where}: class {cls_path!r} does not exist in this dpmodels") from None
-    if not hasattr(cls, "from_dict"):
-        raise ModelFileError(f"{where}: {cls_path!r} cannot be loaded (no from_dict)")
+    allowed = preprocessor_classes()
+    cls = allowed.get(cls_path)
+    if cls is None:
+        raise ModelFileError(
+            f"{where}: class {cls_path[:200]!r} is not one of the preprocessors a model file may "
+            f"name ({', '.join(allowed)})"
+        )
     try:
         return cls.from_dict(state)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise ModelFileError(f"{where}: malformed {name} state ({exc})") from None
+        raise ModelFileError(f"{where}: malformed {cls.__name__} state ({_one_line(exc)})") from None
+
+
+def _one_line(exc, limit: int = 300) -> str:
+    """An exception's text on one line, cut to ``limit`` characters (a file's content may be
+    quoted in it)."""
+    text = " ".join(str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_values(d, source: str) -> None:
+    """Caps on the parsed JSON as a whole (iteratively: no recursion on file content): nesting
+    depth, string lengths, integer sizes, finite floats. The walk holds one iterator per open
+    container: its memory is bounded by the nesting cap, whatever the file's size."""
+    max_int = 10**MAX_INT_DIGITS
+
+    def scalar(v) -> bool:
+        """Check a non-container value; False for a list or an object."""
+        if isinstance(v, str):
+            if len(v) > MAX_STRING_CHARS:
+                raise ModelFileError(f"{source}: a string of {len(v):,} characters (at most {MAX_STRING_CHARS:,})")
+        elif isinstance(v, (bool, np.bool_)) or v is None:
+            pass
+        elif isinstance(v, numbers.Integral):
+            if not -max_int < int(v) < max_int:
+                raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
+        elif isinstance(v, numbers.Real):
+            if not math.isfinite(float(v)):
+                raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
+        elif isinstance(v, (list, tuple, dict)):
+            return False
+        else:
+            raise ModelFileError(f"{source}: a value of type {type(v).__name__} (not JSON)")
+        return True
+
+    def items(c):
+        if isinstance(c, dict):
+            for k in c:
+                scalar(k)
+            return iter(c.values())
+        return iter(c)
+
+    if scalar(d):
+        return
+    stack = [items(d)]  # depth-first, one iterator per open container: memory O(nesting)
+    while stack:
+        for v in stack[-1]:
+            if not scalar(v):
+                if len(stack) >= MAX_NESTING:
+                    raise ModelFileError(f"{source}: nested more than {MAX_NESTING} levels deep")
+                stack.append(items(v))
+                break
+        else:
+            stack.pop()
+
+
+def _check_labels(values: list, what: str, where: str) -> None:
+    """Class labels and category values: JSON scalars (text, numbers, booleans), all distinct
+    as values (1, 1.0 and true are one value to the lookups: listed twice, it would have two
+    codes)."""
+    if not all(isinstance(v, (str, int, float)) for v in values):  # bool is an int
+        raise ModelFileError(f"{where}: {what} must be texts or numbers")
+    if len(set(values)) != len(values):
+        raise ModelFileError(f"{where}: {what} list a value twice")
+
+
+def _cap(n: int, cap: int, what: str, source: str) -> None:
+    if n > cap:
+        raise ModelFileError(f"{source}: {n:,} {what} (a model file may hold at most {cap:,})")
+
+
+def _list(d: dict, key: str, where: str, cap: int, what: str, *, optional: bool = False) -> list | None:
+    if optional and d.get(key) is None:
+        return None
+    v = _need(d, key, list, where)
+    _cap(len(v), cap, what, where)
+    return v
+
+
+def _check_tree_doc(m: dict, source: str) -> None:
+    """Sizes and shape of a serialised tree, before anything is allocated from it: at most
+    :data:`MAX_NODES` nodes forming one tree from the root (every node reached exactly once) of
+    depth at most :data:`MAX_DEPTH`; category lists and label lists within their caps."""
+    where = f"{source}: malformed tree"
+    cl = _list(m, "children_left", where, MAX_NODES, "tree nodes")
+    cr = _list(m, "children_right", where, MAX_NODES, "tree nodes")
+    n = len(cl)
+    for key in ("feature", "threshold", "left_categories", "value", "label"):
+        if len(_list(m, key, where, MAX_NODES, "tree nodes")) != n:
+            raise ModelFileError(f"{where}: {key!r} has not one entry per node ({n})")
+    if n == 0 or len(cr) != n:
+        raise ModelFileError(f"{where}: children_left and children_right need one entry per node (>= 1)")
+    if not all(_is_int(c) for c in cl) or not all(_is_int(c) for c in cr):
+        raise ModelFileError(f"{where}: child ids must be integers")
+    _check_labels(_list(m, "classes", where, MAX_CLASSES, "classes"), "the classes", where)
+    names = _list(m, "feature_names", where, MAX_FEATURES, "features")
+    if len(_list(m, "categorical", where, MAX_FEATURES, "features")) != len(names):
+        raise ModelFileError(f"{where}: 'categorical' has not one entry per feature")
+    cats = _need(m, "categories", dict, where)
+    _cap(len(cats), MAX_FEATURES, "categorical features", where)
+    for k, vals in cats.items():
+        if not isinstance(vals, list):
+            raise ModelFileError(f"{where}: the categories of feature {k[:50]!r} must be a list")
+        _cap(len(vals), MAX_CATEGORIES, f"categories of feature {k[:50]!r}", where)
+        _check_labels(vals, f"the categories of feature {k[:50]!r}", where)
+    for i, s in enumerate(m["left_categories"]):
+        if s is not None and not (isinstance(s, list) and all(_is_int(c) for c in s)):
+            raise ModelFileError(f"{where}: left_categories[{i}] must be null or a list of integer codes")
+        if s is not None:
+            _cap(len(s), MAX_CATEGORIES, f"category codes at node {i}", where)
+    # one tree from the root, breadth first: each node reached once, depth capped
+    seen = bytearray(n)
+    seen[0] = 1
+    level, depth, reached = [0], 0, 1
+    while level:
+        nxt = []
+        for i in level:
+            a, b = cl[i], cr[i]
+            if (a == -1) != (b == -1):
+                raise ModelFileError(f"{where}: node {i} must have two children or none")
+            if a == -1:
+                continue
+            for c in (a, b):
+                if not 0 < c < n or seen[c]:
+                    raise ModelFileError(f"{where}: node {i} has the child {c}, which is not a new node in 1..{n - 1}")
+                seen[c] = 1
+                nxt.append(c)
+        if nxt:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ModelFileError(f"{where}: a tree deeper than {MAX_DEPTH} levels")
+        reached += len(nxt)
+        level = nxt
+    if reached != n:
+        raise ModelFileError(f"{where}: {n - reached} node(s) are not reachable from the root")
+
+
+def _check_rule_list_doc(m: dict, source: str) -> None:
+    """Sizes of a serialised rule list: rules, literals per rule, features."""
+    where = f"{source}: malformed rule list"
+    _list(m, "feature_names", where, MAX_FEATURES, "features")
+    _check_labels(_list(m, "classes", where, MAX_CLASSES, "classes"), "the classes", where)
+    rules = _list(m, "rules", where, MAX_RULES, "rules")
+    for k, r in enumerate(rules):
+        if isinstance(r, dict) and isinstance(r.get("antecedent"), list):
+            _cap(len(r["antecedent"]), MAX_LITERALS, f"literals in rule {k + 1}", where)
+
+
+_LEDGER_ROW_TYPES = {"what": (str,), "mechanism": (str,), "epsilon": (int, float), "delta": (int, float),
+                     "sensitivity": (int, float, type(None)), "composition": (str,), "parts": (int,),
+                     "note": (str,), "guarantee": (str,)}
+
+
+def _load_ledger(led, source: str):
+    if not isinstance(led, dict):
+        raise ModelFileError(f"{source}: privacy.ledger must be an object")
+    where = f"{source}: malformed privacy ledger"
+    for key in ("epsilon", "delta"):
+        if key in led and not _is_num(led[key]):
+            raise ModelFileError(f"{where} ({key!r} must be a number)")
+    rows = led.get("rows", [])
+    if not isinstance(rows, list):
+        raise ModelFileError(f"{where} ('rows' must be a list)")
+    _cap(len(rows), MAX_LEDGER_ROWS, "ledger rows", source)
+    for k, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise ModelFileError(f"{where} (row {k} is not an object)")
+        for key, v in r.items():
+            types = _LEDGER_ROW_TYPES.get(key)
+            if types is None:
+                raise ModelFileError(f"{where} (row {k} has the unknown key {key[:50]!r})")
+            if not isinstance(v, types) or isinstance(v, bool):
+                raise ModelFileError(f"{where} (row {k}: {key!r} has the wrong type)")
+    try:
+        ledger = PrivacyLedger.from_dict(led)
+        ledger.verdict()  # everything printing needs, computed once here
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        raise ModelFileError(f"{where} ({_one_line(exc)})") from None
+    return ledger
 
 
 def _legacy(d: dict) -> dict | None:
@@ -325,14 +596,43 @@ def _legacy(d: dict) -> dict | None:
             "model": d, "extra": {}}
 
 
-def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
-    """Validate a model document and return a :class:`LoadedModel` (errors: :class:`ModelFileError`)."""
+def _estimator_kind(cls) -> str:
+    """The model kind an allow-listed class fits: "rule_list" or "tree"."""
+    from .rulelist._base import RuleListEstimator
+    from .rulelist.model import RuleList
+
+    return "rule_list" if cls is RuleList or issubclass(cls, RuleListEstimator) else "tree"
+
+
+def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) -> "LoadedModel":
+    """Validate a model document and return a :class:`LoadedModel`.
+
+    The document is untrusted input (docs/privacy.md, "Model files"): every class it names must
+    be in :func:`estimator_classes` / :func:`preprocessor_classes`, every size within the caps of
+    this module (:data:`CAPS`), checked before anything is built from it. Any problem raises
+    :class:`ModelFileError` with one line, and nothing else is raised.
+    """
+    try:
+        return _model_from_dict(d, source, _values_checked)
+    except ModelFileError:
+        raise
+    except RecursionError:
+        raise ModelFileError(f"{source}: nested too deeply") from None
+    except Exception as exc:  # a check this module lacks: still the one model-file error
+        raise ModelFileError(f"{source}: malformed model file ({type(exc).__name__}: {_one_line(exc)})") from None
+
+
+def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     if not isinstance(d, dict):
         raise ModelFileError(f"{source}: not a dpmodels model (the JSON is a {type(d).__name__}, not an object)")
+    if not values_checked:  # read_model_json has walked it
+        _check_values(d, source)
     if d.get("format") != FORMAT:
         legacy = _legacy(d)
         if legacy is None:
-            raise ModelFileError(f"{source}: not a dpmodels model file (format {d.get('format')!r})")
+            fmt = d.get("format")
+            fmt = fmt[:100] if isinstance(fmt, str) else fmt if fmt is None else type(fmt).__name__
+            raise ModelFileError(f"{source}: not a dpmodels model file (format {fmt!r})")
         d = legacy
     version = _need(d, "format_version", int, source)
     if version < 1 or version > FORMAT_VERSION:
@@ -342,59 +642,105 @@ def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
         )
     kind = _need(d, "kind", str, source)
     if kind not in ("rule_list", "tree"):
-        raise ModelFileError(f"{source}: unknown model kind {kind!r} (rule_list or tree)")
+        raise ModelFileError(f"{source}: unknown model kind {kind[:100]!r} (rule_list or tree)")
     est = _need(d, "estimator", dict, source)
-    _need(est, "class", str, f"{source}: estimator")
+    cls_path = _need(est, "class", str, f"{source}: estimator")
+    if cls_path:  # "" only in a bare legacy file: no learner recorded
+        cls = estimator_classes().get(cls_path)
+        if cls is None:
+            raise ModelFileError(
+                f"{source}: estimator class {cls_path[:200]!r} is not one of the dpmodels estimators a "
+                "model file may name (see dpmodels.io.estimator_classes())"
+            )
+        if _estimator_kind(cls) != kind:
+            raise ModelFileError(f"{source}: estimator {cls.__name__} does not fit a model of kind {kind!r}")
+    for key in ("name",):
+        if est.get(key) is not None and not isinstance(est[key], str):
+            raise ModelFileError(f"{source}: estimator.{key} must be a string")
+    dp = est.get("display_params")
+    if dp is not None and not (isinstance(dp, list) and all(isinstance(k, str) for k in dp)):
+        raise ModelFileError(f"{source}: estimator.display_params must be a list of strings")
     params = _need(est, "params", dict, f"{source}: estimator")
     privacy = _need(d, "privacy", dict, source)
+    for key in ("private_learner", "noise_seeded", "is_private"):
+        if privacy.get(key) is not None and not isinstance(privacy[key], bool):
+            raise ModelFileError(f"{source}: privacy.{key} must be true, false or null")
     schema = _need(d, "schema", dict, source)
+    if d.get("extra") is not None and not isinstance(d["extra"], dict):
+        raise ModelFileError(f"{source}: 'extra' must be an object")
+    feats = schema.get("input_features")
+    if feats is not None:
+        if not isinstance(feats, list) or not all(isinstance(f, str) for f in feats):
+            raise ModelFileError(f"{source}: schema.input_features must be a list of strings")
+        _cap(len(feats), MAX_FEATURES, "input features", source)
     mdict = _need(d, "model", dict, source)
+    if kind == "tree":
+        _check_tree_doc(mdict, source)
+    else:
+        _check_rule_list_doc(mdict, source)
     from .rulelist.model import RuleList
     from .tree.model import Tree
 
     try:
         model = RuleList.from_dict(mdict) if kind == "rule_list" else Tree.from_dict(mdict)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        what = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({what!s})") from None
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({_one_line(exc)})") from None
     led = privacy.get("ledger")
-    ledger = None
-    if led is not None:
-        if not isinstance(led, dict):
-            raise ModelFileError(f"{source}: privacy.ledger must be an object")
-        try:
-            ledger = PrivacyLedger.from_dict(led)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelFileError(f"{source}: malformed privacy ledger ({exc})") from None
+    ledger = None if led is None else _load_ledger(led, source)
     pre_specs = schema.get("preprocessing") or []
     if not isinstance(pre_specs, list):
         raise ModelFileError(f"{source}: schema.preprocessing must be a list")
     pre = [_load_preprocessor(s, k) for k, s in enumerate(pre_specs)]
     classes = schema.get("classes")
     if classes is not None and [py_scalar(c) for c in model.classes] != list(classes):
-        raise ModelFileError(f"{source}: schema.classes {classes!r} disagree with the model's")
+        raise ModelFileError(f"{source}: schema.classes disagree with the model's")
     return LoadedModel(d, model, ledger, pre, params)
 
 
 def load_model(path) -> "LoadedModel":
     """Read a file written by :func:`save_model` (or a bare RuleList / Tree JSON); one clear
-    :class:`ModelFileError` for anything that is not a valid model file."""
+    :class:`ModelFileError` for anything that is not a valid model file (docs/privacy.md,
+    "Model files are untrusted input")."""
+    return model_from_dict(read_model_json(path), source=str(path), _values_checked=True)
+
+
+def read_model_json(path):
+    """The parsed JSON of a model file, read as untrusted input: at most :data:`MAX_FILE_BYTES`
+    (checked before reading), no ``NaN`` / ``Infinity``, nesting and values within the caps of
+    this module; anything else is a :class:`ModelFileError`. Not yet validated as a model (see
+    :func:`model_from_dict`): for code that peeks at a file's schema before loading it."""
     p = Path(path)
     if p.is_dir():
         raise ModelFileError(f"{str(p)!r} is a directory, not a model file")
     try:
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ModelFileError(f"{str(p)!r}: {size:,} bytes (a model file may hold at most {MAX_FILE_BYTES:,})")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ModelFileError(f"model file {str(p)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ModelFileError(f"cannot read model file {str(p)!r}: {exc}") from None
+        raise ModelFileError(f"cannot read model file {str(p)!r}: {_one_line(exc)}") from None
+    d = _parse_json(text, str(p))
+    _check_values(d, str(p))
+    return d
+
+
+def _reject_constant(name):
+    raise ModelFileError(f"{name} is not a JSON number (save_model never writes it)")
+
+
+def _parse_json(text: str, source: str):
     try:
-        d = json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise ModelFileError(
-            f"{str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    return model_from_dict(d, source=str(p))
+        raise ModelFileError(f"{source!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except ModelFileError as exc:
+        raise ModelFileError(f"{source!r}: {exc}") from None
+    except RecursionError:
+        raise ModelFileError(f"{source!r}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
+        raise ModelFileError(f"{source!r}: unreadable JSON value ({_one_line(exc)})") from None
 
 
 # ---------------------------------------------------------------------------- the predictor
@@ -465,6 +811,57 @@ class LoadedModel:
         idx = self.apply(X)
         table = self.model_.leaf_proba() if self.kind == "tree" else self.model_.proba_table()
         return table[idx]
+
+    def score(self, X, y) -> float:
+        """Accuracy of :meth:`predict` on ``(X, y)`` (as scikit-learn classifiers' ``score``)."""
+        y = np.asarray(y).ravel()
+        pred = self.predict(X)
+        if y.shape[0] != pred.shape[0]:
+            raise ValueError(f"X has {pred.shape[0]} rows but y has {y.shape[0]}")
+        if y.shape[0] == 0:
+            raise ValueError("score needs at least one row")
+        from sklearn.metrics import accuracy_score
+
+        return float(accuracy_score(y, pred))
+
+    # ------------------------------------------------------------------ the learner
+    def unfitted_estimator(self):
+        """A new, unfitted estimator of the recorded learner: the file's estimator class (looked
+        up in :func:`estimator_classes`, never imported from the file) with its recorded
+        parameters, after the saved preprocessing (a Pipeline whose steps are unfitted clones of
+        the loaded ones: their public schema, e.g. the Binarizer's cut points, is fixed, so
+        refitting them reads nothing from the data).
+
+        Audits use it for reference (shadow) models: the attacker knows the algorithm and its
+        hyper-parameters. ``random_state`` is None (it is never saved); ``accountant`` is None.
+        Raises :class:`ModelFileError` for a file that records no learner (a bare model) or
+        parameters the class does not take.
+        """
+        cls = estimator_classes().get(self.estimator_class)
+        from .rulelist.model import RuleList
+        from .tree.model import Tree
+
+        if cls is None or cls in (RuleList, Tree):
+            raise ModelFileError(
+                f"this model file records no learner (a bare {type(self.model_).__name__}): pass the "
+                "learner to rebuild explicitly"
+            )
+        names = set(cls._get_param_names())
+        unknown = sorted(set(self.params) - names)
+        if unknown:
+            raise ModelFileError(
+                f"the file's parameters {unknown[:5]} are not parameters of {cls.__name__} in this dpmodels"
+            )
+        try:
+            est = cls(**self.params)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"cannot rebuild {cls.__name__} from the file's parameters ({_one_line(exc)})") from None
+        if not self.preprocessing_:
+            return est
+        from sklearn.base import clone
+        from sklearn.pipeline import make_pipeline
+
+        return make_pipeline(*[clone(s) for s in self.preprocessing_], est)
 
     # ------------------------------------------------------------------ read
     def _print_kw(self) -> dict:

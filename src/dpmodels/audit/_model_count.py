@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-__all__ = ["capture_counts"]
+__all__ = ["capture_counts", "estimate_work"]
 
 # Estimated number of DP state visits above which a second variable order is also tried.
 _RETRY_ORDER_COST = 4096
@@ -62,6 +62,21 @@ def capture_counts(rules: Sequence[Sequence[tuple[int, int]]], n_vars: int) -> l
     list of ``len(rules) + 1`` Python ints: Capt_1, …, Capt_r and the default rule's count. They
     sum to ``2**n_vars``.
     """
+    n_vars = int(n_vars)
+    terms, occ, always, r = _parse(rules, n_vars)
+    acc = {always: 1}
+    for comp_vars in _components(terms, occ):
+        acc = _combine_first(acc, _count_component(comp_vars, terms, occ, always), always)
+    free = n_vars - len(occ)
+    out = [0] * (r + 1)
+    for j, c in acc.items():  # keys: rules before `always`, and `always` (the default if r)
+        out[j] = c << free
+    return out
+
+
+def _parse(rules, n_vars):
+    """``(terms, occ, always, r)``: the satisfiable rules before the first always-true one as
+    {attribute: value}, each attribute's (rule, value) occurrences, that rule's index (r: none)."""
     n_vars = int(n_vars)
     if n_vars < 0:
         raise ValueError("n_vars must be >= 0")
@@ -88,14 +103,21 @@ def capture_counts(rules: Sequence[Sequence[tuple[int, int]]], n_vars: int) -> l
     for j, lits in terms.items():
         for k, b in lits.items():
             occ[k].append((j, b))
-    acc = {always: 1}
+    return terms, occ, always, r
+
+
+def estimate_work(rules: Sequence[Sequence[tuple[int, int]]], n_vars: int) -> tuple[int, int]:
+    """``(visits, peak)`` of :func:`capture_counts` on these rules, from their structure alone:
+    the bound of :func:`_order_cost` (Σ over the attribute steps of 2^min(open rules, live
+    attributes)) summed over the components with the order the counter would use, and the largest
+    single step's bound (the states held at once). Cheap: O(attributes · occurrences) per order."""
+    terms, occ, always, _ = _parse(rules, int(n_vars))
+    visits = peak = 0
     for comp_vars in _components(terms, occ):
-        acc = _combine_first(acc, _count_component(comp_vars, terms, occ, always), always)
-    free = n_vars - len(occ)
-    out = [0] * (r + 1)
-    for j, c in acc.items():  # keys: rules before `always`, and `always` (the default if r)
-        out[j] = c << free
-    return out
+        _, cost, top = _component_order(comp_vars, terms, occ)
+        visits += cost
+        peak = max(peak, top)
+    return visits, peak
 
 
 def _components(terms, occ) -> list[list[int]]:
@@ -173,7 +195,7 @@ def _greedy_order(comp_vars, occ, size, prefer_touching: bool) -> list[int]:
     return order
 
 
-def _order_cost(order, occ, terms, size) -> int:
+def _order_cost(order, occ, terms, size, *, with_peak=False):
     """Upper bound on the DP's state visits for an order: Σ_steps 2^min(open rules, live attributes).
 
     The alive mask ranges over the open (started, unfinished) rules, and it is a function of the
@@ -181,7 +203,7 @@ def _order_cost(order, occ, terms, size) -> int:
     """
     rem = dict(size)
     open_uses: dict[int, int] = {}  # assigned attribute -> number of its rules still open
-    opened = live = cost = 0
+    opened = live = cost = peak = 0
     for k in order:
         for j, _ in occ[k]:
             if rem[j] == size[j]:
@@ -196,8 +218,28 @@ def _order_cost(order, occ, terms, size) -> int:
                     if kk != k:
                         open_uses[kk] -= 1
                         live -= open_uses[kk] == 0
-        cost += 1 << min(opened, live)
-    return cost
+        step = 1 << min(opened, live)
+        cost += step
+        peak = max(peak, step)
+    return (cost, peak) if with_peak else cost
+
+
+def _component_order(comp_vars, terms, occ):
+    """``(order, cost, peak)``: the attribute order the counter uses for a component (the greedy
+    one, or the second greedy order when the first one's cost is large and the second's lower),
+    with its :func:`_order_cost` bound and largest step."""
+    rules_here = sorted({j for k in comp_vars for j, _ in occ[k]})
+    size = {j: len(terms[j]) for j in rules_here}
+    if len(rules_here) == 1:
+        return list(comp_vars), 1, 1
+    order = _greedy_order(comp_vars, occ, size, prefer_touching=False)
+    cost, peak = _order_cost(order, occ, terms, size, with_peak=True)
+    if cost > _RETRY_ORDER_COST:
+        other = _greedy_order(comp_vars, occ, size, prefer_touching=True)
+        other_cost, other_peak = _order_cost(other, occ, terms, size, with_peak=True)
+        if other_cost < cost:
+            order, cost, peak = other, other_cost, other_peak
+    return order, cost, peak
 
 
 def _count_component(comp_vars, terms, occ, none) -> dict[int, int]:
@@ -207,13 +249,7 @@ def _count_component(comp_vars, terms, occ, none) -> dict[int, int]:
     if len(rules_here) == 1:  # one rule: it fires on one assignment of its attributes
         (j,) = rules_here
         return {j: 1, none: (1 << size[j]) - 1}
-    order = _greedy_order(comp_vars, occ, size, prefer_touching=False)
-    cost = _order_cost(order, occ, terms, size)
-    if cost > _RETRY_ORDER_COST:
-        other = _greedy_order(comp_vars, occ, size, prefer_touching=True)
-        other_cost = _order_cost(other, occ, terms, size)
-        if other_cost < cost:
-            order = other
+    order, _, _ = _component_order(comp_vars, terms, occ)
 
     rem = dict(size)
     states: dict[tuple[int, int], int] = {(none, 0): 1}  # (first rule satisfied, alive mask) -> count

@@ -28,7 +28,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._model_count import capture_counts
+from ..guards import check_model_count
+from ._model_count import capture_counts, estimate_work
 
 __all__ = ["ModelPaths", "model_paths"]
 
@@ -63,6 +64,15 @@ def model_paths(model, domains=None) -> ModelPaths:
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
 
+    from ..io import LoadedModel
+
+    if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
+        private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
+        inner = model.model_
+        if isinstance(inner, RuleList):
+            return _rule_list_paths(inner, domains, inner.counts_are_noisy or private, route=model.apply)
+        return _tree_paths(_TreeArrays.of_tree(inner), domains, model.apply,
+                           noisy=inner.counts_are_noisy or private)
     if isinstance(model, RuleList):
         return _rule_list_paths(model, domains, model.counts_are_noisy)
     if isinstance(model, Tree):
@@ -91,7 +101,7 @@ def model_paths(model, domains=None) -> ModelPaths:
 
 
 # ------------------------------------------------------------------------------- rule lists
-def _rule_list_paths(rl, domains, noisy) -> ModelPaths:
+def _rule_list_paths(rl, domains, noisy, route=None) -> ModelPaths:
     names = [str(f) for f in rl.feature_names]
     _check_rule_list_domains(domains, names)
     col = {f: i for i, f in enumerate(names)}
@@ -101,6 +111,8 @@ def _rule_list_paths(rl, domains, noisy) -> ModelPaths:
             rules.append([(col[str(f)], 1 if pos else 0) for f, pos in rule.literals])
         except KeyError as e:
             raise ValueError(f"rule {j} tests {e.args[0]!r}, which is not one of the rule list's features") from None
+    visits, _ = estimate_work(rules, len(names))  # refuse before an exponential count
+    check_model_count(visits, n_rules=len(rules), n_vars=len(names))
     capt = capture_counts(rules, len(names))
     all_rules = [*rl.rules, rl.default]
     return ModelPaths(
@@ -113,7 +125,7 @@ def _rule_list_paths(rl, domains, noisy) -> ModelPaths:
         class_counts=np.array([r.counts for r in all_rules], dtype=float).reshape(len(all_rules), -1),
         support=None,
         counts_are_noisy=bool(noisy),
-        route=lambda X: rl.apply(_binary01(X, names)),
+        route=route if route is not None else (lambda X: rl.apply(_binary01(X, names))),
         cell_ratio=None,
         n_cells=len(names),
     )

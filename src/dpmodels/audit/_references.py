@@ -18,6 +18,7 @@ reference trains on ≈ ``size`` records).
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -27,12 +28,28 @@ from sklearn.base import clone
 
 from ..privacy import PrivacyLeakWarning
 
-__all__ = ["learner_factory", "take", "concat", "inclusion_matrix", "aligned_proba", "true_class_proba",
+__all__ = ["as_model", "learner_factory", "take", "concat", "inclusion_matrix", "aligned_proba", "true_class_proba",
            "label_index", "fit_references"]
 
 
+def as_model(model):
+    """The audited model: a saved model file's path is loaded (:func:`dpmodels.io.load_model`,
+    a :class:`~dpmodels.io.LoadedModel`); anything else is returned as it is."""
+    if isinstance(model, (str, os.PathLike)):
+        from ..io import load_model
+
+        return load_model(model)
+    return model
+
+
 def learner_factory(learner, model):
-    """``seed -> unfitted estimator`` from an estimator, a callable, or None (clone the target)."""
+    """``seed -> unfitted estimator`` from an estimator, a callable, or None (clone the target;
+    for a :class:`~dpmodels.io.LoadedModel`, the learner its file records:
+    :meth:`~dpmodels.io.LoadedModel.unfitted_estimator`)."""
+    from ..io import LoadedModel
+
+    if learner is None and isinstance(model, LoadedModel):
+        learner = model.unfitted_estimator()
     if learner is None:
         if not hasattr(model, "get_params"):
             raise TypeError(
@@ -45,8 +62,11 @@ def learner_factory(learner, model):
 
         def make(seed):
             est = clone(proto)
-            if "random_state" in est.get_params(deep=False):
-                est.set_params(random_state=int(seed))
+            # every random_state, the steps' of a Pipeline included: each reference is a fresh draw
+            seeds = {k: int(seed) for k in est.get_params(deep=True)
+                     if k == "random_state" or k.endswith("__random_state")}
+            if seeds:
+                est.set_params(**seeds)
             return est
 
         return make

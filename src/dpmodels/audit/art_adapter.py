@@ -48,6 +48,7 @@ def art_membership_inference(
     (paper 000's pipeline) and scores the rest.
     """
     MIBB, SKC = _import_art()
+    model = refs.as_model(model)  # a saved model file's path: the loaded predictor
     classes = np.asarray(model.classes_)
     rng = check_random_state(random_state)
     n_in, n_out = refs.n_rows(X_in), refs.n_rows(X_out)

@@ -288,7 +288,10 @@ def membership_inference(
 
     Parameters
     ----------
-    model : fitted classifier with ``predict_proba`` and ``classes_``.
+    model : fitted classifier with ``predict_proba`` and ``classes_``, or a saved model file
+        (its path, or a :class:`~dpmodels.io.LoadedModel`): what users publish. Reference
+        models then default to the learner the file records (its class from the loader's
+        allow-list, its saved parameters, after its saved preprocessing).
     X_in, y_in : audited members (records the target was trained on).
     X_out, y_out : audited non-members (same distribution, not in training).
     attack : one of :data:`ATTACKS` (module docstring).
@@ -308,6 +311,7 @@ def membership_inference(
     """
     if attack not in ATTACKS:
         raise ValueError(f"unknown attack {attack!r}; choose one of {ATTACKS}")
+    model = refs.as_model(model)
     if not hasattr(model, "predict_proba"):
         raise TypeError(f"membership inference needs predict_proba; {type(model).__name__} has none")
     classes = np.asarray(getattr(model, "classes_", []))
@@ -462,6 +466,7 @@ def membership_inference_suite(model, X_in, y_in, X_out, y_out, attacks=ATTACKS,
     if unknown:
         raise ValueError(f"unknown attacks {unknown}; choose from {ATTACKS}")
     rng = check_random_state(kwargs.pop("random_state", None))
+    model = refs.as_model(model)  # a file is read once for all the attacks
     if kwargs.get("n_reference") is None:
         kwargs["n_reference"] = 64
     cache: dict = {}

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ._model_paths import model_paths
+from ._references import as_model
 
 __all__ = ["ReconstructionResult", "reconstruction_leak", "plot_per_record_cdf"]
 
@@ -105,8 +106,10 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
     ----------
     model : :class:`~dpmodels.rulelist.model.RuleList`, :class:`~dpmodels.tree.Tree`, a fitted
         estimator with ``rule_list_`` (GreedyRuleListClassifier, DPRuleListClassifier) or a dpmodels
-        ``tree_`` (PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier), or a fitted scikit-learn
-        ``DecisionTreeClassifier``.
+        ``tree_`` (PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier), a fitted scikit-learn
+        ``DecisionTreeClassifier``, or a saved model file (its path or a
+        :class:`~dpmodels.io.LoadedModel`: X is then the raw frame, routed through the file's
+        preprocessing; a rule list's domains stay its 0/1 columns).
     X : array-like or DataFrame, optional
         The training records, routed through the model for ``counts="data"`` and for the
         per-record view. Never used to infer domains.
@@ -149,7 +152,7 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         raise ValueError("counts='data' needs the training records X")
     if y is not None and X is None:
         raise ValueError("y was given without X")
-    paths = model_paths(model, domains)
+    paths = model_paths(as_model(model), domains)
     if counts is None:
         released = paths.class_counts is not None and not np.isnan(paths.class_counts).any()
         counts = "model" if X is None or (paths.counts_are_noisy and released) else "data"

@@ -40,12 +40,26 @@ command line", gives the privacy argument for each):
 from __future__ import annotations
 
 import argparse
-import math
 import warnings
 
-from ._common import (BUNDLED, UsageError, _bounds_item, _cut_item, _delta, _epsilon, _fraction,
-                      _list_item, _nonneg_int, _pos_int, _seconds, check_readable, guarded,
-                      is_bundled, one_line_errors, read_csv_text)
+from ._common import (
+    BUNDLED,
+    UsageError,
+    _bounds_item,
+    _cut_item,
+    _delta,
+    _epsilon,
+    _fraction,
+    _list_item,
+    _nonneg_int,
+    _pos_int,
+    _seconds,
+    check_readable,
+    guarded,
+    is_bundled,
+    one_line_errors,
+    read_csv_text,
+)
 from .schema import ColumnDecl, Declarations, apply_options, match_declared, read_schema_file
 
 __all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_mask"]
@@ -260,7 +274,7 @@ def _check_fit_args(args) -> None:
         parse_bytes(args.max_memory)
     if private and args.random_state is not None:
         warnings.warn("--random-state seeds the noise: the model is NOT private against whoever "
-                      "knows the seed (use it for reproducible research only)", UserWarning)
+                      "knows the seed (use it for reproducible research only)", UserWarning, stacklevel=2)
 
 
 def _fill_defaults(args) -> None:
@@ -671,7 +685,7 @@ def cmd_fit(args) -> int:
         if target is not None:
             target.record_leak(what, note)
         else:
-            warnings.warn(f"{what} read from the private data. {note}", _leak_warning())
+            warnings.warn(f"{what} read from the private data. {note}", _leak_warning(), stacklevel=2)
     if steps:
         from sklearn.pipeline import make_pipeline
 

@@ -105,8 +105,8 @@ from sklearn.utils.validation import (
 )
 
 from ..privacy.accountant import PROVENANCE_ATTR, check_accountant, ledger_for_fit, published_ledger
-from ..privacy.ledger import PrivacyLedger, check_epsilon
-from ..privacy.quantiles import jointexp_quantiles
+from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
+from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
 from ..privacy.samplers import check_random_state
 from ..validation import (
     apply_unit_sample_weight,
@@ -390,12 +390,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         for j in num_idx:
             if source[j] == "dp" and j not in dp:  # lo == hi: one public value, nothing to release
                 cuts[j] = np.zeros(0)
-        for j in dp:
-            lo, hi = bounds[j]
-            q = jointexp_quantiles(cols[j], levels, eps / len(dp), (lo, hi), rng, ledger=ledger,
-                                   what=f"{levels.size} quantiles of {names[j]!r}",
-                                   grid_size=int(self.grid_size))
-            cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
+        if dp:
+            # one JointExp release per feature (sequential composition), every row recorded before
+            # anything is drawn, all features drawn in one batch (each row has its own law)
+            H = np.stack([grid_histogram(cols[j], bounds[j], int(self.grid_size)) for j in dp])
+            for j in dp:
+                charge(ledger, f"{levels.size} quantiles of {names[j]!r}", "jointexp (exponential)",
+                       eps / len(dp), sensitivity=JOINTEXP_SENSITIVITY)
+            Q = _sample_from_histograms(H, levels, eps / len(dp), [bounds[j][0] for j in dp],
+                                        [bounds[j][1] for j in dp], rng)
+            for j, q in zip(dp, Q):
+                lo, hi = bounds[j]
+                cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
         ledger.check()
 
         self._features = []

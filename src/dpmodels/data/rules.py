@@ -55,7 +55,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["RuleCandidates", "literal_name", "literal_text", "check_feature_groups", "GROUPS_ATTR", "GROUP_KINDS"]
+__all__ = ["RuleCandidates", "literal_name", "literal_text", "check_feature_groups", "moments", "GROUPS_ATTR",
+           "GROUP_KINDS"]
 
 GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's ``attrs``
 GROUP_KINDS = ("category", "interval")
@@ -158,6 +159,18 @@ class RuleCandidates:
                 raise ValueError("the declared feature groups leave no candidate rule")
         return cls(names, max_width, F, P, W, n_pruned)
 
+    @classmethod
+    def from_columns(cls, feature_names) -> "RuleCandidates":
+        """Each column is one candidate rule, as it is (no negation, no conjunction): for a
+        pre-mined rule set whose rules were materialised as 0/1 columns
+        (:mod:`dpmodels.data.paper_protocols`). Still a function of the schema only."""
+        names = tuple(str(f) for f in feature_names)
+        p = len(names)
+        if p == 0:
+            raise ValueError("at least one binary feature is required")
+        F = np.arange(p, dtype=np.int64).reshape(-1, 1)
+        return cls(names, 1, F, np.ones((p, 1), dtype=bool), np.ones(p, dtype=np.int64), 0)
+
     def __len__(self) -> int:
         return int(self.features.shape[0])
 
@@ -190,6 +203,9 @@ class RuleCandidates:
             A = X.T @ (X * w[:, None])
             total = w.sum(dtype=np.float64)
             return self._pair_counts(A, s, total)
+        if self.max_width == 3:
+            total, s, A, T = moments(X, w[:, None], self.pair_rows()[1])
+            return self.counts_from_moments(total[0], s[:, 0], A[..., 0], T[..., 0])
         out = np.empty(len(self), dtype=np.float64)
         for lo in range(0, len(self), 2048):
             hi = min(len(self), lo + 2048)
@@ -208,6 +224,10 @@ class RuleCandidates:
                 A = X.T @ (X * W[:, j : j + 1])
                 out[j] = self._pair_counts(A, S[:, j], totals[j])
             return out
+        if self.max_width == 3:
+            total, s, A, T = moments(X, W, self.pair_rows()[1])
+            return np.stack([self.counts_from_moments(total[j], s[:, j], A[..., j], T[..., j])
+                             for j in range(W.shape[1])])
         return np.stack([self.counts(X, W[:, j]) for j in range(W.shape[1])])
 
     def counts_from_gram(self, A, s, total) -> np.ndarray:
@@ -217,18 +237,65 @@ class RuleCandidates:
             raise ValueError("counts_from_gram needs max_width <= 2")
         return self._pair_counts(A, s, total)
 
-    def _pair_counts(self, A, s, total):
-        f1, f2 = self.features[:, 0], self.features[:, -1]
-        p1 = self.positive[:, 0].astype(np.float64)
-        p2 = self.positive[:, -1].astype(np.float64)
-        a = A[f1, f2]
+    def _pair_counts(self, A, s, total, idx=slice(None)):
+        c = 1 if self.max_width >= 2 else 0  # the second literal (a width-1 candidate repeats the first)
+        f1, f2 = self.features[idx, 0], self.features[idx, c]
+        p1 = self.positive[idx, 0].astype(np.float64)
+        p2 = self.positive[idx, c].astype(np.float64)
         si, sj = s[f1], s[f2]
+        a = si if A is None else A[f1, f2]  # width 1: #(x_i ∧ x_i) = s_i, no Gram matrix needed
         return (
             p1 * p2 * a
             + p1 * (1 - p2) * (si - a)
             + (1 - p1) * p2 * (sj - a)
             + (1 - p1) * (1 - p2) * (total - si - sj + a)
         )
+
+    def pair_rows(self):
+        """The column pairs (i < j) that start a width-3 candidate: ``(index, pairs)`` with
+        ``index[i, j]`` the row of pair (i, j) in ``pairs`` (an (n_pairs, 2) array), -1 if none.
+        Depends on the candidate set only (public)."""
+        p = self.n_features
+        index = np.full((p, p), -1, dtype=np.int64)
+        w3 = self.width == 3
+        if not w3.any():
+            return index, np.zeros((0, 2), dtype=np.int64)
+        key = np.unique(self.features[w3, 0] * p + self.features[w3, 1])
+        pairs = np.column_stack([key // p, key % p])
+        index[pairs[:, 0], pairs[:, 1]] = np.arange(key.size)
+        return index, pairs
+
+    def counts_from_moments(self, total, s, A, T=None, pair_index=None) -> np.ndarray:
+        """Counts of every candidate (``max_width <= 3``) from the moments of the weights w:
+        ``total = Σ w``, ``s = Xᵀ w``, ``A = Xᵀ diag(w) X`` and ``T[r, k] = Σ w x_i x_j x_k`` for
+        the pair (i, j) of row r of :meth:`pair_rows` (width 3 only).
+
+        A literal is ``a + b·x`` (``x``: a = 0, b = 1; ``not x``: a = 1, b = −1), so a conjunction of
+        three literals on columns i < j < k is the sum over the subsets S of its literals of
+        ``Π_{∉S} a · Π_{∈S} b · #(∧_{S} x)``: eight moments with coefficients 0 or ±1. Every term is
+        an exact integer in float64 below 2^53, so the count is exact.
+        """
+        if self.max_width > 3:
+            raise ValueError("counts_from_moments needs max_width <= 3")
+        if self.max_width <= 2:
+            return self._pair_counts(A, s, total)
+        out = np.empty(len(self))
+        w3 = self.width == 3
+        lo = np.flatnonzero(~w3)
+        out[lo] = self._pair_counts(A, s, total, lo)
+        hi = np.flatnonzero(w3)
+        if hi.size:
+            if pair_index is None:
+                pair_index = self.pair_rows()[0]
+            i, j, k = (self.features[hi, c] for c in range(3))
+            pos = self.positive[hi].astype(np.float64)
+            a, b = 1.0 - pos, 2.0 * pos - 1.0
+            ai, aj, ak = a.T
+            bi, bj, bk = b.T
+            out[hi] = (ai * aj * ak * total + bi * aj * ak * s[i] + ai * bj * ak * s[j]
+                       + ai * aj * bk * s[k] + bi * bj * ak * A[i, j] + bi * aj * bk * A[i, k]
+                       + ai * bj * bk * A[j, k] + bi * bj * bk * T[pair_index[i, j], k])
+        return out
 
     def _support(self, X, idx) -> np.ndarray:
         feats = self.features[idx]
@@ -247,6 +314,31 @@ class RuleCandidates:
         for f, pos in self.literals(i):
             mask &= Xb[:, f] if pos else ~Xb[:, f]
         return mask
+
+
+def moments(X, W, pairs, rows=None):
+    """``(total, s, A, T)`` of the weights ``W`` (n, k) over the 0/1 rows ``X`` (n, p) (or the
+    subset ``rows``): ``total[j] = Σ W[:, j]``, ``s`` (p, k), ``A`` (p, p, k) and ``T`` (n_pairs, p,
+    k) with ``T[r, c, j] = Σ W[:, j] x_a x_b x_c`` for ``(a, b) = pairs[r]``
+    (:meth:`RuleCandidates.counts_from_moments`). float64 products of 0/1 values and integer
+    weights: exact. The pair products are formed in blocks of rows (bounded memory)."""
+    X = np.asarray(X, dtype=np.float64)
+    W = np.asarray(W, dtype=np.float64)
+    if rows is not None:
+        X, W = X[rows], W[rows]
+    n, p = X.shape
+    k = W.shape[1]
+    XW = (X[:, :, None] * W[:, None, :]).reshape(n, p * k)
+    total = W.sum(axis=0)
+    s = X.T @ W
+    A = (X.T @ XW).reshape(p, p, k)
+    T = np.zeros((len(pairs), p * k))
+    if len(pairs):
+        step = max(1, (1 << 22) // max(1, len(pairs)))  # rows per block of the (rows, pairs) products
+        for a in range(0, n, step):
+            Xa = X[a:a + step]
+            T += (Xa[:, pairs[:, 0]] * Xa[:, pairs[:, 1]]).T @ XW[a:a + step]
+    return total, s, A, T.reshape(len(pairs), p, k)
 
 
 # ------------------------------------------------------------------ feature groups

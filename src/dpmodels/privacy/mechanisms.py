@@ -51,23 +51,28 @@ def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger
     return bool(float(value) + samplers.laplace(sensitivity / eps, 1, rng)[0] >= threshold)
 
 
-def laplace_vector(values, epsilon, l1_sensitivity, rng, *, ledger=None, what="noisy vector", note=""):
+def laplace_vector(values, epsilon, l1_sensitivity, rng, *, ledger=None, what="noisy vector", note="",
+                   guarantee="proven"):
     """values + Lap(Δ₁/ε) per coordinate (ε-DP for a vector of L1 sensitivity Δ₁). Not for release
     as floats: callers post-process (argmin), see ``samplers`` on floating-point leaks."""
     eps = check_epsilon(epsilon)
     v = np.asarray(values, dtype=float)
-    charge(ledger, what, "Laplace", eps, sensitivity=l1_sensitivity, note=note)
+    charge(ledger, what, "Laplace", eps, sensitivity=l1_sensitivity, note=note, guarantee=guarantee)
     return v + samplers.laplace(l1_sensitivity / eps, v.shape, rng)
 
 
-def gaussian_vector(values, epsilon, delta, l2_sensitivity, rng, *, ledger=None, what="noisy vector", note=""):
-    """values + N(0, σ²), σ from the analytic Gaussian mechanism for (ε, δ) and L2 sensitivity Δ₂."""
+def gaussian_vector(values, epsilon, delta, l2_sensitivity, rng, *, ledger=None, what="noisy vector", note="",
+                    guarantee="proven"):
+    """values + N(0, σ²), σ from the analytic Gaussian mechanism for (ε, δ) and L2 sensitivity Δ₂.
+
+    ``guarantee="claimed"``: the caller's Δ₂ is a published claim rather than the vector's proven
+    L2 sensitivity (paper 000's gl-Gaussian calibrates to one score's Δ)."""
     from .gaussian import analytic_gaussian_sigma
 
     eps = check_epsilon(epsilon)
     v = np.asarray(values, dtype=float)
     sigma = analytic_gaussian_sigma(eps, delta, l2_sensitivity)
-    charge(ledger, what, "Gaussian (analytic)", eps, delta, sensitivity=l2_sensitivity, note=note)
+    charge(ledger, what, "Gaussian (analytic)", eps, delta, sensitivity=l2_sensitivity, note=note, guarantee=guarantee)
     return v + samplers.gaussian(sigma, v.shape, rng)
 
 

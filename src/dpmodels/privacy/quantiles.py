@@ -29,21 +29,30 @@ Mechanism
   quantiles** of the feature. Each ``o_j`` is then drawn uniformly in its cell and the outputs are
   sorted (post-processing with data-independent randomness).
 
-The dynamic program over (j, k) runs in log space. The transition kernel is a Laplace kernel in
-the count coordinate; it is split at ``s(k') = s(k) - t_j`` into a left part (a prefix
-log-sum-exp) and a right window of count-width ``t_j``, which is summed blockwise (blocks of
-count-width ``t_j``) so no log-domain subtraction (cancellation) is ever needed. Sampling goes
-backwards through the stored tables with the Gumbel-max trick. Cost per feature: one
-``np.bincount`` over the n records plus O(m·G) vectorised work.
+Sampling (``_sample_from_histograms``, all features of a fit in one batch, each row an
+independent draw from its own law). A forward dynamic program over (j, k) gives the total weight
+of the prefixes ``k_1 <= ... <= k_j = k``; the outputs are then drawn backwards, ``k_m`` first, each
+given the next one, by the inverse CDF with one uniform per feature and step. The transition
+kernel is a Laplace kernel in the count coordinate, split at ``s(k') = s(k) - t_j`` into a left
+part (a prefix sum) and a right window of count-width ``t_j`` (summed blockwise, blocks of
+count-width ``t_j``, so no cancellation). Three numerically equivalent forms, chosen from
+``lam·(n + t)`` (a choice of arithmetic, not of law; see docs/privacy.md, "JointExp quantiles"):
 
-The caller decides ε (several features share a budget by sequential composition: a record is in
-every feature's data, PRIVACY-NOTES 7) and records the ledger row; pass ``ledger=`` to let this
-function record it before releasing anything.
+* small ``lam·(n + t)`` (small data or a small budget): linear space over the *runs* of the grid
+  (a nonempty cell and the empty cells after it share ``s``, so they are one state, weighted by
+  the number ``C(L + c - 1, c)`` of nondecreasing placements of c outputs among its L cells; the
+  cells inside a run are then a uniform multiset). Only ~n states per feature instead of G.
+* moderate: linear space over cells, rescaled after every step;
+* large: log space over cells.
+
+Cost per feature: one ``np.bincount`` over the n records plus O(m·G) vectorised work (O(m·runs)
+on small data).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import gammaln
 
 from .ledger import PrivacyLedger, charge, check_epsilon
 from .samplers import check_random_state
@@ -96,77 +105,181 @@ def _logcumsumexp(a: np.ndarray) -> np.ndarray:
 def _transition(a_prev, s, t, lam):
     """log sum_{k' <= k} exp(a_prev[k'] - lam * |s[k] - t - s[k']|) for every k (vectorised).
 
-    ``s`` is nondecreasing (counts below each cell), ``t > 0`` the target gap.
+    ``s`` is nondecreasing (counts below each cell), ``t > 0`` the target gap. One row of
+    :class:`_Kernel` in log space.
     """
-    G = s.size
-    r = s - t
-    # left part: s[k'] <= r[k]  (then k' < k automatically)
-    p = np.searchsorted(s, r, side="right") - 1  # last k' with s[k'] <= r[k]; -1 if none
-    lp = _logcumsumexp(a_prev + lam * s)
-    with np.errstate(invalid="ignore"):
-        left = np.where(p >= 0, lp[np.maximum(p, 0)] - lam * r, -np.inf)
-    # right window: r[k] < s[k'] <= s[k], k' <= k -- blocks of count-width t
-    blk = np.floor(s / t).astype(np.int64)
-    new_blk = np.empty(G, dtype=bool)
-    new_blk[0] = True
-    np.not_equal(blk[1:], blk[:-1], out=new_blk[1:])
-    starts = np.flatnonzero(new_blk)
-    ends = np.empty_like(starts)
-    ends[:-1] = starts[1:]
-    ends[-1] = G
-    block_of = np.cumsum(new_blk) - 1
-    x = a_prev - lam * (s - blk * t)  # offsets in (-lam*t, 0] within each block
-    pre, suf = _block_logcumsumexp(x, starts, ends, block_of)
-    # same block as k: every k' in the block up to k is in the window
-    right = pre + lam * (r - blk * t)
-    # previous block: k' from p[k]+1 to the end of that block
-    bk = block_of
-    prev_exists = (bk > 0)
-    prev_blk_id = np.maximum(bk - 1, 0)
-    prev_end = ends[prev_blk_id]  # exclusive
-    first = p + 1
-    has = prev_exists & (blk[starts[prev_blk_id]] == blk - 1) & (first < prev_end)
-    if has.any():
-        idx = np.where(has, first, 0)
-        extra = suf[idx] + lam * (r - (blk - 1) * t)
-        right = np.where(has, np.logaddexp(right, extra), right)
-    return np.logaddexp(left, right)
+    a_prev, s = np.asarray(a_prev, dtype=float), np.asarray(s, dtype=float)
+    k = _Kernel(s[None], np.array([[lam]], dtype=float), "log")
+    return k.step(a_prev[None], np.array([[t]], dtype=float))[0]
 
 
-_PAD_LIMIT = 64  # padded table of _block_logcumsumexp at most this many times the input (else a loop)
+class _Kernel:
+    """One step of the dynamic program for F features at once (the rows of ``s``)::
+
+        out[f, k] = sum_{k' <= k} a[f, k'] exp(-lam_f |s[f, k] - t_f - s[f, k']|)
+
+    ``s`` nondecreasing integers along each row (counts below each cell), ``lam`` (F, 1) >= 0,
+    the gap ``t`` (F, 1) > 0. ``mode``:
+
+    * ``"log"``: ``a`` and ``out`` are logarithms (any ``lam·n``).
+    * ``"blocks"``: linear space, no subtraction anywhere (needs ``lam·n`` far below the
+      overflow of ``exp``, :data:`_LINEAR_LIMIT`).
+    * ``"direct"``: linear space with the window as a difference of two prefix sums; its relative
+      error is at most ``2 G u exp(2 lam (n + t))`` (``u`` = 2^-53): used only when
+      ``lam (n + t_max) <= _DIRECT_LIMIT``, where the bound is below 1e-11.
+
+    The kernel is split at ``s(k') = s(k) - t``: a left part ``s(k') <= s(k) - t`` (a prefix sum
+    of ``a·exp(lam·s)``) and a right window of count-width ``t``, summed (log, blocks) blockwise,
+    blocks of count-width ``t`` restarted at every row, so no log-domain subtraction
+    (cancellation) is needed; within a block every factor lies in ``[exp(-lam·t), exp(lam·t)]``.
+    What depends only on ``t`` (the split points, the blocks) is computed once per distinct gap.
+    """
+
+    def __init__(self, s, lam, mode):
+        self.s, self.lam, self.mode = s, lam, mode
+        F, G = s.shape
+        self.F, self.G = F, G
+        top = float(s[:, -1].max()) + 1.0 if s.size else 1.0
+        self.off = (np.arange(F) * (top + 2.0))[:, None]  # row offsets: exact integers
+        self.key = (s + self.off).ravel()
+        self.row0 = (np.arange(F) * G)[:, None]
+        if mode != "log":
+            self.ep = np.exp(lam * s)
+            self.em = np.exp(-lam * s)
+        self._cache = {}
+
+    def _split(self, t):
+        """p[f, k]: last k' with s[f, k'] <= s[f, k] - t (-1 if none), and the block structure."""
+        # s is integer-valued, so p depends on t only through ceil(t); the blocks need t itself
+        ck = np.ceil(t).tobytes() if self.mode == "direct" else t.tobytes()
+        if ck in self._cache:
+            return self._cache[ck]
+        F, G, s = self.F, self.G, self.s
+        # s is integer-valued: s[k'] <= s[k] - t  <=>  s[k'] <= floor(s[k] - t); one sorted search
+        # over all rows (row offsets keep the rows apart, every number an exact integer)
+        v = np.maximum(np.floor(s - t), -1.0) + self.off
+        p = np.searchsorted(self.key, v.ravel(), side="right").reshape(F, G) - self.row0 - 1
+        pos = p >= 0
+        pi = (self.row0 + np.maximum(p, 0)).ravel()
+        out = {"p": p, "pos": pos, "pi": pi}
+        if self.mode != "direct":
+            blk = np.floor(s / t)
+            b = blk.ravel()
+            new_blk = np.empty(F * G, dtype=bool)
+            new_blk[0] = True
+            np.not_equal(b[1:], b[:-1], out=new_blk[1:])
+            new_blk[::G] = True
+            starts = np.flatnonzero(new_blk)
+            ends = np.empty_like(starts)
+            ends[:-1] = starts[1:]
+            ends[-1] = F * G
+            block_of = np.cumsum(new_blk) - 1
+            # previous block of the same row: k' from p[k]+1 to the end of that block
+            prev_blk_id = np.maximum(block_of - 1, 0)
+            prev_start = starts[prev_blk_id]
+            first = (self.row0 + p + 1).ravel()
+            has = ((block_of > 0) & (prev_start >= np.repeat(self.row0.ravel(), G))
+                   & (b[prev_start] == b - 1) & (first < ends[prev_blk_id]))
+            out.update(blk=blk, plan=_ScanPlan(starts, ends), has=has.reshape(F, G),
+                       idx=np.where(has, first, 0).reshape(F, G), any_has=bool(has.any()))
+        self._cache[ck] = out
+        return out
+
+    def step(self, a, t):
+        F, G, s, lam = self.F, self.G, self.s, self.lam
+        sp = self._split(t)
+        r = s - t
+        pos, pi = sp["pos"], sp["pi"]
+        if self.mode == "log":
+            lp = np.logaddexp.accumulate(a + lam * s, axis=1).ravel()
+            with np.errstate(invalid="ignore"):
+                left = np.where(pos, lp[pi].reshape(F, G) - lam * r, -np.inf)
+            blk = sp["blk"]
+            x = a - lam * (s - blk * t)  # offsets in (-lam*t, 0] within each block
+            pre, suf = sp["plan"].scan(x.ravel(), np.logaddexp, -np.inf)
+            right = pre.reshape(F, G) + lam * (r - blk * t)  # same block as k: all k' <= k
+            if sp["any_has"]:
+                extra = suf[sp["idx"]] + lam * (r - (blk - 1) * t)
+                right = np.where(sp["has"], np.logaddexp(right, extra), right)
+            return np.logaddexp(left, right)
+        elt = np.exp(lam * t)
+        cp = np.cumsum(a * self.ep, axis=1).ravel()
+        left = np.where(pos, cp[pi].reshape(F, G), 0.0) * self.em * elt  # exp(-lam r)
+        if self.mode == "direct":
+            cm = np.cumsum(a * self.em, axis=1)
+            below = np.where(pos, cm.ravel()[pi].reshape(F, G), 0.0)
+            return left + (cm - below) * self.ep / elt  # window (r, s]: exp(lam r) (cm - below)
+        blk = sp["blk"]
+        x = a * np.exp(-lam * (s - blk * t))
+        pre, suf = sp["plan"].scan(x.ravel(), np.add, 0.0)
+        right = pre.reshape(F, G) * np.exp(lam * (r - blk * t))
+        if sp["any_has"]:
+            right += np.where(sp["has"], suf[sp["idx"]] * np.exp(lam * (r - (blk - 1) * t)), 0.0)
+        return left + right
 
 
-def _block_logcumsumexp(x, starts, ends, block_of):
+class _ScanPlan:
+    """Index tables of :func:`_block_scan` for fixed blocks (reused across the steps)."""
+
+    def __init__(self, starts, ends):
+        lens = ends - starts
+        self.total = int(lens.sum())
+        self.whole = lens.size == 1
+        one = lens == 1
+        self.single = starts[one]
+        self.groups = []
+        if self.whole:
+            return
+        cls = np.frexp(np.maximum(lens - 1, 1))[1]  # length class: 2^(c-1) < len <= 2^c
+        for c in np.unique(cls[~one]):
+            sel = np.flatnonzero((cls == c) & ~one)
+            bl, st = lens[sel], starts[sel]
+            L = int(bl.max())
+            tot = int(bl.sum())
+            k = np.arange(tot) - np.repeat(np.cumsum(bl) - bl, bl)  # position inside its block
+            src = np.repeat(st, bl) + k
+            row = np.repeat(np.arange(sel.size) * L, bl)
+            fwd = row + (L - np.repeat(bl, bl)) + k  # block right-aligned: last element in column L-1
+            bwd = row + (L - 1) - k  # reversed block, right-aligned
+            self.groups.append((sel.size, L, src, fwd, bwd))
+
+    def scan(self, x, ufunc, pad):
+        if self.whole:
+            if not x.size:
+                return x.copy(), x.copy()
+            return ufunc.accumulate(x), ufunc.accumulate(x[::-1])[::-1]
+        pre = np.empty_like(x)
+        suf = np.empty_like(x)
+        pre[self.single] = suf[self.single] = x[self.single]
+        for nb, L, src, fwd, bwd in self.groups:
+            tab = np.full(nb * L, pad)
+            tab[fwd] = x[src]
+            pre[src] = ufunc.accumulate(tab.reshape(nb, L), axis=1).ravel()[fwd]
+            tab.fill(pad)
+            tab[bwd] = x[src]
+            suf[src] = ufunc.accumulate(tab.reshape(nb, L), axis=1).ravel()[bwd]
+        return pre, suf
+
+
+def _block_logcumsumexp(x, starts, ends, block_of=None):
     """Prefix and suffix log-cum-sum-exp of ``x`` restarted at every block ``[starts[b], ends[b])``.
 
-    Bit-identical to running ``np.logaddexp.accumulate`` on each block separately: the blocks are
-    laid out as the rows of a table, right-aligned behind ``-inf`` padding (``logaddexp(-inf, v)
-    == v`` exactly, and an all ``-inf`` run is cheap), so one ``accumulate`` along the rows does
-    every block in the same order of operations.
+    Bit-identical to running ``np.logaddexp.accumulate`` on each block separately
+    (:func:`_block_scan` with ``-inf`` padding; ``logaddexp(-inf, v) == v`` exactly).
     """
-    G = x.size
-    lens = ends - starts
-    nb, L = lens.size, int(lens.max())
-    if nb == 1:
-        return _logcumsumexp(x), _logcumsumexp(x[::-1])[::-1]
-    if nb * L > _PAD_LIMIT * G:  # very uneven blocks: a loop is cheaper than the padding
-        pre = np.empty(G)
-        suf = np.empty(G)
-        for b0, b1 in zip(starts.tolist(), ends.tolist()):
-            pre[b0:b1] = _logcumsumexp(x[b0:b1])
-            suf[b0:b1] = _logcumsumexp(x[b0:b1][::-1])[::-1]
-        return pre, suf
-    k = np.arange(G)
-    row = block_of * L
-    fwd = row + (L - ends[block_of]) + k  # block b right-aligned: its last element in column L-1
-    bwd = row + (L - 1 + starts[block_of]) - k  # reversed block, right-aligned
-    tab = np.full(nb * L, -np.inf)
-    tab[fwd] = x
-    pre = np.logaddexp.accumulate(tab.reshape(nb, L), axis=1).ravel()[fwd]
-    tab.fill(-np.inf)
-    tab[bwd] = x
-    suf = np.logaddexp.accumulate(tab.reshape(nb, L), axis=1).ravel()[bwd]
-    return pre, suf
+    return _block_scan(x, starts, ends, np.logaddexp, -np.inf)
+
+
+def _block_scan(x, starts, ends, ufunc, pad):
+    """Prefix and suffix ``ufunc.accumulate`` of ``x`` restarted at every block ``[starts, ends)``.
+
+    Bit-identical to accumulating each block separately: blocks are laid out as the rows of a
+    table, right-aligned behind ``pad`` (the identity of ``ufunc``: ``ufunc(pad, v) == v``
+    exactly), so one ``accumulate`` along the rows does every block in the same order of
+    operations. Blocks are grouped by length class (powers of two), so the padding is at most
+    the size of the input whatever the mix of block lengths.
+    """
+    return _ScanPlan(np.asarray(starts), np.asarray(ends)).scan(np.asarray(x, dtype=float), ufunc, pad)
 
 
 def jointexp_quantiles(
@@ -219,30 +332,262 @@ def jointexp_quantiles(
 
 
 def _sample_from_histogram(h, q, eps, lo, hi, rng):
-    G = h.size
+    """One feature: :func:`_sample_from_histograms` with a single row."""
+    return _sample_from_histograms(np.asarray(h)[None], q, eps, [lo], [hi], rng)[0]
+
+
+# lam·n up to which the dynamic program runs in linear space: every factor exp(±lam·s) stays far
+# from overflow (e^300 ~ 1e130) and the tables are rescaled row by row after every step
+_LINEAR_LIMIT = 300.0
+_DIRECT_LIMIT = 1.5  # lam·(n + t) up to which the "direct" kernel's error bound is below 1e-11
+
+
+def _sample_from_histograms(H, q, eps, lo, hi, rng):
+    """JointExp draws of the quantiles ``q`` for F features at once (row f of ``H``: the grid
+    histogram of feature f over its public ``[lo[f], hi[f]]``, ``lo < hi``; ``eps`` a scalar or one
+    value per row). Row f is an independent draw from exactly the law of the module docstring.
+
+    Forward: ``A_1(k) = exp(-lam |s(k) - t_1|)``, ``A_j(k) = sum_{k' <= k} A_{j-1}(k')
+    exp(-lam |s(k) - s(k') - t_j|)`` (:class:`_Kernel`), in linear space when
+    ``lam·(n + t) <= _LINEAR_LIMIT`` (rows rescaled by their maximum: a constant factor per
+    feature) and in log space otherwise; the equal cell widths are a constant factor and are left out.
+    Backward: ``k_m`` with probability ``∝ A_m(k) exp(-lam |n - s(k) - t_{m+1}|)``, then ``k_j <=
+    k_{j+1}`` with probability ``∝ A_j(k) exp(-lam |s(k_{j+1}) - s(k) - t_{j+1}|)``, each by the
+    inverse CDF with one uniform per feature and step; the outputs are uniform in their cells,
+    clipped and sorted per feature (post-processing).
+    """
+    H = np.asarray(H)
+    F, G = H.shape
     m = q.size
-    n = float(h.sum())
-    lam = eps / (2.0 * JOINTEXP_SENSITIVITY)
-    s = np.concatenate(([0.0], np.cumsum(h[:-1], dtype=float)))  # records below cell k
-    gaps = np.diff(np.concatenate(([0.0], q, [1.0]))) * n
-    width = (hi - lo) / G
-    lw = np.log(width)  # equal cells: a constant, kept for clarity of the base measure
-    tables = np.empty((m, G))
-    tables[0] = lw - lam * np.abs(s - gaps[0])
+    eps = np.broadcast_to(np.asarray(eps, dtype=float), (F,))
+    lo = np.asarray(lo, dtype=float).reshape(F)
+    hi = np.asarray(hi, dtype=float).reshape(F)
+    n = H.sum(axis=1).astype(float)[:, None]
+    lam = eps[:, None] / (2.0 * JOINTEXP_SENSITIVITY)
+    lam = np.where(n > 0, lam, 0.0)  # n == 0: every gap is 0, the utility is constant
+    s = np.zeros((F, G))
+    np.cumsum(H[:, :-1], axis=1, out=s[:, 1:])  # records below cell k (exact: integers < 2^53)
+    gaps = np.diff(np.concatenate((np.zeros(1), q, np.ones(1))))[None, :] * n  # (F, m+1)
+    top = float(np.max(lam * (n + gaps.max(axis=1, keepdims=True)))) if F else 0.0
+    mode = "direct" if top <= _DIRECT_LIMIT else "blocks" if top <= _LINEAR_LIMIT else "log"
+    if mode == "direct" and _runs_fit(G, m):
+        return _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng)
+    log = mode == "log"
+    kernel = _Kernel(s, lam, mode)
+    tables = np.empty((m, F, G))
+    first = -lam * np.abs(s - gaps[:, :1])
+    tables[0] = first if log else np.exp(first)
     for j in range(1, m):
-        t = gaps[j]
-        if t <= 0:  # n == 0: every gap is 0, the utility is constant
-            prev = _logcumsumexp(tables[j - 1])
-        else:
-            prev = _transition(tables[j - 1], s, t, lam)
-        tables[j] = lw + prev
-    # backward sampling with the Gumbel-max trick
-    cells = np.empty(m, dtype=np.int64)
-    last = tables[m - 1] - lam * np.abs(n - s - gaps[m])
-    cells[m - 1] = int(np.argmax(last + rng.gumbel(size=G)))
+        t = gaps[:, j:j + 1]
+        prev = kernel.step(tables[j - 1], np.where(t > 0, t, 1.0))
+        if not log:
+            prev /= prev.max(axis=1, keepdims=True)
+        tables[j] = prev
+    rows = np.arange(F)
+    cells = np.empty((F, m), dtype=np.int64)
+    tail = -lam * np.abs(n - s - gaps[:, m:])
+    last = tables[m - 1] + tail if log else tables[m - 1] * np.exp(tail)
+    cells[:, m - 1] = _inverse_cdf(last, rng.random(F), log)
     for j in range(m - 2, -1, -1):
-        k = cells[j + 1]
-        w = tables[j][: k + 1] - lam * np.abs(s[k] - s[: k + 1] - gaps[j + 1])
-        cells[j] = int(np.argmax(w + rng.gumbel(size=k + 1)))
-    out = lo + (cells + rng.random(m)) * width
-    return np.sort(np.clip(out, lo, hi))
+        k = cells[:, j + 1]
+        K = int(k.max()) + 1
+        e = -lam * np.abs(s[rows, k][:, None] - s[:, :K] - gaps[:, j + 1:j + 2])
+        w = tables[j][:, :K] + e if log else tables[j][:, :K] * np.exp(e)
+        w[np.arange(K)[None, :] > k[:, None]] = -np.inf if log else 0.0
+        cells[:, j] = _inverse_cdf(w, rng.random(F), log)
+    width = (hi - lo) / G
+    out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
+    return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
+
+
+def _runs_fit(G, m):
+    """Whether the run tables of :func:`_sample_by_runs` stay within float range: every entry lies
+    in ``[exp(-1.5 m), C(G + m - 1, m)]`` when ``lam (n + t) <= _DIRECT_LIMIT``."""
+    log_c = gammaln(G + m) - gammaln(G) - gammaln(m + 1)
+    return bool(log_c <= 600.0 and 1.5 * m <= 600.0)
+
+
+def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
+    """The law of :func:`_sample_from_histograms`, drawn through the *runs* of each feature.
+
+    A run is a maximal stretch of consecutive cells with the same ``s`` (a nonempty cell followed by
+    the empty cells after it): the utility depends on the cells only through ``s``, so the law of
+    ``k_1 <= ... <= k_m`` factorises into the law of the run of each output, weighted by the number
+    of nondecreasing cell tuples inside each run (``C(L + c - 1, c)`` for c outputs in a run of L
+    cells), and, given the runs, a uniform nondecreasing tuple of cells inside each run. With
+    ``W_j(R, c)`` the weight of the prefixes whose last ``c`` outputs (``j - c + 1 .. j``) are in
+    run R and the one before in an earlier run::
+
+        W_1(R, 1) = exp(-lam |s_R - t_1|),   W_j(R, c) = W_{j-c+1}(R, 1) prod_{i=j-c+2}^{j} exp(-lam t_i),
+        B_j(R) = sum_c W_j(R, c) C(L_R + c - 1, c),
+        W_{j+1}(R, 1) = sum_{R' < R} B_j(R') exp(-lam |s_R - s_R' - t_{j+1}|)
+
+    (the last sum by the "direct" split of :class:`_Kernel`, over runs, strictly earlier ones).
+    Backward: the run and count ``(R, c)`` of the last outputs ``∝ W_m(R, c) C(L_R + c - 1, c)
+    exp(-lam |n - s_R - t_{m+1}|)``, then for the output ``j`` just before them, ``R' < R ∝ B_j(R')
+    exp(-lam |s_R - s_R' - t_{j+1}|)`` and ``c' ∝ W_j(R', c') C(L_R' + c' - 1, c')``, and so on.
+    Only the ~n nonempty cells cost anything: on small data most of the grid is empty.
+    """
+    F, G = H.shape
+    m = gaps.shape[1] - 1
+    # runs: a new one starts at cell 0 and after every nonempty cell
+    new_run = np.empty((F, G), dtype=bool)
+    new_run[:, 0] = True
+    np.greater(H[:, :-1], 0, out=new_run[:, 1:])
+    n_runs = new_run.sum(axis=1)
+    Rm = int(n_runs.max())
+    fr, kr = np.nonzero(new_run)  # row-major: runs of a row in order
+    col = np.arange(fr.size) - np.repeat(np.cumsum(n_runs) - n_runs, n_runs)
+    start = np.zeros((F, Rm), dtype=np.int64)
+    start[fr, col] = kr
+    L = np.zeros((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
+    ends = np.empty_like(kr)
+    ends[:-1] = kr[1:]
+    last_of_row = np.cumsum(n_runs) - 1
+    ends[last_of_row] = G
+    ends[:-1][np.diff(fr) != 0] = G
+    L[fr, col] = ends - kr
+    sr = np.repeat(s[:, -1:], Rm, axis=1)  # padding: the last count, keeps every row sorted
+    sr[fr, col] = s[fr, kr]
+    live = L > 0
+    # binom[c] = C(L + c - 1, c), c = 0..m
+    binom = np.empty((m + 1, F, Rm))
+    binom[0] = 1.0
+    for c in range(1, m + 1):
+        binom[c] = binom[c - 1] * (L + c - 1) / c
+    t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
+    Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
+    Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
+    ep = np.where(live, np.exp(lam * sr), 0.0)  # 0 on padding runs: their W stays 0
+    em = np.where(live, np.exp(-lam * sr), 0.0)
+    top = float(sr.max()) + 1.0 if sr.size else 1.0
+    off = (np.arange(F) * (top + 2.0))[:, None]
+    key = (sr + off).ravel()
+    row0 = (np.arange(F) * Rm)[:, None]
+    w1 = np.zeros((m + 1, F, Rm))  # w1[j] = W_j(., 1)
+    B = np.zeros((m + 1, F, Rm))
+    w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
+    cpz = np.zeros((F, Rm + 1))
+    cmz = np.zeros((F, Rm + 1))
+    p1_of = {}
+    Wc = np.zeros((m + 1, F, Rm))  # Wc[c] = W_j(., c) for the current j
+    kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
+    for j in range(1, m + 1):
+        if j > 1:
+            Wc[2:j + 1] = Wc[1:j] * kappa[:, j - 1:j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
+        Wc[1] = w1[j]
+        acc = np.einsum("cfr,cfr->fr", Wc[1:j + 1], binom[1:j + 1])  # B_j
+        B[j] = acc
+        if j == m:
+            break
+        tj = t[:, j:j + 1]  # t_{j+1}
+        ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
+        if ck not in p1_of:
+            v = np.maximum(np.floor(sr - tj), -1.0) + off  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            p1 = np.searchsorted(key, v.ravel(), side="right").reshape(F, Rm) - row0  # p + 1
+            p1_of[ck] = (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel()  # flat index into cpz
+        p1 = p1_of[ck]
+        np.cumsum(acc * ep, axis=1, out=cpz[:, 1:])
+        np.cumsum(acc * em, axis=1, out=cmz[:, 1:])
+        elt = np.exp(lam * tj)
+        left = cpz.take(p1).reshape(F, Rm) * (em * elt)
+        window = (cmz[:, :Rm] - cmz.take(p1).reshape(F, Rm)) * (ep / elt)  # p < R' < R
+        np.add(left, window, out=w1[j + 1])
+    rows = np.arange(F)
+    cs = np.arange(1, m + 1)
+    # backward over (run, count) groups
+    grp_run = np.zeros((F, m), dtype=np.int64)
+    grp_cnt = np.zeros((F, m), dtype=np.int64)
+    jf = np.full(F, m)
+    Rcur = np.zeros(F, dtype=np.int64)
+    weight_R = B[m] * np.exp(-lam * np.abs(n - sr - t[:, m:]))
+    g = 0
+    while True:
+        active = jf > 0
+        if not active.any():
+            break
+        R = _inverse_cdf(np.where(active[:, None], weight_R, 1.0), rng.random(F), False)
+        # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
+        idx = jf[:, None] - cs[None, :] + 1  # (F, m)
+        ok = idx >= 1
+        idx = np.maximum(idx, 1)
+        wc = w1[idx, rows[:, None], R[:, None]] * binom[cs[None, :], rows[:, None], R[:, None]]
+        wc *= np.exp(-lam * (Tc[rows, jf][:, None] - Tc[rows[:, None], idx]))
+        wc = np.where(ok, wc, 0.0)
+        c = _inverse_cdf(np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
+        grp_run[:, g] = np.where(active, R, 0)
+        grp_cnt[:, g] = np.where(active, c, 0)
+        g += 1
+        jf = np.where(active, jf - c, 0)
+        Rcur = np.where(active, R, Rcur)
+        # the output just before: R' < Rcur, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|)
+        jj = np.maximum(jf, 1)
+        e = -lam[:, 0][:, None] * np.abs(sr[rows, Rcur][:, None] - sr - t[rows, jj][:, None])
+        weight_R = np.where(np.arange(Rm)[None, :] < Rcur[:, None], B[jj, rows] * np.exp(e), 0.0)
+    grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
+    cells = _multisets_in_runs(start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64),
+                               grp_cnt, m, rng)
+    width = (hi - lo) / G
+    out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
+    return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
+
+
+def _multisets_in_runs(start, length, count, m, rng):
+    """For every group (row f, column g): ``count`` cells drawn as a *uniform* nondecreasing tuple
+    (multiset) of the ``length`` cells from ``start``; the m cells of each row, unsorted.
+
+    Top-down: the largest of a uniform multiset of size c from L cells is v with probability
+    ``C(v + c - 1, c - 1) / C(L + c - 1, c)`` (``P(max <= v) = C(v + c, c) / C(L + c - 1, c)``,
+    hockey stick), and the rest is a uniform multiset of size c - 1 from the v + 1 cells up to it;
+    each step inverts that CDF by bisection on the log binomials."""
+    F, ng = count.shape
+    cells = np.empty((F, m), dtype=np.int64)
+    filled = np.zeros(F, dtype=np.int64)
+    c = count.copy()
+    Lc = length.copy()  # cells still available: [start, start + Lc)
+    while True:
+        act = c > 0
+        if not act.any():
+            break
+        u = rng.random((F, ng))
+        # c = 1: P(v) = 1 / L, the inverse CDF in closed form
+        lo_v = np.minimum((u * Lc).astype(np.int64), np.maximum(Lc - 1, 0))
+        many = act & (c >= 2)
+        if many.any():
+            cc = c[many].astype(float)
+            target = np.log(u[many]) + _log_binom(Lc[many] + cc - 1, cc)
+            a = np.zeros(cc.size, dtype=np.int64)
+            b = Lc[many] - 1
+            while True:  # smallest v in [a, b] with log C(v + c, c) >= target (P(max <= v) >= u)
+                open_ = a < b
+                if not open_.any():
+                    break
+                mid = (a + b) // 2
+                ge = _log_binom(mid + cc, cc) >= target
+                b = np.where(open_ & ge, mid, b)
+                a = np.where(open_ & ~ge, mid + 1, a)
+            lo_v[many] = a
+        r, gg = np.nonzero(act)  # row-major: keeps the order of the draws reproducible
+        cells[r, filled[r] + np.arange(r.size) - np.searchsorted(r, r)] = start[r, gg] + lo_v[r, gg]
+        filled += np.bincount(r, minlength=F)
+        c = np.where(act, c - 1, 0)
+        Lc = np.where(act, lo_v + 1, Lc)
+    return cells
+
+
+def _log_binom(a, b):
+    return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+
+def _inverse_cdf(w, u, log):
+    """Index drawn with probability ``∝ w[f]`` (``∝ exp(w[f])`` if ``log``) in every row f, from the
+    uniforms ``u``: the first k with ``cumsum(w)[k] > u·sum(w)`` (never a zero-weight cell)."""
+    if log:
+        w = np.exp(w - w.max(axis=1, keepdims=True))
+    c = np.cumsum(w, axis=1)
+    idx = np.sum(c <= (u * c[:, -1])[:, None], axis=1)
+    over = idx >= w.shape[1]  # u·sum rounded up to the sum: the last cell with weight
+    if over.any():
+        last = w.shape[1] - 1 - np.argmax(w[:, ::-1] > 0, axis=1)
+        idx = np.where(over, last, idx)
+    return idx

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, v
 from threadpoolctl import ThreadpoolController
 
 from .._format import estimator_header
-from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups
+from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups, moments
 from ..validation import apply_unit_sample_weight, check_y, resolve_classes
 from .model import RuleList
 
@@ -54,6 +54,7 @@ class SplitStats:
         self.y = y.astype(np.float64)
         self._W = None  # (m, 2) weights of the last call and the Gram matrices they give
         self._A = None
+        self._pairs = None  # width 3: the column pairs of the third-order moments
 
     def __call__(self, remaining: np.ndarray):
         """Return (N, P, captured, captured_pos) for the remaining mask."""
@@ -63,6 +64,12 @@ class SplitStats:
         wy = np.bincount(self.inverse, weights=r * self.y, minlength=m)
         W = np.column_stack([w, wy])  # float64: exact integer weights
         totals = (float(w.sum()), float(wy.sum()))
+        if self.candidates.max_width == 3:
+            return self._width3(W, totals)
+        if self.candidates.max_width == 1:  # single literals: column sums only
+            S = self.patterns.T @ W
+            counts = [self.candidates.counts_from_moments(totals[j], S[:, j], None) for j in range(2)]
+            return totals[0], totals[1], counts[0], counts[1]
         if self.candidates.max_width > 2:
             counts = self.candidates.counts_many(self.patterns, W)
             return totals[0], totals[1], counts[0], counts[1]
@@ -77,6 +84,28 @@ class SplitStats:
         self._W = W
         S = X.T @ W
         counts = [self.candidates.counts_from_gram(self._A[j], S[:, j], totals[j]) for j in range(2)]
+        return totals[0], totals[1], counts[0], counts[1]
+
+    def _width3(self, W, totals):
+        """Counts of conjunctions of up to three literals from the moments of the weights (up to
+        third order, :func:`~dpmodels.data.rules.moments`), updated by the distinct rows whose
+        weights changed since the last call (exact integer downdates, like the Gram matrices)."""
+        cands = self.candidates
+        if self._pairs is None:
+            self._pairs = cands.pair_rows()
+        index, pairs = self._pairs
+        changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
+        if changed is None or 2 * changed.size > len(W):
+            _, s, A, T = moments(self.patterns, W, pairs)
+            self._A = [A, T]
+        elif changed.size:
+            _, _, dA, dT = moments(self.patterns, W - self._W, pairs, rows=changed)
+            self._A[0] += dA
+            self._A[1] += dT
+        self._W = W
+        A, T = self._A
+        s = self.patterns.T @ W
+        counts = [cands.counts_from_moments(totals[j], s[:, j], A[..., j], T[..., j], index) for j in range(2)]
         return totals[0], totals[1], counts[0], counts[1]
 
     @staticmethod
@@ -168,6 +197,11 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         groups explicitly; ``None`` uses every conjunction. The declaration describes the columns,
         not the records: the candidate set stays a function of the schema.
         """
+        mode = getattr(self, "candidates", "conjunctions")
+        if mode == "columns":  # a pre-mined rule set, one column per rule
+            return RuleCandidates.from_columns(names)
+        if mode != "conjunctions":
+            raise ValueError(f"candidates must be 'conjunctions' or 'columns', got {mode!r}")
         fg = getattr(self, "feature_groups", None)  # a subclass without the parameter: no groups
         if isinstance(fg, str):
             if fg != "auto":
@@ -188,6 +222,10 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         from ..guards import BUILD_FACTOR, check_rule_candidates, max_candidates, n_rule_candidates
 
         kw = dict(max_rules=self.max_rules, n_public=n_for_estimate, learner=type(self).__name__)
+        if getattr(self, "candidates", "conjunctions") == "columns":
+            cands = self._make_candidates(X, names)
+            check_rule_candidates(len(names), 1, n_candidates=len(cands), **kw)
+            return cands
         bound = n_rule_candidates(len(names), self.max_width)
         limit = max_candidates()
         if limit is not None and bound > BUILD_FACTOR * limit:

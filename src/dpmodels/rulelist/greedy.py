@@ -5,6 +5,15 @@ the remaining records, the one with the lowest Gini impurity of the split it mak
 not captured, Eq. (1)+(2)); it stops after ``max_rules`` − 1 rules, when no rule meets the support,
 or when the best rule does not lower the impurity of not splitting. Consequents are majorities.
 
+``criterion="captured"`` is the greedy rule list of paper 003's authors (their public scripts; the
+paper's Sec. V-A calls it "CART-like"): candidates are pre-mined on the training data — a rule is
+kept when the share of training records it captures lies in [λ, 1 − λ]; at each position the rule
+with the lowest Gini impurity *of the records it captures* (2p(1 − p), the uncaptured side
+ignored — a purity criterion) among those capturing ≥ λ·n of the training records (n the training
+size, i.e. ⌈λn⌉ records) is taken, ties to the first candidate; it never stops for lack of
+improvement, only when no rule meets the support; a consequent is 1 when at least half of the
+captured records are positive (the default too; with no record left, the overall majority).
+
 The support filter reads the data: this learner is **not private** and is the papers' baseline.
 """
 
@@ -18,7 +27,9 @@ from ..guards import progress
 from ._base import RuleListEstimator, SplitStats, count_scaled_gini
 from .model import Rule
 
-__all__ = ["GreedyRuleListClassifier"]
+__all__ = ["GreedyRuleListClassifier", "CRITERIA"]
+
+CRITERIA = ("split", "captured")
 
 
 class GreedyRuleListClassifier(RuleListEstimator):
@@ -45,21 +56,37 @@ class GreedyRuleListClassifier(RuleListEstimator):
         (written by :class:`dpmodels.data.Binarizer` and the bundled binarized Adult / COMPAS),
         none for other input; a dict ``{column: {"feature", "kind", "value"}}`` declares them;
         ``None``: every conjunction.
+    criterion : {"split", "captured"}, default="split"
+        ``"split"``: paper 000's Gini of the split (Eq. (1)+(2)); ``"captured"``: paper 003's
+        authors' learner — captured-only Gini, support pre-mining in [λ, 1 − λ], support ⌈λn⌉
+        (module docstring).
+    candidates : {"conjunctions", "columns"}, default="conjunctions"
+        The public candidate rules: every conjunction of ≤ ``max_width`` literals over the columns
+        (:mod:`dpmodels.data.rules`), or ``"columns"``: each column *is* one candidate rule (a
+        pre-mined rule set materialised as 0/1 columns, e.g. paper 000's, built by
+        :mod:`dpmodels.data.paper_protocols`); ``max_width`` and ``feature_groups`` are then unused.
     """
 
-    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None, feature_groups="auto"):
+    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None, feature_groups="auto",
+                 candidates="conjunctions", criterion="split"):
         self.max_rules = max_rules
         self.min_support = min_support
         self.max_width = max_width
         self.classes = classes
         self.feature_groups = feature_groups
+        self.candidates = candidates
+        self.criterion = criterion
 
     def _fit(self, X, y):
         self._check_common_params()
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
         Xb, yb, names = self._validate_fit_data(X, y)
         # non-private learner: its true n may size the estimate (it releases the data anyway)
         cands = self._guarded_candidates(X, names, len(Xb))
         stats = SplitStats(cands, Xb, yb)
+        if self.criterion == "captured":
+            return self._fit_captured(cands, stats, Xb, yb, names)
         n = Xb.shape[0]
         lam = max(1, math.floor(self.min_support * n))
         remaining = np.ones(n, dtype=bool)
@@ -88,4 +115,39 @@ class GreedyRuleListClassifier(RuleListEstimator):
             default_pred = int(c1 > c0)
         self.rule_list_ = self._build_rule_list(names, rules, Rule([], default_pred, (c0, c1)), False)
         self.n_candidates_ = len(cands)
+        return self
+
+    def _fit_captured(self, cands, stats, Xb, yb, names):
+        """Paper 003's authors' greedy list (module docstring)."""
+        n = Xb.shape[0]
+        lam = float(self.min_support)
+        remaining = np.ones(n, dtype=bool)
+        N, P, cap, cap_pos = stats(remaining)
+        share = cap / n if n else np.zeros_like(cap)
+        available = (share >= lam) & (share <= 1.0 - lam)  # pre-mining on the training data
+        n_mined = int(available.sum())
+        rules: list[Rule] = []
+        for _ in progress(range(self.max_rules - 1), desc="GreedyRL rules"):
+            N, P, cap, cap_pos = stats(remaining)
+            # the authors' test: captured / n >= λ (n the training size) and at least one record
+            available &= (cap > 0) & (cap / max(n, 1) >= lam)
+            if not available.any():
+                break
+            p = np.divide(cap_pos, cap, out=np.zeros_like(cap), where=cap > 0)
+            score = np.where(available, 2.0 * p * (1.0 - p), np.inf)
+            best = int(np.argmin(score))  # ties: the first candidate
+            c1 = float(cap_pos[best])
+            c0 = float(cap[best]) - c1
+            lits = [(names[f], pos) for f, pos in cands.literals(best)]
+            rules.append(Rule(lits, int(c1 >= c0), (c0, c1)))
+            remaining &= ~cands.support(Xb, best)
+            available[best] = False
+        c1 = float(yb[remaining].sum())
+        c0 = float(remaining.sum()) - c1
+        if c0 + c1 == 0:  # nothing left: the overall majority (ties to 1)
+            default_pred = int(yb.sum() * 2 >= n)
+        else:
+            default_pred = int(c1 >= c0)
+        self.rule_list_ = self._build_rule_list(names, rules, Rule([], default_pred, (c0, c1)), False)
+        self.n_candidates_ = n_mined
         return self

@@ -203,15 +203,29 @@ class Tree:
         return encode_matrix(X, self.feature_names, self.categorical, self.categories)
 
     def _lookup(self) -> np.ndarray:
-        """Boolean (n_nodes, max_categories + 1) table: does code c go left at node i."""
+        """Sorted int64 keys ``node * width + code``, one per (categorical node, code sent left),
+        with ``width`` = the longest category list + 1.
+
+        Its size is the number of codes the nodes list (what the model file holds), never
+        nodes x categories: a table of that product would let a small file with many nodes and a
+        long category list allocate without bound (docs/privacy.md, "Model files").
+        """
         if self._cat_lookup is None:
-            kmax = max([len(v) for v in self.categories.values()] + [0])
-            tab = np.zeros((self.n_nodes, kmax + 1), dtype=bool)  # last column: unknown (-1)
-            for i, s in enumerate(self.left_categories):
-                if s:
-                    tab[i, list(s)] = True
-            self._cat_lookup = tab
+            width = max([len(v) for v in self.categories.values()] + [0]) + 1
+            keys = [i * width + c for i, s in enumerate(self.left_categories) if s for c in s]
+            self._cat_lookup = (np.unique(np.asarray(keys, dtype=np.int64)), width)
         return self._cat_lookup
+
+    def _goes_left(self, nodes: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Does the category code ``codes[r]`` go left at categorical node ``nodes[r]`` (codes
+        outside the node's list, -1 for unknown values included, go right)."""
+        keys, width = self._lookup()
+        if keys.size == 0:
+            return np.zeros(nodes.shape, dtype=bool)
+        valid = (codes >= 0) & (codes < width - 1)
+        q = nodes * width + np.where(valid, codes, 0)
+        pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+        return valid & (keys[pos] == q)
 
     # ------------------------------------------------------------------ prediction
     def apply_encoded(self, Z: np.ndarray) -> np.ndarray:
@@ -220,7 +234,7 @@ class Tree:
         n = Z.shape[0]
         node = np.zeros(n, dtype=np.int64)
         active = np.arange(n)
-        lookup = self._lookup() if self.categorical.any() else None
+        has_cat = bool(self.categorical.any())
         is_cat_feat = self.categorical
         while active.size:
             nd = node[active]
@@ -231,12 +245,10 @@ class Tree:
             f = self.feature[nd]
             x = Z[active, f]
             go_left = x <= self.threshold[nd]  # NaN threshold (categorical) -> False
-            if lookup is not None:
+            if has_cat:
                 cat = is_cat_feat[f]
                 if cat.any():
-                    codes = x[cat].astype(np.int64)
-                    codes[(codes < 0) | (codes >= lookup.shape[1] - 1)] = lookup.shape[1] - 1
-                    go_left[cat] = lookup[nd[cat], codes]
+                    go_left[cat] = self._goes_left(nd[cat], x[cat].astype(np.int64))
             node[active] = np.where(go_left, self.children_left[nd], self.children_right[nd])
         return node
 
@@ -260,6 +272,11 @@ class Tree:
         at ε = 0.1 on German credit, 20 splits: held-out log-loss 2.14 → 0.66, Brier 0.498 →
         0.457; ``docs/results.md``). A leaf that released no counts (``value`` NaN, e.g. DPGDF's
         label-only leaves) gets probability 1 for its label. ``shrink=False``: raw clipped shares.
+
+        A leaf's label is the argmax of its *unclipped* noisy counts (report-noisy-max), so after
+        clipping and shrinkage another class can come out on top (counts (−1, −3): label 0, clipped
+        (0, 0), shares = the prior). Then the label's share and the top share are swapped, so
+        ``argmax(predict_proba) == predict`` always (post-processing of released values).
         """
         b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
         p = shrunk_proba(self.value, b, prior_rows=self.is_leaf)  # the prior: the leaves' counts
@@ -269,6 +286,14 @@ class Tree:
         if lab.any():
             p[lab] = 0.0
             p[np.flatnonzero(lab), self.label[lab]] = 1.0
+        rows = np.flatnonzero(self.is_leaf & (self.label >= 0))
+        if rows.size:
+            top = np.argmax(p[rows], axis=1)
+            own = self.label[rows]
+            off = np.flatnonzero(p[rows, top] > p[rows, own])
+            if off.size:
+                r, t, o = rows[off], top[off], own[off]
+                p[r, t], p[r, o] = p[r, o], p[r, t].copy()
         return p
 
     def predict_proba(self, X) -> np.ndarray:

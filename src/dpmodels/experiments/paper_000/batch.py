@@ -130,7 +130,8 @@ class SharedSplit:
     Generator) and return the fitted :class:`~dpmodels.rulelist.model.RuleList` and its ledger.
     """
 
-    def __init__(self, X, y, max_width: int = 2, memo_size: int = 256, feature_groups="auto"):
+    def __init__(self, X, y, max_width: int = 2, memo_size: int = 256, feature_groups="auto",
+                 candidates="conjunctions"):
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else [f"x{i}" for i in range(np.shape(X)[1])]
         self.Xb = _binary_matrix(np.asarray(X))
         y = np.asarray(y)
@@ -140,7 +141,8 @@ class SharedSplit:
         self.names = names
         self.max_width = int(max_width)
         self.feature_groups = feature_groups
-        maker = DPRuleListClassifier(max_width=self.max_width, feature_groups=feature_groups)
+        self.candidates_mode = candidates
+        maker = DPRuleListClassifier(max_width=self.max_width, feature_groups=feature_groups, candidates=candidates)
         self.candidates = maker._make_candidates(X, names)  # the estimator's own (public) candidates
         self.stats = MemoSplitStats(self.candidates, self.Xb, self.yb, maxsize=memo_size)
 
@@ -162,6 +164,8 @@ class SharedSplit:
             raise ValueError(f"max_width={params.get('max_width')} differs from the split's {self.max_width}")
         if params.get("feature_groups", "auto") != self.feature_groups:
             raise ValueError("feature_groups differs from the split's: build a SharedSplit with it")
+        if params.get("candidates", "conjunctions") != self.candidates_mode:
+            raise ValueError("candidates differs from the split's: build a SharedSplit with it")
         if params.get("accountant") is not None:
             raise ValueError("SharedSplit fits spend their own budget: accountant= is not supported")
         with single_threaded_blas():  # as the estimator's fit: small products, BLAS threads only contend

@@ -89,6 +89,10 @@ LEARNERS = {
     "PrivaTree (Gini)": "privatree-pf-gini",
     "PrivaTree (exponential)": "privatree-exp",
     "PrivaTree (histogram)": "privatree-hist",
+    "PrivaTree (one-vs-rest)": "privatree-pf-ovr",  # + one-vs-rest candidates of categorical features
+    "PrivaTree (one-vs-rest, public order)": "privatree-pf-ovr-public",  # + no budget on sorting categories
+    "PrivaTree (published)": "privatree-published",  # paper 002 as published: ledger rows 'claimed'
+    "PrivaTree*": "privatree-published*",  # the paper's non-DP variant (data quantiles)
     "BDPT": "bdpt",
     "DPGDF": "dpgdf",
     "diffprivlib tree": "dpl-tree",
@@ -271,14 +275,20 @@ def _make(learner, eps, X, meta, seed):
         return DecisionTreeClassifier(max_depth=MAX_DEPTH, random_state=seed), functools.partial(_ordinal, meta=meta)
     if key.startswith("privatree"):
         sel = {"privatree-pf": "permute-and-flip", "privatree-exp": "exponential",
-               "privatree-hist": "histogram", "privatree-pf-gini": "permute-and-flip"}[key]  # fmt: skip
+               "privatree-hist": "histogram", "privatree-pf-gini": "permute-and-flip",
+               "privatree-pf-ovr": "permute-and-flip", "privatree-pf-ovr-public": "permute-and-flip",
+               "privatree-published": "histogram",
+               "privatree-published*": "histogram"}[key]  # fmt: skip
         crit = "gini" if key.endswith("-gini") else "error"
+        variant = {"privatree-published": "published", "privatree-published*": "published*"}.get(key, "rigorous")
+        extra = dict(variant=variant, one_vs_rest=key.startswith("privatree-pf-ovr"),
+                     category_order="public" if key.endswith("-public") else "noisy-ratio")
         if len(bounds) + len(cats) < X.shape[1]:  # pragma: no cover - guards the metadata
             raise ValueError("numerical features without public bounds")
         est = PrivaTreeClassifier(
             epsilon=eps, max_depth=MAX_DEPTH, bounds=dict(bounds) if bounds else None,
             categories=dict(cats) or None, split_selection=sel, split_criterion=crit, random_state=seed,
-            classes=classes,
+            classes=classes, **extra,
         )
         return est, None
     if key == "bdpt":

@@ -18,13 +18,15 @@ Protocol (paper 003, Sec. V-A; the facts of the authors' public scripts where th
     suboptimal depth-2 solver off), ``min_sup=m``, a time limit per fit (:data:`DL85_TIME_LIMIT`;
     the paper gave 1 h of CPU). A fit that times out keeps PyDL8.5's best tree and is recorded
     with ``optimal = 0``.
-  - ``GreedyRL``: :class:`~dpmodels.rulelist.GreedyRuleListClassifier` (paper 000's greedy list:
-    the split's weighted Gini, Eq. (1)+(2)), ``max_rules=L+1``, ``max_width=1``. Its support rule
-    is "captures ≥ ⌊λ'·n⌋ of the remaining records"; λ' = (m + ½)/n makes that ⌊λ'·n⌋ = m, the
-    same count as the optimal list's (the authors' GreedyRL tests ``captured / n ≥ λ``, i.e. m).
-    It stops early when no rule meets the support (what the paper's Appendix A describes) or
-    none lowers the Gini impurity. Unlike the authors' GreedyRL it does not pre-mine literals
-    by whole-data support in [λ, 1 − λ].
+  - ``GreedyRL``: the authors' greedy list,
+    ``GreedyRuleListClassifier(criterion="captured", max_width=1, max_rules=L+1, min_support=λ)``:
+    literals pre-mined by training support in [λ, 1 − λ], the captured records' Gini, each rule
+    capturing ≥ λ·n training records (``captured / n ≥ λ``, i.e. m), stopping only when no rule
+    meets the support (what the paper's Appendix A describes).
+  - ``GreedyRL-split`` (the library's criterion, beside it): paper 000's greedy list (the split's
+    weighted Gini, Eq. (1)+(2)), ``max_width=1``, λ' = (m + ½)/n so that its "captures ≥ ⌊λ'·n⌋
+    of the remaining records" is the same count m; it also stops when no rule lowers the Gini
+    and does not pre-mine.
   - ``OptimalRL``: :class:`~dpmodels.rulelist.OptimalRuleListClassifier` — CORELS's problem as
     the paper ran it (accuracy only, width 1, each rule capturing ≥ m records in its position,
     literals mined in [λ, 1 − λ]), certified by this library's branch and bound; ``max_rules=L+1``.
@@ -327,24 +329,37 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     return rows
 
 
-def rulelist_cell(dataset, seed, lengths, supports, largest):
-    """Every GreedyRL fit of one split (width 1): rows for each (length L, λ)."""
+# GreedyRL criterion -> learner label: the authors' learner is the paper's GreedyRL; paper 000's
+# split Gini (the library's default criterion) is the extra series "GreedyRL-split"
+GREEDY_SERIES = {"captured": "GreedyRL", "split": "GreedyRL-split"}
+
+
+def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)):
+    """Every GreedyRL fit of one split (width 1): rows for each (criterion, length L, λ).
+
+    ``criteria``: ``"captured"`` (the authors' learner, ``criterion="captured"``: its own test
+    captured/n ≥ λ is the count m) and/or ``"split"`` (paper 000's criterion at
+    λ' = (m + ½)/n); labels in :data:`GREEDY_SERIES` (with only ``"split"``, the label
+    "GreedyRL" of the earlier grid)."""
     from ...rulelist import GreedyRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
     n = len(ytr)
     rows = []
-    for lam in supports:
-        m = min_count(lam, n)
-        lam_floor = (m + 0.5) / n  # ⌊lam_floor · n⌋ = m (module docstring)
-        for L in lengths:
-            est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_floor, max_width=1)
-            model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
-            k = len(model.rule_list_.rules)
-            params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n)
-            rows += _measure(model, "GreedyRL", dataset, seed, params, split, secs, cpu, k, k + 1,
-                             per_record=(L, lam) == tuple(largest))
+    for crit in criteria:
+        label = "GreedyRL" if tuple(criteria) == ("split",) else GREEDY_SERIES[crit]
+        for lam in supports:
+            m = min_count(lam, n)
+            lam_fit = float(lam) if crit == "captured" else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
+            for L in lengths:
+                est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1,
+                                               criterion=crit)
+                model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
+                k = len(model.rule_list_.rules)
+                params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n)
+                rows += _measure(model, label, dataset, seed, params, split, secs, cpu, k, k + 1,
+                                 per_record=(L, lam) == tuple(largest))
     return rows
 
 
@@ -412,7 +427,7 @@ def _grid_cells(size):
                                    largest=largest), cost=1.0))
             cells.append(Cell(f"GreedyRL-{ds}-s{s}", rulelist_cell,
                               dict(dataset=ds, seed=s, lengths=tuple(depths), supports=tuple(supports),
-                                   largest=largest), cost=0.5))
+                                   largest=largest, criteria=("captured", "split")), cost=0.5))
             for lam in supports:
                 cells.append(Cell(f"OptimalRL-{ds}-s{s}-sup{lam:g}", optimal_rulelist_cell,
                                   dict(dataset=ds, seed=s, support=lam, lengths=tuple(depths), largest=largest,

@@ -21,7 +21,8 @@ import numpy as np
 
 from ...privacy import samplers
 
-__all__ = ["leaf_epsilon_for_error", "estimate_n", "plan_budget", "check_budget_shares", "BudgetPlan", "N_SHARE"]
+__all__ = ["leaf_epsilon_for_error", "estimate_n", "plan_budget", "plan_budget_published", "check_budget_shares",
+           "BudgetPlan", "N_SHARE"]
 
 N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
 
@@ -109,3 +110,24 @@ def plan_budget(epsilon, eps_n, depth, n_used, n_classes, leaf_error, has_numeri
     else:
         eps_q, eps_level = 0.0, eps_r / depth
     return BudgetPlan(eps_n, eps_leaf, eps_q, eps_level, depth)
+
+
+def plan_budget_published(epsilon, eps_n, depth, n_used, n_classes, leaf_error, has_numerical, star=False):
+    """Paper 002's Eq. (7)–(10) as published: ε_leaf as :func:`plan_budget`, then with
+    ε_r = ε − ε_n − ε_leaf: ε_quantiles = ε_node,num = ε_r/(1 + d) and ε_node,cat = ε_r/d
+    (PrivaTree*, ``star=True``: no private quantiles, ε_node,num = ε_r/d). Returns the plan and
+    ``(ε_node,num, ε_node,cat)``; ``plan.level`` is what one level is charged — ε_node,num when
+    there are numerical features, else ε_node,cat: the paper composes numerical and categorical
+    features in parallel, which is its claim, not a theorem (docs/privacy.md)."""
+    eps_rest = epsilon - eps_n
+    if depth == 0:
+        return BudgetPlan(eps_n, eps_rest, 0.0, 0.0, 0), (0.0, 0.0)
+    eps_leaf = min(eps_rest / 2.0, leaf_epsilon_for_error(n_used, n_classes, depth, leaf_error))
+    eps_r = eps_rest - eps_leaf
+    eps_cat = eps_r / depth
+    if has_numerical and not star:
+        eps_q = eps_num = eps_r / (1.0 + depth)
+    else:
+        eps_q, eps_num = 0.0, eps_r / depth
+    charged = eps_num if has_numerical else eps_cat
+    return BudgetPlan(eps_n, eps_leaf, eps_q, charged, depth), (eps_num, eps_cat)

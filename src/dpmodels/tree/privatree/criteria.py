@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CRITERIA", "count_scaled_gini", "misclassified", "gini_impurity", "prefix_counts"]
+__all__ = ["CRITERIA", "count_scaled_gini", "misclassified", "gini_impurity", "prefix_counts",
+           "one_vs_rest_scores"]
 
 
 def count_scaled_gini(v: np.ndarray) -> np.ndarray:
@@ -45,6 +46,17 @@ def misclassified(H, order):
 def gini_impurity(H, order):
     """Count-scaled Gini of every (node, feature, prefix) split. H: (nodes, m, B, K)."""
     L, R = prefix_counts(H, order)
+    return count_scaled_gini(L) + count_scaled_gini(R)
+
+
+def one_vs_rest_scores(name, H):
+    """The criterion ``name`` of every one-vs-rest split (bin b alone left, every other bin right)
+    of every (node, feature): the same two-children formula as the prefix splits, so the same
+    monotonicity and Δ (module docstring)."""
+    L = H
+    R = H.sum(axis=2, keepdims=True) - H
+    if name == "error":
+        return (L.sum(-1) - L.max(-1)) + (R.sum(-1) - R.max(-1))
     return count_scaled_gini(L) + count_scaled_gini(R)
 
 

@@ -52,13 +52,14 @@ from ...validation import (
     resolve_classes,
 )
 from ..model import TreeEstimatorMixin, encode_matrix
-from .budget import check_budget_shares, estimate_n, plan_budget
+from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_published
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
 
 __all__ = ["PrivaTreeClassifier"]
 
 _MAX_DEPTH = 20
+VARIANTS = ("rigorous", "published", "published*")
 
 
 class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -110,6 +111,24 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         share goes to the levels and leaves in proportion. Used to redraw paper 002's Fig. 2.
     random_state : None, int or Generator
         ``None`` (default) draws OS entropy. A seed makes fits reproducible and is NOT private.
+    one_vs_rest : bool, default False
+        Also offer every alive category of a categorical feature with > 2 categories alone on the
+        left (public structure, no privacy cost; :mod:`.splitter`). Rigorous variant only. Off by
+        default: measured mixed (docs/results-protocols.md) — it helps nursery at ε = 0.01 mainly
+        together with ``category_order="public"``, and costs mushroom and adult a little.
+    category_order : {"noisy-ratio", "public"}, default "noisy-ratio"
+        Order of the categories whose prefixes are split candidates (binary labels): by a noisy
+        class-1 ratio (Coppersmith et al., paying a share of each level's budget, :mod:`.splitter`)
+        or the public order of the declared categories (no budget spent on sorting). Rigorous
+        variant only.
+    variant : {"rigorous", "published", "published*"}, default "rigorous"
+        ``"published"``: paper 002's PrivaTree as published — histogram selection with one noisy
+        histogram per feature at ε_node,num / ε_node,cat (Eq. 9–10), quantiles of every numerical
+        feature at the full ε_quantiles; the ledger rows whose parallel composition across
+        features is the paper's claim are ``claimed`` (``is_private`` is False).
+        ``"published*"``: the paper's PrivaTree* — the same with the training data's own
+        quantiles (a leak row) and ε_node,num = (ε − ε_leaf)/d. ``split_selection``,
+        ``split_criterion`` and ``one_vs_rest`` are unused by these variants.
     accountant : None or :class:`dpmodels.privacy.BudgetAccountant`
         A budget shared with other fits: ``epsilon`` is then the share requested from it (refused
         before anything is spent when it exceeds what is left) and ``privacy_ledger_`` is the
@@ -140,6 +159,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         classes=None,
         accountant=None,
         budget_shares=None,
+        one_vs_rest=False,
+        category_order="noisy-ratio",
+        variant="rigorous",
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -155,6 +177,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes = classes
         self.accountant = accountant
         self.budget_shares = budget_shares
+        self.one_vs_rest = one_vs_rest
+        self.category_order = category_order
+        self.variant = variant
 
     # ================================================================== parameters
     def _check_params(self):
@@ -180,6 +205,14 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"split_criterion must be 'gini' or 'error', got {self.split_criterion!r}")
         if self.leaf_labels not in ("noisy-counts", "permute-and-flip"):
             raise ValueError(f"leaf_labels must be 'noisy-counts' or 'permute-and-flip', got {self.leaf_labels!r}")
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        if self.category_order not in ("noisy-ratio", "public"):
+            raise ValueError(f"category_order must be 'noisy-ratio' or 'public', got {self.category_order!r}")
+        if not isinstance(self.one_vs_rest, (bool, np.bool_)):
+            raise ValueError(f"one_vs_rest must be True or False, got {self.one_vs_rest!r}")
+        if self.variant != "rigorous" and self.budget_shares is not None:
+            raise ValueError("budget_shares applies to the rigorous variant only")
         check_n_public(self.n_public)
         check_accountant(self.accountant, type(self).__name__)
         check_budget_shares(self.budget_shares)
@@ -246,11 +279,19 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_estimate_ = n_used
         # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
         has_num = bool(np.any(hi > lo)) and depth > 0
-        plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num,
-                           shares=check_budget_shares(self.budget_shares))
+        if self.variant == "rigorous":
+            plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num,
+                               shares=check_budget_shares(self.budget_shares))
+            q_mode = "split"
+        else:  # paper 002 as published (Eq. 9-10), PrivaTree* with the data's quantiles
+            star = self.variant == "published*"
+            plan, (eps_num, eps_cat) = plan_budget_published(eps, eps_n, depth, n_used, K, leaf_error, has_num,
+                                                             star=star)
+            self._level_budget = (eps_num, eps_cat, plan.level)
+            q_mode = "data" if star else "parallel"
         # 3. candidate grid (grid.py)
         grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger,
-                          rng, release_quantiles=has_num)
+                          rng, release_quantiles=has_num, quantiles=q_mode)
         # 4. levels, splitting only inside each node's region (builder.py, splitter.py)
         st = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
         # 5. leaves; levels that never happened (no node had a candidate: a fact about the

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histogram
+from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
 from .histograms import row_blocks
 
 __all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "build_grid"]
@@ -124,7 +124,7 @@ class CandidateGrid:
 
 
 def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantiles, ledger, rng,
-               *, release_quantiles=True) -> CandidateGrid:
+               *, release_quantiles=True, quantiles="split") -> CandidateGrid:
     """Release the private quantiles of every numerical feature and bin every record.
 
     ``Z`` is the encoded (n, m) float matrix (numbers; category codes with -1 for unknown).
@@ -133,7 +133,14 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
     (Δu = 2), recorded in ``ledger`` before it is drawn. A feature with lo = hi has one possible
     value: its cut points are that value, nothing is released. ``release_quantiles=False`` (a
     depth-0 tree: nothing is split) releases nothing and uses equal-width cut points.
+
+    ``quantiles="parallel"`` (paper 002 as published): every feature's JointExp at the full
+    ``eps_quantiles``, recorded as one row whose parallel composition across features is the
+    paper's claim (``guarantee="claimed"``). ``"data"`` (the paper's PrivaTree*): the training
+    data's own quantiles, a leak row.
     """
+    if quantiles not in ("split", "parallel", "data"):
+        raise ValueError(f"quantiles must be 'split', 'parallel' or 'data', got {quantiles!r}")
     n, m = Z.shape
     num_idx = np.flatnonzero(~categorical)
     n_bins = np.empty(m, dtype=np.int64)
@@ -146,24 +153,44 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
         cells, grid_counts = grid_cells(Z, num_idx, lo, hi, GRID)
     n_live = int(np.sum(hi > lo)) if num_idx.size else 0
     eps_feat = eps_quantiles / n_live if n_live else 0.0
+    if quantiles == "parallel":
+        eps_feat = eps_quantiles
+        if n_live and release_quantiles:
+            ledger.spend(
+                f"{max_bins - 1} quantiles of each of {n_live} numerical features", "jointexp (exponential)",
+                eps_quantiles, sensitivity=JOINTEXP_SENSITIVITY, composition="parallel", parts=n_live,
+                guarantee="claimed",
+                note="the paper's budget: every feature at ε_quantiles; parallel composition across features "
+                     "is the paper's claim (a record is in every feature)",
+            )
+    elif quantiles == "data" and n_live and release_quantiles:
+        ledger.record_leak(f"{max_bins - 1} quantiles of each numerical feature",
+                           note="PrivaTree* (paper 002): quantiles computed non-privately")
     T = np.empty((num_idx.size, max_bins - 1))
     thresholds, bounds = {}, {}
+    live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
+    if release_quantiles and live.size and quantiles == "data":  # PrivaTree*: a recorded leak
+        for i in live:
+            x = np.clip(Z[:, num_idx[i]].astype(float), lo[i], hi[i])
+            T[i] = np.quantile(x, levels_q) if x.size else np.full(levels_q.size, lo[i])
+    elif release_quantiles and live.size:
+        if quantiles != "parallel":  # the paper's parallel row was recorded above
+            for i in live:  # every row is recorded before anything is drawn
+                ledger.spend(
+                    f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}", "jointexp (exponential)",
+                    eps_feat, sensitivity=JOINTEXP_SENSITIVITY,
+                    note=f"1 of {n_live} numerical features: sequential",
+                )
+        # one batched draw for all live features: each row has the law of its own release
+        T[live] = _sample_from_histograms(grid_counts[live], levels_q, eps_feat, lo[live], hi[live], rng)
+    elif live.size:
+        T[live] = np.linspace(lo[live], hi[live], max_bins + 1, axis=1)[:, 1:-1]  # unused (depth 0)
+    dead = np.flatnonzero(hi <= lo) if num_idx.size else live
+    T[dead] = lo[dead][:, None]  # a single public value: nothing to release
     for i, j in enumerate(num_idx):
-        if hi[i] <= lo[i]:
-            t = np.full(levels_q.size, lo[i])  # a single public value: nothing to release
-        elif release_quantiles:
-            ledger.spend(
-                f"{max_bins - 1} quantiles of {names[j]!r}", "jointexp (exponential)", eps_feat,
-                sensitivity=JOINTEXP_SENSITIVITY,
-                note=f"1 of {n_live} numerical features: sequential",
-            )
-            t = _sample_from_histogram(grid_counts[i], levels_q, eps_feat, lo[i], hi[i], rng)
-        else:
-            t = np.linspace(lo[i], hi[i], max_bins + 1)[1:-1]  # unused (depth 0)
-        thresholds[int(j)] = t
+        thresholds[int(j)] = T[i].copy()
         bounds[int(j)] = (float(lo[i]), float(hi[i]))
-        n_bins[j] = t.size + 1
-        T[i] = t
+        n_bins[j] = max_bins
     if num_idx.size:
         bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
         del cells

@@ -67,7 +67,9 @@ class Histograms:
         n, m = codes.shape
         g = 1
         for cand in (2, 3, 4):
-            if B**cand * K * -(-m // cand) <= self._MAX_JOINT:
+            # the joint table of a group no bigger than the rows it counts (small n: summing a
+            # mostly empty table would cost more than the counting saves)
+            if B**cand * K * -(-m // cand) <= self._MAX_JOINT and B**cand * K <= max(n, 1):
                 g = cand
         self.g = g
         self.packed = None

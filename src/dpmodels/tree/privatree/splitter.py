@@ -28,6 +28,23 @@ Selections (the nodes of a level hold disjoint records: one selection per node a
 * ``"histogram"``: the paper's private histograms, one per feature and class, with discrete Laplace
   noise of scale m/ε_level (L1 sensitivity m: a record is in every feature's histogram), then the
   candidate of least Gini on the (clipped) noisy counts (post-processing).
+
+``category_order="public"``: the prefixes follow the declared order of the categories and no
+budget is spent on sorting them (the whole ε_level goes to the selection).
+
+**One-vs-rest candidates** (``one_vs_rest=True``, rigorous estimator only): for a
+categorical feature with more than 2 categories alive in the node, every alive category alone on
+the left (all others and the unknown bucket right) is a candidate too, beside the prefixes of the
+order — except the order's first category, whose one-vs-rest split is already its first prefix.
+Which candidates exist depends only on the node's region (public structure), and each one's
+utility has the same form and Δ as a prefix split's (:func:`.criteria.one_vs_rest_scores`), so
+the selection keeps its guarantee at no extra budget. When one wins, the node's order for that
+feature is rewritten with the category first and b = 0, which is how the split is recorded.
+
+``variant="published"`` / ``"published*"`` (paper 002 as published, :mod:`.estimator`): the
+histogram selection with one discrete-Laplace histogram per feature at scale 1/ε_node,num
+(numerical) or 1/ε_node,cat (categorical) — the paper's per-feature budget, whose parallel
+composition across features is its claim (the ledger row is ``claimed``); prefixes only.
 """
 
 from __future__ import annotations
@@ -36,7 +53,7 @@ import numpy as np
 
 from ...privacy import samplers
 from ...privacy.selection import select_rows
-from .criteria import CRITERIA, gini_impurity
+from .criteria import CRITERIA, gini_impurity, one_vs_rest_scores
 
 __all__ = ["root_region", "node_orders", "candidate_mask", "child_regions", "select_level"]
 
@@ -103,6 +120,36 @@ def _noisy_ratio(Hn):
     return (Hn[..., 1] + 0.5) / (Hn.sum(axis=-1) + 1.0)
 
 
+def one_vs_rest_mask(alive, order, categorical) -> np.ndarray:
+    """``valid[node, feature, c]``: category c of a categorical feature with > 2 categories alive in
+    the node is alive and is not the order's first (module docstring)."""
+    A, m, B = alive.shape
+    cat = np.zeros(m, dtype=bool)
+    cat[np.flatnonzero(categorical)] = True
+    valid = alive & cat[None, :, None] & (alive.sum(axis=2) > 2)[:, :, None]
+    first = order[:, :, 0]
+    valid[np.arange(A)[:, None], np.arange(m)[None, :], first] = False
+    return valid
+
+
+def _pick_with_one_vs_rest(util_prefix, util_ovr, order, B, select):
+    """Select over the prefix candidates and the one-vs-rest candidates together; return
+    (f_sel, b_sel, order) with the winning one-vs-rest category moved to the front of its order."""
+    A = util_prefix.shape[0]
+    pick = select(np.concatenate([util_prefix, util_ovr], axis=1))
+    mB = util_prefix.shape[1]
+    f_sel, b_sel = (pick % mB) // B, pick % B
+    ovr = pick >= mB
+    if ovr.any():
+        order = order.copy()
+        for a in np.flatnonzero(ovr):
+            f, c = int(f_sel[a]), int(b_sel[a])
+            row = order[a, f]
+            order[a, f] = np.concatenate([[c], row[row != c]])
+            b_sel[a] = 0
+    return f_sel, b_sel, order
+
+
 def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger, rng):
     """Choose the split of every node of a level (all of them have a candidate).
 
@@ -113,9 +160,15 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     A, m, B = alive.shape
     comp = "parallel" if A > 1 else "sequential"
     sel = est.split_selection
+    variant = getattr(est, "variant", "rigorous")
+    if variant != "rigorous":
+        return _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp)
+    ovr_on = bool(getattr(est, "one_vs_rest", False))
     n_alive = alive.sum(axis=2)  # (nodes, m)
     sort_feats = np.array([j for j in np.flatnonzero(categorical)
                            if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64)
+    if getattr(est, "category_order", "noisy-ratio") == "public":  # no budget on sorting categories
+        sort_feats = np.zeros(0, dtype=np.int64)
     if sel == "histogram":
         scale = est._histogram_noise_scale(eps_level, m)
         ledger.spend(
@@ -128,6 +181,10 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
         valid = candidate_mask(alive, order)
         score = np.where(valid, -gini_impurity(Hn, order), -np.inf).reshape(A, m * B)
+        if ovr_on:  # post-processing of the same noisy histograms
+            vo = one_vs_rest_mask(alive, order, categorical)
+            so = np.where(vo, -one_vs_rest_scores("gini", Hn), -np.inf).reshape(A, m * B)
+            return _pick_with_one_vs_rest(score, so, order, B, lambda u: np.argmax(u, axis=1))
         pick = np.argmax(score, axis=1)
         return pick // B, pick % B, order
     eps_sel, ratio = eps_level, None
@@ -148,11 +205,48 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     util = np.where(valid, -fn(H.astype(float), order), -np.inf).reshape(A, m * B)
     mech = "permute-and-flip" if sel == "permute-and-flip" else "exponential"
     n_valid = valid.reshape(A, -1).sum(axis=1)
+    if ovr_on:
+        vo = one_vs_rest_mask(alive, order, categorical)
+        util_o = np.where(vo, -one_vs_rest_scores(est.split_criterion, H.astype(float)), -np.inf).reshape(A, m * B)
+        n_valid = n_valid + vo.reshape(A, -1).sum(axis=1)
     span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
     ledger.spend(
         f"level {level}: split of {A} node(s) among {span} candidates inside each node's region",
         mech, eps_sel, sensitivity=sens, composition=comp, parts=A,
         note=f"utility: {what} (monotone)",
     )
+    if ovr_on:
+        return _pick_with_one_vs_rest(
+            util, util_o, order, B, lambda u: select_rows(u, eps_sel, sens, rng, monotone=True, mechanism=mech))
     pick = select_rows(util, eps_sel, sens, rng, monotone=True, mechanism=mech)
+    return pick // B, pick % B, order
+
+
+def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp):
+    """Paper 002's Algorithm 1 as published: per-feature noisy histograms (module docstring)."""
+    A, m, B = alive.shape
+    plan = est._level_budget  # (ε_node,num, ε_node,cat, ε charged per level)
+    eps_num, eps_cat, eps_charged = plan
+    cat = np.zeros(m, dtype=bool)
+    cat[np.flatnonzero(categorical)] = True
+    ledger.spend(
+        f"level {level}: class histograms of each of the {m} features", "discrete Laplace", eps_charged,
+        sensitivity=1.0, composition=comp, parts=A, guarantee="claimed",
+        note=("the paper's per-feature budget: noise 1/ε_node per feature histogram; parallel composition "
+              "across features (and numerical vs categorical) is the paper's claim"),
+    )
+    Hn = H.astype(np.int64).copy()
+    if (~cat).any():
+        Hn[:, ~cat] += samplers.discrete_laplace(1.0 / eps_num, Hn[:, ~cat].shape, rng)
+    if cat.any():
+        Hn[:, cat] += samplers.discrete_laplace(1.0 / eps_cat, Hn[:, cat].shape, rng)
+    Hn = np.clip(Hn, 0, None).astype(float)
+    n_alive = alive.sum(axis=2)
+    sort_feats = np.array([j for j in np.flatnonzero(categorical)
+                           if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64)
+    ratio = _noisy_ratio(Hn) if K == 2 else None
+    order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
+    valid = candidate_mask(alive, order)
+    score = np.where(valid, -gini_impurity(Hn, order), -np.inf).reshape(A, m * B)
+    pick = np.argmax(score, axis=1)
     return pick // B, pick % B, order

@@ -1,0 +1,292 @@
+"""The papers' own protocols: paper 000's binarizations and pre-mined rules, the rule-list learners'
+``candidates="columns"``, and the paper's calibration of the global-sensitivity baselines.
+
+Oracles: brute-force supports of every literal pair (mining), the bins' partition property
+(binarization), the estimator under the same Generator (the batched fits), and the ledger's
+guarantee column (what is proven and what is the paper's claim).
+"""
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpmodels.data.paper_protocols import PAPER_000, mine_rules, paper_000_data, quantile_onehot
+from dpmodels.data.rules import RuleCandidates
+from dpmodels.experiments.paper_000.batch import SharedSplit
+from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+
+
+# ----------------------------------------------------------------------------- data
+@pytest.mark.parametrize("name", ["german", "compas", "adult"])
+def test_paper_000_data_counts(name):
+    R, y, info = paper_000_data(name)
+    cfg = PAPER_000[name]
+    assert R.shape == (info["rows"], cfg["n_rules"])  # |R| as the paper's, by construction
+    assert info["mined"] >= cfg["n_rules"]
+    assert len(y) == len(R) and set(np.unique(y)) <= {0, 1}
+    assert set(np.unique(R.to_numpy())) <= {0, 1}
+    expected_rows = {"german": 1000, "adult": 48842, "compas": 6172}[name]  # compas: 22 more than the paper
+    assert info["rows"] == expected_rows
+    lam = cfg["lam"]
+    s = R.mean().to_numpy()
+    assert np.all(s >= lam) and np.all(s <= 1 - lam)
+    assert not any(sens in c for c in R.columns for sens in cfg["sensitive"])
+    # no two rules capture the same rows
+    assert len({R[c].to_numpy().tobytes() for c in R.columns}) == R.shape[1]
+    # the copy returned is the caller's
+    R.iloc[0, 0] = 1 - R.iloc[0, 0]
+    assert paper_000_data(name)[0].iloc[0, 0] != R.iloc[0, 0]
+
+
+def test_quantile_onehot_bins_partition_each_numerical_feature():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 10, 200), "b": rng.normal(size=200),
+                      "c": pd.Categorical(rng.choice(["x", "y"], 200), categories=["x", "y", "z"])})
+    for bins in (2, 3, 5):
+        B, feature_of = quantile_onehot(X, bins, ["c"])
+        for f in ("a", "b"):
+            cols = [c for c, g in feature_of.items() if g == f]
+            assert 1 <= len(cols) <= bins
+            assert (B[cols].sum(axis=1) == 1).all()  # every row in exactly one bin
+        assert list(B.columns[-3:]) == ["c=x", "c=y", "c=z"]  # declared categories, even unused
+    B, _ = quantile_onehot(X, 2, ["c"], drop=("a",))
+    assert not any(c.startswith("a=") for c in B.columns)
+    with pytest.raises(ValueError, match="n_bins"):
+        quantile_onehot(X, 1, ["c"])
+
+
+def _brute_force_mining(B, feature_of, lo, hi, width):
+    X = B.to_numpy(bool)
+    names = list(B.columns)
+    lits = [(names[j], X[:, j]) for j in range(len(names))] + [(f"not {names[j]}", ~X[:, j]) for j in range(len(names))]
+    out = {}
+    for nm, m in lits:
+        if lo <= m.mean() <= hi:
+            out.setdefault(m.tobytes(), nm)
+    if width == 2:
+        for (na, ma), (nb, mb) in combinations(lits, 2):
+            fa = feature_of[na.removeprefix("not ")]
+            fb = feature_of[nb.removeprefix("not ")]
+            if fa != fb and lo <= (ma & mb).mean() <= hi:
+                out.setdefault((ma & mb).tobytes(), f"{na} and {nb}")
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1, 2]), st.sampled_from(["support", "balance"]))
+def test_mining_matches_brute_force(seed, width, rank):
+    rng = np.random.default_rng(seed)
+    B = pd.DataFrame(rng.integers(0, 2, size=(40, 4)), columns=["f1=a", "f1=b", "f2=a", "f3=a"]).astype(np.uint8)
+    feature_of = {"f1=a": "f1", "f1=b": "f1", "f2=a": "f2", "f3=a": "f3"}
+    R, n_mined = mine_rules(B, feature_of, min_support=0.1, max_support=0.9, max_width=width, rank=rank)
+    oracle = _brute_force_mining(B, feature_of, 0.1, 0.9, width)
+    # the same distinct captured sets, each once
+    assert n_mined == len(oracle) == R.shape[1]
+    assert {R[c].to_numpy().astype(bool).tobytes() for c in R.columns} == set(oracle)
+    # each rule's column is what its name says
+    for c in R.columns:
+        m = np.ones(len(B), bool)
+        for lit in c.split(" and "):
+            m &= ~B[lit[4:]].astype(bool).to_numpy() if lit.startswith("not ") else B[lit].astype(bool).to_numpy()
+        assert (R[c].to_numpy().astype(bool) == m).all()
+    # ranked: support descending (or balance ascending) and truncation keeps the head
+    s = R.mean().to_numpy()
+    key = -s if rank == "support" else np.abs(s - 0.5)
+    assert np.all(np.diff(key) >= -1e-12)
+    R3, _ = mine_rules(B, feature_of, min_support=0.1, max_support=0.9, max_width=width, n_rules=3, rank=rank)
+    assert list(R3.columns) == list(R.columns[:3])
+
+
+def test_mining_rejects_bad_parameters():
+    B = pd.DataFrame({"a": [0, 1]}, dtype=np.uint8)
+    with pytest.raises(ValueError, match="max_width"):
+        mine_rules(B, {"a": "a"}, min_support=0.1, max_support=0.9, max_width=3)
+    with pytest.raises(ValueError, match="rank"):
+        mine_rules(B, {"a": "a"}, min_support=0.1, max_support=0.9, rank="lift")
+    with pytest.raises(ValueError, match="protocol"):
+        paper_000_data("mushroom")
+
+
+# ---------------------------------------------------------------- candidates="columns"
+def _toy(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, size=(n, 5)), columns=[f"r{i}" for i in range(5)])
+    y = ((X["r0"] & X["r1"]) | (rng.random(n) < 0.1)).astype(int)
+    return X, y
+
+
+def test_columns_candidates_are_the_columns():
+    X, y = _toy()
+    c = RuleCandidates.from_columns(X.columns)
+    assert len(c) == 5 and c.names == list(X.columns)
+    g = GreedyRuleListClassifier(candidates="columns", max_width=2).fit(X, y)
+    assert g.n_candidates_ == 5
+    for r in g.rule_list_.rules:
+        assert len(r.literals) == 1 and r.literals[0][1] is True  # a column as it is, never negated
+    d = DPRuleListClassifier(candidates="columns", epsilon=5.0, random_state=0).fit(X, y)
+    assert d.n_candidates_ == 5 and d.privacy_ledger_.is_private
+    # the default still builds every conjunction of ≤ 2 literals
+    assert GreedyRuleListClassifier().fit(X, y).n_candidates_ == 5 * 2 + 10 * 4
+    with pytest.raises(ValueError, match="candidates"):
+        GreedyRuleListClassifier(candidates="mined").fit(X, y)
+
+
+def test_greedy_on_columns_equals_brute_force_first_rule():
+    X, y = _toy(seed=3)
+    g = GreedyRuleListClassifier(candidates="columns", max_rules=2, min_support=0.0).fit(X, y)
+    yv = y.to_numpy()
+
+    def split_gini(m):
+        out = 0.0
+        for part in (m, ~m):
+            t = part.sum()
+            if t:
+                p = yv[part].mean()
+                out += t * 2 * p * (1 - p)
+        return out
+
+    best = min(X.columns, key=lambda c: (split_gini(X[c].to_numpy().astype(bool)), list(X.columns).index(c)))
+    assert g.rule_list_.rules[0].literals == [(best, True)]
+
+
+# --------------------------------------------------------------------- calibration="paper"
+@pytest.mark.parametrize("mechanism, guarantee, sens", [
+    ("gl-laplace", "claimed", 0.5), ("gl-gaussian", "claimed", 0.5), ("noisy-counts", "proven", None)])
+def test_paper_calibration_ledger(mechanism, guarantee, sens):
+    X, y = _toy()
+    p = dict(mechanism=mechanism, epsilon=2.0, max_rules=3, n_public=len(X), candidates="columns")
+    paper = DPRuleListClassifier(calibration="paper", random_state=0, **p).fit(X, y)
+    rig = DPRuleListClassifier(random_state=0, **p).fit(X, y)
+    sel = [r for r in paper.privacy_ledger_.rows if r.what.endswith("+ stop")]
+    sel_rig = [r for r in rig.privacy_ledger_.rows if r.what.endswith("+ stop")]
+    assert sel and all(r.guarantee == guarantee for r in sel)
+    assert all(r.guarantee == "proven" for r in rig.privacy_ledger_.rows) and rig.privacy_ledger_.is_private
+    assert paper.privacy_ledger_.is_private == (guarantee == "proven")
+    if mechanism == "gl-gaussian":  # one score's Δ instead of the vector's Δ·√(|R|+1)
+        assert sel[0].sensitivity == pytest.approx(0.5)
+        assert sel_rig[0].sensitivity == pytest.approx(0.5 * np.sqrt(5 + 1))
+    elif mechanism == "noisy-counts":  # the paper's 2|R| count queries: twice the joint L1 sensitivity
+        assert sel[0].sensitivity == pytest.approx(2 * sel_rig[0].sensitivity)
+    else:
+        assert sel[0].sensitivity == pytest.approx(sens)
+        assert "Δ/ε" in sel[0].note
+    # the budget is the same: the calibration changes the noise, not the split of ε
+    assert paper.privacy_ledger_.epsilon_spent == pytest.approx(rig.privacy_ledger_.epsilon_spent)
+
+
+def test_paper_calibration_of_report_noisy_max_is_half_the_scale():
+    """The paper's gl-Laplace adds Lap(Δ/ε), the rigorous one Lap(2Δ/ε): with two candidates whose
+    utilities differ by d, P[the worse one wins] has the closed form ½·e^{−d/b}(1 + d/(2b))."""
+    from dpmodels.privacy import selection
+
+    eps, d, n = 1.0, 0.6, 40_000
+    u = np.array([d, 0.0])
+    rng = np.random.default_rng(5)
+    for monotone, b in ((True, 0.5 / eps), (False, 1.0 / eps)):
+        wins = sum(selection.report_noisy_max(u, eps, 0.5, rng, monotone=monotone) == 1 for _ in range(n))
+        expected = 0.5 * np.exp(-d / b) * (1 + d / (2 * b))
+        assert abs(wins / n - expected) < 5 * np.sqrt(expected * (1 - expected) / n)
+
+
+def test_calibration_validated_before_any_release():
+    X, y = _toy()
+    with pytest.raises(ValueError, match="calibration"):
+        DPRuleListClassifier(calibration="loose").fit(X, y)
+
+
+@pytest.mark.parametrize("mechanism", ["gl-laplace", "gl-gaussian", "noisy-counts", "sm-laplace"])
+def test_shared_split_with_columns_and_paper_calibration_is_the_estimator(mechanism):
+    R, y, _ = paper_000_data("compas")
+    R, y = R.iloc[:1500], y.iloc[:1500]
+    shared = SharedSplit(R, y, max_width=1, candidates="columns")
+    params = dict(epsilon=1.0, mechanism=mechanism, max_rules=5, min_support=0.05, n_public=len(R),
+                  max_width=1, candidates="columns", calibration="paper", gate="confidence")
+    for seed in range(2):
+        est = DPRuleListClassifier(random_state=np.random.default_rng(seed), **params).fit(R, y)
+        rl, ledger = shared.fit(random_state=np.random.default_rng(seed), **params)
+        assert rl.to_dict() == est.rule_list_.to_dict()
+        assert ledger.to_dict() == est.privacy_ledger_.to_dict()
+    with pytest.raises(ValueError, match="candidates"):
+        shared.fit(random_state=0, **dict(params, candidates="conjunctions"))
+
+
+# ------------------------------------------------------------- GreedyRL criterion="captured"
+def _authors_greedy(X, y, max_len, lam):
+    """Brute-force reading of paper 003's authors' learner (width 1): pre-mine literals with
+    training support in [λ, 1 − λ]; repeatedly take the first literal (column order, positive
+    before negated) of lowest captured Gini among those capturing ≥ λ·n; stop when none."""
+    n, p = X.shape
+    lits = []
+    for j in range(p):
+        for pos in (True, False):
+            m = X[:, j] if pos else ~X[:, j]
+            if lam <= m.mean() <= 1 - lam:
+                lits.append((j, pos))
+    remaining = np.ones(n, bool)
+    out = []
+    while len(out) < max_len:
+        best, best_g = None, 1.0
+        for j, pos in list(lits):
+            cap = remaining & (X[:, j] if pos else ~X[:, j])
+            c = cap.sum()
+            if c > 0 and c / n >= lam:
+                q = y[cap].mean()
+                g = 1 - q**2 - (1 - q) ** 2
+                if g < best_g - 1e-12:
+                    best, best_g = (j, pos), g
+            else:
+                lits.remove((j, pos))
+        if best is None:
+            break
+        cap = remaining & (X[:, best[0]] if best[1] else ~X[:, best[0]])
+        out.append((best, int(y[cap].mean() >= 0.5)))
+        remaining &= ~cap
+        lits.remove(best)
+    default = int(y[remaining].mean() >= 0.5) if remaining.any() else int(y.mean() >= 0.5)
+    return out, default
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.01, 0.05, 0.2]), st.integers(1, 6))
+def test_captured_criterion_equals_the_authors_algorithm(seed, lam, max_len):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 200))
+    X = rng.random((n, 5)) < rng.uniform(0.05, 0.95, 5)
+    y = ((X[:, 0] & ~X[:, 1]) ^ (rng.random(n) < 0.2)).astype(int)
+    g = GreedyRuleListClassifier(criterion="captured", max_width=1, max_rules=max_len + 1, min_support=lam)
+    g.fit(pd.DataFrame(X.astype(np.uint8), columns=[f"c{j}" for j in range(5)]), y)
+    rules, default = _authors_greedy(X, y, max_len, lam)
+    got = [((int(r.literals[0][0][1:]), r.literals[0][1]), r.prediction) for r in g.rule_list_.rules]
+    assert got == rules
+    assert g.rule_list_.default.prediction == default
+
+
+def test_captured_criterion_rejects_unknown_criterion():
+    X, y = _toy()
+    with pytest.raises(ValueError, match="criterion"):
+        GreedyRuleListClassifier(criterion="entropy").fit(X, y)
+
+
+# ---------------------------------------------------------------- paper 000's twin ids
+def test_paper_protocol_ids_run_the_paper_protocol():
+    from dpmodels.experiments.paper_000 import accuracy as paper_000
+    from dpmodels.experiments.registry import Size, get
+
+    for eid in ("000-fig2", "000-fig3", "000-fig4", "000-table1"):
+        exp = get(f"{eid}-paper")
+        cells = exp.cells(Size(quick=True, runs=1, epsilons=(1.0,)))
+        assert cells and all(c.kwargs["protocol"] == "paper" for c in cells)
+        # the library-protocol cells keep their arguments (and so their stored results)
+        assert all("protocol" not in c.kwargs for c in get(eid).cells(Size(quick=True, runs=1, epsilons=(1.0,))))
+    rows = paper_000.accuracy_cell("compas", 0, (1.0,), ("gl-Laplace", "permute-and-flip"), protocol="paper")
+    gl = [r for r in rows if r["learner"] == "gl-Laplace"]
+    assert gl and all('"calibration": "paper"' in r["parameters"] and '"candidates": "columns"' in r["parameters"]
+                      for r in gl)
+    pf = [r for r in rows if r["learner"] == "permute-and-flip"]
+    assert pf and all("calibration" not in r["parameters"] for r in pf)
+    with pytest.raises(ValueError, match="protocol"):
+        paper_000._data("compas", "mine")
