@@ -653,6 +653,8 @@ def cmd_fit(args) -> int:
         check_output_path(args.out)
     if not is_bundled(args.data):
         check_readable(args.data)
+    from ..guards import ResourceLimitError
+
     dec = _declarations(args)
     X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
@@ -664,13 +666,18 @@ def cmd_fit(args) -> int:
         step._check_params()  # the Binarizer's own checks (no data read)
     _check_estimator_params(est)
     _check_labels(y, dec, binary=args.model in RULE_LISTS)
+    from ..pipeline import validate_before_spend
+
+    try:  # every step's checks, the labels and the size guards, before the first step spends
+        with _limits(args):
+            validate_before_spend([*steps, est], X, y)
+    except ResourceLimitError as exc:
+        raise UsageError(str(exc).splitlines()[0] + _identifier_hint(X, dec)) from None
     if args.holdout is None:
         Xtr, ytr, Xte, yte = X, y, None, None
     else:
         test = holdout_mask(X.assign(**{"\x00label": y}), args.holdout, args.seed)
         Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
-    from ..guards import ResourceLimitError
-
     try:
         with _limits(args):
             Z = Xtr
