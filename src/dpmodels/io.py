@@ -367,8 +367,8 @@ def _need(d: dict, key: str, types, where: str):
     return v
 
 
-def _load_preprocessor(spec, k: int):
-    where = f"schema.preprocessing[{k}]"
+def _load_preprocessor(spec, k: int, source: str = "model"):
+    where = f"{source}: schema.preprocessing[{k}]"
     cls_path = _need(spec, "class", str, where)
     state = _need(spec, "state", dict, where)
     allowed = preprocessor_classes()
@@ -680,7 +680,7 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     pre_specs = schema.get("preprocessing") or []
     if not isinstance(pre_specs, list):
         raise ModelFileError(f"{source}: schema.preprocessing must be a list")
-    pre = [_load_preprocessor(s, k) for k, s in enumerate(pre_specs)]
+    pre = [_load_preprocessor(s, k, source) for k, s in enumerate(pre_specs)]
     classes = schema.get("classes")
     if classes is not None and [py_scalar(c) for c in model.classes] != list(classes):
         raise ModelFileError(f"{source}: schema.classes disagree with the model's")
