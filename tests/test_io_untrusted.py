@@ -205,7 +205,7 @@ def _save(tmp_path, doc) -> Path:
     ("MAX_NODES", 6, lambda: _envelope(_complete(2, 8)), "7 tree nodes"),
     ("MAX_DEPTH", 1, lambda: _envelope(_complete(2, 8)), "deeper than 1 levels"),
     ("MAX_CATEGORIES", 7, lambda: _envelope(_complete(1, 8)), "8 categories of feature '0'"),
-    ("MAX_STRING_CHARS", 3, lambda: _envelope(_complete(1, 4)), "a string of"),
+    ("MAX_STRING_CHARS", 3, lambda: _envelope(_complete(1, 4)), "longer than 3 characters"),
     ("MAX_NESTING", 3, lambda: _envelope(_complete(1, 4)), "nested more than 3 levels"),
     ("MAX_CLASSES", 1, lambda: _envelope(_complete(1, 4)), "2 classes"),
     ("MAX_FEATURES", 0, lambda: _envelope(_complete(1, 4)), "1 (input )?features"),

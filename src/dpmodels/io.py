@@ -407,9 +407,20 @@ def _check_values(d, source: str) -> None:
 
     def scalar(v) -> bool:
         """Check a non-container value; False for a list or an object."""
+        t = type(v)  # the JSON types first, by identity (the ABC checks below cost 10 x more)
+        if t is int:
+            if not -max_int < v < max_int:
+                raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
+            return True
+        if t is float:
+            if v - v != 0.0:  # inf or nan
+                raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
+            return True
+        if t is list or t is dict:
+            return False
         if isinstance(v, str):
             if len(v) > MAX_STRING_CHARS:
-                raise ModelFileError(f"{source}: a string of {len(v):,} characters (at most {MAX_STRING_CHARS:,})")
+                raise ModelFileError(f"{source}: a string longer than {MAX_STRING_CHARS:,} characters")
         elif isinstance(v, (bool, np.bool_)) or v is None:
             pass
         elif isinstance(v, numbers.Integral):
@@ -424,12 +435,34 @@ def _check_values(d, source: str) -> None:
             raise ModelFileError(f"{source}: a value of type {type(v).__name__} (not JSON)")
         return True
 
+    leaf_types = {int, float, str, bool, type(None)}
+
     def items(c):
+        """An iterator over what remains to walk in container ``c``: nothing when it holds only
+        plain JSON scalars (then checked here, at C speed: most of a file), else its values."""
+        vals = c
         if isinstance(c, dict):
-            for k in c:
-                scalar(k)
-            return iter(c.values())
-        return iter(c)
+            if set(map(type, c)) == {str}:
+                if c and max(map(len, c)) > MAX_STRING_CHARS:
+                    raise ModelFileError(f"{source}: a key longer than {MAX_STRING_CHARS:,} characters")
+            else:
+                for k in c:
+                    scalar(k)
+            vals = c.values()
+        if len(vals) <= 4:  # a small container: the per-value checks cost less than the bulk ones
+            return iter(vals)
+        types = set(map(type, vals))
+        if not types <= leaf_types:
+            return iter(vals)
+        if int in types:
+            ints = [v for v in vals if type(v) is int]
+            if not (-max_int < min(ints) and max(ints) < max_int):
+                raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
+        if float in types and not all(map(math.isfinite, (v for v in vals if type(v) is float))):
+            raise ModelFileError(f"{source}: a non-finite number; model files hold finite numbers")
+        if str in types and max(len(v) for v in vals if type(v) is str) > MAX_STRING_CHARS:
+            raise ModelFileError(f"{source}: a string longer than {MAX_STRING_CHARS:,} characters")
+        return iter(())
 
     if scalar(d):
         return
@@ -481,7 +514,7 @@ def _check_tree_doc(m: dict, source: str) -> None:
             raise ModelFileError(f"{where}: {key!r} has not one entry per node ({n})")
     if n == 0 or len(cr) != n:
         raise ModelFileError(f"{where}: children_left and children_right need one entry per node (>= 1)")
-    if not all(_is_int(c) for c in cl) or not all(_is_int(c) for c in cr):
+    if not set(map(type, cl)) <= {int} or not set(map(type, cr)) <= {int}:
         raise ModelFileError(f"{where}: child ids must be integers")
     _check_labels(_list(m, "classes", where, MAX_CLASSES, "classes"), "the classes", where)
     names = _list(m, "feature_names", where, MAX_FEATURES, "features")
@@ -495,7 +528,7 @@ def _check_tree_doc(m: dict, source: str) -> None:
         _cap(len(vals), MAX_CATEGORIES, f"categories of feature {k[:50]!r}", where)
         _check_labels(vals, f"the categories of feature {k[:50]!r}", where)
     for i, s in enumerate(m["left_categories"]):
-        if s is not None and not (isinstance(s, list) and all(_is_int(c) for c in s)):
+        if s is not None and not (isinstance(s, list) and set(map(type, s)) <= {int}):
             raise ModelFileError(f"{where}: left_categories[{i}] must be null or a list of integer codes")
         if s is not None:
             _cap(len(s), MAX_CATEGORIES, f"category codes at node {i}", where)
