@@ -107,7 +107,7 @@ def test_a_file_naming_dpmodels_main_raises_and_the_process_goes_on(tmp_path, wh
     p = tmp_path / "evil.json"
     p.write_text(json.dumps(doc))
     r = subprocess.run([sys.executable, "-c", _LOAD_THEN_MARK, str(p), "fit", "--help"], capture_output=True,
-                       text=True, timeout=300, env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
+                       text=True, timeout=300, check=False, env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, r.stderr
     assert "MODEL-FILE-ERROR" in r.stdout and "is not one of the" in r.stdout
     assert r.stdout.rstrip().endswith("STILL-RUNNING-AFTER-LOAD")
@@ -116,7 +116,7 @@ def test_a_file_naming_dpmodels_main_raises_and_the_process_goes_on(tmp_path, wh
 
 def test_importing_dpmodels_main_runs_nothing():
     code = "import sys; sys.argv = ['x', '--version']; import dpmodels.__main__; print('AFTER-IMPORT')"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False,
                        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0 and r.stdout.strip() == "AFTER-IMPORT", (r.stdout, r.stderr)
 

@@ -79,13 +79,13 @@ class ModelFileError(ValueError):
 
 
 # ---------------------------------------------------------------------------- allow-lists
-# A model file is untrusted input (docs/privacy.md, "Model files"): the classes it may name are
+# A model file is untrusted input (docs/privacy.md, "Model files are untrusted input"): the classes it may name are
 # these, looked up in a table; nothing read from a file is ever imported.
 def _class_path(cls) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def estimator_classes() -> dict:
     """``{class path as written in a file: class}`` of the estimators :func:`save_model` writes
     and :func:`load_model` accepts (the learners with a ``rule_list_`` or a dpmodels ``tree_``,
@@ -105,7 +105,7 @@ def estimator_classes() -> dict:
     return {_class_path(c): c for c in classes}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def preprocessor_classes() -> dict:
     """``{class path: class}`` of the pipeline steps a model file may hold (with ``from_dict``)."""
     from .data.binarize import Binarizer
@@ -114,7 +114,7 @@ def preprocessor_classes() -> dict:
 
 
 # ---------------------------------------------------------------------------- size caps
-# Checked before anything is built from a file (docs/privacy.md, "Model files"): each is far
+# Checked before anything is built from a file (docs/privacy.md, "Model files are untrusted input"): each is far
 # above what a real model needs and keeps a crafted file from costing more than a fixed multiple
 # of its own size in memory and time.
 MAX_FILE_BYTES = 256 * 2**20  #: bytes of a model file
@@ -391,10 +391,6 @@ def _one_line(exc, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _is_num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -413,7 +409,7 @@ def _check_values(d, source: str) -> None:
                 raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
             return True
         if t is float:
-            if v - v != 0.0:  # inf or nan
+            if not math.isfinite(v):
                 raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
             return True
         if t is list or t is dict:
@@ -630,7 +626,7 @@ def _estimator_kind(cls) -> str:
 def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) -> "LoadedModel":
     """Validate a model document and return a :class:`LoadedModel`.
 
-    The document is untrusted input (docs/privacy.md, "Model files"): every class it names must
+    The document is untrusted input (docs/privacy.md, "Model files are untrusted input"): every class it names must
     be in :func:`estimator_classes` / :func:`preprocessor_classes`, every size within the caps of
     this module (:data:`CAPS`), checked before anything is built from it. Any problem raises
     :class:`ModelFileError` with one line, and nothing else is raised.
@@ -641,7 +637,7 @@ def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) 
         raise
     except RecursionError:
         raise ModelFileError(f"{source}: nested too deeply") from None
-    except Exception as exc:  # a check this module lacks: still the one model-file error
+    except Exception as exc:  # noqa: BLE001 - a check this module lacks: still the one model-file error
         raise ModelFileError(f"{source}: malformed model file ({type(exc).__name__}: {_one_line(exc)})") from None
 
 
