@@ -158,6 +158,20 @@ def test_the_crafted_chain_file_is_refused_cheaply(tmp_path):
     assert peak < 30 * size, (peak, size)
 
 
+def test_the_crafted_chain_predicts_cheaply_even_past_the_depth_cap(tmp_path, monkeypatch):
+    """The review's exact scenario with the depth cap lifted: the 4,001-node chain over 100,000
+    categories loads, and a one-row prediction (387 MB before) allocates under 10 x the file."""
+    monkeypatch.setattr(dio, "MAX_DEPTH", 10_000)
+    p = tmp_path / "chain.json"
+    p.write_text(json.dumps(_envelope(_chain(2000, 100_000))))
+    size = p.stat().st_size
+    m = load_model(p)
+    one = pd.DataFrame({"c": ["v1999"]})  # listed at the last internal node: walks the whole chain
+    leaf, peak = _peak(lambda: m.apply(one))
+    assert not isinstance(leaf, Exception), leaf
+    assert leaf.tolist() == [3999] and peak < 10 * size, (leaf, peak, size)
+
+
 def test_categorical_routing_memory_does_not_multiply_nodes_by_categories(tmp_path):
     """Within the caps: a complete tree of depth 11 (4,095 nodes, 2,047 categorical tests) over
     100,000 categories. The old lookup table was 4,095 x 100,001 bytes (410 MB); routing one row
