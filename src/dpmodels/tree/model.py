@@ -208,7 +208,7 @@ class Tree:
 
         Its size is the number of codes the nodes list (what the model file holds), never
         nodes x categories: a table of that product would let a small file with many nodes and a
-        long category list allocate without bound (docs/privacy.md, "Model files").
+        long category list allocate without bound (docs/privacy.md, "Model files are untrusted input").
         """
         if self._cat_lookup is None:
             width = max([len(v) for v in self.categories.values()] + [0]) + 1
