@@ -197,8 +197,8 @@ def _combined_ledger(ledgers):
             uniq.append(led)
     # a step's ledger that a later step already merged (a Binarizer's releases carried by its
     # output, dpmodels.privacy.accountant.ledger_for_fit) is counted once, in the later one
-    merged = set().union(*(getattr(u, "includes_releases", set()) for u in uniq))
-    uniq = [u for u in uniq if getattr(u, "release_id", None) not in merged] or uniq
+    merged = set().union(*(u.includes_releases for u in uniq))
+    uniq = [u for u in uniq if u.release_id is None or u.release_id not in merged] or uniq
     if not uniq:
         return None
     if len(uniq) == 1:

@@ -65,10 +65,10 @@ def resolve(model) -> Shown:
         """The privacy line of a pipeline whose steps kept ledgers of their own (no shared
         accountant): each step's status and the total, so the title never shows a part."""
         own = getattr(model, "privacy_ledger_", None)
-        merged = getattr(own, "includes_releases", set()) or set()  # steps whose releases `own` carries
+        merged = own.includes_releases if own is not None else set()  # steps whose releases `own` carries
         extra = [(type(s).__name__, s.privacy_ledger_) for s in pre
                  if getattr(s, "privacy_ledger_", None) is not None and s.privacy_ledger_ is not own
-                 and getattr(s.privacy_ledger_, "release_id", None) not in merged
+                 and (s.privacy_ledger_.release_id is None or s.privacy_ledger_.release_id not in merged)
                  and (own is None or s.privacy_ledger_.to_dict() != own.to_dict())]
         if not extra or len(header) < 2:
             return header

@@ -119,6 +119,11 @@ class PrivacyLedger:
     epsilon: float
     delta: float = 0.0
     rows: list[LedgerRow] = field(default_factory=list)
+    # provenance of carried releases (dpmodels.privacy.accountant): a Binarizer's ledger has the id
+    # of its release; a learner's ledger that merged such releases lists their ids, so a pipeline's
+    # totals count each release once (dpmodels.io, dpmodels.export)
+    release_id: str | None = field(default=None, repr=False, compare=False)
+    includes_releases: set = field(default_factory=set, repr=False, compare=False)
 
     def __post_init__(self):
         # A budget of 0 is allowed: the ledger of a step that releases nothing (a transform with
