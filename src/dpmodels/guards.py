@@ -2,7 +2,7 @@
 
 What a fit costs grows with public quantities (the schema and the hyper-parameters) and with the
 number of records n, which is **private**. A guard that read n would make an error or a warning
-depend on the private data — itself a release (PRIVACY-NOTES, Conventions). So every guard here
+depend on the private data — itself a release (docs/privacy.md, Principles: conventions). So every guard here
 uses only
 
 * public quantities: the number of candidate rules (columns and ``max_width``), a tree's

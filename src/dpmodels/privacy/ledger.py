@@ -18,12 +18,12 @@ because the user gave none). They cost no ε but mark the ledger as not private;
 emits a :class:`PrivacyLeakWarning`.
 
 **Guarantee of each row** (``LedgerRow.guarantee``), so that the ledger is honest about *why* a
-release is private (PRIVACY-NOTES 17):
+release is private (docs/privacy.md, principle 17):
 
 * ``"proven"`` — a mechanism with a standard proof (written in ``docs/privacy.md``) at the recorded
   (ε, δ) and sensitivity.
 * ``"claimed"`` — a published construction whose accounting is the authors' claim, not a proven
-  theorem (e.g. paper 000's noisy argmin over smooth-sensitivity-noised scores, PRIVACY-NOTES 4).
+  theorem (e.g. paper 000's noisy argmin over smooth-sensitivity-noised scores, docs/privacy.md, principle 4).
 * ``"none"`` — not a DP release: leak rows, and releases such as the paper's confidence gate that
   hold only "with confidence C". Their ε is still charged against the budget.
 

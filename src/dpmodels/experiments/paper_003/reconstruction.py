@@ -658,8 +658,8 @@ PUBLISHED = (
               "that satisfy it alone in brackets"),
     dict(key="rl_largest", ids=("003-fig3", "003-fig4"), where="Sec. V-B, Fig. 3a / 4b",
          statement="At the largest setting (length 10, support 0.01), CORELS's lists have a lower entropy "
-                   "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (issue 7 paraphrases this as "
-                   "'optimal lists leak less': the paper says the opposite).",
+                   "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (not "
+                   "'optimal lists leak less', as the paper is sometimes paraphrased).",
          test="seed-mean Dist_G(OptimalRL) < Dist_G(GreedyRL), per dataset"),
     dict(key="same_accuracy", ids=("003-fig2", "003-fig3"), where="Sec. V-B, Fig. 2b / 3b; App. A",
          statement="For a given accuracy level, optimal models always leak less information than greedy ones.",

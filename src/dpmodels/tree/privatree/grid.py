@@ -3,7 +3,7 @@
 Each numerical feature is cut at ``max_bins − 1`` private quantiles (JointExp on a public grid of
 ``GRID`` cells over the public bounds, :func:`dpmodels.privacy.jointexp_quantiles`) at
 ``ε_quantiles / m_num`` each — sequential composition across the numerical features (a record
-is in every feature, PRIVACY-NOTES 7). Categorical features keep their public categories as bins,
+is in every feature, docs/privacy.md, principle 7). Categorical features keep their public categories as bins,
 plus one bucket for values outside the public list. The result is a row-major ``codes`` matrix:
 ``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
 """

@@ -11,7 +11,7 @@ offered only when it splits the region: bin ``order[b]`` is alive (the last bin 
 two positions never give the same partition) and some bin after it is alive. Thresholds outside
 the node's interval and subsets that do not split its remaining categories are never offered, so
 no noise is spent on empty branches. Everything this uses — the public grid, the released
-thresholds and category orders, the splits chosen above — is already released (PRIVACY-NOTES 18):
+thresholds and category orders, the splits chosen above — is already released (docs/privacy.md, principle 18):
 restricting the candidates is post-processing and costs no privacy. A node with no candidate
 becomes a leaf, decided from the released structure only. Values outside a categorical feature's
 public list (the unknown bucket) always go right and never make a split "non-trivial".
