@@ -7,7 +7,6 @@ output event is the first rule's antecedent. A correct learner must pass; a plan
 same learner with permute-and-flip noise 10× too small — must be flagged.
 """
 
-import numpy as np
 import pandas as pd
 import pytest
 

@@ -54,7 +54,9 @@ import math
 import os
 import re
 import sys
+import types
 import warnings
+from collections.abc import Mapping
 from math import comb
 
 __all__ = [
@@ -100,7 +102,9 @@ class CostWarning(UserWarning):
     """A fit is estimated to take long or use much memory (from public quantities only)."""
 
 
-_OVERRIDES: contextvars.ContextVar[dict] = contextvars.ContextVar("dpmodels_guard_limits", default={})
+# the limits set by `limits(...)` in this context; the default is read-only (every change copies)
+_OVERRIDES: contextvars.ContextVar[Mapping] = contextvars.ContextVar(
+    "dpmodels_guard_limits", default=types.MappingProxyType({}))
 
 
 @contextlib.contextmanager

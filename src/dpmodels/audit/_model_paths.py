@@ -61,10 +61,9 @@ class ModelPaths:
 # ------------------------------------------------------------------------------- dispatch
 def model_paths(model, domains=None) -> ModelPaths:
     """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type)."""
+    from ..io import LoadedModel
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
-
-    from ..io import LoadedModel
 
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False

@@ -45,13 +45,11 @@ the sensitivity proofs of the private learners — docs/privacy.md, principle 16
 
 from __future__ import annotations
 
-import re
-
-from dataclasses import dataclass
-from itertools import combinations
-
 import math
 import numbers
+import re
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 

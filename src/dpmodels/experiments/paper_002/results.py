@@ -68,7 +68,7 @@ def _crc(*parts) -> int:
 
 def has_diffprivlib() -> bool:
     try:
-        from ...tree.baselines import _import_diffprivlib
+        from ...tree.baselines.diffprivlib import _import_diffprivlib
 
         _import_diffprivlib()
     except Exception:  # noqa: BLE001 - ImportError, or diffprivlib broken by a newer scikit-learn

@@ -225,7 +225,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = nd["rows"]
         utils = self._node_utilities(rows, yk_all[rows])
         flat, owner = [], []
-        for c, (u, (j, kind, payload)) in enumerate(zip(utils, self._cands)):
+        for u, (j, kind, _payload) in zip(utils, self._cands):
             for p in range(u.shape[0]):
                 if (j, kind, p) in nd["used"]:
                     continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+
 from ._greedy import GreedyPrivateTree
 
 __all__ = ["DPGDFClassifier"]

@@ -43,9 +43,9 @@ from ...privacy import samplers
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...validation import (
+    apply_unit_sample_weight,
     check_n_public,
     check_X_shape,
-    apply_unit_sample_weight,
     check_y,
     resolve_bounds,
     resolve_categories,

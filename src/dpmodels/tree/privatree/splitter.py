@@ -135,7 +135,6 @@ def one_vs_rest_mask(alive, order, categorical) -> np.ndarray:
 def _pick_with_one_vs_rest(util_prefix, util_ovr, order, B, select):
     """Select over the prefix candidates and the one-vs-rest candidates together; return
     (f_sel, b_sel, order) with the winning one-vs-rest category moved to the front of its order."""
-    A = util_prefix.shape[0]
     pick = select(np.concatenate([util_prefix, util_ovr], axis=1))
     mB = util_prefix.shape[1]
     f_sel, b_sel = (pick % mB) // B, pick % B
