@@ -8,7 +8,9 @@
 * membership inference attacks — loss threshold, black-box / shadow models, LiRA, RMIA — with
   low-FPR ROC evaluation (:func:`membership_inference`); ART's attack through
   :func:`dpmodels.audit.art_adapter.art_membership_inference` (optional extra ``[attacks]``);
-* poisoning guarantees (:mod:`.poisoning`).
+* poisoning guarantees (:mod:`.poisoning`);
+* all of the above on a published model file, as a text verdict, JSON and an HTML page
+  (:func:`audit_model`, ``dpmodels audit``).
 """
 
 from .dp_audit import (
@@ -31,6 +33,7 @@ from .membership import (
     membership_inference_suite,
 )
 from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
+from .report import ModelAudit, audit_model
 from .vulnerability import VulnerabilityResult, vulnerability
 
 __all__ = [
@@ -39,10 +42,12 @@ __all__ = [
     "FitError",
     "ImportanceOverlap",
     "MembershipInferenceResult",
+    "ModelAudit",
     "ReconstructionResult",
     "VulnerabilityResult",
     "add_one",
     "audit_estimator",
+    "audit_model",
     "audit_mechanism",
     "clopper_pearson",
     "epsilon_lower_bound",
