@@ -33,11 +33,13 @@ from .membership import (
     membership_inference_suite,
 )
 from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
-from .report import ModelAudit, audit_model
+from ._summary import ESTIMATE_VS_BOUND
+from .report import ModelAudit, audit_model, default_domains
 from .vulnerability import VulnerabilityResult, vulnerability
 
 __all__ = [
     "ATTACKS",
+    "ESTIMATE_VS_BOUND",
     "AuditResult",
     "FitError",
     "ImportanceOverlap",
@@ -50,6 +52,7 @@ __all__ = [
     "audit_model",
     "audit_mechanism",
     "clopper_pearson",
+    "default_domains",
     "epsilon_lower_bound",
     "evaluate_scores",
     "feature_importance_overlap",
