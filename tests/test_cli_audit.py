@@ -342,3 +342,26 @@ def test_report_renders_in_headless_chromium(audited):
     colours = np.unique(px, axis=0)
     assert len(colours) > 50  # text, tables and the model's figure, not a blank page
     assert (px != 255).any(axis=1).mean() > 0.05
+
+
+def test_a_binarized_rule_list_is_audited_too(audited, tmp_path, capsys, monkeypatch):
+    """The README's fit with `--model dp-rulelist` (a Binarizer, then the DP rule list, one
+    budget): its 0/1 columns are the Dist_G domains, its paths are rules."""
+    d, _ = audited
+    for name in ("train.csv", "holdout.csv"):
+        shutil.copy(d / name, tmp_path / name)
+    fit = readme_fit_command()
+    fit[fit.index("--model") + 1] = "dp-rulelist"
+    assert run_here(fit, tmp_path, capsys, monkeypatch).returncode == 0
+    r = run_here(["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--permutations", "20",
+                  "--json", "a.json", "--html", "a.html"], tmp_path, capsys, monkeypatch)
+    assert r.returncode == 0, r.stderr
+    assert "DPRuleListClassifier (rule list)" in r.stdout and "Dist_G" in r.stdout
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert "binary column" in doc["reconstruction"]["domains"]
+    paths = [x["path"] for x in doc["reconstruction"]["exposure"]["most_exposed"]]
+    assert all(p.startswith(("rule ", "default rule")) for p in paths)
+    page = _Report()
+    page.feed((tmp_path / "a.html").read_text())
+    assert len(page.images) == 4 and page.numbers == pytest.approx(
+        {k: v for k, v in doc["numbers"].items() if v is not None}, rel=0, abs=0)
