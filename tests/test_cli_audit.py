@@ -269,8 +269,13 @@ def test_path_rules_describe_the_records_they_hold(loaded):
 
 
 def test_result_sentences(loaded):
-    from dpmodels.audit import ESTIMATE_VS_BOUND, membership_inference, reconstruction_leak, vulnerability
-    from dpmodels.audit import default_domains
+    from dpmodels.audit import (
+        ESTIMATE_VS_BOUND,
+        default_domains,
+        membership_inference,
+        reconstruction_leak,
+        vulnerability,
+    )
 
     m, (X, y), (Xo, yo) = loaded
     r = membership_inference(m, X, y, Xo, yo, random_state=0)

@@ -13,6 +13,7 @@
   (:func:`audit_model`, ``dpmodels audit``).
 """
 
+from ._summary import ESTIMATE_VS_BOUND
 from .dp_audit import (
     AuditResult,
     FitError,
@@ -33,7 +34,6 @@ from .membership import (
     membership_inference_suite,
 )
 from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
-from ._summary import ESTIMATE_VS_BOUND
 from .report import ModelAudit, audit_model, default_domains
 from .vulnerability import VulnerabilityResult, vulnerability
 
