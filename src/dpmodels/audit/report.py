@@ -31,10 +31,16 @@ import io
 import math
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._summary import ESTIMATE_VS_BOUND, num, pct
+
+if TYPE_CHECKING:
+    from ..io import LoadedModel
+    from .reconstruction import ReconstructionResult
+    from .vulnerability import VulnerabilityResult
 
 __all__ = ["ModelAudit", "audit_model", "default_domains", "POPULATION_ATTACKS"]
 
@@ -58,7 +64,8 @@ def default_domains(model, grid: int = 101):
     for j, f in enumerate(tree.feature_names):
         if tree.categorical[j]:
             continue
-        spec = cols.get(f) if isinstance(cols.get(f), dict) else {}
+        raw = cols.get(f)
+        spec: dict = raw if isinstance(raw, dict) else {}
         b = bounds.get(f) or spec.get("bounds")
         if not b:
             return False, f"numerical feature {f!r} has no declared bounds: no public domain for Dist_G"
@@ -81,11 +88,11 @@ def default_domains(model, grid: int = 101):
 class ModelAudit:
     """The results of :func:`audit_model` (see the module docstring)."""
 
-    model: object
+    model: LoadedModel
     source: str
-    reconstruction: object | None
+    reconstruction: ReconstructionResult | None
     domains_note: str
-    vulnerability: object
+    vulnerability: VulnerabilityResult
     membership: dict
     epsilon_lower_bounds: dict
     alpha: float
