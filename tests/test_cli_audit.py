@@ -187,6 +187,8 @@ def test_bad_input_is_one_line_before_any_work(audited, tmp_path, capsys, monkey
         (["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--json", "out.txt"], "must end with .json"),
         (["audit", "missing.json", "--train", "train.csv", "--test", "holdout.csv"], "does not exist"),
         (["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--alpha", "2"], "(0, 1)"),
+        (["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--json", "model.json"],
+         "would overwrite it"),
     ]
     r = run(cases[1][0], tmp_path, timeout=120)  # one of them in a real process
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and cases[1][1] in r.stderr
@@ -410,3 +412,17 @@ def test_readme_audit_block_runs_as_written(tmp_path):
     doc = json.loads((tmp_path / "audit.json").read_text())
     assert doc["data"] == {"n_train": 2000, "n_test": 2000, "n_population": 2172}
     assert (tmp_path / "audit.html").stat().st_size > 10_000
+
+
+def test_domains_that_miss_the_records_skip_dist_g_with_the_reason(loaded):
+    """Dist_G needs domains covering the records; when they do not, the rest of the audit still
+    runs and the verdict says why Dist_G is missing."""
+    from dpmodels.audit import audit_model, default_domains
+
+    m, (X, y), (Xo, yo) = loaded
+    dom = {**default_domains(m)[0], "priors_count": [0.0]}  # no record with priors is possible
+    a = audit_model(m, X, y, Xo, yo, domains=dom, n_permutations=0, random_state=0)
+    assert a.reconstruction is None and "do not cover" in a.domains_note
+    assert "Dist_G not computed: " in a.verdict() and "Dist_G n/a" in a.verdict()
+    assert "dist_g" not in a.numbers() and "threshold: AUC" in a.verdict()
+    assert 'id="fig-exposure"' not in a.to_html()

@@ -457,7 +457,10 @@ def audit_model(model, X_train, y_train, X_test, y_test, *, X_pop=None, y_pop=No
 
     rec = None
     if domains is not False:
-        rec = reconstruction_leak(model, X_train, y_tr, domains=domains)
+        try:
+            rec = reconstruction_leak(model, X_train, y_tr, domains=domains)
+        except ValueError as exc:  # e.g. records on a path no value of the declared domains reaches
+            note = f"{str(exc).splitlines()[0]} ({note})"
     vul = vulnerability(model, X_train, y_tr, X_test, y_te, n_permutations=n_permutations, random_state=rng)
     attacks = ("threshold",) + (POPULATION_ATTACKS if X_pop is not None else ())
     kw = {} if X_pop is None else {"X_pop": X_pop, "y_pop": labels["population"], "n_reference": n_reference}

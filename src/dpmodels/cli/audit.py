@@ -11,6 +11,7 @@ write the numbers and a self-contained report page. Every input is checked befor
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from ._common import UsageError, _nonneg_int, _pos_int, check_model_path, check_readable, guarded, one_line_errors
@@ -108,6 +109,13 @@ def cmd_audit(args) -> int:
             check_output_path(out)
             if not str(out).lower().endswith((suffix, ".htm") if suffix == ".html" else suffix):
                 raise UsageError(f"--{suffix[1:]} {out!r}: the file name must end with {suffix}")
+    inputs = {os.path.realpath(x) for x in (args.model, args.train, args.test, args.population) if x}
+    outs = [x for x in (args.json, args.html) if x is not None]
+    for out in outs:
+        if os.path.realpath(out) in inputs:
+            raise UsageError(f"{out!r} is an input of this audit: writing the report there would overwrite it")
+    if len(outs) == 2 and os.path.realpath(outs[0]) == os.path.realpath(outs[1]):
+        raise UsageError("--json and --html name the same file")
     if args.html is not None:
         try:
             import matplotlib  # noqa: F401
