@@ -180,7 +180,7 @@ class ModelAudit:
         lb = self.epsilon_lower_bounds.get(a)
         conf = f"{100 * (1 - self.alpha / max(len(self.membership), 1)):.3g} %"
         return (f"{a}: AUC {num(r.auc)}; TPR {pct(r.tpr_at(0.01))} at 1 % FPR; "
-                f"ε ≥ {num(lb, 2)} at {conf} (lower bound); ε ≈ {num(r.epsilon_estimate(0.01), 2)} "
+                f"ε ≥ {num(lb, 2)} at {conf} confidence (lower bound); ε ≈ {num(r.epsilon_estimate(0.01), 2)} "
                 "(point estimate at 1 % FPR)")
 
     def verdict(self) -> str:
