@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal
+.PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,12 @@ corels: $(STAMP)
 	$(PIP) install --quiet --force-reinstall --no-deps $(CORELS_DIR)/dist/corels-$(CORELS_VERSION)-*.whl
 	rm -rf $(CORELS_DIR)/venv $(CORELS_DIR)/corels-$(CORELS_VERSION)
 	$(PY) -c "import corels; print('corels', corels.__file__)"
+
+# Optional: headless Chromium (Debian's package), which the slow suite uses to open the HTML report
+# of `dpmodels audit` (tests/test_cli_audit.py; the test skips when /usr/bin/chromium is absent).
+browser:
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+	/usr/bin/chromium --version
 
 # Optional extra for optimal trees (PyDL8.5 compiles from source: minutes).
 optimal: $(STAMP)

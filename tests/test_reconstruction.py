@@ -446,7 +446,7 @@ def test_result_object():
     with pytest.raises(ValueError):
         r.per_record[0] = 0.0
     assert "dist_g=0.5000" in repr(r)
-    assert list(r.paths.columns) == ["path_id", "path", "support", "support_0", "support_1", "log2_capt", "ratio"]
+    assert list(r.paths.columns) == ["path_id", "path", "rule", "support", "support_0", "support_1", "log2_capt", "ratio"]
 
 
 def test_errors():

@@ -8,9 +8,12 @@
 * membership inference attacks — loss threshold, black-box / shadow models, LiRA, RMIA — with
   low-FPR ROC evaluation (:func:`membership_inference`); ART's attack through
   :func:`dpmodels.audit.art_adapter.art_membership_inference` (optional extra ``[attacks]``);
-* poisoning guarantees (:mod:`.poisoning`).
+* poisoning guarantees (:mod:`.poisoning`);
+* all of the above on a published model file, as a text verdict, JSON and an HTML page
+  (:func:`audit_model`, ``dpmodels audit``).
 """
 
+from ._summary import ESTIMATE_VS_BOUND
 from .dp_audit import (
     AuditResult,
     FitError,
@@ -31,20 +34,25 @@ from .membership import (
     membership_inference_suite,
 )
 from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
+from .report import ModelAudit, audit_model, default_domains
 from .vulnerability import VulnerabilityResult, vulnerability
 
 __all__ = [
     "ATTACKS",
+    "ESTIMATE_VS_BOUND",
     "AuditResult",
     "FitError",
     "ImportanceOverlap",
     "MembershipInferenceResult",
+    "ModelAudit",
     "ReconstructionResult",
     "VulnerabilityResult",
     "add_one",
     "audit_estimator",
+    "audit_model",
     "audit_mechanism",
     "clopper_pearson",
+    "default_domains",
     "epsilon_lower_bound",
     "evaluate_scores",
     "feature_importance_overlap",

@@ -50,6 +50,10 @@ class ModelPaths:
     route: Callable  # X -> path id of each row
     cell_ratio: np.ndarray | None  # trees: Σ_k log2|V_k ∩ R_jk| / log2|V_k| (Definition 2)
     n_cells: int  # number of attributes with |V_k| > 1 (Definition 2's d)
+    # the path as rule text for reading: one condition per feature (a tree's repeated tests of one
+    # feature joined into an interval, a category set intersected along the path), thresholds at
+    # 4 significant digits; ``descriptions`` keeps every test with its exact threshold
+    rules: list | None = None
 
     def rows_of(self, path_ids: np.ndarray) -> np.ndarray:
         """Position in this table of each path id."""
@@ -118,6 +122,8 @@ def _rule_list_paths(rl, domains, noisy, route=None) -> ModelPaths:
         kind="rule_list",
         ids=np.arange(len(all_rules)),
         descriptions=[r.antecedent for r in rl.rules] + ["default"],
+        rules=[f"rule {j + 1}: IF {r.antecedent}" for j, r in enumerate(rl.rules)]
+        + ["default rule: no earlier rule applies"],
         log2_capt=np.array([_log2(c) for c in capt]),
         log2_domain=float(len(names)),
         classes=list(rl.classes),
@@ -206,7 +212,7 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
     left, right = np.asarray(t.children_left).tolist(), np.asarray(t.children_right).tolist()
     feat, thr = np.asarray(t.feature).tolist(), np.asarray(t.threshold, dtype=float).tolist()
 
-    ids, desc, log2_capt, cell_ratio = [], [], [], []
+    ids, desc, rules, log2_capt, cell_ratio = [], [], [], [], []
     # Depth-first. state: {feature: (lo, hi) positions in its sorted domain, or allowed codes};
     # capt = Π_k |V_k ∩ R_k| (exact int) and ratio = Σ_k log2|V_k ∩ R_k| / log2|V_k| over the
     # informative features, both updated for the one feature a split narrows.
@@ -216,6 +222,7 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
         if left[node] == -1:
             ids.append(node)
             desc.append(" and ".join(conds) if conds else "True")
+            rules.append(_readable_path(t, state, numeric, sizes, node))
             log2_capt.append(_log2(capt))
             cell_ratio.append(ratio if capt else -math.inf)
             continue
@@ -252,6 +259,7 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
         kind="tree",
         ids=ids,
         descriptions=[desc[i] for i in order],
+        rules=[rules[i] for i in order],
         log2_capt=np.array(log2_capt)[order],
         log2_domain=float(math.fsum(log2_sizes)),
         classes=t.classes,
@@ -262,6 +270,34 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
         cell_ratio=np.array(cell_ratio)[order],
         n_cells=n_cells,
     )
+
+
+def _readable_path(t: _TreeArrays, state: dict, numeric: dict, sizes, leaf: int) -> str:
+    """A leaf's path as rule text: ``leaf 15: IF lo < x <= hi AND c in {a, b}`` (one condition
+    per tested feature, in feature order; the interval's ends are the domain values it keeps,
+    printed at 4 significant digits, and a category set is what the path leaves of the domain)."""
+    from .._format import significant
+
+    parts = []
+    for k in sorted(state):
+        name = t.feature_names[k]
+        if k in numeric:
+            lo, hi = state[k]
+            dom = numeric[k]
+            if hi <= lo:
+                parts.append(f"{name} in {{}} (no value of the domain)")
+            elif hi - lo == 1:
+                parts.append(f"{name} = {significant(dom[lo])}")
+            elif lo == 0:
+                parts.append(f"{name} <= {significant(dom[hi - 1])}")
+            elif hi == sizes[k]:
+                parts.append(f"{name} >= {significant(dom[lo])}")
+            else:
+                parts.append(f"{significant(dom[lo])} <= {name} <= {significant(dom[hi - 1])}")
+        else:
+            cats = [str(t.categories[k][c]) for c in sorted(state[k])]
+            parts.append(f"{name} in {{{', '.join(cats)}}}" if len(cats) != 1 else f"{name} = {cats[0]}")
+    return f"leaf {leaf}: IF " + (" AND ".join(parts) if parts else "always")
 
 
 def _tree_domains(t: _TreeArrays, domains):

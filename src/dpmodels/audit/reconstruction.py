@@ -38,6 +38,7 @@ import pandas as pd
 
 from ._model_paths import model_paths
 from ._references import as_model
+from ._summary import Summary, num
 
 __all__ = ["ReconstructionResult", "reconstruction_leak", "plot_per_record_cdf"]
 
@@ -55,7 +56,9 @@ class ReconstructionResult:
         sum to 0 (every noisy count clipped to 0).
     paths : pandas.DataFrame
         One row per path: ``path_id`` (leaf node id, or rule index with ``len(rules)`` the
-        default rule, as ``apply`` returns), ``path`` (its conditions, or ``"default"``),
+        default rule, as ``apply`` returns), ``path`` (its conditions with exact thresholds, or ``"default"``),
+        ``rule`` (the same as rule text for reading: ``leaf 15: IF priors_count <= 10 AND …``, one
+        condition per feature, or ``rule 2: IF …``),
         ``support`` (C_j used, a float for noisy counts), one ``support_<class>`` column per class
         when per-class counts are known, ``log2_capt`` (log2 Capt_j; ``-inf`` for a path no
         possible record reaches) and ``ratio`` (log2 Capt_j / Σ_k log2 |V_k|).
@@ -92,6 +95,48 @@ class ReconstructionResult:
     infeasible_weight: float
     dist: float | None
     kind: str
+    record_paths: np.ndarray | None = None  # path_id of each record of X (None without X)
+
+    def exposure(self, k: int = 5) -> dict:
+        """The per-record exposure distribution: quantiles of the per-record ratio (lower = more
+        exposed: the record's path leaves fewer possible values for it) and the ``k`` most and
+        least exposed records (their positions in X, ratio and path rule). Empty dict when the
+        result has no per-record view (noisy counts without X)."""
+        if self.per_record is None or len(self.per_record) == 0:
+            return {}
+        r = np.asarray(self.per_record, dtype=float)
+        order = np.argsort(r, kind="stable")
+        q = np.quantile(r, [0.0, 0.05, 0.5, 0.95, 1.0])
+        text = self.paths["rule"] if "rule" in self.paths else self.paths["path"]
+        rule_of = dict(zip(self.paths["path_id"].tolist(), text))
+
+        def rec(i):
+            pid = None if self.record_paths is None else int(self.record_paths[i])
+            return {"record": int(i), "ratio": float(r[i]), "path": str(rule_of.get(pid, ""))}
+
+        return {"min": float(q[0]), "p05": float(q[1]), "median": float(q[2]), "p95": float(q[3]),
+                "max": float(q[4]), "most_exposed": [rec(i) for i in order[:k]],
+                "least_exposed": [rec(i) for i in order[::-1][:k]]}
+
+    def summary(self) -> Summary:
+        """Dist_G and the per-record spread as a dict (``dist_g``, ``n``, ``counts``, ``min`` …
+        ``max`` of the per-record ratio) whose ``str()`` is a sentence: "Dist_G 0.892 (1 = …);
+        per-record ratio 0.796 (most exposed) to 0.925 (least exposed), median 0.894"."""
+        ex = self.exposure(0)
+        numbers = {"dist_g": None if np.isnan(self.dist_g) else float(self.dist_g), "n": self.n,
+                   "counts": self.counts, "counts_are_noisy": self.counts_are_noisy,
+                   **{k: ex[k] for k in ("min", "p05", "median", "p95", "max") if k in ex}}
+        src = "the model's noisy counts" if self.counts == "model" and self.counts_are_noisy else (
+            "the model's counts" if self.counts == "model" else "the training records")
+        text = (f"Dist_G {num(self.dist_g)} (1 = the model tells nothing about a training row beyond "
+                f"its public domain, 0 = it pins every row down; C_j from {src})")
+        if ex:
+            text += (f"; per-record ratio {num(ex['min'])} (most exposed) to {num(ex['max'])} "
+                     f"(least exposed), median {num(ex['median'])}")
+        return Summary(numbers, text)
+
+    def __str__(self) -> str:
+        return str(self.summary())
 
     def __repr__(self) -> str:
         noisy = ", noisy" if self.counts_are_noisy else ""
@@ -214,7 +259,10 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
     if per_record is not None:
         per_record.setflags(write=False)
 
-    table = {"path_id": paths.ids, "path": paths.descriptions, "support": support}
+    table = {"path_id": paths.ids, "path": paths.descriptions}
+    if paths.rules is not None:
+        table["rule"] = paths.rules
+    table["support"] = support
     if class_support is not None:
         for c, col in zip(paths.classes, class_support.T):
             table[f"support_{c}"] = col
@@ -231,6 +279,7 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         infeasible_weight=infeasible_weight,
         dist=dist,
         kind=paths.kind,
+        record_paths=None if rows is None else paths.ids[rows],
     )
 
 

@@ -1,9 +1,9 @@
-"""Command line: ``dpmodels demo | fit | predict | show | schema | reproduce``.
+"""Command line: ``dpmodels demo | fit | predict | show | audit | schema | reproduce``.
 
 One module per job: :mod:`~dpmodels.cli._common` (one-line errors and warnings, argparse types,
 reading a CSV as text), :mod:`~dpmodels.cli.fit`, :mod:`~dpmodels.cli.predict` (``predict`` and
 ``show``), :mod:`~dpmodels.cli.schema` (schema files and ``schema draft``),
-:mod:`~dpmodels.cli.reproduce`. This module holds ``main`` and ``demo``.
+:mod:`~dpmodels.cli.reproduce`, :mod:`~dpmodels.cli.audit`. This module holds ``main`` and ``demo``.
 """
 
 from __future__ import annotations
@@ -87,10 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0, help="seed of the train/test split (not of the noise)")
     d.set_defaults(func=cmd_demo)
 
-    from . import fit, predict, reproduce, schema
+    from . import audit, fit, predict, reproduce, schema
 
     fit.add_parser(sub)
     predict.add_parsers(sub)
+    audit.add_parser(sub)
     schema.add_parser(sub)
     reproduce.add_parser(sub)
     return p

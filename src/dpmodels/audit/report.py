@@ -1,0 +1,481 @@
+"""What does a published model leak? One audit of a saved model file, as text, JSON and HTML.
+
+:func:`audit_model` runs, on a model file (or a :class:`~dpmodels.io.LoadedModel`), its training
+records and held-out records of the same distribution (and optionally population records):
+
+* the reconstruction leak Dist_G (paper 003, Definition 4) with the per-record exposure
+  distribution (:func:`~dpmodels.audit.reconstruction_leak`);
+* distributional-overfitting V with its permutation null (paper 000, Sec. V-E;
+  :func:`~dpmodels.audit.vulnerability`);
+* membership inference: the loss-threshold attack always; shadow models, LiRA and RMIA when
+  population records are given, their reference models rebuilt from the file's learner class and
+  parameters (:meth:`~dpmodels.io.LoadedModel.unfitted_estimator`);
+* the empirical ε lower bound of each attack (:meth:`MembershipInferenceResult.epsilon_lower_bound`),
+  each at confidence 1 − α/k for k attacks (Bonferroni), so their maximum holds at 1 − α, next to
+  the ε the file states.
+
+:class:`ModelAudit` prints a short verdict (``str``), gives the numbers (:meth:`ModelAudit.to_dict`)
+and writes a self-contained HTML page (:meth:`ModelAudit.to_html`: the model's picture, its
+ledger, the ROC and the per-record exposure CDF as embedded PNG, no script and no external
+resource). ``dpmodels audit`` is the command line for it.
+
+**The audit is not a DP release.** It reads the training records and reports about them (their
+positions among the most exposed, attack scores): keep its outputs with the private data.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._summary import ESTIMATE_VS_BOUND, num, pct
+
+if TYPE_CHECKING:
+    from ..io import LoadedModel
+    from .reconstruction import ReconstructionResult
+    from .vulnerability import VulnerabilityResult
+
+__all__ = ["ModelAudit", "audit_model", "default_domains", "POPULATION_ATTACKS"]
+
+#: the attacks run when population records are given (besides "threshold")
+POPULATION_ATTACKS = ("shadow", "lira", "rmia")
+
+
+def default_domains(model, grid: int = 101):
+    """Public domains V_k for Dist_G of a saved tree, from its declared bounds only: a numerical
+    feature with integer bounds (or declared ``integer``) gets every integer in [lo, hi], any
+    other bounded one ``grid`` evenly spaced values. Returns ``(domains, note)``; ``domains`` is
+    None for a rule list (0/1 columns) and ``note`` says what was chosen, or why Dist_G cannot
+    be computed (a numerical feature without declared bounds: ``domains`` is then ``False``)."""
+    if model.kind != "tree":
+        return None, "rule list: each binary column has the domain {0, 1}"
+    tree = model.model_
+    schema = model.schema or {}
+    bounds = dict(schema.get("bounds") or {})
+    cols = schema.get("columns") or {}
+    doms, ints, grids = {}, [], []
+    for j, f in enumerate(tree.feature_names):
+        if tree.categorical[j]:
+            continue
+        raw = cols.get(f)
+        spec: dict = raw if isinstance(raw, dict) else {}
+        b = bounds.get(f) or spec.get("bounds")
+        if not b:
+            return False, f"numerical feature {f!r} has no declared bounds: no public domain for Dist_G"
+        lo, hi = float(b[0]), float(b[1])
+        if (lo.is_integer() and hi.is_integer() and hi - lo <= 10**6) or spec.get("integer"):
+            doms[f] = np.arange(math.ceil(lo), math.floor(hi) + 1, dtype=float)
+            ints.append(f)
+        else:
+            doms[f] = np.linspace(lo, hi, int(grid))
+            grids.append(f)
+    note = "categorical features: their declared categories"
+    if ints:
+        note += f"; integers within the declared bounds: {', '.join(ints)}"
+    if grids:
+        note += f"; {int(grid)} evenly spaced values within the declared bounds: {', '.join(grids)}"
+    return doms, note + " (Dist_G depends on this choice: docs/reconstruction.md)"
+
+
+@dataclass
+class ModelAudit:
+    """The results of :func:`audit_model` (see the module docstring)."""
+
+    model: LoadedModel
+    source: str
+    reconstruction: ReconstructionResult | None
+    domains_note: str
+    vulnerability: VulnerabilityResult
+    membership: dict
+    epsilon_lower_bounds: dict
+    alpha: float
+    n_train: int
+    n_test: int
+    n_population: int | None
+    seconds: float = 0.0
+    settings: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ numbers
+    @property
+    def stated(self) -> dict:
+        p = self.model.privacy or {}
+        return {"epsilon": p.get("epsilon"), "delta": p.get("delta"), "is_private": p.get("is_private"),
+                "verdict": list(p.get("verdict") or [])}
+
+    @property
+    def epsilon_lower_bound(self) -> float | None:
+        """The largest per-attack lower bound (each at 1 − α/k: the maximum holds at 1 − α)."""
+        vals = [v for v in self.epsilon_lower_bounds.values() if v is not None]
+        return max(vals) if vals else None
+
+    def numbers(self) -> dict:
+        """Every headline number under a flat key (what the HTML's number table shows)."""
+        out = {}
+        rec = self.reconstruction
+        if rec is not None:
+            s = rec.summary()
+            out["dist_g"] = s["dist_g"]
+            for k in ("min", "median", "max"):
+                if k in s:
+                    out[f"exposure_{k}"] = s[k]
+        v = self.vulnerability.summary()
+        out["V"] = v["V"]
+        out["V_null_mean"] = v["null_mean"]
+        out["V_p_value"] = v["p_value"]
+        for a, r in self.membership.items():
+            out[f"auc.{a}"] = r.auc
+            out[f"tpr@1%fpr.{a}"] = r.tpr_at(0.01)
+            out[f"tpr@0.1%fpr.{a}"] = r.tpr_at(0.001)
+            out[f"epsilon_estimate.{a}"] = r.epsilon_estimate(0.01)
+            out[f"epsilon_lower_bound.{a}"] = self.epsilon_lower_bounds.get(a)
+        out["epsilon_lower_bound"] = self.epsilon_lower_bound
+        out["stated_epsilon"] = self.stated["epsilon"]
+        out["stated_delta"] = self.stated["delta"]
+        return {k: (None if isinstance(x, float) and math.isnan(x) else x) for k, x in out.items()}
+
+    def to_dict(self) -> dict:
+        """The audit as JSON-safe data: ``numbers`` (flat), and per section the details."""
+        rec = self.reconstruction
+        return {
+            "format": "dpmodels.audit",
+            "model": {"source": self.source, "learner": self.model.estimator_name, "kind": self.model.kind,
+                      **self.stated},
+            "data": {"n_train": self.n_train, "n_test": self.n_test, "n_population": self.n_population},
+            "numbers": self.numbers(),
+            "reconstruction": None if rec is None else {
+                **{k: v for k, v in rec.summary().items()}, "domains": self.domains_note,
+                "exposure": rec.exposure(5), "text": str(rec.summary())},
+            "reconstruction_skipped": self.domains_note if rec is None else None,
+            "vulnerability": {**self.vulnerability.summary(), "text": str(self.vulnerability.summary())},
+            "membership": {a: {**_jsonable(r.summary(self.alpha / max(len(self.membership), 1))),
+                               "epsilon_lower_bound": self.epsilon_lower_bounds.get(a),
+                               "text": self._attack_text(a)}
+                           for a, r in self.membership.items()},
+            "epsilon": {"lower_bound": self.epsilon_lower_bound, "confidence": 1 - self.alpha,
+                        "per_attack_confidence": 1 - self.alpha / max(len(self.membership), 1),
+                        "stated": self.stated["epsilon"], "consistent": self._consistent(),
+                        "estimate_vs_bound": ESTIMATE_VS_BOUND},
+            "settings": self.settings,
+            "seconds": self.seconds,
+            "verdict": self.verdict(),
+            "not_a_dp_release": "this audit reads the training records: keep it with the private data",
+        }
+
+    # ------------------------------------------------------------------ words
+    def _consistent(self) -> bool | None:
+        lb, eps = self.epsilon_lower_bound, self.stated["epsilon"]
+        if lb is None or eps is None:
+            return None
+        return bool(lb <= eps + 1e-12)
+
+    def _attack_text(self, a) -> str:
+        r = self.membership[a]
+        lb = self.epsilon_lower_bounds.get(a)
+        conf = f"{100 * (1 - self.alpha / max(len(self.membership), 1)):.3g} %"
+        return (f"{a}: AUC {num(r.auc)}; TPR {pct(r.tpr_at(0.01))} at 1 % FPR; "
+                f"ε ≥ {num(lb, 2)} at {conf} confidence (lower bound); ε ≈ {num(r.epsilon_estimate(0.01), 2)} "
+                "(point estimate at 1 % FPR)")
+
+    def verdict(self) -> str:
+        """A short text verdict (what ``dpmodels audit`` prints)."""
+        st = self.stated
+        eps = "no stated ε (not a private learner)" if st["epsilon"] is None else (
+            f"stated ε = {num(st['epsilon'])}, δ = {num(st['delta'])}")
+        lines = [f"Audit of {self.source}: {self.model.estimator_name} ({self.model.kind.replace('_', ' ')}), {eps}",
+                 f"  the file says: {' '.join(st['verdict']) or 'no privacy verdict'}",
+                 f"  audited on {self.n_train} training records, {self.n_test} held-out records"
+                 + (f", {self.n_population} population records" if self.n_population else "")]
+        rec = self.reconstruction
+        lines.append("Reconstruction: " + (str(rec.summary()) if rec is not None
+                                           else f"Dist_G not computed: {self.domains_note}"))
+        lines.append(f"Distributional overfitting: {self.vulnerability.summary()}")
+        k = len(self.membership)
+        lines.append(f"Membership inference ({k} attack{'s' if k > 1 else ''}"
+                     + ("" if self.n_population else "; give --population for shadow, LiRA and RMIA") + "):")
+        lines += [f"  {self._attack_text(a)}" for a in self.membership]
+        best = max(self.membership.values(), key=lambda r: r.auc)
+        lb = self.epsilon_lower_bound
+        ok = self._consistent()
+        conf = f"{100 * (1 - self.alpha):g} %"
+        word = ("the model's stated ε is not contradicted (an audit can refute a DP claim, never prove one)"
+                if ok else "ABOVE the stated ε: the DP claim is refuted (or the records are not independent trials)"
+                if ok is False else "no stated ε to compare with")
+        lines.append(f"Empirical ε: lower bound {num(lb, 2)} at {conf} confidence (the largest over {k} "
+                     f"attack{'s' if k > 1 else ''}, each at 1 − {self.alpha:g}/{k}) vs "
+                     f"{'stated ε = ' + num(st['epsilon']) if st['epsilon'] is not None else 'no stated ε'}: {word}.")
+        lines.append(f"  {ESTIMATE_VS_BOUND}")
+        dg = "n/a" if rec is None else num(rec.dist_g)
+        lines.append(f"Verdict: strongest attack AUC {num(best.auc)} ({best.attack}); Dist_G {dg}; "
+                     f"ε lower bound {num(lb, 2)}"
+                     + (f" of stated {num(st['epsilon'])}" if st["epsilon"] is not None else "")
+                     + ". This audit reads the training records: it is not a DP release.")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.verdict()
+
+    # ------------------------------------------------------------------ HTML
+    def to_html(self) -> str:
+        """A self-contained HTML page: no script, no external resource (figures as PNG data URIs,
+        a Content-Security-Policy forbidding anything else); every text from the model file or the
+        data is escaped."""
+        e = html.escape
+        d = self.to_dict()
+        figs = _figures(self)
+        parts = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+            "style-src 'unsafe-inline'\">",
+            f"<title>dpmodels audit: {e(self.source)}</title>",
+            f"<style>{_CSS}</style></head><body>",
+            f"<h1>What does <code>{e(self.source)}</code> leak?</h1>",
+            f'<pre id="verdict">{e(self.verdict())}</pre>',
+            "<h2>Numbers</h2>",
+            '<table id="numbers"><tr><th>quantity</th><th>value</th></tr>',
+        ]
+        for key, val in d["numbers"].items():
+            if val is None:
+                parts.append(f'<tr><td>{e(key)}</td><td data-key="{e(key)}">n/a</td></tr>')
+            else:
+                parts.append(f'<tr><td>{e(key)}</td><td data-key="{e(key)}" data-value="{e(repr(float(val)))}">'
+                             f"{e(num(val, 4))}</td></tr>")
+        parts.append("</table>")
+        parts.append("<h2>The model</h2>")
+        if "model" in figs:
+            parts.append('<div class="wide">' + _img("model", figs["model"], "the released model") + "</div>")
+        parts.append(f'<pre id="model-text">{e(self.model.to_text())}</pre>')
+        parts.append("<h2>Privacy ledger</h2>")
+        parts.append(_ledger_table(self.model))
+        parts.append("<h2>Membership inference</h2>")
+        parts.append(_img("roc", figs["roc"], "ROC of the membership attacks (log-log)"))
+        parts.append("<ul>" + "".join(f"<li>{e(self._attack_text(a))}</li>" for a in self.membership) + "</ul>")
+        parts.append(f"<p>{e(ESTIMATE_VS_BOUND)}</p>")
+        parts.append("<h2>Reconstruction (Dist_G) and per-record exposure</h2>")
+        rec = self.reconstruction
+        if rec is None:
+            parts.append(f"<p>Dist_G not computed: {e(self.domains_note)}</p>")
+        else:
+            parts.append(f"<p>{e(str(rec.summary()))}. Domains: {e(self.domains_note)}.</p>")
+            parts.append(_img("exposure", figs["exposure"], "per-record exposure CDF"))
+            ex = rec.exposure(5)
+            for title, key in (("Most exposed training records", "most_exposed"),
+                               ("Least exposed training records", "least_exposed")):
+                parts.append(f"<h3>{title}</h3><table class=\"{key}\"><tr><th>record (row of the training "
+                             "CSV, from 0)</th><th>ratio</th><th>path</th></tr>")
+                parts += [f"<tr><td>{r['record']}</td><td>{num(r['ratio'], 4)}</td><td>{e(r['path'])}</td></tr>"
+                          for r in ex.get(key, [])]
+                parts.append("</table>")
+        parts.append("<h2>Distributional overfitting</h2>")
+        parts.append(f"<p>{e(str(self.vulnerability.summary()))}</p>")
+        if "null" in figs:
+            parts.append(_img("null", figs["null"], "V against its permutation null"))
+        parts.append("<p class=\"note\">This audit reads the training records and reports about them: it is "
+                     "not a differentially private release. Keep it with the private data.</p>")
+        parts.append("</body></html>")
+        return "\n".join(parts)
+
+
+_CSS = """
+body { font-family: sans-serif; max-width: 1100px; margin: 1em auto; padding: 0 1em; color: #222; }
+pre { background: #f6f6f6; padding: .6em; overflow-x: auto; white-space: pre-wrap; font-size: 12px; }
+table { border-collapse: collapse; margin: .5em 0; font-size: 13px; }
+td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+img { max-width: 100%; border: 1px solid #eee; }
+.wide { overflow-x: auto; } .wide img { max-width: none; }
+figure { margin: .5em 0; }
+.note { color: #933; }
+"""
+
+
+def _img(fig_id: str, png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<figure id="fig-{fig_id}"><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></figure>'
+
+
+def _ledger_table(model) -> str:
+    e = html.escape
+    led = (model.privacy or {}).get("ledger")
+    if not led:
+        return '<table id="ledger"><tr><td>no privacy ledger (a non-private learner)</td></tr></table>'
+    rows = ['<table id="ledger"><tr><th>#</th><th>what</th><th>mechanism</th><th>Δ</th><th>ε</th><th>δ</th>'
+            "<th>guarantee</th><th>composition</th></tr>"]
+    for i, r in enumerate(led.get("rows") or [], 1):
+        comp = r.get("composition", "")
+        if comp == "parallel" and r.get("parts", 1) > 1:
+            comp = f"parallel ×{r['parts']}"
+        rows.append(f"<tr><td>{i}</td><td>{e(str(r.get('what', '')))}</td><td>{e(str(r.get('mechanism', '')))}</td>"
+                    f"<td>{e(num(r.get('sensitivity'), 4))}</td><td>{e(num(r.get('epsilon'), 4))}</td>"
+                    f"<td>{e(num(r.get('delta'), 4))}</td><td>{e(str(r.get('guarantee', '')))}</td>"
+                    f"<td>{e(comp)}</td></tr>")
+    rows.append(f'<tr><td colspan="8">total spent: ε = {e(num(led.get("epsilon_spent"), 4))} of '
+                f'{e(num(led.get("epsilon"), 4))}, δ = {e(num(led.get("delta_spent"), 4))} of '
+                f'{e(num(led.get("delta"), 4))}</td></tr></table>')
+    rows.append("<p>" + e(" ".join((model.privacy or {}).get("verdict") or [])) + "</p>")
+    return "\n".join(rows)
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    return buf.getvalue()
+
+
+def _figures(audit: ModelAudit) -> dict:
+    """PNG bytes of the report's figures (no pyplot state: private Agg canvases)."""
+    import tempfile
+    from pathlib import Path
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ..export import save_model_figure
+    from .reconstruction import plot_per_record_cdf
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        p = save_model_figure(audit.model, Path(tmp) / "model.png", dpi=90)
+        out["model"] = p.read_bytes()
+
+    fig = Figure(figsize=(5.5, 5), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for r in audit.membership.values():
+        r.plot_roc(ax=ax)
+    ax.set_title("membership inference ROC", fontsize=10)
+    out["roc"] = _png(fig)
+
+    if audit.reconstruction is not None:
+        fig = Figure(figsize=(6, 4), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        plot_per_record_cdf(audit.reconstruction, ax=ax)
+        ax.axvline(audit.reconstruction.dist_g, ls="--", color="grey", lw=0.8)
+        ax.set_title(f"per-record exposure (Dist_G {num(audit.reconstruction.dist_g)}, dashed)", fontsize=10)
+        out["exposure"] = _png(fig)
+
+    v = audit.vulnerability
+    if v.null is not None and len(v.null):
+        fig = Figure(figsize=(6, 3.2), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        ax.hist(v.null, bins=30, color="0.7")
+        ax.axvline(v.V, color="C3", lw=1.5, label=f"observed V {num(v.V)}")
+        ax.set_xlabel("V under random re-assignment of membership")
+        ax.set_ylabel("permutations")
+        ax.legend(fontsize="small")
+        out["null"] = _png(fig)
+    return out
+
+
+def _jsonable(d: dict) -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, (np.floating, np.integer)):
+            v = v.item()
+        if isinstance(v, float) and math.isnan(v):
+            v = None
+        if isinstance(v, dict):
+            v = _jsonable(v)
+        out[k] = v
+    return out
+
+
+# ---------------------------------------------------------------------------- the audit
+def audit_model(model, X_train, y_train, X_test, y_test, *, X_pop=None, y_pop=None, domains=None, grid=101,
+                n_permutations=200, n_reference=32, alpha=0.05, random_state=None, n_jobs=None,
+                source=None) -> ModelAudit:
+    """Audit a published model (a saved file's path or a :class:`~dpmodels.io.LoadedModel`).
+
+    Parameters
+    ----------
+    X_train, y_train : the model's training records (raw columns, as the file reads them) and
+        labels (values of the file's classes).
+    X_test, y_test : held-out records of the same distribution, not used in training.
+    X_pop, y_pop : optional population records (disjoint from both) for the shadow, LiRA and RMIA
+        attacks, whose reference models are the file's learner rebuilt from its class and parameters.
+    domains : public domains for Dist_G (:func:`reconstruction_leak`); default
+        :func:`default_domains` from the file's declared bounds (``grid`` values per non-integer
+        numerical feature).
+    n_permutations : permutations of the V null. n_reference : reference models per set.
+    alpha : one minus the confidence of the ε lower bound (split over the attacks).
+    random_state : seeds the attacks' splits, reference fits and permutations (the audit's own
+        randomness: it releases nothing).
+
+    Every input is checked (labels within the file's classes, every class among the training
+    and the held-out records) before any attack runs; a problem raises one ``ValueError``.
+    """
+    from ..privacy.samplers import check_random_state
+    from ._references import as_model
+    from .membership import membership_inference_suite
+    from .reconstruction import reconstruction_leak
+    from .vulnerability import vulnerability
+
+    t0 = time.perf_counter()
+    src = source if source is not None else (str(model) if not hasattr(model, "kind") else "the model")
+    model = as_model(model)
+    if not hasattr(model, "unfitted_estimator"):
+        raise TypeError("audit_model audits a saved model: a file path or a dpmodels.io.LoadedModel")
+    classes = list(np.asarray(model.classes_).tolist())
+    sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
+    if X_pop is not None:
+        sets.append(("population", X_pop, y_pop))
+    labels = {}
+    for name, X, y in sets:
+        if y is None:
+            raise ValueError(f"the {name} records have no labels")
+        yv = np.asarray(y, dtype=object).ravel()
+        if len(yv) != len(X):
+            raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
+        if len(yv) < 2:
+            raise ValueError(f"the {name} records: at least 2 rows are needed")
+        bad = [v for v in yv if v not in classes]
+        if bad:
+            raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
+        labels[name] = yv
+    for c in classes:
+        if (labels["training"] == c).any() != (labels["held-out"] == c).any():
+            raise ValueError(f"class {c!r} occurs in only one of the training and held-out records: V "
+                             "compares members and non-members per class")
+    if not (isinstance(n_permutations, int) and n_permutations >= 0):
+        raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if domains is None:
+        domains, note = default_domains(model, grid)
+    else:
+        note = "declared by the caller"
+    rng = check_random_state(random_state)
+    y_tr, y_te = labels["training"], labels["held-out"]
+
+    rec = None
+    if domains is not False:
+        try:
+            rec = reconstruction_leak(model, X_train, y_tr, domains=domains)
+        except ValueError as exc:  # e.g. records on a path no value of the declared domains reaches
+            note = f"{str(exc).splitlines()[0]} ({note})"
+    vul = vulnerability(model, X_train, y_tr, X_test, y_te, n_permutations=n_permutations, random_state=rng)
+    attacks = ("threshold",) + (POPULATION_ATTACKS if X_pop is not None else ())
+    kw = {} if X_pop is None else {"X_pop": X_pop, "y_pop": labels["population"], "n_reference": n_reference}
+    mia = membership_inference_suite(model, X_train, y_tr, X_test, y_te, attacks=attacks, random_state=rng,
+                                     n_jobs=n_jobs, **kw)
+    each = alpha / len(mia)
+    bounds = {}
+    for a, r in mia.items():
+        try:
+            bounds[a] = r.epsilon_lower_bound(alpha=each, random_state=rng)
+        except ValueError:
+            bounds[a] = None
+    return ModelAudit(model=model, source=src, reconstruction=rec, domains_note=note, vulnerability=vul,
+                      membership=mia, epsilon_lower_bounds=bounds, alpha=alpha, n_train=len(y_tr),
+                      n_test=len(y_te), n_population=None if X_pop is None else len(labels["population"]),
+                      seconds=time.perf_counter() - t0,
+                      settings={"n_permutations": n_permutations, "n_reference": n_reference if X_pop is not None else None,
+                                "alpha": alpha, "grid": grid, "attacks": list(mia)})
