@@ -212,15 +212,19 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
     left, right = np.asarray(t.children_left).tolist(), np.asarray(t.children_right).tolist()
     feat, thr = np.asarray(t.feature).tolist(), np.asarray(t.threshold, dtype=float).tolist()
 
-    ids, desc, rules, log2_capt, cell_ratio = [], [], [], [], []
+    leaves: list[int] = []
+    desc: list[str] = []
+    rules: list[str] = []
+    log2_capt: list[float] = []
+    cell_ratio: list[float] = []
     # Depth-first. state: {feature: (lo, hi) positions in its sorted domain, or allowed codes};
     # capt = Π_k |V_k ∩ R_k| (exact int) and ratio = Σ_k log2|V_k ∩ R_k| / log2|V_k| over the
     # informative features, both updated for the one feature a split narrows.
-    stack = [(0, {}, (), total, float(n_cells))]
+    stack: list[tuple[int, dict, tuple, int, float]] = [(0, {}, (), total, float(n_cells))]
     while stack:
         node, state, conds, capt, ratio = stack.pop()
         if left[node] == -1:
-            ids.append(node)
+            leaves.append(node)
             desc.append(" and ".join(conds) if conds else "True")
             rules.append(_readable_path(t, state, numeric, sizes, node))
             log2_capt.append(_log2(capt))
@@ -238,7 +242,7 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
         else:
             region = state.get(k, frozenset(range(sizes[k])))
             c_old = len(region)
-            codes = frozenset(t.left_categories[node])
+            codes = frozenset(t.left_categories[node] or ())  # a categorical node lists its codes
             go = (region & codes, region - codes)
             counts = (len(go[0]), len(go[1]))
             cats = "{" + ", ".join(str(t.categories[k][c]) for c in sorted(codes)) + "}"
@@ -251,7 +255,7 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
                 ratio_c += (math.log2(c_new) - math.log2(c_old)) / log2_sizes[k]
             stack.append((child, {**state, k: region_c}, conds + (cond,), capt_c, ratio_c))
 
-    ids = np.array(ids, dtype=np.int64)
+    ids = np.array(leaves, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
     ids = ids[order]
     support = None if t.support is None else np.asarray(t.support, dtype=float)[ids]

@@ -96,7 +96,7 @@ class MembershipInferenceResult:
 
     def tpr_at(self, fpr) -> float:
         """TPR at FPR ``fpr`` (linear between ROC vertices: a randomised threshold)."""
-        return tpr_at_fpr(self.fpr, self.tpr, fpr)
+        return float(tpr_at_fpr(self.fpr, self.tpr, fpr))
 
     @property
     def tpr_at_low_fpr(self) -> dict:

@@ -212,6 +212,7 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
 
     class_support = None
     if counts == "data":
+        assert rows is not None  # counts="data" needs X (checked above)
         support = np.bincount(rows, minlength=n_paths).astype(np.int64)
         if y is not None:
             yv = np.asarray(y)
