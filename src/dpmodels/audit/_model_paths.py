@@ -242,7 +242,8 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
         else:
             region = state.get(k, frozenset(range(sizes[k])))
             c_old = len(region)
-            codes = frozenset(t.left_categories[node] or ())  # a categorical node lists its codes
+            assert t.left_categories is not None  # a tree with a categorical split lists its codes
+            codes = frozenset(t.left_categories[node] or ())
             go = (region & codes, region - codes)
             counts = (len(go[0]), len(go[1]))
             cats = "{" + ", ".join(str(t.categories[k][c]) for c in sorted(codes)) + "}"
