@@ -60,7 +60,7 @@ from ._common import (
     one_line_errors,
     read_csv_text,
 )
-from .schema import ColumnDecl, Declarations, apply_options, match_declared, read_schema_file
+from .schema import ColumnDecl, Declarations, apply_options, match_declared, parse_cells, read_schema_file
 
 __all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_mask"]
 
@@ -414,10 +414,6 @@ def _parse_labels(cells, dec: Declarations, args, leaks):
     return cells
 
 
-_TRUE = ("1", "true", "yes")
-_FALSE = ("0", "false", "no")
-
-
 def _parse_column(cells, c: str, dec: Declarations, leaks):
     """One column, parsed by its declared kind (module docstring); an undeclared column's kind is
     read from its cells, a leak."""
@@ -431,28 +427,8 @@ def _parse_column(cells, c: str, dec: Declarations, leaks):
         leaks.append((f"kind of column {c!r} ({kind})", f"Declare it: --bounds {c}=LO:HI, "
                       f"--categories {c}=A,B, --binary {c}, --drop {c}, or --schema."))
         dec.columns[c] = ColumnDecl(kind, source="data")
-    if kind == "categorical":
-        cats = dec.columns[c].categories
-        return cells if cats is None else match_declared(cells, cats, f"categories of {c!r}")
-    if kind == "binary":
-        low = cells.str.strip().str.lower()
-        num = pd.to_numeric(low, errors="coerce")
-        out = np.where(low.isin(_TRUE) | (num == 1), 1, np.where(low.isin(_FALSE) | (num == 0), 0, -1))
-        if (out < 0).any():
-            raise UsageError(f"column {c!r} is declared binary but holds a cell other than 0/1 or "
-                             "true/false (fix the file, or declare the column otherwise)")
-        return pd.Series(out.astype(np.int64), index=cells.index, name=c)
-    x = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
-    if np.isnan(x).any():
-        raise UsageError(f"column {c!r} is declared numerical but holds an empty or non-numeric cell "
-                         "(impute it with a public rule, or declare the column otherwise)")
-    b = dec.bounds(c)
-    if b is not None:
-        x = np.clip(x, b[0], b[1])  # huge values (1e400 parses as inf) are clipped like any other
-    elif not np.isfinite(x).all():
-        raise UsageError(f"column {c!r} holds a value too large for a float and has no declared "
-                         f"bounds to clip it to (--bounds {c}=LO:HI)")
-    return pd.Series(x, index=cells.index, name=c)
+    d = dec.columns.get(c)
+    return parse_cells(cells, c, kind, values=d.categories if d is not None else None, bounds=dec.bounds(c))
 
 
 def _check_bounds_complete(X, dec: Declarations, *, binarizer: bool) -> None:

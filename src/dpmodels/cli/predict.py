@@ -67,30 +67,14 @@ def parse_frame(df, features, kinds: dict):
     """The model's input columns parsed by their kinds (text read by :func:`read_csv_text`).
     Categorical cells are matched to the declared values as values; binary cells are 0/1 or
     true/false; every other column must hold numbers (a one-line error names the column)."""
-    import numpy as np
     import pandas as pd
 
-    from .fit import _FALSE, _TRUE
-    from .schema import match_declared
+    from .schema import parse_cells
 
     out = {}
     for c in features:
         kind, values = kinds.get(c, ("numerical", None))
-        cells = df[c]
-        if kind == "categorical":
-            out[c] = cells if not values else match_declared(cells, values, f"categories of {c!r}")
-        elif kind == "binary":
-            low = cells.str.strip().str.lower()
-            num = pd.to_numeric(low, errors="coerce")
-            v = np.where(low.isin(_TRUE) | (num == 1), 1, np.where(low.isin(_FALSE) | (num == 0), 0, -1))
-            if (v < 0).any():
-                raise UsageError(f"column {c!r} is binary for this model but holds a cell other than 0/1 or true/false")
-            out[c] = v.astype(np.int64)
-        else:
-            x = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
-            if np.isnan(x).any():
-                raise UsageError(f"column {c!r} is numerical for this model but holds an empty or non-numeric cell")
-            out[c] = x
+        out[c] = parse_cells(df[c], c, kind, values=values, finite=False, declared="")
     return pd.DataFrame(out, index=df.index)
 
 

@@ -156,6 +156,41 @@ def match_declared(cells, declared, what: str):
     return pd.Series(out, index=cells.index, name=cells.name)
 
 
+_TRUE = ("1", "true", "yes")
+_FALSE = ("0", "false", "no")
+
+
+def parse_cells(cells, c: str, kind: str, *, values=None, bounds=None, finite: bool = True,
+                declared: str = "declared "):
+    """Text cells of column ``c`` parsed by its kind: categorical cells matched to ``values`` as
+    values (:func:`match_declared`); binary cells 0/1 or true/false; numerical cells numbers,
+    clipped to ``bounds`` (so 1e400, read as inf, is clipped like any other value). A cell that
+    does not fit its kind is a one-line error naming the column, never the cell."""
+    import numpy as np
+    import pandas as pd
+
+    if kind == "categorical":
+        return cells if not values else match_declared(cells, values, f"categories of {c!r}")
+    if kind == "binary":
+        low = cells.str.strip().str.lower()
+        num = pd.to_numeric(low, errors="coerce")
+        out = np.where(low.isin(_TRUE) | (num == 1), 1, np.where(low.isin(_FALSE) | (num == 0), 0, -1))
+        if (out < 0).any():
+            raise UsageError(f"column {c!r} is {declared}binary but holds a cell other than 0/1 or "
+                             "true/false (fix the file, or declare the column otherwise)")
+        return pd.Series(out.astype(np.int64), index=cells.index, name=c)
+    x = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
+    if np.isnan(x).any():
+        raise UsageError(f"column {c!r} is {declared}numerical but holds an empty or non-numeric cell "
+                         "(impute it with a public rule, or declare the column otherwise)")
+    if bounds is not None:
+        x = np.clip(x, bounds[0], bounds[1])
+    elif finite and not np.isfinite(x).all():
+        raise UsageError(f"column {c!r} holds a value too large for a float and has no declared "
+                         f"bounds to clip it to (--bounds {c}=LO:HI)")
+    return pd.Series(x, index=cells.index, name=c)
+
+
 # ---------------------------------------------------------------------------- files
 def _as_bounds(v, where):
     if not (isinstance(v, (list, tuple)) and len(v) == 2):
