@@ -187,10 +187,13 @@ def _check_fraction(value, name):
 class RuleListEstimator(ClassifierMixin, BaseEstimator):
     """scikit-learn plumbing shared by the greedy and the private rule-list classifiers."""
 
+    # learners whose search is over two classes only (the optimal branch-and-bound) set this
+    _binary_only = False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # K > 2 classes need them declared (classes=[...]); without, the schema is {0, 1}
-        tags.classifier_tags.multi_class = getattr(self, "classes", None) is not None
+        tags.classifier_tags.multi_class = not self._binary_only and getattr(self, "classes", None) is not None
         return tags
 
     # ------------------------------------------------------------ validation
@@ -258,7 +261,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         """
         # getattr: a subclass without a ``classes`` parameter gets the schema {0, 1}
         declared = getattr(self, "classes", None)
-        self.classes_, y_idx = resolve_classes(declared, y, None, binary=declared is None)
+        binary = declared is None or self._binary_only
+        self.classes_, y_idx = resolve_classes(declared, y, None, binary=binary)
         return y_idx
 
     def _validate_predict_data(self, X):
