@@ -25,7 +25,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from dpmodels.privacy import PrivacyLeakWarning
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from dpmodels.rulelist._base import _binary_matrix
-from dpmodels.tree import PrivaTreeClassifier
+from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
 from dpmodels.tree.baselines import BDPTClassifier
 
 
@@ -135,3 +135,18 @@ def test_multiclass_train_check_on_three_blobs(Est):
     assert list(est.classes_) == [0, 1, 2]
     with pytest.raises(ValueError):
         est.predict(X.T)
+
+
+_DP_R2 = "ε = 1 on the check's 200 rows: R² < 0.5 from the noise (the ε = 50 instance passes it)"
+
+
+@parametrize_with_checks(
+    [PrivaTreeRegressor(random_state=0), PrivaTreeRegressor(random_state=0, epsilon=50.0)],
+    expected_failed_checks=lambda est: {} if est.epsilon > 1 else {
+        c: _DP_R2 for c in ("check_regressors_train", "check_regressors_train(readonly_memmap=True)",
+                            "check_regressors_train(readonly_memmap=True,X_dtype=float32)")},
+)
+def test_privatree_regressor_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # the checks declare no bounds
+        check(estimator)

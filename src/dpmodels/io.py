@@ -64,6 +64,10 @@ __all__ = [
 
 FORMAT = "dpmodels.model"
 FORMAT_VERSION = 1
+# model kinds a file may hold, each read by one class's from_dict (never a class named by the file):
+# rule_list -> dpmodels.rulelist.model.RuleList, tree -> dpmodels.tree.model.Tree,
+# regression_tree -> dpmodels.tree.regression_model.RegressionTree (PrivaTreeRegressor)
+MODEL_KINDS = ("rule_list", "tree", "regression_tree")
 
 
 class ModelFileError(ValueError):
@@ -211,9 +215,11 @@ def model_to_dict(obj) -> dict:
         input_features = [str(c) for c in pre[0].feature_names_in_]
     else:
         input_features = [str(f) for f in model.feature_names]
+    from .tree.regression_model import RegressionTree
+
     if isinstance(model, Tree):
         categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
-        kind = "tree"
+        kind = "regression_tree" if isinstance(model, RegressionTree) else "tree"
     else:
         categories = {}
         kind = "rule_list"
@@ -238,7 +244,8 @@ def model_to_dict(obj) -> dict:
         },
         "privacy": privacy,
         "schema": {
-            "classes": [py_scalar(c) for c in model.classes],
+            # a regression tree has no label set (its label bounds are in the model and params)
+            "classes": None if kind == "regression_tree" else [py_scalar(c) for c in model.classes],
             "input_features": input_features,
             "categories": categories,
             "bounds": None if bare else _bounds_dict(est, model),
@@ -305,13 +312,15 @@ def _legacy(d: dict) -> dict | None:
         kind = "rule_list"
     elif str(d.get("format", "")).startswith("dpmodels.tree/"):
         kind = "tree"
+    elif str(d.get("format", "")).startswith("dpmodels.regression_tree/"):
+        kind = "regression_tree"
     else:
         return None
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind,
             "estimator": {"class": "", "name": "RuleList" if kind == "rule_list" else "Tree", "params": {}},
             "privacy": {"private_learner": None, "ledger": None, "is_private": False,
                         "verdict": ["privacy unknown: a bare model file (no ledger)"]},
-            "schema": {"classes": d.get("classes"), "preprocessing": []},
+            "schema": {"classes": None if kind == "regression_tree" else d.get("classes"), "preprocessing": []},
             "model": d, "extra": {}}
 
 
@@ -331,8 +340,8 @@ def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
             f"{FORMAT_VERSION}); upgrade dpmodels"
         )
     kind = _need(d, "kind", str, source)
-    if kind not in ("rule_list", "tree"):
-        raise ModelFileError(f"{source}: unknown model kind {kind!r} (rule_list or tree)")
+    if kind not in MODEL_KINDS:
+        raise ModelFileError(f"{source}: unknown model kind {kind!r} ({', '.join(MODEL_KINDS)})")
     est = _need(d, "estimator", dict, source)
     _need(est, "class", str, f"{source}: estimator")
     params = _need(est, "params", dict, f"{source}: estimator")
@@ -341,9 +350,10 @@ def model_from_dict(d, *, source: str = "model") -> "LoadedModel":
     mdict = _need(d, "model", dict, source)
     from .rulelist.model import RuleList
     from .tree.model import Tree
+    from .tree.regression_model import RegressionTree
 
     try:
-        model = RuleList.from_dict(mdict) if kind == "rule_list" else Tree.from_dict(mdict)
+        model = {"rule_list": RuleList, "tree": Tree, "regression_tree": RegressionTree}[kind].from_dict(mdict)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         what = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({what!s})") from None
@@ -409,7 +419,7 @@ class LoadedModel:
         self.schema = doc.get("schema", {})
         self.extra = doc.get("extra", {})
         self.privacy = doc.get("privacy", {})
-        self.classes_ = np.asarray(model.classes)
+        self.classes_ = None if self.kind == "regression_tree" else np.asarray(model.classes)
         if self.preprocessing_ and hasattr(self.preprocessing_[0], "feature_names_in_"):
             self.feature_names_in_ = [str(c) for c in self.preprocessing_[0].feature_names_in_]
         else:
@@ -443,6 +453,8 @@ class LoadedModel:
 
     def predict(self, X) -> np.ndarray:
         idx = self.apply(X)
+        if self.kind == "regression_tree":
+            return self.model_.leaf_value[idx]
         if self.kind == "tree":
             return self.classes_[self.model_.label[idx]]
         preds = np.array([r.prediction for r in self.model_._all_rules()], dtype=np.int64)
@@ -452,6 +464,8 @@ class LoadedModel:
         """Class probabilities from the (noisy) counts of the rule / leaf (see
         :meth:`RuleList.proba_table` and :meth:`Tree.leaf_proba` for what a small noisy count
         means)."""
+        if self.kind == "regression_tree":
+            raise AttributeError("a regression model has no predict_proba")
         idx = self.apply(X)
         table = self.model_.leaf_proba() if self.kind == "tree" else self.model_.proba_table()
         return table[idx]
@@ -475,6 +489,11 @@ class LoadedModel:
         if self.preprocessing_:
             notes.append("input: " + ", ".join(type(s).__name__ for s in self.preprocessing_)
                          + f" of the columns {', '.join(self.feature_names_in_)}")
+        if self.kind == "regression_tree":
+            from .tree.regression_model import regression_header
+
+            return regression_header(title, status=status, n_total=self.model_.n_total, noisy=self.model_.counts_are_noisy,
+                                     label_bounds=self.model_.label_bounds, notes=notes)
         return model_header(title, status=status, n_total=self.model_.n_total,
                             noisy=self.model_.counts_are_noisy, classes=list(self.model_.classes),
                             notes=notes)

@@ -62,7 +62,11 @@ def model_paths(model, domains=None) -> ModelPaths:
     """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type)."""
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
+    from ..tree.regression_model import RegressionTree
 
+    if isinstance(model, RegressionTree) or isinstance(getattr(model, "tree_", None), RegressionTree):
+        raise TypeError("reconstruction_leak covers classifiers (rule lists, classification trees); "
+                        "a regression tree is not supported")
     if isinstance(model, RuleList):
         return _rule_list_paths(model, domains, model.counts_are_noisy)
     if isinstance(model, Tree):
