@@ -278,3 +278,15 @@ def test_diffprivlib_linear_regression_baseline_runs_when_importable():
     X, y, bounds, lb = load_task("diabetes")
     r2 = _diffprivlib_linear(5.0, bounds, lb, 0, X.iloc[:300], y.iloc[:300], X.iloc[300:], y.iloc[300:])
     assert r2 is not None and np.isfinite(r2)
+
+
+def test_a_bare_regression_tree_file_loads_as_a_regression_model(tmp_path):
+    import json
+
+    from dpmodels.io import model_from_dict
+
+    X, y = data(300)
+    r = PrivaTreeRegressor(epsilon=1.0, max_depth=2, random_state=0, **DECL).fit(X, y)
+    m = model_from_dict(json.loads(r.tree_.to_json()))
+    assert m.kind == "regression_tree"
+    np.testing.assert_array_equal(m.predict(X), r.predict(X))

@@ -91,7 +91,7 @@ def run(seeds: int = 10, eps_grid=(0.1, 1.0, 5.0), depth: int = 4, tasks=TASKS) 
                 if dl is not None:
                     rows.append((task, "diffprivlib LinearRegression", eps, dl))
     df = pd.DataFrame(rows, columns=["task", "learner", "epsilon", "r2"])
-    return df.groupby(["task", "learner", "epsilon"], dropna=False)["r2"].agg(["mean", "std"]).reset_index()
+    return df.groupby(["task", "learner", "epsilon"], dropna=False)["r2"].agg(["mean", "std", "median"]).reset_index()
 
 
 def main(argv=None):
