@@ -290,3 +290,47 @@ def test_a_bare_regression_tree_file_loads_as_a_regression_model(tmp_path):
     m = model_from_dict(json.loads(r.tree_.to_json()))
     assert m.kind == "regression_tree"
     np.testing.assert_array_equal(m.predict(X), r.predict(X))
+
+
+# the leaf release: D = 20 records labelled 0, D' adds one labelled 1 (bounds [0, 1]); a depth-0
+# tree is one leaf, whose released centred sum ŝ − c·ñ (a function of the two released values)
+# moves by 1 − c = 0.5 = h, the sum's sensitivity, at ε_leaf/2 = 0.5
+def leaf_neighbours():
+    X = pd.DataFrame({"f": [0] * 20})
+    return X, pd.Series([0.0] * 20), pd.DataFrame({"f": [0]}), pd.Series([1.0])
+
+
+def centred_leaf_sum(model):
+    n, s = model.tree_.value[0]
+    return round((s - 0.5 * n) * 4) / 4  # rounding: post-processing, fewer distinct outcomes
+
+
+def run_leaf_audit(n_runs, seed):
+    X, y, x_new, y_new = leaf_neighbours()
+    Xp, yp = pd.concat([X, x_new], ignore_index=True), pd.concat([y, y_new], ignore_index=True)
+    return audit_estimator(
+        lambda s: PrivaTreeRegressor(epsilon=1.0, max_depth=0, categories={"f": [0]}, label_bounds=(0, 1),
+                                     random_state=s),
+        X, y, Xp, yp, centred_leaf_sum, n_runs=n_runs, epsilon=1.0, random_state=seed,
+    )
+
+
+@pytest.mark.slow
+def test_regressor_leaf_sums_pass_audit():
+    res = run_leaf_audit(20_000, seed=33)
+    print(res)
+    assert res.passed, str(res)
+
+
+@pytest.mark.slow
+def test_regressor_leaf_sum_planted_leak_is_flagged(monkeypatch):
+    real = reg_module.mech.noisy_integer_sums
+
+    def leaky(sums, epsilon, sensitivity, rng, **kw):  # noise 10× too small
+        return real(sums, 10 * epsilon, sensitivity, rng, **{**kw, "ledger": None})
+
+    monkeypatch.setattr(reg_module.mech, "noisy_integer_sums", leaky)
+    res = run_leaf_audit(4_000, seed=34)
+    print(res)
+    assert not res.passed, str(res)
+    assert res.epsilon_lb > 1.0
