@@ -334,3 +334,34 @@ def test_regressor_leaf_sum_planted_leak_is_flagged(monkeypatch):
     print(res)
     assert not res.passed, str(res)
     assert res.epsilon_lb > 1.0
+
+
+def test_cli_show_and_predict_a_saved_regressor(tmp_path):
+    """`dpmodels show` / `predict` on a regressor's file, in subprocesses; `--proba` is a usage
+    error (exit 2, one line), decided from the file's kind."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import dpmodels
+
+    X, y = data(400)
+    r = PrivaTreeRegressor(epsilon=2.0, max_depth=2, random_state=0, **DECL).fit(X, y)
+    save_model(r, tmp_path / "r.json")
+    X.to_csv(tmp_path / "x.csv", index=False)
+    env = {**os.environ, "DPMODELS_PROGRESS": "0", "PYTHONPATH": str(Path(dpmodels.__file__).parents[1])}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "dpmodels", *args], capture_output=True, text=True,
+                              timeout=300, env=env, cwd=tmp_path)
+
+    show = run("show", "r.json")
+    assert show.returncode == 0, show.stderr
+    assert "labels clipped to [-1, 7]" in show.stdout and "value:" in show.stdout
+    pred = run("predict", "r.json", "x.csv", "--out", "p.csv")
+    assert pred.returncode == 0, pred.stderr
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "p.csv")["prediction"], r.predict(X))
+    bad = run("predict", "r.json", "x.csv", "--proba")
+    assert bad.returncode == 2 and "--proba applies to classifiers" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

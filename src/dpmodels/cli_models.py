@@ -838,6 +838,8 @@ def cmd_predict(args) -> int:
     from .io import load_model
 
     model = load_model(args.model)
+    if args.proba and model.kind == "regression_tree":  # the file's kind is public
+        raise UsageError("--proba applies to classifiers; this model is a regression tree")
     if _is_bundled(args.data):
         from .data import load_dataset
 
@@ -893,7 +895,11 @@ def cmd_show(args) -> int:
             print(v)
     sch = model.schema
     print("\nPublic schema")
-    print(f"  classes: {', '.join(map(str, sch.get('classes') or list(model.classes_)))}")
+    if model.kind == "regression_tree":
+        lo, hi = model.model_.label_bounds
+        print(f"  label bounds: [{lo:g}, {hi:g}] (labels clipped)")
+    else:
+        print(f"  classes: {', '.join(map(str, sch.get('classes') or list(model.classes_)))}")
     print(f"  input columns ({len(model.feature_names_in_)}): {', '.join(model.feature_names_in_)}")
     leaked = {r.what for r in model.privacy_ledger_.leaks} if model.privacy_ledger_ is not None else set()
     for c, v in (sch.get("categories") or {}).items():
