@@ -59,7 +59,7 @@ def load_task(name: str):
 def _diffprivlib_linear(eps, bounds, label_bounds, s, Xtr, ytr, Xte, yte):
     try:
         from diffprivlib.models import LinearRegression
-    except Exception:  # not installed, or does not import with this scikit-learn
+    except (ImportError, AttributeError):  # not installed, or does not import with this scikit-learn
         return None
     lo = np.array([bounds[c][0] for c in Xtr.columns])
     hi = np.array([bounds[c][1] for c in Xtr.columns])

@@ -98,7 +98,7 @@ def _check_y_regression(y, n, name):
 
 def _level_stats(codes, node, y, A, B):
     """(count, Σy, Σy²) of every (open node, feature, bin): float64 arrays of shape (A, m, B)."""
-    n, m = codes.shape
+    m = codes.shape[1]
     rows = np.flatnonzero(node >= 0)
     idx = ((node[rows, None] * m + np.arange(m)[None, :]) * B + codes[rows].astype(np.intp)).ravel()
     size = A * m * B
@@ -111,7 +111,9 @@ def _level_stats(codes, node, y, A, B):
 
 def _split_sse(C, S1, S2, order):
     """Σ_children SSE of every (node, feature, prefix) candidate."""
-    take = lambda a: np.cumsum(np.take_along_axis(a, order, axis=2), axis=2)  # noqa: E731
+    def take(a):  # left-child sums: prefixes of the node's bin order
+        return np.cumsum(np.take_along_axis(a, order, axis=2), axis=2)
+
     Lc, L1, L2 = take(C), take(S1), take(S2)
     Rc = C.sum(axis=2, keepdims=True) - Lc
     R1 = S1.sum(axis=2, keepdims=True) - L1
