@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from dpmodels.data.paper_protocols import PAPER_000, mine_rules, paper_000_data, quantile_onehot
 from dpmodels.data.rules import RuleCandidates
-from dpmodels.experiments.rulelist_batch import SharedSplit
+from dpmodels.experiments.paper_000.batch import SharedSplit
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
 

@@ -61,11 +61,15 @@ class ModelPaths:
 # ------------------------------------------------------------------------------- dispatch
 def model_paths(model, domains=None) -> ModelPaths:
     """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type)."""
+    from ..io import LoadedModel
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
+    from ..tree.regression_model import RegressionTree
 
-    from ..io import LoadedModel
-
+    if any(isinstance(m, RegressionTree) for m in
+           (model, getattr(model, "tree_", None), getattr(model, "model_", None))):
+        raise TypeError("reconstruction_leak covers classifiers (rule lists, classification trees); "
+                        "a regression tree is not supported")
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
         inner = model.model_

@@ -126,6 +126,8 @@ class OptimalRuleListClassifier(RuleListEstimator):
 
     _display_params = ("max_rules", "min_support", "regularization")
 
+    _binary_only = True  # the bounds of the search are for two classes
+
     def __init__(self, max_rules=5, min_support=0.01, min_literal_support=None, regularization=0.0,
                  time_limit=None, classes=None):
         self.max_rules = max_rules
