@@ -286,7 +286,7 @@ def test_against_sklearn_tree_on_california_medinc():
     """ε = 5, depth 4: within 20 % of scikit-learn's non-private depth-4 tree (measured: mean R²
     0.515 ± 0.018 (sd of one split) vs 0.586 over 20 splits; 2 splits' mean sits ~3 sd of that mean
     above 0.8 × 0.586), and far above predicting the mean (R² 0)."""
-    from dpmodels.experiments.regression import run
+    from dpmodels.experiments.library.regression import run
 
     df = run(seeds=2, eps_grid=(5.0,), tasks=("california-medinc",)).set_index("learner")
     ours = df.loc["PrivaTreeRegressor depth 4", "mean"]
@@ -296,7 +296,7 @@ def test_against_sklearn_tree_on_california_medinc():
 
 def test_diffprivlib_linear_regression_baseline_runs_when_importable():
     pytest.importorskip("diffprivlib.models", exc_type=ImportError)
-    from dpmodels.experiments.regression import _diffprivlib_linear, load_task
+    from dpmodels.experiments.library.regression import _diffprivlib_linear, load_task
 
     X, y, bounds, lb = load_task("diabetes")
     r2 = _diffprivlib_linear(5.0, bounds, lb, 0, X.iloc[:300], y.iloc[:300], X.iloc[300:], y.iloc[300:])
