@@ -207,7 +207,7 @@ def _given(args, name) -> bool:
 def _check_fit_args(args) -> None:
     """Option/model combinations and ranges, before anything is read or fitted."""
     m = args.model
-    is_rl, private = m in RULE_LISTS, m in PRIVATE
+    private = m in PRIVATE
     only = {
         "epsilon": (PRIVATE, "private models"),
         "delta": (("dp-rulelist",), "dp-rulelist (the trees are pure ε-DP)"),
