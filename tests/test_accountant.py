@@ -176,7 +176,7 @@ def test_the_accountant_never_overshoots_under_threads():
         acc = BudgetAccountant(1.0)
         barrier = threading.Barrier(8)
 
-        def fit(k):
+        def fit(k, barrier=barrier, acc=acc):
             barrier.wait()
             try:
                 share = acc.request(0.3, owner=f"fit{k}")

@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.audit import ATTACKS, evaluate_scores, membership_inference, membership_inference_suite
 from dpmodels.audit._references import inclusion_matrix, learner_factory, true_class_proba
-from dpmodels.audit._roc import roc_auc, roc_curve, tpr_at_fpr
+from dpmodels.audit._roc import roc_auc, roc_curve
 from dpmodels.audit.likelihood_ratio import (
     lira_offline,
     lira_online,

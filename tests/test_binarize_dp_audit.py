@@ -1,5 +1,5 @@
 """Empirical DP audit of the private pipeline Binarizer (DP quantiles) → DPRuleListClassifier under
-one accountant (PRIVACY-NOTES 12), with a planted-leak control: the same pipeline cutting at the
+one accountant (docs/privacy.md, principle 12), with a planted-leak control: the same pipeline cutting at the
 data's median.
 
 Neighbours: D holds 20 records (x = 0, y = 0) and 20 records (x = 10, y = 1); D' adds one record

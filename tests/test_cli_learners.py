@@ -140,3 +140,10 @@ def test_privatree_regressor_without_label_bounds_records_the_leak(regression_cs
     r = run("show", out)
     assert r.returncode == 0, r.stderr
     assert "label_bounds_source: data" in r.stdout
+
+
+def test_optimal_rule_list_fits_on_the_command_line(tmp_path):
+    """The pre-spend checks of dpmodels.pipeline run the optimal list's own (it has no max_width)."""
+    r = run("fit", "--data", "compas", "--model", "optimal-rulelist", "--max-rules", "2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "IF " in r.stdout and "ELSE" in r.stdout

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpmodels.data import dataset_schema
 from dpmodels.data import (
+    dataset_schema,
     list_datasets,
     load_adult,
     load_compas,

@@ -128,7 +128,7 @@ LEARNERS = {
                                      classes=[0, 1], random_state=0),
     "Binarizer": lambda: Binarizer(cut_points={"age": [30, 60]}, categories=CATS),
     "Binarizer (DP quantiles)": lambda: Binarizer(epsilon=1.0, bounds=BOUNDS, categories=CATS, random_state=0),
-    "DPA": lambda: DPAClassifier(n_estimators=3, max_depth=2, categories=CATS, classes=[0, 1]),
+    "DPA": lambda: DPAClassifier(n_estimators=3, max_depth=2, categories=CATS, bounds=BOUNDS, classes=[0, 1]),
 }
 
 
@@ -176,8 +176,6 @@ def test_adversarial_row_changes_nothing_but_noise(name, case):
     column, value, like = SAME_AS[case]
     if name == "DPGDF" and column == "age" and not isinstance(value, str) and abs(value) > 1000:
         pytest.skip("DPGDF declares age categorical: covered by the categorical cases")
-    if name == "DPA" and column == "age":
-        pytest.skip("DPA takes no bounds (not private): an undeclared column's kind follows its dtype")
     X, y, X2, y2 = pair(column, value)
     a, b = fit(LEARNERS[name](), X, y), fit(LEARNERS[name](), X2, y2)
     assert signature(a) == signature(b)

@@ -1,4 +1,4 @@
-"""Empirical DP audits of the privacy edges (issue 6; PRIVACY-NOTES 14–15; docs/dp_audit.md).
+"""Empirical DP audits of the privacy edges (docs/privacy.md, principles 14–15; docs/dp_audit.md).
 
 For every learner and three pairs of neighbours D, D' = D ∪ {x}:
 

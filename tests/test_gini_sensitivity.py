@@ -1,4 +1,4 @@
-"""Count-scaled Gini (PRIVACY-NOTES 2) and the default mechanism's utility (docs/privacy.md):
+"""Count-scaled Gini (docs/privacy.md, principle 2) and the default mechanism's utility (docs/privacy.md):
 exhaustive and property checks of their sensitivity under add/remove of one record."""
 
 import numpy as np
@@ -35,7 +35,7 @@ def test_utility_sensitivity_below_2_plus_lambda(cells, lam):
     u = utility(cp, cn, up, un, n, lam)
     s = split_csg(cp, cn, up, un)
     for c in neighbours(cells):
-        assert abs(split_csg(*c[:4]) - s) < 2.0  # PRIVACY-NOTES 2
+        assert abs(split_csg(*c[:4]) - s) < 2.0  # docs/privacy.md, principle 2
         assert abs(utility(*c[:4], sum(c), lam) - u) < 2.0 + lam + 1e-12
 
 

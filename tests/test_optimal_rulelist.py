@@ -13,11 +13,10 @@ from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpmodels.data import load_dataset
-from dpmodels.rulelist import GreedyRuleListClassifier, OptimalRuleListClassifier
-from test_sklearn_checks import EXPECTED_FAILURES  # labels {1, 2} fitted undeclared: expected to fail
-from dpmodels.rulelist import _bnb
+from dpmodels.rulelist import GreedyRuleListClassifier, OptimalRuleListClassifier, _bnb
 from dpmodels.rulelist._base import _binary_matrix
 from dpmodels.rulelist._bnb import RuleListSearch, support_threshold
+from test_sklearn_checks import EXPECTED_FAILURES  # labels {1, 2} fitted undeclared: expected to fail
 
 
 # ------------------------------------------------------------------------------ the oracle

@@ -14,7 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmodels.data.paper_protocols import PAPER_000, mine_rules, paper_000_data, quantile_onehot
+from dpmodels.data.paper_protocols import (
+    PAPER_000,
+    mine_rules,
+    paper_000_data,
+    quantile_onehot,
+)
 from dpmodels.data.rules import RuleCandidates
 from dpmodels.experiments.paper_000.batch import SharedSplit
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
@@ -273,7 +278,7 @@ def test_captured_criterion_rejects_unknown_criterion():
 
 # ---------------------------------------------------------------- paper 000's twin ids
 def test_paper_protocol_ids_run_the_paper_protocol():
-    from dpmodels.experiments import paper_000
+    from dpmodels.experiments.paper_000 import accuracy as paper_000
     from dpmodels.experiments.registry import Size, get
 
     for eid in ("000-fig2", "000-fig3", "000-fig4", "000-table1"):

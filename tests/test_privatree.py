@@ -229,7 +229,7 @@ def test_multiclass_and_string_labels():
 
 @pytest.mark.parametrize("classes", [None, [0, 1], [1, 0, 2]])
 def test_one_class_training_set_is_valid(classes):
-    """Never raise because a training set holds one class (PRIVACY-NOTES 14)."""
+    """Never raise because a training set holds one class (docs/privacy.md, principle 14)."""
     X, _ = mixed_data(100)
     y = np.zeros(100, dtype=int)
     with warnings.catch_warnings():
@@ -278,7 +278,7 @@ def test_accuracy_reasonable_at_large_epsilon():
 
 # ---------------------------------------------------------------------------- empirical DP checks
 class _LeakyHistograms(PrivaTreeClassifier):
-    """PLANTED LEAK (PRIVACY-NOTES 7): every feature's histogram at the full level budget."""
+    """PLANTED LEAK (docs/privacy.md, principle 7): every feature's histogram at the full level budget."""
 
     def _histogram_noise_scale(self, eps_level, n_features):
         return 1.0 / eps_level
@@ -330,7 +330,7 @@ def test_planted_leak_in_split_histograms_is_flagged():
 
 @pytest.mark.slow
 def test_dp_audit_default_split_selection():
-    """Root split of the default learner on tiny neighbours (PRIVACY-NOTES 12)."""
+    """Root split of the default learner on tiny neighbours (docs/privacy.md, principle 12)."""
     m = 4
     k = 4
     X = np.vstack([np.zeros((k, m), int), np.ones((k, m), int)])

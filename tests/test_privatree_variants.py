@@ -154,3 +154,36 @@ def test_variant_parameters_validated_before_any_release():
                 dict(variant="published", budget_shares=(0.2, 0.6, 0.2))):
         with pytest.raises(ValueError):
             PrivaTreeClassifier(**bad, **PUB).fit(X, y)
+
+
+@pytest.mark.slow
+def test_dp_audit_one_vs_rest_public_order():
+    """Root split with one-vs-rest candidates and the public order, on tiny neighbours (independent
+    seeds for each): the event "category 2 on the left" (one-vs-rest or prefix) stays within ε in
+    both directions. The event must occur often enough for the bound to say something."""
+    from dpmodels.audit.dp_audit import epsilon_lower_bound
+
+    k = 3
+    codes = np.repeat(np.arange(4), k)
+    X = pd.DataFrame({"k": pd.Categorical(codes, categories=[0, 1, 2, 3])})
+    y = (codes == 1).astype(int)
+    X2 = pd.DataFrame({"k": pd.Categorical(np.r_[codes, 2], categories=[0, 1, 2, 3])})
+    y2 = np.r_[y, 1]  # one more record makes category 2 look like category 1
+    eps, n_runs = 1.0, 3000
+
+    def hits(epsilon):  # how often each neighbour puts category 2 on the left
+        out = []
+        for i, data in enumerate(((X, y), (X2, y2))):
+            h = 0
+            for s in range(i * n_runs, (i + 1) * n_runs):
+                t = PrivaTreeClassifier(epsilon=epsilon, max_depth=1, classes=[0, 1], n_public=10**6,
+                                        leaf_error=1.0, one_vs_rest=True, category_order="public",
+                                        random_state=s).fit(*data).tree_
+                h += int(2 in (t.left_categories[0] or ()))
+            out.append(h)
+        return out
+
+    a, b = hits(eps)
+    assert min(a, b) > 100, (a, b)
+    assert epsilon_lower_bound(a, n_runs, b, n_runs) <= eps
+    assert epsilon_lower_bound(b, n_runs, a, n_runs) <= eps

@@ -25,7 +25,7 @@ def universe(specs):
         if s is not None:
             feats.setdefault(s[0], (s[1], []))[1].append(j)
     axes, free = [], [j for j, s in enumerate(specs) if s is None]
-    for f, (kind, cols) in feats.items():
+    for kind, cols in feats.values():
         if kind == "category":
             values = list(dict.fromkeys(specs[j][2] for j in cols)) + [object()]  # + an unknown
             pts = [[int(specs[j][2] == v) for j in cols] for v in values]

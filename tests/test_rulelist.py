@@ -135,7 +135,7 @@ def test_every_mechanism_yields_valid_rule_list(mechanism, compas):
     assert np.allclose(proba.sum(axis=1), 1) and (proba >= 0).all()
     led = clf.privacy_ledger_
     assert led.epsilon_spent <= 1.0 + 1e-9 and led.delta_spent <= 1e-7 * (1 + 1e-9)
-    # the sm-* selections are the paper's claim (PRIVACY-NOTES 4): recorded, but not proven
+    # the sm-* selections are the paper's claim (docs/privacy.md, principle 4): recorded, but not proven
     assert led.is_private == (not mechanism.startswith("sm-"))
     assert bool(led.claimed) == mechanism.startswith("sm-")
     rows = [ln for ln in str(rl).splitlines() if not ln.startswith("#")]
@@ -281,7 +281,7 @@ def test_declared_label_set_is_used_exactly(Est):
 ])
 def test_labels_outside_the_schema_are_one_error(Est, y_bad):
     """Without classes= the schema is {0, 1}: any other label is the same schema error, whatever
-    else y holds (PRIVACY-NOTES 14)."""
+    else y holds (docs/privacy.md, principle 14)."""
     X, y = small_data(0)
     with pytest.raises(ValueError, match="classes"):
         Est().fit(X, y_bad(y.to_numpy()))

@@ -1,4 +1,4 @@
-"""Empirical DP audit of the default rule-list mechanism (PRIVACY-NOTES 12).
+"""Empirical DP audit of the default rule-list mechanism (docs/privacy.md, principle 12).
 
 Neighbours: D has two binary features f0, f1 that both separate the labels perfectly; D' adds one
 positive record with f0 = 1, f1 = 0, which makes the split on f0 impure (its count-scaled Gini
@@ -7,7 +7,6 @@ output event is the first rule's antecedent. A correct learner must pass; a plan
 same learner with permute-and-flip noise 10× too small — must be flagged.
 """
 
-import numpy as np
 import pandas as pd
 import pytest
 

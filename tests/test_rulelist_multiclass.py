@@ -288,3 +288,18 @@ def test_the_papers_calibration_uses_the_k_class_gini_range(mechanism, nursery):
     assert picks and all(r.guarantee == "claimed" for r in picks)
     assert all(r.sensitivity == pytest.approx(gini_global_sensitivity(5)) == pytest.approx(0.8) for r in picks)
     assert not d.privacy_ledger_.is_private
+
+
+def test_the_pre_spend_checks_accept_k_declared_classes(nursery):
+    """dpmodels.pipeline.validate_before_spend checks labels as fit does: K declared classes for
+    GreedyRL / the DP list, two for the binary-only optimal list, {0, 1} without a label set."""
+    from dpmodels.pipeline import validate_before_spend
+    from dpmodels.rulelist import OptimalRuleListClassifier
+
+    Xb, y, labels = nursery
+    validate_before_spend([DPRuleListClassifier(classes=labels)], Xb, y)
+    validate_before_spend([GreedyRuleListClassifier(classes=labels)], Xb, y)
+    with pytest.raises(ValueError, match="exactly 2 labels"):
+        validate_before_spend([OptimalRuleListClassifier(classes=labels)], Xb, y)
+    with pytest.raises(ValueError, match="declare yours with classes"):
+        validate_before_spend([DPRuleListClassifier()], Xb, y)

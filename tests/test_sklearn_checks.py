@@ -10,7 +10,7 @@ other convention (fitted attributes, cloning, pickling, idempotence, input types
 sample-order invariance, ...) is exercised by scikit-learn's own suite.
 
 Four checks fit labels such as {1, 2} or {"one", "two"} without declaring them. Rule lists never
-infer the label set from the data (PRIVACY-NOTES 14): without ``classes=`` the schema is {0, 1}
+infer the label set from the data (docs/privacy.md, principle 14): without ``classes=`` the schema is {0, 1}
 and any other label is a schema error, so those checks are expected to fail, and
 ``test_declared_labels_cover_the_expected_failures`` runs what they exercise with the labels
 declared.

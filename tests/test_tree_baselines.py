@@ -12,9 +12,9 @@ from sklearn.base import clone
 from dpmodels.privacy.ledger import PrivacyLeakWarning
 from dpmodels.tree.baselines import (
     BDPTClassifier,
+    DiffprivlibTreeClassifier,
     DPAClassifier,
     DPGDFClassifier,
-    DiffprivlibTreeClassifier,
     DPLogisticRegression,
 )
 from dpmodels.tree.model import Tree

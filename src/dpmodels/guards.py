@@ -2,7 +2,7 @@
 
 What a fit costs grows with public quantities (the schema and the hyper-parameters) and with the
 number of records n, which is **private**. A guard that read n would make an error or a warning
-depend on the private data — itself a release (PRIVACY-NOTES, Conventions). So every guard here
+depend on the private data — itself a release (docs/privacy.md, Principles: conventions). So every guard here
 uses only
 
 * public quantities: the number of candidate rules (columns and ``max_width``), a tree's
@@ -54,7 +54,9 @@ import math
 import os
 import re
 import sys
+import types
 import warnings
+from collections.abc import Mapping
 from math import comb
 
 __all__ = [
@@ -100,7 +102,9 @@ class CostWarning(UserWarning):
     """A fit is estimated to take long or use much memory (from public quantities only)."""
 
 
-_OVERRIDES: contextvars.ContextVar[dict] = contextvars.ContextVar("dpmodels_guard_limits", default={})
+# the limits set by `limits(...)` in this context; the default is read-only (every change copies)
+_OVERRIDES: contextvars.ContextVar[Mapping] = contextvars.ContextVar(
+    "dpmodels_guard_limits", default=types.MappingProxyType({}))
 
 
 @contextlib.contextmanager

@@ -48,7 +48,6 @@ import math
 
 from sklearn.pipeline import Pipeline, make_pipeline
 
-from .privacy.ledger import BudgetExceededError
 from .validation import apply_unit_sample_weight
 
 __all__ = ["PrivatePipeline", "make_private_pipeline", "make_private_rule_list", "validate_before_spend"]

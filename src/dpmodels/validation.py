@@ -396,7 +396,7 @@ def check_X_shape(X, estimator_name: str = "estimator", *, min_samples: int = 1)
 
 
 def _feature_key(key, names, m, what: str = "categories"):
-    if isinstance(key, numbers.Integral) and not isinstance(key, bool) and 0 <= key < m:
+    if isinstance(key, numbers.Integral) and not isinstance(key, bool) and 0 <= int(key) < m:
         return int(key)
     if str(key) in names:
         return names.index(str(key))
@@ -486,7 +486,7 @@ def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool 
                 raise ValueError(f"feature {names[j]!r} is declared both categorical (by {how}) and "
                                  f"numerical (by {num_what[j]}=); declare it once")
             categorical[j] = True
-            cats[j] = declared[j] if j in declared else list(dt.categories)
+            cats[j] = declared[j] if j in declared else list(getattr(dt, "categories", []))
             continue
         if num_declared is None or j in num_declared or dt is None:
             continue  # numerical: declared, or a numpy column
@@ -699,7 +699,7 @@ def check_n_public(n_public, *, integer: bool = False):
     if n_public is None:
         return None
     n = n_public
-    ok = isinstance(n, numbers.Real) and not isinstance(n, bool) and math.isfinite(n) and n >= 1
+    ok = isinstance(n, numbers.Real) and not isinstance(n, bool) and math.isfinite(n) and float(n) >= 1
     if ok and integer:
         ok = float(n).is_integer()
     if not ok:

@@ -63,8 +63,11 @@ def learner_factory(learner, model):
         def make(seed):
             est = clone(proto)
             # every random_state, the steps' of a Pipeline included: each reference is a fresh draw
-            seeds = {k: int(seed) for k in est.get_params(deep=True)
-                     if k == "random_state" or k.endswith("__random_state")}
+            params = est.get_params(deep=True)
+            seeds = {k: int(seed) for k in params if k == "random_state" or k.endswith("__random_state")}
+            # a reference model is the attacker's, not a release of the target's data: it spends
+            # nothing from the target's accountant (clone would keep the same accountant object)
+            seeds.update({k: None for k in params if k == "accountant" or k.endswith("__accountant")})
             if seeds:
                 est.set_params(**seeds)
             return est

@@ -630,7 +630,7 @@ def audit_mechanism(
 @dataclass(frozen=True)
 class FitError:
     """What a run returns when ``fit`` raised (``audit_estimator(..., fit_errors="outcome")``):
-    whether a learner raises is itself an observable output (PRIVACY-NOTES 15)."""
+    whether a learner raises is itself an observable output (docs/privacy.md, principle 15)."""
 
     type: str
     message: str = field(default="", compare=False)
@@ -714,7 +714,7 @@ def audit_estimator(
     :func:`audit_mechanism`. Use :func:`add_one` to build (X', y').
 
     ``fit_errors="outcome"`` makes *whether fit raised* part of the output (an error that occurs
-    on D' but not on D distinguishes the neighbours with certainty, PRIVACY-NOTES 15): a failed
+    on D' but not on D distinguishes the neighbours with certainty, docs/privacy.md, principle 15): a failed
     fit yields :class:`FitError`; an ``output_key`` callable is wrapped to return
     ``("raised", error type)`` or ``("fitted", output_key(model))``, and a dict of events gets the
     event ``"fit raised"`` (its predicates see only fitted models). ``"raise"`` (default): an

@@ -164,7 +164,10 @@ def rmia_scores(p_x, p_ref_x, in_x, p_z, p_ref_z, in_z, *, a=0.0, gamma=1.0, onl
     return counts / len(rz)
 
 
-def tune_rmia_a(p_pool, keep, grid=np.linspace(0.0, 1.0, 11), gamma=1.0, max_records=2000, rng=None):
+_RMIA_A_GRID = np.linspace(0.0, 1.0, 11)  # the a values tune_rmia_a tries by default
+
+
+def tune_rmia_a(p_pool, keep, grid=_RMIA_A_GRID, gamma=1.0, max_records=2000, rng=None):
     """Offline a of RMIA: reference 0 plays the target; the a with the best AUC on the pool wins.
 
     ``p_pool`` (R, N): references' p on the pool records; ``keep`` (R, N): inclusion. Records

@@ -16,6 +16,7 @@ import types
 import warnings
 from pathlib import Path
 
+
 class UsageError(ValueError):
     """Bad command-line input (exit code 2)."""
 

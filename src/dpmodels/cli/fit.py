@@ -40,12 +40,27 @@ command line", gives the privacy argument for each):
 from __future__ import annotations
 
 import argparse
-import math
 import warnings
 
-from ._common import (BUNDLED, UsageError, _bounds_item, _cut_item, _delta, _epsilon, _fraction,
-                      _label_bounds, _list_item, _nonneg_int, _pos_int, _seconds, check_readable, guarded,
-                      is_bundled, one_line_errors, read_csv_text)
+from ._common import (
+    BUNDLED,
+    UsageError,
+    _bounds_item,
+    _cut_item,
+    _delta,
+    _epsilon,
+    _fraction,
+    _label_bounds,
+    _list_item,
+    _nonneg_int,
+    _pos_int,
+    _seconds,
+    check_readable,
+    guarded,
+    is_bundled,
+    one_line_errors,
+    read_csv_text,
+)
 from .schema import ColumnDecl, Declarations, apply_options, match_declared, read_schema_file
 
 __all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_mask"]
@@ -273,7 +288,7 @@ def _check_fit_args(args) -> None:
         parse_bytes(args.max_memory)
     if private and args.random_state is not None:
         warnings.warn("--random-state seeds the noise: the model is NOT private against whoever "
-                      "knows the seed (use it for reproducible research only)", UserWarning)
+                      "knows the seed (use it for reproducible research only)", UserWarning, stacklevel=2)
 
 
 def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
@@ -701,6 +716,8 @@ def cmd_fit(args) -> int:
         check_output_path(args.out)
     if not is_bundled(args.data):
         check_readable(args.data)
+    from ..guards import ResourceLimitError
+
     dec = _declarations(args)
     X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
@@ -714,13 +731,18 @@ def cmd_fit(args) -> int:
     if args.model not in REGRESSORS:  # a regressor's labels were parsed as numbers
         _check_labels(y, dec, binary=args.model == "optimal-rulelist"
                       or (args.model in RULE_LISTS and dec.classes is None))
+    from ..pipeline import validate_before_spend
+
+    try:  # every step's checks, the labels and the size guards, before the first step spends
+        with _limits(args):
+            validate_before_spend([*steps, est], X, y)
+    except ResourceLimitError as exc:
+        raise UsageError(str(exc).splitlines()[0] + _identifier_hint(X, dec)) from None
     if args.holdout is None:
         Xtr, ytr, Xte, yte = X, y, None, None
     else:
         test = holdout_mask(X.assign(**{"\x00label": y}), args.holdout, args.seed)
         Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
-    from ..guards import ResourceLimitError
-
     try:
         with _limits(args):
             Z = Xtr
@@ -735,7 +757,7 @@ def cmd_fit(args) -> int:
         if target is not None:
             target.record_leak(what, note)
         else:
-            warnings.warn(f"{what} read from the private data. {note}", _leak_warning())
+            warnings.warn(f"{what} read from the private data. {note}", _leak_warning(), stacklevel=2)
     if steps:
         from sklearn.pipeline import make_pipeline
 

@@ -3,6 +3,7 @@
 See :mod:`dpmodels.data.datasets` and ``_bundled/NOTICE.md`` for provenance.
 """
 
+from dpmodels.data.binarize import Binarizer
 from dpmodels.data.datasets import (
     list_datasets,
     load_adult,
@@ -10,7 +11,6 @@ from dpmodels.data.datasets import (
     load_dataset,
     load_german,
 )
-from dpmodels.data.binarize import Binarizer
 from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
 from dpmodels.data.rules import RuleCandidates, check_feature_groups
 from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema

@@ -13,7 +13,7 @@ explicitly:
    the JointExp mechanism within the public ``bounds`` (:func:`dpmodels.privacy.jointexp_quantiles`:
    exponential mechanism on a public grid, utility sensitivity 2, all quantiles of one feature in
    one ε-DP release). A record holds a value of *every* feature, so the per-feature releases
-   compose **sequentially**: each of the k features with ``lo < hi`` gets ε/k (PRIVACY-NOTES 7),
+   compose **sequentially**: each of the k features with ``lo < hi`` gets ε/k (docs/privacy.md, principle 7),
    one ledger row each. The released values are then rounded for reading (``rounding=``), clamped
    to [lo, hi] and de-duplicated — post-processing of the DP output; so a feature with
    ``lo < hi`` gets 1 to ``n_bins − 1`` columns (a threshold at hi gives a column that holds for

@@ -542,7 +542,7 @@ _RAW = {
     "vote": _raw_vote,
 }
 
-_BINARIZED = {
+_BINARIZED: dict = {
     "adult": _bin_adult,
     "compas": _bin_compas,
     **{name: functools.partial(_bin_cp4im, name) for name in _CP4IM},

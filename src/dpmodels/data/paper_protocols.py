@@ -44,15 +44,15 @@ learners (each column is one candidate rule, no further conjunctions or negation
 from __future__ import annotations
 
 import functools
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["PAPER_000", "paper_000_data", "quantile_onehot", "mine_rules"]
+__all__ = ["PAPER_000", "mine_rules", "paper_000_data", "quantile_onehot"]
 
 # dataset -> the paper's Sec. V-A settings (rows and |R| as printed in the paper)
-PAPER_000 = {
+PAPER_000: dict[str, dict] = {
     "german": dict(n_bins=2, lam=0.12, max_width=2, n_rules=49, rows=1000, sensitive=("personal_status_sex",)),
     "compas": dict(n_bins=5, lam=0.05, max_width=2, n_rules=18, rows=6150, sensitive=("race",)),
     "adult": dict(n_bins=3, lam=0.05, max_width=1, n_rules=47, rows=48842, sensitive=("race", "sex")),
@@ -90,7 +90,7 @@ def quantile_onehot(X: pd.DataFrame, n_bins: int, categorical, drop=()) -> tuple
             x = X[c].to_numpy(dtype=float)
             q = np.unique(np.nanquantile(x, np.linspace(0.0, 1.0, int(n_bins) + 1)[1:-1]))
             edges = np.concatenate([[-np.inf], q, [np.inf]])
-            for lo, hi in zip(edges[:-1], edges[1:]):
+            for lo, hi in pairwise(edges):
                 m = (x > lo) & (x <= hi)
                 if m.any():
                     name = f"{c}={_interval(lo, hi)}"

@@ -3,7 +3,7 @@
 A *literal* is a binary column ``x_f`` or its negation ``not x_f``. A *candidate rule* is a
 conjunction of 1 to ``max_width`` literals over distinct columns. The candidate set depends only on
 the schema (column names, their declared groups and ``max_width``), never on the rows or the
-labels, so it is a public input to every private learner (PRIVACY-NOTES 6): nothing is pruned by
+labels, so it is a public input to every private learner (docs/privacy.md, principle 6): nothing is pruned by
 support.
 
 Feature groups. Binary columns often come from one raw feature: one-hot columns of a categorical
@@ -40,18 +40,16 @@ explicit support matrix.
 
 Exactness: the products run in float64 whatever the input dtype, so with integer weights every
 count is an exact integer up to 2^53 (float32 stops being exact at 2^24 records, which would break
-the sensitivity proofs of the private learners — PRIVACY-NOTES 16).
+the sensitivity proofs of the private learners — docs/privacy.md, principle 16).
 """
 
 from __future__ import annotations
 
-import re
-
-from dataclasses import dataclass
-from itertools import combinations
-
 import math
 import numbers
+import re
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 

@@ -87,7 +87,7 @@ class DatasetSchema:
         Bounds of the ``integer`` features are Python ints, the others floats: integer bounds
         declare an integer-valued column, which printing uses (``priors_count <= 0``, not
         ``<= 0.5311``; :func:`dpmodels._format.declared_integer_features`)."""
-        out = dict(classes=list(self.classes), categories={c: list(v) for c, v in self.categories.items()})
+        out: dict = dict(classes=list(self.classes), categories={c: list(v) for c, v in self.categories.items()})
         if bounds:
             out["bounds"] = {c: tuple((int(b) if c in self.integer else float(b)) for b in v)
                              for c, v in self.bounds.items()} or None
@@ -186,7 +186,7 @@ _BREAST_W = [
 ]  # fmt: skip
 
 # dataset -> {numerical feature: (lower, upper)}: documented domains (module docstring), not data.
-PUBLIC_BOUNDS = {
+PUBLIC_BOUNDS: dict[str, dict] = {
     "adult": {
         "age": (17, 90),
         "fnlwgt": (0, 1_500_000),
@@ -273,6 +273,8 @@ def dataset_schema(name: str) -> DatasetSchema:
     if key not in _CATEGORIES:
         raise ValueError(f"no documented schema for {name!r}; known: {sorted(_CATEGORIES)}")
     cats = {c: tuple(sorted(v)) for c, v in _CATEGORIES[key].items()}
+    classes: tuple
+    names: tuple
     if key == "nursery":
         classes, names = tuple(range(len(_NURSERY_CLASSES))), _NURSERY_CLASSES
     else:

@@ -12,6 +12,7 @@ data is read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ __all__ = ["Shown", "resolve", "tree_node_texts", "rule_rows", "class_colours", 
 @dataclass
 class Shown:
     kind: str  # "tree" or "rule_list"
-    model: object  # Tree or RuleList
+    model: Any  # Tree or RuleList
     header: list
     print_kw: dict = field(default_factory=dict)
 
@@ -69,8 +70,10 @@ def resolve(model) -> Shown:
         """The privacy line of a pipeline whose steps kept ledgers of their own (no shared
         accountant): each step's status and the total, so the title never shows a part."""
         own = getattr(model, "privacy_ledger_", None)
+        merged = own.includes_releases if own is not None else set()  # steps whose releases `own` carries
         extra = [(type(s).__name__, s.privacy_ledger_) for s in pre
                  if getattr(s, "privacy_ledger_", None) is not None and s.privacy_ledger_ is not own
+                 and (s.privacy_ledger_.release_id is None or s.privacy_ledger_.release_id not in merged)
                  and (own is None or s.privacy_ledger_.to_dict() != own.to_dict())]
         if not extra or len(header) < 2:
             return header

@@ -73,9 +73,9 @@ def export_graphviz(model, *, filled: bool = True, prune: bool = False, merge: b
         for k, (where, cond, pred, p, counts, empty) in enumerate(rows):
             cell = "no records (noise)" if empty else count_cell(counts, names, noisy=rl.counts_are_noisy)[0]
             label = f"{cond}\nTHEN {names[pred]}  {p}\n{cell}\n{where}"
-            share = counts[pred] / counts.sum() if counts.sum() > 0 else 0.5
-            strength = max(0.0, (share - 1 / len(names)) / (1 - 1 / len(names)))
-            fill = f", fillcolor={_q(hex_colour(blend(colours[pred], strength)))}" if filled else ""
+            share = float(counts[pred] / counts.sum()) if counts.sum() > 0 else 0.5
+            level = max(0.0, (share - 1 / len(names)) / (1 - 1 / len(names)))
+            fill = f", fillcolor={_q(hex_colour(blend(colours[pred], level)))}" if filled else ""
             lines.append(f"{k} [label={_q(label)}{fill}] ;")
         for k in range(len(rows) - 1):
             lines.append(f'{k} -> {k + 1} [label="else"] ;')

@@ -138,7 +138,7 @@ def _draw_rule_list(shown, ax, fontsize, merge):
     colours = class_colours(len(names))
     y = np.arange(len(rows))
     scale = max([float(r[4].sum()) for r in rows] + [1.0])
-    for k, (where, cond, pred, p, counts, empty) in enumerate(rows):
+    for k, (where, _cond, pred, p, counts, empty) in enumerate(rows):
         left = 0.0
         for j, c in enumerate(counts):
             bar = ax.barh(y[k], c, left=left, color=colours[j], height=0.6, edgecolor="white", lw=0.5)

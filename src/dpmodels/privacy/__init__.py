@@ -3,13 +3,14 @@
 from .accountant import BudgetAccountant, LedgerShare
 from .ledger import (
     BudgetExceededError,
-    charge,
     LedgerRow,
     PrivacyLeakWarning,
     PrivacyLedger,
+    charge,
     check_delta,
     check_epsilon,
 )
+from .quantiles import jointexp_quantiles
 from .samplers import (
     check_random_state,
     discrete_laplace,
@@ -19,7 +20,6 @@ from .samplers import (
     heavy_tailed,
     laplace,
 )
-from .quantiles import jointexp_quantiles
 from .selection import exponential_mechanism, permute_and_flip, report_noisy_max, select_rows
 from .smooth import (
     gini_local_sensitivity,

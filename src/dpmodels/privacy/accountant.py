@@ -65,6 +65,7 @@ backend), or give a loaded model a new accountant with ``set_params(accountant=.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import uuid
@@ -154,6 +155,11 @@ class LedgerShare(PrivacyLedger):
 def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
+
+
+def _forget_share(open_shares: dict, key: int, _ref) -> None:
+    """Weak-reference callback: a collected share no longer reserves budget."""
+    open_shares.pop(key, None)
 
 class BudgetAccountant:
     """A total budget (ε, δ) shared by the steps of a pipeline and by repeated fits.
@@ -269,7 +275,7 @@ class BudgetAccountant:
                 self._merged.add(p["id"])
             share = LedgerShare(eps, d, parent=led, owner=owner, accountant=self)
             key = id(share)
-            self._open[key] = weakref.ref(share, lambda _r, k=key, acc=self: acc._open.pop(k, None))
+            self._open[key] = weakref.ref(share, functools.partial(_forget_share, self._open, key))
             if owner:
                 self._count_fit(owner)
             return share
@@ -318,9 +324,8 @@ class BudgetAccountant:
                 break
             except RuntimeError:
                 continue
-        shares = [r() for r in refs]
-        shares = [s for s in shares if s is not None]
-        return (math.fsum(s.unspent[0] for s in shares), math.fsum(s.unspent[1] for s in shares))
+        live = [s for s in (r() for r in refs) if s is not None]
+        return (math.fsum(s.unspent[0] for s in live), math.fsum(s.unspent[1] for s in live))
 
     def _admit_for(self, share: LedgerShare, row: LedgerRow) -> None:
         """Admit ``row`` of ``share`` if it fits in the total beside the other shares' reservations."""

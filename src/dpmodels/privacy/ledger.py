@@ -18,12 +18,12 @@ because the user gave none). They cost no ε but mark the ledger as not private;
 emits a :class:`PrivacyLeakWarning`.
 
 **Guarantee of each row** (``LedgerRow.guarantee``), so that the ledger is honest about *why* a
-release is private (PRIVACY-NOTES 17):
+release is private (docs/privacy.md, principle 17):
 
 * ``"proven"`` — a mechanism with a standard proof (written in ``docs/privacy.md``) at the recorded
   (ε, δ) and sensitivity.
 * ``"claimed"`` — a published construction whose accounting is the authors' claim, not a proven
-  theorem (e.g. paper 000's noisy argmin over smooth-sensitivity-noised scores, PRIVACY-NOTES 4).
+  theorem (e.g. paper 000's noisy argmin over smooth-sensitivity-noised scores, docs/privacy.md, principle 4).
 * ``"none"`` — not a DP release: leak rows, and releases such as the paper's confidence gate that
   hold only "with confidence C". Their ε is still charged against the budget.
 
@@ -119,6 +119,11 @@ class PrivacyLedger:
     epsilon: float
     delta: float = 0.0
     rows: list[LedgerRow] = field(default_factory=list)
+    # provenance of carried releases (dpmodels.privacy.accountant): a Binarizer's ledger has the id
+    # of its release; a learner's ledger that merged such releases lists their ids, so a pipeline's
+    # totals count each release once (dpmodels.io, dpmodels.export)
+    release_id: str | None = field(default=None, repr=False, compare=False)
+    includes_releases: set = field(default_factory=set, repr=False, compare=False)
 
     def __post_init__(self):
         # A budget of 0 is allowed: the ledger of a step that releases nothing (a transform with

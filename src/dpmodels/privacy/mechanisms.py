@@ -116,7 +116,7 @@ def smooth_noisy_argmin(
     ``noise="laplace"``: scale 2·S*/ε, Lap(1) noise (Nissim et al.'s (ε, δ) mechanism for one
     value, with β ≤ ε / (2 ln(2/δ))). ``noise="cauchy"``: scale 2(γ+1)·S*/ε with h(z) ∝ 1/(1+|z|^γ)
     (ε-DP for one value, β ≤ ε / (2(γ+1))). Taking the argmin of |R| such values and accounting it
-    as one query is **the paper's claim**, not a theorem (PRIVACY-NOTES 4): the ledger row is
+    as one query is **the paper's claim**, not a theorem (docs/privacy.md, principle 4): the ledger row is
     recorded with ``guarantee="claimed"``, so a ledger holding it is never ``is_private``
     (``docs/privacy.md`` explains why the standard theorems do not cover it).
     """

@@ -11,7 +11,7 @@ t = ñ − (1 − β − √((1 − β)² − 4β)) / (2β) when the square root
 :func:`gini_smooth_sensitivity` evaluates that closed form; :func:`gini_smooth_sensitivity_bruteforce`
 evaluates the definition over every k and is the test oracle.
 
-Caveat (PRIVACY-NOTES 3): the bound uses max(Λ, ñ − k), i.e. it is a valid smooth upper bound only
+Caveat (docs/privacy.md, principle 3): the bound uses max(Λ, ñ − k), i.e. it is a valid smooth upper bound only
 on datasets with at least Λ remaining records; the learner must *gate* on that.
 """
 

@@ -24,7 +24,7 @@ def count_scaled_gini(pos, tot):
 
     Dividing the sum over both children of a split by ñ gives Eq. (1)+(2) of paper 000; at a fixed
     position every candidate splits the same ñ records, so ranking by this is ranking by Gini.
-    Under add/remove of one record it changes by < 2 (PRIVACY-NOTES 2; see ``docs/privacy.md``).
+    Under add/remove of one record it changes by < 2 (docs/privacy.md, principle 2; see ``docs/privacy.md``).
     """
     pos = np.asarray(pos, dtype=float)
     tot = np.asarray(tot, dtype=float)
@@ -52,7 +52,7 @@ class SplitStats:
     Gram products run over the *distinct* rows, weighted by how many remaining records (and
     remaining positives) share each row: ~10× fewer rows on binarized Adult. Everything is float64,
     so every count is an exact integer up to 2^53 records (float32 would stop being exact above
-    2^24 and break the sensitivity proofs, PRIVACY-NOTES 16).
+    2^24 and break the sensitivity proofs, docs/privacy.md, principle 16).
 
     Successive calls of a rule-list fit only remove records, so for ``max_width <= 2`` the two Gram
     matrices (weights w and w·y) are *updated* with the distinct rows whose weights changed instead
@@ -331,7 +331,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         self._validate_params()
         name = type(self).__name__
         y = check_y(y, name)
-        resolve_classes(getattr(self, "classes", None), y, None, binary=True)
+        declared = getattr(self, "classes", None)  # K >= 2 declared labels, as fit reads them
+        resolve_classes(declared, y, None, binary=declared is None or self._binary_only)
         if X is None:
             return None
         if isinstance(X, pd.DataFrame):

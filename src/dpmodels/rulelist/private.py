@@ -2,7 +2,7 @@
 
 Mechanisms (``mechanism=``):
 
-``"permute-and-flip"`` (default, pure ε-DP — PRIVACY-NOTES 2, 5, 6)
+``"permute-and-flip"`` (default, pure ε-DP — docs/privacy.md, principles 2, 5, 6)
     At each position, permute-and-flip over every unused candidate rule *and* a "stop here"
     candidate, with utility u(r) = −[CSG(r) + max(0, λ·n − n_c(r))] and u(stop) = −CSG(∅), where
     CSG is the count-scaled Gini (Σ_children 2ab/(a+b)) and n_c(r) the remaining records r captures.
@@ -18,10 +18,10 @@ Mechanisms (``mechanism=``):
     for Laplace, β = ε_node / (2(γ+1)) for Cauchy), and Laplace counts (here: geometric) for each
     consequent. **What is guaranteed:** the paper claims (ε, δ)-DP (sm-laplace) and ε-DP (sm-cauchy);
     the noisy argmin over |R| smooth-sensitivity-noised scores accounted as a single query is the
-    paper's claim, not a standard theorem (PRIVACY-NOTES 4). The gate:
+    paper's claim, not a standard theorem (docs/privacy.md, principle 4). The gate:
     ``gate="confidence"`` is the paper's threshold T = ⌊−(ln 2 + ln(1 − C))/ε_node⌋ + 1 — it holds
     "with confidence C", which is **not** a DP guarantee; ``gate="ptr"`` (default) is
-    propose-test-release with T = ⌈ln(1/(2δ_gate))/ε_node⌉ and δ_gate accounted (PRIVACY-NOTES 3),
+    propose-test-release with T = ⌈ln(1/(2δ_gate))/ε_node⌉ and δ_gate accounted (docs/privacy.md, principle 3),
     so sm-cauchy with the PTR gate would be (ε, δ)-DP, not pure, *if* the selection's claim held.
     The ledger says so: the selections are recorded with ``guarantee="claimed"`` and the paper's
     gate with ``guarantee="none"``, so ``privacy_ledger_.is_private`` is False for sm-* models and
@@ -331,7 +331,7 @@ class DPRuleListClassifier(RuleListEstimator):
         return chosen, part
 
     def _consequents_from_histogram(self, chosen, part, yb, ledger, rng, cands):
-        """One noisy histogram over the partition the rules induce (PRIVACY-NOTES 5)."""
+        """One noisy histogram over the partition the rules induce (docs/privacy.md, principle 5)."""
         K = len(self.classes_)
         hist = np.bincount(part * K + yb, minlength=K * (len(chosen) + 1)).reshape(-1, K)
         noisy = mech.noisy_histogram(

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -208,7 +209,7 @@ class Tree:
 
         Its size is the number of codes the nodes list (what the model file holds), never
         nodes x categories: a table of that product would let a small file with many nodes and a
-        long category list allocate without bound (docs/privacy.md, "Model files").
+        long category list allocate without bound (docs/privacy.md, "Model files are untrusted input").
         """
         if self._cat_lookup is None:
             width = max([len(v) for v in self.categories.values()] + [0]) + 1
@@ -341,15 +342,16 @@ class Tree:
                 lab[i] = lab[l]
                 members[i] = sorted(members[l] + members[r])
         # renumber reachable nodes in pre-order
-        keep, stack = [], [0]
+        reach: list[int] = []
+        stack = [0]
         while stack:
             i = stack.pop()
-            keep.append(i)
+            reach.append(i)
             if cl[i] != TREE_LEAF:
                 stack.append(cr[i])
                 stack.append(cl[i])
-        new_id = {old: new for new, old in enumerate(keep)}
-        keep = np.array(keep)
+        new_id = {old: new for new, old in enumerate(reach)}
+        keep = np.array(reach)
 
         def remap(a):
             return np.array([new_id[c] if c != TREE_LEAF else TREE_LEAF for c in a[keep]], dtype=np.int64)
@@ -568,7 +570,8 @@ class Tree:
         """``{leaf id: [(feature index, op, value), ...]}`` of the tests on the path to each leaf;
         ``op`` is ``"<="`` / ``">"`` (value: threshold) or ``"in"`` / ``"not in"`` (value: the
         tuple of category codes going left)."""
-        out, stack = {}, [(0, [])]
+        out: dict = {}
+        stack: list[tuple[int, list]] = [(0, [])]
         while stack:
             i, path = stack.pop()
             if self.children_left[i] == TREE_LEAF:
@@ -767,7 +770,10 @@ class TreeEstimatorMixin:
     leaf ids of ``tree_``); everything else follows from the released tree.
     """
 
-    _display_params = ("max_depth",)
+    # provided by the estimator: its fitted tree, and scikit-learn's get_params
+    tree_: Tree
+    get_params: Callable[..., dict]
+    _display_params: tuple[str, ...] = ("max_depth",)
 
     def predict(self, X):
         leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator

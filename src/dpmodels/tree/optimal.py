@@ -154,7 +154,7 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             sup = max(1, math.ceil(float(s) * n))
         t = self.time_limit
         if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real)
-                              or not (t > 0 and math.isfinite(t))):
+                              or not (float(t) > 0 and math.isfinite(float(t)))):
             raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
         return sup
 

@@ -12,6 +12,10 @@ id            what it reproduces                                          module
 000-fig3      Fig. 3: the same on German and Adult                        :mod:`.accuracy`
 000-fig4      Fig. 4: test accuracy vs ε of every DP mechanism            :mod:`.accuracy`
 000-table1    Table I: standard error of the mean test accuracy           :mod:`.accuracy`
+000-fig2-paper  Fig. 2 under the paper's protocol (§V-A data and rules)   :mod:`.accuracy`
+000-fig3-paper  Fig. 3 under the paper's protocol                         :mod:`.accuracy`
+000-fig4-paper  Fig. 4 under the paper's protocol and calibration         :mod:`.accuracy`
+000-table1-paper  Table I under the paper's protocol                      :mod:`.accuracy`
 000-table2    Table II: distributional-overfitting vulnerability V        :mod:`.attacks`
 000-table3    Table III: feature-importance overlap I_k on Adult          :mod:`.attacks`
 000-fig6      Fig. 6: membership-inference ROC curves (000-mia's cells)   :mod:`.attacks`

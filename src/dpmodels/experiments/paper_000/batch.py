@@ -52,11 +52,11 @@ class MemoSplitStats(SplitStats):
         self._memo: OrderedDict = OrderedDict()
         self.hits = 0
         self.misses = 0
-        self._pairs = _PairTable(candidates) if candidates.max_width <= 2 else None
+        self._pair_table: _PairTable | None = _PairTable(candidates) if candidates.max_width <= 2 else None
 
     def _compute(self, remaining):
         """The counts of ``SplitStats.__call__``, computed per distinct literal pair (exact)."""
-        if self._pairs is None:
+        if self._pair_table is None:
             return super().__call__(remaining)
         m = len(self.patterns)
         r = remaining.astype(np.float64)
@@ -65,8 +65,8 @@ class MemoSplitStats(SplitStats):
         keep = w > 0  # rows of distinct patterns no remaining record has add nothing
         Pk = self.patterns[keep]
         N, P = float(w.sum()), float(wy.sum())
-        cap = self._pairs.counts(Pk, w[keep].astype(Pk.dtype), N)
-        cap_pos = self._pairs.counts(Pk, wy[keep].astype(Pk.dtype), P)
+        cap = self._pair_table.counts(Pk, w[keep].astype(Pk.dtype), N)
+        cap_pos = self._pair_table.counts(Pk, wy[keep].astype(Pk.dtype), P)
         return N, P, cap, cap_pos
 
     def __call__(self, remaining: np.ndarray):

@@ -217,7 +217,7 @@ def load_experiment_data(name):
 # --------------------------------------------------------------------------- learners
 def _has_diffprivlib() -> bool:
     try:
-        from ...tree.baselines import _import_diffprivlib
+        from ...tree.baselines.diffprivlib import _import_diffprivlib
 
         _import_diffprivlib()
     except ImportError:

@@ -165,9 +165,10 @@ def _measure(model, learner, dataset, seed, params, split, secs, cpu, size, n_pa
     return rows
 
 
-def _timed(fit):
+def _timed(est, X, y):
+    """``(est.fit(X, y), wall seconds, CPU seconds)``."""
     t, c = time.perf_counter(), time.process_time()
-    model = fit()
+    model = est.fit(X, y)
     return model, time.perf_counter() - t, time.process_time() - c
 
 
@@ -188,7 +189,7 @@ def tree_cell(dataset, seed, depths, supports, largest):
         for depth in depths:
             m = min_count(lam, n)
             est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=float(lam), random_state=1 + int(seed))
-            model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
+            model, secs, cpu = _timed(est, Xtr, ytr)
             params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n)
             rows += _measure(model, "sklearn_DT", dataset, seed, params, split, secs, cpu,
                              _internal_nodes(model.tree_.feature), int(model.tree_.n_leaves),
@@ -317,7 +318,7 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     est = DL85Classifier(max_depth=int(depth), min_sup=params["min_count"], time_limit=time_limit)
     t0 = time.perf_counter()
     try:
-        model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
+        model, secs, cpu = _timed(est, Xtr, ytr)
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
     except MemoryError:
@@ -355,7 +356,7 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
             for L in lengths:
                 est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1,
                                                criterion=crit)
-                model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
+                model, secs, cpu = _timed(est, Xtr, ytr)
                 k = len(model.rule_list_.rules)
                 params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n)
                 rows += _measure(model, label, dataset, seed, params, split, secs, cpu, k, k + 1,
@@ -374,7 +375,7 @@ def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=O
     rows = []
     for L in lengths:
         est = OptimalRuleListClassifier(max_rules=int(L) + 1, min_support=float(support), time_limit=time_limit)
-        model, secs, cpu = _timed(lambda: est.fit(Xtr, ytr))
+        model, secs, cpu = _timed(est, Xtr, ytr)
         cert = model.certificate_
         if cert.min_captured != m:  # the learner's own count must be the grid's m
             raise RuntimeError(f"OptimalRuleListClassifier used {cert.min_captured} records, expected {m}")
@@ -658,8 +659,8 @@ PUBLISHED = (
               "that satisfy it alone in brackets"),
     dict(key="rl_largest", ids=("003-fig3", "003-fig4"), where="Sec. V-B, Fig. 3a / 4b",
          statement="At the largest setting (length 10, support 0.01), CORELS's lists have a lower entropy "
-                   "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (issue 7 paraphrases this as "
-                   "'optimal lists leak less': the paper says the opposite).",
+                   "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (not "
+                   "'optimal lists leak less', as the paper is sometimes paraphrased).",
          test="seed-mean Dist_G(OptimalRL) < Dist_G(GreedyRL), per dataset"),
     dict(key="same_accuracy", ids=("003-fig2", "003-fig3"), where="Sec. V-B, Fig. 2b / 3b; App. A",
          statement="For a given accuracy level, optimal models always leak less information than greedy ones.",
@@ -1107,28 +1108,28 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
     for w in widths:
         for L in lengths:
             params = dict(model="rule list", width=int(w), depth=int(L), support=support)
-            g, secs, _ = _timed(lambda: GreedyRuleListClassifier(max_rules=L + 1, min_support=(m + 0.5) / n,
-                                                                 max_width=w).fit(Xtr, ytr))
+            g, secs, _ = _timed(GreedyRuleListClassifier(max_rules=L + 1, min_support=(m + 0.5) / n,
+                                                         max_width=w), Xtr, ytr)
             emit(g, f"GreedyRL w{w}", params, math.inf, secs, len(g.rule_list_.rules))
             if w == 1:
-                o, secs, _ = _timed(lambda: OptimalRuleListClassifier(max_rules=L + 1, min_support=support,
-                                                                      time_limit=OPTIMAL_RL_TIME_LIMIT).fit(Xtr, ytr))
+                o, secs, _ = _timed(OptimalRuleListClassifier(max_rules=L + 1, min_support=support,
+                                                              time_limit=OPTIMAL_RL_TIME_LIMIT), Xtr, ytr)
                 emit(o, "OptimalRL w1", params, math.inf, secs, len(o.rule_list_.rules))
             for eps in epsilons:
                 rng = _fit_rng(dataset, seed, "DPRL", w, L, f"{eps:.6g}")
                 est = DPRuleListClassifier(epsilon=float(eps), max_rules=L + 1, min_support=support, max_width=w,
                                            random_state=rng)
-                dp, secs, _ = _timed(lambda: est.fit(Xtr, ytr))
+                dp, secs, _ = _timed(est, Xtr, ytr)
                 emit(dp, f"DP rule list w{w}", params, eps, secs, len(dp.rule_list_.rules))
     for D in depths:
         params = dict(model="tree", depth=int(D))
-        sk, secs, _ = _timed(lambda: DecisionTreeClassifier(max_depth=D, random_state=1 + seed).fit(Xtr, ytr))
+        sk, secs, _ = _timed(DecisionTreeClassifier(max_depth=D, random_state=1 + seed), Xtr, ytr)
         emit(sk, "sklearn_DT", params, math.inf, secs, _internal_nodes(sk.tree_.feature), domains="binary")
         for eps in epsilons:
             rng = _fit_rng(dataset, seed, "PrivaTree", D, f"{eps:.6g}")
             est = PrivaTreeClassifier(epsilon=float(eps), max_depth=D, categories=categories, classes=[0, 1],
                                       random_state=rng)
-            pt, secs, _ = _timed(lambda: est.fit(Xtr, ytr))
+            pt, secs, _ = _timed(est, Xtr, ytr)
             emit(pt, "PrivaTree", params, eps, secs, _internal_nodes(pt.tree_.feature))
     return rows
 

@@ -20,7 +20,7 @@ builder :mod:`._greedy`; :mod:`._encoding` (public integer codes for the matrix-
 
 from ._encoding import OrdinalEncoder as _OrdinalEncoder  # noqa: F401 (kept for old imports)
 from .bdpt import BDPTClassifier
-from .diffprivlib import DiffprivlibTreeClassifier, DPLogisticRegression, _import_diffprivlib
+from .diffprivlib import DiffprivlibTreeClassifier, DPLogisticRegression
 from .dpa import DPAClassifier, dpa_certificates
 from .dpgdf import DPGDFClassifier
 

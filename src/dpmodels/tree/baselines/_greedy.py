@@ -29,7 +29,7 @@ def _count_scaled_impurity(counts: np.ndarray) -> np.ndarray:
     """n·Gini = n − Σ_k a_k² / n over the last axis (0 for empty children).
 
     Under add/remove of one record only one child changes, by less than 2 (binary case:
-    PRIVACY-NOTES point 2; multiclass: the change is 1 − (2a_j + 1)/(n + 1) + Σa²/(n(n + 1)),
+    docs/privacy.md, principle 2; multiclass: the change is 1 − (2a_j + 1)/(n + 1) + Σa²/(n(n + 1)),
     which lies in [(n − a_j)²/(n(n + 1)), 2)). So −(sum over children) has sensitivity Δ = 2.
     """
     n = counts.sum(axis=-1)
@@ -225,7 +225,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = nd["rows"]
         utils = self._node_utilities(rows, yk_all[rows])
         flat, owner = [], []
-        for c, (u, (j, kind, payload)) in enumerate(zip(utils, self._cands)):
+        for u, (j, kind, _payload) in zip(utils, self._cands):
             for p in range(u.shape[0]):
                 if (j, kind, p) in nd["used"]:
                     continue

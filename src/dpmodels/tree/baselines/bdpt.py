@@ -24,7 +24,7 @@ class BDPTClassifier(GreedyPrivateTree):
       PrivaTree, ``privatree/bdpt.py``; facts only, no code): half of ε for split selection,
       ε/(2·max_depth) per level; the other half over depths i = 0..max_depth with weights
       ∝ 2^{i/3}; categorical splits "one value vs the rest"; min_samples_split = 2.
-    * **Changed to be differentially private (PRIVACY-NOTES points 2, 8):** the published split
+    * **Changed to be differentially private (docs/privacy.md, principles 2, 8):** the published split
       selection uses the *smooth* sensitivity of Gini; the reimplementation evaluates it at a
       noisy node size (local sensitivity at a noisy count), which is not a valid DP bound. We use
       the exponential mechanism on the count-scaled Gini with its global sensitivity Δ = 2,

@@ -125,7 +125,10 @@ class _DiffprivlibWrapper(ClassifierMixin, BaseEstimator):
         names = feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
-        self._enc = OrdinalEncoder(self.categories, getattr(self, "bounds", None)).fit(X, ledger)
+        # a pair of bounds declares the undeclared columns numerical; a dict is not passed on
+        # (the tree's dict covers encoded columns by position, categorical ones too)
+        b = getattr(self, "bounds", None)
+        self._enc = OrdinalEncoder(self.categories, None if isinstance(b, dict) else b).fit(X, ledger)
         A = self._enc.transform(X)
         self.n_features_in_ = A.shape[1]
         self.classes_ = classes

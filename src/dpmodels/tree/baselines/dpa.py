@@ -77,17 +77,21 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
     Paper 002 uses 1000 trees of depth 4. DPA is neither private nor interpretable; it is the
     certified reference of Fig. 3. Categorical columns are integer-encoded (paper 002, Sec. VI) over
     their public lists (``categories=`` or a ``category`` dtype; other non-numeric columns are read
-    from the data — DPA is not private, so nothing is recorded). ``classes``: the label set, in
-    order (``classes_`` is exactly it); ``None`` reads it from y. A one-class y is valid input.
+    from the data — DPA is not private, so nothing is recorded). ``bounds`` (a pair, or a dict by
+    column name) declares numerical columns whatever their dtype (docs/privacy.md, "Declarations,
+    not dtypes") and clips them; declare every column so that a record's partition depends on
+    that record only. ``classes``: the label set, in order (``classes_`` is exactly it); ``None``
+    reads it from y. A one-class y is valid input.
     """
 
     def __init__(self, n_estimators=1000, max_depth=4, hash_key="0123456789123456", classes=None,
-                 categories=None):
+                 categories=None, bounds=None):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.hash_key = hash_key
         self.classes = classes
         self.categories = categories
+        self.bounds = bounds
 
     def partition_of(self, X, y) -> np.ndarray:
         """Partition index of each record (X, y): hash of the record's content mod n_estimators.
@@ -99,7 +103,7 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
         Before ``fit`` the encoding is taken from ``X`` itself with the declared ``categories``.
         """
         k = int(self.n_estimators)
-        enc = getattr(self, "_enc", None) or OrdinalEncoder(self.categories).fit(X)
+        enc = getattr(self, "_enc", None) or OrdinalEncoder(self.categories, self.bounds, clip=True).fit(X)
         A = np.asarray(enc.transform(X), dtype=np.float64) + 0.0  # + 0.0: -0.0 and 0.0 hash alike
         df = pd.DataFrame(A, columns=[str(j) for j in range(A.shape[1])])
         df["__label__"] = _label_keys(y, getattr(self, "classes_", None) if self.classes is not None else None)
@@ -118,7 +122,7 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
         names = feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
-        self._enc = OrdinalEncoder(self.categories).fit(X)
+        self._enc = OrdinalEncoder(self.categories, self.bounds, clip=True).fit(X)
         A = self._enc.transform(X)
         self.n_features_in_ = A.shape[1]
         y = check_y(y, type(self).__name__)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+
 from ._greedy import GreedyPrivateTree
 
 __all__ = ["DPGDFClassifier"]
@@ -32,7 +33,7 @@ class DPGDFClassifier(GreedyPrivateTree):
       label leaves with the exponential mechanism on the class counts (global sensitivity 1,
       monotone), or permute-and-flip (``leaf_mechanism="permute-and-flip"``), one parallel row for
       all leaves. Splits use the exponential mechanism (``split_mechanism``) on the count-scaled
-      Gini with Δ = 2 (PRIVACY-NOTES point 2). The reimplementation's data-dependent stopping
+      Gini with Δ = 2 (docs/privacy.md, principle 2). The reimplementation's data-dependent stopping
       (pure node, fewer than 11 rows) is dropped: the tree grows to ``max_depth`` unless no
       candidate test is left (a public condition). Leaves release a label only (``value`` is NaN
       in the tree); ``predict_proba`` is the one-hot label.

@@ -1,6 +1,6 @@
 """PrivaTree's budget plan (paper 002, Eq. 7–10, corrected; steps 1–2 of the estimator docstring).
 
-1. **n** (PRIVACY-NOTES 9). The split of Eq. (7)–(10) needs the training-set size. A declared
+1. **n** (docs/privacy.md, principle 9). The split of Eq. (7)–(10) needs the training-set size. A declared
    ``n_public`` (a public count or order of magnitude) is used as is; otherwise a share
    ``ε_n = 5 % · ε`` releases ``n + DLap(1/ε_n)`` (sensitivity 1) and its 95 % lower confidence
    bound is used (a lower n gives *more* budget to the leaves, the safe side of the heuristic).

@@ -69,7 +69,7 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
     node = np.zeros(n, dtype=np.intp)  # open node (index into open_ids) of each record, or -1
     all_open = True  # every record still in an open node (the common case: no -1 in node)
     hist = Histograms(codes, y_idx, B, K) if depth > 0 else None
-    H = hist.counts() if depth > 0 else None
+    H = hist.counts() if hist is not None else None
     for level in progress(range(depth + 1), desc="PrivaTree levels"):
         A = len(open_ids)
         # a node can be split iff some feature has >= 2 bins alive in its region (public)
@@ -86,6 +86,7 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
         sidx = np.flatnonzero(splittable)
         if sidx.size == 0:
             break
+        assert H is not None and hist is not None  # a node is splittable only when depth > 0
         Hs, alive_s = H[sidx], alive[sidx]
         f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K,
                                            eps_level, ledger, rng)
@@ -156,7 +157,8 @@ def assemble(st: Structure, categorical, categories, names, classes, counts, lab
     leaf_ids = np.asarray(st.leaf_ids, dtype=np.int64)
     val[leaf_ids] = counts
     lab[leaf_ids] = labels
-    tree = Tree(st.children_left, st.children_right, st.feature, st.threshold, st.left_categories,
+    tree = Tree(np.asarray(st.children_left, dtype=np.int64), np.asarray(st.children_right, dtype=np.int64),
+                np.asarray(st.feature, dtype=np.int64), np.asarray(st.threshold, dtype=float), st.left_categories,
                 val, lab, classes, names, categorical, categories, counts_are_noisy=True)
     tree.fill_internal_values()
     return tree

@@ -9,7 +9,7 @@ in the same direction), so permute-and-flip and the exponential mechanism use th
 * ``"error"`` — u = −Σ_children (n_c − max_k n_ck), the training records the children's majority
   labels misclassify. Adding a record raises n_c by 1 and the maximum by 0 or 1: Δ = 1.
 * ``"gini"`` — u = −Σ_children (n_c − Σ_k n_ck²/n_c), the count-scaled Gini impurity
-  (PRIVACY-NOTES 2). Adding a record raises one child's term by a value in [0, 2): Δ = 2.
+  (docs/privacy.md, principle 2). Adding a record raises one child's term by a value in [0, 2): Δ = 2.
 """
 
 from __future__ import annotations

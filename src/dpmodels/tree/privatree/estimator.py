@@ -5,7 +5,7 @@ Algorithm (every release is recorded in ``privacy_ledger_`` *before* it happens)
 1. **n** and 2. **the budget split** (Eq. 7–10, corrected): :mod:`.budget`. Unlike the paper,
    numerical and categorical features are *not* composed in parallel (every record has both kinds
    of attributes), and the quantile budget is **split across the numerical features** (sequential
-   composition, PRIVACY-NOTES 7).
+   composition, docs/privacy.md, principle 7).
 3. **The candidate grid**: private quantiles of each numerical feature within the public
    ``bounds`` (values clipped); categorical features keep their public categories as bins, plus a
    bucket for values outside the public list (always routed right): :mod:`.grid`.
@@ -43,9 +43,9 @@ from ...privacy import samplers
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...validation import (
+    apply_unit_sample_weight,
     check_n_public,
     check_X_shape,
-    apply_unit_sample_weight,
     check_y,
     resolve_bounds,
     resolve_categories,

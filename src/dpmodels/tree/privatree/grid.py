@@ -3,7 +3,7 @@
 Each numerical feature is cut at ``max_bins − 1`` private quantiles (JointExp on a public grid of
 ``GRID`` cells over the public bounds, :func:`dpmodels.privacy.jointexp_quantiles`) at
 ``ε_quantiles / m_num`` each — sequential composition across the numerical features (a record
-is in every feature, PRIVACY-NOTES 7). Categorical features keep their public categories as bins,
+is in every feature, docs/privacy.md, principle 7). Categorical features keep their public categories as bins,
 plus one bucket for values outside the public list. The result is a row-major ``codes`` matrix:
 ``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
 """
@@ -170,14 +170,14 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
     thresholds, bounds = {}, {}
     live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
     if release_quantiles and live.size and quantiles == "data":  # PrivaTree*: a recorded leak
-        for i in live:
-            x = np.clip(Z[:, num_idx[i]].astype(float), lo[i], hi[i])
-            T[i] = np.quantile(x, levels_q) if x.size else np.full(levels_q.size, lo[i])
+        for k in live:
+            x = np.clip(Z[:, num_idx[k]].astype(float), lo[k], hi[k])
+            T[k] = np.quantile(x, levels_q) if x.size else np.full(levels_q.size, lo[k])
     elif release_quantiles and live.size:
         if quantiles != "parallel":  # the paper's parallel row was recorded above
-            for i in live:  # every row is recorded before anything is drawn
+            for k in live:  # every row is recorded before anything is drawn
                 ledger.spend(
-                    f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}", "jointexp (exponential)",
+                    f"{max_bins - 1} quantiles of {names[num_idx[k]]!r}", "jointexp (exponential)",
                     eps_feat, sensitivity=JOINTEXP_SENSITIVITY,
                     note=f"1 of {n_live} numerical features: sequential",
                 )

@@ -11,7 +11,7 @@ offered only when it splits the region: bin ``order[b]`` is alive (the last bin 
 two positions never give the same partition) and some bin after it is alive. Thresholds outside
 the node's interval and subsets that do not split its remaining categories are never offered, so
 no noise is spent on empty branches. Everything this uses — the public grid, the released
-thresholds and category orders, the splits chosen above — is already released (PRIVACY-NOTES 18):
+thresholds and category orders, the splits chosen above — is already released (docs/privacy.md, principle 18):
 restricting the candidates is post-processing and costs no privacy. A node with no candidate
 becomes a leaf, decided from the released structure only. Values outside a categorical feature's
 public list (the unknown bucket) always go right and never make a split "non-trivial".
@@ -135,7 +135,6 @@ def one_vs_rest_mask(alive, order, categorical) -> np.ndarray:
 def _pick_with_one_vs_rest(util_prefix, util_ovr, order, B, select):
     """Select over the prefix candidates and the one-vs-rest candidates together; return
     (f_sel, b_sel, order) with the winning one-vs-rest category moved to the front of its order."""
-    A = util_prefix.shape[0]
     pick = select(np.concatenate([util_prefix, util_ovr], axis=1))
     mB = util_prefix.shape[1]
     f_sel, b_sel = (pick % mB) // B, pick % B
