@@ -43,6 +43,7 @@ import numbers
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -584,7 +585,8 @@ def _check_regression_tree_doc(m: dict, source: str) -> None:
     _check_tree_doc(m, source)
     where = f"{source}: malformed regression tree"
     n = len(m["children_left"])
-    lv = _list(m, "leaf_value", where, MAX_NODES, "tree nodes")
+    lv = _need(m, "leaf_value", list, where)
+    _cap(len(lv), MAX_NODES, "tree nodes", where)
     if len(lv) != n:
         raise ModelFileError(f"{where}: 'leaf_value' has not one entry per node ({n})")
     if not all(v is None or (_is_num(v) and not isinstance(v, bool)) for v in lv):
@@ -752,7 +754,8 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     from .tree.regression_model import RegressionTree
 
     try:
-        model = {"rule_list": RuleList, "tree": Tree, "regression_tree": RegressionTree}[kind].from_dict(mdict)
+        readers: dict[str, Any] = {"rule_list": RuleList, "tree": Tree, "regression_tree": RegressionTree}
+        model = readers[kind].from_dict(mdict)
     except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
         raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({_one_line(exc)})") from None
     led = privacy.get("ledger")
@@ -835,7 +838,8 @@ class LoadedModel:
         self.schema = doc.get("schema", {})
         self.extra = doc.get("extra", {})
         self.privacy = doc.get("privacy", {})
-        self.classes_ = None if self.kind == "regression_tree" else np.asarray(model.classes)
+        # None for a regression tree (no label set); typed Any so classifier code indexes it freely
+        self.classes_: Any = None if self.kind == "regression_tree" else np.asarray(model.classes)
         if self.preprocessing_ and hasattr(self.preprocessing_[0], "feature_names_in_"):
             self.feature_names_in_ = [str(c) for c in self.preprocessing_[0].feature_names_in_]
         else:

@@ -75,7 +75,7 @@ class SplitStats:
             self.y = (np.asarray(y)[:, None] == np.arange(1, self.n_classes)[None, :]).astype(np.float64)
         self._W = None  # (m, J) weights of the last call and the Gram matrices they give
         self._A = None
-        self._pairs = None  # width 3: the column pairs of the third-order moments
+        self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
 
     def __call__(self, remaining: np.ndarray):
         """Return (N, P, captured, captured_pos) for the remaining mask (see the class docstring

@@ -340,7 +340,7 @@ class RuleList:
                     raise ValueError(f"rule list: {where} uses the unknown feature {a['feature']!r}")
                 lits.append((a["feature"], a["positive"]))
             p = x["prediction"]
-            if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not 0 <= p < K:
+            if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not 0 <= int(p) < K:
                 raise ValueError(f"rule list: {where} prediction must be a class index in [0, {K}), got {p!r}")
             c = x["counts"]
             if not isinstance(c, list) or len(c) != K or not all(
