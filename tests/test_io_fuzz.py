@@ -28,7 +28,7 @@ from dpmodels.data import Binarizer, dataset_schema, load_dataset
 from dpmodels.io import LoadedModel, ModelFileError, load_model, save_model
 from dpmodels.privacy import BudgetAccountant
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
-from dpmodels.tree import PrivaTreeClassifier
+from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
 from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
 MEMORY_FACTOR = 40
@@ -45,6 +45,10 @@ def _fit_bases():
     Xb, yb, Xr, yr = Xb.iloc[:400], yb.iloc[:400], Xr.iloc[:400], yr.iloc[:400]
     s = dataset_schema("compas")
     acc = BudgetAccountant(1.0)
+    Xn, yn = load_dataset("nursery", binarized=False)
+    rows = np.random.default_rng(0).permutation(len(Xn))[:400]
+    Xn, yn = Xn.iloc[rows], yn.iloc[rows]
+    sn = dataset_schema("nursery")
     models = [
         (GreedyRuleListClassifier(max_rules=3), Xb, yb),
         (make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, accountant=acc),
@@ -52,6 +56,11 @@ def _fit_bases():
         (PrivaTreeClassifier(epsilon=1.0, max_depth=3, **s.fit_params()), Xr, yr),
         (BDPTClassifier(epsilon=1.0, max_depth=2, **s.fit_params()), Xr, yr),
         (DPGDFClassifier(epsilon=1.0, max_depth=2, categories=s.categories, classes=[0, 1]), Xr, yr),
+        # a rule list over nursery's 5 declared classes, and a regression tree (a 0/1 label as numbers)
+        (make_pipeline(Binarizer(categories=sn.categories),
+                       DPRuleListClassifier(epsilon=1.0, max_rules=4, classes=list(sn.classes))), Xn, yn),
+        (PrivaTreeRegressor(epsilon=1.0, max_depth=3, bounds=s.bounds, categories=s.categories, label_bounds=(0, 1)),
+         Xr, yr.astype(float)),
     ]
     out = []
     with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
@@ -159,10 +168,10 @@ def _check_file(text: str, k: int | None = None) -> None:
         if k is not None:
             X = _bases()[k][1]
             try:
-                p = m.predict_proba(X)
+                p = m.predict(X) if m.kind == "regression_tree" else m.predict_proba(X)
             except ValueError:  # the data does not fit the mutated schema: a clear input error
                 return
-            assert p.shape == (len(X), len(m.classes_))
+            assert p.shape == ((len(X),) if m.kind == "regression_tree" else (len(X), len(m.classes_)))
 
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -190,9 +199,13 @@ def test_random_bytes_raise_only_the_model_file_error(data):
 
 
 def test_the_unmutated_bases_load_and_predict():
+    kinds = []
     for k, (doc, X) in enumerate(_bases()):
         _check_file(json.dumps(doc), k)
-        assert np.isfinite(load_model(Path(_DIR) / "m.json").predict_proba(X)).all()
+        m = load_model(Path(_DIR) / "m.json")
+        kinds.append((m.kind, None if m.classes_ is None else len(m.classes_)))
+        assert np.isfinite(m.predict(X) if m.kind == "regression_tree" else m.predict_proba(X)).all()
+    assert ("rule_list", 5) in kinds and ("regression_tree", None) in kinds
 
 
 @pytest.mark.slow

@@ -289,7 +289,7 @@ def test_labels_outside_the_schema_are_one_error(Est, y_bad):
         Est(classes=[0, 1]).fit(X, y_bad(y.to_numpy()))
 
 
-@pytest.mark.parametrize("classes", [[0], [0, 1, 2], [0, 0], [0, None], "ab"])
+@pytest.mark.parametrize("classes", [[0], [0, 0], [0, None], "ab"])
 def test_bad_classes(classes):
     X, y = small_data(0)
     with pytest.raises(ValueError, match="classes"):

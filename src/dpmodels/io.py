@@ -43,6 +43,7 @@ import numbers
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,6 +73,10 @@ __all__ = [
 
 FORMAT = "dpmodels.model"
 FORMAT_VERSION = 1
+# model kinds a file may hold, each read by one class's from_dict (never a class named by the file):
+# rule_list -> dpmodels.rulelist.model.RuleList, tree -> dpmodels.tree.model.Tree,
+# regression_tree -> dpmodels.tree.regression_model.RegressionTree (PrivaTreeRegressor)
+MODEL_KINDS = ("rule_list", "tree", "regression_tree")
 
 
 class ModelFileError(ValueError):
@@ -89,7 +94,8 @@ def _class_path(cls) -> str:
 def estimator_classes() -> dict:
     """``{class path as written in a file: class}`` of the estimators :func:`save_model` writes
     and :func:`load_model` accepts (the learners with a ``rule_list_`` or a dpmodels ``tree_``,
-    and the bare :class:`RuleList` / :class:`Tree`)."""
+    :class:`~dpmodels.tree.PrivaTreeRegressor`, and the bare :class:`RuleList` / :class:`Tree` /
+    :class:`~dpmodels.tree.RegressionTree`)."""
     from .rulelist.greedy import GreedyRuleListClassifier
     from .rulelist.model import RuleList
     from .rulelist.optimal import OptimalRuleListClassifier
@@ -99,9 +105,12 @@ def estimator_classes() -> dict:
     from .tree.model import Tree
     from .tree.optimal import DL85Classifier
     from .tree.privatree.estimator import PrivaTreeClassifier
+    from .tree.privatree.regressor import PrivaTreeRegressor
+    from .tree.regression_model import RegressionTree
 
     classes = (GreedyRuleListClassifier, DPRuleListClassifier, OptimalRuleListClassifier,
-               PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier, DL85Classifier, RuleList, Tree)
+               PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier, DL85Classifier, PrivaTreeRegressor,
+               RuleList, Tree, RegressionTree)
     return {_class_path(c): c for c in classes}
 
 
@@ -302,9 +311,11 @@ def model_to_dict(obj) -> dict:
         input_features = [str(c) for c in pre[0].feature_names_in_]
     else:
         input_features = [str(f) for f in model.feature_names]
+    from .tree.regression_model import RegressionTree
+
     if isinstance(model, Tree):
         categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
-        kind = "tree"
+        kind = "regression_tree" if isinstance(model, RegressionTree) else "tree"
     else:
         categories = {}
         kind = "rule_list"
@@ -329,12 +340,15 @@ def model_to_dict(obj) -> dict:
         },
         "privacy": privacy,
         "schema": {
-            "classes": [py_scalar(c) for c in model.classes],
+            # a regression tree has no label set (its label bounds are in the model and params)
+            "classes": None if kind == "regression_tree" else [py_scalar(c) for c in model.classes],
             "input_features": input_features,
             "categories": categories,
             "bounds": None if bare else _bounds_dict(est, model),
             "n_public": params.get("n_public"),
             "preprocessing": preprocessing,
+            # a regression tree's declared label bounds (None: read from the data, a leak row)
+            **({"label_bounds": params.get("label_bounds")} if kind == "regression_tree" else {}),
         },
         "model": model.to_dict(),
         "extra": extra,
@@ -565,6 +579,23 @@ def _check_tree_doc(m: dict, source: str) -> None:
         raise ModelFileError(f"{where}: {n - reached} node(s) are not reachable from the root")
 
 
+def _check_regression_tree_doc(m: dict, source: str) -> None:
+    """A serialised regression tree: the checks of :func:`_check_tree_doc` (same node arrays, same
+    caps) plus one ``leaf_value`` per node and two label bounds."""
+    _check_tree_doc(m, source)
+    where = f"{source}: malformed regression tree"
+    n = len(m["children_left"])
+    lv = _need(m, "leaf_value", list, where)
+    _cap(len(lv), MAX_NODES, "tree nodes", where)
+    if len(lv) != n:
+        raise ModelFileError(f"{where}: 'leaf_value' has not one entry per node ({n})")
+    if not all(v is None or (_is_num(v) and not isinstance(v, bool)) for v in lv):
+        raise ModelFileError(f"{where}: leaf values must be numbers or null")
+    lb = _need(m, "label_bounds", list, where)
+    if len(lb) != 2 or not all(_is_num(v) and not isinstance(v, bool) for v in lb):
+        raise ModelFileError(f"{where}: label_bounds must be two numbers")
+
+
 def _check_rule_list_doc(m: dict, source: str) -> None:
     """Sizes of a serialised rule list: rules, literals per rule, features."""
     where = f"{source}: malformed rule list"
@@ -615,22 +646,31 @@ def _legacy(d: dict) -> dict | None:
         kind = "rule_list"
     elif str(d.get("format", "")).startswith("dpmodels.tree/"):
         kind = "tree"
+    elif str(d.get("format", "")).startswith("dpmodels.regression_tree/"):
+        kind = "regression_tree"
     else:
         return None
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind,
-            "estimator": {"class": "", "name": "RuleList" if kind == "rule_list" else "Tree", "params": {}},
+            "estimator": {"class": "", "params": {},
+                          "name": {"rule_list": "RuleList", "tree": "Tree"}.get(kind, "RegressionTree")},
             "privacy": {"private_learner": None, "ledger": None, "is_private": False,
                         "verdict": ["privacy unknown: a bare model file (no ledger)"]},
-            "schema": {"classes": d.get("classes"), "preprocessing": []},
+            "schema": {"classes": None if kind == "regression_tree" else d.get("classes"), "preprocessing": []},
             "model": d, "extra": {}}
 
 
 def _estimator_kind(cls) -> str:
-    """The model kind an allow-listed class fits: "rule_list" or "tree"."""
+    """The model kind an allow-listed class fits: "rule_list", "tree" or "regression_tree"."""
     from .rulelist._base import RuleListEstimator
     from .rulelist.model import RuleList
+    from .tree.privatree.regressor import PrivaTreeRegressor
+    from .tree.regression_model import RegressionTree
 
-    return "rule_list" if cls is RuleList or issubclass(cls, RuleListEstimator) else "tree"
+    if cls is RuleList or issubclass(cls, RuleListEstimator):
+        return "rule_list"
+    if cls is RegressionTree or issubclass(cls, PrivaTreeRegressor):
+        return "regression_tree"
+    return "tree"
 
 
 def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) -> "LoadedModel":
@@ -670,8 +710,8 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
             f"{FORMAT_VERSION}); upgrade dpmodels"
         )
     kind = _need(d, "kind", str, source)
-    if kind not in ("rule_list", "tree"):
-        raise ModelFileError(f"{source}: unknown model kind {kind[:100]!r} (rule_list or tree)")
+    if kind not in MODEL_KINDS:
+        raise ModelFileError(f"{source}: unknown model kind {kind[:100]!r} ({', '.join(MODEL_KINDS)})")
     est = _need(d, "estimator", dict, source)
     cls_path = _need(est, "class", str, f"{source}: estimator")
     if cls_path:  # "" only in a bare legacy file: no learner recorded
@@ -705,13 +745,17 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     mdict = _need(d, "model", dict, source)
     if kind == "tree":
         _check_tree_doc(mdict, source)
+    elif kind == "regression_tree":
+        _check_regression_tree_doc(mdict, source)
     else:
         _check_rule_list_doc(mdict, source)
     from .rulelist.model import RuleList
     from .tree.model import Tree
+    from .tree.regression_model import RegressionTree
 
     try:
-        model = RuleList.from_dict(mdict) if kind == "rule_list" else Tree.from_dict(mdict)
+        readers: dict[str, Any] = {"rule_list": RuleList, "tree": Tree, "regression_tree": RegressionTree}
+        model = readers[kind].from_dict(mdict)
     except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
         raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({_one_line(exc)})") from None
     led = privacy.get("ledger")
@@ -794,7 +838,8 @@ class LoadedModel:
         self.schema = doc.get("schema", {})
         self.extra = doc.get("extra", {})
         self.privacy = doc.get("privacy", {})
-        self.classes_ = np.asarray(model.classes)
+        # None for a regression tree (no label set); typed Any so classifier code indexes it freely
+        self.classes_: Any = None if self.kind == "regression_tree" else np.asarray(model.classes)
         if self.preprocessing_ and hasattr(self.preprocessing_[0], "feature_names_in_"):
             self.feature_names_in_ = [str(c) for c in self.preprocessing_[0].feature_names_in_]
         else:
@@ -828,6 +873,8 @@ class LoadedModel:
 
     def predict(self, X) -> np.ndarray:
         idx = self.apply(X)
+        if self.kind == "regression_tree":
+            return self.model_.leaf_value[idx]
         if self.kind == "tree":
             return self.classes_[self.model_.label[idx]]
         preds = np.array([r.prediction for r in self.model_._all_rules()], dtype=np.int64)
@@ -837,18 +884,25 @@ class LoadedModel:
         """Class probabilities from the (noisy) counts of the rule / leaf (see
         :meth:`RuleList.proba_table` and :meth:`Tree.leaf_proba` for what a small noisy count
         means)."""
+        if self.kind == "regression_tree":
+            raise AttributeError("a regression model has no predict_proba")
         idx = self.apply(X)
         table = self.model_.leaf_proba() if self.kind == "tree" else self.model_.proba_table()
         return table[idx]
 
     def score(self, X, y) -> float:
-        """Accuracy of :meth:`predict` on ``(X, y)`` (as scikit-learn classifiers' ``score``)."""
+        """Accuracy of :meth:`predict` on ``(X, y)`` (as scikit-learn classifiers' ``score``); R²
+        for a regression tree (as scikit-learn regressors')."""
         y = np.asarray(y).ravel()
         pred = self.predict(X)
         if y.shape[0] != pred.shape[0]:
             raise ValueError(f"X has {pred.shape[0]} rows but y has {y.shape[0]}")
         if y.shape[0] == 0:
             raise ValueError("score needs at least one row")
+        if self.kind == "regression_tree":
+            from sklearn.metrics import r2_score
+
+            return float(r2_score(np.asarray(y, dtype=float), pred))
         from sklearn.metrics import accuracy_score
 
         return float(accuracy_score(y, pred))
@@ -869,8 +923,9 @@ class LoadedModel:
         cls = estimator_classes().get(self.estimator_class)
         from .rulelist.model import RuleList
         from .tree.model import Tree
+        from .tree.regression_model import RegressionTree
 
-        if cls is None or cls in (RuleList, Tree):
+        if cls is None or cls in (RuleList, Tree, RegressionTree):
             raise ModelFileError(
                 f"this model file records no learner (a bare {type(self.model_).__name__}): pass the "
                 "learner to rebuild explicitly"
@@ -895,7 +950,7 @@ class LoadedModel:
     # ------------------------------------------------------------------ read
     def _print_kw(self) -> dict:
         """Printing options from the saved parameters: a tree's integer-declared features."""
-        if self.kind != "tree":
+        if self.kind not in ("tree", "regression_tree"):
             return {}
         from ._format import declared_integer_features
 
@@ -920,6 +975,11 @@ class LoadedModel:
         if self.preprocessing_:
             notes.append("input: " + ", ".join(type(s).__name__ for s in self.preprocessing_)
                          + f" of the columns {', '.join(self.feature_names_in_)}")
+        if self.kind == "regression_tree":
+            from .tree.regression_model import regression_header
+
+            return regression_header(title, status=status, n_total=self.model_.n_total, noisy=self.model_.counts_are_noisy,
+                                     label_bounds=self.model_.label_bounds, notes=notes)
         return model_header(title, status=status, n_total=self.model_.n_total,
                             noisy=self.model_.counts_are_noisy, classes=list(self.model_.classes),
                             notes=notes)
@@ -931,6 +991,8 @@ class LoadedModel:
         return self.to_text()
 
     def __repr__(self) -> str:
+        if self.kind == "regression_tree":
+            return f"<LoadedModel {self.estimator_name} ({self.kind}), label_bounds={list(self.model_.label_bounds)}>"
         return f"<LoadedModel {self.estimator_name} ({self.kind}), classes={list(self.model_.classes)}>"
 
     def to_dict(self) -> dict:

@@ -313,8 +313,8 @@ def resolve_classes(classes, y, ledger=None, *, binary: bool = False):
         if np.any(y_idx < 0):
             _explain_non_binary(y)  # scikit-learn's messages for continuous / multiclass targets
             raise ValueError(
-                "y holds a label other than 0 and 1: rule lists are binary and their default label "
-                "set is {0, 1}; declare yours with classes=[negative, positive]"
+                "y holds a label other than 0 and 1: the default label set of rule lists is {0, 1}; "
+                "declare yours with classes=[...] (K >= 2 labels, in order)"
             )
         return np.array([0, 1]), y_idx
     # read from the data (diffprivlib's convention): a leak
@@ -352,8 +352,8 @@ def _explain_non_binary(y):
         raise ValueError(f"Unknown label type: {kind}. Rule lists need class labels.")
     if kind == "multiclass":
         raise ValueError(
-            "Only binary classification is supported. The type of the target is multiclass: rule "
-            "lists are binary classifiers"
+            "Only binary classification is supported. The type of the target is multiclass: without "
+            "classes= the label set of rule lists is {0, 1}; declare yours with classes=[...] (K >= 2 labels)"
         )
 
 

@@ -68,7 +68,12 @@ def model_paths(model, domains=None) -> ModelPaths:
     from ..io import LoadedModel
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
+    from ..tree.regression_model import RegressionTree
 
+    if any(isinstance(m, RegressionTree) for m in
+           (model, getattr(model, "tree_", None), getattr(model, "model_", None))):
+        raise TypeError("reconstruction_leak covers classifiers (rule lists, classification trees); "
+                        "a regression tree is not supported")
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
         inner = model.model_

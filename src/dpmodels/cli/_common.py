@@ -175,6 +175,17 @@ def _bounds_item(s):
     return name, (a, b)
 
 
+def _label_bounds(s):
+    lo, sep, hi = s.partition(":")
+    try:
+        a, b = float(lo), float(hi)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must look like LO:HI with numbers, got {s!r}") from None
+    if not sep or not (math.isfinite(a) and math.isfinite(b)) or a > b:
+        raise argparse.ArgumentTypeError(f"need finite LO <= HI (LO:HI), got {s!r}")
+    return (a, b)
+
+
 def _list_item(what):
     def parse(s):
         name, value = _name_value(s, what)

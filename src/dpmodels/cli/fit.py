@@ -50,6 +50,7 @@ from ._common import (
     _delta,
     _epsilon,
     _fraction,
+    _label_bounds,
     _list_item,
     _nonneg_int,
     _pos_int,
@@ -68,10 +69,14 @@ __all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_
 # (`dpmodels --help` and argument errors answer in ~0.1 s); tests/test_cli_models.py checks it
 MECHANISMS = ("permute-and-flip", "sm-laplace", "sm-cauchy", "gl-laplace", "gl-gaussian",
               "gl-exponential", "noisy-counts")
+# dpmodels.rulelist.private.BINARY_ONLY: mechanisms whose proofs cover two classes only
+BINARY_MECHANISMS = ("sm-laplace", "sm-cauchy", "noisy-counts")
 RULE_LISTS = ("greedy-rulelist", "dp-rulelist", "optimal-rulelist")
 TREES = ("privatree", "bdpt", "dpgdf")
-MODELS = RULE_LISTS + TREES
-PRIVATE = ("dp-rulelist", "privatree", "bdpt", "dpgdf")
+REGRESSORS = ("privatree-regressor",)
+CLASSIFIERS = RULE_LISTS + TREES
+MODELS = CLASSIFIERS + REGRESSORS
+PRIVATE = ("dp-rulelist", "privatree", "bdpt", "dpgdf", "privatree-regressor")
 
 _DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text lists them)
     "epsilon": 1.0,
@@ -114,8 +119,9 @@ def add_parser(sub) -> None:
     g = f.add_argument_group("model")
     g.add_argument("--model", choices=MODELS, default="dp-rulelist",
                    help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
-                   "dpgdf. Not private (baselines): greedy-rulelist, optimal-rulelist. Rule lists "
-                   "read binary columns: other columns are binarized first (see --cut-points).")
+                   "dpgdf, privatree-regressor (numeric labels, see --label-bounds). Not private "
+                   "(baselines): greedy-rulelist, optimal-rulelist. Rule lists read binary columns: "
+                   "other columns are binarized first (see --cut-points).")
     g.add_argument("--epsilon", type=_epsilon, metavar="EPS",
                    help="total privacy budget ε > 0 of a private model (default: 1.0); not "
                    "allowed for the non-private models")
@@ -137,16 +143,21 @@ def add_parser(sub) -> None:
     g.add_argument("--max-depth", type=_nonneg_int, metavar="D",
                    help="trees: maximum depth (default: 4; bdpt/dpgdf need >= 1)")
     g.add_argument("--max-bins", type=_pos_int, metavar="B",
-                   help="privatree / bdpt: bins per numerical column (default: 10)")
+                   help="privatree / bdpt / privatree-regressor: bins per numerical column (default: 10)")
     g = f.add_argument_group("public inputs (declared, never read from the data)")
     g.add_argument("--schema", metavar="FILE",
                    help="a YAML/JSON schema (label, classes, per-column kind, bounds, categories, "
                    "cut points; see `dpmodels schema draft`) or a saved model whose schema is reused. "
                    "The options below override it column by column. Default: none")
     g.add_argument("--classes", nargs="+", metavar="LABEL",
-                   help="the label set, in order (rule lists: exactly 2, negative then positive). "
-                   "Labels compare as values (0.0 matches 0). Default: rule lists {0, 1}; trees "
-                   "read it from the data (a leak)")
+                   help="the label set, in order: K >= 2 labels (two: negative then positive; "
+                   "optimal-rulelist and the dp-rulelist mechanisms " + ", ".join(BINARY_MECHANISMS)
+                   + " take exactly 2). Labels compare as values (0.0 matches 0). Default: rule "
+                   "lists {0, 1}; trees read it from the data (a leak). Not for privatree-regressor")
+    g.add_argument("--label-bounds", type=_label_bounds, metavar="LO:HI",
+                   help="privatree-regressor: public bounds of the numeric label (labels outside "
+                   "are clipped; a negative LO is written --label-bounds=-5:30). Default: read "
+                   "from the data (a leak)")
     g.add_argument("--categories", nargs="+", action="extend", type=_list_item("--categories"),
                    default=[], metavar="COL=A,B,C",
                    help="a categorical column and its category list; cells compare as values, "
@@ -211,7 +222,7 @@ def _given(args, name) -> bool:
 def _check_fit_args(args) -> None:
     """Option/model combinations and ranges, before anything is read or fitted."""
     m = args.model
-    is_rl, private = m in RULE_LISTS, m in PRIVATE
+    private = m in PRIVATE
     only = {
         "epsilon": (PRIVATE, "private models"),
         "delta": (("dp-rulelist",), "dp-rulelist (the trees are pure ε-DP)"),
@@ -220,14 +231,17 @@ def _check_fit_args(args) -> None:
         "min_support": (RULE_LISTS, "rule lists"),
         "max_width": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
         "time_limit": (("optimal-rulelist",), "optimal-rulelist"),
-        "max_depth": (TREES, "trees (privatree, bdpt, dpgdf)"),
-        "max_bins": (("privatree", "bdpt"), "privatree and bdpt"),
+        "max_depth": (TREES + REGRESSORS, "trees (privatree, bdpt, dpgdf, privatree-regressor)"),
+        "max_bins": (("privatree", "bdpt", "privatree-regressor"), "privatree, bdpt and privatree-regressor"),
+        "classes": (CLASSIFIERS, "classifiers (privatree-regressor's labels are numbers: --label-bounds LO:HI)"),
+        "label_bounds": (REGRESSORS, "privatree-regressor (classifiers take --classes)"),
+        "holdout": (CLASSIFIERS, "classifiers (its DP evaluation counts right and wrong predictions)"),
         "cut_points": (RULE_LISTS, "rule lists (trees choose their own thresholds)"),
         "n_bins": (RULE_LISTS, "rule lists"),
         "binarizer_share": (("dp-rulelist",), "dp-rulelist"),
         "random_state": (PRIVATE, "private models (the others draw no noise)"),
         "max_candidates": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
-        "max_memory": (TREES, "trees"),
+        "max_memory": (TREES + REGRESSORS, "trees"),
     }
     for name, (models, what) in only.items():
         if _given(args, name) and m not in models:
@@ -236,16 +250,16 @@ def _check_fit_args(args) -> None:
         raise UsageError("--holdout and --no-split exclude each other")
     if args.eval_epsilon is not None and args.holdout is None:
         raise UsageError("--eval-epsilon applies to a held-out evaluation (--holdout F)")
-    if is_rl and args.classes is not None and len(args.classes) != 2:
-        raise UsageError(f"rule lists are binary: --classes needs exactly 2 labels, got {len(args.classes)}")
+    if args.classes is not None:
+        _check_label_count(m, len(args.classes), args.mechanism, "--classes")
     if args.classes is not None and len(set(args.classes)) != len(args.classes):
         raise UsageError("--classes has duplicate labels")
     if m in ("bdpt", "dpgdf") and args.max_depth == 0:
         raise UsageError(f"--max-depth must be >= 1 for {m}")
-    if m == "privatree" and args.max_depth is not None and args.max_depth > 20:
-        raise UsageError(f"--max-depth must be <= 20 for privatree, got {args.max_depth}")
-    if args.max_bins is not None and m == "privatree" and not 2 <= args.max_bins <= 255:
-        raise UsageError(f"--max-bins must be in [2, 255] for privatree, got {args.max_bins}")
+    if m in ("privatree", "privatree-regressor") and args.max_depth is not None and args.max_depth > 20:
+        raise UsageError(f"--max-depth must be <= 20 for {m}, got {args.max_depth}")
+    if args.max_bins is not None and m in ("privatree", "privatree-regressor") and not 2 <= args.max_bins <= 255:
+        raise UsageError(f"--max-bins must be in [2, 255] for {m}, got {args.max_bins}")
     if args.n_bins is not None and not 2 <= args.n_bins <= 256:
         raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
     if args.max_bins is not None and m == "bdpt" and args.max_bins < 2:
@@ -277,6 +291,22 @@ def _check_fit_args(args) -> None:
                       "knows the seed (use it for reproducible research only)", UserWarning, stacklevel=2)
 
 
+def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
+    """How many labels a classifier's label set may have (public: the declaration only). Rule
+    lists take K >= 2 labels, but optimal-rulelist (its bounds are two-class) and the dp-rulelist
+    mechanisms whose proofs are binary (docs/privacy.md, "Rule lists over K classes") take
+    exactly 2: refused here, before anything is read or spent."""
+    if k < 2:
+        raise UsageError(f"{where}: the label set needs at least 2 labels, got {k}")
+    if k == 2:
+        return
+    if model == "optimal-rulelist":
+        raise UsageError(f"{where}: optimal-rulelist is binary (its bounds are two-class): exactly 2 labels, got {k}")
+    if model == "dp-rulelist" and mechanism in BINARY_MECHANISMS:
+        raise UsageError(f"{where}: mechanism {mechanism!r} is for two classes only (its sensitivity proof is "
+                         f"binary); got {k} labels: use permute-and-flip or a gl-* mechanism")
+
+
 def _fill_defaults(args) -> None:
     m = args.model
     for name, default in _DEFAULTS.items():
@@ -293,18 +323,31 @@ def _declarations(args) -> Declarations:
     """Bundled documentation, then ``--schema``, then the options (module docstring)."""
     dec = Declarations()
     if is_bundled(args.data):
-        dec = _bundled_declarations(args.data.strip().lower(), binarized=args.model in RULE_LISTS)
+        dec = _bundled_declarations(args.data.strip().lower(), binarized=_binarized(args))
     if args.schema is not None:
         if is_bundled(args.data):
             raise UsageError("--schema applies to a CSV file; a bundled dataset's schema is its documentation")
         dec = read_schema_file(args.schema)
     dec = apply_options(dec, args)
+    if args.model in REGRESSORS:
+        # a numeric label has no label set: one in a schema (a draft lists the label's values,
+        # a bundled dataset its classes) is not used; --classes was refused above
+        dec.classes = None
+    elif dec.label_bounds is not None:
+        dec.label_bounds = None  # a regression label's bounds, not used by a classifier
     if dec.classes is not None:
         if len({str(c) for c in dec.classes}) != len(dec.classes):
             raise UsageError("the label set has duplicate labels")
-        if args.model in RULE_LISTS and len(dec.classes) != 2:
-            raise UsageError(f"rule lists are binary: the label set needs exactly 2 labels, got {len(dec.classes)}")
+        _check_label_count(args.model, len(dec.classes), args.mechanism, "the label set")
     return dec
+
+
+def _binarized(args) -> bool:
+    """A rule list reads a bundled dataset's documented binarization when it has one (nursery has
+    none: its raw categorical columns go through the Binarizer)."""
+    from ..data import list_datasets
+
+    return args.model in RULE_LISTS and args.data.strip().lower() in list_datasets(binarized=True)
 
 
 def _bundled_declarations(name: str, *, binarized: bool) -> Declarations:
@@ -342,14 +385,14 @@ def _load_fit_data(args, dec: Declarations):
         from ..data import load_dataset
 
         name = args.data.strip().lower()
-        X, y = load_dataset(name, binarized=args.model in RULE_LISTS)
+        X, y = load_dataset(name, binarized=_binarized(args))
         if args.label is not None and args.label != y.name:
             raise UsageError(f"--label {args.label!r}: the label of bundled {name!r} is {y.name!r}")
         X.columns = [str(c) for c in X.columns]
         _check_declared_columns(X.columns, dec, args)
         X = X.drop(columns=[c for c in X.columns if dec.kind(c) == "drop"])
         if args.classes is not None:  # text on the command line, matched to the documented labels
-            documented = _bundled_declarations(name, binarized=args.model in RULE_LISTS).classes
+            documented = _bundled_declarations(name, binarized=_binarized(args)).classes
             dec.classes = _match_labels(args.classes, documented or [0, 1])
         return X, y, dec, leaks
     if dec.label is None:
@@ -401,7 +444,23 @@ def _match_labels(given, labels):
 
 def _parse_labels(cells, dec: Declarations, args, leaks):
     """Labels matched to the declared label set as values; rule lists default to {0, 1}; a tree
-    without a label set reads it from the data (the learner records that leak)."""
+    without a label set reads it from the data (the learner records that leak). A regressor's
+    labels are numbers (an empty or non-numeric cell is an error naming the column); with
+    declared label bounds they are clipped to them."""
+    if args.model in REGRESSORS:
+        import numpy as np
+        import pandas as pd
+
+        y = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
+        if np.isnan(y).any():
+            raise UsageError(f"the label column {dec.label!r} holds an empty or non-numeric cell "
+                             "(privatree-regressor's labels are numbers)")
+        if dec.label_bounds is not None:
+            y = np.clip(y, *dec.label_bounds)
+        elif not np.isfinite(y).all():
+            raise UsageError(f"the label column {dec.label!r} holds a value too large for a float and "
+                             "there are no declared label bounds to clip it to (--label-bounds LO:HI)")
+        return pd.Series(y, index=cells.index, name=cells.name)
     if dec.classes is not None:
         return match_declared(cells, dec.classes, "the label set")
     if args.model in RULE_LISTS:
@@ -465,9 +524,13 @@ def _bounds_of(X, dec: Declarations) -> dict:
 
 
 def _tree_estimator(args, X, dec: Declarations):
-    from ..tree import PrivaTreeClassifier
+    from ..tree import PrivaTreeClassifier, PrivaTreeRegressor
     from ..tree.baselines import BDPTClassifier, DPGDFClassifier
 
+    if args.model == "privatree-regressor":
+        return PrivaTreeRegressor(epsilon=args.epsilon, max_depth=args.max_depth, max_bins=args.max_bins,
+                                  bounds=_bounds_of(X, dec) or None, label_bounds=dec.label_bounds,
+                                  categories=_categories_of(X, dec) or None, random_state=args.random_state)
     common = dict(epsilon=args.epsilon, max_depth=args.max_depth, classes=dec.classes,
                   categories=_categories_of(X, dec) or None, random_state=args.random_state)
     bounds = _bounds_of(X, dec) or None
@@ -634,14 +697,16 @@ def cmd_fit(args) -> int:
     dec = _declarations(args)
     X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
-    if args.model in TREES:
+    if args.model in TREES + REGRESSORS:
         steps, est = [], _tree_estimator(args, X, dec)
     else:
         steps, est = _rule_list_pipeline(args, X, dec)
     for step in steps:
         step._check_params()  # the Binarizer's own checks (no data read)
     _check_estimator_params(est)
-    _check_labels(y, dec, binary=args.model in RULE_LISTS)
+    if args.model not in REGRESSORS:  # a regressor's labels were parsed as numbers
+        _check_labels(y, dec, binary=args.model == "optimal-rulelist"
+                      or (args.model in RULE_LISTS and dec.classes is None))
     from ..pipeline import validate_before_spend
 
     try:  # every step's checks, the labels and the size guards, before the first step spends
@@ -690,8 +755,8 @@ def cmd_fit(args) -> int:
     if args.out is not None:
         from .schema import schema_document
 
-        path = save_model(model, args.out, schema_extra={"label": dec.label,
-                                                                 "columns": schema_document(dec, _saved_columns(X, dec))["columns"]})
+        extra = {"label": dec.label, "columns": schema_document(dec, _saved_columns(X, dec))["columns"]}
+        path = save_model(model, args.out, schema_extra=extra)
         print(f"\nmodel written to {path}")
     return 0
 

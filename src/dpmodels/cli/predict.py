@@ -27,7 +27,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--out", metavar="PREDICTIONS.csv",
                    help="write the predictions here as CSV (default: print them to stdout)")
     p.add_argument("--proba", action="store_true",
-                   help="add one column of class probabilities per class (from the noisy counts)")
+                   help="add one column of class probabilities per class (from the noisy counts); "
+                   "classifiers only")
     p.add_argument("--id", metavar="COL",
                    help="copy this column of the data into the output (default: none)")
     p.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
@@ -103,6 +104,8 @@ def cmd_predict(args) -> int:
     from ..io import load_model
 
     model = load_model(args.model)
+    if args.proba and model.kind == "regression_tree":  # the file's kind is public
+        raise UsageError("--proba applies to classifiers; this model is a regression tree")
     if is_bundled(args.data):
         from ..data import load_dataset
 
@@ -137,9 +140,14 @@ def _schema_of_model(model):
     from .schema import ColumnDecl, Declarations
 
     sch = model.schema
-    dec = Declarations(label=sch.get("label"), classes=list(sch.get("classes") or list(model.classes_)),
-                       n_public=sch.get("n_public"))
     leaked = {r.what for r in model.privacy_ledger_.leaks} if model.privacy_ledger_ is not None else set()
+    if model.kind == "regression_tree":  # no label set: the label bounds the labels were clipped to
+        dec = Declarations(label=sch.get("label"), n_public=sch.get("n_public"),
+                           label_bounds=tuple(model.model_.label_bounds),
+                           label_bounds_source="data" if "label bounds" in leaked else "user")
+    else:
+        dec = Declarations(label=sch.get("label"), classes=list(sch.get("classes") or list(model.classes_)),
+                           n_public=sch.get("n_public"))
     kinds = _column_kinds(sch, model.preprocessing_)
     bounds = sch.get("bounds") or {}
     cols = sch.get("columns") or {}
@@ -175,8 +183,10 @@ def cmd_show(args) -> int:
     from .schema import dump_yaml, schema_document
 
     model = load_model(args.model)
+    if args.plot is not None and model.kind == "regression_tree":  # the file's kind is public
+        raise UsageError("--plot draws classifiers; print a regression tree without --plot")
     kw = {"merge": False} if args.raw and model.kind == "rule_list" else {}
-    if args.raw and model.kind == "tree":
+    if args.raw and model.kind in ("tree", "regression_tree"):
         kw = {"prune": False}
     print(model.to_text(**kw))
     print()

@@ -11,7 +11,8 @@ A fit's public inputs come from three places, later ones overriding earlier ones
 The schema file::
 
     label: income
-    classes: ['<=50K', '>50K']          # the label set, in order
+    classes: ['<=50K', '>50K']          # the label set, in order (K >= 2 labels)
+    label_bounds: [0, 500000]           # instead of classes, for a regression label (numbers)
     n_public: 30000                     # optional: a public training-set size
     columns:
       age:       {kind: numerical, bounds: [17, 90], integer: true}
@@ -45,7 +46,8 @@ __all__ = ["ColumnDecl", "Declarations", "read_schema_file", "draft_schema", "sc
 
 KINDS = ("numerical", "categorical", "binary", "drop")
 _COLUMN_KEYS = {"kind", "bounds", "categories", "cut_points", "integer", "source"}
-_TOP_KEYS = {"label", "classes", "classes_source", "n_public", "columns", "format"}
+_TOP_KEYS = {"label", "classes", "classes_source", "label_bounds", "label_bounds_source", "n_public", "columns",
+             "format"}
 
 
 @dataclass
@@ -65,6 +67,8 @@ class Declarations:
     label: str | None = None
     classes: list | None = None
     classes_source: str = "user"
+    label_bounds: tuple[float, float] | None = None  # a regression label's public bounds
+    label_bounds_source: str = "user"
     n_public: int | None = None
     columns: dict[str, ColumnDecl] = field(default_factory=dict)
     wildcard_bounds: tuple[float, float] | None = None  # --bounds '*=LO:HI'
@@ -90,6 +94,8 @@ class Declarations:
                if d.source == "data" and d.kind != "drop"]
         if self.classes is not None and self.classes_source == "data":
             out.insert(0, "label set")
+        if self.label_bounds is not None and self.label_bounds_source == "data":
+            out.insert(0, "label bounds")
         return out
 
 
@@ -256,6 +262,8 @@ def _from_model_document(doc, path) -> Declarations:
     """The public schema of a model file written by ``dpmodels fit`` (or ``save_model``)."""
     sch = doc.get("schema") or {}
     dec = Declarations(label=sch.get("label"), classes=sch.get("classes"), n_public=sch.get("n_public"))
+    if sch.get("label_bounds") is not None:
+        dec.label_bounds = _as_bounds(sch["label_bounds"], f"{path}: label_bounds")
     cols = sch.get("columns")
     if isinstance(cols, dict):
         for c, spec in cols.items():
@@ -304,6 +312,11 @@ def read_schema_file(path) -> Declarations:
         dec.classes_source = doc.get("classes_source", "user")
         if dec.classes_source not in ("user", "data"):
             raise UsageError(f"{p}: classes_source must be 'data' (a draft's value) or absent")
+    if doc.get("label_bounds") is not None:
+        dec.label_bounds = _as_bounds(doc["label_bounds"], f"{p}: label_bounds")
+        dec.label_bounds_source = doc.get("label_bounds_source", "user")
+        if dec.label_bounds_source not in ("user", "data"):
+            raise UsageError(f"{p}: label_bounds_source must be 'data' (a draft's value) or absent")
     if doc.get("n_public") is not None:
         n = doc["n_public"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -323,6 +336,8 @@ def apply_options(dec: Declarations, args) -> Declarations:
         dec.label = args.label
     if args.classes is not None:
         dec.classes, dec.classes_source = list(args.classes), "user"
+    if getattr(args, "label_bounds", None) is not None:
+        dec.label_bounds, dec.label_bounds_source = tuple(args.label_bounds), "user"
     if args.n_public is not None:
         dec.n_public = args.n_public
     for c in args.drop:
@@ -363,6 +378,10 @@ def schema_document(dec: Declarations, columns=None) -> dict:
         doc["classes"] = list(dec.classes)
         if dec.classes_source == "data":
             doc["classes_source"] = "data"
+    if dec.label_bounds is not None:
+        doc["label_bounds"] = [float(b) for b in dec.label_bounds]
+        if dec.label_bounds_source == "data":
+            doc["label_bounds_source"] = "data"
     if dec.n_public is not None:
         doc["n_public"] = dec.n_public
     cols = {}

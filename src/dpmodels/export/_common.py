@@ -40,7 +40,12 @@ def resolve(model) -> Shown:
     anything else, or for an estimator that is not fitted."""
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
+    from ..tree.regression_model import RegressionTree
 
+    if any(isinstance(m, RegressionTree) for m in
+           (model, getattr(model, "model_", None), getattr(model, "tree_", None))):
+        raise TypeError("drawing and graphviz export cover classifiers (rule lists, classification trees); "
+                        "print a regression tree with to_text()")
     if isinstance(model, Tree):
         return Shown("tree", model, model_header("Decision tree", status=None, n_total=model.n_total,
                                                  noisy=model.counts_are_noisy, classes=model.classes))

@@ -15,6 +15,7 @@ from .ledger import PrivacyLedger, charge, check_epsilon
 
 __all__ = [
     "noisy_histogram",
+    "noisy_integer_sums",
     "laplace_threshold",
     "laplace_vector",
     "gaussian_vector",
@@ -36,6 +37,27 @@ def noisy_histogram(counts, epsilon, rng, *, ledger: PrivacyLedger | None = None
         c = c.astype(np.int64)
     charge(ledger, what, "geometric (discrete Laplace)", eps, sensitivity=1.0, parts=parts or max(1, c.size))
     return c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
+
+
+def noisy_integer_sums(sums, epsilon, sensitivity, rng, *, ledger: PrivacyLedger | None = None, what="sums",
+                       parts=None, note=""):
+    """Integer sums + two-sided geometric noise of scale Δ/ε (ε-DP for a vector of integer sums of
+    L1 sensitivity Δ, a positive integer).
+
+    For sums over disjoint parts of per-record integers in [−Δ, Δ] (e.g. labels clipped to public
+    bounds and rounded to a public grid): one record moves one sum by at most Δ, so every part at
+    ε is parallel composition. Integer arithmetic and integer noise (no floating-point Laplace,
+    ``samplers``). Returns int64 noisy sums.
+    """
+    eps = check_epsilon(epsilon)
+    if isinstance(sensitivity, bool) or int(sensitivity) != sensitivity or sensitivity < 1:
+        raise ValueError(f"sensitivity must be a positive integer, got {sensitivity!r}")
+    c = np.asarray(sums)
+    if c.dtype.kind not in "iu":
+        raise ValueError("sums must be integers")
+    charge(ledger, what, "geometric (discrete Laplace)", eps, sensitivity=float(sensitivity),
+           parts=parts or max(1, c.size), note=note)
+    return c.astype(np.int64) + samplers.discrete_laplace(float(sensitivity) / eps, c.shape, rng)
 
 
 def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger=None, what="threshold test",

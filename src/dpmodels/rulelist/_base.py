@@ -16,7 +16,7 @@ from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups, mome
 from ..validation import apply_unit_sample_weight, check_y, resolve_classes
 from .model import RuleList
 
-__all__ = ["count_scaled_gini", "SplitStats", "RuleListEstimator"]
+__all__ = ["count_scaled_gini", "count_scaled_gini_k", "SplitStats", "RuleListEstimator"]
 
 
 def count_scaled_gini(pos, tot):
@@ -32,6 +32,19 @@ def count_scaled_gini(pos, tot):
     return np.divide(2.0 * pos * neg, tot, out=np.zeros(np.broadcast(pos, tot).shape), where=tot > 0)
 
 
+def count_scaled_gini_k(counts, tot):
+    """K-class count-scaled Gini of one child: n − Σ_k a_k²/n with n = ``tot`` (0 if empty).
+
+    ``counts``: the class counts a_k along the first axis (shape (K, ...)). For K = 2 it equals
+    :func:`count_scaled_gini` (n − (a² + b²)/n = 2ab/n). Under add/remove of one record it changes
+    by a value in [0, 2) (``docs/privacy.md``, "Rule lists over K classes").
+    """
+    a = np.asarray(counts, dtype=float)
+    tot = np.asarray(tot, dtype=float)
+    sq = (a * a).sum(axis=0)
+    return np.divide(tot * tot - sq, tot, out=np.zeros(np.broadcast(sq, tot).shape), where=tot > 0)
+
+
 class SplitStats:
     """Counts of the remaining records captured by every candidate (vectorised, no noise).
 
@@ -45,51 +58,66 @@ class SplitStats:
     matrices (weights w and w·y) are *updated* with the distinct rows whose weights changed instead
     of recomputed: a downdate by integer weights, exact in float64 like the full product (which is
     used instead when more than half the distinct rows changed).
+
+    ``n_classes`` K: y holds class indices 0..K−1. K = 2: ``P`` and ``captured_pos`` count class 1
+    (a scalar and a vector). K > 2: one weight column per class 1..K−1, so ``P`` has shape (K−1,)
+    and ``captured_pos`` (K−1, candidates); class 0 is the rest.
     """
 
-    def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray):
+    def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
         self.candidates = candidates
         first, self.inverse = _distinct_rows(Xf)
         self.patterns = Xf[first].astype(np.float64)
-        self.y = y.astype(np.float64)
-        self._W = None  # (m, 2) weights of the last call and the Gram matrices they give
+        self.n_classes = int(n_classes)
+        if self.n_classes == 2:
+            self.y = y.astype(np.float64)
+        else:  # one indicator column per class 1..K-1 (exact 0/1 floats)
+            self.y = (np.asarray(y)[:, None] == np.arange(1, self.n_classes)[None, :]).astype(np.float64)
+        self._W = None  # (m, J) weights of the last call and the Gram matrices they give
         self._A = None
-        self._pairs = None  # width 3: the column pairs of the third-order moments
+        self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
 
     def __call__(self, remaining: np.ndarray):
-        """Return (N, P, captured, captured_pos) for the remaining mask."""
+        """Return (N, P, captured, captured_pos) for the remaining mask (see the class docstring
+        for the shapes with K > 2 classes)."""
         m = len(self.patterns)
         r = remaining.astype(np.float64)
         w = np.bincount(self.inverse, weights=r, minlength=m)
-        wy = np.bincount(self.inverse, weights=r * self.y, minlength=m)
-        W = np.column_stack([w, wy])  # float64: exact integer weights
-        totals = (float(w.sum()), float(wy.sum()))
+        if self.n_classes == 2:
+            wy = [np.bincount(self.inverse, weights=r * self.y, minlength=m)]
+        else:
+            wy = [np.bincount(self.inverse, weights=r * self.y[:, k], minlength=m) for k in range(self.n_classes - 1)]
+        W = np.column_stack([w, *wy])  # float64: exact integer weights
+        J = W.shape[1]
+        totals = W.sum(axis=0)
         if self.candidates.max_width == 3:
-            return self._width3(W, totals)
-        if self.candidates.max_width == 1:  # single literals: column sums only
+            counts = self._width3(W, totals)
+        elif self.candidates.max_width == 1:  # single literals: column sums only
             S = self.patterns.T @ W
-            counts = [self.candidates.counts_from_moments(totals[j], S[:, j], None) for j in range(2)]
-            return totals[0], totals[1], counts[0], counts[1]
-        if self.candidates.max_width > 2:
+            counts = [self.candidates.counts_from_moments(float(totals[j]), S[:, j], None) for j in range(J)]
+        elif self.candidates.max_width > 2:
             counts = self.candidates.counts_many(self.patterns, W)
-            return totals[0], totals[1], counts[0], counts[1]
-        X = self.patterns
-        changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
-        if changed is None or 2 * changed.size > m:
-            self._A = [X.T @ (X * W[:, j : j + 1]) for j in range(2)]
-        elif changed.size:
-            Xc, dW = X[changed], W[changed] - self._W[changed]
-            for j in range(2):
-                self._A[j] += Xc.T @ (Xc * dW[:, j : j + 1])
-        self._W = W
-        S = X.T @ W
-        counts = [self.candidates.counts_from_gram(self._A[j], S[:, j], totals[j]) for j in range(2)]
-        return totals[0], totals[1], counts[0], counts[1]
+        else:
+            X = self.patterns
+            changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
+            if changed is None or 2 * changed.size > m:
+                self._A = [X.T @ (X * W[:, j : j + 1]) for j in range(J)]
+            elif changed.size:
+                Xc, dW = X[changed], W[changed] - self._W[changed]
+                for j in range(J):
+                    self._A[j] += Xc.T @ (Xc * dW[:, j : j + 1])
+            self._W = W
+            S = X.T @ W
+            counts = [self.candidates.counts_from_gram(self._A[j], S[:, j], float(totals[j])) for j in range(J)]
+        if self.n_classes == 2:
+            return float(totals[0]), float(totals[1]), counts[0], counts[1]
+        return float(totals[0]), np.asarray(totals[1:], dtype=float), counts[0], np.stack(counts[1:])
 
     def _width3(self, W, totals):
         """Counts of conjunctions of up to three literals from the moments of the weights (up to
-        third order, :func:`~dpmodels.data.rules.moments`), updated by the distinct rows whose
-        weights changed since the last call (exact integer downdates, like the Gram matrices)."""
+        third order, :func:`~dpmodels.data.rules.moments`), one array per column of ``W``, updated
+        by the distinct rows whose weights changed since the last call (exact integer downdates,
+        like the Gram matrices)."""
         cands = self.candidates
         if self._pairs is None:
             self._pairs = cands.pair_rows()
@@ -105,13 +133,38 @@ class SplitStats:
         self._W = W
         A, T = self._A
         s = self.patterns.T @ W
-        counts = [cands.counts_from_moments(totals[j], s[:, j], A[..., j], T[..., j], index) for j in range(2)]
-        return totals[0], totals[1], counts[0], counts[1]
+        return [cands.counts_from_moments(float(totals[j]), s[:, j], A[..., j], T[..., j], index)
+                for j in range(W.shape[1])]
 
     @staticmethod
     def split_impurity(N, P, cap, cap_pos):
-        """Count-scaled Gini of every candidate split (captured child + uncaptured child)."""
-        return count_scaled_gini(cap_pos, cap) + count_scaled_gini(P - cap_pos, N - cap)
+        """Count-scaled Gini of every candidate split (captured child + uncaptured child); K > 2
+        classes when ``P`` is a vector (:func:`count_scaled_gini_k`)."""
+        if np.ndim(P) == 0:
+            return count_scaled_gini(cap_pos, cap) + count_scaled_gini(P - cap_pos, N - cap)
+        P = np.asarray(P, dtype=float)[:, None]
+        inside = np.vstack([cap - cap_pos.sum(axis=0), cap_pos])
+        outside_pos = P - cap_pos
+        outside = np.vstack([(N - cap) - outside_pos.sum(axis=0), outside_pos])
+        return count_scaled_gini_k(inside, cap) + count_scaled_gini_k(outside, N - cap)
+
+    @staticmethod
+    def node_impurity(N, P) -> float:
+        """Count-scaled Gini of the remaining records as one child (the "stop" candidate)."""
+        if np.ndim(P) == 0:
+            return float(count_scaled_gini(P, N))
+        P = np.asarray(P, dtype=float)
+        return float(count_scaled_gini_k(np.concatenate([[N - P.sum()], P]), N))
+
+    @staticmethod
+    def class_counts(N, P, cap=None, cap_pos=None, k=None) -> np.ndarray:
+        """Class counts (K,) of the remaining records, or of the records candidate ``k`` captures."""
+        if cap is None:
+            tot, pos = N, P
+        else:
+            tot, pos = cap[k], (cap_pos[k] if np.ndim(P) == 0 else cap_pos[:, k])
+        pos = np.atleast_1d(np.asarray(pos, dtype=float))
+        return np.concatenate([[float(tot) - pos.sum()], pos])
 
 
 def _distinct_rows(Xf: np.ndarray):
@@ -164,9 +217,13 @@ def _check_fraction(value, name):
 class RuleListEstimator(ClassifierMixin, BaseEstimator):
     """scikit-learn plumbing shared by the greedy and the private rule-list classifiers."""
 
+    # learners whose search is over two classes only (the optimal branch-and-bound) set this
+    _binary_only = False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        # K > 2 classes need them declared (classes=[...]); without, the schema is {0, 1}
+        tags.classifier_tags.multi_class = not self._binary_only and getattr(self, "classes", None) is not None
         return tags
 
     # ------------------------------------------------------------ validation
@@ -235,13 +292,16 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return cands
 
     def _encode_labels(self, y) -> np.ndarray:
-        """The public label set (``classes=``, else the schema {0, 1}) and y as 0/1 (1 = classes[1]).
+        """The public label set (``classes=``: K ≥ 2 labels, else the schema {0, 1}) and y as
+        indices into it (for two classes: 0/1, 1 = classes[1]).
 
         Never inferred from which labels occur (:func:`dpmodels.validation.resolve_classes`): a
         label outside the label set is a schema error; a one-class training set is valid.
         """
         # getattr: a subclass without a ``classes`` parameter gets the schema {0, 1}
-        self.classes_, y_idx = resolve_classes(getattr(self, "classes", None), y, None, binary=True)
+        declared = getattr(self, "classes", None)
+        binary = declared is None or self._binary_only
+        self.classes_, y_idx = resolve_classes(declared, y, None, binary=binary)
         return y_idx
 
     def _validate_predict_data(self, X):
@@ -271,7 +331,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         self._validate_params()
         name = type(self).__name__
         y = check_y(y, name)
-        resolve_classes(getattr(self, "classes", None), y, None, binary=True)
+        declared = getattr(self, "classes", None)  # K >= 2 declared labels, as fit reads them
+        resolve_classes(declared, y, None, binary=declared is None or self._binary_only)
         if X is None:
             return None
         if isinstance(X, pd.DataFrame):

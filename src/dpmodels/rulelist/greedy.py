@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..guards import progress
-from ._base import RuleListEstimator, SplitStats, count_scaled_gini
+from ._base import RuleListEstimator, SplitStats
 from .model import Rule
 
 __all__ = ["GreedyRuleListClassifier", "CRITERIA"]
@@ -44,11 +44,12 @@ class GreedyRuleListClassifier(RuleListEstimator):
         λ: a rule must capture at least Λ = max(1, ⌊λ·n⌋) of the remaining records.
     max_width : int, default=2
         Maximum number of literals per rule (conjunctions of columns or their negations).
-    classes : None or list of 2 labels, default=None
-        The label set ``[negative, positive]``, in that order (``classes_`` is exactly it; the
-        rule list predicts ``classes[1]`` where it predicts 1). ``None``: the schema {0, 1}. The
-        label set is never read from the data: a label outside it is an error, whatever else y
-        holds; a training set holding one class is valid.
+    classes : None or list of K ≥ 2 labels, default=None
+        The label set, in order (``classes_`` is exactly it; for two labels ``[negative,
+        positive]``). K > 2: multi-class lists (consequents are the majority of K class counts,
+        rules are chosen on the K-class Gini). ``None``: the schema {0, 1}. The label set is
+        never read from the data: a label outside it is an error, whatever else y holds; a
+        training set holding one class is valid.
     feature_groups : "auto", None or dict, default="auto"
         Which columns come from one raw feature (one-hot categories, thresholds of a number), so
         that conjunctions that are empty or equal to one literal are not candidates
@@ -59,7 +60,7 @@ class GreedyRuleListClassifier(RuleListEstimator):
     criterion : {"split", "captured"}, default="split"
         ``"split"``: paper 000's Gini of the split (Eq. (1)+(2)); ``"captured"``: paper 003's
         authors' learner — captured-only Gini, support pre-mining in [λ, 1 − λ], support ⌈λn⌉
-        (module docstring).
+        (module docstring); two classes only.
     candidates : {"conjunctions", "columns"}, default="conjunctions"
         The public candidate rules: every conjunction of ≤ ``max_width`` literals over the columns
         (:mod:`dpmodels.data.rules`), or ``"columns"``: each column *is* one candidate rule (a
@@ -84,7 +85,10 @@ class GreedyRuleListClassifier(RuleListEstimator):
         Xb, yb, names = self._validate_fit_data(X, y)
         # non-private learner: its true n may size the estimate (it releases the data anyway)
         cands = self._guarded_candidates(X, names, len(Xb))
-        stats = SplitStats(cands, Xb, yb)
+        K = len(self.classes_)  # the declared label set (or the schema {0, 1}): public
+        if self.criterion == "captured" and K != 2:
+            raise ValueError(f"criterion='captured' (paper 003's authors' list) is for two classes; got {K} classes")
+        stats = SplitStats(cands, Xb, yb, n_classes=K)
         if self.criterion == "captured":
             return self._fit_captured(cands, stats, Xb, yb, names)
         n = Xb.shape[0]
@@ -99,21 +103,20 @@ class GreedyRuleListClassifier(RuleListEstimator):
                 break
             score = np.where(eligible, stats.split_impurity(N, P, cap, cap_pos), np.inf)
             best = int(np.argmin(score))
-            if score[best] >= float(count_scaled_gini(P, N)) - 1e-9 * max(N, 1.0):
+            if score[best] >= stats.node_impurity(N, P) - 1e-9 * max(N, 1.0):
                 break  # no rule improves on not splitting
-            c1 = float(cap_pos[best])
-            c0 = float(cap[best]) - c1
+            c = stats.class_counts(N, P, cap, cap_pos, best)
             lits = [(names[f], pos) for f, pos in cands.literals(best)]
-            rules.append(Rule(lits, int(c1 > c0), (c0, c1)))
+            # majority; ties go to the first class (for two classes: int(c1 > c0))
+            rules.append(Rule(lits, int(np.argmax(c)), tuple(float(v) for v in c)))
             remaining &= ~cands.support(Xb, best)
             available[best] = False
-        c1 = float(yb[remaining].sum())
-        c0 = float(remaining.sum()) - c1
-        if c0 + c1 == 0:  # every record captured: fall back on the overall majority
-            default_pred = int(yb.sum() * 2 > n)
+        c = np.bincount(yb[remaining], minlength=K).astype(float)
+        if c.sum() == 0:  # every record captured: fall back on the overall majority
+            default_pred = int(np.argmax(np.bincount(yb, minlength=K)))
         else:
-            default_pred = int(c1 > c0)
-        self.rule_list_ = self._build_rule_list(names, rules, Rule([], default_pred, (c0, c1)), False)
+            default_pred = int(np.argmax(c))
+        self.rule_list_ = self._build_rule_list(names, rules, Rule([], default_pred, tuple(float(v) for v in c)), False)
         self.n_candidates_ = len(cands)
         return self
 

@@ -33,7 +33,7 @@ class Rule:
 
     literals: list[tuple[str, bool]]
     prediction: int
-    counts: tuple[float, float] = (0.0, 0.0)  # (class 0, class 1), noisy for private learners
+    counts: tuple = (0.0, 0.0)  # one count per class (in ``classes`` order), noisy for private learners
 
     @property
     def antecedent(self) -> str:
@@ -117,7 +117,7 @@ class RuleList:
         return [*self.rules, self.default]
 
     def predict_encoded(self, X) -> np.ndarray:
-        """Index of the predicted class (0 or 1) of each row."""
+        """Index of the predicted class (into ``classes``) of each row."""
         preds = np.array([r.prediction for r in self._all_rules()], dtype=np.int64)
         return preds[self.apply(X)]
 
@@ -128,7 +128,7 @@ class RuleList:
         ]
 
     def proba_table(self, *, shrink: bool = True) -> np.ndarray:
-        """(P(classes[0]), P(classes[1])) of every rule (default last) from its counts.
+        """(P(classes[0]), …, P(classes[K−1])) of every rule (default last) from its counts.
 
         Exact counts (non-private learners): the rule's class shares (0.5 for an empty rule).
         Noisy counts: negatives are clipped at 0 (post-processing) and, with ``shrink`` (default)
@@ -143,8 +143,9 @@ class RuleList:
         counts = np.array([r.counts for r in self._all_rules()], dtype=float)
         b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
         p = shrunk_proba(counts, b)
-        p1 = p[:, 1]
-        return np.column_stack([1 - p1, p1])
+        if p.shape[1] == 2:  # two classes: P(classes[0]) = 1 − P(classes[1]) exactly, as before
+            return np.column_stack([1 - p[:, 1], p[:, 1]])
+        return p
 
     def predict_proba_encoded(self, X) -> np.ndarray:
         return self.proba_table()[self.apply(X)]
@@ -165,7 +166,7 @@ class RuleList:
         c = np.asarray(self.default.counts, dtype=float)
         while rules and rules[-1].prediction == self.default.prediction:
             c = c + np.asarray(rules.pop().counts, dtype=float)
-        default = Rule([], self.default.prediction, (float(c[0]), float(c[1])))
+        default = Rule([], self.default.prediction, tuple(float(v) for v in c))
         # the merged default's counts are a sum of releases: its noise is wider, the list-level
         # scale is kept (the shrinkage is a pseudo-count, not a variance model)
         return RuleList(list(self.feature_names), rules, default, list(self.classes), self.counts_are_noisy,
@@ -296,7 +297,7 @@ class RuleList:
             return {
                 "antecedent": [{"feature": f, "positive": bool(p)} for f, p in r.literals],
                 "prediction": int(r.prediction),
-                "counts": [float(r.counts[0]), float(r.counts[1])],
+                "counts": [float(v) for v in r.counts],
             }
 
         classes = [py_scalar(c) for c in self.classes]
@@ -322,8 +323,9 @@ class RuleList:
         if not isinstance(names, list) or not all(isinstance(f, str) for f in names):
             raise ValueError("rule list: feature_names must be a list of strings")
         classes = d["classes"]
-        if not isinstance(classes, list) or len(classes) != 2:
-            raise ValueError("rule list: classes must be a list of 2 labels")
+        if not isinstance(classes, list) or len(classes) < 2:
+            raise ValueError("rule list: classes must be a list of at least 2 labels")
+        K = len(classes)
         known = set(names)
 
         def rr(x, where: str) -> Rule:
@@ -338,14 +340,14 @@ class RuleList:
                     raise ValueError(f"rule list: {where} uses the unknown feature {a['feature']!r}")
                 lits.append((a["feature"], a["positive"]))
             p = x["prediction"]
-            if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p not in (0, 1):
-                raise ValueError(f"rule list: {where} prediction must be 0 or 1, got {p!r}")
+            if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not 0 <= int(p) < K:
+                raise ValueError(f"rule list: {where} prediction must be a class index in [0, {K}), got {p!r}")
             c = x["counts"]
-            if not isinstance(c, list) or len(c) != 2 or not all(
+            if not isinstance(c, list) or len(c) != K or not all(
                 isinstance(v, numbers.Real) and not isinstance(v, bool) for v in c
             ):
-                raise ValueError(f"rule list: {where} counts must be 2 numbers")
-            return Rule(lits, int(p), (float(c[0]), float(c[1])))
+                raise ValueError(f"rule list: {where} counts must be {K} numbers (one per class)")
+            return Rule(lits, int(p), tuple(float(v) for v in c))
 
         if not isinstance(d["rules"], list):
             raise ValueError("rule list: rules must be a list")

@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..validation import check_y, resolve_classes
 from ._base import RuleListEstimator, _check_fraction, _check_positive_int
 from ._bnb import RuleListSearch, support_threshold
 from .model import Rule
@@ -126,6 +127,8 @@ class OptimalRuleListClassifier(RuleListEstimator):
 
     _display_params = ("max_rules", "min_support", "regularization")
 
+    _binary_only = True  # the bounds of the search are for two classes
+
     def __init__(self, max_rules=5, min_support=0.01, min_literal_support=None, regularization=0.0,
                  time_limit=None, classes=None):
         self.max_rules = max_rules
@@ -148,6 +151,19 @@ class OptimalRuleListClassifier(RuleListEstimator):
         if t is not None:
             if isinstance(t, bool) or not isinstance(t, numbers.Real) or not (t > 0 and math.isfinite(t)):
                 raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
+
+    def _validate_params(self):
+        # the shared hook of dpmodels.pipeline's pre-spend checks: this learner has no max_width
+        # (its candidates are single literals, filtered by support in _fit)
+        self._check_params()
+
+    def _validate_before_spend(self, X, y):
+        """Parameters and the labels (two classes: the declared pair, else {0, 1}), as ``fit``
+        checks them; the candidate guard of the greedy learners does not apply (one candidate per
+        literal)."""
+        self._check_params()
+        resolve_classes(getattr(self, "classes", None), check_y(y, type(self).__name__), None, binary=True)
+        return None
 
     # --------------------------------------------------------------------- fit
     def _fit(self, X, y):

@@ -48,6 +48,11 @@ Mechanisms (``mechanism=``):
     The default ``calibration="rigorous"`` is the one described above (``docs/privacy.md``, "The
     paper's calibration of the baselines").
 
+K classes (``classes=`` with K > 2 labels): CSG is n − Σ_k a_k²/n per child (still Δ < 2, monotone),
+the consequents' histogram has K counts per rule, the gl-* baselines use the normalised Gini's
+range 1 − 1/K as Δ; sm-* and noisy-counts stay binary (``docs/privacy.md``, "Rule lists over K
+classes").
+
 Throughout, n is private: λ·n only enters utilities (default mechanism). The sm-* mechanisms need
 Λ = ⌊λ·n⌋ as a public number: pass ``n_public`` (the paper treats n as public), else n is read from
 the data and the ledger records the leak.
@@ -84,6 +89,16 @@ MECHANISMS = (
 GATES = ("ptr", "confidence")
 CALIBRATIONS = ("rigorous", "paper")
 GINI_GLOBAL_SENSITIVITY = 0.5
+# mechanisms whose proof covers two classes only (docs/privacy.md, "Rule lists over K classes"):
+# Theorem IV.1's smooth sensitivity is derived for a binary Gini, and the noisy-counts variant
+# perturbs 2 × 2 tables
+BINARY_ONLY = ("sm-laplace", "sm-cauchy", "noisy-counts")
+
+
+def gini_global_sensitivity(n_classes: int) -> float:
+    """Global sensitivity of the normalised Gini (Eq. 1+2) over K classes: its range, 1 − 1/K
+    (1/2 for two classes; docs/privacy.md, "Rule lists over K classes")."""
+    return 1.0 - 1.0 / n_classes
 
 
 class DPRuleListClassifier(RuleListEstimator):
@@ -118,9 +133,12 @@ class DPRuleListClassifier(RuleListEstimator):
         paper's Δ/ε report-noisy-max and single-score Gaussian are recorded as ``claimed``.
     n_public : int or None, default=None
         A public training-set size (or order of magnitude), for Λ and δ's default.
-    classes : None or list of 2 labels, default=None
-        The public label set ``[negative, positive]`` (``classes_`` is exactly it; rule counts are
-        ``(classes[0], classes[1])``). ``None``: the schema {0, 1}. Never read from the data: a
+    classes : None or list of K ≥ 2 labels, default=None
+        The public label set in order (``classes_`` is exactly it; rule counts are per class in
+        this order; for two labels ``[negative, positive]``). K > 2 (multi-class lists):
+        ``permute-and-flip`` and the ``gl-*`` mechanisms, whose proofs hold for any K
+        (``docs/privacy.md``, "Rule lists over K classes"); ``sm-*`` and ``noisy-counts`` refuse
+        K > 2 before anything is spent. ``None``: the schema {0, 1}. Never read from the data: a
         label outside the label set is an error raised the same way whatever else y holds (the
         DP universe is X × classes); a training set holding one class is valid.
     random_state : None, int or Generator
@@ -215,6 +233,13 @@ class DPRuleListClassifier(RuleListEstimator):
         if self._needs_delta() and delta == 0:
             raise ValueError(f"mechanism {self.mechanism!r} (gate={self.gate!r}) needs delta > 0")
         warn_if_delta_large(delta, self.n_public)  # compares with the declared n only
+        if self.classes is not None and self.mechanism in BINARY_ONLY:
+            n_labels = len(np.atleast_1d(np.asarray(self.classes, dtype=object)))
+            if n_labels > 2:  # the label set is public: this refusal reads no data
+                raise ValueError(
+                    f"mechanism {self.mechanism!r} is for two classes only (its sensitivity proof is "
+                    f"binary; docs/privacy.md); got {n_labels} classes: use 'permute-and-flip'"
+                )
         return eps, delta
 
     def _validate_params(self):
@@ -239,7 +264,7 @@ class DPRuleListClassifier(RuleListEstimator):
         # releases) is merged into the ledger (docs/privacy.md, "Pipelines")
         ledger = ledger_for_fit(self, eps, delta, X=X)
         rng = check_random_state(self.random_state)
-        stats = SplitStats(cands, Xb, yb)
+        stats = SplitStats(cands, Xb, yb, n_classes=len(self.classes_))
         rule_list = self._release(cands, stats, Xb, yb, names, ledger, rng)
         self.privacy_ledger_ = published_ledger(ledger)
         self.n_candidates_ = len(cands)
@@ -282,9 +307,9 @@ class DPRuleListClassifier(RuleListEstimator):
         for pos in progress(range(K - 1), desc="DP rule list"):
             N, P, cap, cap_pos = stats(remaining)
             idx = np.flatnonzero(available)
-            imp = stats.split_impurity(N, P, cap[idx], cap_pos[idx])
+            imp = stats.split_impurity(N, P, cap[idx], cap_pos[..., idx])
             penalty = np.maximum(0.0, lam * n_true - cap[idx])
-            u = np.concatenate([-(imp + penalty), [-float(count_scaled_gini(P, N))]])
+            u = np.concatenate([-(imp + penalty), [-stats.node_impurity(N, P)]])
             k = selection.permute_and_flip(
                 u,
                 eps_sel,
@@ -307,7 +332,8 @@ class DPRuleListClassifier(RuleListEstimator):
 
     def _consequents_from_histogram(self, chosen, part, yb, ledger, rng, cands):
         """One noisy histogram over the partition the rules induce (docs/privacy.md, principle 5)."""
-        hist = np.bincount(part * 2 + yb, minlength=2 * (len(chosen) + 1)).reshape(-1, 2)
+        K = len(self.classes_)
+        hist = np.bincount(part * K + yb, minlength=K * (len(chosen) + 1)).reshape(-1, K)
         noisy = mech.noisy_histogram(
             hist,
             ledger.epsilon_remaining,
@@ -321,11 +347,12 @@ class DPRuleListClassifier(RuleListEstimator):
 
     @staticmethod
     def _make_rule(cands, c, noisy_counts):
-        """Rule for candidate ``c`` (None: the default rule), consequent = argmax of the noisy counts."""
+        """Rule for candidate ``c`` (None: the default rule), consequent = argmax of the noisy counts
+        (ties: the first class; for two classes int(c1 > c0))."""
         names = cands.feature_names
         lits = [] if c is None else [(names[f], pos) for f, pos in cands.literals(c)]
-        c0, c1 = float(noisy_counts[0]), float(noisy_counts[1])
-        return Rule(lits, int(c1 > c0), (c0, c1))
+        counts = np.asarray(noisy_counts, dtype=float)
+        return Rule(lits, int(np.argmax(counts)), tuple(float(v) for v in counts))
 
     # ------------------------------------------------------ paper's Algorithm 1
     def _fit_paper(self, cands, stats, Xb, yb, ledger, rng, n):
@@ -336,6 +363,8 @@ class DPRuleListClassifier(RuleListEstimator):
         eps_node = ledger.epsilon / ((3 * K - 1) if smooth else (2 * K - 1))
         delta_node = ledger.delta / (K - 1) if K > 1 else 0.0
         gamma = float(self.gamma)
+        n_classes = len(self.classes_)
+        gl_sens = gini_global_sensitivity(n_classes)
         if smooth and K > 1:  # K = 1: the list is the default rule alone, no selection step
             n_for_lambda = int(resolve_n(self.n_public, n, ledger, what="training-set size n (for Λ = ⌊λn⌋)"))
             Lam = max(1, math.floor(float(self.min_support) * n_for_lambda))
@@ -369,8 +398,8 @@ class DPRuleListClassifier(RuleListEstimator):
                     break
             idx = np.flatnonzero(available)
             Nn = max(N, 1.0)
-            gini = stats.split_impurity(N, P, cap[idx], cap_pos[idx]) / Nn
-            gini_stop = float(count_scaled_gini(P, N)) / Nn
+            gini = stats.split_impurity(N, P, cap[idx], cap_pos[..., idx]) / Nn
+            gini_stop = stats.node_impurity(N, P) / Nn
             scores = np.concatenate([gini, [gini_stop]])
             what = f"rule {pos + 1}: pick among {len(idx)} rules + stop"
             if smooth:
@@ -381,20 +410,20 @@ class DPRuleListClassifier(RuleListEstimator):
                 )
             elif m == "gl-laplace" and paper_cal:
                 # the paper's scale Δ/ε: the monotone-count scale, claimed for the Gini (docs/privacy.md)
-                k = selection.report_noisy_max(-scores, eps_node, GINI_GLOBAL_SENSITIVITY, rng, monotone=True,
+                k = selection.report_noisy_max(-scores, eps_node, gl_sens, rng, monotone=True,
                                                ledger=ledger, what=what, guarantee="claimed",
                                                note="paper's calibration: scale Δ/ε on a non-monotone score")
             elif m == "gl-laplace":
-                k = selection.report_noisy_max(-scores, eps_node, GINI_GLOBAL_SENSITIVITY, rng, ledger=ledger, what=what)
+                k = selection.report_noisy_max(-scores, eps_node, gl_sens, rng, ledger=ledger, what=what)
             elif m == "gl-exponential":
-                k = selection.exponential_mechanism(-scores, eps_node, GINI_GLOBAL_SENSITIVITY, rng, ledger=ledger, what=what)
+                k = selection.exponential_mechanism(-scores, eps_node, gl_sens, rng, ledger=ledger, what=what)
             elif m == "gl-gaussian":
                 if paper_cal:  # one score's Δ, the argmin accounted as one query: the paper's claim
-                    noisy = mech.gaussian_vector(scores, eps_node, delta_node, GINI_GLOBAL_SENSITIVITY, rng,
+                    noisy = mech.gaussian_vector(scores, eps_node, delta_node, gl_sens, rng,
                                                  ledger=ledger, what=what, guarantee="claimed",
                                                  note="paper's calibration: one score's Δ for |R|+1 scores")
                 else:
-                    l2 = GINI_GLOBAL_SENSITIVITY * math.sqrt(len(scores))
+                    l2 = gl_sens * math.sqrt(len(scores))
                     noisy = mech.gaussian_vector(scores, eps_node, delta_node, l2, rng, ledger=ledger, what=what)
                 k = int(np.argmin(noisy))
             else:  # noisy-counts
@@ -417,11 +446,11 @@ class DPRuleListClassifier(RuleListEstimator):
                 break
             best = int(idx[k])
             cap_mask = remaining & cands.support(Xb, best)
-            hist = np.bincount(yb[cap_mask], minlength=2)
+            hist = np.bincount(yb[cap_mask], minlength=n_classes)
             noisy_c = mech.noisy_histogram(hist, eps_node, rng, ledger=ledger, what=f"rule {pos + 1}: class counts", parts=1)
             rules.append(self._make_rule(cands, best, noisy_c))
             available[best] = False
             remaining &= ~cap_mask
-        hist = np.bincount(yb[remaining], minlength=2)
+        hist = np.bincount(yb[remaining], minlength=n_classes)
         noisy_c = mech.noisy_histogram(hist, eps_node, rng, ledger=ledger, what="default rule: class counts", parts=1)
         return rules, self._make_rule(cands, None, noisy_c)

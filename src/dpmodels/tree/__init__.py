@@ -1,6 +1,7 @@
 """Decision trees: one tree representation (:mod:`dpmodels.tree.model`) and private learners."""
 
 from .model import Tree
-from .privatree import PrivaTreeClassifier, leaf_epsilon_for_error
+from .privatree import PrivaTreeClassifier, PrivaTreeRegressor, leaf_epsilon_for_error
+from .regression_model import RegressionTree
 
-__all__ = ["Tree", "PrivaTreeClassifier", "leaf_epsilon_for_error"]
+__all__ = ["Tree", "RegressionTree", "PrivaTreeClassifier", "PrivaTreeRegressor", "leaf_epsilon_for_error"]

@@ -2,9 +2,11 @@
 
 Run them with ``dpmodels reproduce ID``; the registry imports every module of this package.
 
-============  ==========================================================  =====================
-id            what it measures                                            module
-============  ==========================================================  =====================
-lib-proba     predict_proba from noisy counts: raw shares vs shrinkage    :mod:`.proba_shrinkage`
-============  ==========================================================  =====================
+==============  ==========================================================  =======================
+id              what it measures                                            module
+==============  ==========================================================  =======================
+lib-proba       predict_proba from noisy counts: raw shares vs shrinkage    :mod:`.proba_shrinkage`
+lib-multiclass  rule lists over K classes (nursery, wine): accuracy         :mod:`.multiclass`
+lib-regression  PrivaTreeRegressor vs sklearn / diffprivlib: held-out R²    :mod:`.regression`
+==============  ==========================================================  =======================
 """

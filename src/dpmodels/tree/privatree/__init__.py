@@ -4,10 +4,13 @@ Modules, in the order a fit uses them (the way scikit-learn separates TreeBuilde
 Criterion): :mod:`.budget` (Eq. 7–10 and the n estimate), :mod:`.grid` (private quantiles and the
 candidate grid), :mod:`.histograms` (exact level counts), :mod:`.criteria` (error, Gini),
 :mod:`.splitter` (one private split per node), :mod:`.builder` (level growth, leaves, the released
-tree) and :mod:`.estimator` (:class:`PrivaTreeClassifier`, parameters and public inputs).
+tree) and :mod:`.estimator` (:class:`PrivaTreeClassifier`, parameters and public inputs);
+:mod:`.regressor` (:class:`PrivaTreeRegressor`: the same grid and regions, a bounded SSE criterion,
+noisy leaf counts and sums).
 """
 
 from .budget import leaf_epsilon_for_error
 from .estimator import PrivaTreeClassifier
+from .regressor import PrivaTreeRegressor
 
-__all__ = ["PrivaTreeClassifier", "leaf_epsilon_for_error"]
+__all__ = ["PrivaTreeClassifier", "PrivaTreeRegressor", "leaf_epsilon_for_error"]

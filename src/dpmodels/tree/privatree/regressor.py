@@ -1,0 +1,395 @@
+"""PrivaTreeRegressor: ε-DP regression trees with public label bounds (``docs/privacy.md``,
+"PrivaTreeRegressor").
+
+The PrivaTree pipeline with a bounded variance criterion and noisy leaf means:
+
+1. **Labels** are clipped to the public ``label_bounds = (lo, hi)`` (a per-record map: neighbours
+   stay neighbours). Without ``label_bounds`` they are read from y (a leak row in the ledger and a
+   :class:`~dpmodels.privacy.PrivacyLeakWarning`, diffprivlib's convention).
+2. **Budget** (public shares, no n needed): ε_leaf = ε/2 for the leaves, the other half equally to
+   the quantiles and the d levels (ε/(2(1+d)) each; without numerical features, ε/(2d) per level);
+   ``budget_shares=(quantiles, levels, leaves)`` overrides it (:func:`.budget.check_budget_shares`).
+3. **Candidate grid**: PrivaTree's private quantiles within the public ``bounds``
+   (:func:`.grid.build_grid`, JointExp, ε_quantiles split over the numerical features).
+4. **Splits, level by level** (:func:`grow_regression`): inside each node's region
+   (:mod:`.splitter`: the same candidates as the classifier, categories in public order), one
+   permute-and-flip (or exponential-mechanism) choice per node on u = −Σ_children SSE_c, the
+   children's sums of squared deviations from their means. Adding a record with label v to a child
+   of n records and mean μ raises its SSE by n/(n+1)·(v − μ)² ∈ [0, (hi − lo)²): Δ = (hi − lo)²,
+   monotone (:func:`sse_change`); parallel over the nodes of a level.
+5. **Leaves** (parallel over the leaves): the count, ε_leaf/2, discrete Laplace (Δ = 1), and the sum
+   of the labels centred at (lo + hi)/2 and rounded to a public grid of step (hi − lo)/2/2^16,
+   ε_leaf/2, discrete Laplace (Δ = 2^16 grid steps = (hi − lo)/2), both from
+   :mod:`dpmodels.privacy.mechanisms`. The prediction is the ratio shrunk toward the tree's
+   overall mean with a pseudo-count of one count-noise scale, clipped (:meth:`RegressionTree.estimate`,
+   post-processing).
+
+``score`` is R² (scikit-learn's ``RegressorMixin``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
+
+from ...guards import check_tree_size, progress
+from ...privacy import mechanisms as mech
+from ...privacy import samplers
+from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
+from ...privacy.ledger import check_epsilon
+from ...privacy.selection import select_rows
+from ...validation import apply_unit_sample_weight, check_X_shape, check_y, resolve_bounds, resolve_categories
+from ..model import encode_matrix
+from ..regression_model import REGRESSION_COLUMNS, RegressionTree, regression_header
+from .budget import BudgetPlan, check_budget_shares
+from .builder import Structure
+from .estimator import _MAX_DEPTH, _encode_fit
+from .grid import build_grid
+from .splitter import candidate_mask, child_regions, node_orders, root_region
+
+__all__ = ["PrivaTreeRegressor", "sse", "sse_change", "grow_regression", "LABEL_GRID"]
+
+LABEL_GRID = 1 << 16  # grid steps per half-range of the label bounds (leaf sums, step 5)
+
+
+def sse(count, total, total_sq):
+    """Σ (y − mean)² of a child from its count, Σy and Σy² (0 when empty)."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.asarray(total_sq, dtype=float) - np.where(count > 0, np.asarray(total, float) ** 2 / np.where(count > 0, count, 1.0), 0.0)
+    return np.maximum(out, 0.0)  # rounding can leave −1e-12
+
+
+def sse_change(values, v) -> float:
+    """SSE(values ∪ {v}) − SSE(values) = n/(n+1)·(v − mean)² (the bound of step 4's proof)."""
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    return 0.0 if n == 0 else n / (n + 1.0) * (v - values.mean()) ** 2
+
+
+def _check_label_bounds(label_bounds):
+    if label_bounds is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in label_bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"label_bounds must be None or a pair (lo, hi), got {label_bounds!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+        raise ValueError(f"label_bounds must be finite with lo <= hi, got {label_bounds!r}")
+    return lo, hi
+
+
+def _check_y_regression(y, n, name):
+    """y as a finite float64 1-d array (:func:`dpmodels.validation.check_y`'s conventions)."""
+    y = check_y(y, name)
+    if y.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+    try:
+        y = y.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must be numeric for a regressor") from None
+    if not np.all(np.isfinite(y)):  # a schema error: the label domain is the real line, bounded
+        raise ValueError("Input y contains NaN or infinity")
+    return y
+
+
+def _level_stats(codes, node, y, A, B):
+    """(count, Σy, Σy²) of every (open node, feature, bin): float64 arrays of shape (A, m, B)."""
+    m = codes.shape[1]
+    rows = np.flatnonzero(node >= 0)
+    idx = ((node[rows, None] * m + np.arange(m)[None, :]) * B + codes[rows].astype(np.intp)).ravel()
+    size = A * m * B
+    yr = np.repeat(y[rows], m)
+    cnt = np.bincount(idx, minlength=size).astype(np.float64)
+    s1 = np.bincount(idx, weights=yr, minlength=size)
+    s2 = np.bincount(idx, weights=yr * yr, minlength=size)
+    return cnt.reshape(A, m, B), s1.reshape(A, m, B), s2.reshape(A, m, B)
+
+
+def _split_sse(C, S1, S2, order):
+    """Σ_children SSE of every (node, feature, prefix) candidate."""
+    def take(a):  # left-child sums: prefixes of the node's bin order
+        return np.cumsum(np.take_along_axis(a, order, axis=2), axis=2)
+
+    Lc, L1, L2 = take(C), take(S1), take(S2)
+    Rc = C.sum(axis=2, keepdims=True) - Lc
+    R1 = S1.sum(axis=2, keepdims=True) - L1
+    R2 = S2.sum(axis=2, keepdims=True) - L2
+    return sse(Lc, L1, L2) + sse(Rc, R1, R2)
+
+
+def grow_regression(est, grid, y, categorical, depth, eps_level, sensitivity, ledger, rng) -> Structure:
+    """Grow the tree to at most ``depth`` levels (module docstring, step 4); ``y`` clipped."""
+    codes, n_bins, B = grid.codes, grid.n_bins, grid.B
+    n, m = codes.shape
+    st = Structure()
+    st.leaf_of = np.full(n, -1, dtype=np.intp)
+    alive = root_region(grid, categorical)[None]
+    open_ids = [0]
+    node = np.zeros(n, dtype=np.intp)
+    mechanism = "permute-and-flip" if est.split_selection == "permute-and-flip" else "exponential"
+    for level in progress(range(depth + 1), desc="PrivaTree regressor levels"):
+        A = len(open_ids)
+        splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)
+        leaf_index = np.full(A, -1, dtype=np.intp)
+        for a in np.flatnonzero(~splittable):
+            leaf_index[a] = len(st.leaf_ids)
+            st.leaf_ids.append(open_ids[a])
+        done = (node >= 0) & ~splittable[np.maximum(node, 0)]
+        st.leaf_of[done] = leaf_index[node[done]]
+        node[done] = -1
+        sidx = np.flatnonzero(splittable)
+        if sidx.size == 0:
+            break
+        S = sidx.size
+        split_of = np.full(A, -1, dtype=np.intp)
+        split_of[sidx] = np.arange(S)
+        node = np.where(node >= 0, split_of[np.maximum(node, 0)], -1)
+        alive_s = alive[sidx]
+        C, S1, S2 = _level_stats(codes, node, y, S, B)
+        order = node_orders(alive_s, categorical, n_bins)
+        valid = candidate_mask(alive_s, order)
+        util = np.where(valid, -_split_sse(C, S1, S2, order), -np.inf).reshape(S, m * B)
+        n_valid = valid.reshape(S, -1).sum(axis=1)
+        span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
+        ledger.spend(
+            f"level {level}: split of {S} node(s) among {span} candidates inside each node's region",
+            mechanism, eps_level, sensitivity=sensitivity, composition="parallel" if S > 1 else "sequential",
+            parts=S, note="utility: −Σ children SSE of the clipped labels (monotone)",
+        )
+        pick = select_rows(util, eps_level, sensitivity, rng, monotone=True, mechanism=mechanism)
+        f_sel, b_sel = pick // B, pick % B
+        st.levels_used += 1
+        rank = np.argsort(order, axis=2)
+        go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
+        new_open = []
+        for i, a in enumerate(sidx):
+            f, b = int(f_sel[i]), int(b_sel[i])
+            if categorical[f]:
+                kids = st.add_children(open_ids[a], f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
+            else:
+                kids = st.add_children(open_ids[a], f, threshold=float(grid.thresholds[f][b]))
+            new_open.extend(kids)
+        rows = np.flatnonzero(node >= 0)
+        s = node[rows]
+        left = go_left[s, codes[rows, f_sel[s]].astype(np.intp)]
+        node = np.full(n, -1, dtype=np.intp)
+        node[rows] = 2 * s + (~left)
+        lft, rgt = child_regions(alive_s, f_sel, go_left)
+        alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
+        open_ids = new_open
+    return st
+
+
+class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
+    """ε-differentially private regression tree (module docstring; ``docs/privacy.md``).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Total budget (pure ε-DP, δ = 0).
+    max_depth : int, default 4
+    max_bins : int, default 10
+        Bins per numerical feature (``max_bins − 1`` private quantiles).
+    bounds : None, (lower, upper) or dict
+        Public bounds of the numerical features (as :class:`PrivaTreeClassifier`). ``None``: read
+        from the data (leak, recorded and warned).
+    label_bounds : None or (lo, hi)
+        Public bounds of the label; labels are clipped to them. ``None``: the min / max of y
+        (leak, recorded and warned).
+    categories : None or dict
+        Public category lists (as :class:`PrivaTreeClassifier`).
+    split_selection : {"permute-and-flip", "exponential"}
+    budget_shares : None or (quantiles, levels, leaves)
+        Public shares of ε; ``None``: (1/(2(1+d)), d/(2(1+d)), 1/2).
+    random_state : None, int or Generator
+        ``None`` draws OS entropy; a seed is for research and NOT private.
+    accountant : None or :class:`dpmodels.privacy.BudgetAccountant`
+
+    Attributes
+    ----------
+    tree_ : :class:`dpmodels.tree.RegressionTree`; ``privacy_ledger_``, ``budget_``,
+    ``n_features_in_``, ``feature_names_in_``.
+    """
+
+    _display_params = ("max_depth", "max_bins", "split_selection")
+
+    def __init__(self, epsilon=1.0, max_depth=4, max_bins=10, bounds=None, label_bounds=None, categories=None,
+                 split_selection="permute-and-flip", budget_shares=None, random_state=None, accountant=None):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.max_bins = max_bins
+        self.bounds = bounds
+        self.label_bounds = label_bounds
+        self.categories = categories
+        self.split_selection = split_selection
+        self.budget_shares = budget_shares
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def _check_params(self):
+        eps = check_epsilon(self.epsilon)
+        d = self.max_depth
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or not (0 <= d <= _MAX_DEPTH):
+            raise ValueError(f"max_depth must be an integer in [0, {_MAX_DEPTH}], got {d!r}")
+        b = self.max_bins
+        if not isinstance(b, numbers.Integral) or isinstance(b, bool) or not (2 <= b <= 255):
+            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
+        if self.split_selection not in ("permute-and-flip", "exponential"):
+            raise ValueError(f"split_selection must be 'permute-and-flip' or 'exponential', got {self.split_selection!r}")
+        check_accountant(self.accountant, type(self).__name__)
+        shares = check_budget_shares(self.budget_shares)
+        if self.categories is not None and not isinstance(self.categories, dict):
+            raise ValueError("categories must be None or a dict {feature name or index: list of values}")
+        return eps, int(d), int(b), _check_label_bounds(self.label_bounds), shares
+
+    def _plan(self, eps, depth, has_num, shares) -> BudgetPlan:
+        """Step 2 of the module docstring (public shares only)."""
+        if depth == 0:
+            return BudgetPlan(0.0, eps, 0.0, 0.0, 0)
+        if shares is None:
+            shares = (1.0 / (2 * (1 + depth)), depth / (2.0 * (1 + depth)), 0.5)
+        sq, sl, sf = shares
+        if not has_num:
+            sq, sl, sf = 0.0, sl / (sl + sf), sf / (sl + sf)
+        return BudgetPlan(0.0, sf * eps, sq * eps, sl * eps / depth, depth)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (numerical and categorical columns) and numeric labels ``y``; bad input
+        raises before any budget is spent. ``sample_weight``: None or all ones
+        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        eps, depth, max_bins, lb, shares = self._check_params()
+        name = type(self).__name__
+        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
+        X, n, m = check_X_shape(X, name)
+        y = _check_y_regression(y, n, name)
+        # a share of the accountant's budget, if any; X's provenance (a Binarizer's releases) merged
+        ledger = ledger_for_fit(self, eps, X=X)
+        if lb is None:
+            ledger.record_leak("label bounds", "Declare label_bounds=(lo, hi) to keep the fit private.")
+            lb = (float(y.min()), float(y.max())) if n else (0.0, 1.0)
+        lo_y, hi_y = lb
+        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
+        _check_feature_names(self, X, reset=True)
+        _check_n_features(self, X, reset=True)
+        Z = _encode_fit(X, names, categorical, categories)
+        num_idx = np.flatnonzero(~categorical)
+        lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
+        rng = samplers.check_random_state(self.random_state)
+        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
+        check_tree_size("PrivaTreeRegressor", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
+                        n_classes=3, n_public=None)
+        yc = np.clip(y, lo_y, hi_y)
+        has_num = bool(np.any(hi > lo)) and depth > 0
+        plan = self._plan(eps, depth, has_num, shares)
+        if has_num and plan.quantiles <= 0:  # public: the declared shares and bounds
+            raise ValueError("budget_shares: the quantile share must be > 0 when there are numerical features")
+        grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger, rng,
+                          release_quantiles=has_num)
+        sens = (hi_y - lo_y) ** 2
+        if sens > 0:
+            st = grow_regression(self, grid, yc, categorical, depth, plan.level, sens, ledger, rng)
+        else:  # lo = hi: every label is the same public value, nothing to learn from y
+            st = grow_regression(self, grid, yc, categorical, 0, plan.level, 1.0, ledger, rng)
+        plan.leaf += (depth - st.levels_used) * plan.level
+        plan.levels_used = st.levels_used
+        counts, sums = self._release_leaves(st, yc, lb, plan.leaf, ledger, rng)
+        ledger.check()
+        self.budget_ = plan.as_dict()
+        # the counts' noise scale 2/ε_leaf: the pseudo-count of the leaf estimates (post-processing)
+        self.tree_ = self._assemble(st, categorical, categories, names, counts, sums, lb, 2.0 / plan.leaf)
+        self.privacy_ledger_ = published_ledger(ledger)
+        self._schema = (names, categorical, categories)
+        return self
+
+    @staticmethod
+    def _release_leaves(st, yc, label_bounds, eps_leaf, ledger, rng):
+        """Step 5: noisy counts and noisy sums of the disjoint leaves (ε_leaf/2 each)."""
+        lo, hi = label_bounds
+        L = len(st.leaf_ids)
+        cnt = np.bincount(st.leaf_of, minlength=L)
+        counts = mech.noisy_histogram(cnt, eps_leaf / 2, rng, ledger=ledger, what="leaf record counts", parts=L)
+        half = 0.5 * (hi - lo)
+        mid = 0.5 * (lo + hi)
+        if half > 0:
+            units = np.rint((yc - mid) / half * LABEL_GRID).astype(np.int64)  # in [−2^16, 2^16]
+            s = np.bincount(st.leaf_of, weights=units, minlength=L)
+            s = np.rint(s).astype(np.int64)  # exact: integer weights summed in float64 (< 2^53)
+            noisy = mech.noisy_integer_sums(
+                s, eps_leaf / 2, LABEL_GRID, rng, ledger=ledger, what="leaf label sums (centred, on a public grid)",
+                parts=L, note=f"labels clipped to [{lo:g}, {hi:g}], grid step {half / LABEL_GRID:.3g}",
+            )
+            sums = mid * counts + noisy * (half / LABEL_GRID)  # post-processing: back to label units
+        else:
+            sums = mid * counts.astype(float)
+        return counts, sums
+
+    @staticmethod
+    def _assemble(st, categorical, categories, names, counts, sums, label_bounds, noise_scale) -> RegressionTree:
+        n_nodes = len(st.children_left)
+        leaf_ids = np.asarray(st.leaf_ids, dtype=np.int64)
+        val = np.full((n_nodes, 2), np.nan)
+        val[leaf_ids, 0] = counts
+        val[leaf_ids, 1] = sums
+        lab = np.full(n_nodes, -1, dtype=np.int64)
+        lab[leaf_ids] = 0
+        lv = np.full(n_nodes, np.nan)
+        lv[leaf_ids] = RegressionTree.estimate(counts, sums, label_bounds, noise_scale)
+        tree = RegressionTree(st.children_left, st.children_right, st.feature, st.threshold, st.left_categories,
+                              val, lab, np.array(REGRESSION_COLUMNS), names, categorical, categories,
+                              counts_are_noisy=True, count_noise_scale=noise_scale, leaf_value=lv,
+                              label_bounds=label_bounds)
+        tree.fill_internal_values()
+        return tree
+
+    # ------------------------------------------------------------------ predict
+    def _encode(self, X):
+        check_is_fitted(self, "tree_")
+        X, _, _ = check_X_shape(X, type(self).__name__, min_samples=0)
+        _check_feature_names(self, X, reset=False)
+        _check_n_features(self, X, reset=False)
+        names, categorical, categories = self._schema
+        return encode_matrix(X, names, categorical, categories)
+
+    def apply(self, X):
+        """Leaf id of each row (as scikit-learn's ``apply``)."""
+        Z = self._encode(X)  # checks that the model is fitted first
+        return self.tree_.apply_encoded(Z)
+
+    def predict(self, X):
+        leaf = self.apply(X)  # first: NotFittedError on an unfitted estimator
+        return self.tree_.leaf_value[leaf]
+
+    def to_text(self, *, significant_digits: int = 4) -> str:
+        from ..._format import learner_title, privacy_status
+
+        check_is_fitted(self, "tree_")
+        params = self.get_params(deep=False)
+        header = regression_header(
+            learner_title(type(self).__name__, params, self._display_params),
+            status=privacy_status(self.privacy_ledger_, private_learner=True,
+                                  seeded=params.get("random_state") is not None),
+            n_total=self.tree_.n_total, noisy=True, label_bounds=self.tree_.label_bounds,
+        )
+        return self.tree_.to_text(header=header, significant_digits=significant_digits)
+
+    def export_text(self, **kw) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(**kw)
+
+    def get_rules(self, **kw):
+        check_is_fitted(self, "tree_")
+        return self.tree_.get_rules(**kw)
+
+    def __str__(self) -> str:
+        return self.to_text() if hasattr(self, "tree_") else self.__repr__()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
