@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ...data.sources import is_partitioned
 from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
@@ -246,12 +247,20 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         return None
 
     # ================================================================== fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit on ``X`` (DataFrame or array, numerical and categorical columns) and labels ``y``.
 
         Bad parameters and schema violations raise before any budget is spent. ``sample_weight``:
         None or 0/1 per row (:func:`dpmodels.validation.apply_unit_sample_weight`).
+
+        Partitioned input — a :class:`dpmodels.data.ParquetSource` (``y=None``: the source holds
+        the labels) or a Dask DataFrame and its label Series — is fitted by count passes over
+        its partitions (:mod:`.streaming`): the same model as in memory under the same seed.
         """
+        if is_partitioned(X, y):
+            from .streaming import fit_source
+
+            return fit_source(self, X, y, sample_weight)
         eps, depth, max_bins, leaf_error = self._check_params()
         name = type(self).__name__
         X, y = apply_unit_sample_weight(X, y, sample_weight, name)
