@@ -339,6 +339,22 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         names, categorical, categories = self._schema
         return encode_matrix(X, names, categorical, categories)
 
+    def predict(self, X):
+        """Labels of the rows of ``X``; a Dask DataFrame gets a Dask Series (partition by partition)."""
+        if is_partitioned(X):
+            from .streaming import map_partitions
+
+            return map_partitions(self, X, "predict")
+        return super().predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities; a Dask DataFrame gets a Dask DataFrame (one column per class)."""
+        if is_partitioned(X):
+            from .streaming import map_partitions
+
+            return map_partitions(self, X, "predict_proba")
+        return super().predict_proba(X)
+
     def apply(self, X):
         """Leaf id of each row (as scikit-learn's ``apply``)."""
         Z = self._encode(X)  # checks that the model is fitted first

@@ -1,0 +1,263 @@
+"""Partitioned input: Parquet sources, the count backend, and PrivaTree fitted by count passes.
+
+The oracle of every fit on partitioned input is the in-memory fit of the concatenated data with
+the same seed: the tree, its thresholds, the leaf counts, the ledger and the budget must be equal
+(docs/privacy.md, "Counting at scale").
+"""
+
+import os
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("pyarrow")
+
+from dpmodels.data import ParquetSource  # noqa: E402
+from dpmodels.data.counts import counts  # noqa: E402
+from dpmodels.data.sources import InMemorySource, is_partitioned  # noqa: E402
+from dpmodels.tree import PrivaTreeClassifier  # noqa: E402
+
+N = 2003  # not divisible by any partition count used below
+
+
+def _data(n=N, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(3)})
+    X["c"] = rng.choice(["a", "b", "c", "other"], size=n)  # "other" is outside the declared list
+    X["k"] = rng.integers(0, 3, size=n)
+    score = X.x0 + (X.c == "a") - 0.5 * X.k + rng.normal(size=n) * 0.5
+    y = np.where(score > 0, "yes", "no")
+    return X, y
+
+
+KW = dict(
+    epsilon=1.0,
+    max_depth=3,
+    bounds={"x0": (-3, 3), "x1": (-3, 3), "x2": (-2, 2)},
+    categories={"c": ["a", "b", "c"], "k": [0, 1, 2]},
+    classes=["no", "yes"],
+)
+
+
+def _write(tmp_path, X, y, cuts, name="d"):
+    d = tmp_path / name
+    d.mkdir()
+    df = X.assign(label=y)
+    edges = [0, *cuts, len(df)]
+    for i, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+        df.iloc[a:b].to_parquet(d / f"part-{i:03d}.parquet", index=False)
+    return d
+
+
+def _same_fit(m1, m2):
+    assert m1.tree_.to_dict() == m2.tree_.to_dict()
+    assert m1.privacy_ledger_.to_dict() == m2.privacy_ledger_.to_dict()
+    assert m1.budget_ == m2.budget_
+    assert m1.n_estimate_ == m2.n_estimate_
+    assert list(m1.classes_) == list(m2.classes_)
+    assert list(m1.feature_names_in_) == list(m2.feature_names_in_)
+
+
+# ---------------------------------------------------------------------------- sources
+def test_parquet_source_pins_sorted_files_and_checks_them(tmp_path):
+    X, y = _data()
+    d = _write(tmp_path, X, y, [500, 1700])
+    src = ParquetSource(d, label="label", batch_rows=300)
+    assert [os.path.basename(f) for f in src.files] == ["part-000.parquet", "part-001.parquet", "part-002.parquet"]
+    assert src.n_partitions == 3 and src.columns == list(X.columns)
+    fp = src.fingerprint()
+    parts = list(src.partitions())
+    assert max(len(p[0]) for p in parts) <= 300
+    got = pd.concat([p[0] for p in parts], ignore_index=True)
+    pd.testing.assert_frame_equal(got, X)
+    assert np.array_equal(np.concatenate([p[1] for p in parts]), y)
+    assert ParquetSource(d, label="label").fingerprint() == fp
+    # a rewritten file is refused at the next pass
+    time.sleep(0.01)
+    X.iloc[:10].assign(label=y[:10]).to_parquet(d / "part-001.parquet", index=False)
+    with pytest.raises(ValueError, match="changed since the source was made"):
+        counts(src, lambda X, y: np.array([len(X)], dtype=np.int64), (1,))
+
+
+def test_parquet_source_bad_input(tmp_path):
+    X, y = _data(50)
+    d = _write(tmp_path, X, y, [])
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        ParquetSource(d, label="nope")
+    with pytest.raises(ValueError, match="no such file"):
+        ParquetSource(tmp_path / "missing", label="label")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="no .parquet file"):
+        ParquetSource(tmp_path / "empty", label="label")
+    with pytest.raises(ValueError, match="also listed"):
+        ParquetSource(d, label="label", columns=["x0", "label"])
+    single = ParquetSource(d / "part-000.parquet", label="label", columns=["x1", "x0"])
+    assert single.columns == ["x1", "x0"] and single.n_partitions == 1
+
+
+def test_counts_sum_exactly_and_check_the_public_shape(tmp_path):
+    X, y = _data()
+    d = _write(tmp_path, X, y, [1, 2, 999])
+
+    def fn(Xp, yp):
+        return np.bincount(Xp["k"].to_numpy() * 2 + (yp == "yes"), minlength=6).astype(np.int64)
+
+    want = fn(X, y)
+    assert np.array_equal(counts(InMemorySource(X, y), fn, (6,)), want)
+    for batch in (1000, 7, 2003):
+        assert np.array_equal(counts(ParquetSource(d, label="label", batch_rows=batch), fn, (6,)), want)
+    with pytest.raises(TypeError, match="int64 counts of shape"):
+        counts(InMemorySource(X, y), lambda Xp, yp: np.zeros(6), (6,))
+    with pytest.raises(TypeError, match="int64 counts of shape"):
+        counts(InMemorySource(X, y), lambda Xp, yp: np.zeros(5, dtype=np.int64), (6,))
+
+
+def test_in_memory_input_is_not_partitioned():
+    X, y = _data(20)
+    assert not is_partitioned(X, y) and not is_partitioned(X.to_numpy(), y)
+
+
+# ---------------------------------------------------------------------------- PrivaTree: same model
+@pytest.mark.parametrize("cuts,batch", [([], 100000), ([700, 701, 1500], 333), ([100 * i for i in range(1, 7)], 97)])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_privatree_parquet_equals_in_memory(tmp_path, cuts, batch, seed):
+    X, y = _data(seed=seed)
+    d = _write(tmp_path, X, y, cuts)
+    m1 = PrivaTreeClassifier(**KW, random_state=seed).fit(X, y)
+    m2 = PrivaTreeClassifier(**KW, random_state=seed).fit(ParquetSource(d, label="label", batch_rows=batch))
+    _same_fit(m1, m2)
+    assert m1.tree_.n_leaves > 1  # the comparison covers splits, not a lone leaf
+    assert m2.privacy_ledger_.is_private
+    assert np.array_equal(m1.predict(X), m2.predict(X))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(leaf_labels="permute-and-flip", split_selection="exponential", split_criterion="gini", max_depth=4),
+        dict(split_selection="histogram", n_public=2000),
+        dict(variant="published"),
+        dict(one_vs_rest=True, category_order="public", max_bins=4),
+        dict(max_depth=0),
+    ],
+)
+def test_privatree_parquet_equals_in_memory_other_settings(tmp_path, params):
+    X, y = _data(seed=1)
+    d = _write(tmp_path, X, y, [333, 1000])
+    kw = {**KW, **params}
+    m1 = PrivaTreeClassifier(**kw, random_state=5).fit(X, y)
+    m2 = PrivaTreeClassifier(**kw, random_state=5).fit(ParquetSource(d, label="label", batch_rows=256))
+    _same_fit(m1, m2)
+
+
+def test_privatree_parquet_only_numerical_or_only_categorical(tmp_path):
+    X, y = _data(seed=2)
+    for cols, kw in (
+        (["x0", "x1", "x2"], dict(bounds=KW["bounds"])),
+        (["c", "k"], dict(categories=KW["categories"])),
+    ):
+        d = _write(tmp_path, X[cols], y, [1001], name="_".join(cols))
+        m1 = PrivaTreeClassifier(classes=["no", "yes"], random_state=4, **kw).fit(X[cols], y)
+        m2 = PrivaTreeClassifier(classes=["no", "yes"], random_state=4, **kw).fit(ParquetSource(d, label="label"))
+        _same_fit(m1, m2)
+
+
+def test_privatree_shares_an_accountant_on_parquet(tmp_path):
+    from dpmodels.privacy import BudgetAccountant
+
+    X, y = _data()
+    d = _write(tmp_path, X, y, [1000])
+    acc = BudgetAccountant(2.0)
+    m = PrivaTreeClassifier(**{**KW, "epsilon": 0.5}, accountant=acc, random_state=0).fit(
+        ParquetSource(d, label="label"))
+    assert acc.epsilon_spent == pytest.approx(0.5)
+    assert m.privacy_ledger_.is_private
+
+
+# ---------------------------------------------------------------------------- schema: declared, checked first
+@pytest.mark.parametrize(
+    "drop,match",
+    [("classes", "label set declared"), ("bounds", "needs bounds="), ("categories", "neither declared categorical")],
+)
+def test_partitioned_input_needs_the_whole_schema(tmp_path, drop, match):
+    X, y = _data(100)
+    d = _write(tmp_path, X, y, [])
+    kw = {k: v for k, v in KW.items() if k != drop}
+    with pytest.raises(ValueError, match=match):
+        PrivaTreeClassifier(**kw).fit(ParquetSource(d, label="label"))
+
+
+def test_schema_errors_surface_in_the_first_pass_before_any_release(tmp_path):
+    from dpmodels.privacy import BudgetAccountant
+
+    X, y = _data(300)
+    y = y.astype(object)
+    y[-1] = "maybe"  # a label outside the declared classes, in the last batch
+    d = _write(tmp_path, X, y, [150])
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="outside the declared classes"):
+        PrivaTreeClassifier(**KW, accountant=acc).fit(ParquetSource(d, label="label", batch_rows=64))
+    assert acc.epsilon_spent == 0
+    X2 = X.copy()
+    X2.loc[299, "x1"] = np.nan
+    d2 = _write(tmp_path, X2, _data(300)[1], [150], name="nan")
+    with pytest.raises(ValueError):
+        PrivaTreeClassifier(**KW, accountant=acc).fit(ParquetSource(d2, label="label"))
+    assert acc.epsilon_spent == 0
+
+
+def test_partitioned_input_refuses_what_it_cannot_do(tmp_path):
+    X, y = _data(100)
+    d = _write(tmp_path, X, y, [])
+    src = ParquetSource(d, label="label")
+    with pytest.raises(ValueError, match="published\\*"):
+        PrivaTreeClassifier(**KW, variant="published*").fit(src)
+    with pytest.raises(ValueError, match="sample_weight"):
+        PrivaTreeClassifier(**KW).fit(src, sample_weight=np.ones(100))
+    with pytest.raises(ValueError, match="pass y=None"):
+        PrivaTreeClassifier(**KW).fit(src, y)
+
+
+# ---------------------------------------------------------------------------- Dask
+@pytest.fixture
+def dd():
+    return pytest.importorskip("dask.dataframe")
+
+
+@pytest.mark.parametrize("nparts", [1, 3, 7])
+def test_privatree_dask_local_scheduler_equals_in_memory(dd, nparts):
+    X, y = _data(seed=1)
+    df = X.assign(label=y)
+    ddf = dd.from_pandas(df, npartitions=nparts)
+    feats = list(X.columns)
+    m1 = PrivaTreeClassifier(**KW, random_state=11).fit(X, y)
+    m2 = PrivaTreeClassifier(**KW, random_state=11).fit(ddf[feats], ddf["label"])
+    _same_fit(m1, m2)
+    pred = m2.predict(ddf[feats])
+    assert type(pred).__module__.split(".")[0] in ("dask", "dask_expr")
+    assert np.array_equal(pred.compute().to_numpy(), m1.predict(X))
+    proba = m2.predict_proba(ddf[feats]).compute()
+    assert np.allclose(proba.to_numpy(), m1.predict_proba(X))
+
+
+def test_privatree_dask_local_cluster_equals_in_memory(dd):
+    distributed = pytest.importorskip("distributed")
+    X, y = _data(seed=2)
+    df = X.assign(label=y)
+    ddf = dd.from_pandas(df, npartitions=4)
+    m1 = PrivaTreeClassifier(**KW, random_state=3).fit(X, y)
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        m2 = PrivaTreeClassifier(**KW, random_state=3).fit(ddf[list(X.columns)], ddf["label"])
+    _same_fit(m1, m2)
+
+
+def test_dask_category_dtype_is_not_a_declaration(dd):
+    X, y = _data(200)
+    X["c"] = X["c"].astype("category")  # categories read from the data by pandas
+    ddf = dd.from_pandas(X.assign(label=y), npartitions=2)
+    kw = {**KW, "categories": {"k": [0, 1, 2]}}
+    with pytest.raises(ValueError, match="'c' is neither declared"):
+        PrivaTreeClassifier(**kw).fit(ddf[list(X.columns)], ddf["label"])
