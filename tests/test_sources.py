@@ -261,3 +261,59 @@ def test_dask_category_dtype_is_not_a_declaration(dd):
     kw = {**KW, "categories": {"k": [0, 1, 2]}}
     with pytest.raises(ValueError, match="'c' is neither declared"):
         PrivaTreeClassifier(**kw).fit(ddf[list(X.columns)], ddf["label"])
+
+
+# ---------------------------------------------------------------------------- Binarizer
+BKW = dict(epsilon=1.0, n_bins=4, bounds={"x0": (-3, 3), "x1": (-3, 3)}, cut_points={"x2": [-1.0, 0.5]},
+           categories={"c": ["a", "b", "c"], "k": [0, 1, 2]})
+
+
+def _same_binarizer(b1, b2, X):
+    assert {k: list(v) for k, v in b1.cut_points_.items()} == {k: list(v) for k, v in b2.cut_points_.items()}
+    assert b1.groups_ == b2.groups_ and b1.categories_ == b2.categories_ and b1.bounds_ == b2.bounds_
+    assert b1.privacy_ledger_.to_dict() == b2.privacy_ledger_.to_dict()
+    pd.testing.assert_frame_equal(b1.transform(X), b2.transform(X))
+
+
+@pytest.mark.parametrize("cuts,batch", [([], 5000), ([1, 2, 1000], 301)])
+def test_binarizer_parquet_equals_in_memory(tmp_path, cuts, batch):
+    from dpmodels.data import Binarizer
+
+    X, y = _data(seed=4)
+    d = _write(tmp_path, X, y, cuts)
+    b1 = Binarizer(**BKW, random_state=9).fit(X)
+    src = ParquetSource(d, label="label", batch_rows=batch)
+    b2 = Binarizer(**BKW, random_state=9).fit(src)
+    _same_binarizer(b1, b2, X)
+    assert b2.privacy_ledger_.is_private and len(b2.privacy_ledger_.rows) == 2
+    streamed = list(b2.transform(src))  # one binarized batch at a time
+    got = pd.concat([t for t, _ in streamed], ignore_index=True)
+    pd.testing.assert_frame_equal(got, b1.transform(X).reset_index(drop=True), check_like=False)
+    assert np.array_equal(np.concatenate([yy for _, yy in streamed]), y)
+
+
+def test_binarizer_dask_equals_in_memory(dd):
+    from dpmodels.data import Binarizer
+
+    X, y = _data(seed=5)
+    ddf = dd.from_pandas(X, npartitions=3)
+    b1 = Binarizer(**BKW, random_state=2).fit(X)
+    b2 = Binarizer(**BKW, random_state=2).fit(ddf)
+    _same_binarizer(b1, b2, X)
+    out = b2.transform(ddf)
+    pd.testing.assert_frame_equal(out.compute(), b1.transform(X))
+
+
+def test_binarizer_partitioned_needs_declarations(tmp_path):
+    from dpmodels.data import Binarizer
+
+    X, y = _data(100)
+    d = _write(tmp_path, X, y, [])
+    src = ParquetSource(d, label="label")
+    with pytest.raises(ValueError, match="needs cut_points= or epsilon="):
+        Binarizer(bounds=BKW["bounds"], categories=BKW["categories"]).fit(src)
+    with pytest.raises(ValueError, match="needs bounds="):
+        Binarizer(epsilon=1.0, categories=BKW["categories"]).fit(src)
+    with pytest.raises(ValueError, match="'c' is neither declared"):
+        Binarizer(epsilon=1.0, bounds={"x0": (-3, 3)}).fit(
+            ParquetSource(d, label="label", columns=["x0", "c"]))

@@ -61,7 +61,7 @@ def _dask_counts(source, fn, shape):
     from dask import delayed
 
     xs = source.X.to_delayed()
-    ys = source.y.to_delayed()
+    ys = [None] * len(xs) if source.y is None else source.y.to_delayed()
     parts = [delayed(_apply, pure=True)(fn, shape, x, y) for x, y in zip(xs, ys)]
     if not parts:
         return np.zeros(shape, dtype=np.int64)

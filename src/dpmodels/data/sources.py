@@ -192,8 +192,8 @@ class DaskSource:
     def __init__(self, X, y=None, label=None, columns=None):
         if not _is_dask(X):
             raise TypeError("DaskSource needs a dask DataFrame")
-        if (y is None) == (label is None):
-            raise ValueError("DaskSource: give either the labels y or the label column's name")
+        if y is not None and label is not None:
+            raise ValueError("DaskSource: give either the labels y or the label column's name, not both")
         if label is not None:
             if label not in X.columns:
                 raise ValueError(f"DaskSource: no label column {label!r}")
@@ -202,9 +202,11 @@ class DaskSource:
             X = X[feats]
         elif columns is not None:
             X = X[list(columns)]
-        if not _is_dask(y):
+        if y is None:  # no labels (an unsupervised step such as the Binarizer): passes get y=None
+            pass
+        elif not _is_dask(y):
             raise TypeError("DaskSource: y must be a dask Series of the same frame as X")
-        if X.npartitions != y.npartitions:
+        elif X.npartitions != y.npartitions:
             raise ValueError(f"X has {X.npartitions} partitions but y has {y.npartitions}: take both from one frame")
         self.X, self.y, self.label = X, y, label
         self.columns = [str(c) for c in X.columns]
@@ -214,17 +216,44 @@ class DaskSource:
         return _schema_dtypes(self.X._meta)
 
     def fingerprint(self) -> str:
-        return f"dask:{self.X._name}:{self.y._name}"
+        return f"dask:{self.X._name}:{getattr(self.y, '_name', None)}"
 
 
-def as_source(X, y=None):
-    """The source behind ``fit(X, y)`` on partitioned input (see :func:`is_partitioned`)."""
+def declared_schema(est_name, schema, categories, bounds, cut_points=None):
+    """``(names, categorical, categories)`` of partitioned input, from declarations only.
+
+    As :func:`dpmodels.validation.resolve_categories`, but a feature neither declared
+    categorical (``categories=``) nor numerical (``bounds=`` / ``cut_points=``, or a numeric
+    dtype) is an error: its categories are not read from the data (docs/privacy.md, "Counting
+    at scale"). ``schema`` holds dtypes only (``category`` dtypes already turned into ``object``).
+    """
+    from ..validation import check_feature_keys, resolve_categories
+
+    names, categorical, cats = resolve_categories(schema, categories, None, read_object_columns=False,
+                                                  bounds=bounds, cut_points=cut_points)
+    pair = bounds is not None and not isinstance(bounds, dict)
+    declared = set()
+    for d, what in ((bounds, "bounds"), (cut_points, "cut_points")):
+        if isinstance(d, dict):
+            declared.update(check_feature_keys(d, names, what))
+    for j in np.flatnonzero(~categorical):
+        dt = schema.dtypes.iloc[j]
+        numeric = pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+        if not (numeric or pair or j in declared):
+            raise ValueError(f"{est_name}: partitioned input: feature {names[j]!r} is neither declared categorical "
+                             "(categories=) nor numerical (bounds=); categories are not read from the data")
+    return names, categorical, cats
+
+
+def as_source(X, y=None, *, labels=True):
+    """The source behind ``fit(X, y)`` on partitioned input (see :func:`is_partitioned`);
+    ``labels=False``: an unsupervised fit (a Dask frame without y is accepted)."""
     if isinstance(X, (ParquetSource, DaskSource)):
         if y is not None:
             raise ValueError("a source carries its labels (label=...): pass y=None")
         return X
     if _is_dask(X):
-        if y is None:
+        if y is None and labels:
             raise ValueError("a dask DataFrame needs its labels: fit(ddf[features], ddf[label])")
         return DaskSource(X, y=y)
     if y is not None and _is_dask(y):

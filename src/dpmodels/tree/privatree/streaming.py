@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.counts import counts
-from ...data.sources import as_source
+from ...data.sources import as_source, declared_schema
 from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.accountant import ledger_for_fit, published_ledger
@@ -51,7 +51,7 @@ __all__ = ["fit_source", "check_declared_schema"]
 
 
 # ---------------------------------------------------------------------------- public schema
-def check_declared_schema(est_name, schema, classes, bounds, categories, *, cut_points=None):
+def check_declared_schema(est_name, schema, classes, bounds, categories):
     """Refuse partitioned input whose schema is not fully declared (one-line errors, no data read).
 
     ``schema`` is the source's empty frame (column dtypes only). Returns the resolved
@@ -60,29 +60,7 @@ def check_declared_schema(est_name, schema, classes, bounds, categories, *, cut_
     if classes is None:
         raise ValueError(f"{est_name}: partitioned input needs the label set declared (classes=[...]); "
                          "it is not read from the data")
-    names, categorical, cats = resolve_categories(schema, categories, None, read_object_columns=False,
-                                                  bounds=bounds, cut_points=cut_points)
-    num_declared = set()
-    if isinstance(bounds, dict):
-        for k in bounds:
-            num_declared.add(names.index(str(k)) if str(k) in names else int(k))
-    if isinstance(cut_points, dict):
-        for k in cut_points:
-            num_declared.add(names.index(str(k)) if str(k) in names else int(k))
-    pair = bounds is not None and not isinstance(bounds, dict)
-    for j in np.flatnonzero(~categorical):
-        dt = schema.dtypes.iloc[j]
-        numeric = pd_numeric(dt)
-        if not numeric and not pair and j not in num_declared:
-            raise ValueError(f"{est_name}: partitioned input: feature {names[j]!r} is neither declared categorical "
-                             "(categories=) nor numerical (bounds=); categories are not read from the data")
-    return names, categorical, cats
-
-
-def pd_numeric(dt) -> bool:
-    import pandas as pd
-
-    return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+    return declared_schema(est_name, schema, categories, bounds)
 
 
 class _Encoder:
