@@ -171,9 +171,16 @@ class ParquetSource:
         """``(X, y)`` per record batch: X a pandas frame of the feature columns, y a numpy array."""
         import pyarrow.parquet as pq
 
+        import pyarrow as pa
+
         cols = [*self.columns, self.label]
         for f in self.files:
-            pf = pq.ParquetFile(f)
+            # text columns as dictionaries: pandas categoricals, coded once per distinct value
+            # (declared values compare as values either way: the codes are the same)
+            schema = pq.read_schema(f)
+            text = [c for c in self.columns if pa.types.is_string(schema.field(c).type)
+                    or pa.types.is_large_string(schema.field(c).type)]
+            pf = pq.ParquetFile(f, read_dictionary=text)
             for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
                 df = rb.to_pandas()
                 yield df[self.columns], df[self.label].to_numpy()
