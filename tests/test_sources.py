@@ -351,3 +351,18 @@ def test_cli_fit_parquet_folder_equals_csv(tmp_path):
     assert r4.returncode == 2 and "'x2' is not fully declared" in r4.stderr
     r5 = _cli("fit", "--data", str(d / "part-000.parquet"), *common[:-6], "--model", "dp-rulelist")
     assert r5.returncode == 2 and "privatree only" in r5.stderr
+
+
+def test_privatree_dask_read_parquet_projections_stay_aligned(dd, tmp_path):
+    # projected separately, Dask may cut ddf[features] and ddf["label"] into different
+    # partitions; the source joins them into one frame so each task sees matching rows
+    X, y = _data(seed=8)
+    d = _write(tmp_path, X, y, [300, 301, 1500])
+    ddf = dd.read_parquet(str(d))
+    m1 = PrivaTreeClassifier(**KW, random_state=6).fit(X, y)
+    m2 = PrivaTreeClassifier(**KW, random_state=6).fit(ddf[list(X.columns)], ddf["label"])
+    _same_fit(m1, m2)
+    from dpmodels.data import DaskSource
+
+    m3 = PrivaTreeClassifier(**KW, random_state=6).fit(DaskSource(ddf, label="label"))
+    _same_fit(m1, m3)

@@ -33,6 +33,12 @@ def _apply(fn, shape, X, y):
     return _checked(fn(X, y), shape)
 
 
+def _apply_part(fn, shape, columns, label, part):
+    X = part[columns]
+    y = None if label is None else part[label].to_numpy()
+    return _checked(fn(X, y), shape)
+
+
 def _add(a, b):
     return a + b
 
@@ -60,9 +66,8 @@ def _dask_counts(source, fn, shape):
     import dask
     from dask import delayed
 
-    xs = source.X.to_delayed()
-    ys = [None] * len(xs) if source.y is None else source.y.to_delayed()
-    parts = [delayed(_apply, pure=True)(fn, shape, x, y) for x, y in zip(xs, ys)]
+    cols, label = list(source.columns), source.label  # public: names only travel with the tasks
+    parts = [delayed(_apply_part, pure=True)(fn, shape, cols, label, p) for p in source.frame.to_delayed()]
     if not parts:
         return np.zeros(shape, dtype=np.int64)
     while len(parts) > 1:  # pairwise tree sum: one (shape) array per task crosses the network

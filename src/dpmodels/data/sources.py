@@ -27,6 +27,7 @@ import pandas as pd
 __all__ = ["ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned"]
 
 _DEFAULT_BATCH_ROWS = 1 << 18
+_LABEL = "__dpmodels_label__"  # the label column of a Dask source built from (X, y)
 
 
 def _is_dask(obj) -> bool:
@@ -205,25 +206,34 @@ class DaskSource:
             if label not in X.columns:
                 raise ValueError(f"DaskSource: no label column {label!r}")
             feats = [c for c in X.columns if c != label] if columns is None else list(columns)
-            y = X[label]
-            X = X[feats]
-        elif columns is not None:
-            X = X[list(columns)]
-        if y is None:  # no labels (an unsupervised step such as the Binarizer): passes get y=None
-            pass
-        elif not _is_dask(y):
-            raise TypeError("DaskSource: y must be a dask Series of the same frame as X")
-        elif X.npartitions != y.npartitions:
-            raise ValueError(f"X has {X.npartitions} partitions but y has {y.npartitions}: take both from one frame")
-        self.X, self.y, self.label = X, y, label
+            frame, X = X[[*feats, label]], X[feats]
+        else:
+            if columns is not None:
+                X = X[list(columns)]
+            if y is None:  # no labels (an unsupervised step such as the Binarizer): passes get y=None
+                frame = X
+            elif not _is_dask(y):
+                raise TypeError("DaskSource: y must be a dask Series of the same frame as X")
+            else:
+                if _LABEL in X.columns:
+                    raise ValueError(f"DaskSource: a feature is named {_LABEL!r}")
+                # one frame, so that every task holds a partition's features and its labels
+                # (projected separately, Dask may cut X and y into different partitions)
+                try:
+                    frame = X.assign(**{_LABEL: y})
+                except Exception as e:
+                    raise ValueError(f"X and y must come from one dask DataFrame (e.g. ddf[features] and "
+                                     f"ddf[label]): {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+                label = _LABEL
+        self.X, self.frame, self.label = X, frame, label
         self.columns = [str(c) for c in X.columns]
-        self.n_partitions = X.npartitions
+        self.n_partitions = frame.npartitions
 
     def schema_frame(self) -> pd.DataFrame:
         return _schema_dtypes(self.X._meta)
 
     def fingerprint(self) -> str:
-        return f"dask:{self.X._name}:{getattr(self.y, '_name', None)}"
+        return f"dask:{self.frame._name}"
 
 
 def declared_schema(est_name, schema, categories, bounds, cut_points=None):
