@@ -70,6 +70,12 @@ class _Encoder:
         self.names, self.categorical, self.categories, self.classes = names, categorical, categories, classes
 
     def __call__(self, X, y):
+        import pandas as pd
+
+        cat_names = {self.names[j] for j in np.flatnonzero(self.categorical)}
+        text = [c for c, dt in zip(X.columns, X.dtypes) if str(c) in cat_names and isinstance(dt, pd.StringDtype)]
+        if text:  # coded once per distinct string (declared values compare as values: same codes)
+            X = X.astype({c: "category" for c in text})
         Z = encode_matrix(X, self.names, self.categorical, self.categories)  # schema errors raise here
         y = check_y(y)
         if y.shape[0] != Z.shape[0]:
