@@ -84,9 +84,18 @@ def main() -> None:
         with LocalCluster(n_workers=args.workers, threads_per_worker=1, memory_limit=args.memory_limit,
                           dashboard_address=None) as cluster, Client(cluster) as client:
             ddf = dd.read_parquet(str(d))
+
+            def cpu():
+                r = resource.getrusage(resource.RUSAGE_SELF)
+                return r.ru_utime + r.ru_stime
+
+            c0 = sum(client.run(cpu).values())
             t = time.perf_counter()
             est.fit(ddf[NUM + list(CATS)], ddf["label"])
             wall = time.perf_counter() - t
+            wcpu = sum(client.run(cpu).values()) - c0
+            print(f"worker CPU: {wcpu:.1f} s for {len(passes)} passes: "
+                  f"{args.rows * len(passes) / wcpu / 1e6:.2f} M rows/CPU-s per pass (all workers)")
             mem = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
             print("peak RSS per worker (MB):", {k: round(v / 1024) for k, v in mem.items()})
     elif args.in_memory:
