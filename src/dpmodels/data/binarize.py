@@ -104,7 +104,6 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from .sources import is_partitioned
 from ..privacy.accountant import PROVENANCE_ATTR, check_accountant, ledger_for_fit, published_ledger
 from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
 from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
@@ -119,6 +118,7 @@ from ..validation import (
     resolve_categories,
 )
 from .rules import GROUPS_ATTR
+from .sources import is_partitioned
 
 __all__ = ["Binarizer", "ENCODINGS"]
 

@@ -170,9 +170,8 @@ class ParquetSource:
 
     def partitions(self):
         """``(X, y)`` per record batch: X a pandas frame of the feature columns, y a numpy array."""
-        import pyarrow.parquet as pq
-
         import pyarrow as pa
+        import pyarrow.parquet as pq
 
         cols = [*self.columns, self.label]
         for f in self.files:

@@ -39,7 +39,7 @@ from ...privacy import samplers
 from ...privacy.accountant import ledger_for_fit, published_ledger
 from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
 from ...privacy.selection import select_rows
-from ...validation import check_y, resolve_bounds, resolve_categories, resolve_classes
+from ...validation import check_y, resolve_bounds, resolve_classes
 from ..model import encode_matrix
 from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_published
 from .builder import Structure, assemble
