@@ -366,3 +366,22 @@ def test_privatree_dask_read_parquet_projections_stay_aligned(dd, tmp_path):
 
     m3 = PrivaTreeClassifier(**KW, random_state=6).fit(DaskSource(ddf, label="label"))
     _same_fit(m1, m3)
+
+
+# ---------------------------------------------------------------------------- any partitioning
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_HX, _HY = _data(600, seed=9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(cuts=st.lists(st.integers(0, 600), max_size=6), seed=st.integers(0, 2**31 - 1),
+       depth=st.integers(0, 4), selection=st.sampled_from(["permute-and-flip", "exponential", "histogram"]))
+def test_privatree_does_not_depend_on_the_partitioning(cuts, seed, depth, selection):
+    from dpmodels.data.sources import InMemorySource
+
+    kw = {**KW, "max_depth": depth, "split_selection": selection}
+    m1 = PrivaTreeClassifier(**kw, random_state=seed).fit(_HX, _HY)
+    m2 = PrivaTreeClassifier(**kw, random_state=seed).fit(InMemorySource(_HX, _HY, cuts=cuts))
+    _same_fit(m1, m2)

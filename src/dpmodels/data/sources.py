@@ -37,7 +37,7 @@ def _is_dask(obj) -> bool:
 
 def is_partitioned(X, y=None) -> bool:
     """Whether ``fit(X, y)`` was given partitioned input (a source, or a Dask DataFrame)."""
-    return isinstance(X, (ParquetSource, DaskSource)) or _is_dask(X) or (y is not None and _is_dask(y))
+    return isinstance(X, (ParquetSource, DaskSource, InMemorySource)) or _is_dask(X) or (y is not None and _is_dask(y))
 
 
 def _schema_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
@@ -55,17 +55,19 @@ def _schema_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 class InMemorySource:
-    """A pandas frame and its labels as a one-partition source (the reference backend)."""
+    """A pandas frame and its labels as a source: one partition (the reference backend), or the
+    row ranges between ``cuts`` (to test that a fit does not depend on the partitioning)."""
 
     kind = "memory"
 
-    def __init__(self, X: pd.DataFrame, y):
+    def __init__(self, X: pd.DataFrame, y, cuts=()):
         if not isinstance(X, pd.DataFrame):
             raise TypeError("InMemorySource needs a pandas DataFrame")
         self.X, self.y = X, np.asarray(y)
         self.columns = [str(c) for c in X.columns]
         self.label = None
-        self.n_partitions = 1
+        self.edges = [0, *sorted(int(c) for c in cuts), len(X)]
+        self.n_partitions = len(self.edges) - 1
 
     def schema_frame(self) -> pd.DataFrame:
         return _schema_dtypes(self.X.iloc[:0])
@@ -74,7 +76,8 @@ class InMemorySource:
         return f"memory:{id(self.X):x}"
 
     def partitions(self):
-        yield self.X, self.y
+        for a, b in zip(self.edges[:-1], self.edges[1:]):
+            yield self.X.iloc[a:b], self.y[a:b]
 
 
 class ParquetSource:
@@ -264,7 +267,7 @@ def declared_schema(est_name, schema, categories, bounds, cut_points=None):
 def as_source(X, y=None, *, labels=True):
     """The source behind ``fit(X, y)`` on partitioned input (see :func:`is_partitioned`);
     ``labels=False``: an unsupervised fit (a Dask frame without y is accepted)."""
-    if isinstance(X, (ParquetSource, DaskSource)):
+    if isinstance(X, (ParquetSource, DaskSource, InMemorySource)):
         if y is not None:
             raise ValueError("a source carries its labels (label=...): pass y=None")
         return X
