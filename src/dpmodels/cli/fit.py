@@ -690,6 +690,8 @@ def cmd_fit(args) -> int:
     _fill_defaults(args)
     if args.out is not None:
         check_output_path(args.out)
+    if is_parquet(args.data):
+        return _fit_parquet(args, _declarations(args))
     if not is_bundled(args.data):
         check_readable(args.data)
     from ..guards import ResourceLimitError
@@ -771,3 +773,79 @@ def _leak_warning():
     from ..privacy.ledger import PrivacyLeakWarning
 
     return PrivacyLeakWarning
+
+
+# ---------------------------------------------------------------------------- fit: Parquet, streamed
+def is_parquet(path) -> bool:
+    """A ``.parquet`` file, or a folder holding some: the data are streamed, never loaded whole."""
+    from pathlib import Path
+
+    p = Path(path)
+    return (p.is_file() and p.suffix == ".parquet") or (p.is_dir() and any(p.rglob("*.parquet")))
+
+
+def _fit_parquet(args, dec: Declarations) -> int:
+    """``dpmodels fit --data events.parquet``: PrivaTree by count passes over pyarrow batches
+    (:mod:`dpmodels.tree.privatree.streaming`). The whole schema must be declared (--schema or
+    the options): nothing is read from the data but counts."""
+    from ..data.sources import ParquetSource
+
+    if args.model != "privatree":
+        raise UsageError(f"--data with Parquet streams for privatree only, not {args.model}")
+    if args.holdout is not None:
+        raise UsageError("--holdout is not available when streaming Parquet")
+    if dec.label is None:
+        raise UsageError("--label is required with Parquet data (or a --schema that names it)")
+    if dec.classes is None:
+        raise UsageError("Parquet data is streamed: declare the label set (--classes or --schema)")
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UsageError("Parquet data needs pyarrow: pip install 'dpmodels[distributed]'") from None
+    from pathlib import Path
+
+    data = Path(args.data)
+    files = sorted(data.rglob("*.parquet")) if data.is_dir() else [data]
+    names = [c for c in pq.read_schema(files[0]).names]
+    if dec.label not in names:
+        raise UsageError(f"--label {dec.label!r} is not a column of {args.data!r}")
+    feats = [c for c in names if c != dec.label and dec.kind(c) != "drop"]
+    if not feats:
+        raise UsageError("no feature column is left after the label and the dropped columns")
+    for c in feats:
+        k = dec.kind(c)
+        if k is None or (k == "numerical" and dec.bounds(c) is None) or (
+                k == "categorical" and dec.columns[c].categories is None):
+            raise UsageError(f"column {c!r} is not fully declared: Parquet data is streamed, so every column needs "
+                             f"--bounds {c}=LO:HI, --categories {c}=A,B, --binary {c} or --drop {c} (or --schema)")
+    try:
+        source = ParquetSource(args.data, label=dec.label, columns=feats)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    import pandas as pd
+
+    frame = pd.DataFrame(columns=feats)
+    est = _tree_estimator(args, frame, dec)
+    _check_estimator_params(est)
+    from ..guards import ResourceLimitError
+
+    try:
+        with _limits(args):
+            est.fit(source)
+    except ResourceLimitError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    from ..io import model_from_dict, model_to_dict, save_model
+
+    print(model_from_dict(model_to_dict(est)).to_text())
+    if not args.quiet:
+        print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
+        print()
+        print(est.privacy_ledger_.summary())
+    if args.out is not None:
+        from .schema import schema_document
+
+        cols = [*feats, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in feats)]
+        path = save_model(est, args.out, schema_extra={"label": dec.label,
+                                                       "columns": schema_document(dec, cols)["columns"]})
+        print(f"\nmodel written to {path}")
+    return 0

@@ -13,10 +13,13 @@ from dpmodels.data.datasets import (
 )
 from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
 from dpmodels.data.rules import RuleCandidates, check_feature_groups
+from dpmodels.data.sources import DaskSource, ParquetSource
 from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
 
 __all__ = [
     "Binarizer",
+    "DaskSource",
+    "ParquetSource",
     "DatasetSchema",
     "DatasetUnavailable",
     "PUBLIC_BOUNDS",

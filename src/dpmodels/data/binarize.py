@@ -118,6 +118,7 @@ from ..validation import (
     resolve_categories,
 )
 from .rules import GROUPS_ATTR
+from .sources import is_partitioned
 
 __all__ = ["Binarizer", "ENCODINGS"]
 
@@ -355,7 +356,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
         """Decide the output columns: thresholds (public, DP or — a leak — the data's) and
         categories. Bad parameters and schema violations raise before any budget is spent.
         ``sample_weight``: None or 0/1 per row (0 leaves the record out); a weight above 1 is
-        refused (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
+        refused (:func:`dpmodels.validation.apply_unit_sample_weight`).
+
+        Partitioned input (a :class:`dpmodels.data.ParquetSource` or a Dask DataFrame) is read
+        in one count pass (:mod:`dpmodels.data.binarize_stream`): same fit under the same seed."""
+        if is_partitioned(X, y):
+            from .binarize_stream import fit_binarizer_source
+
+            return fit_binarizer_source(self, X, y, sample_weight)
         eps = self._check_params()
         name = type(self).__name__
         X, y = apply_unit_sample_weight(X, y, sample_weight, name)
@@ -370,7 +378,17 @@ class Binarizer(TransformerMixin, BaseEstimator):
         cols = {j: numeric_column(_column(X, j), names[j]) for j in num_idx}  # schema errors first
         source = {j: ("public" if j in cuts_in else "dp" if eps is not None else "data") for j in num_idx}
         bounds = self._resolve_bounds(names, num_idx, source, cols, ledger)
+        G = int(self.grid_size)
+        return self._fit_releases(eps, names, categorical, cats, cuts_in, num_idx, source, bounds, ledger, cols,
+                             lambda dp: np.stack([grid_histogram(cols[j], bounds[j], G) for j in dp]))
 
+    def _fit_releases(self, eps, names, categorical, cats, cuts_in, num_idx, source, bounds, ledger, cols, histograms):
+        """The releases of :meth:`fit` once the schema is resolved: thresholds and ledger rows.
+        ``histograms(dp)`` gives the grid histograms of the DP features (in memory, or summed
+        over partitions by :mod:`dpmodels.data.binarize_stream`); ``cols`` the numerical columns
+        (read only for the data quantiles, which partitioned input refuses)."""
+        name = type(self).__name__
+        m = len(names)
         # thresholds: public, then data quantiles (leaks), then the DP releases
         levels = np.arange(1, int(self.n_bins)) / int(self.n_bins)
         cuts = {}
@@ -393,7 +411,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if dp:
             # one JointExp release per feature (sequential composition), every row recorded before
             # anything is drawn, all features drawn in one batch (each row has its own law)
-            H = np.stack([grid_histogram(cols[j], bounds[j], int(self.grid_size)) for j in dp])
+            H = histograms(dp)
             for j in dp:
                 charge(ledger, f"{levels.size} quantiles of {names[j]!r}", "jointexp (exponential)",
                        eps / len(dp), sensitivity=JOINTEXP_SENSITIVITY)
@@ -470,8 +488,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         """0/1 columns (uint8) as a DataFrame with readable names and ``attrs["dpmodels_groups"]``.
 
         A categorical value outside the declared list (any type, missing included) sets no column
-        of its feature; NaN / ±inf in a numerical feature is a schema error."""
+        of its feature; NaN / ±inf in a numerical feature is a schema error. A Dask frame gives a
+        Dask frame; a ParquetSource a generator of (binarized batch, labels)."""
         check_is_fitted(self, "groups_")
+        if is_partitioned(X):
+            from .binarize_stream import transform_source
+
+            return transform_source(self, X)
         X, n, m = check_X_shape(X, type(self).__name__, min_samples=0)
         _check_feature_names(self, X, reset=False)
         _check_n_features(self, X, reset=False)

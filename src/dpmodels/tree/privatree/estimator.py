@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ...data.sources import is_partitioned
 from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
@@ -246,12 +247,20 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         return None
 
     # ================================================================== fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit on ``X`` (DataFrame or array, numerical and categorical columns) and labels ``y``.
 
         Bad parameters and schema violations raise before any budget is spent. ``sample_weight``:
         None or 0/1 per row (:func:`dpmodels.validation.apply_unit_sample_weight`).
+
+        Partitioned input — a :class:`dpmodels.data.ParquetSource` (``y=None``: the source holds
+        the labels) or a Dask DataFrame and its label Series — is fitted by count passes over
+        its partitions (:mod:`.streaming`): the same model as in memory under the same seed.
         """
+        if is_partitioned(X, y):
+            from .streaming import fit_source
+
+            return fit_source(self, X, y, sample_weight)
         eps, depth, max_bins, leaf_error = self._check_params()
         name = type(self).__name__
         X, y = apply_unit_sample_weight(X, y, sample_weight, name)
@@ -329,6 +338,22 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         _check_n_features(self, X, reset=False)
         names, categorical, categories = self._schema
         return encode_matrix(X, names, categorical, categories)
+
+    def predict(self, X):
+        """Labels of the rows of ``X``; a Dask DataFrame gets a Dask Series (partition by partition)."""
+        if is_partitioned(X):
+            from .streaming import map_partitions
+
+            return map_partitions(self, X, "predict")
+        return super().predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities; a Dask DataFrame gets a Dask DataFrame (one column per class)."""
+        if is_partitioned(X):
+            from .streaming import map_partitions
+
+            return map_partitions(self, X, "predict_proba")
+        return super().predict_proba(X)
 
     def apply(self, X):
         """Leaf id of each row (as scikit-learn's ``apply``)."""
