@@ -295,3 +295,33 @@ def test_paper_protocol_ids_run_the_paper_protocol():
     assert pf and all("calibration" not in r["parameters"] for r in pf)
     with pytest.raises(ValueError, match="protocol"):
         paper_000._data("compas", "mine")
+
+
+def test_paper_protocol_twins_of_tables_2_and_3():
+    """000-table2-paper / 000-table3-paper run Sec. V-A's rules with the paper's calibration; the
+    library-protocol cells keep their arguments (their stored results stay valid)."""
+    from dpmodels.experiments.paper_000 import attacks
+    from dpmodels.experiments.registry import Size, get
+
+    size = Size(quick=True, runs=1, epsilons=(1.0,))
+    for eid in ("000-table2", "000-table3"):
+        cells = get(f"{eid}-paper").cells(size)
+        assert cells and all(c.kwargs["protocol"] == "paper" for c in cells)
+        assert all("protocol" not in c.kwargs for c in get(eid).cells(size))
+    rows = attacks.table2_cell("compas", 0, (1.0,), ("gl-laplace", "permute-and-flip"), protocol="paper")
+    by = {lr: [r for r in rows if r["learner"] == lr] for lr in ("GreedyRL", "gl-laplace", "permute-and-flip")}
+    assert all('"candidates": "columns"' in r["parameters"] and '"max_width": 1' in r["parameters"]
+               for rs in by.values() for r in rs)
+    assert by["gl-laplace"] and all('"calibration": "paper"' in r["parameters"] for r in by["gl-laplace"])
+    assert by["permute-and-flip"] and all("calibration" not in r["parameters"] for r in by["permute-and-flip"])
+    # the same fit as the accuracy ids' paper protocol: GreedyRL on the 18 COMPAS rules
+    acc = next(r["value"] for r in by["GreedyRL"] if r["metric"] == "accuracy")
+    from dpmodels.experiments.paper_000 import accuracy
+
+    ref = next(r["value"] for r in accuracy.accuracy_cell("compas", 0, (), (), protocol="paper")
+               if r["learner"] == "GreedyRL" and r["metric"] == "test_accuracy")
+    assert acc == pytest.approx(ref)
+    lib = attacks.table2_cell("compas", 0, (1.0,), ("gl-laplace",))
+    assert all("candidates" not in r["parameters"] and "calibration" not in r["parameters"] for r in lib)
+    with pytest.raises(ValueError, match="protocol"):
+        attacks.table2_cells(protocol="mine")

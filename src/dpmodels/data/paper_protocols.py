@@ -34,7 +34,7 @@ published, so :func:`paper_000_data` rebuilds them by a fixed, documented proced
    public rule sets with FP-growth) and keep the first |R|. So the counts match **by
    construction**; which rules the paper kept is unknown. The untruncated window holds 2,939 /
    356 / 64 candidates. The order matters: ``rank="balance"`` (|support − ½| first) is the
-   measured alternative in ``docs/results-protocols.md``.
+   measured alternative in ``docs/results.md`` ("The papers' own protocols beside the library's").
 
 The result is a 0/1 DataFrame with one column per mined rule (named like a rule,
 ``"age=(25, 37] and not job=A173"``), to be used with ``candidates="columns"`` of the rule-list

@@ -18,6 +18,8 @@ id            what it reproduces                                          module
 000-table1-paper  Table I under the paper's protocol                      :mod:`.accuracy`
 000-table2    Table II: distributional-overfitting vulnerability V        :mod:`.attacks`
 000-table3    Table III: feature-importance overlap I_k on Adult          :mod:`.attacks`
+000-table2-paper  Table II under the paper's protocol (§V-A data and rules)  :mod:`.attacks`
+000-table3-paper  Table III under the paper's protocol                    :mod:`.attacks`
 000-fig6      Fig. 6: membership-inference ROC curves (000-mia's cells)   :mod:`.attacks`
 000-mia       beyond the paper: membership inference on every learner     :mod:`.attacks`
 000-raw       beyond the paper: raw files through the DP Binarizer        :mod:`.protocol`

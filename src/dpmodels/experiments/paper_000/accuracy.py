@@ -433,7 +433,7 @@ def _paper_table(table, df):
         "library protocol's.")
 
 
-def _paper_twin(eid, datasets, epsilons, learners, evaluate, title_suffix=" (paper protocol)"):
+def _paper_twin(eid, datasets, epsilons, learners, evaluate, full_cost, title_suffix=" (paper protocol)"):
     """``{eid}-paper``: the id's grid under protocol="paper" (Sec. V-A's binarizations and
     pre-mined rules, the paper's calibration of the global-sensitivity baselines); same plot and
     table as the library-protocol id."""
@@ -444,12 +444,17 @@ def _paper_twin(eid, datasets, epsilons, learners, evaluate, title_suffix=" (pap
               "(dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
         cells=lambda size: _accuracy_cells(size, datasets, epsilons, learners, evaluate, protocol="paper"),
         plot=base.plot, table=functools.partial(_paper_table, base.table), published=base.published,
-        full_cost="not measured", quick_cost="≈ 5 s",
+        full_cost=full_cost, quick_cost="≈ 5 s",
         notes="Counts of rows / rules beside the paper's: dpmodels.data.paper_protocols.paper_000_data(name)[2].",
     ))
 
 
-_paper_twin("000-fig2", ("compas",), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS, "train")
-_paper_twin("000-fig3", ("german", "adult"), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS, "train")
-_paper_twin("000-fig4", DATASETS, (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)), FIG4_LEARNERS, "test")
-_paper_twin("000-table1", DATASETS, (TABLE1_EPSILONS, TABLE1_EPSILONS), FIG4_LEARNERS, "test")
+# full-size costs measured 2026-11-24 on the shared 2-core machine, 1 worker, 1-min load 5–9
+_paper_twin("000-fig2", ("compas",), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS, "train",
+            full_cost="≈ 10 s on 2 idle cores (7.5 CPU-s measured, 100 cells)")
+_paper_twin("000-fig3", ("german", "adult"), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS,
+            "train", full_cost="≈ 40 s on 2 idle cores (61 CPU-s measured, 200 cells)")
+_paper_twin("000-fig4", DATASETS, (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)), FIG4_LEARNERS, "test",
+            full_cost="≈ 4 min on 2 idle cores (≈ 8 CPU-min estimated: 4.8 CPU-s per run measured on 3 runs)")
+_paper_twin("000-table1", DATASETS, (TABLE1_EPSILONS, TABLE1_EPSILONS), FIG4_LEARNERS, "test",
+            full_cost="≈ 15 s on 2 idle cores (23 CPU-s measured, 300 cells)")

@@ -16,6 +16,10 @@ Registry ids (``dpmodels reproduce ID``; :mod:`.registry`):
   the empirical ε the attacks imply beside the ε it claims (:func:`epsilon_table`). One cell =
   one (dataset, run, learner); its rows hold the per-run metrics *and* every audited record's
   score (metric ``"score"``, columns ``attack``, ``record``, ``member``) for pooled ROC curves.
+* ``000-table2-paper`` / ``000-table3-paper`` — the same grids under ``protocol="paper"``: Sec.
+  V-A's binarizations and pre-mined rules (:func:`dpmodels.data.paper_protocols.paper_000_data`,
+  one column per rule, ``candidates="columns"``) and the paper's calibration of gl-Laplace /
+  gl-Gaussian / noisy counts (``calibration="paper"``), as the ``-paper`` ids of :mod:`.accuracy`.
 * ``000-fig6`` — the paper's Figure 6 (log-log ROC of GreedyRL vs DP rule lists on German and
   COMPAS), drawn from ``000-mia``'s cells (``source=``): running either runs them once.
 
@@ -67,7 +71,7 @@ from ...privacy import PrivacyLeakWarning
 from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from .. import published as pub
 from ..plots import pyplot, save
-from ..registry import ROW_FIELDS, Cell, Experiment, register, row
+from ..registry import _REGISTRY, ROW_FIELDS, Cell, Experiment, register, row
 from .protocol import LEARNERS, PAPER_LAMBDA
 
 __all__ = [
@@ -129,33 +133,51 @@ MIA_METRICS = (("auc", None), ("tpr@0.1%fpr", 0.001), ("tpr@1%fpr", 0.01))
 
 
 # ------------------------------------------------------------------------------------ helpers
-@functools.lru_cache(maxsize=4)
-def _data(dataset):
+# protocol="library": the bundled binarizations, every conjunction of ≤ 2 literals, the rigorous
+# calibration; protocol="paper": Sec. V-A's binarizations and pre-mined rules rebuilt from the raw
+# files (dpmodels.data.paper_protocols, one column per rule, candidates="columns") and the paper's
+# calibration of gl-Laplace / gl-Gaussian / noisy counts (calibration="paper") — as .accuracy
+PROTOCOLS = ("library", "paper")
+PAPER_CALIBRATED = ("gl-laplace", "gl-gaussian", "noisy-counts")
+
+
+@functools.lru_cache(maxsize=6)
+def _data(dataset, protocol="library"):
+    if protocol == "paper":
+        from ...data.paper_protocols import paper_000_data
+
+        X, y, _ = paper_000_data(dataset)
+        return X, y
+    if protocol != "library":
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     return load_dataset(dataset)
 
 
-def _split(dataset, run, test_size=0.3):
-    X, y = _data(dataset)
+def _split(dataset, run, test_size=0.3, protocol="library"):
+    X, y = _data(dataset, protocol)
     return train_test_split(X, y, test_size=test_size, random_state=run)
 
 
-def _rule_params(name, lam, n=None) -> dict:
+def _rule_params(name, lam, n=None, protocol="library") -> dict:
     """The fit's parameters for the tidy ``parameters`` column (n_public: the declared n)."""
     p = dict(max_rules=K_RULES, min_support=lam, max_width=WIDTH, classes=CLASSES)
+    if protocol == "paper":  # each pre-mined rule is one column: no further conjunctions
+        p.update(max_width=1, candidates="columns")
     if name == "GreedyRL":
         return p
-    return dict(p, **LEARNERS[name], confidence=CONFIDENCE, n_public=n)
+    p = dict(p, **LEARNERS[name], confidence=CONFIDENCE, n_public=n)
+    if protocol == "paper" and p["mechanism"] in PAPER_CALIBRATED:
+        p["calibration"] = "paper"
+    return p
 
 
-def _dp_rule_list(name, eps, lam, n, seed):
-    return DPRuleListClassifier(
-        epsilon=eps, max_rules=K_RULES, min_support=lam, max_width=WIDTH, confidence=CONFIDENCE, n_public=n,
-        classes=CLASSES, random_state=np.random.default_rng(seed), **LEARNERS[name],
-    )
+def _dp_rule_list(name, eps, lam, n, seed, protocol="library"):
+    return DPRuleListClassifier(epsilon=eps, random_state=np.random.default_rng(seed),
+                                **_rule_params(name, lam, n, protocol))
 
 
-def _greedy(lam):
-    return GreedyRuleListClassifier(max_rules=K_RULES, min_support=lam, max_width=WIDTH, classes=CLASSES)
+def _greedy(lam, protocol="library"):
+    return GreedyRuleListClassifier(**_rule_params("GreedyRL", lam, protocol=protocol))
 
 
 @contextlib.contextmanager
@@ -187,40 +209,51 @@ def _check_datasets(datasets):
 
 
 # ------------------------------------------------------------------------------------ Table II
-def table2_cell(dataset, run, epsilons, learners, n_permutations=0):
+def table2_cell(dataset, run, epsilons, learners, n_permutations=0, protocol="library"):
     """V (+ its permutation-null mean when ``n_permutations``) and test accuracy of GreedyRL and of
-    every (learner, ε) on run ``run``'s 70/30 split of ``dataset``: tidy rows."""
+    every (learner, ε) on run ``run``'s 70/30 split of ``dataset``: tidy rows. ``protocol``: one of
+    :data:`PROTOCOLS`."""
     lam = PAPER_LAMBDA.get(dataset, 0.05)
-    Xtr, Xte, ytr, yte = _split(dataset, run)
+    Xtr, Xte, ytr, yte = _split(dataset, run, protocol=protocol)
     rows = []
 
     def measure(name, eps, delta, est, secs):
-        params = json.dumps(_rule_params(name, lam, len(Xtr)), sort_keys=True)
+        params = json.dumps(_rule_params(name, lam, len(Xtr), protocol), sort_keys=True)
         v = vulnerability(est, Xtr, ytr, Xte, yte, n_permutations=n_permutations, random_state=run)
         rows.append(row(dataset, name, params, eps, delta, run, "vulnerability", v.V, secs))
         if n_permutations:
             rows.append(row(dataset, name, params, eps, delta, run, "vulnerability (null mean)", v.null_mean, secs))
         rows.append(row(dataset, name, params, eps, delta, run, "accuracy", est.score(Xte, yte), secs))
 
-    g, secs = _fit_timed(_greedy(lam), Xtr, ytr)
+    g, secs = _fit_timed(_greedy(lam, protocol), Xtr, ytr)
     measure("GreedyRL", math.inf, 0.0, g, secs)
     ss = np.random.SeedSequence([run, 2024])
     for eps in epsilons:
         for name in learners:
             seed = ss.spawn(1)[0]
-            est, secs = _fit_timed(_dp_rule_list(name, eps, lam, len(Xtr), seed), Xtr, ytr)
+            est, secs = _fit_timed(_dp_rule_list(name, eps, lam, len(Xtr), seed, protocol), Xtr, ytr)
             measure(name, eps, est.privacy_ledger_.delta, est, secs)
     return rows
 
 
+def _protocol_kwargs(protocol) -> dict:
+    """The cells' ``protocol`` argument: absent for the library protocol (its cells keep their
+    arguments, so their stored results are resumed)."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    return {} if protocol == "library" else dict(protocol=protocol)
+
+
 def table2_cells(datasets=DATASETS, runs=100, epsilons=(0.1, 1.0, 10.0), learners=tuple(LEARNERS),
-                 n_permutations=20) -> list[Cell]:
+                 n_permutations=20, protocol="library") -> list[Cell]:
     """One cell per (dataset, run)."""
     _check_datasets(datasets)
     _check_learners(learners, LEARNERS)
+    extra = _protocol_kwargs(protocol)
     cost = {"adult": 4.0, "german": 1.5, "compas": 1.0}
     return [Cell(f"{d}-run{r}", table2_cell, dict(dataset=d, run=r, epsilons=tuple(float(e) for e in epsilons),
-                                                   learners=tuple(learners), n_permutations=int(n_permutations)),
+                                                   learners=tuple(learners), n_permutations=int(n_permutations),
+                                                   **extra),
                  cost=cost.get(d, 1.0))
             for d in datasets for r in range(int(runs))]
 
@@ -230,11 +263,12 @@ IK_VARIANTS = (("I_k", "accuracy", "positive"), ("I_k (rank ties)", "accuracy", 
                ("I_k (AUC scoring)", "roc_auc", "positive"))
 
 
-def table3_cell(dataset, run, epsilons, learners, k=7, n_repeats=5):
+def table3_cell(dataset, run, epsilons, learners, k=7, n_repeats=5, protocol="library"):
     """I_k of every (learner, ε) against GreedyRL on run ``run``'s test split: tidy rows (metrics
-    :data:`IK_VARIANTS` and ``n important features``)."""
+    :data:`IK_VARIANTS` and ``n important features``). Under ``protocol="paper"`` the features
+    are the pre-mined rules (one column each), as the paper's models see them."""
     lam = PAPER_LAMBDA.get(dataset, 0.05)
-    Xtr, Xte, ytr, yte = _split(dataset, run)
+    Xtr, Xte, ytr, yte = _split(dataset, run, protocol=protocol)
     perm_seed = 10_000 + run  # one permutation seed per run, shared by reference and DP models
 
     def importances(est):
@@ -244,34 +278,38 @@ def table3_cell(dataset, run, epsilons, learners, k=7, n_repeats=5):
                                    random_state=perm_seed)
         return {sc: r[sc].importances_mean for sc in ("accuracy", "roc_auc")}
 
-    g, gsecs = _fit_timed(_greedy(lam), Xtr, ytr)
+    g, gsecs = _fit_timed(_greedy(lam, protocol), Xtr, ytr)
     ref = importances(g)
     rows = []
     ss = np.random.SeedSequence([run, 2024])
     for eps in epsilons:
         for name in learners:
             seed = ss.spawn(1)[0]
-            est, secs = _fit_timed(_dp_rule_list(name, eps, lam, len(Xtr), seed), Xtr, ytr)
+            est, secs = _fit_timed(_dp_rule_list(name, eps, lam, len(Xtr), seed, protocol), Xtr, ytr)
             imp = importances(est)
-            params = json.dumps(dict(_rule_params(name, lam, len(Xtr)), k=k, n_repeats=n_repeats), sort_keys=True)
+            params = json.dumps(dict(_rule_params(name, lam, len(Xtr), protocol), k=k, n_repeats=n_repeats),
+                                sort_keys=True)
             delta = est.privacy_ledger_.delta
             for metric, sc, ties in IK_VARIANTS:
                 val = overlap(top_k_features(ref[sc], k, ties), top_k_features(imp[sc], k, ties), k, ties)
                 rows.append(row(dataset, name, params, eps, delta, run, metric, val, secs))
             rows.append(row(dataset, name, params, eps, delta, run, "n important features",
                             int((imp["accuracy"] > 0).sum()), secs))
-    rows.append(row(dataset, "GreedyRL", dict(_rule_params("GreedyRL", lam), k=k, n_repeats=n_repeats), math.inf,
+    gparams = dict(_rule_params("GreedyRL", lam, protocol=protocol), k=k, n_repeats=n_repeats)
+    rows.append(row(dataset, "GreedyRL", gparams, math.inf,
                     0.0, run, "n important features", int((ref["accuracy"] > 0).sum()), gsecs))
     return rows
 
 
 def table3_cells(datasets=("adult",), runs=100, epsilons=(1.0, 10.0), learners=tuple(LEARNERS), k=7,
-                 n_repeats=5) -> list[Cell]:
+                 n_repeats=5, protocol="library") -> list[Cell]:
     """One cell per (dataset, run)."""
     _check_datasets(datasets)
     _check_learners(learners, LEARNERS)
+    extra = _protocol_kwargs(protocol)
     return [Cell(f"{d}-run{r}", table3_cell, dict(dataset=d, run=r, epsilons=tuple(float(e) for e in epsilons),
-                                                   learners=tuple(learners), k=int(k), n_repeats=int(n_repeats)))
+                                                   learners=tuple(learners), k=int(k), n_repeats=int(n_repeats),
+                                                   **extra))
             for d in datasets for r in range(int(runs))]
 
 
@@ -715,12 +753,12 @@ MIA_FULL = dict(datasets=FIG6_DATASETS, runs=10, epsilons=(1.0,), n_reference=64
 MIA_QUICK = dict(datasets=FIG6_DATASETS, runs=1, epsilons=(1.0,), n_reference=16)
 
 
-def _t2_cells(size):
-    return table2_cells(**_sizes(size, T2_QUICK, T2_FULL))
+def _t2_cells(size, protocol="library"):
+    return table2_cells(**_sizes(size, T2_QUICK, T2_FULL), protocol=protocol)
 
 
-def _t3_cells(size):
-    return table3_cells(**_sizes(size, T3_QUICK, T3_FULL))
+def _t3_cells(size, protocol="library"):
+    return table3_cells(**_sizes(size, T3_QUICK, T3_FULL), protocol=protocol)
 
 
 def _mia_cells(size):
@@ -789,4 +827,37 @@ register(Experiment(
           "scikit-learn trees, German and COMPAS, 10 runs, 64 reference models; ε lower bounds from pooled scores",
     cells=_mia_cells, plot=_mia_plot, table=_mia_table,
     full_cost="≈ 16 min, 160 cells, 645 CPU-s (1 worker, load 1–4); 2.1 M score rows", quick_cost="≈ 35 s",
+))
+
+
+# ------------------------------------------------------------------- the paper's protocol (twins)
+def _paper_note(markdown, df):
+    return markdown(df) + (
+        "\n\nProtocol 'paper': Sec. V-A's binarizations and pre-mined rules rebuilt from the raw files "
+        "(dpmodels.data.paper_protocols; COMPAS 6,172 rows vs the paper's 6,150; German / COMPAS / Adult 49 / 18 / 47 "
+        "rules, one column each, candidates='columns'), and the paper's calibration of gl-Laplace / gl-Gaussian / "
+        "noisy counts (calibration='paper'). The features permuted for I_k are the rule columns.")
+
+
+register(Experiment(
+    "000-table2-paper", paper="000", kind="table",
+    title="Distributional-overfitting vulnerability V (Table II, paper protocol)",
+    draws=_REGISTRY["000-table2"].draws + "; protocol='paper': the paper's binarizations and 49 / 18 / 47 "
+          "pre-mined rules (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
+    cells=functools.partial(_t2_cells, protocol="paper"),
+    plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2-paper.png")],
+    table=functools.partial(_paper_note, table2_markdown), published=pub.P000_TABLE2_VULNERABILITY,
+    full_cost="≈ 2 min on 2 idle cores (≈ 4 CPU-min estimated: 47 CPU-s for 20 of the 100 runs, load 5–9)",
+    quick_cost="≈ 5 s",
+))
+register(Experiment(
+    "000-table3-paper", paper="000", kind="table",
+    title="Feature-importance overlap I_k on Adult (Table III, paper protocol)",
+    draws=_REGISTRY["000-table3"].draws + "; protocol='paper': the paper's Adult binarization and 47 pre-mined "
+          "rules (the permuted features are the rule columns), gl-* with calibration='paper'",
+    cells=functools.partial(_t3_cells, protocol="paper"),
+    plot=lambda df, out: [plot_table3(df, Path(out) / "000-table3-paper.png")],
+    table=functools.partial(_paper_note, table3_markdown), published=pub.P000_TABLE3,
+    full_cost="≈ 35 min on 2 idle cores (≈ 70 CPU-min estimated: 166 CPU-s for 4 of the 100 runs, load 5–9)",
+    quick_cost="≈ 30 s (30 CPU-s)",
 ))

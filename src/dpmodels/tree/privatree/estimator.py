@@ -115,8 +115,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     one_vs_rest : bool, default False
         Also offer every alive category of a categorical feature with > 2 categories alone on the
         left (public structure, no privacy cost; :mod:`.splitter`). Rigorous variant only. Off by
-        default: measured mixed (docs/results-protocols.md) — it helps nursery at ε = 0.01 mainly
-        together with ``category_order="public"``, and costs mushroom and adult a little.
+        default: measured mixed (docs/results.md, "The papers' own protocols") — it helps nursery
+        at ε = 0.01 mainly together with ``category_order="public"``, and costs mushroom and adult
+        a little.
     category_order : {"noisy-ratio", "public"}, default "noisy-ratio"
         Order of the categories whose prefixes are split candidates (binary labels): by a noisy
         class-1 ratio (Coppersmith et al., paying a share of each level's budget, :mod:`.splitter`)
