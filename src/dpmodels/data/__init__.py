@@ -13,8 +13,8 @@ from dpmodels.data.datasets import (
 )
 from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
 from dpmodels.data.rules import RuleCandidates, check_feature_groups
-from dpmodels.data.sources import DaskSource, ParquetSource
 from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
+from dpmodels.data.sources import DaskSource, ParquetSource
 
 __all__ = [
     "Binarizer",
