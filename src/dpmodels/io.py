@@ -288,7 +288,7 @@ def model_to_dict(obj) -> dict:
     private_learner = getattr(est, "privacy_ledger_", None) is not None
     if ledger is None:
         verdict = ["NOT PRIVATE: a non-private learner (no privacy ledger)."] if not bare else []
-        privacy = {"private_learner": False if not bare else None, "epsilon": None, "delta": None,
+        privacy: dict[str, Any] = {"private_learner": False if not bare else None, "epsilon": None, "delta": None,
                    "epsilon_spent": None, "delta_spent": None, "is_private": False,
                    "verdict": verdict, "noise_seeded": False, "ledger": None}
     else:
@@ -301,7 +301,7 @@ def model_to_dict(obj) -> dict:
                    "is_private": bool(private_learner and ledger.is_private and not seeded),
                    "verdict": verdict, "noise_seeded": bool(seeded), "ledger": ledger.to_dict()}
         if seeded:
-            who = ([type(est).__name__] if seeded_est else []) + seeded_steps
+            who: list[str] = ([type(est).__name__] if seeded_est else []) + seeded_steps
             privacy["verdict"] = privacy["verdict"] + [
                 "NOT PRIVATE against whoever knows the seed: the noise of " + " and ".join(who)
                 + " was drawn from a seeded random_state (the seed is not written to this file)."
@@ -513,7 +513,7 @@ def _cap(n: int, cap: int, what: str, source: str) -> None:
         raise ModelFileError(f"{source}: {n:,} {what} (a model file may hold at most {cap:,})")
 
 
-def _list(d: dict, key: str, where: str, cap: int, what: str, *, optional: bool = False) -> list | None:
+def _list(d: dict, key: str, where: str, cap: int, what: str, *, optional: bool = False) -> Any:
     if optional and d.get(key) is None:
         return None
     v = _need(d, key, list, where)

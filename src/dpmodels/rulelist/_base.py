@@ -73,8 +73,8 @@ class SplitStats:
             self.y = y.astype(np.float64)
         else:  # one indicator column per class 1..K-1 (exact 0/1 floats)
             self.y = (np.asarray(y)[:, None] == np.arange(1, self.n_classes)[None, :]).astype(np.float64)
-        self._W = None  # (m, J) weights of the last call and the Gram matrices they give
-        self._A = None
+        self._W: np.ndarray | None = None  # (m, J) weights of the last call and the Gram matrices they give
+        self._A: list | None = None
         self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
 
     def __call__(self, remaining: np.ndarray):
@@ -103,12 +103,15 @@ class SplitStats:
             if changed is None or 2 * changed.size > m:
                 self._A = [X.T @ (X * W[:, j : j + 1]) for j in range(J)]
             elif changed.size:
+                assert self._W is not None and self._A is not None  # set by the previous call
                 Xc, dW = X[changed], W[changed] - self._W[changed]
                 for j in range(J):
                     self._A[j] += Xc.T @ (Xc * dW[:, j : j + 1])
             self._W = W
             S = X.T @ W
-            counts = [self.candidates.counts_from_gram(self._A[j], S[:, j], float(totals[j])) for j in range(J)]
+            A = self._A
+            assert A is not None
+            counts = [self.candidates.counts_from_gram(A[j], S[:, j], float(totals[j])) for j in range(J)]
         if self.n_classes == 2:
             return float(totals[0]), float(totals[1]), counts[0], counts[1]
         return float(totals[0]), np.asarray(totals[1:], dtype=float), counts[0], np.stack(counts[1:])
@@ -367,7 +370,7 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         """Index of the rule capturing each row (``len(rule_list_.rules)`` is the default rule)."""
         return self.rule_list_.apply(self._validate_predict_data(X))
 
-    _display_params = ("max_rules", "max_width", "min_support")
+    _display_params: tuple[str, ...] = ("max_rules", "max_width", "min_support")
 
     def to_text(self, *, merge: bool = False) -> str:
         """The fitted list with a header (learner, ε, δ and the ledger's verdict, n, classes);

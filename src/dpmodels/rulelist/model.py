@@ -352,7 +352,7 @@ class RuleList:
         if not isinstance(d["rules"], list):
             raise ValueError("rule list: rules must be a list")
         b = d.get("count_noise_scale")
-        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real) or not b >= 0):
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real) or not float(b) >= 0):
             raise ValueError(f"rule list: count_noise_scale must be None or a number >= 0, got {b!r}")
         return cls(
             list(names),
