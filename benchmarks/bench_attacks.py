@@ -27,8 +27,18 @@ def target():
 
 def _run(target, attack, **kw):
     tree, X, y = target
-    return membership_inference(tree, X[:1000], y[:1000], X[1000:2000], y[1000:2000], attack=attack,
-                                X_pop=X[2000:], y_pop=y[2000:], random_state=0, **kw)
+    return membership_inference(
+        tree,
+        X[:1000],
+        y[:1000],
+        X[1000:2000],
+        y[1000:2000],
+        attack=attack,
+        X_pop=X[2000:],
+        y_pop=y[2000:],
+        random_state=0,
+        **kw,
+    )
 
 
 @pytest.mark.benchmark(group="mia-memorising-tree")

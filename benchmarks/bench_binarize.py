@@ -47,12 +47,24 @@ def test_sklearn_kbins_onehot(benchmark, adult):
     X, _, s = adult
     num = list(s.bounds)
     cat = list(s.categories)
-    ct = ColumnTransformer([
-        ("num", KBinsDiscretizer(n_bins=3, encode="onehot-dense", strategy="quantile",
-                                 quantile_method="averaged_inverted_cdf"), num),
-        ("cat", OneHotEncoder(categories=[list(s.categories[c]) for c in cat], handle_unknown="ignore",
-                              sparse_output=False), cat),
-    ])
+    ct = ColumnTransformer(
+        [
+            (
+                "num",
+                KBinsDiscretizer(
+                    n_bins=3, encode="onehot-dense", strategy="quantile", quantile_method="averaged_inverted_cdf"
+                ),
+                num,
+            ),
+            (
+                "cat",
+                OneHotEncoder(
+                    categories=[list(s.categories[c]) for c in cat], handle_unknown="ignore", sparse_output=False
+                ),
+                cat,
+            ),
+        ]
+    )
     benchmark(lambda: ct.fit_transform(X))
 
 

@@ -50,22 +50,25 @@ def _certified(model):
 @pytest.mark.benchmark(group="optimal-rl-paper003")
 def test_optimal_rl_adult10_len10_sup001(benchmark, adult):
     X, y = adult
-    benchmark.pedantic(lambda: _certified(OptimalRuleListClassifier(max_rules=11, min_support=0.01).fit(X, y)),
-                       rounds=5, iterations=1)
+    benchmark.pedantic(
+        lambda: _certified(OptimalRuleListClassifier(max_rules=11, min_support=0.01).fit(X, y)), rounds=5, iterations=1
+    )
 
 
 @pytest.mark.benchmark(group="optimal-rl-paper003")
 def test_optimal_rl_compas_len10_sup001(benchmark, compas):
     X, y = compas
-    benchmark.pedantic(lambda: _certified(OptimalRuleListClassifier(max_rules=11, min_support=0.01).fit(X, y)),
-                       rounds=5, iterations=1)
+    benchmark.pedantic(
+        lambda: _certified(OptimalRuleListClassifier(max_rules=11, min_support=0.01).fit(X, y)), rounds=5, iterations=1
+    )
 
 
 @pytest.mark.benchmark(group="optimal-rl-paper003")
 def test_greedy_rl_adult10_len10_sup001(benchmark, adult):
     X, y = adult
-    benchmark.pedantic(lambda: GreedyRuleListClassifier(max_rules=11, min_support=0.01, max_width=1).fit(X, y),
-                       rounds=5, iterations=1)
+    benchmark.pedantic(
+        lambda: GreedyRuleListClassifier(max_rules=11, min_support=0.01, max_width=1).fit(X, y), rounds=5, iterations=1
+    )
 
 
 # ------------------------------------------------- the regularised problem, ours vs the real CORELS
@@ -73,8 +76,9 @@ C_REG = 0.002
 
 
 def _ours_regularised(X, y):
-    m = OptimalRuleListClassifier(max_rules=int(0.5 / C_REG) + 2, min_support=0.0, min_literal_support=0.01,
-                                  regularization=C_REG)
+    m = OptimalRuleListClassifier(
+        max_rules=int(0.5 / C_REG) + 2, min_support=0.0, min_literal_support=0.01, regularization=C_REG
+    )
     return _certified(m.fit(X, y))
 
 
@@ -126,8 +130,9 @@ def test_dl85_depth4_adult10_fast_depth_two(benchmark, adult):
     from dpmodels.tree.optimal import DL85Classifier
 
     X, y = adult
-    benchmark.pedantic(lambda: DL85Classifier(max_depth=4, min_sup=0.01, fast_depth_two=True).fit(X, y),
-                       rounds=3, iterations=1)
+    benchmark.pedantic(
+        lambda: DL85Classifier(max_depth=4, min_sup=0.01, fast_depth_two=True).fit(X, y), rounds=3, iterations=1
+    )
 
 
 # ------------------------------------------------------------------- paper 003's grid (script)

@@ -28,8 +28,11 @@ _MEDIANS = {}  # (learner, n) -> median seconds of this run
 def ratio_table(request):
     """After the module: medians and the speed ratio per n (on pytest's terminal)."""
     yield
-    lines = ["", "PrivaTree vs scikit-learn (depth 4, 24 numerical features), medians of this run:",
-             "n | scikit-learn | PrivaTree | ratio (sklearn / PrivaTree)"]
+    lines = [
+        "",
+        "PrivaTree vs scikit-learn (depth 4, 24 numerical features), medians of this run:",
+        "n | scikit-learn | PrivaTree | ratio (sklearn / PrivaTree)",
+    ]
     for n in SIZES:
         a, b = _MEDIANS.get(("sklearn", n)), _MEDIANS.get(("privatree", n))
         if a and b:
@@ -74,7 +77,9 @@ def test_fit(benchmark, learner, n):
     benchmark.extra_info["input_bytes"] = int(X.nbytes)
     benchmark.extra_info["load_avg_1min_before"] = os.getloadavg()[0]  # the machine may be shared
     rounds = 1 if (learner == "sklearn" and n >= 10**6) else 3 if n >= 10**5 else 15
-    est = benchmark.pedantic(lambda: make().fit(X, y), rounds=rounds, iterations=1, warmup_rounds=1 if n <= 10**4 else 0)
+    est = benchmark.pedantic(
+        lambda: make().fit(X, y), rounds=rounds, iterations=1, warmup_rounds=1 if n <= 10**4 else 0
+    )
     _MEDIANS[(learner, n)] = benchmark.stats.stats.median
     if learner == "privatree":
         peak = peak_memory(make, X, y)

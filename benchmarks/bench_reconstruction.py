@@ -31,8 +31,11 @@ def random_rule_list(n_rules, n_attrs, width, seed):
     rng = np.random.default_rng(seed)
     names = [f"a{i}" for i in range(n_attrs)]
     rules = [
-        Rule([(names[k], bool(rng.integers(2))) for k in rng.choice(n_attrs, width, replace=False)], 1,
-             tuple(float(c) for c in rng.integers(1, 50, 2)))
+        Rule(
+            [(names[k], bool(rng.integers(2))) for k in rng.choice(n_attrs, width, replace=False)],
+            1,
+            tuple(float(c) for c in rng.integers(1, 50, 2)),
+        )
         for _ in range(n_rules)
     ]
     return RuleList(names, rules, Rule([], 0, (10.0, 10.0)))

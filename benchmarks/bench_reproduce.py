@@ -29,8 +29,10 @@ def _split(name):
 
 
 def _params(name, n):
-    return [(lr, dict(max_rules=5, min_support=LAMBDA[name], max_width=2, confidence=0.99, n_public=n, **LEARNERS[lr]))
-            for lr in FIG4_LEARNERS]
+    return [
+        (lr, dict(max_rules=5, min_support=LAMBDA[name], max_width=2, confidence=0.99, n_public=n, **LEARNERS[lr]))
+        for lr in FIG4_LEARNERS
+    ]
 
 
 def _batched(Xtr, ytr, name):

@@ -29,13 +29,14 @@ def data(tmp_path_factory):
     df["label"] = ((df.x0 + (df.c0 == "v1") + rng.normal(size=N)) > 0).astype(np.int64)
     d = tmp_path_factory.mktemp("scale")
     for i, a in enumerate(range(0, N, 30_000)):  # 7 files, the last one shorter
-        df.iloc[a:a + 30_000].to_parquet(d / f"part-{i:02d}.parquet", index=False)
+        df.iloc[a : a + 30_000].to_parquet(d / f"part-{i:02d}.parquet", index=False)
     return df, d
 
 
 def _est():
-    return PrivaTreeClassifier(epsilon=1.0, max_depth=6, bounds=(-5.0, 5.0), categories=CATS, classes=[0, 1],
-                               random_state=0)
+    return PrivaTreeClassifier(
+        epsilon=1.0, max_depth=6, bounds=(-5.0, 5.0), categories=CATS, classes=[0, 1], random_state=0
+    )
 
 
 @pytest.mark.benchmark(group="privatree-backends")

@@ -58,8 +58,10 @@ def main() -> None:
     p = multiprocessing.get_context("spawn").Process(target=write, args=(d, args.rows))  # own RSS
     p.start()
     p.join()
-    print(f"data: {d} ({sum(f.stat().st_size for f in d.glob('*.parquet')) / 1e6:.0f} MB on disk, "
-          f"written in {time.perf_counter() - t:.0f} s if new)")
+    print(
+        f"data: {d} ({sum(f.stat().st_size for f in d.glob('*.parquet')) / 1e6:.0f} MB on disk, "
+        f"written in {time.perf_counter() - t:.0f} s if new)"
+    )
 
     import dpmodels.tree.privatree.streaming as streaming
     from dpmodels.data import ParquetSource
@@ -75,14 +77,19 @@ def main() -> None:
         return out
 
     streaming.counts = timed
-    est = PrivaTreeClassifier(epsilon=1.0, max_depth=args.depth, bounds=(-5.0, 5.0), categories=CATS,
-                              classes=[0, 1], random_state=0)
+    est = PrivaTreeClassifier(
+        epsilon=1.0, max_depth=args.depth, bounds=(-5.0, 5.0), categories=CATS, classes=[0, 1], random_state=0
+    )
     if args.dask:
         import dask.dataframe as dd
         from distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, memory_limit=args.memory_limit,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=args.workers, threads_per_worker=1, memory_limit=args.memory_limit, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             ddf = dd.read_parquet(str(d))
 
             def cpu():
@@ -94,8 +101,10 @@ def main() -> None:
             est.fit(ddf[NUM + list(CATS)], ddf["label"])
             wall = time.perf_counter() - t
             wcpu = sum(client.run(cpu).values()) - c0
-            print(f"worker CPU: {wcpu:.1f} s for {len(passes)} passes: "
-                  f"{args.rows * len(passes) / wcpu / 1e6:.2f} M rows/CPU-s per pass (all workers)")
+            print(
+                f"worker CPU: {wcpu:.1f} s for {len(passes)} passes: "
+                f"{args.rows * len(passes) / wcpu / 1e6:.2f} M rows/CPU-s per pass (all workers)"
+            )
             mem = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
             print("peak RSS per worker (MB):", {k: round(v / 1024) for k, v in mem.items()})
     elif args.in_memory:

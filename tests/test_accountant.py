@@ -19,8 +19,9 @@ from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
 def data(n=400, seed=0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"age": rng.integers(18, 90, n).astype(float),
-                      "city": rng.choice(["a", "b", "c"], n).astype(object)})
+    X = pd.DataFrame(
+        {"age": rng.integers(18, 90, n).astype(float), "city": rng.choice(["a", "b", "c"], n).astype(object)}
+    )
     y = pd.Series(((X["age"] > 50) ^ (X["city"] == "a")).astype(int), name="y")
     return X, y
 
@@ -31,8 +32,7 @@ CATS = {"city": ["a", "b", "c"]}
 def pipeline(acc, eq=0.2, el=0.8, **bin_kw):
     kw = dict(epsilon=eq, bounds={"age": (18, 90)}, categories=CATS, accountant=acc, random_state=0)
     kw.update(bin_kw)
-    return make_pipeline(Binarizer(**kw),
-                         DPRuleListClassifier(epsilon=el, max_rules=3, accountant=acc, random_state=1))
+    return make_pipeline(Binarizer(**kw), DPRuleListClassifier(epsilon=el, max_rules=3, accountant=acc, random_state=1))
 
 
 def test_pipeline_reports_one_ledger():
@@ -74,8 +74,10 @@ def test_a_second_fit_spends_more_of_the_total():
     assert acc.epsilon_spent == pytest.approx(2.0) and len(releases) == 2 * n1
     # two fits of each step: the total covers publishing both, choosing one is not covered
     selections = [r.what for r in acc.ledger.rows if r.composition == "leak"]
-    assert selections == ["Binarizer: 2 fits under this accountant",
-                          "DPRuleListClassifier: 2 fits under this accountant"]
+    assert selections == [
+        "Binarizer: 2 fits under this accountant",
+        "DPRuleListClassifier: 2 fits under this accountant",
+    ]
     assert not acc.is_private and "choosing among them is not a DP release" in acc.summary()
     with pytest.raises(BudgetExceededError):
         p.fit(X, y)
@@ -118,8 +120,10 @@ def test_a_pickled_accountant_is_detached():
 def test_a_leaky_step_makes_the_whole_pipeline_not_private():
     X, y = data()
     acc = BudgetAccountant(1.0)
-    p = make_pipeline(Binarizer(categories=CATS, accountant=acc),  # data quantiles: a leak
-                      DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc, random_state=0))
+    p = make_pipeline(
+        Binarizer(categories=CATS, accountant=acc),  # data quantiles: a leak
+        DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc, random_state=0),
+    )
     with pytest.warns(PrivacyLeakWarning):
         p.fit(X, y)
     led = p[-1].privacy_ledger_
@@ -130,8 +134,10 @@ def test_a_leaky_step_makes_the_whole_pipeline_not_private():
 def test_public_cut_points_cost_nothing():
     X, y = data()
     acc = BudgetAccountant(1.0)
-    p = make_pipeline(Binarizer(cut_points={"age": [30, 60]}, categories=CATS, accountant=acc),
-                      DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc, random_state=0))
+    p = make_pipeline(
+        Binarizer(cut_points={"age": [30, 60]}, categories=CATS, accountant=acc),
+        DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc, random_state=0),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         p.fit(X, y)
@@ -209,14 +215,24 @@ def test_share_rows_are_checked_against_the_accountant_at_every_release():
     assert b.rows == [] and [r.what for r in acc.ledger.rows] == ["A: x", "direct"]
 
 
-@pytest.mark.parametrize("make", [
-    lambda acc: PrivaTreeClassifier(epsilon=0.5, bounds={"age": (18, 90)}, categories=CATS,
-                                    classes=[0, 1], n_public=400, accountant=acc, random_state=0),
-    lambda acc: BDPTClassifier(epsilon=0.5, bounds={"age": (18, 90)}, categories=CATS, classes=[0, 1],
-                               accountant=acc, random_state=0),
-    lambda acc: DPGDFClassifier(epsilon=0.5, categories=CATS, classes=[0, 1], accountant=acc,
-                                random_state=0),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda acc: PrivaTreeClassifier(
+            epsilon=0.5,
+            bounds={"age": (18, 90)},
+            categories=CATS,
+            classes=[0, 1],
+            n_public=400,
+            accountant=acc,
+            random_state=0,
+        ),
+        lambda acc: BDPTClassifier(
+            epsilon=0.5, bounds={"age": (18, 90)}, categories=CATS, classes=[0, 1], accountant=acc, random_state=0
+        ),
+        lambda acc: DPGDFClassifier(epsilon=0.5, categories=CATS, classes=[0, 1], accountant=acc, random_state=0),
+    ],
+)
 def test_tree_learners_take_the_accountant(make):
     X, y = data()
     acc = BudgetAccountant(0.8)
@@ -233,8 +249,7 @@ def test_tree_learners_take_the_accountant(make):
     assert solo.privacy_ledger_.epsilon == 0.5 and solo.privacy_ledger_ is not acc.ledger
 
 
-@pytest.mark.parametrize("cls", [DPRuleListClassifier, PrivaTreeClassifier, BDPTClassifier,
-                                 DPGDFClassifier, Binarizer])
+@pytest.mark.parametrize("cls", [DPRuleListClassifier, PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier, Binarizer])
 def test_a_wrong_accountant_is_a_type_error(cls):
     X, y = data()
     with pytest.raises(TypeError, match="BudgetAccountant"):
@@ -265,8 +280,13 @@ def test_readme_pipeline_example_runs():
     from dpmodels.rulelist import DPRuleListClassifier
 
     X, y = load_dataset("adult", binarized=False)
-    ns = dict(X=X.iloc[:8000], y=y.iloc[:8000], schema=dataset_schema("adult"),
-              DPRuleListClassifier=DPRuleListClassifier, print=lambda *a: None)
+    ns = dict(
+        X=X.iloc[:8000],
+        y=y.iloc[:8000],
+        schema=dataset_schema("adult"),
+        DPRuleListClassifier=DPRuleListClassifier,
+        print=lambda *a: None,
+    )
     exec(code, ns)
     acc = ns["acc"]
     assert acc.is_private and acc.epsilon_spent == pytest.approx(1.0)
@@ -279,8 +299,7 @@ def test_spent_plus_reserved_never_exceeds_the_total_property():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    op = st.tuples(st.sampled_from(["request", "spend", "close"]), st.integers(0, 4),
-                   st.floats(0.01, 0.6))
+    op = st.tuples(st.sampled_from(["request", "spend", "close"]), st.integers(0, 4), st.floats(0.01, 0.6))
 
     @settings(max_examples=60, deadline=None)
     @given(st.lists(op, max_size=40))

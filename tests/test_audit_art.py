@@ -28,8 +28,9 @@ def test_ours_and_art_agree_on_a_memorising_tree():
         warnings.simplefilter("ignore")
         art = art_membership_inference(tree, Xi, yi, Xo, yo, random_state=0)
     ours = membership_inference(tree, Xi, yi, Xo, yo, attack="black-box", random_state=0)
-    shadow = membership_inference(tree, Xi, yi, Xo, yo, attack="shadow", X_pop=Xp, y_pop=yp,
-                                  n_reference=8, random_state=0)
+    shadow = membership_inference(
+        tree, Xi, yi, Xo, yo, attack="shadow", X_pop=Xp, y_pop=yp, n_reference=8, random_state=0
+    )
     np.testing.assert_array_equal(art.record_index, ours.record_index)  # same evaluation records
     assert art.auc == pytest.approx(0.75, abs=0.04)
     assert abs(art.auc - ours.auc) < 0.02

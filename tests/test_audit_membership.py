@@ -135,8 +135,7 @@ def memorising():
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_every_attack_has_power_on_a_memorising_tree(memorising, attack):
     tree, (Xi, yi), (Xo, yo), (Xp, yp) = memorising
-    r = membership_inference(tree, Xi, yi, Xo, yo, attack=attack, X_pop=Xp, y_pop=yp,
-                             n_reference=16, random_state=0)
+    r = membership_inference(tree, Xi, yi, Xo, yo, attack=attack, X_pop=Xp, y_pop=yp, n_reference=16, random_state=0)
     assert r.auc > 0.68, (attack, r.auc)  # the loss threshold's ideal here is 0.75
     assert r.scores.shape == r.membership.shape
     if attack == "threshold":
@@ -155,8 +154,7 @@ def dp_rule_list():
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_every_attack_is_near_chance_on_a_dp_rule_list(dp_rule_list, attack):
     m, (Xi, yi), (Xo, yo), (Xp, yp) = dp_rule_list
-    r = membership_inference(m, Xi, yi, Xo, yo, attack=attack, X_pop=Xp, y_pop=yp,
-                             n_reference=8, random_state=0)
+    r = membership_inference(m, Xi, yi, Xo, yo, attack=attack, X_pop=Xp, y_pop=yp, n_reference=8, random_state=0)
     assert abs(r.auc - 0.5) < 0.06, (attack, r.auc)
 
 
@@ -197,8 +195,7 @@ def test_errors(memorising):
     with pytest.raises(ValueError, match="n_reference"):
         membership_inference(tree, Xi, yi, Xo, yo, attack="lira", n_reference=1)
     with pytest.raises(ValueError, match="reference_size"):
-        membership_inference(tree, Xi, yi, Xo, yo, attack="lira-offline", X_pop=Xp, y_pop=yp,
-                             reference_size=len(Xp))
+        membership_inference(tree, Xi, yi, Xo, yo, attack="lira-offline", X_pop=Xp, y_pop=yp, reference_size=len(Xp))
 
 
 def test_suite_shares_references(memorising, monkeypatch):
@@ -224,8 +221,18 @@ def test_lira_and_rmia_beat_the_loss_threshold_at_low_fpr():
         X = rng.normal(size=(4000, 5))
         y = ((X[:, 0] + X[:, 1] > 0) ^ (rng.random(4000) < 0.1)).astype(int)
         tree = DecisionTreeClassifier(max_depth=20, random_state=0).fit(X[:1000], y[:1000])
-        res = membership_inference_suite(tree, X[:1000], y[:1000], X[1000:2000], y[1000:2000], attacks=list(gains),
-                                         X_pop=X[2000:], y_pop=y[2000:], n_reference=64, random_state=seed)
+        res = membership_inference_suite(
+            tree,
+            X[:1000],
+            y[:1000],
+            X[1000:2000],
+            y[1000:2000],
+            attacks=list(gains),
+            X_pop=X[2000:],
+            y_pop=y[2000:],
+            n_reference=64,
+            random_state=seed,
+        )
         for a, r in res.items():
             gains[a].append(r.tpr_at(0.01))
     base = np.mean(gains.pop("threshold"))
@@ -241,8 +248,9 @@ def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references():
         Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=seed)
         Xi, Xo, yi, yo = train_test_split(Xt, yt, test_size=0.3, random_state=seed)
         m = DPRuleListClassifier(epsilon=0.1, max_rules=5, min_support=0.05, random_state=seed).fit(Xi, yi)
-        res = membership_inference_suite(m, Xi, yi.to_numpy(), Xo, yo.to_numpy(), X_pop=Xp, y_pop=yp.to_numpy(),
-                                         n_reference=64, random_state=seed)
+        res = membership_inference_suite(
+            m, Xi, yi.to_numpy(), Xo, yo.to_numpy(), X_pop=Xp, y_pop=yp.to_numpy(), n_reference=64, random_state=seed
+        )
         for a, r in res.items():
             aucs[a].append(r.auc)
     for a, v in aucs.items():

@@ -18,12 +18,14 @@ from dpmodels.privacy import BudgetAccountant, PrivacyLeakWarning
 
 def frame(n=200, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.integers(18, 90, n),
-        "income": rng.exponential(30_000, n),
-        "sex": pd.Categorical(rng.choice(["Female", "Male"], n), categories=["Female", "Male"]),
-        "race": rng.choice(["A", "B", "C"], n).astype(object),
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "income": rng.exponential(30_000, n),
+            "sex": pd.Categorical(rng.choice(["Female", "Male"], n), categories=["Female", "Male"]),
+            "race": rng.choice(["A", "B", "C"], n).astype(object),
+        }
+    )
 
 
 RACE = {"race": ["A", "B", "C"]}
@@ -36,8 +38,7 @@ def test_public_cut_points_are_used_exactly_with_readable_names():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing read from the data: no warning
         Z = b.fit_transform(X)
-    assert list(Z.columns) == ["age<=30", "age<=45", "income<=12345.5", "sex=Male", "race=A",
-                               "race=B", "race=C"]
+    assert list(Z.columns) == ["age<=30", "age<=45", "income<=12345.5", "sex=Male", "race=A", "race=B", "race=C"]
     assert Z.dtypes.unique().tolist() == [np.uint8]
     np.testing.assert_array_equal(Z["age<=30"], (X["age"] <= 30).astype(np.uint8))
     np.testing.assert_array_equal(Z["age<=45"], (X["age"] <= 45).astype(np.uint8))
@@ -73,8 +74,9 @@ def test_onehot_encoding_bins_partition_the_line():
 
 def test_drop_if_binary_and_drop_none():
     X = frame()
-    assert [c for c in Binarizer(cut_points={"age": [], "income": []}).fit(X).get_feature_names_out()
-            if c.startswith("sex")] == ["sex=Male"]
+    assert [
+        c for c in Binarizer(cut_points={"age": [], "income": []}).fit(X).get_feature_names_out() if c.startswith("sex")
+    ] == ["sex=Male"]
     b = Binarizer(cut_points={"age": [], "income": []}, drop=None, categories=RACE).fit(X)
     assert list(b.get_feature_names_out()) == ["sex=Female", "sex=Male", "race=A", "race=B", "race=C"]
 
@@ -122,8 +124,13 @@ def test_dp_quantiles_split_epsilon_across_numerical_features():
         b.fit(X)
     led = b.privacy_ledger_
     assert [r.what for r in led.rows] == ["2 quantiles of 'age'", "2 quantiles of 'income'"]
-    assert all(r.epsilon == pytest.approx(0.3) and r.sensitivity == 2.0 and r.guarantee == "proven"
-               and r.composition == "sequential" for r in led.rows)
+    assert all(
+        r.epsilon == pytest.approx(0.3)
+        and r.sensitivity == 2.0
+        and r.guarantee == "proven"
+        and r.composition == "sequential"
+        for r in led.rows
+    )
     assert led.epsilon == 0.6 and led.epsilon_spent == pytest.approx(0.6) and led.is_private
     assert b.cut_point_source_["age"] == "dp" and b.cut_points_["const"].size == 0  # lo == hi
     c = b.cut_points_["age"]
@@ -158,27 +165,35 @@ def test_data_quantiles_warn_and_leave_a_leak_row_per_feature():
     with pytest.warns(PrivacyLeakWarning, match="quantiles of feature 'age'"):
         b = Binarizer(n_bins=4, categories=RACE).fit(X)
     leaks = b.privacy_ledger_.leaks
-    assert [r.what for r in leaks] == ["quantiles of feature 'age' (cut points)",
-                                       "quantiles of feature 'income' (cut points)"]
+    assert [r.what for r in leaks] == [
+        "quantiles of feature 'age' (cut points)",
+        "quantiles of feature 'income' (cut points)",
+    ]
     assert not b.privacy_ledger_.is_private and "NOT PRIVATE" in b.privacy_ledger_.summary()
-    np.testing.assert_array_equal(b.cut_points_["age"], np.unique(np.quantile(X["age"], [.25, .5, .75])))
+    np.testing.assert_array_equal(b.cut_points_["age"], np.unique(np.quantile(X["age"], [0.25, 0.5, 0.75])))
     assert b.cut_point_source_["age"] == "data"
 
 
 # ------------------------------------------------------------------ errors before any budget
-@pytest.mark.parametrize("params, match", [
-    (dict(n_bins=1), "n_bins"),
-    (dict(n_bins=2.5), "n_bins"),
-    (dict(encoding="ordinal"), "encoding"),
-    (dict(drop="first"), "drop"),
-    (dict(cut_points={"race": [1]}, categories=RACE), "categorical"),
-    (dict(cut_points={"age": ["x"]}), "numbers"),
-    (dict(cut_points={"age": [np.inf]}), "finite"),
-    (dict(cut_points={"nope": [1]}), "unknown feature"),
-    (dict(epsilon=1.0, bounds={"age": (17, 90)}, categories=RACE), "no \\(lo, hi\\) for numerical feature 'income'"),
-    (dict(epsilon=-1.0), "epsilon"),
-    (dict(accountant="acc"), "accountant"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(n_bins=1), "n_bins"),
+        (dict(n_bins=2.5), "n_bins"),
+        (dict(encoding="ordinal"), "encoding"),
+        (dict(drop="first"), "drop"),
+        (dict(cut_points={"race": [1]}, categories=RACE), "categorical"),
+        (dict(cut_points={"age": ["x"]}), "numbers"),
+        (dict(cut_points={"age": [np.inf]}), "finite"),
+        (dict(cut_points={"nope": [1]}), "unknown feature"),
+        (
+            dict(epsilon=1.0, bounds={"age": (17, 90)}, categories=RACE),
+            "no \\(lo, hi\\) for numerical feature 'income'",
+        ),
+        (dict(epsilon=-1.0), "epsilon"),
+        (dict(accountant="acc"), "accountant"),
+    ],
+)
 def test_bad_parameters_fail_before_anything_is_spent(params, match):
     acc = BudgetAccountant(1.0)
     with pytest.raises((ValueError, TypeError), match=match):
@@ -226,14 +241,21 @@ def test_set_output_and_clone_and_pickle():
     assert (b.transform(Xi).index == Xi.index).all()
 
 
-@parametrize_with_checks([
-    Binarizer(epsilon=1.0, bounds=(-5.0, 5.0), random_state=0),
-    Binarizer(cut_points={0: [0.0, 1.0]}, encoding="onehot", bounds=(-5.0, 5.0), epsilon=1.0, random_state=0),
-], expected_failed_checks=lambda est: {
-    c: "fits sample_weight above 1, which costs k·ε (group privacy): refused; unit weights are "
-       "covered by tests/test_private_pipeline.py"
-    for c in ("check_sample_weights_list", "check_sample_weights_not_overwritten",
-              "check_sample_weight_equivalence_on_dense_data")})
+@parametrize_with_checks(
+    [
+        Binarizer(epsilon=1.0, bounds=(-5.0, 5.0), random_state=0),
+        Binarizer(cut_points={0: [0.0, 1.0]}, encoding="onehot", bounds=(-5.0, 5.0), epsilon=1.0, random_state=0),
+    ],
+    expected_failed_checks=lambda est: {
+        c: "fits sample_weight above 1, which costs k·ε (group privacy): refused; unit weights are "
+        "covered by tests/test_private_pipeline.py"
+        for c in (
+            "check_sample_weights_list",
+            "check_sample_weights_not_overwritten",
+            "check_sample_weight_equivalence_on_dense_data",
+        )
+    },
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -241,8 +263,7 @@ def test_sklearn_compatible(estimator, check):
 # ------------------------------------------------------------------ export
 def test_to_dict_is_json_safe_and_round_trips():
     X = frame(500)
-    b = Binarizer(epsilon=1.0, bounds={"age": (17, 90), "income": (0, 2e5)}, categories=RACE,
-                  random_state=3).fit(X)
+    b = Binarizer(epsilon=1.0, bounds={"age": (17, 90), "income": (0, 2e5)}, categories=RACE, random_state=3).fit(X)
     d = json.loads(json.dumps(b.to_dict()))
     r = Binarizer.from_dict(d)
     pd.testing.assert_frame_equal(r.transform(X), b.transform(X))
@@ -256,14 +277,17 @@ def test_to_dict_is_json_safe_and_round_trips():
     pd.testing.assert_frame_equal(refit.transform(X), b.transform(X))
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda d: d.update(format="other"),
-    lambda d: d.update(version=99),
-    lambda d: d.pop("features"),
-    lambda d: d["columns"].append("zzz"),
-    lambda d: d["features"][0].update(kind="weird"),
-    lambda d: d["features"][0].update(cut_points=["a"]),
-])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.update(format="other"),
+        lambda d: d.update(version=99),
+        lambda d: d.pop("features"),
+        lambda d: d["columns"].append("zzz"),
+        lambda d: d["features"][0].update(kind="weird"),
+        lambda d: d["features"][0].update(cut_points=["a"]),
+    ],
+)
 def test_from_dict_rejects_malformed_input(mutate):
     d = Binarizer(cut_points={"age": [30], "income": [1]}, categories=RACE).fit(frame()).to_dict()
     mutate(d)
@@ -289,8 +313,9 @@ def test_paper_protocol_on_raw_data_runs_one_split():
 
     from dpmodels.experiments.paper_000.protocol import markdown_table, pipeline_cells
 
-    (cell,) = pipeline_cells(datasets=("compas",), epsilons=(1.0,), runs=1,
-                             learners=("permute-and-flip", "sm-laplace (ptr)"), data="raw")
+    (cell,) = pipeline_cells(
+        datasets=("compas",), epsilons=(1.0,), runs=1, learners=("permute-and-flip", "sm-laplace (ptr)"), data="raw"
+    )
     df = pd.DataFrame(cell.run())
     acc = df[df.metric == "accuracy"]
     assert set(df.metric) == {"accuracy", "n_rules"} and len(acc) == 3

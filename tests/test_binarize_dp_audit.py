@@ -36,6 +36,7 @@ def make(private):
             Binarizer(n_bins=2, accountant=acc, random_state=rng, **kw),
             DPRuleListClassifier(epsilon=0.5, max_rules=2, min_support=0.0, accountant=acc, random_state=rng),
         )
+
     return build
 
 
@@ -52,8 +53,7 @@ def run(private, n_runs, seed):
     X, y, Xp, yp = neighbours()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        return audit_estimator(make(private), X, y, Xp, yp, output, n_runs=n_runs, epsilon=1.0,
-                               random_state=seed)
+        return audit_estimator(make(private), X, y, Xp, yp, output, n_runs=n_runs, epsilon=1.0, random_state=seed)
 
 
 @pytest.mark.slow

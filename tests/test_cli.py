@@ -49,8 +49,19 @@ def test_bad_input_gives_clean_error(capsys):
 def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
     """One id, quick and tiny, through the installed CLI: tidy results, a PNG and the report."""
     pytest.importorskip("matplotlib")
-    r = run_cli("reproduce", "000-fig2", "--quick", "--runs", "1", "--epsilons", "1", "100",
-                "--out", str(tmp_path), "--no-progress")
+    r = run_cli(
+        "reproduce",
+        "000-fig2",
+        "--quick",
+        "--runs",
+        "1",
+        "--epsilons",
+        "1",
+        "100",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    )
     assert r.returncode == 0, r.stderr
     d = tmp_path / "000-fig2"
     assert (d / "000-fig2.png").stat().st_size > 1000
@@ -60,25 +71,61 @@ def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
     html = (tmp_path / "report.html").read_text()
     assert "data:image/png;base64," in html
     # a rerun resumes: nothing is recomputed
-    assert main(["reproduce", "000-fig2", "--quick", "--runs", "1", "--epsilons", "1", "100",
-                 "--out", str(tmp_path), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "000-fig2",
+                "--quick",
+                "--runs",
+                "1",
+                "--epsilons",
+                "1",
+                "100",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     meta = json.loads((d / "meta.json").read_text())
     assert meta["cells_run"] == 1 and "rendered" in meta  # the measurement of the computing run is kept
     # --finished-only on a grid never run: nothing computed, the missing cells named
-    assert main(["reproduce", "000-fig2", "--quick", "--runs", "2", "--epsilons", "1", "100", "--finished-only",
-                 "--out", str(tmp_path), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "000-fig2",
+                "--quick",
+                "--runs",
+                "2",
+                "--epsilons",
+                "1",
+                "100",
+                "--finished-only",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     meta = json.loads((d / "meta.json").read_text())
     assert meta["cells_run"] == 0 and meta["cells_missing"] == 1 and meta["cells"] == 2
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--runs", "0", "000-fig1"], "--runs"),
-    (["--workers", "0", "000-fig1"], "--workers"),
-    (["no-such-id"], "unknown experiment id"),
-    (["000-fig1", "--epsilons", "-1"], "--epsilons"),
-    (["000-fig1", "--data-dir", "/no/such/folder"], "--data-dir"),
-    ([], "give experiment ids"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--runs", "0", "000-fig1"], "--runs"),
+        (["--workers", "0", "000-fig1"], "--workers"),
+        (["no-such-id"], "unknown experiment id"),
+        (["000-fig1", "--epsilons", "-1"], "--epsilons"),
+        (["000-fig1", "--data-dir", "/no/such/folder"], "--data-dir"),
+        ([], "give experiment ids"),
+    ],
+)
 def test_reproduce_bad_arguments_one_line(args, needle, capsys):
     rc = main(["reproduce", *args])
     err = capsys.readouterr().err

@@ -22,13 +22,17 @@ import dpmodels
 README = Path(__file__).resolve().parents[1] / "README.md"
 # the subprocesses import the dpmodels under test (wherever it is), whatever their working directory
 SRC = str(Path(dpmodels.__file__).resolve().parents[1])
-ENV = {**os.environ, "DPMODELS_PROGRESS": "0",
-       "PYTHONPATH": os.pathsep.join([SRC, *filter(None, [os.environ.get("PYTHONPATH")])])}
+ENV = {
+    **os.environ,
+    "DPMODELS_PROGRESS": "0",
+    "PYTHONPATH": os.pathsep.join([SRC, *filter(None, [os.environ.get("PYTHONPATH")])]),
+}
 
 
 def run(args, cwd, timeout=300):
-    return subprocess.run([sys.executable, "-m", "dpmodels", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=ENV)
+    return subprocess.run(
+        [sys.executable, "-m", "dpmodels", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=ENV
+    )
 
 
 def run_here(args, cwd, capsys, monkeypatch):
@@ -72,8 +76,27 @@ def audited(tmp_path_factory):
     assert fit[:2] == ["fit", "--data"] and "model.json" in fit
     r = run(fit, d)
     assert r.returncode == 0, r.stderr
-    r = run(["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--population", "pop.csv",
-             "--n-reference", "4", "--permutations", "50", "--json", "audit.json", "--html", "audit.html"], d)
+    r = run(
+        [
+            "audit",
+            "model.json",
+            "--train",
+            "train.csv",
+            "--test",
+            "holdout.csv",
+            "--population",
+            "pop.csv",
+            "--n-reference",
+            "4",
+            "--permutations",
+            "50",
+            "--json",
+            "audit.json",
+            "--html",
+            "audit.html",
+        ],
+        d,
+    )
     assert r.returncode == 0, r.stderr
     return d, r
 
@@ -184,11 +207,16 @@ def test_bad_input_is_one_line_before_any_work(audited, tmp_path, capsys, monkey
         (base + ["--test", "no_col.csv"], "lacks the column(s) 'priors_count'"),
         (base + ["--test", "bad_cell.csv"], "'age' is numerical"),
         (base + ["--test", "holdout.csv", "--label", "nope"], "lacks the column(s) 'nope'"),
-        (["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--json", "out.txt"], "must end with .json"),
+        (
+            ["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--json", "out.txt"],
+            "must end with .json",
+        ),
         (["audit", "missing.json", "--train", "train.csv", "--test", "holdout.csv"], "does not exist"),
         (["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--alpha", "2"], "(0, 1)"),
-        (["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--json", "model.json"],
-         "would overwrite it"),
+        (
+            ["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--json", "model.json"],
+            "would overwrite it",
+        ),
     ]
     r = run(cases[1][0], tmp_path, timeout=120)  # one of them in a real process
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and cases[1][1] in r.stderr
@@ -226,7 +254,9 @@ def loaded(audited):
 
     def read(name):
         df = read_csv_text(d / name, sep=",")
-        return parse_frame(df, m.feature_names_in_, _column_kinds(m.schema, m.preprocessing_)), df["recid"].to_numpy(object)
+        return parse_frame(df, m.feature_names_in_, _column_kinds(m.schema, m.preprocessing_)), df["recid"].to_numpy(
+            object
+        )
 
     return m, read("train.csv"), read("holdout.csv")
 
@@ -334,11 +364,26 @@ def test_report_renders_in_headless_chromium(audited):
     with tempfile.TemporaryDirectory() as profile:
         shot = Path(profile) / "shot.png"
         r = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}/p",
-             f"--screenshot={shot}", "--window-size=1200,2000", "--enable-logging=stderr", "--v=0",
-             (d / "audit.html").resolve().as_uri()],
-            capture_output=True, text=True, timeout=180)
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                f"--user-data-dir={profile}/p",
+                f"--screenshot={shot}",
+                "--window-size=1200,2000",
+                "--enable-logging=stderr",
+                "--v=0",
+                (d / "audit.html").resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         assert r.returncode == 0, r.stderr[-2000:]
         assert "Uncaught" not in r.stderr and "ERROR:CONSOLE" not in r.stderr, r.stderr[-2000:]
         import matplotlib.image
@@ -360,8 +405,25 @@ def test_a_binarized_rule_list_is_audited_too(audited, tmp_path, capsys, monkeyp
     fit = readme_fit_command()
     fit[fit.index("--model") + 1] = "dp-rulelist"
     assert run_here(fit, tmp_path, capsys, monkeypatch).returncode == 0
-    r = run_here(["audit", "model.json", "--train", "train.csv", "--test", "holdout.csv", "--permutations", "20",
-                  "--json", "a.json", "--html", "a.html"], tmp_path, capsys, monkeypatch)
+    r = run_here(
+        [
+            "audit",
+            "model.json",
+            "--train",
+            "train.csv",
+            "--test",
+            "holdout.csv",
+            "--permutations",
+            "20",
+            "--json",
+            "a.json",
+            "--html",
+            "a.html",
+        ],
+        tmp_path,
+        capsys,
+        monkeypatch,
+    )
     assert r.returncode == 0, r.stderr
     assert "DPRuleListClassifier (rule list)" in r.stdout and "Dist_G" in r.stdout
     doc = json.loads((tmp_path / "a.json").read_text())
@@ -371,7 +433,8 @@ def test_a_binarized_rule_list_is_audited_too(audited, tmp_path, capsys, monkeyp
     page = _Report()
     page.feed((tmp_path / "a.html").read_text())
     assert len(page.images) == 4 and page.numbers == pytest.approx(
-        {k: v for k, v in doc["numbers"].items() if v is not None}, rel=0, abs=0)
+        {k: v for k, v in doc["numbers"].items() if v is not None}, rel=0, abs=0
+    )
 
 
 def test_planted_leak_is_reported_and_a_false_claim_refuted(tmp_path):
@@ -389,8 +452,15 @@ def test_planted_leak_is_reported_and_a_false_claim_refuted(tmp_path):
     doc = json.loads(save_model(est.fit(X[:300], y[:300]), tmp_path / "leaky.json").read_text())
     doc["privacy"]["epsilon"] = 0.05  # the lie
     (tmp_path / "lie.json").write_text(json.dumps(doc))
-    a = audit_model(tmp_path / "lie.json", X[:300], y[:300].to_numpy(), X[300:600], y[300:600].to_numpy(),
-                    n_permutations=0, random_state=0)
+    a = audit_model(
+        tmp_path / "lie.json",
+        X[:300],
+        y[:300].to_numpy(),
+        X[300:600],
+        y[300:600].to_numpy(),
+        n_permutations=0,
+        random_state=0,
+    )
     assert a.reconstruction.dist_g < 0.6 and a.membership["threshold"].auc > 0.55
     assert a.epsilon_lower_bound > 0.05 and a.to_dict()["epsilon"]["consistent"] is False
     assert "ABOVE the stated ε" in a.verdict()

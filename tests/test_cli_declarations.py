@@ -32,14 +32,23 @@ def structure(path):
     # a row's text may count released (noisy) structure (nodes of a level, rules chosen before a
     # noisy stop, which then moves the rest of ε to the leaves): digits and per-row ε are noise
     led = (doc["privacy"]["ledger"] or {"rows": []})["rows"]
-    rows = sorted({(re.sub(r"\d+(–\d+)?", "#", r["what"]), r["mechanism"], r["composition"], r["guarantee"])
-                   for r in led})
+    rows = sorted(
+        {(re.sub(r"\d+(–\d+)?", "#", r["what"]), r["mechanism"], r["composition"], r["guarantee"]) for r in led}
+    )
     rows.append(round(sum(r["epsilon"] for r in led if r["composition"] != "leak"), 9))
-    pre = [(p.get("class"), sorted((p.get("state") or p).get("feature_names_in", []) or []))
-           for p in doc["schema"]["preprocessing"]]
-    return {"input": doc["schema"]["input_features"], "pre": pre, "rows": rows,
-            "columns": doc["schema"].get("columns"), "classes": doc["schema"]["classes"],
-            "is_private": doc["privacy"]["is_private"], "estimator": doc["estimator"]["name"]}
+    pre = [
+        (p.get("class"), sorted((p.get("state") or p).get("feature_names_in", []) or []))
+        for p in doc["schema"]["preprocessing"]
+    ]
+    return {
+        "input": doc["schema"]["input_features"],
+        "pre": pre,
+        "rows": rows,
+        "columns": doc["schema"].get("columns"),
+        "classes": doc["schema"]["classes"],
+        "is_private": doc["privacy"]["is_private"],
+        "estimator": doc["estimator"]["name"],
+    }
 
 
 def write(tmp_path, name, df):
@@ -117,8 +126,9 @@ def test_a_value_outside_the_bounds_does_not_change_the_pipeline(capsys, tmp_pat
     assert out["D"]["pre"] and out["D"]["is_private"] is True
 
 
-@pytest.mark.parametrize("stray, ok", [("", False), ("abc", False), (str(10**30), True), ("1e400", True),
-                                       ("-" + str(2**70), True)])
+@pytest.mark.parametrize(
+    "stray, ok", [("", False), ("abc", False), (str(10**30), True), ("1e400", True), ("-" + str(2**70), True)]
+)
 def test_a_stray_cell_in_a_numerical_column(capsys, tmp_path, binary_frame, stray, ok):
     """A column with bounds stays numerical: huge values are clipped; an empty or non-numeric cell is
     a schema error naming the column, not the cell, before anything is spent."""
@@ -128,8 +138,28 @@ def test_a_stray_cell_in_a_numerical_column(capsys, tmp_path, binary_frame, stra
     for name, df in (("D", base), ("D2", d2)):
         p = write(tmp_path, f"{name}.csv", df)
         m = tmp_path / f"{name}.json"
-        res[name] = fit(capsys, "--data", p, "--label", "y", "--binary", "a", "b", "--bounds", "x=0:10",
-                        "--model", "privatree", "--classes", "0", "1", "--out", m), m
+        res[name] = (
+            fit(
+                capsys,
+                "--data",
+                p,
+                "--label",
+                "y",
+                "--binary",
+                "a",
+                "b",
+                "--bounds",
+                "x=0:10",
+                "--model",
+                "privatree",
+                "--classes",
+                "0",
+                "1",
+                "--out",
+                m,
+            ),
+            m,
+        )
     (code, _, err), m = res["D2"]
     if ok:
         assert code == 0, err
@@ -147,8 +177,9 @@ def test_a_missing_value_in_a_declared_true_false_column_is_unknown(capsys, tmp_
     for name, d in (("D", df), ("D2", d2)):
         p = write(tmp_path, f"{name}.csv", d)
         m = tmp_path / f"{name}.json"
-        code, _, err = fit(capsys, "--data", p, "--label", "y", "--categories", "flag=True,False",
-                           "--binary", "a", "b", "--out", m)
+        code, _, err = fit(
+            capsys, "--data", p, "--label", "y", "--categories", "flag=True,False", "--binary", "a", "b", "--out", m
+        )
         assert code == 0, err
         res[name] = structure(m)
     assert res["D"] == res["D2"] and res["D"]["is_private"]
@@ -164,8 +195,25 @@ def test_declared_values_compare_as_values(capsys, tmp_path, binary_frame):
         for name, df in (("ints", ints), ("floats", floats)):
             p = write(tmp_path, f"{name}.csv", df)
             m = tmp_path / f"{model}-{name}.json"
-            code, out, err = fit(capsys, "--data", p, "--label", "y", "--model", model, "--classes", "0", "1",
-                                 "--categories", "x2=0,1", "b=0,1", "--random-state", "3", "--out", m)
+            code, out, err = fit(
+                capsys,
+                "--data",
+                p,
+                "--label",
+                "y",
+                "--model",
+                model,
+                "--classes",
+                "0",
+                "1",
+                "--categories",
+                "x2=0,1",
+                "b=0,1",
+                "--random-state",
+                "3",
+                "--out",
+                m,
+            )
             assert code == 0, (model, err)
             texts.append(out.split("\n\n")[0])
             s = structure(m)
@@ -202,9 +250,11 @@ def test_undeclared_column_kinds_are_leaks(capsys, tmp_path, binary_frame):
 
 # ---------------------------------------------------------------------------- schema files
 def test_schema_draft_then_reviewed_schema(capsys, tmp_path, binary_frame):
-    df = binary_frame.assign(age=np.arange(len(binary_frame)) % 60 + 18,
-                             colour=np.where(binary_frame.b == 1, "red", "blue"),
-                             person=[f"p{i}" for i in range(len(binary_frame))])
+    df = binary_frame.assign(
+        age=np.arange(len(binary_frame)) % 60 + 18,
+        colour=np.where(binary_frame.b == 1, "red", "blue"),
+        person=[f"p{i}" for i in range(len(binary_frame))],
+    )
     p = write(tmp_path, "d.csv", df)
     draft = tmp_path / "draft.yaml"
     assert main(["schema", "draft", str(p), "--label", "y", "--out", str(draft)]) == 0
@@ -220,8 +270,10 @@ def test_schema_draft_then_reviewed_schema(capsys, tmp_path, binary_frame):
     assert "label set" in leaks and any("column 'age'" in w for w in leaks) and not doc["privacy"]["is_private"]
     # the user reviews the draft: public values, no `source: data` left
     reviewed = tmp_path / "schema.yaml"
-    reviewed.write_text("\n".join(ln.replace(", source: data", "") for ln in text.splitlines()
-                                  if not ln.startswith("classes_source")) + "\n")
+    reviewed.write_text(
+        "\n".join(ln.replace(", source: data", "") for ln in text.splitlines() if not ln.startswith("classes_source"))
+        + "\n"
+    )
     code, out, err = fit(capsys, "--data", p, "--schema", reviewed, "--model", "privatree", "--out", m)
     assert code == 0 and err == "", err
     assert json.loads(m.read_text())["privacy"]["is_private"] is True
@@ -238,12 +290,14 @@ def test_schema_draft_then_reviewed_schema(capsys, tmp_path, binary_frame):
 
 def test_schema_errors_are_one_line(capsys, tmp_path, binary_frame):
     p = write(tmp_path, "d.csv", binary_frame)
-    cases = [("columns: {zz: {kind: binary}}\nlabel: y\n", "'zz' is not a column of the data"),
-             ("columns: {a: {kind: numeric}}\nlabel: y\n", "kind must be one of"),
-             ("columns: {a: {kind: categorical}}\nlabel: y\n", "needs its categories"),
-             ("columns: {a: {kind: numerical, bounds: [3, 1]}}\nlabel: y\n", "LO <= HI"),
-             ("colums: {}\n", "unknown key 'colums'"),
-             ("label: [unclosed\n", "neither JSON nor YAML")]
+    cases = [
+        ("columns: {zz: {kind: binary}}\nlabel: y\n", "'zz' is not a column of the data"),
+        ("columns: {a: {kind: numeric}}\nlabel: y\n", "kind must be one of"),
+        ("columns: {a: {kind: categorical}}\nlabel: y\n", "needs its categories"),
+        ("columns: {a: {kind: numerical, bounds: [3, 1]}}\nlabel: y\n", "LO <= HI"),
+        ("colums: {}\n", "unknown key 'colums'"),
+        ("label: [unclosed\n", "neither JSON nor YAML"),
+    ]
     for text, msg in cases:
         s = tmp_path / "s.yaml"
         s.write_text(text)
@@ -255,8 +309,25 @@ def test_wildcard_bounds_declare_every_other_column(capsys, tmp_path, binary_fra
     df = binary_frame.assign(u=np.linspace(0, 1, len(binary_frame)), v=np.linspace(1, 0, len(binary_frame)))
     p = write(tmp_path, "d.csv", df)
     m = tmp_path / "m.json"
-    code, out, err = fit(capsys, "--data", p, "--label", "y", "--binary", "a", "b", "--bounds", "*=0:1",
-                         "--model", "privatree", "--classes", "0", "1", "--out", m)
+    code, out, err = fit(
+        capsys,
+        "--data",
+        p,
+        "--label",
+        "y",
+        "--binary",
+        "a",
+        "b",
+        "--bounds",
+        "*=0:1",
+        "--model",
+        "privatree",
+        "--classes",
+        "0",
+        "1",
+        "--out",
+        m,
+    )
     assert code == 0 and err == "", err
     cols = json.loads(m.read_text())["schema"]["columns"]
     assert cols["u"] == {"kind": "numerical", "bounds": [0, 1]} and cols["a"] == {"kind": "binary"}
@@ -265,8 +336,20 @@ def test_wildcard_bounds_declare_every_other_column(capsys, tmp_path, binary_fra
 def test_an_identifier_column_is_named_when_a_guard_trips(capsys, tmp_path, binary_frame):
     df = binary_frame.assign(person=[f"p{i}" for i in range(len(binary_frame))])
     p = write(tmp_path, "d.csv", df)
-    code, _, err = fit(capsys, "--data", p, "--label", "y", "--binary", "a", "b", "--model", "greedy-rulelist",
-                       "--max-candidates", "1000")
+    code, _, err = fit(
+        capsys,
+        "--data",
+        p,
+        "--label",
+        "y",
+        "--binary",
+        "a",
+        "b",
+        "--model",
+        "greedy-rulelist",
+        "--max-candidates",
+        "1000",
+    )
     assert code == 2 and "--drop person" in err
 
 
@@ -304,8 +387,28 @@ def _first_rule_uses_a(path, runs, monkeypatch, split):
     hits = 0
     for _ in range(runs):
         with contextlib.redirect_stdout(io.StringIO()):
-            assert main(["fit", "--data", str(path), "--label", "y", "--binary", "a", "b", "--epsilon", "1",
-                         "--holdout", "0.3", "--quiet", "--out", str(out)]) == 0
+            assert (
+                main(
+                    [
+                        "fit",
+                        "--data",
+                        str(path),
+                        "--label",
+                        "y",
+                        "--binary",
+                        "a",
+                        "b",
+                        "--epsilon",
+                        "1",
+                        "--holdout",
+                        "0.3",
+                        "--quiet",
+                        "--out",
+                        str(out),
+                    ]
+                )
+                == 0
+            )
         rules = json.loads(out.read_text())["model"]["rules"]
         hits += bool(rules) and any(lit["feature"] == "a" for lit in rules[0]["antecedent"])
     return hits
@@ -333,8 +436,27 @@ def test_integer_columns_print_integer_thresholds_and_show_draws_the_model(capsy
     df = binary_frame.assign(count=(np.arange(len(binary_frame)) * 7) % 23)
     p = write(tmp_path, "d.csv", df)
     m = tmp_path / "m.json"
-    code, out, err = fit(capsys, "--data", p, "--label", "y", "--binary", "a", "b", "--bounds", "count=0:22.5",
-                         "--integer", "count", "--model", "privatree", "--classes", "0", "1", "--out", m)
+    code, out, err = fit(
+        capsys,
+        "--data",
+        p,
+        "--label",
+        "y",
+        "--binary",
+        "a",
+        "b",
+        "--bounds",
+        "count=0:22.5",
+        "--integer",
+        "count",
+        "--model",
+        "privatree",
+        "--classes",
+        "0",
+        "1",
+        "--out",
+        m,
+    )
     assert code == 0, err
     cols = json.loads(m.read_text())["schema"]["columns"]
     assert cols["count"] == {"kind": "numerical", "bounds": [0, 22], "integer": True}

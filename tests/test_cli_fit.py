@@ -78,8 +78,24 @@ def test_every_option_documents_its_default_or_values():
 
 def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
     out = tmp_path / "model.json"
-    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "privatree",
-            "--epsilon", "1", "--max-depth", "3", *_declarations(), "--out", out)
+    r = run(
+        "fit",
+        "--data",
+        csv_path,
+        "--label",
+        "recid",
+        "--drop",
+        "id",
+        "--model",
+        "privatree",
+        "--epsilon",
+        "1",
+        "--max-depth",
+        "3",
+        *_declarations(),
+        "--out",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # everything declared: no leak, no warning
     assert "PrivaTreeClassifier(max_depth=3" in r.stdout and "privacy: ε=1, δ=0 · proven DP" in r.stdout
@@ -101,14 +117,33 @@ def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
 
     r = run("show", out, "--rules")
     assert r.returncode == 0, r.stderr
-    assert "Privacy ledger" in r.stdout and "Public schema" in r.stdout and "age: {kind: numerical, bounds: [18.0, 100.0]}" in r.stdout
+    assert (
+        "Privacy ledger" in r.stdout
+        and "Public schema" in r.stdout
+        and "age: {kind: numerical, bounds: [18.0, 100.0]}" in r.stdout
+    )
     assert "IF " in r.stdout and "share" in r.stdout
 
 
 def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
     out = tmp_path / "m.json"
-    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "bdpt",
-            "--max-depth", "2", "--random-state", "0", "--out", out)
+    r = run(
+        "fit",
+        "--data",
+        csv_path,
+        "--label",
+        "recid",
+        "--drop",
+        "id",
+        "--model",
+        "bdpt",
+        "--max-depth",
+        "2",
+        "--random-state",
+        "0",
+        "--out",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
     leaks = [ln for ln in lines if ln.startswith("dpmodels: privacy leak: ")]
@@ -127,8 +162,24 @@ def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
 
 def test_dp_rule_list_on_a_raw_csv_through_the_binarizer(csv_path, tmp_path):
     out = tmp_path / "rl.json"
-    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", "--model", "dp-rulelist",
-            "--epsilon", "1", "--binarizer-share", "0.2", *_declarations(), "--out", out)
+    r = run(
+        "fit",
+        "--data",
+        csv_path,
+        "--label",
+        "recid",
+        "--drop",
+        "id",
+        "--model",
+        "dp-rulelist",
+        "--epsilon",
+        "1",
+        "--binarizer-share",
+        "0.2",
+        *_declarations(),
+        "--out",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # everything declared: no leak
     assert "input: Binarizer of the columns sex, age" in r.stdout
@@ -160,59 +211,106 @@ BAD_INPUTS = [
     (["fit", "--label", "y"], "the following arguments are required: --data"),
     (["fit", "--data", "{csv}"], "--label is required with a CSV file"),
     (["fit", "--data", "{csv}", "--label", "zz"], "--label 'zz' is not a column"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--epsilon", "0"], "argument --epsilon: must be a finite number > 0"),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--epsilon", "0"],
+        "argument --epsilon: must be a finite number > 0",
+    ),
     (["fit", "--data", "{csv}", "--label", "recid", "--epsilon", "nan"], "must be a finite number > 0"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "forest"], "invalid choice: 'forest'"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist", "--epsilon", "1"],
-     "--epsilon applies to private models, not to greedy-rulelist"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--max-rules", "3"],
-     "--max-rules applies to rule lists"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--delta", "0.1"],
-     "--delta applies to dp-rulelist"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--max-depth", "25"],
-     "--max-depth must be <= 20"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9"],
-     "LO and HI must be numbers"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9:1"],
-     "need finite LO <= HI"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=1:90"],
-     "bounds are declared for some numerical columns but not"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "zzz=a,b"],
-     "--categories: 'zzz' is not a column of the data"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "sex=a,a"],
-     "duplicate values"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--classes", "a", "b"],
-     "y holds a label outside the declared classes"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "optimal-rulelist", "--classes", "a", "b", "c"],
-     "optimal-rulelist is binary (its bounds are two-class): exactly 2 labels"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--mechanism", "noisy-counts", "--classes", "a", "b", "c"],
-     "mechanism 'noisy-counts' is for two classes only"),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist", "--epsilon", "1"],
+        "--epsilon applies to private models, not to greedy-rulelist",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--max-rules", "3"],
+        "--max-rules applies to rule lists",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--delta", "0.1"],
+        "--delta applies to dp-rulelist",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--max-depth", "25"],
+        "--max-depth must be <= 20",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9"],
+        "LO and HI must be numbers",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=9:1"],
+        "need finite LO <= HI",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--bounds", "age=1:90"],
+        "bounds are declared for some numerical columns but not",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "zzz=a,b"],
+        "--categories: 'zzz' is not a column of the data",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--categories", "sex=a,a"],
+        "duplicate values",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--classes", "a", "b"],
+        "y holds a label outside the declared classes",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "optimal-rulelist", "--classes", "a", "b", "c"],
+        "optimal-rulelist is binary (its bounds are two-class): exactly 2 labels",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--mechanism", "noisy-counts", "--classes", "a", "b", "c"],
+        "mechanism 'noisy-counts' is for two classes only",
+    ),
     (["fit", "--data", "{csv}", "--label", "recid", "--classes", "a"], "the label set needs at least 2 labels"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree-regressor", "--classes", "a", "b"],
-     "--classes applies to classifiers"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--label-bounds", "0:1"],
-     "--label-bounds applies to privatree-regressor"),
-    (["fit", "--data", "{csv}", "--label", "age", "--model", "privatree-regressor", "--label-bounds", "1:0"],
-     "need finite LO <= HI"),
-    (["fit", "--data", "{csv}", "--label", "age", "--model", "privatree-regressor", "--holdout", "0.3"],
-     "--holdout applies to classifiers"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree-regressor"],
-     "the label column 'recid' holds an empty or non-numeric cell"),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree-regressor", "--classes", "a", "b"],
+        "--classes applies to classifiers",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--label-bounds", "0:1"],
+        "--label-bounds applies to privatree-regressor",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "age", "--model", "privatree-regressor", "--label-bounds", "1:0"],
+        "need finite LO <= HI",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "age", "--model", "privatree-regressor", "--holdout", "0.3"],
+        "--holdout applies to classifiers",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree-regressor"],
+        "the label column 'recid' holds an empty or non-numeric cell",
+    ),
     (["fit", "--data", "{csv}", "--label", "recid", "--test-size", "1.5"], "must be a number in (0, 1)"),
     (["fit", "--data", "{csv}", "--label", "recid", "--test-size", "0.2", "--no-split"], "exclude each other"),
     (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--out", "{dir}"], "is a directory"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--out", "{dir}/no/m.json"],
-     "does not exist"),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "privatree", "--out", "{dir}/no/m.json"],
+        "does not exist",
+    ),
     (["fit", "--data", "compas", "--model", "dp-rulelist", "--max-width", "5"], "candidate rules (limit 500,000)"),
     (["fit", "--data", "compas", "--model", "dp-rulelist", "--mechanism", "sm-laplace"], "needs δ > 0"),
-    (["fit", "--data", "compas", "--model", "privatree", "--max-depth", "20", "--max-seconds", "1"],
-     "above the limit of 1 s"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist"],
-     "y holds a label other than 0 and 1"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--bounds", "age=18:100"],
-     "declare bounds (or cut points) for every numerical column"),
-    (["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--n-bins", "1"],
-     "--n-bins must be in [2, 256]"),
+    (
+        ["fit", "--data", "compas", "--model", "privatree", "--max-depth", "20", "--max-seconds", "1"],
+        "above the limit of 1 s",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "greedy-rulelist"],
+        "y holds a label other than 0 and 1",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--bounds", "age=18:100"],
+        "declare bounds (or cut points) for every numerical column",
+    ),
+    (
+        ["fit", "--data", "{csv}", "--label", "recid", "--model", "dp-rulelist", "--n-bins", "1"],
+        "--n-bins must be in [2, 256]",
+    ),
     (["fit", "--data", "{dir}", "--label", "y"], "is a directory, not a CSV file"),
     (["fit", "--data", "{bad_csv}", "--label", "y"], "cannot read"),
     (["predict", "{dir}/none.json", "{csv}"], "model file '{dir}/none.json' does not exist"),
@@ -244,9 +342,14 @@ def bad_runs(csv_path, tmp_path_factory):
     (d / "bad_model.json").write_text(json.dumps({**doc, "format_version": 7}))
     (d / "bad.csv").write_bytes(b"\xff\xfe\x00a,b\n\x00\x01")
     pd.read_csv(csv_path)[["id", "age"]].to_csv(d / "narrow.csv", index=False)
-    fill = {"{csv}": str(csv_path), "{dir}": str(d), "{model}": str(model),
-            "{bad_model}": str(d / "bad_model.json"), "{bad_csv}": str(d / "bad.csv"),
-            "{narrow_csv}": str(d / "narrow.csv")}
+    fill = {
+        "{csv}": str(csv_path),
+        "{dir}": str(d),
+        "{model}": str(model),
+        "{bad_model}": str(d / "bad_model.json"),
+        "{bad_csv}": str(d / "bad.csv"),
+        "{narrow_csv}": str(d / "narrow.csv"),
+    }
 
     def sub(a):
         for k, v in fill.items():
@@ -272,6 +375,16 @@ def test_bad_input_is_one_line_and_non_zero(i, bad_runs):
 
 def test_fit_checks_the_output_path_before_spending_anything(csv_path, tmp_path):
     """A bad --out used to fail with a traceback after the fit; now it is refused first."""
-    r = run("fit", "--data", csv_path, "--label", "recid", "--model", "privatree", *_declarations(),
-            "--out", tmp_path / "missing" / "m.json")
+    r = run(
+        "fit",
+        "--data",
+        csv_path,
+        "--label",
+        "recid",
+        "--model",
+        "privatree",
+        *_declarations(),
+        "--out",
+        tmp_path / "missing" / "m.json",
+    )
     assert r.returncode == 2 and r.stdout == ""

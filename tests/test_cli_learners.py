@@ -24,8 +24,14 @@ NURSERY = ["not_recom", "priority", "recommend", "spec_prior", "very_recom"]
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "dpmodels", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, env=ENV)
+    return subprocess.run(
+        [sys.executable, "-m", "dpmodels", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=ENV,
+    )
 
 
 def test_the_cli_lists_the_binary_only_mechanisms_of_the_library():
@@ -52,8 +58,21 @@ def _nursery_categories():
 def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path):
     out = tmp_path / "m.json"
     eps = ["--epsilon", "2"] if model == "dp-rulelist" else []
-    r = run("fit", "--data", nursery_csv, "--label", "label", "--model", model, *eps, "--classes", *NURSERY,
-            *_nursery_categories(), "--out", out)
+    r = run(
+        "fit",
+        "--data",
+        nursery_csv,
+        "--label",
+        "label",
+        "--model",
+        model,
+        *eps,
+        "--classes",
+        *NURSERY,
+        *_nursery_categories(),
+        "--out",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # label set and categories declared: no leak, no warning
     assert "classes: " + ", ".join(NURSERY) in r.stdout
@@ -92,8 +111,23 @@ def regression_csv(tmp_path_factory):
 def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     out = tmp_path / "r.json"
     decl = ["--bounds", "x=0:10", "--categories", "c=a,b,c"]
-    r = run("fit", "--data", regression_csv, "--label", "y", "--model", "privatree-regressor", "--epsilon", "4",
-            "--max-depth", "3", *decl, "--label-bounds=-5:30", "--out", out)
+    r = run(
+        "fit",
+        "--data",
+        regression_csv,
+        "--label",
+        "y",
+        "--model",
+        "privatree-regressor",
+        "--epsilon",
+        "4",
+        "--max-depth",
+        "3",
+        *decl,
+        "--label-bounds=-5:30",
+        "--out",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # everything declared: no leak
     assert "PrivaTreeRegressor(max_depth=3" in r.stdout and "labels clipped to [-5, 30]" in r.stdout
@@ -129,8 +163,23 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
 
 def test_privatree_regressor_without_label_bounds_records_the_leak(regression_csv, tmp_path):
     out = tmp_path / "r.json"
-    r = run("fit", "--data", regression_csv, "--label", "y", "--model", "privatree-regressor", "--max-depth", "2",
-            "--bounds", "x=0:10", "--categories", "c=a,b,c", "--out", out)
+    r = run(
+        "fit",
+        "--data",
+        regression_csv,
+        "--label",
+        "y",
+        "--model",
+        "privatree-regressor",
+        "--max-depth",
+        "2",
+        "--bounds",
+        "x=0:10",
+        "--categories",
+        "c=a,b,c",
+        "--out",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     leaks = [ln for ln in r.stderr.splitlines() if "privacy leak" in ln]
     assert len(leaks) == 1 and "label bounds" in leaks[0]

@@ -180,9 +180,7 @@ def test_binarized_compas_names_are_fixed_and_match_raw():
     assert "Age>=40" in X.columns and "Age>=45" in X.columns
     assert "Age<=40" not in X.columns and "Age<=45" not in X.columns
     assert "Recidivate-Within-Two-Years" not in X.columns
-    raw = ds._read_csv(
-        "compas-scores-two-years.csv.gz", keep_default_na=False, na_values=[""]
-    )
+    raw = ds._read_csv("compas-scores-two-years.csv.gz", keep_default_na=False, na_values=[""])
     age = raw["age"].to_numpy()
     np.testing.assert_array_equal(X["Age>=40"].to_numpy(), age >= 40)
     np.testing.assert_array_equal(X["Age>=45"].to_numpy(), age >= 45)
@@ -197,9 +195,7 @@ def test_binarized_vote_names_match_raw():
     Xr, yr = load_dataset("vote", binarized=False)
     for issue in Xr.columns:
         for v in ("n", "y", "?"):
-            np.testing.assert_array_equal(
-                Xb[f"{issue}={v}"].to_numpy(), (Xr[issue] == v).to_numpy()
-            )
+            np.testing.assert_array_equal(Xb[f"{issue}={v}"].to_numpy(), (Xr[issue] == v).to_numpy())
     # CP4IM: 1 = majority class (democrat); raw loader: 1 = republican
     np.testing.assert_array_equal(yb.to_numpy(), 1 - yr.to_numpy())
 
@@ -379,8 +375,7 @@ def test_raw_nursery_multiclass():
 
 
 # ---------------------------------------------------------------------------- public schemas
-@pytest.mark.parametrize("name", ["adult", "compas", "german", "mushroom", "nursery", "vote",
-                                  "breast-w", "diabetes"])
+@pytest.mark.parametrize("name", ["adult", "compas", "german", "mushroom", "nursery", "vote", "breast-w", "diabetes"])
 def test_raw_category_dtypes_are_the_documented_schema(name):
     """The category dtypes are the documented lists (dpmodels.data.schema), not the file's values:
     every observed value is documented (nothing becomes unknown), and the label set matches."""
@@ -401,9 +396,15 @@ def test_raw_category_dtypes_are_the_documented_schema(name):
 def test_values_outside_the_documented_list_load_as_unknown_not_dropped():
     from dpmodels.data.datasets import _finish_raw, _to_categorical
 
-    df = pd.DataFrame({"sex": ["Male", "Female", "Robot", None], "age": [20, 30, 40, 50],
-                       "race": ["Asian", "Other", "Other", "Other"], "age_cat": ["25 - 45"] * 4,
-                       "c_charge_degree": ["F", "M", "F", "F"]})
+    df = pd.DataFrame(
+        {
+            "sex": ["Male", "Female", "Robot", None],
+            "age": [20, 30, 40, 50],
+            "race": ["Asian", "Other", "Other", "Other"],
+            "age_cat": ["25 - 45"] * 4,
+            "c_charge_degree": ["F", "M", "F", "F"],
+        }
+    )
     cats = ["sex", "race", "age_cat", "c_charge_degree"]
     X = _to_categorical(df, cats, "compas")
     X, y = _finish_raw(X, pd.Series([0, 1, 0, 1]), categorical=cats, integer=["age"], dropna=True)

@@ -109,23 +109,35 @@ def signature(est):
         return dict(features=feats, category_columns=cat_cols, ledger=ledger_rows(est.privacy_ledger_))
     if isinstance(est, DPAClassifier):
         enc = est._enc
-        return dict(names=enc.names_, categorical=enc.categorical_.tolist(), categories=enc.categories_,
-                    classes=est.classes_.tolist())
+        return dict(
+            names=enc.names_,
+            categorical=enc.categorical_.tolist(),
+            categories=enc.categories_,
+            classes=est.classes_.tolist(),
+        )
     d = model_to_dict(est)
     schema = dict(d["schema"])
-    return dict(keys=sorted(d), schema=schema, params=d["estimator"]["params"],
-                is_private=d["privacy"]["is_private"], ledger=ledger_rows(est.privacy_ledger_))
+    return dict(
+        keys=sorted(d),
+        schema=schema,
+        params=d["estimator"]["params"],
+        is_private=d["privacy"]["is_private"],
+        ledger=ledger_rows(est.privacy_ledger_),
+    )
 
 
 CATS = {"colour": ["red", "green", "blue"], "flag": [False, True]}
 BOUNDS = {"age": (18, 90)}
 LEARNERS = {
-    "PrivaTree": lambda: PrivaTreeClassifier(epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS,
-                                             classes=[0, 1], random_state=0),
-    "BDPT": lambda: BDPTClassifier(epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS, classes=[0, 1],
-                                   random_state=0),
-    "DPGDF": lambda: DPGDFClassifier(epsilon=1.0, max_depth=1, categories={**CATS, "age": list(range(18, 91))},
-                                     classes=[0, 1], random_state=0),
+    "PrivaTree": lambda: PrivaTreeClassifier(
+        epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS, classes=[0, 1], random_state=0
+    ),
+    "BDPT": lambda: BDPTClassifier(
+        epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS, classes=[0, 1], random_state=0
+    ),
+    "DPGDF": lambda: DPGDFClassifier(
+        epsilon=1.0, max_depth=1, categories={**CATS, "age": list(range(18, 91))}, classes=[0, 1], random_state=0
+    ),
     "Binarizer": lambda: Binarizer(cut_points={"age": [30, 60]}, categories=CATS),
     "Binarizer (DP quantiles)": lambda: Binarizer(epsilon=1.0, bounds=BOUNDS, categories=CATS, random_state=0),
     "DPA": lambda: DPAClassifier(n_estimators=3, max_depth=2, categories=CATS, bounds=BOUNDS, classes=[0, 1]),
@@ -198,10 +210,12 @@ def route(est, X):
     return est.apply(X)
 
 
-STRAY = {"stray text in a numerical column": ("age", "abc"),
-         "missing value in a numerical column": ("age", None),
-         "inf text in a numerical column": ("age", "inf"),
-         "an object in a numerical column": ("age", RaisingHash())}
+STRAY = {
+    "stray text in a numerical column": ("age", "abc"),
+    "missing value in a numerical column": ("age", None),
+    "inf text in a numerical column": ("age", "inf"),
+    "an object in a numerical column": ("age", RaisingHash()),
+}
 
 
 @pytest.mark.parametrize("case", list(STRAY))
@@ -235,8 +249,9 @@ def test_bool_dtype_is_not_a_declaration():
     sigs = []
     for data in ((X, y), (X2, y2)):
         with pytest.warns(PrivacyLeakWarning, match="'flag'"):
-            m = PrivaTreeClassifier(epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=cats, classes=[0, 1],
-                                    random_state=0).fit(*data)
+            m = PrivaTreeClassifier(
+                epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=cats, classes=[0, 1], random_state=0
+            ).fit(*data)
         assert not m.privacy_ledger_.is_private
         sigs.append(signature(m))
     assert sigs[0] == sigs[1]
@@ -249,8 +264,9 @@ def test_bounds_win_over_an_inferred_object_dtype():
     X = frame(age=[20, "30", 2**70, 10**400, -(10**400), " 4.5e1 ", Decimal("50"), Fraction(1, 2)] * 4)
     assert X["age"].dtype == object
     y = [int(v) for v in np.arange(len(X)) % 2]
-    m = PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds={"age": (18, 90)}, classes=[0, 1],
-                            random_state=0).fit(X, y)
+    m = PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds={"age": (18, 90)}, classes=[0, 1], random_state=0).fit(
+        X, y
+    )
     assert m.privacy_ledger_.leaks == []
     ref = frame(age=[20, 30, 90, 90, 18, 45, 50, 18] * 4)
     assert np.array_equal(m.predict(X), m.predict(ref))
@@ -261,11 +277,14 @@ def test_bounds_win_over_an_inferred_object_dtype():
 def test_declarations_must_name_columns():
     X, y = frame(**base_columns()), labels()
     typo = {"bounds": {"age": (18, 90), "x99": (0, 1)}}
-    for est in (PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], categories=CATS, **typo),
-                BDPTClassifier(epsilon=1.0, classes=[0, 1], categories=CATS, **typo),
-                Binarizer(categories=CATS, **typo), Binarizer(categories=CATS, cut_points={"x99": [1]}),
-                PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], categories={"x99": [1]}, bounds=BOUNDS),
-                DPAClassifier(categories={"x99": [1]})):
+    for est in (
+        PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], categories=CATS, **typo),
+        BDPTClassifier(epsilon=1.0, classes=[0, 1], categories=CATS, **typo),
+        Binarizer(categories=CATS, **typo),
+        Binarizer(categories=CATS, cut_points={"x99": [1]}),
+        PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], categories={"x99": [1]}, bounds=BOUNDS),
+        DPAClassifier(categories={"x99": [1]}),
+    ):
         with pytest.raises(ValueError, match=r"unknown feature 'x99' \(the features are 'age', 'colour'"):
             fit(est, X, y)
     with pytest.raises(ValueError, match="declared both categorical"):
@@ -283,12 +302,11 @@ def test_numeric_declarations_compare_as_numbers(declared, cells):
     assert category_codes(col, declared).tolist() == [0, 1] * 5
     X = frame(x2=cells * 10)
     y = [int(c in (1, "1", "1.0")) for c in cells * 10]
-    for est in (PrivaTreeClassifier(epsilon=50.0, max_depth=1, categories={"x2": declared}, classes=[0, 1],
-                                    random_state=0),
-                BDPTClassifier(epsilon=50.0, max_depth=1, categories={"x2": declared}, classes=[0, 1],
-                               random_state=0),
-                DPGDFClassifier(epsilon=50.0, max_depth=1, categories={"x2": declared}, classes=[0, 1],
-                                random_state=0)):
+    for est in (
+        PrivaTreeClassifier(epsilon=50.0, max_depth=1, categories={"x2": declared}, classes=[0, 1], random_state=0),
+        BDPTClassifier(epsilon=50.0, max_depth=1, categories={"x2": declared}, classes=[0, 1], random_state=0),
+        DPGDFClassifier(epsilon=50.0, max_depth=1, categories={"x2": declared}, classes=[0, 1], random_state=0),
+    ):
         assert (encode(est.fit(X, y), X) >= 0).all()  # never "unknown"
     assert Binarizer(categories={"x2": declared}).fit_transform(X).iloc[:, 0].tolist() == [0, 1] * 10
 
@@ -310,12 +328,17 @@ def test_labels_compare_as_values_for_every_learner(classes, y):
     y = pd.Series(list(y) * 10, dtype=object)
     X = frame(**{k: v[:20] for k, v in base_columns().items()})
     Xb = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (20, 3)), columns=["a", "b", "c"])
-    for est, data in ((PrivaTreeClassifier(epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS,
-                                           classes=classes, random_state=0), X),
-                      (BDPTClassifier(epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS,
-                                      classes=classes, random_state=0), X),
-                      (DPAClassifier(n_estimators=3, categories=CATS, classes=classes), X),
-                      (DPRuleListClassifier(epsilon=1.0, max_rules=2, classes=classes, random_state=0), Xb)):
+    for est, data in (
+        (
+            PrivaTreeClassifier(
+                epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS, classes=classes, random_state=0
+            ),
+            X,
+        ),
+        (BDPTClassifier(epsilon=1.0, max_depth=1, bounds=BOUNDS, categories=CATS, classes=classes, random_state=0), X),
+        (DPAClassifier(n_estimators=3, categories=CATS, classes=classes), X),
+        (DPRuleListClassifier(epsilon=1.0, max_rules=2, classes=classes, random_state=0), Xb),
+    ):
         est.fit(data, y)
         assert est.classes_.tolist() == classes
     assert resolve_classes(classes, y.to_numpy())[1].tolist() == [0, 1] * 10
@@ -339,15 +362,25 @@ class Weird:
 
 
 plain_values = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**64, max_value=10**400),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**64, max_value=10**400),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=5),
     st.sampled_from(["0", "1", " 2 ", "1e400", "-0.0", "1.", ".5", "nan", "inf", "0x1", "1_0"]),
-    st.decimals(allow_nan=True, allow_infinity=True), st.fractions(),
+    st.decimals(allow_nan=True, allow_infinity=True),
+    st.fractions(),
     st.sampled_from([Decimal("sNaN"), pd.NA, pd.NaT, np.nan, np.float32(1.5), np.int8(1), np.bool_(True)]),
 )
 any_values = st.one_of(
-    plain_values, st.builds(RaisingEq), st.builds(RaisingHash), st.builds(Weird),
-    st.lists(st.integers(), max_size=2), st.tuples(st.integers()), st.binary(max_size=3),
+    plain_values,
+    st.builds(RaisingEq),
+    st.builds(RaisingHash),
+    st.builds(Weird),
+    st.lists(st.integers(), max_size=2),
+    st.tuples(st.integers()),
+    st.binary(max_size=3),
 )
 _DEC = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
 
@@ -396,11 +429,14 @@ def oracle_code(u, declared):
 
 
 @settings(max_examples=300, deadline=None)
-@given(declared=st.one_of(st.lists(st.integers(-3, 3), min_size=1, max_size=4, unique=True),
-                          st.lists(st.sampled_from(["0", "1", "2.5", "-1"]), min_size=1, max_size=4, unique=True),
-                          st.lists(st.sampled_from(["a", "b", "red", "1x", "0", 2, 1.5, True]), min_size=1,
-                                   max_size=4, unique=True)),
-       cells=st.lists(any_values, min_size=1, max_size=6))
+@given(
+    declared=st.one_of(
+        st.lists(st.integers(-3, 3), min_size=1, max_size=4, unique=True),
+        st.lists(st.sampled_from(["0", "1", "2.5", "-1"]), min_size=1, max_size=4, unique=True),
+        st.lists(st.sampled_from(["a", "b", "red", "1x", "0", 2, 1.5, True]), min_size=1, max_size=4, unique=True),
+    ),
+    cells=st.lists(any_values, min_size=1, max_size=6),
+)
 def test_any_value_in_a_declared_categorical_column_routes_to_its_code_or_unknown(declared, cells):
     col = np.empty(len(cells), dtype=object)
     col[:] = cells
@@ -442,8 +478,15 @@ def test_numeric_column_reads_each_cell_on_its_own(cells, extra):
 
 
 @settings(max_examples=100, deadline=None)
-@given(values=st.lists(st.one_of(st.integers(), st.text(max_size=3), st.none(), st.booleans(),
-                                 st.builds(RaisingHash), st.builds(RaisingEq)), min_size=1, max_size=8))
+@given(
+    values=st.lists(
+        st.one_of(
+            st.integers(), st.text(max_size=3), st.none(), st.booleans(), st.builds(RaisingHash), st.builds(RaisingEq)
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_reading_undeclared_categories_never_raises(values):
     X = pd.DataFrame({"c": pd.Series(values, dtype=object)})
     _, categorical, cats = resolve_categories(X, None)
@@ -453,8 +496,10 @@ def test_reading_undeclared_categories_never_raises(values):
 
 # ---------------------------------------------------------------------------- DP logistic regression
 @settings(max_examples=200, deadline=None)
-@given(rows=st.lists(st.lists(st.floats(-FMAX, FMAX), min_size=2, max_size=2), min_size=1, max_size=5),
-       norm=st.floats(0.01, 100.0))
+@given(
+    rows=st.lists(st.lists(st.floats(-FMAX, FMAX), min_size=2, max_size=2), min_size=1, max_size=5),
+    norm=st.floats(0.01, 100.0),
+)
 def test_lr_row_clipping_has_no_overflow(rows, norm):
     A = np.array(rows, dtype=float)
     with warnings.catch_warnings():

@@ -76,9 +76,7 @@ def pf_probabilities(u, scale):
         others = np.delete(u, i)
 
         def dens(x, i=i, others=others):  # Exp(scale) pdf at x − u_i times cdfs at x − u_j
-            return math.exp(-(x - u[i]) / scale) / scale * np.prod(
-                -np.expm1(-np.maximum(x - others, 0.0) / scale)
-            )
+            return math.exp(-(x - u[i]) / scale) / scale * np.prod(-np.expm1(-np.maximum(x - others, 0.0) / scale))
 
         out.append(integrate.quad(dens, u[i], u[i] + 60 * scale, limit=200)[0])
     p = np.array(out)
@@ -174,9 +172,7 @@ def test_epsilon_lower_bound_monotone():
     assert epsilon_lower_bound(600, n, 200, n, alpha=0.001) < epsilon_lower_bound(600, n, 200, n)
     # Vectorised evaluation agrees with scalar calls.
     ks = np.array([100, 500, 900])
-    np.testing.assert_allclose(
-        epsilon_lower_bound(ks, n, 100, n), [epsilon_lower_bound(k, n, 100, n) for k in ks]
-    )
+    np.testing.assert_allclose(epsilon_lower_bound(ks, n, 100, n), [epsilon_lower_bound(k, n, 100, n) for k in ks])
 
 
 def test_epsilon_lower_bound_is_a_valid_lower_bound_exactly():
@@ -206,9 +202,7 @@ def test_max_certifiable_epsilon_is_about_log_n():
 
 def test_correct_discrete_laplace_count_passes():
     true_loss = discrete_laplace_loss(1, 1 / EPS)
-    res = audit_mechanism(
-        noisy_count(1 / EPS), D_COUNT, D_COUNT_PRIME, lambda c: c, 3000, EPS, random_state=1
-    )
+    res = audit_mechanism(noisy_count(1 / EPS), D_COUNT, D_COUNT_PRIME, lambda c: c, 3000, EPS, random_state=1)
     assert isinstance(res, AuditResult)
     assert res.passed and res.epsilon_lb <= true_loss
     assert res.n_selection == 600 and res.counts["D"][1] == 2400
@@ -219,8 +213,14 @@ def test_correct_discrete_laplace_threshold_events_pass_and_are_nearly_tight():
     """Events 'noisy count ≥ c' (the tail events attain the ratio e^ε exactly)."""
     events = {f"count >= {c}": (lambda out, c=c: out >= c) for c in range(5, 17)}
     res = audit_mechanism(
-        noisy_count(1 / EPS), D_COUNT, D_COUNT_PRIME, events, 100_000, EPS,
-        random_state=2, vectorized=True,
+        noisy_count(1 / EPS),
+        D_COUNT,
+        D_COUNT_PRIME,
+        events,
+        100_000,
+        EPS,
+        random_state=2,
+        vectorized=True,
     )
     assert res.passed and res.epsilon_lb <= EPS
     # Power on a tight mechanism: the bound gets close to the truth (projection ≈ 0.97).
@@ -233,9 +233,7 @@ def test_leaky_noise_scale_is_flagged():
     q = math.exp(-3 * EPS)  # best event {noisy ≥ 11}: P_D = q/(1+q) ≈ 0.047, P_D' = 1/(1+q)
     margin = projected_epsilon_lower_bound(q / (1 + q), 1 / (1 + q), 2000)
     assert margin > 2.5  # expected ε_lb, far above the claim ε = 1
-    res = audit_mechanism(
-        noisy_count(1 / (3 * EPS)), D_COUNT, D_COUNT_PRIME, lambda c: c, 2000, EPS, random_state=3
-    )
+    res = audit_mechanism(noisy_count(1 / (3 * EPS)), D_COUNT, D_COUNT_PRIME, lambda c: c, 2000, EPS, random_state=3)
     assert not res.passed and res.epsilon_lb > EPS
     assert res.epsilon_lb <= true_loss
     assert "FLAGGED" in str(res)
@@ -245,7 +243,12 @@ def test_leaky_sensitivity_is_flagged():
     """Each record contributes 3 to the released sum but the noise assumes sensitivity 1."""
     true_loss = discrete_laplace_loss(3, 1 / EPS)
     res = audit_mechanism(
-        noisy_count(1 / EPS, weight=3), D_COUNT, D_COUNT_PRIME, lambda c: c, 2000, EPS,
+        noisy_count(1 / EPS, weight=3),
+        D_COUNT,
+        D_COUNT_PRIME,
+        lambda c: c,
+        2000,
+        EPS,
         random_state=4,
     )
     assert not res.passed and EPS < res.epsilon_lb <= true_loss
@@ -256,8 +259,14 @@ def test_subtle_leak_is_flagged_with_enough_runs():
     q = math.exp(-1.5 * EPS)
     assert projected_epsilon_lower_bound(q / (1 + q), 1 / (1 + q), 20_000) > 1.4
     res = audit_mechanism(
-        noisy_count(1 / (1.5 * EPS)), D_COUNT, D_COUNT_PRIME, lambda c: c, 20_000, EPS,
-        random_state=5, vectorized=True,
+        noisy_count(1 / (1.5 * EPS)),
+        D_COUNT,
+        D_COUNT_PRIME,
+        lambda c: c,
+        20_000,
+        EPS,
+        random_state=5,
+        vectorized=True,
     )
     assert not res.passed and EPS < res.epsilon_lb <= 1.5 * EPS
 
@@ -267,9 +276,7 @@ def test_permute_and_flip_with_shifted_utilities_passes():
     delta_u = 2.0
     u = np.array([3.0, 2.0, 0.0, 1.0])
     u_prime = u + delta_u * np.array([1, -1, 1, -1])
-    true_loss = pure_loss(
-        pf_probabilities(u, 2 * delta_u / EPS), pf_probabilities(u_prime, 2 * delta_u / EPS)
-    )
+    true_loss = pure_loss(pf_probabilities(u, 2 * delta_u / EPS), pf_probabilities(u_prime, 2 * delta_u / EPS))
     assert true_loss <= EPS + 1e-9
     res = audit_mechanism(pf_run(u, delta_u), u, u_prime, lambda i: i, 2000, EPS, random_state=6)
     assert res.passed and res.epsilon_lb <= true_loss
@@ -283,15 +290,13 @@ def test_permute_and_flip_tight_pair_passes_and_monotone_misuse_is_flagged():
     p_prime = pf_probabilities(u_prime, 2 / EPS)
     assert pure_loss(p, p_prime) == pytest.approx(EPS, abs=1e-6)
 
-    ok = audit_mechanism(pf_batch(1.0), u, u_prime, lambda i: i, 50_000, EPS,
-                         random_state=7, vectorized=True)
+    ok = audit_mechanism(pf_batch(1.0), u, u_prime, lambda i: i, 50_000, EPS, random_state=7, vectorized=True)
     assert ok.passed and 0.85 < ok.epsilon_lb <= EPS
 
     p_leak = pf_probabilities(u_prime, 1 / EPS)
     assert pure_loss(p, p_leak) == pytest.approx(2 * EPS, abs=1e-6)
     assert projected_epsilon_lower_bound(0.5, p_leak[1], 2000) > 1.6
-    leak = audit_mechanism(pf_run(u, 1.0, monotone=True), u, u_prime, lambda i: i, 2000, EPS,
-                           random_state=8)
+    leak = audit_mechanism(pf_run(u, 1.0, monotone=True), u, u_prime, lambda i: i, 2000, EPS, random_state=8)
     assert not leak.passed and EPS < leak.epsilon_lb <= 2 * EPS
 
 
@@ -303,8 +308,9 @@ def test_permute_and_flip_small_leak_is_flagged():
     p_leak = pf_probabilities(u_prime, 2 / (1.2 * EPS))
     assert pure_loss(pf_probabilities(u, 1.0), p_leak) == pytest.approx(1.2 * EPS, abs=1e-6)
     assert projected_epsilon_lower_bound(0.5, p_leak[1], 20_000) > 1.12
-    res = audit_mechanism(pf_batch(1.0, epsilon=1.2 * EPS), u, u_prime, lambda i: i, 20_000, EPS,
-                          random_state=20, vectorized=True)
+    res = audit_mechanism(
+        pf_batch(1.0, epsilon=1.2 * EPS), u, u_prime, lambda i: i, 20_000, EPS, random_state=20, vectorized=True
+    )
     assert not res.passed and EPS < res.epsilon_lb <= 1.2 * EPS
 
 
@@ -320,8 +326,9 @@ def test_data_independent_mechanism_certifies_nothing():
 
 
 def test_non_private_mechanism_reaches_the_power_limit():
-    res = audit_mechanism(lambda d, rng: int(np.sum(d)), D_COUNT, D_COUNT_PRIME, lambda c: c,
-                          1000, EPS, random_state=10)
+    res = audit_mechanism(
+        lambda d, rng: int(np.sum(d)), D_COUNT, D_COUNT_PRIME, lambda c: c, 1000, EPS, random_state=10
+    )
     assert res.epsilon_lb == pytest.approx(max_certifiable_epsilon(800))
     assert not res.passed
 
@@ -360,8 +367,15 @@ def _majority_data():
 def test_audit_estimator_private_learner_passes():
     X, y, X2, y2 = _majority_data()
     res = audit_estimator(
-        lambda seed: NoisyMajority(random_state=seed), X, y, X2, y2,
-        lambda m: m.label_, 1500, EPS, random_state=11,
+        lambda seed: NoisyMajority(random_state=seed),
+        X,
+        y,
+        X2,
+        y2,
+        lambda m: m.label_,
+        1500,
+        EPS,
+        random_state=11,
     )
     assert res.passed and res.epsilon_lb <= EPS
 
@@ -369,8 +383,15 @@ def test_audit_estimator_private_learner_passes():
 def test_audit_estimator_leaky_learner_is_flagged():
     X, y, X2, y2 = _majority_data()
     res = audit_estimator(
-        lambda seed: NoisyMajority(random_state=seed, leak=3.0), X, y, X2, y2,
-        lambda m: m.label_, 1500, EPS, random_state=12,
+        lambda seed: NoisyMajority(random_state=seed, leak=3.0),
+        X,
+        y,
+        X2,
+        y2,
+        lambda m: m.label_,
+        1500,
+        EPS,
+        random_state=12,
     )
     assert not res.passed and EPS < res.epsilon_lb <= 3 * EPS
 
@@ -384,7 +405,14 @@ def test_audit_estimator_flags_a_non_private_sklearn_tree():
     X2, y2 = add_one(X, y, [1, 0], 0)  # now f1 separates perfectly, f0 does not
     res = audit_estimator(
         lambda seed: DecisionTreeClassifier(max_depth=1, random_state=seed % 2**32),
-        X, y, X2, y2, lambda t: int(t.tree_.feature[0]), 120, EPS, random_state=13,
+        X,
+        y,
+        X2,
+        y2,
+        lambda t: int(t.tree_.feature[0]),
+        120,
+        EPS,
+        random_state=13,
     )
     assert not res.passed and res.epsilon_lb > 1.5
 
@@ -403,18 +431,35 @@ def test_whether_fit_raises_is_an_audited_outcome():
     y = pd.Series(np.zeros(10, int))
     X2, y2 = add_one(X, y, {"a": 3.0}, 1)
     res = audit_estimator(
-        lambda seed: RaisesOnOneClass(random_state=seed), X, y, X2, y2,
-        lambda m: m.label_, 200, EPS, random_state=15, fit_errors="outcome",
+        lambda seed: RaisesOnOneClass(random_state=seed),
+        X,
+        y,
+        X2,
+        y2,
+        lambda m: m.label_,
+        200,
+        EPS,
+        random_state=15,
+        fit_errors="outcome",
     )
     assert not res.passed and "raised" in res.event and res.epsilon_lb > 2.5
     ok = audit_estimator(
-        lambda seed: NoisyMajority(random_state=seed), X, y, X2, y2,
-        {"label 1": lambda m: m.label_ == 1}, 400, EPS, random_state=16, fit_errors="outcome",
+        lambda seed: NoisyMajority(random_state=seed),
+        X,
+        y,
+        X2,
+        y2,
+        {"label 1": lambda m: m.label_ == 1},
+        400,
+        EPS,
+        random_state=16,
+        fit_errors="outcome",
     )
     assert ok.passed
     with pytest.raises(ValueError, match="needs two classes"):  # default: errors propagate
-        audit_estimator(lambda seed: RaisesOnOneClass(random_state=seed), X, y, X2, y2,
-                        lambda m: m.label_, 20, EPS, random_state=15)
+        audit_estimator(
+            lambda seed: RaisesOnOneClass(random_state=seed), X, y, X2, y2, lambda m: m.label_, 20, EPS, random_state=15
+        )
     with pytest.raises(ValueError, match="fit_errors"):
         audit_estimator(lambda s: NoisyMajority(), X, y, X2, y2, lambda m: 0, 20, EPS, fit_errors="x")
 
@@ -438,13 +483,13 @@ def test_reproducible_and_independent_of_n_jobs():
 
 def test_single_event_uses_all_runs_and_bonferroni_mode():
     ev = {"count >= 11": lambda c: c >= 11}
-    res = audit_mechanism(noisy_count(1 / EPS), D_COUNT, D_COUNT_PRIME, ev, 500, EPS,
-                          random_state=15)
+    res = audit_mechanism(noisy_count(1 / EPS), D_COUNT, D_COUNT_PRIME, ev, 500, EPS, random_state=15)
     assert res.n_selection == 0 and res.counts["D"][1] == 500 and res.event == "count >= 11"
 
     events = {f">= {c}": (lambda out, c=c: out >= c) for c in (9, 10, 11, 12)}
-    res = audit_mechanism(noisy_count(1 / (3 * EPS)), D_COUNT, D_COUNT_PRIME, events, 1000, EPS,
-                          selection_fraction=0.0, random_state=16)
+    res = audit_mechanism(
+        noisy_count(1 / (3 * EPS)), D_COUNT, D_COUNT_PRIME, events, 1000, EPS, selection_fraction=0.0, random_state=16
+    )
     assert res.n_selection == 0 and res.n_candidates == 4 and "Bonferroni" in res.event
     assert not res.passed
     k1, n1 = res.counts["D"]
@@ -463,8 +508,9 @@ def test_input_validation():
     with pytest.raises(ValueError):
         audit_mechanism(run, D_COUNT, D_COUNT_PRIME, {}, 100, EPS)
     with pytest.raises(ValueError, match="outputs"):
-        audit_mechanism(lambda d, rng, size: [0], D_COUNT, D_COUNT_PRIME, lambda c: c, 100, EPS,
-                        vectorized=True, random_state=0)
+        audit_mechanism(
+            lambda d, rng, size: [0], D_COUNT, D_COUNT_PRIME, lambda c: c, 100, EPS, vectorized=True, random_state=0
+        )
 
 
 def test_add_one_numpy():
@@ -512,10 +558,19 @@ def test_false_positive_rate_on_tight_mechanisms():
     flags = 0
     lbs = []
     for s in range(100):
-        r1 = audit_mechanism(pf_batch(1.0), u, u_prime, lambda i: i, 20_000, EPS,
-                             random_state=1000 + s, vectorized=True)
-        r2 = audit_mechanism(noisy_count(1 / EPS), D_COUNT, D_COUNT_PRIME, lambda c: c, 20_000,
-                             EPS, random_state=2000 + s, vectorized=True)
+        r1 = audit_mechanism(
+            pf_batch(1.0), u, u_prime, lambda i: i, 20_000, EPS, random_state=1000 + s, vectorized=True
+        )
+        r2 = audit_mechanism(
+            noisy_count(1 / EPS),
+            D_COUNT,
+            D_COUNT_PRIME,
+            lambda c: c,
+            20_000,
+            EPS,
+            random_state=2000 + s,
+            vectorized=True,
+        )
         flags += (not r1.passed) + (not r2.passed)
         lbs += [r1.epsilon_lb, r2.epsilon_lb]
     assert flags <= stats.binom.ppf(0.999, 200, 0.05)
@@ -529,8 +584,9 @@ def test_small_leak_flagged_with_many_runs():
     u, u_prime = np.zeros(2), np.array([1.0, -1.0])
     p_leak = pf_probabilities(u_prime, 2 / (1.1 * EPS))
     assert projected_epsilon_lower_bound(0.5, p_leak[1], 200_000) > 1.08
-    res = audit_mechanism(pf_batch(1.0, epsilon=1.1 * EPS), u, u_prime, lambda i: i, 200_000,
-                          EPS, random_state=17, vectorized=True)
+    res = audit_mechanism(
+        pf_batch(1.0, epsilon=1.1 * EPS), u, u_prime, lambda i: i, 200_000, EPS, random_state=17, vectorized=True
+    )
     assert not res.passed and EPS < res.epsilon_lb <= 1.1 * EPS
 
 

@@ -40,9 +40,12 @@ def tree_data(case):
     """(X, y, X', y', classes) for the tree learners (a numerical and a categorical column)."""
     rng = np.random.default_rng(0)
     n = 24
-    X = pd.DataFrame({"age": rng.integers(18, 90, n).astype(float),
-                      "colour": pd.Series(np.array(COLOURS, dtype=object)[rng.integers(0, 3, n)],
-                                          dtype=object)})  # object: a str dtype would turn 7 into "7"
+    X = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(float),
+            "colour": pd.Series(np.array(COLOURS, dtype=object)[rng.integers(0, 3, n)], dtype=object),
+        }
+    )  # object: a str dtype would turn 7 into "7"
     if case == "one class":
         y, classes, new = np.zeros(n, int), [0, 1], ({"age": 40.0, "colour": "red"}, 1)
     elif case == "declared, absent":
@@ -105,16 +108,35 @@ CATS = {"colour": COLOURS}
 LEARNERS = {
     # name: (factory(seed, classes), data, observable)
     "GreedyRL": (lambda s, c: GreedyRuleListClassifier(classes=c), rule_data, classes_only),
-    "DP rule list": (lambda s, c: DPRuleListClassifier(epsilon=EPS, max_rules=3, min_support=0.0,
-                                                       classes=c, random_state=s), rule_data, rule_key),
-    "PrivaTree": (lambda s, c: PrivaTreeClassifier(epsilon=EPS, max_depth=2, bounds=BOUNDS, categories=CATS,
-                                                   classes=c, random_state=s), tree_data, tree_key),
-    "BDPT": (lambda s, c: BDPTClassifier(epsilon=EPS, max_depth=2, bounds=([18.0], [90.0]), categories=CATS,
-                                         classes=c, random_state=s), tree_data, tree_key),
-    "DPGDF": (lambda s, c: DPGDFClassifier(epsilon=EPS, max_depth=2, categories=CATS, classes=c,
-                                           random_state=s), tree_data, tree_key),
-    "DPA": (lambda s, c: DPAClassifier(n_estimators=5, max_depth=2, categories=CATS, classes=c),
-            tree_data, classes_only),
+    "DP rule list": (
+        lambda s, c: DPRuleListClassifier(epsilon=EPS, max_rules=3, min_support=0.0, classes=c, random_state=s),
+        rule_data,
+        rule_key,
+    ),
+    "PrivaTree": (
+        lambda s, c: PrivaTreeClassifier(
+            epsilon=EPS, max_depth=2, bounds=BOUNDS, categories=CATS, classes=c, random_state=s
+        ),
+        tree_data,
+        tree_key,
+    ),
+    "BDPT": (
+        lambda s, c: BDPTClassifier(
+            epsilon=EPS, max_depth=2, bounds=([18.0], [90.0]), categories=CATS, classes=c, random_state=s
+        ),
+        tree_data,
+        tree_key,
+    ),
+    "DPGDF": (
+        lambda s, c: DPGDFClassifier(epsilon=EPS, max_depth=2, categories=CATS, classes=c, random_state=s),
+        tree_data,
+        tree_key,
+    ),
+    "DPA": (
+        lambda s, c: DPAClassifier(n_estimators=5, max_depth=2, categories=CATS, classes=c),
+        tree_data,
+        classes_only,
+    ),
 }
 CASES = ["one class", "declared, absent", "foreign type"]
 
@@ -123,8 +145,9 @@ def run_audit(factory, data, key, case, seed):
     X, y, X2, y2, classes = data(case)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # DPGDF: "ignores the numerical features"
-        return audit_estimator(lambda s: factory(s, classes), X, y, X2, y2, key, N_RUNS, EPS,
-                               random_state=seed, fit_errors="outcome")
+        return audit_estimator(
+            lambda s: factory(s, classes), X, y, X2, y2, key, N_RUNS, EPS, random_state=seed, fit_errors="outcome"
+        )
 
 
 @pytest.mark.slow
@@ -146,12 +169,21 @@ def test_edges_pass_the_audit_diffprivlib(name, case):
 
     Est = getattr(baselines, name)
     if name == "DiffprivlibTreeClassifier":
+
         def factory(s, c):
-            return Est(epsilon=EPS, max_depth=2, bounds=([18.0, 0.0], [90.0, 2.0]), categories=CATS,
-                       classes=c, random_state=s % 2**31)
+            return Est(
+                epsilon=EPS,
+                max_depth=2,
+                bounds=([18.0, 0.0], [90.0, 2.0]),
+                categories=CATS,
+                classes=c,
+                random_state=s % 2**31,
+            )
     else:
+
         def factory(s, c):
             return Est(epsilon=EPS, data_norm=100.0, categories=CATS, classes=c, random_state=s % 2**31)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # DP LR's ledger records n (diffprivlib's mechanism)
         res = run_audit(factory, tree_data, probe_key, case, seed=hash((name, case)) % 2**32)
@@ -185,8 +217,16 @@ def _old_category_codes(col, values):
 def test_planted_label_set_read_from_y_is_flagged():
     """PrivaTree without classes= (the label set read from y, as before the fix): one record of
     an absent class changes classes_ with certainty."""
-    factory = lambda s, c: PrivaTreeClassifier(epsilon=EPS, max_depth=2, bounds=BOUNDS,  # noqa: E731
-                                               categories=CATS, random_state=s)
+
+    def factory(s, c):
+        return PrivaTreeClassifier(
+            epsilon=EPS,
+            max_depth=2,
+            bounds=BOUNDS,
+            categories=CATS,
+            random_state=s,
+        )
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         for case in ("one class", "declared, absent"):
@@ -199,12 +239,32 @@ def test_planted_positive_class_inference_is_flagged():
     X, y, _, _, _ = rule_data("one class")
     y = pd.Series(np.full(len(y), 2))
     X2, y2 = add_one(X, y, [1, 0, 1], 1)
-    res = audit_estimator(lambda s: _OldLabelInference(epsilon=EPS, random_state=s), X, y, X2, y2,
-                          rule_key, N_RUNS, EPS, random_state=22, fit_errors="outcome")
+    res = audit_estimator(
+        lambda s: _OldLabelInference(epsilon=EPS, random_state=s),
+        X,
+        y,
+        X2,
+        y2,
+        rule_key,
+        N_RUNS,
+        EPS,
+        random_state=22,
+        fit_errors="outcome",
+    )
     assert not res.passed and res.epsilon_lb > 2 * EPS, str(res)
     # the fixed learner refuses both with the same schema error: no difference to see
-    ok = audit_estimator(lambda s: DPRuleListClassifier(epsilon=EPS, random_state=s), X, y, X2, y2,
-                         rule_key, 100, EPS, random_state=22, fit_errors="outcome")
+    ok = audit_estimator(
+        lambda s: DPRuleListClassifier(epsilon=EPS, random_state=s),
+        X,
+        y,
+        X2,
+        y2,
+        rule_key,
+        100,
+        EPS,
+        random_state=22,
+        fit_errors="outcome",
+    )
     assert ok.passed and ok.counts["D"] == ok.counts["D_prime"]
 
 
@@ -219,11 +279,14 @@ def test_planted_type_error_on_foreign_category_is_flagged(monkeypatch):
 
 
 # ---------------------------------------------------------------------------- ledgers (fast)
-@pytest.mark.parametrize("Est, kw", [
-    (PrivaTreeClassifier, dict(bounds=BOUNDS, categories=CATS)),
-    (BDPTClassifier, dict(bounds=([18.0], [90.0]), categories=CATS)),
-    (DPGDFClassifier, dict(categories=CATS)),
-])
+@pytest.mark.parametrize(
+    "Est, kw",
+    [
+        (PrivaTreeClassifier, dict(bounds=BOUNDS, categories=CATS)),
+        (BDPTClassifier, dict(bounds=([18.0], [90.0]), categories=CATS)),
+        (DPGDFClassifier, dict(categories=CATS)),
+    ],
+)
 def test_no_declared_classes_means_a_leak_row(Est, kw):
     X, y, _, _, _ = tree_data("declared, absent")
     with warnings.catch_warnings():
@@ -242,8 +305,10 @@ def test_no_declared_classes_means_a_leak_row_diffprivlib():
     X, y, _, _, _ = tree_data("declared, absent")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for m in (DiffprivlibTreeClassifier(bounds=([18.0, 0.0], [90.0, 2.0]), categories=CATS),
-                  DPLogisticRegression(data_norm=100.0, categories=CATS)):
+        for m in (
+            DiffprivlibTreeClassifier(bounds=([18.0, 0.0], [90.0, 2.0]), categories=CATS),
+            DPLogisticRegression(data_norm=100.0, categories=CATS),
+        ):
             led = m.fit(X, y).privacy_ledger_
             assert not led.is_private and any("label set" in r.what for r in led.leaks)
 

@@ -70,14 +70,17 @@ def test_cell_uid_depends_on_parameters():
     assert a.uid != b.uid and a.uid.startswith("k-")
 
 
-@pytest.mark.parametrize("eid,key,uid", [
-    ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
-    ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
-    # 002-table2's cells now fit PrivaTree as published and PrivaTree* too: new parameters, a new uid
-    ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-f6fac80485"),
-    ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
-    ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
-])
+@pytest.mark.parametrize(
+    "eid,key,uid",
+    [
+        ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
+        ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
+        # 002-table2's cells now fit PrivaTree as published and PrivaTree* too: new parameters, a new uid
+        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-f6fac80485"),
+        ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
+        ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
+    ],
+)
 def test_cell_files_survive_the_package_layout(eid, key, uid):
     """The uids computed before the one-package-per-paper move: finished cells are still resumed."""
     cells = {c.key: c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)}
@@ -114,10 +117,13 @@ def test_row_schema():
 
 
 def _small_cells():
-    return [Cell(f"noise-{m}", noise_cell, dict(mechanism=m, seed=1, ns=(1, 10, 100), draws=200))
-            for m in ("sm-Laplace", "sm-Cauchy")] + [
+    return [
+        Cell(f"noise-{m}", noise_cell, dict(mechanism=m, seed=1, ns=(1, 10, 100), draws=200))
+        for m in ("sm-Laplace", "sm-Cauchy")
+    ] + [
         Cell(f"acc-{r}", accuracy_cell, dict(dataset="compas", run=r, epsilons=(1.0,), learners=("gl-Laplace",)))
-        for r in range(2)]
+        for r in range(2)
+    ]
 
 
 def _rows(tmp, cells, **kw):
@@ -197,15 +203,24 @@ def test_finished_only_draws_a_partial_grid_and_says_so(tmp_path, monkeypatch):
     from dpmodels.experiments.report import write_report
 
     cells = _small_cells()
-    exp = registry.Experiment("zzz-partial", paper="zzz", kind="table", title="partial", draws="test",
-                              cells=lambda size: cells, table=lambda df: f"{len(df)} rows")
+    exp = registry.Experiment(
+        "zzz-partial",
+        paper="zzz",
+        kind="table",
+        title="partial",
+        draws="test",
+        cells=lambda size: cells,
+        table=lambda df: f"{len(df)} rows",
+    )
     monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
     with pytest.raises(FileNotFoundError, match="has not run yet"):
         grid.read_results(cells, tmp_path / "nothing")
     grid.run_cells(cells[:1], tmp_path / exp.id / "cells", progress=False)
     r = run.run_experiment(exp.id, Size(), tmp_path, progress=False, finished_only=True)
     assert (r.cells_run, r.cells_cached, r.cells_missing) == (0, 1, len(cells) - 1)
-    assert r.notes == [f"{len(cells) - 1} of {len(cells)} cells not run yet: drawn from the 1 finished ones (partial grid)"]
+    assert r.notes == [
+        f"{len(cells) - 1} of {len(cells)} cells not run yet: drawn from the 1 finished ones (partial grid)"
+    ]
     assert r.table == f"{r.rows} rows" and r.rows > 0
     assert grid.finished(cells, tmp_path / exp.id / "cells") == cells[:1]  # nothing was computed
     md, _ = write_report(tmp_path)

@@ -84,8 +84,9 @@ def test_overrides_context_manager_and_environment(monkeypatch):
         guards.max_candidates()
 
 
-@pytest.mark.parametrize("s, b", [("16G", 16 * 2**30), ("500M", 500 * 2**20), ("1.5g", int(1.5 * 2**30)),
-                                  ("1024", 1024), (2048, 2048)])
+@pytest.mark.parametrize(
+    "s, b", [("16G", 16 * 2**30), ("500M", 500 * 2**20), ("1.5g", int(1.5 * 2**30)), ("1024", 1024), (2048, 2048)]
+)
 def test_parse_bytes(s, b):
     assert guards.parse_bytes(s) == b
 
@@ -156,5 +157,6 @@ def test_moderate_fits_pass_silently():
         DPRuleListClassifier(max_width=2).fit(X, y)
         Xr, yr = load_dataset("compas", binarized=False)
         PrivaTreeClassifier(max_depth=6, **dataset_schema("compas").fit_params()).fit(Xr, yr)
-    assert np.isfinite(guards.check_tree_size("PrivaTree", max_depth=4, n_features=9, n_bins=10,
-                                              n_classes=2)["memory_bytes"])
+    assert np.isfinite(
+        guards.check_tree_size("PrivaTree", max_depth=4, n_features=9, n_bins=10, n_classes=2)["memory_bytes"]
+    )

@@ -36,14 +36,19 @@ def _learners(data):
     yield "sm-cauchy", DPRuleListClassifier(epsilon=1.0, mechanism="sm-cauchy", delta=1e-6, n_public=2000), Xb, yb
     yield "optimal", OptimalRuleListClassifier(max_rules=3, min_support=0.02), Xb, yb
     yield "privatree", PrivaTreeClassifier(epsilon=1.0, max_depth=3, **s.fit_params()), Xr, yr
-    yield "privatree-numpy", PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds=(0, 100), classes=[0, 1]), \
-        Xr.select_dtypes("number").to_numpy(float), yr.to_numpy()
+    yield (
+        "privatree-numpy",
+        PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds=(0, 100), classes=[0, 1]),
+        Xr.select_dtypes("number").to_numpy(float),
+        yr.to_numpy(),
+    )
     yield "bdpt", BDPTClassifier(epsilon=1.0, max_depth=3, **s.fit_params()), Xr, yr
     yield "dpgdf", DPGDFClassifier(epsilon=1.0, max_depth=3, categories=s.categories, classes=[0, 1]), Xr, yr
 
 
-@pytest.mark.parametrize("which", ["greedy", "dp", "dp-text-labels", "sm-cauchy", "optimal", "privatree",
-                                   "privatree-numpy", "bdpt", "dpgdf"])
+@pytest.mark.parametrize(
+    "which", ["greedy", "dp", "dp-text-labels", "sm-cauchy", "optimal", "privatree", "privatree-numpy", "bdpt", "dpgdf"]
+)
 def test_round_trip_predictions_identical(which, data, tmp_path):
     name, est, X, y = next(t for t in _learners(data) if t[0] == which)
     with warnings.catch_warnings():
@@ -141,29 +146,32 @@ def _mut(doc, path, value=KeyError):
     return d
 
 
-@pytest.mark.parametrize("path, value, match", [
-    (("format_version",), 99, "format version 99 is not readable"),
-    (("format_version",), "1", "'format_version' must be int"),
-    (("format_version",), True, "'format_version' must be int"),
-    (("kind",), "forest", "unknown model kind"),
-    (("kind",), KeyError, "lacks the key 'kind'"),
-    (("estimator",), KeyError, "lacks the key 'estimator'"),
-    (("estimator", "params"), [], "'params' must be dict"),
-    (("model",), "x", "'model' must be dict"),
-    (("model", "rules", 0, "prediction"), 2, "prediction must be a class index in \\[0, 2\\)"),
-    (("model", "rules", 0, "counts"), [1], "counts must be 2 numbers \\(one per class\\)"),
-    (("model", "rules", 0, "antecedent", 0, "feature"), "nope", "unknown feature"),
-    (("model", "feature_names"), KeyError, "lacks the key 'feature_names'"),
-    (("privacy", "ledger"), [], "privacy.ledger must be an object"),
-    (("privacy", "ledger", "epsilon"), "abc", "malformed privacy ledger"),
-    (("privacy", "ledger", "rows", 0, "guarantee"), "maybe", "malformed privacy ledger"),
-    (("schema", "classes"), [1, 0], "disagree with the model"),
-    (("schema", "preprocessing"), [{"class": "os.system", "state": {}}], "is not one of the preprocessors"),
-    (("schema", "preprocessing"), [{"class": "dpmodels.nope.X", "state": {}}], "is not one of the preprocessors"),
-    (("estimator", "class"), "dpmodels.cli.main", "is not one of the dpmodels estimators"),
-    (("estimator", "class"), "dpmodels.tree.privatree.estimator.PrivaTreeClassifier", "does not fit a model"),
-    (("format",), "other", "not a dpmodels model file"),
-])
+@pytest.mark.parametrize(
+    "path, value, match",
+    [
+        (("format_version",), 99, "format version 99 is not readable"),
+        (("format_version",), "1", "'format_version' must be int"),
+        (("format_version",), True, "'format_version' must be int"),
+        (("kind",), "forest", "unknown model kind"),
+        (("kind",), KeyError, "lacks the key 'kind'"),
+        (("estimator",), KeyError, "lacks the key 'estimator'"),
+        (("estimator", "params"), [], "'params' must be dict"),
+        (("model",), "x", "'model' must be dict"),
+        (("model", "rules", 0, "prediction"), 2, "prediction must be a class index in \\[0, 2\\)"),
+        (("model", "rules", 0, "counts"), [1], "counts must be 2 numbers \\(one per class\\)"),
+        (("model", "rules", 0, "antecedent", 0, "feature"), "nope", "unknown feature"),
+        (("model", "feature_names"), KeyError, "lacks the key 'feature_names'"),
+        (("privacy", "ledger"), [], "privacy.ledger must be an object"),
+        (("privacy", "ledger", "epsilon"), "abc", "malformed privacy ledger"),
+        (("privacy", "ledger", "rows", 0, "guarantee"), "maybe", "malformed privacy ledger"),
+        (("schema", "classes"), [1, 0], "disagree with the model"),
+        (("schema", "preprocessing"), [{"class": "os.system", "state": {}}], "is not one of the preprocessors"),
+        (("schema", "preprocessing"), [{"class": "dpmodels.nope.X", "state": {}}], "is not one of the preprocessors"),
+        (("estimator", "class"), "dpmodels.cli.main", "is not one of the dpmodels estimators"),
+        (("estimator", "class"), "dpmodels.tree.privatree.estimator.PrivaTreeClassifier", "does not fit a model"),
+        (("format",), "other", "not a dpmodels model file"),
+    ],
+)
 def test_malformed_documents_give_one_clear_error(good_doc, path, value, match):
     bad = _mut(good_doc, path, value)
     with pytest.raises(ModelFileError, match=match) as exc:
@@ -171,11 +179,14 @@ def test_malformed_documents_give_one_clear_error(good_doc, path, value, match):
     assert "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize("text, match", [
-    ("{not json", "not valid JSON \\(line 1, column 2"),
-    ("[1, 2]", "not a dpmodels model"),
-    ("", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("{not json", "not valid JSON \\(line 1, column 2"),
+        ("[1, 2]", "not a dpmodels model"),
+        ("", "not valid JSON"),
+    ],
+)
 def test_malformed_json_files(tmp_path, text, match):
     p = tmp_path / "m.json"
     p.write_text(text)
@@ -192,8 +203,12 @@ def test_tree_documents_are_validated(data, tmp_path):
     s = dataset_schema("compas")
     est = PrivaTreeClassifier(epsilon=1.0, max_depth=2, **s.fit_params()).fit(Xr, yr)
     doc = json.loads(save_model(est, tmp_path / "m.json").read_text())
-    for path, value in [(("model", "children_left", 0), 99), (("model", "label"), [0]),
-                        (("model", "value"), KeyError), (("model", "feature", 0), 50)]:
+    for path, value in [
+        (("model", "children_left", 0), 99),
+        (("model", "label"), [0]),
+        (("model", "value"), KeyError),
+        (("model", "feature", 0), 50),
+    ]:
         with pytest.raises(ModelFileError, match="malformed tree"):
             model_from_dict(_mut(doc, path, value))
     assert isinstance(model_from_dict(doc).model_, Tree)
@@ -265,13 +280,15 @@ def test_pipeline_without_accountant_sums_the_budgets(tmp_path):
     X, y = load_dataset("compas", binarized=False)
     X, y = X.iloc[:1000], y.iloc[:1000]
     s = dataset_schema("compas")
-    pipe = make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories),
-                         DPRuleListClassifier(epsilon=0.5)).fit(X, y)
+    pipe = make_pipeline(
+        Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories), DPRuleListClassifier(epsilon=0.5)
+    ).fit(X, y)
     doc = json.loads(save_model(pipe, tmp_path / "m.json").read_text())
     assert doc["privacy"]["epsilon"] == pytest.approx(0.7)  # sequential composition of the steps
     assert doc["privacy"]["epsilon_spent"] == pytest.approx(0.7)
-    greedy = make_pipeline(Binarizer(cut_points={c: [1.0] for c in s.bounds}, categories=s.categories),
-                           GreedyRuleListClassifier()).fit(X, y)
+    greedy = make_pipeline(
+        Binarizer(cut_points={c: [1.0] for c in s.bounds}, categories=s.categories), GreedyRuleListClassifier()
+    ).fit(X, y)
     doc = json.loads(save_model(greedy, tmp_path / "g.json").read_text())
     assert doc["privacy"]["is_private"] is False and doc["privacy"]["private_learner"] is False
     assert str(load_model(tmp_path / "g.json")).splitlines()[1] == "privacy: not private (no DP guarantee)"

@@ -30,8 +30,9 @@ def saved(data, tmp_path_factory):
     s = dataset_schema("compas")
     d = tmp_path_factory.mktemp("audits")
     tree = PrivaTreeClassifier(epsilon=1.0, max_depth=3, **s.fit_params()).fit(X[:600], y[:600])
-    pipe = make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories),
-                         DPRuleListClassifier(epsilon=0.8, max_rules=3)).fit(X[:600], y[:600])
+    pipe = make_pipeline(
+        Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories), DPRuleListClassifier(epsilon=0.8, max_rules=3)
+    ).fit(X[:600], y[:600])
     return {"tree": (tree, save_model(tree, d / "tree.json")), "pipe": (pipe, save_model(pipe, d / "pipe.json"))}
 
 
@@ -144,8 +145,18 @@ def test_membership_attacks_on_a_saved_pipeline_rebuild_it(saved, data, monkeypa
         return est
 
     monkeypatch.setattr(LoadedModel, "unfitted_estimator", spy)
-    res = membership_inference(m, X[:300], y[:300], X[600:900], y[600:900], "lira-offline",
-                               X_pop=X[900:], y_pop=y[900:], n_reference=3, random_state=0)
+    res = membership_inference(
+        m,
+        X[:300],
+        y[:300],
+        X[600:900],
+        y[600:900],
+        "lira-offline",
+        X_pop=X[900:],
+        y_pop=y[900:],
+        n_reference=3,
+        random_state=0,
+    )
     assert len(built) == 1 and isinstance(built[0], Pipeline)
     assert res.scores.shape == (600,) and np.isfinite(res.scores).all()
     base = membership_inference(path, X[:300], y[:300], X[600:900], y[600:900], "threshold", random_state=0)
@@ -167,8 +178,10 @@ def test_art_attack_takes_a_file(saved, data):
 def test_a_seeded_pipeline_step_makes_the_file_not_private(data, tmp_path):
     X, y = data
     s = dataset_schema("compas")
-    seeded = make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, random_state=0),
-                           DPRuleListClassifier(epsilon=0.8, max_rules=3)).fit(X[:600], y[:600])
+    seeded = make_pipeline(
+        Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, random_state=0),
+        DPRuleListClassifier(epsilon=0.8, max_rules=3),
+    ).fit(X[:600], y[:600])
     doc = json.loads(save_model(seeded, tmp_path / "m.json").read_text())
     priv = doc["privacy"]
     assert priv["is_private"] is False and priv["noise_seeded"] is True
@@ -177,12 +190,15 @@ def test_a_seeded_pipeline_step_makes_the_file_not_private(data, tmp_path):
     assert "noise seeded" in str(load_model(tmp_path / "m.json"))
     assert "0" not in [str(v) for v in doc["estimator"]["params"].values()]
     # the control: the same pipeline unseeded is private
-    clean = make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories),
-                          DPRuleListClassifier(epsilon=0.8, max_rules=3)).fit(X[:600], y[:600])
+    clean = make_pipeline(
+        Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories), DPRuleListClassifier(epsilon=0.8, max_rules=3)
+    ).fit(X[:600], y[:600])
     doc = json.loads(save_model(clean, tmp_path / "c.json").read_text())
     assert doc["privacy"]["is_private"] is True and doc["privacy"]["noise_seeded"] is False
     # both seeded: both named
-    both = make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, random_state=1),
-                         DPRuleListClassifier(epsilon=0.8, max_rules=3, random_state=2)).fit(X[:600], y[:600])
+    both = make_pipeline(
+        Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, random_state=1),
+        DPRuleListClassifier(epsilon=0.8, max_rules=3, random_state=2),
+    ).fit(X[:600], y[:600])
     verdict = json.loads(save_model(both, tmp_path / "b.json").read_text())["privacy"]["verdict"]
     assert any("DPRuleListClassifier and Binarizer (pipeline step 1)" in v for v in verdict)

@@ -51,16 +51,31 @@ def _fit_bases():
     sn = dataset_schema("nursery")
     models = [
         (GreedyRuleListClassifier(max_rules=3), Xb, yb),
-        (make_pipeline(Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, accountant=acc),
-                       DPRuleListClassifier(epsilon=0.8, max_rules=3, accountant=acc)), Xr, yr),
+        (
+            make_pipeline(
+                Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories, accountant=acc),
+                DPRuleListClassifier(epsilon=0.8, max_rules=3, accountant=acc),
+            ),
+            Xr,
+            yr,
+        ),
         (PrivaTreeClassifier(epsilon=1.0, max_depth=3, **s.fit_params()), Xr, yr),
         (BDPTClassifier(epsilon=1.0, max_depth=2, **s.fit_params()), Xr, yr),
         (DPGDFClassifier(epsilon=1.0, max_depth=2, categories=s.categories, classes=[0, 1]), Xr, yr),
         # a rule list over nursery's 5 declared classes, and a regression tree (a 0/1 label as numbers)
-        (make_pipeline(Binarizer(categories=sn.categories),
-                       DPRuleListClassifier(epsilon=1.0, max_rules=4, classes=list(sn.classes))), Xn, yn),
-        (PrivaTreeRegressor(epsilon=1.0, max_depth=3, bounds=s.bounds, categories=s.categories, label_bounds=(0, 1)),
-         Xr, yr.astype(float)),
+        (
+            make_pipeline(
+                Binarizer(categories=sn.categories),
+                DPRuleListClassifier(epsilon=1.0, max_rules=4, classes=list(sn.classes)),
+            ),
+            Xn,
+            yn,
+        ),
+        (
+            PrivaTreeRegressor(epsilon=1.0, max_depth=3, bounds=s.bounds, categories=s.categories, label_bounds=(0, 1)),
+            Xr,
+            yr.astype(float),
+        ),
     ]
     out = []
     with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
@@ -84,12 +99,36 @@ def _bases():
 
 _DIR = tempfile.mkdtemp(prefix="dpmodels-fuzz-")
 
-scalars = (st.none() | st.booleans() | st.integers(-(2**70), 2**70)
-           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12))
-json_values = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
-                           max_leaves=12)
-huge = st.sampled_from([10**30, -(10**30), 2**63, 2**64, -(2**63) - 1, 10**39, 10**41, 1e308, -1e308, 5e-324,
-                        0, -1, -2, 4001, 100_000, 10**6 + 1])
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+json_values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4), max_leaves=12
+)
+huge = st.sampled_from(
+    [
+        10**30,
+        -(10**30),
+        2**63,
+        2**64,
+        -(2**63) - 1,
+        10**39,
+        10**41,
+        1e308,
+        -1e308,
+        5e-324,
+        0,
+        -1,
+        -2,
+        4001,
+        100_000,
+        10**6 + 1,
+    ]
+)
 
 
 def _containers(doc):
@@ -131,7 +170,7 @@ def mutated_files(draw):
         elif op == "copy" and isinstance(c, list):  # duplicate an element (longer arrays)
             c.insert(key, json.loads(json.dumps(v)))
         elif op == "inflate" and isinstance(c, list):  # many copies: a large file
-            c[key:key + 1] = [v] * draw(st.sampled_from([100, 2000]))
+            c[key : key + 1] = [v] * draw(st.sampled_from([100, 2000]))
         elif op == "duplicate" and isinstance(c, dict):  # the same key twice in the text
             c[f"__dup{len(deep)}__"] = draw(json_values)
             deep[f'"__dup{len(deep)}__"'] = json.dumps(key)
@@ -174,8 +213,9 @@ def _check_file(text: str, k: int | None = None) -> None:
             assert p.shape == ((len(X),) if m.kind == "regression_tree" else (len(X), len(m.classes_)))
 
 
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @FUZZ
@@ -186,8 +226,15 @@ def test_mutated_model_files_raise_only_the_model_file_error(kt):
 
 
 @FUZZ
-@given(json_values | st.dictionaries(st.sampled_from(["format", "format_version", "kind", "estimator", "privacy",
-                                                      "schema", "model", "extra", "type"]), json_values))
+@given(
+    json_values
+    | st.dictionaries(
+        st.sampled_from(
+            ["format", "format_version", "kind", "estimator", "privacy", "schema", "model", "extra", "type"]
+        ),
+        json_values,
+    )
+)
 def test_random_json_raises_only_the_model_file_error(value):
     _check_file(json.dumps(value))
 

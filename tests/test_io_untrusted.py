@@ -22,11 +22,14 @@ PRIVATREE = "dpmodels.tree.privatree.estimator.PrivaTreeClassifier"
 
 def _envelope(model: dict, *, kind="tree", cls=PRIVATREE, preprocessing=(), features=("c",)) -> dict:
     return {
-        "format": "dpmodels.model", "format_version": 1, "kind": kind,
+        "format": "dpmodels.model",
+        "format_version": 1,
+        "kind": kind,
         "estimator": {"class": cls, "name": cls.rpartition(".")[2], "params": {}},
         "privacy": {"private_learner": None, "ledger": None, "is_private": False, "verdict": []},
         "schema": {"classes": [0, 1], "input_features": list(features), "preprocessing": list(preprocessing)},
-        "model": model, "extra": {},
+        "model": model,
+        "extra": {},
     }
 
 
@@ -37,15 +40,19 @@ def _tree_doc(children_left, children_right, codes, n_categories) -> dict:
     internal = [a != -1 for a in children_left]
     return {
         "format": "dpmodels.tree/1",
-        "children_left": children_left, "children_right": children_right,
+        "children_left": children_left,
+        "children_right": children_right,
         "feature": [0 if x else -2 for x in internal],
         "threshold": [None] * n,
         "left_categories": [list(codes[i]) if internal[i] else None for i in range(n)],
         "value": [[1.0, 0.0] if i % 2 else [0.0, 1.0] for i in range(n)],
         "label": [i % 2 for i in range(n)],
-        "classes": [0, 1], "feature_names": ["c"], "categorical": [True],
+        "classes": [0, 1],
+        "feature_names": ["c"],
+        "categorical": [True],
         "categories": {"0": [f"v{k}" for k in range(n_categories)]},
-        "counts_are_noisy": True, "count_noise_scale": 1.0,
+        "counts_are_noisy": True,
+        "count_noise_scale": 1.0,
     }
 
 
@@ -106,8 +113,14 @@ def test_a_file_naming_dpmodels_main_raises_and_the_process_goes_on(tmp_path, wh
         doc["estimator"]["class"] = "dpmodels.__main__.main"
     p = tmp_path / "evil.json"
     p.write_text(json.dumps(doc))
-    r = subprocess.run([sys.executable, "-c", _LOAD_THEN_MARK, str(p), "fit", "--help"], capture_output=True,
-                       text=True, timeout=300, check=False, env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
+    r = subprocess.run(
+        [sys.executable, "-c", _LOAD_THEN_MARK, str(p), "fit", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+    )
     assert r.returncode == 0, r.stderr
     assert "MODEL-FILE-ERROR" in r.stdout and "is not one of the" in r.stdout
     assert r.stdout.rstrip().endswith("STILL-RUNNING-AFTER-LOAD")
@@ -116,8 +129,14 @@ def test_a_file_naming_dpmodels_main_raises_and_the_process_goes_on(tmp_path, wh
 
 def test_importing_dpmodels_main_runs_nothing():
     code = "import sys; sys.argv = ['x', '--version']; import dpmodels.__main__; print('AFTER-IMPORT')"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False,
-                       env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"})
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+    )
     assert r.returncode == 0 and r.stdout.strip() == "AFTER-IMPORT", (r.stdout, r.stderr)
 
 
@@ -215,15 +234,18 @@ def _save(tmp_path, doc) -> Path:
     return p
 
 
-@pytest.mark.parametrize("cap, value, make, match", [
-    ("MAX_NODES", 6, lambda: _envelope(_complete(2, 8)), "7 tree nodes"),
-    ("MAX_DEPTH", 1, lambda: _envelope(_complete(2, 8)), "deeper than 1 levels"),
-    ("MAX_CATEGORIES", 7, lambda: _envelope(_complete(1, 8)), "8 categories of feature '0'"),
-    ("MAX_STRING_CHARS", 3, lambda: _envelope(_complete(1, 4)), "longer than 3 characters"),
-    ("MAX_NESTING", 3, lambda: _envelope(_complete(1, 4)), "nested more than 3 levels"),
-    ("MAX_CLASSES", 1, lambda: _envelope(_complete(1, 4)), "2 classes"),
-    ("MAX_FEATURES", 0, lambda: _envelope(_complete(1, 4)), "1 (input )?features"),
-])
+@pytest.mark.parametrize(
+    "cap, value, make, match",
+    [
+        ("MAX_NODES", 6, lambda: _envelope(_complete(2, 8)), "7 tree nodes"),
+        ("MAX_DEPTH", 1, lambda: _envelope(_complete(2, 8)), "deeper than 1 levels"),
+        ("MAX_CATEGORIES", 7, lambda: _envelope(_complete(1, 8)), "8 categories of feature '0'"),
+        ("MAX_STRING_CHARS", 3, lambda: _envelope(_complete(1, 4)), "longer than 3 characters"),
+        ("MAX_NESTING", 3, lambda: _envelope(_complete(1, 4)), "nested more than 3 levels"),
+        ("MAX_CLASSES", 1, lambda: _envelope(_complete(1, 4)), "2 classes"),
+        ("MAX_FEATURES", 0, lambda: _envelope(_complete(1, 4)), "1 (input )?features"),
+    ],
+)
 def test_each_cap_gives_one_clear_error(tmp_path, monkeypatch, cap, value, make, match):
     p = _save(tmp_path, make())
     assert isinstance(load_model(p), LoadedModel)  # within the default caps
@@ -236,10 +258,17 @@ def test_each_cap_gives_one_clear_error(tmp_path, monkeypatch, cap, value, make,
 def test_rule_list_caps(tmp_path, monkeypatch):
     lit = {"feature": "a", "positive": True}
     rule = {"antecedent": [lit, lit, lit], "prediction": 1, "counts": [1.0, 2.0]}
-    model = {"type": "rule_list", "feature_names": ["a"], "classes": [0, 1], "rules": [rule] * 5,
-             "default": {"antecedent": [], "prediction": 0, "counts": [3.0, 1.0]}}
-    p = _save(tmp_path, _envelope(model, kind="rule_list", cls="dpmodels.rulelist.greedy.GreedyRuleListClassifier",
-                                  features=("a",)))
+    model = {
+        "type": "rule_list",
+        "feature_names": ["a"],
+        "classes": [0, 1],
+        "rules": [rule] * 5,
+        "default": {"antecedent": [], "prediction": 0, "counts": [3.0, 1.0]},
+    }
+    p = _save(
+        tmp_path,
+        _envelope(model, kind="rule_list", cls="dpmodels.rulelist.greedy.GreedyRuleListClassifier", features=("a",)),
+    )
     assert load_model(p).predict(pd.DataFrame({"a": [1, 0]})).tolist() == [1, 0]
     monkeypatch.setattr(dio, "MAX_RULES", 4)
     with pytest.raises(ModelFileError, match="5 rules"):
@@ -250,16 +279,19 @@ def test_rule_list_caps(tmp_path, monkeypatch):
         load_model(p)
 
 
-@pytest.mark.parametrize("text, match", [
-    ('{"format": NaN}', "NaN is not a JSON number"),
-    ('{"format": -Infinity}', "-Infinity is not a JSON number"),
-    ('{"format": 1e999}', "non-finite number"),
-    ('{"format": ' + "9" * 60 + "}", "more than 40 digits"),
-    ('{"format": ' + "9" * 5000 + "}", "unreadable JSON value"),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"a": ' + "[" * 40 + "]" * 40 + "}", "nested more than 32 levels"),
-    ("\ufeff{}", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ('{"format": NaN}', "NaN is not a JSON number"),
+        ('{"format": -Infinity}', "-Infinity is not a JSON number"),
+        ('{"format": 1e999}', "non-finite number"),
+        ('{"format": ' + "9" * 60 + "}", "more than 40 digits"),
+        ('{"format": ' + "9" * 5000 + "}", "unreadable JSON value"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"a": ' + "[" * 40 + "]" * 40 + "}", "nested more than 32 levels"),
+        ("\ufeff{}", "not valid JSON"),
+    ],
+)
 def test_hostile_json_gives_the_model_file_error(tmp_path, text, match):
     p = tmp_path / "m.json"
     p.write_text(text, encoding="utf-8")
@@ -288,12 +320,15 @@ def test_nodes_must_form_one_tree_from_the_root():
         model_from_dict(_envelope(shared))
 
 
-@pytest.mark.parametrize("where, value, match", [
-    (("categories", "0"), [[]], "must be texts or numbers"),  # found by the slow fuzz: failed at predict
-    (("categories", "0"), ["a", "b", "a"], "list a value twice"),
-    (("classes",), [[0], [1]], "must be texts or numbers"),
-    (("classes",), [1, 1], "list a value twice"),
-])
+@pytest.mark.parametrize(
+    "where, value, match",
+    [
+        (("categories", "0"), [[]], "must be texts or numbers"),  # found by the slow fuzz: failed at predict
+        (("categories", "0"), ["a", "b", "a"], "list a value twice"),
+        (("classes",), [[0], [1]], "must be texts or numbers"),
+        (("classes",), [1, 1], "list a value twice"),
+    ],
+)
 def test_labels_and_categories_are_distinct_scalars(where, value, match):
     t = _complete(1, 3)
     cur = t

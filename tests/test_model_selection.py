@@ -51,8 +51,9 @@ def test_random_stopping_returns_the_best_and_charges_three_trial_epsilons():
 
 def test_search_ledger_is_one_proven_budget(compas):
     X, y, s = compas
-    ps = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), [{"max_depth": d} for d in (1, 2, 3)],
-                       epsilon=1.0, delta=1e-6).fit(X, y)
+    ps = PrivateSearch(
+        PrivaTreeClassifier(**s.fit_params()), [{"max_depth": d} for d in (1, 2, 3)], epsilon=1.0, delta=1e-6
+    ).fit(X, y)
     led = ps.privacy_ledger_
     assert led.is_private and led.epsilon_spent == pytest.approx(1.0) and led.delta_spent <= 1e-6
     assert led.rows[0].mechanism.startswith("random stopping") and led.rows[0].epsilon == pytest.approx(0.2)
@@ -61,8 +62,9 @@ def test_search_ledger_is_one_proven_budget(compas):
     assert not hasattr(ps, "trials_") and not hasattr(ps, "n_trials_")  # not covered by the theorem
     assert ps.score(X, y) > 0.5 and ps.predict_proba(X).shape == (len(X), 2)
     # no refit: the best trial's model, all of ε on the selection
-    ps0 = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), [{"max_depth": 2}], epsilon=0.9, refit_share=0,
-                        delta=0).fit(X, y)
+    ps0 = PrivateSearch(
+        PrivaTreeClassifier(**s.fit_params()), [{"max_depth": 2}], epsilon=0.9, refit_share=0, delta=0
+    ).fit(X, y)
     assert len(ps0.privacy_ledger_.rows) == 1 and ps0.privacy_ledger_.rows[0].epsilon == pytest.approx(0.9)
     assert ps0.max_trials_ is None and ps0.trial_epsilon_ == pytest.approx(0.3)
 
@@ -78,16 +80,19 @@ def test_saved_model_states_the_search_total(compas, tmp_path):
     assert doc.privacy["is_private"] is True and doc.privacy["epsilon_spent"] == pytest.approx(2.0)
 
 
-@pytest.mark.parametrize("kw, msg", [
-    (dict(candidates=[]), "non-empty list"),
-    (dict(candidates=[{"depth": 2}]), "'depth' is not a parameter"),
-    (dict(candidates=[{"epsilon": 2}]), "may not set epsilon"),
-    (dict(candidates=[{"max_depth": 2}], gamma=0), "gamma must be in (0, 1]"),
-    (dict(candidates=[{"max_depth": 2}], holdout=1.0), "holdout must be in (0, 1)"),
-    (dict(candidates=[{"max_depth": 2}], refit_share=1.0), "refit_share must be in [0, 1)"),
-    (dict(candidates=[{"max_depth": 2}], epsilon=0), "epsilon"),
-    (dict(candidates=[{"max_depth": -3}]), "max_depth"),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(candidates=[]), "non-empty list"),
+        (dict(candidates=[{"depth": 2}]), "'depth' is not a parameter"),
+        (dict(candidates=[{"epsilon": 2}]), "may not set epsilon"),
+        (dict(candidates=[{"max_depth": 2}], gamma=0), "gamma must be in (0, 1]"),
+        (dict(candidates=[{"max_depth": 2}], holdout=1.0), "holdout must be in (0, 1)"),
+        (dict(candidates=[{"max_depth": 2}], refit_share=1.0), "refit_share must be in [0, 1)"),
+        (dict(candidates=[{"max_depth": 2}], epsilon=0), "epsilon"),
+        (dict(candidates=[{"max_depth": -3}]), "max_depth"),
+    ],
+)
 def test_bad_parameters_are_refused_before_anything_is_spent(compas, kw, msg):
     X, y, s = compas
     kw = {"epsilon": 1.0, **kw}

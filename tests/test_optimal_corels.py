@@ -42,8 +42,9 @@ def corels_objective(X, y, c, s):
 
 
 def ours(X, y, c, s):
-    m = OptimalRuleListClassifier(max_rules=int(0.5 / c) + 2, min_support=0.0, min_literal_support=s,
-                                  regularization=c).fit(X, y)
+    m = OptimalRuleListClassifier(
+        max_rules=int(0.5 / c) + 2, min_support=0.0, min_literal_support=s, regularization=c
+    ).fit(X, y)
     assert m.certificate_.optimal
     return m.certificate_.objective, m.certificate_.n_rules
 

@@ -113,8 +113,9 @@ def random_instance(data, n_max=24, p_max=4):
 )
 def test_equals_enumeration_of_all_short_lists(data, max_rules, lam, lit_s, c):
     X, y = random_instance(data)
-    m = OptimalRuleListClassifier(max_rules=max_rules, min_support=lam, min_literal_support=lit_s,
-                                  regularization=c).fit(X, y)
+    m = OptimalRuleListClassifier(
+        max_rules=max_rules, min_support=lam, min_literal_support=lit_s, regularization=c
+    ).fit(X, y)
     obj, err, L = enumerate_rule_lists(X, y, max_rules, lam, lit_s, c)
     cert = m.certificate_
     assert cert.optimal and cert.gap == 0.0 and not cert.time_limit_reached
@@ -395,7 +396,9 @@ def test_declared_labels(labels):
     y = np.array(labels, dtype=object)[(X[:, 0] > 0).astype(int)]
     est = ThresholdedOptimal(max_rules=3, min_support=0.05, classes=labels).fit(X, y)
     assert list(est.classes_) == labels and set(est.predict(X).tolist()) <= set(labels)
-    one_class = ThresholdedOptimal(max_rules=3, min_support=0.05, classes=labels).fit(X, np.full(60, labels[0], dtype=object))
+    one_class = ThresholdedOptimal(max_rules=3, min_support=0.05, classes=labels).fit(
+        X, np.full(60, labels[0], dtype=object)
+    )
     assert list(one_class.classes_) == labels  # one class present: still the declared label set
     with pytest.raises(ValueError):  # undeclared labels other than 0/1: a schema error
         ThresholdedOptimal(max_rules=3, min_support=0.05).fit(X, y)

@@ -115,8 +115,10 @@ def test_classes_and_one_class():
         DL85Classifier(classes=["lo", "mid"]).fit(X, y)
 
 
-@pytest.mark.parametrize("kw", [{"max_depth": 0}, {"min_sup": 0}, {"min_sup": 1.5}, {"min_sup": True},
-                                {"time_limit": -1}, {"classes": ["a"]}])
+@pytest.mark.parametrize(
+    "kw",
+    [{"max_depth": 0}, {"min_sup": 0}, {"min_sup": 1.5}, {"min_sup": True}, {"time_limit": -1}, {"classes": ["a"]}],
+)
 def test_bad_parameters(kw):
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
     with pytest.raises(ValueError):

@@ -16,14 +16,16 @@ def _frame(cells):
 
 
 def test_table2_frame_and_same_models_as_accuracy_experiment():
-    df = _frame(E.table2_cells(datasets=("german",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1,
-                               n_permutations=3))
+    df = _frame(
+        E.table2_cells(datasets=("german",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1, n_permutations=3)
+    )
     assert list(df.columns) == E.COLUMNS
     assert set(df.metric) == {"vulnerability", "vulnerability (null mean)", "accuracy"}
     v = df[df.metric == "vulnerability"].value
     assert ((v >= 0.5) & (v <= 1.0)).all()
-    acc = _frame(pipeline_cells(datasets=("german",), epsilons=(10.0,), runs=1, learners=("permute-and-flip",),
-                                data="binarized"))
+    acc = _frame(
+        pipeline_cells(datasets=("german",), epsilons=(10.0,), runs=1, learners=("permute-and-flip",), data="binarized")
+    )
     ours = df[df.metric == "accuracy"].set_index("learner")["value"]
     theirs = acc[acc.metric == "accuracy"].set_index("learner")["value"]
     assert ours["permute-and-flip"] == pytest.approx(theirs["permute-and-flip"])  # same seeds, same model
@@ -33,17 +35,27 @@ def test_table2_frame_and_same_models_as_accuracy_experiment():
 
 
 def test_table3_frame():
-    df = _frame(E.table3_cells(datasets=("compas",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1,
-                               n_repeats=1))
+    df = _frame(
+        E.table3_cells(datasets=("compas",), epsilons=(10.0,), learners=("permute-and-flip",), runs=1, n_repeats=1)
+    )
     ik = df[df.metric.str.startswith("I_k")]
     assert len(ik) == 3 and ik.value.between(0, 1).all()
     assert "permute-and-flip" in E.table3_markdown(df)
 
 
 def test_mia_frames_epsilon_table_and_figures(tmp_path):
-    metrics, scores = E.split_mia(_frame(E.mia_cells(datasets=("german",), learners=("GreedyRL", "PrivaTree"),
-                                                     epsilons=(1.0,), attacks=("threshold", "lira"), runs=1,
-                                                     n_reference=2)))
+    metrics, scores = E.split_mia(
+        _frame(
+            E.mia_cells(
+                datasets=("german",),
+                learners=("GreedyRL", "PrivaTree"),
+                epsilons=(1.0,),
+                attacks=("threshold", "lira"),
+                runs=1,
+                n_reference=2,
+            )
+        )
+    )
     assert set(metrics.metric) == {"auc", "tpr@0.1%fpr", "tpr@1%fpr"}
     assert set(metrics.attack) == {"threshold", "lira"}
     assert np.isinf(metrics[metrics.learner == "GreedyRL"].epsilon).all()
@@ -52,8 +64,9 @@ def test_mia_frames_epsilon_table_and_figures(tmp_path):
     assert "| german | PrivaTree | 1 |" in E.mia_markdown(metrics)
     pytest.importorskip("matplotlib")
     assert E.plot_fig6(scores, tmp_path / "fig6.png").exists()
-    t2 = _frame(E.table2_cells(datasets=("german",), epsilons=(1.0, 10.0), learners=("gl-laplace",), runs=1,
-                               n_permutations=0))
+    t2 = _frame(
+        E.table2_cells(datasets=("german",), epsilons=(1.0, 10.0), learners=("gl-laplace",), runs=1, n_permutations=0)
+    )
     assert E.plot_table2(t2, tmp_path / "t2.png").exists()
 
 
@@ -70,8 +83,9 @@ def test_registry_ids_run_end_to_end(tmp_path, monkeypatch):
     from dpmodels.experiments.run import run_experiment
 
     learners = ("GreedyRL", "permute-and-flip", "PrivaTree", "tree (fully grown)")
-    monkeypatch.setattr(E, "MIA_QUICK", dict(E.MIA_QUICK, n_reference=2, learners=learners,
-                                             attacks=("threshold", "lira")))
+    monkeypatch.setattr(
+        E, "MIA_QUICK", dict(E.MIA_QUICK, n_reference=2, learners=learners, attacks=("threshold", "lira"))
+    )
     size = Size(quick=True, runs=1, datasets=("german",))
     mia = run_experiment("000-mia", size, tmp_path, progress=False, plot=False)
     assert mia.cells_run == len(learners) and mia.rows > 0

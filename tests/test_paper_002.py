@@ -42,8 +42,9 @@ def test_backdoor_table_keeps_every_learner():
 
 def test_backdoor_cell_tree_learns_the_trigger():
     df = pd.DataFrame(p2.backdoor_cell("digits01", 0, (0, 10), (1.0,)))
-    asr = df[df.metric == "asr"].set_index(["learner", df[df.metric == "asr"].parameters.map(
-        lambda p: json.loads(p)["x"])])["value"]
+    asr = df[df.metric == "asr"].set_index(
+        ["learner", df[df.metric == "asr"].parameters.map(lambda p: json.loads(p)["x"])]
+    )["value"]
     assert asr[("tree", 10)] >= 0.5  # the non-private tree learns the trigger from 10 copies
     trig = df[(df.metric == "splits_on_trigger") & (df.learner == "tree")]
     assert set(trig.value) <= {0.0, 1.0} and trig[trig.parameters.str.contains('"x": 10')].value.iloc[0] == 1.0
@@ -70,8 +71,15 @@ def test_budget_shares_are_public_parameters():
     X, y, meta = p2.load_002("pol", "num")
     idx = np.random.default_rng(0).permutation(len(X))[:800]
     X, y = X.iloc[idx], y.iloc[idx]
-    est = PrivaTreeClassifier(epsilon=1.0, max_depth=3, bounds=(X.min().to_numpy(), X.max().to_numpy()), n_public=800,
-                              classes=meta["classes"], budget_shares=(0.2, 0.3, 0.5), random_state=0).fit(X, y)
+    est = PrivaTreeClassifier(
+        epsilon=1.0,
+        max_depth=3,
+        bounds=(X.min().to_numpy(), X.max().to_numpy()),
+        n_public=800,
+        classes=meta["classes"],
+        budget_shares=(0.2, 0.3, 0.5),
+        random_state=0,
+    ).fit(X, y)
     assert est.budget_["leaf"] == pytest.approx(0.5) and est.budget_["quantiles"] == pytest.approx(0.2)
     assert est.budget_["level"] * 3 == pytest.approx(0.3)
     for bad in [(0.5, 0.5), (0.2, 0.3, 0.6), (0.5, 0.5, 0.0), (-0.1, 0.6, 0.5)]:

@@ -190,13 +190,23 @@ def test_dp_cell_release_and_data_views():
     df = pd.DataFrame(rows)
     assert set(df["learner"]) == {"GreedyRL w1", "OptimalRL w1", "DP rule list w1", "sklearn_DT", "PrivaTree"}
     Xtr, _, ytr, _ = p3.load_split("compas", 0)
-    dp = DPRuleListClassifier(epsilon=1.0, max_rules=4, min_support=0.01, max_width=1,
-                              random_state=p3._fit_rng("compas", 0, "DPRL", 1, 3, "1")).fit(Xtr, ytr)
+    dp = DPRuleListClassifier(
+        epsilon=1.0,
+        max_rules=4,
+        min_support=0.01,
+        max_width=1,
+        random_state=p3._fit_rng("compas", 0, "DPRL", 1, 3, "1"),
+    ).fit(Xtr, ytr)
     got = _metrics(rows, "DP rule list w1")
     assert got["dist_g"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr).dist_g, abs=1e-12)
     assert got["dist_g_data"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr, counts="data").dist_g, abs=1e-12)
-    pt = PrivaTreeClassifier(epsilon=1.0, max_depth=2, categories={c: [0, 1] for c in Xtr.columns}, classes=[0, 1],
-                             random_state=p3._fit_rng("compas", 0, "PrivaTree", 2, "1")).fit(Xtr, ytr)
+    pt = PrivaTreeClassifier(
+        epsilon=1.0,
+        max_depth=2,
+        categories={c: [0, 1] for c in Xtr.columns},
+        classes=[0, 1],
+        random_state=p3._fit_rng("compas", 0, "PrivaTree", 2, "1"),
+    ).fit(Xtr, ytr)
     got = _metrics(rows, "PrivaTree")
     assert got["dist_g"] == pytest.approx(reconstruction_leak(pt, Xtr, ytr).dist_g, abs=1e-12)
     assert got["noisy_n"] != len(ytr)  # released counts are noisy
@@ -216,8 +226,10 @@ def _fake(values):
 
 
 def test_statement_checks_follow_the_data():
-    base = {("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.80, size=10, train_accuracy=0.83),
-            ("adult", "GreedyRL", 10, 0.01): dict(dist_g=0.85, size=7, train_accuracy=0.80)}
+    base = {
+        ("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.80, size=10, train_accuracy=0.83),
+        ("adult", "GreedyRL", 10, 0.01): dict(dist_g=0.85, size=7, train_accuracy=0.80),
+    }
     t = p3.check_statements(_fake(base), ids=("003-fig3",)).set_index("key")
     assert t.loc["rl_largest", "verdict"] == "holds"
     assert t.loc["more_accurate", "verdict"] == "holds"
@@ -239,10 +251,12 @@ def test_extremes_statement_reads_the_quantiles():
 
 
 def test_every_statement_is_checked_on_a_real_tiny_grid():
-    rows = (p3.tree_cell("compas", 0, depths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
-            + p3.rulelist_cell("compas", 0, lengths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
-            + p3.optimal_rulelist_cell("compas", 0, support=0.03, lengths=(1, 2), largest=(2, 0.03))
-            + p3.optimal_rulelist_cell("compas", 0, support=0.05, lengths=(1, 2), largest=(2, 0.03)))
+    rows = (
+        p3.tree_cell("compas", 0, depths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
+        + p3.rulelist_cell("compas", 0, lengths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
+        + p3.optimal_rulelist_cell("compas", 0, support=0.03, lengths=(1, 2), largest=(2, 0.03))
+        + p3.optimal_rulelist_cell("compas", 0, support=0.05, lengths=(1, 2), largest=(2, 0.03))
+    )
     t = p3.check_statements(pd.DataFrame(rows))
     assert len(t) == len(p3.PUBLISHED)
     assert set(t["verdict"]) <= {"holds", "partly", "does not hold", "not measured"}
@@ -254,8 +268,12 @@ def test_every_statement_is_checked_on_a_real_tiny_grid():
 def test_reproduce_003_fig3_quick_in_a_subprocess(tmp_path):
     exe = shutil.which("dpmodels")
     cmd = [exe] if exe else [sys.executable, "-m", "dpmodels.cli"]
-    r = subprocess.run(cmd + ["reproduce", "003-fig3", "--quick", "--datasets", "compas", "--out", str(tmp_path),
-                              "--no-progress"], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        cmd + ["reproduce", "003-fig3", "--quick", "--datasets", "compas", "--out", str(tmp_path), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert any((tmp_path / "003-fig2" / f"results.{ext}").exists() for ext in ("parquet", "csv"))
     table = (tmp_path / "003-fig3" / "table.md").read_text()

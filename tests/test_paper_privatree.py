@@ -15,8 +15,7 @@ COLUMNS = ["dataset", "learner", "epsilon", "repeat", "fold", "accuracy", "fit_s
 
 @pytest.fixture(scope="module")
 def grid():
-    learners = ["tree (non-private)", "PrivaTree", "PrivaTree (histogram)", "BDPT", "DPGDF",
-                "diffprivlib tree"]
+    learners = ["tree (non-private)", "PrivaTree", "PrivaTree (histogram)", "BDPT", "DPGDF", "diffprivlib tree"]
     items = pv.fold_cells(["vote"], [0.1], learners, folds=2, repeats=1)
     cells = [c for c in items if isinstance(c, Cell)]
     skipped = [s.key for s in items if isinstance(s, Skip)]

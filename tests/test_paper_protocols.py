@@ -49,8 +49,13 @@ def test_paper_000_data_counts(name):
 
 def test_quantile_onehot_bins_partition_each_numerical_feature():
     rng = np.random.default_rng(0)
-    X = pd.DataFrame({"a": rng.integers(0, 10, 200), "b": rng.normal(size=200),
-                      "c": pd.Categorical(rng.choice(["x", "y"], 200), categories=["x", "y", "z"])})
+    X = pd.DataFrame(
+        {
+            "a": rng.integers(0, 10, 200),
+            "b": rng.normal(size=200),
+            "c": pd.Categorical(rng.choice(["x", "y"], 200), categories=["x", "y", "z"]),
+        }
+    )
     for bins in (2, 3, 5):
         B, feature_of = quantile_onehot(X, bins, ["c"])
         for f in ("a", "b"):
@@ -159,8 +164,10 @@ def test_greedy_on_columns_equals_brute_force_first_rule():
 
 
 # --------------------------------------------------------------------- calibration="paper"
-@pytest.mark.parametrize("mechanism, guarantee, sens", [
-    ("gl-laplace", "claimed", 0.5), ("gl-gaussian", "claimed", 0.5), ("noisy-counts", "proven", None)])
+@pytest.mark.parametrize(
+    "mechanism, guarantee, sens",
+    [("gl-laplace", "claimed", 0.5), ("gl-gaussian", "claimed", 0.5), ("noisy-counts", "proven", None)],
+)
 def test_paper_calibration_ledger(mechanism, guarantee, sens):
     X, y = _toy()
     p = dict(mechanism=mechanism, epsilon=2.0, max_rules=3, n_public=len(X), candidates="columns")
@@ -208,8 +215,17 @@ def test_shared_split_with_columns_and_paper_calibration_is_the_estimator(mechan
     R, y, _ = paper_000_data("compas")
     R, y = R.iloc[:1500], y.iloc[:1500]
     shared = SharedSplit(R, y, max_width=1, candidates="columns")
-    params = dict(epsilon=1.0, mechanism=mechanism, max_rules=5, min_support=0.05, n_public=len(R),
-                  max_width=1, candidates="columns", calibration="paper", gate="confidence")
+    params = dict(
+        epsilon=1.0,
+        mechanism=mechanism,
+        max_rules=5,
+        min_support=0.05,
+        n_public=len(R),
+        max_width=1,
+        candidates="columns",
+        calibration="paper",
+        gate="confidence",
+    )
     for seed in range(2):
         est = DPRuleListClassifier(random_state=np.random.default_rng(seed), **params).fit(R, y)
         rl, ledger = shared.fit(random_state=np.random.default_rng(seed), **params)
@@ -289,8 +305,9 @@ def test_paper_protocol_ids_run_the_paper_protocol():
         assert all("protocol" not in c.kwargs for c in get(eid).cells(Size(quick=True, runs=1, epsilons=(1.0,))))
     rows = paper_000.accuracy_cell("compas", 0, (1.0,), ("gl-Laplace", "permute-and-flip"), protocol="paper")
     gl = [r for r in rows if r["learner"] == "gl-Laplace"]
-    assert gl and all('"calibration": "paper"' in r["parameters"] and '"candidates": "columns"' in r["parameters"]
-                      for r in gl)
+    assert gl and all(
+        '"calibration": "paper"' in r["parameters"] and '"candidates": "columns"' in r["parameters"] for r in gl
+    )
     pf = [r for r in rows if r["learner"] == "permute-and-flip"]
     assert pf and all("calibration" not in r["parameters"] for r in pf)
     with pytest.raises(ValueError, match="protocol"):
@@ -310,16 +327,22 @@ def test_paper_protocol_twins_of_tables_2_and_3():
         assert all("protocol" not in c.kwargs for c in get(eid).cells(size))
     rows = attacks.table2_cell("compas", 0, (1.0,), ("gl-laplace", "permute-and-flip"), protocol="paper")
     by = {lr: [r for r in rows if r["learner"] == lr] for lr in ("GreedyRL", "gl-laplace", "permute-and-flip")}
-    assert all('"candidates": "columns"' in r["parameters"] and '"max_width": 1' in r["parameters"]
-               for rs in by.values() for r in rs)
+    assert all(
+        '"candidates": "columns"' in r["parameters"] and '"max_width": 1' in r["parameters"]
+        for rs in by.values()
+        for r in rs
+    )
     assert by["gl-laplace"] and all('"calibration": "paper"' in r["parameters"] for r in by["gl-laplace"])
     assert by["permute-and-flip"] and all("calibration" not in r["parameters"] for r in by["permute-and-flip"])
     # the same fit as the accuracy ids' paper protocol: GreedyRL on the 18 COMPAS rules
     acc = next(r["value"] for r in by["GreedyRL"] if r["metric"] == "accuracy")
     from dpmodels.experiments.paper_000 import accuracy
 
-    ref = next(r["value"] for r in accuracy.accuracy_cell("compas", 0, (), (), protocol="paper")
-               if r["learner"] == "GreedyRL" and r["metric"] == "test_accuracy")
+    ref = next(
+        r["value"]
+        for r in accuracy.accuracy_cell("compas", 0, (), (), protocol="paper")
+        if r["learner"] == "GreedyRL" and r["metric"] == "test_accuracy"
+    )
     assert acc == pytest.approx(ref)
     lib = attacks.table2_cell("compas", 0, (1.0,), ("gl-laplace",))
     assert all("candidates" not in r["parameters"] and "calibration" not in r["parameters"] for r in lib)

@@ -38,8 +38,9 @@ def compas_raw():
 @pytest.fixture(scope="module")
 def tree(compas_raw):
     X, y = compas_raw
-    return PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0,
-                               **dataset_schema("compas").fit_params()).fit(X, y)
+    return PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **dataset_schema("compas").fit_params()).fit(
+        X, y
+    )
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +144,9 @@ def test_pipeline_and_loaded_model_draw_like_the_estimator(tmp_path, rule_list, 
 
     acc = BudgetAccountant(1.5)
     shared = make_pipeline(
-        Binarizer(epsilon=0.5, bounds=s.fit_params()["bounds"], categories=s.fit_params()["categories"],
-                  accountant=acc),
+        Binarizer(
+            epsilon=0.5, bounds=s.fit_params()["bounds"], categories=s.fit_params()["categories"], accountant=acc
+        ),
         DPRuleListClassifier(epsilon=1.0, max_rules=3, classes=[0, 1], accountant=acc),
     ).fit(X[num + list(s.categories)], y)
     header = export_text(shared).splitlines()
@@ -212,10 +214,19 @@ def test_graphviz_dot_parses_one_line_per_node_and_a_tree_of_edges(tree, rule_li
         if t.children_left[i] != -1:
             assert f"{i} -> {t.children_left[i]}" in dot and f"{i} -> {t.children_right[i]}" in dot
     # labels with quotes and backslashes stay one DOT string
-    odd = Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
-               threshold=[np.nan] * 3, left_categories=[(0,), None, None], value=np.ones((3, 2)),
-               label=[-1, 0, 1], classes=[0, 1], feature_names=['say "hi"\\'], categorical=[True],
-               categories={0: ['a"b', "c"]})
+    odd = Tree(
+        children_left=[1, -1, -1],
+        children_right=[2, -1, -1],
+        feature=[0, -2, -2],
+        threshold=[np.nan] * 3,
+        left_categories=[(0,), None, None],
+        value=np.ones((3, 2)),
+        label=[-1, 0, 1],
+        classes=[0, 1],
+        feature_names=['say "hi"\\'],
+        categorical=[True],
+        categories={0: ['a"b', "c"]},
+    )
     nodes, edges = _dot_structure(export_graphviz(odd))
     assert len(nodes) == 3 and len(edges) == 2
 
@@ -223,8 +234,9 @@ def test_graphviz_dot_parses_one_line_per_node_and_a_tree_of_edges(tree, rule_li
 @pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot binary is not installed")
 def test_graphviz_renders_with_dot(tree, rule_list, tmp_path):
     for est in (tree, rule_list):
-        r = subprocess.run(["dot", "-Tsvg"], input=export_graphviz(est), capture_output=True, text=True,
-                           timeout=60, check=False)
+        r = subprocess.run(
+            ["dot", "-Tsvg"], input=export_graphviz(est), capture_output=True, text=True, timeout=60, check=False
+        )
         assert r.returncode == 0 and "<svg" in r.stdout, r.stderr
 
 
@@ -247,8 +259,9 @@ def test_readme_figures(tmp_path):
 
 
 def test_bare_models_draw_with_a_default_header(tmp_path):
-    rl = RuleList(["a<=1", "b=x"], [Rule([("a<=1", False)], 1, (2.0, 7.0))], Rule([], 0, (-2.0, -1.0)),
-                  [0, 1], True, 1.0)
+    rl = RuleList(
+        ["a<=1", "b=x"], [Rule([("a<=1", False)], 1, (2.0, 7.0))], Rule([], 0, (-2.0, -1.0)), [0, 1], True, 1.0
+    )
     fig, ax = plt.subplots()
     try:
         plot_model(rl, ax)

@@ -14,8 +14,12 @@ from dpmodels.experiments.registry import Size, row  # noqa: E402
 
 
 def _frame(learners, eps=(0.1, 1.0), runs=3):
-    rows = [row("d", lr, {}, e, 0.0, r, "acc", 0.5 + 0.01 * r + 0.1 * i)
-            for i, lr in enumerate(learners) for e in eps for r in range(runs)]
+    rows = [
+        row("d", lr, {}, e, 0.0, r, "acc", 0.5 + 0.01 * r + 0.1 * i)
+        for i, lr in enumerate(learners)
+        for e in eps
+        for r in range(runs)
+    ]
     rows += [row("d", "base", {}, math.inf, 0.0, r, "acc", 0.8) for r in range(runs)]
     return pd.DataFrame(rows)
 
@@ -27,8 +31,14 @@ def _legend_texts(ax):
 def test_legend_lists_only_series_that_ran_and_labels_the_bands():
     plt = plots.pyplot()
     fig, ax = plt.subplots()
-    plots.curves_vs_epsilon(ax, _frame(["a", "b"]), ["a", "never ran", "b"], baseline="base",
-                            published=[dict(epsilon=1.0, value=0.6, learner="a")], published_label="paper, Table II")
+    plots.curves_vs_epsilon(
+        ax,
+        _frame(["a", "b"]),
+        ["a", "never ran", "b"],
+        baseline="base",
+        published=[dict(epsilon=1.0, value=0.6, learner="a")],
+        published_label="paper, Table II",
+    )
     texts = _legend_texts(ax)
     assert texts == ["a", "b", "base (non-private)", "paper, Table II", "shaded: ±1 s.e. over 3 runs"]
     plt.close(fig)
@@ -81,7 +91,9 @@ def test_plot_roc_draws_the_segments_of_a_coarse_score():
     plt = plots.pyplot()
     rng = np.random.default_rng(0)
     m = rng.random(400) < 0.5
-    s = np.where(m, rng.choice([0.2, 0.6, 0.9], 400, p=[.3, .4, .3]), rng.choice([0.2, 0.6, 0.9], 400, p=[.4, .4, .2]))
+    s = np.where(
+        m, rng.choice([0.2, 0.6, 0.9], 400, p=[0.3, 0.4, 0.3]), rng.choice([0.2, 0.6, 0.9], 400, p=[0.4, 0.4, 0.2])
+    )
     r = evaluate_scores(s, m, "threshold")
     assert len(r.fpr) == 4  # (0, 0), two inner vertices, (1, 1)
     fig, ax = plt.subplots()

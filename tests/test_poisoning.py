@@ -241,9 +241,7 @@ def test_dpa_certified_accuracy():
 def test_dpa_dataframe_with_categories():
     import pandas as pd
 
-    df = pd.DataFrame(
-        {"a": pd.Categorical(list("xyzx" * 25)), "b": np.arange(100.0)}
-    )
+    df = pd.DataFrame({"a": pd.Categorical(list("xyzx" * 25)), "b": np.arange(100.0)})
     y = (df["b"] > 50).astype(int).to_numpy()
     m = DPAClassifier(n_estimators=5, max_depth=2).fit(df, y)
     assert list(m.feature_names_in_) == ["a", "b"]

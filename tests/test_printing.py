@@ -38,8 +38,17 @@ def test_count_cell_labels_classes_shows_share_and_marks_clipped_noise():
     assert count_cell([np.nan, np.nan], [0, 1], noisy=True)[0] == "(counts not released)"
 
 
-@pytest.mark.parametrize("x, s", [(37.49871, "37.5"), (1234567.0, "1235000"), (2.0, "2"),
-                                  (0.000123456, "0.0001235"), (-0.5, "-0.5"), (1e-9, "1e-09")])
+@pytest.mark.parametrize(
+    "x, s",
+    [
+        (37.49871, "37.5"),
+        (1234567.0, "1235000"),
+        (2.0, "2"),
+        (0.000123456, "0.0001235"),
+        (-0.5, "-0.5"),
+        (1e-9, "1e-09"),
+    ],
+)
 def test_significant_digits(x, s):
     assert significant(x) == s
 
@@ -69,9 +78,13 @@ def test_trailing_rules_predicting_the_default_class_are_merged_in_print_only():
 
 
 def test_rows_are_aligned():
-    rl = RuleList(["a", "long_name"], [Rule([("a", True)], 1, (1, 5)),
-                                       Rule([("long_name", False), ("a", False)], 0, (6, 1))],
-                  Rule([], 1, (2, 3)), [0, 1], False)
+    rl = RuleList(
+        ["a", "long_name"],
+        [Rule([("a", True)], 1, (1, 5)), Rule([("long_name", False), ("a", False)], 0, (6, 1))],
+        Rule([], 1, (2, 3)),
+        [0, 1],
+        False,
+    )
     rows = [ln for ln in rl.to_text().splitlines() if ln.startswith(("IF", "ELSE"))]
     starts = {ln.index("[n=") for ln in rows}
     assert len(starts) == 1  # counts start in one column
@@ -86,8 +99,11 @@ def test_a_model_predicting_one_class_says_so():
 
 
 @settings(max_examples=60, deadline=None)
-@given(preds=st.lists(st.integers(0, 1), max_size=5), default=st.integers(0, 1),
-       X=st.lists(st.lists(st.integers(0, 1), min_size=5, max_size=5), min_size=1, max_size=30))
+@given(
+    preds=st.lists(st.integers(0, 1), max_size=5),
+    default=st.integers(0, 1),
+    X=st.lists(st.lists(st.integers(0, 1), min_size=5, max_size=5), min_size=1, max_size=30),
+)
 def test_merging_never_changes_predictions(preds, default, X):
     names = [f"f{i}" for i in range(5)]
     rules = [Rule([(names[i], bool(i % 2))], p, (float(i), 2.0)) for i, p in enumerate(preds)]
@@ -125,8 +141,18 @@ def test_rule_list_get_rules_agrees_with_apply_and_predict_proba(compas):
     rl = clf.rule_list_
     assert list(df["position"]) == list(range(len(rl.rules) + 1))
     assert df["is_default"].tolist() == [False] * len(rl.rules) + [True]
-    assert {"rule", "antecedent", "literals", "prediction", "count_0", "count_1", "noisy", "n",
-            "share", "proba"} <= set(df.columns)
+    assert {
+        "rule",
+        "antecedent",
+        "literals",
+        "prediction",
+        "count_0",
+        "count_1",
+        "noisy",
+        "n",
+        "share",
+        "proba",
+    } <= set(df.columns)
     idx, proba, pred = clf.apply(X), clf.predict_proba(X), clf.predict(X)
     for k, row in df.iterrows():
         hit = idx == row["position"]
@@ -148,7 +174,9 @@ def test_tree_header_rounding_legend_and_pruning(compas_raw):
     t = PrivaTreeClassifier(epsilon=1.0, max_depth=3, random_state=0, **params).fit(X, y)
     text = t.to_text(prune=True)
     lines = text.splitlines()
-    assert lines[0].startswith("PrivaTreeClassifier(max_depth=3") and lines[1].startswith("privacy: ε=1, δ=0 · proven DP · noise seeded")
+    assert lines[0].startswith("PrivaTreeClassifier(max_depth=3") and lines[1].startswith(
+        "privacy: ε=1, δ=0 · proven DP · noise seeded"
+    )
     assert lines[2].startswith("n≈") and lines[2].endswith("classes: 0, 1")
     thr = [float(m) for m in re.findall(r"<= ([-0-9.e+]+)$", text, flags=re.M)]
     assert thr and all(len(re.sub(r"[-.]", "", f"{v:g}").lstrip("0")) <= 4 for v in thr)
@@ -188,10 +216,18 @@ def test_tree_get_rules_conditions_select_exactly_the_leaf_records(compas_raw):
 
 def test_path_text_simplifies_intervals_and_category_sets():
     # x <= 5 -> (x > 2 -> leaf) ; categorical c in {u} -> ...
-    t = Tree(children_left=[1, 3, -1, -1, -1], children_right=[2, 4, -1, -1, -1],
-             feature=[0, 0, -2, -2, -2], threshold=[5.0, 2.0, np.nan, np.nan, np.nan],
-             left_categories=[None] * 5, value=np.ones((5, 2)), label=[-1, -1, 0, 1, 0],
-             classes=[0, 1], feature_names=["x"], categorical=[False])
+    t = Tree(
+        children_left=[1, 3, -1, -1, -1],
+        children_right=[2, 4, -1, -1, -1],
+        feature=[0, 0, -2, -2, -2],
+        threshold=[5.0, 2.0, np.nan, np.nan, np.nan],
+        left_categories=[None] * 5,
+        value=np.ones((5, 2)),
+        label=[-1, -1, 0, 1, 0],
+        classes=[0, 1],
+        feature_names=["x"],
+        categorical=[False],
+    )
     rules = dict(zip(t.get_rules()["leaf"], t.get_rules()["antecedent"]))
     assert rules == {2: "x > 5", 3: "x <= 2", 4: "2 < x <= 5"}
 
@@ -201,8 +237,7 @@ def test_dpgdf_prints_labels_without_counts_and_predicts_its_label(compas_raw):
     s = dataset_schema("compas")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = DPGDFClassifier(epsilon=1.0, max_depth=2, categories=s.categories, classes=[0, 1],
-                            random_state=0).fit(X, y)
+        t = DPGDFClassifier(epsilon=1.0, max_depth=2, categories=s.categories, classes=[0, 1], random_state=0).fit(X, y)
     text = str(t)
     assert "n: not released" in text and "(counts not released)" in text
     assert np.array_equal(t.tree_.leaf_proba()[t.apply(X)].argmax(axis=1), t.predict(X))
@@ -213,10 +248,19 @@ def test_dpgdf_prints_labels_without_counts_and_predicts_its_label(compas_raw):
 
 def test_long_category_sets_print_compactly_and_exactly():
     cats = list("abcdefgh")
-    t = Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
-             threshold=[np.nan] * 3, left_categories=[(0, 1, 2, 3, 4, 5), None, None],
-             value=np.ones((3, 2)), label=[-1, 0, 1], classes=[0, 1], feature_names=["c"],
-             categorical=[True], categories={0: cats})
+    t = Tree(
+        children_left=[1, -1, -1],
+        children_right=[2, -1, -1],
+        feature=[0, -2, -2],
+        threshold=[np.nan] * 3,
+        left_categories=[(0, 1, 2, 3, 4, 5), None, None],
+        value=np.ones((3, 2)),
+        label=[-1, 0, 1],
+        classes=[0, 1],
+        feature_names=["c"],
+        categorical=[True],
+        categories={0: cats},
+    )
     text = t.to_text(prune=False)
     assert "c in {all listed but g, h}" in text and "c in {g, h, <unlisted>}" in text
     assert "c in {a, b, c, d, e, f}" in t.export_text()  # the exact form lists them
@@ -332,8 +376,11 @@ def test_rule_list_rows_show_predict_proba_and_apply_positions(compas):
 
 # ---------------------------------------------------------------------------- negated thresholds
 @settings(max_examples=200, deadline=None)
-@given(c=st.floats(-1e6, 1e6, allow_nan=False), x=st.floats(-1e6, 1e6, allow_nan=False),
-       op=st.sampled_from(["<=", "<", ">=", ">"]))
+@given(
+    c=st.floats(-1e6, 1e6, allow_nan=False),
+    x=st.floats(-1e6, 1e6, allow_nan=False),
+    op=st.sampled_from(["<=", "<", ">=", ">"]),
+)
 def test_a_negated_comparison_prints_as_the_opposite_comparison(c, x, op):
     from dpmodels.data.rules import literal_name
 
@@ -352,18 +399,32 @@ def test_negated_names_that_are_not_one_comparison_keep_not():
     assert literal_name("sex=Male", False) == "sex≠Male"
     assert literal_name("30<age<=50", False) == "not 30<age<=50"
     assert literal_name("f12", False) == "not f12"
-    rl = RuleList(["age<=37.5", "sex=Male"], [Rule([("age<=37.5", False), ("sex=Male", False)], 1, (1, 4))],
-                  Rule([], 0, (5, 1)), [0, 1], False)
+    rl = RuleList(
+        ["age<=37.5", "sex=Male"],
+        [Rule([("age<=37.5", False), ("sex=Male", False)], 1, (1, 4))],
+        Rule([], 0, (5, 1)),
+        [0, 1],
+        False,
+    )
     assert "IF   age>37.5 and sex≠Male THEN 1" in rl.to_text()
     assert rl.get_rules()["literals"][0] == [("age<=37.5", False), ("sex=Male", False)]  # the model
 
 
 # ---------------------------------------------------------------------------- integer columns
 def _stump(threshold, noisy=True, value=((5.0, 1.0), (1.0, 5.0))):
-    return Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
-                threshold=[threshold, np.nan, np.nan], left_categories=[None] * 3,
-                value=np.array([[6.0, 6.0], *value]), label=[-1, 0, 1], classes=[0, 1],
-                feature_names=["priors_count"], categorical=[False], counts_are_noisy=noisy)
+    return Tree(
+        children_left=[1, -1, -1],
+        children_right=[2, -1, -1],
+        feature=[0, -2, -2],
+        threshold=[threshold, np.nan, np.nan],
+        left_categories=[None] * 3,
+        value=np.array([[6.0, 6.0], *value]),
+        label=[-1, 0, 1],
+        classes=[0, 1],
+        feature_names=["priors_count"],
+        categorical=[False],
+        counts_are_noisy=noisy,
+    )
 
 
 def test_integer_columns_print_the_equivalent_integer_threshold():
@@ -392,8 +453,7 @@ def test_bundled_schemas_declare_integer_columns_by_integer_bounds():
     b = s.fit_params()["bounds"]
     assert isinstance(b["glucose"][0], int) and isinstance(b["bmi"][0], float)
     assert "bmi" not in s.integer and "diabetes_pedigree" not in s.integer
-    assert all(isinstance(v, int) for lo_hi in dataset_schema("compas").fit_params()["bounds"].values()
-               for v in lo_hi)
+    assert all(isinstance(v, int) for lo_hi in dataset_schema("compas").fit_params()["bounds"].values() for v in lo_hi)
 
 
 # ---------------------------------------------------------------------------- empty leaves, category sets
@@ -410,11 +470,19 @@ def test_empty_noisy_leaves_and_rules_say_no_records():
 def _education_tree():
     cats = ["Bachelors", "Doctorate", "HS-grad", "Prof-school"]
     # root: education in {Prof-school} ? leaf : (education in {Doctorate, Prof-school} ? leaf : leaf)
-    return Tree(children_left=[1, -1, 3, -1, -1], children_right=[2, -1, 4, -1, -1],
-                feature=[0, -2, 0, -2, -2], threshold=[np.nan] * 5,
-                left_categories=[(3,), None, (1, 3), None, None], value=np.ones((5, 2)),
-                label=[-1, 1, -1, 1, 0], classes=[0, 1], feature_names=["education"],
-                categorical=[True], categories={0: cats})
+    return Tree(
+        children_left=[1, -1, 3, -1, -1],
+        children_right=[2, -1, 4, -1, -1],
+        feature=[0, -2, 0, -2, -2],
+        threshold=[np.nan] * 5,
+        left_categories=[(3,), None, (1, 3), None, None],
+        value=np.ones((5, 2)),
+        label=[-1, 1, -1, 1, 0],
+        classes=[0, 1],
+        feature_names=["education"],
+        categorical=[True],
+        categories={0: cats},
+    )
 
 
 def test_a_childs_category_set_is_intersected_with_what_its_parent_leaves():
@@ -424,7 +492,10 @@ def test_a_childs_category_set_is_intersected_with_what_its_parent_leaves():
     assert "education not in {Doctorate, Prof-school}\n" in text
     assert "education in {Doctorate, Prof-school" not in text
     compact = t.to_text()
-    assert "education in {Bachelors, HS-grad, <unlisted>}" in compact or "education not in {Doctorate, Prof-school}" in compact
+    assert (
+        "education in {Bachelors, HS-grad, <unlisted>}" in compact
+        or "education not in {Doctorate, Prof-school}" in compact
+    )
     # the printed rules route every value (unlisted ones included) as the model does
     from test_tree_model import evaluate_rules, parse_rules
 
@@ -436,10 +507,19 @@ def test_a_childs_category_set_is_intersected_with_what_its_parent_leaves():
 def test_thousands_of_categories_print_as_a_count_with_the_full_set_in_get_rules():
     zips = [f"{k:05d}" for k in range(5000)]
     left = tuple(range(0, 4986, 2))  # 2,493 codes
-    t = Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
-             threshold=[np.nan] * 3, left_categories=[left, None, None], value=np.ones((3, 2)),
-             label=[-1, 0, 1], classes=[0, 1], feature_names=["zip"], categorical=[True],
-             categories={0: zips})
+    t = Tree(
+        children_left=[1, -1, -1],
+        children_right=[2, -1, -1],
+        feature=[0, -2, -2],
+        threshold=[np.nan] * 3,
+        left_categories=[left, None, None],
+        value=np.ones((3, 2)),
+        label=[-1, 0, 1],
+        classes=[0, 1],
+        feature_names=["zip"],
+        categorical=[True],
+        categories={0: zips},
+    )
     text = t.to_text()
     assert "zip in {2,493 of 5,000 listed}" in text and "zip not in {2,493 of 5,000 listed}" in text
     assert len(text) < 2000
@@ -455,8 +535,10 @@ def test_ledger_summary_wraps_long_descriptions_instead_of_cutting_them():
     from dpmodels.privacy import PrivacyLedger
 
     led = PrivacyLedger(1.0)
-    what = ("level 3: split of 8 node(s) among 31–45 candidates inside each node's region, "
-            "histograms of 2 categorical features in category order, and a long tail of words")
+    what = (
+        "level 3: split of 8 node(s) among 31–45 candidates inside each node's region, "
+        "histograms of 2 categorical features in category order, and a long tail of words"
+    )
     led.spend(what, "permute-and-flip", 0.5, sensitivity=1.0)
     text = led.summary()
     assert "..." not in text
@@ -488,8 +570,7 @@ def test_binarizer_rounding_grid_is_a_documented_choice_on_skewed_columns():
 
 def test_rule_list_thresholds_print_at_four_significant_digits():
     names = ["vicprice<=261.6394087383489", "age<=37.5"]
-    rl = RuleList(names, [Rule([(names[0], False), (names[1], True)], 1, (1, 4))], Rule([], 0, (5, 1)),
-                  [0, 1], False)
+    rl = RuleList(names, [Rule([(names[0], False), (names[1], True)], 1, (1, 4))], Rule([], 0, (5, 1)), [0, 1], False)
     text = rl.to_text()
     assert "IF   vicprice>261.6 and age<=37.5 THEN 1" in text
     assert "# thresholds rounded for reading" in text

@@ -219,9 +219,7 @@ def test_smooth_sensitivity_closed_form_equals_bruteforce(n, beta, lam):
 def test_smooth_sensitivity_examples_and_errors():
     # large β: only k = 0 matters → g(n); small β: the bound decays slowly
     assert gini_smooth_sensitivity(100, 5.0, 1) == pytest.approx(2 * 100 / 101**2)
-    assert gini_smooth_sensitivity(100, 1e-6, 10) == pytest.approx(
-        math.exp(-90e-6) * 2 * 10 / 11**2, rel=1e-9
-    )
+    assert gini_smooth_sensitivity(100, 1e-6, 10) == pytest.approx(math.exp(-90e-6) * 2 * 10 / 11**2, rel=1e-9)
     for bad in [(-1, 0.1, 1), (10, 0.0, 1), (10, 0.1, 0), (10.5, 0.1, 1)]:
         with pytest.raises(ValueError):
             gini_smooth_sensitivity(*bad)

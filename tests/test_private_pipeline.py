@@ -24,8 +24,9 @@ BOUNDS = {"age": (18, 90)}
 
 def data(n=300, seed=0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"age": rng.integers(18, 90, n).astype(float),
-                      "city": rng.choice(["a", "b", "c"], n).astype(object)})
+    X = pd.DataFrame(
+        {"age": rng.integers(18, 90, n).astype(float), "city": rng.choice(["a", "b", "c"], n).astype(object)}
+    )
     y = pd.Series(((X["age"] > 50) ^ (X["city"] == "a")).astype(int), name="y")
     return X, y
 
@@ -39,12 +40,15 @@ def private_pipe(acc, eq=0.2, el=0.8, bin_kw=(), **learner_kw):
 
 
 # ------------------------------------------------------------------ §4: two-phase fit
-@pytest.mark.parametrize("bad, match", [
-    (dict(mechanism="permute-and-fip"), "unknown mechanism"),
-    (dict(max_rules=0), "max_rules"),
-    (dict(classes=["no", "yes"]), "outside the declared classes"),
-    (dict(max_width=3, _guard=True), "candidate"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(mechanism="permute-and-fip"), "unknown mechanism"),
+        (dict(max_rules=0), "max_rules"),
+        (dict(classes=["no", "yes"]), "outside the declared classes"),
+        (dict(max_width=3, _guard=True), "candidate"),
+    ],
+)
 def test_a_learner_error_is_raised_before_the_binarizer_spends(bad, match):
     X, y = data()
     acc = BudgetAccountant(1.0)
@@ -117,11 +121,15 @@ def test_a_valid_private_pipeline_fits_like_the_plain_one():
     assert pipe.predict(X).shape == (len(X),)
 
 
-@pytest.mark.parametrize("learner", [
-    lambda acc: PrivaTreeClassifier(epsilon=0.8, max_depth=3, classes=[0, 1], n_public=300, bounds=(0, 1),
-                                    accountant=acc),
-    lambda acc: BDPTClassifier(epsilon=0.8, max_depth=3, classes=[0, 1], bounds=(0, 1), accountant=acc),
-])
+@pytest.mark.parametrize(
+    "learner",
+    [
+        lambda acc: PrivaTreeClassifier(
+            epsilon=0.8, max_depth=3, classes=[0, 1], n_public=300, bounds=(0, 1), accountant=acc
+        ),
+        lambda acc: BDPTClassifier(epsilon=0.8, max_depth=3, classes=[0, 1], bounds=(0, 1), accountant=acc),
+    ],
+)
 def test_tree_learners_are_checked_too(learner):
     X, y = data()
     acc = BudgetAccountant(1.0)
@@ -130,8 +138,7 @@ def test_tree_learners_are_checked_too(learner):
     with pytest.raises(ValueError, match="max_depth"):
         pipe.fit(X, y)
     assert acc.ledger.rows == []
-    pipe = make_private_pipeline(Binarizer(epsilon=0.2, bounds=BOUNDS, categories=CATS, accountant=acc),
-                                 learner(acc))
+    pipe = make_private_pipeline(Binarizer(epsilon=0.2, bounds=BOUNDS, categories=CATS, accountant=acc), learner(acc))
     with pytest.raises(ValueError, match="outside the declared classes"):
         pipe.fit(X, y.map({0: 0, 1: 2}))
     assert acc.ledger.rows == []
@@ -144,9 +151,11 @@ def test_an_opaque_step_limits_the_checks_to_parameters_and_labels():
 
     X, y = data()
     acc = BudgetAccountant(1.0)
-    pipe = make_private_pipeline(Binarizer(epsilon=0.2, bounds=BOUNDS, categories=CATS, accountant=acc),
-                                 FunctionTransformer(),
-                                 DPRuleListClassifier(epsilon=0.8, max_rules=0, accountant=acc))
+    pipe = make_private_pipeline(
+        Binarizer(epsilon=0.2, bounds=BOUNDS, categories=CATS, accountant=acc),
+        FunctionTransformer(),
+        DPRuleListClassifier(epsilon=0.8, max_rules=0, accountant=acc),
+    )
     with pytest.raises(ValueError, match="max_rules"):
         pipe.fit(X, y)
     assert acc.ledger.rows == []
@@ -184,8 +193,7 @@ def test_a_seeded_subsample_is_refused_and_unit_weights_change_nothing(make):
     seeded fixed-size sample of range(n): adding one record changes which others are drawn."""
     X, y = binary_data()
     with pytest.raises(ValueError, match="weight of zero"):
-        BaggingClassifier(make(), n_estimators=2, bootstrap=False, max_samples=0.5,
-                          random_state=0).fit(X, y)
+        BaggingClassifier(make(), n_estimators=2, bootstrap=False, max_samples=0.5, random_state=0).fit(X, y)
     seeded = {"random_state": 0} if "random_state" in make().get_params() else {}
     a = make().set_params(**seeded).fit(X, y, sample_weight=np.ones(len(y)))
     b = make().set_params(**seeded).fit(X, y)
@@ -209,8 +217,9 @@ def test_dpgdf_and_binarizer_take_sample_weight():
 def test_bagging_without_replacement_fits_and_is_charged_per_fit():
     X, y = binary_data()
     acc = BudgetAccountant(3.0)
-    bag = BaggingClassifier(DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc),
-                            n_estimators=3, bootstrap=False, random_state=0)
+    bag = BaggingClassifier(
+        DPRuleListClassifier(epsilon=1.0, max_rules=3, accountant=acc), n_estimators=3, bootstrap=False, random_state=0
+    )
     bag.fit(X, y)
     # every member fitted on every record once: three fits, three shares of the total
     assert acc.epsilon_spent == pytest.approx(3.0)
@@ -218,8 +227,7 @@ def test_bagging_without_replacement_fits_and_is_charged_per_fit():
     assert all(est.privacy_ledger_ is acc.ledger for est in bag.estimators_)
     assert [r.what for r in acc.ledger.leaks] == ["DPRuleListClassifier: 3 fits under this accountant"]
     with pytest.raises(BudgetExceededError):
-        BaggingClassifier(DPRuleListClassifier(epsilon=1.0, accountant=acc), n_estimators=1,
-                          bootstrap=False).fit(X, y)
+        BaggingClassifier(DPRuleListClassifier(epsilon=1.0, accountant=acc), n_estimators=1, bootstrap=False).fit(X, y)
 
 
 # ------------------------------------------------------------------ §5: model selection
@@ -262,8 +270,10 @@ def test_a_data_quantile_binarizer_makes_the_learner_not_private():
 def test_a_dp_binarizer_without_accountant_counts_in_the_learner_total():
     X, y = data()
     Z = Binarizer(epsilon=0.3, bounds=BOUNDS, categories=CATS).fit_transform(X)
-    for clf in (DPRuleListClassifier(epsilon=0.7, max_rules=3),
-                PrivaTreeClassifier(epsilon=0.7, max_depth=2, classes=[0, 1], bounds=(0, 1), n_public=300)):
+    for clf in (
+        DPRuleListClassifier(epsilon=0.7, max_rules=3),
+        PrivaTreeClassifier(epsilon=0.7, max_depth=2, classes=[0, 1], bounds=(0, 1), n_public=300),
+    ):
         clf.fit(Z, y)
         led = clf.privacy_ledger_
         assert led.epsilon == pytest.approx(1.0) and led.epsilon_spent == pytest.approx(1.0)
@@ -302,8 +312,10 @@ def test_provenance_survives_the_row_slicing_of_cross_validation():
 def test_unit_weights_of_any_array_type_are_accepted(kind):
     X, y = binary_data()
     w = kind([1] * len(y))
-    for est in (DPRuleListClassifier(epsilon=1.0, classes=[0, 1]), PrivaTreeClassifier(
-            epsilon=1.0, bounds=(0, 1), classes=[0, 1], n_public=200)):
+    for est in (
+        DPRuleListClassifier(epsilon=1.0, classes=[0, 1]),
+        PrivaTreeClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1], n_public=200),
+    ):
         est.fit(X, y, sample_weight=w)
     with pytest.raises(ValueError, match="one weight per row"):
         DPRuleListClassifier().fit(X, y, sample_weight=kind([1] * (len(y) - 1)))
@@ -331,8 +343,9 @@ def test_make_private_rule_list_is_one_estimator_with_one_budget(tmp_path):
     from dpmodels.pipeline import make_private_rule_list
 
     X, y = data()
-    pipe = make_private_rule_list(epsilon=1.0, classes=[0, 1], bounds=BOUNDS, categories=CATS,
-                                  binarizer_share=0.25, max_rules=3)
+    pipe = make_private_rule_list(
+        epsilon=1.0, classes=[0, 1], bounds=BOUNDS, categories=CATS, binarizer_share=0.25, max_rules=3
+    )
     acc = pipe[-1].accountant
     assert pipe[0].accountant is acc and acc.epsilon == 1.0
     pipe.fit(X, y)
@@ -354,7 +367,8 @@ def test_dpgdf_in_a_private_pipeline_checks_its_features_first():
     acc = BudgetAccountant(1.0)
     pipe = make_private_pipeline(
         Binarizer(epsilon=0.2, bounds=BOUNDS, categories=CATS, accountant=acc),
-        DPGDFClassifier(epsilon=0.8, classes=[0, 1], numerical="error", accountant=acc))
+        DPGDFClassifier(epsilon=0.8, classes=[0, 1], numerical="error", accountant=acc),
+    )
     with pytest.raises(ValueError, match="categorical features only"):
         pipe.fit(X, y)  # the binarizer's 0/1 columns are numerical to DPGDF: refused, nothing spent
     assert acc.ledger.rows == []

@@ -23,8 +23,9 @@ def mixed_data(n=400, seed=0):
         {
             "age": rng.integers(18, 90, n).astype(float),
             "income": rng.lognormal(10, 1, n),
-            "colour": pd.Categorical(rng.choice(["red", "green", "blue", "grey"], n),
-                                     categories=["red", "green", "blue", "grey"]),
+            "colour": pd.Categorical(
+                rng.choice(["red", "green", "blue", "grey"], n), categories=["red", "green", "blue", "grey"]
+            ),
             "flag": pd.Categorical(rng.choice(["y", "n"], n), categories=["n", "y"]),
         }
     )
@@ -51,8 +52,15 @@ PUBLIC = dict(bounds=BOUNDS, classes=[0, 1])  # every public input declared: no 
 def test_ledger_never_exceeds_budget(eps, depth, bins, sel, leaf, n_public, leaf_error, seed):
     X, y = mixed_data(120, seed % 7)
     m = PrivaTreeClassifier(
-        epsilon=eps, max_depth=depth, max_bins=bins, **PUBLIC, split_selection=sel,
-        leaf_labels=leaf, n_public=n_public, leaf_error=leaf_error, random_state=seed,
+        epsilon=eps,
+        max_depth=depth,
+        max_bins=bins,
+        **PUBLIC,
+        split_selection=sel,
+        leaf_labels=leaf,
+        n_public=n_public,
+        leaf_error=leaf_error,
+        random_state=seed,
     ).fit(X, y)
     led = m.privacy_ledger_
     assert led.epsilon_spent <= eps * (1 + 1e-9)
@@ -203,8 +211,9 @@ def test_nan_in_a_numerical_feature_is_a_schema_error_missing_category_is_unknow
         with pytest.raises(ValueError, match="NaN|infinity"):
             PrivaTreeClassifier(**PUBLIC, random_state=0).fit(Xn, y)
         with pytest.raises(ValueError, match="NaN|infinity"):  # numpy columns: bounds by index
-            PrivaTreeClassifier(bounds={0: BOUNDS["age"], 1: BOUNDS["income"]}, classes=[0, 1],
-                                random_state=0).fit(Xn[["age", "income"]].to_numpy(dtype=float), y)
+            PrivaTreeClassifier(bounds={0: BOUNDS["age"], 1: BOUNDS["income"]}, classes=[0, 1], random_state=0).fit(
+                Xn[["age", "income"]].to_numpy(dtype=float), y
+            )
     # categorical: missing values and values of a foreign type are routed as unknown, never raise
     Xc = X.copy()
     Xc["colour"] = Xc["colour"].astype(object)
@@ -270,7 +279,12 @@ def test_sklearn_conventions():
 def test_accuracy_reasonable_at_large_epsilon():
     X, y = load_breast_cancer(return_X_y=True)
     accs = [
-        (PrivaTreeClassifier(epsilon=10.0, bounds=(X.min(0), X.max(0)), classes=[0, 1], random_state=s).fit(X, y).predict(X) == y).mean()
+        (
+            PrivaTreeClassifier(epsilon=10.0, bounds=(X.min(0), X.max(0)), classes=[0, 1], random_state=s)
+            .fit(X, y)
+            .predict(X)
+            == y
+        ).mean()
         for s in range(3)
     ]
     assert np.mean(accs) > 0.88
@@ -315,8 +329,16 @@ def _histogram_release_bound(cls, eps, n_runs):
     for data in (D, D2):
         k = 0
         for s in range(n_runs):
-            rec.cls(epsilon=eps, max_depth=1, categories=cats, classes=[0, 1], n_public=10**6, leaf_error=1.0,
-                    split_selection="histogram", random_state=s).fit(*data)
+            rec.cls(
+                epsilon=eps,
+                max_depth=1,
+                categories=cats,
+                classes=[0, 1],
+                n_public=10**6,
+                leaf_error=1.0,
+                split_selection="histogram",
+                random_state=s,
+            ).fit(*data)
             k += int(np.all(rec.last[0, :, 1, 1] > 3))
         counts.append(k)
     return epsilon_lower_bound(counts[0], n_runs, counts[1], n_runs, alpha=0.05)
@@ -344,8 +366,19 @@ def test_dp_audit_default_split_selection():
     for data in ((X, y), (X2, y2)):
         h = 0
         for s in range(n_runs):
-            t = PrivaTreeClassifier(epsilon=eps, max_depth=1, categories=cats, classes=[0, 1], n_public=10**6,
-                                    leaf_error=1.0, random_state=s).fit(*data).tree_
+            t = (
+                PrivaTreeClassifier(
+                    epsilon=eps,
+                    max_depth=1,
+                    categories=cats,
+                    classes=[0, 1],
+                    n_public=10**6,
+                    leaf_error=1.0,
+                    random_state=s,
+                )
+                .fit(*data)
+                .tree_
+            )
             h += int(t.feature[0] == 0)
         hits.append(h)
     assert epsilon_lower_bound(hits[0], n_runs, hits[1], n_runs) <= eps
@@ -364,8 +397,19 @@ def test_dp_audit_leaf_labels_and_counts():
         for data in ((X, y), (X2, y2)):
             a = b = 0
             for s in range(n_runs):
-                t = PrivaTreeClassifier(epsilon=eps, max_depth=0, bounds=(0, 1), classes=[0, 1], n_public=10**6,
-                                        leaf_labels=leaf, random_state=s).fit(*data).tree_
+                t = (
+                    PrivaTreeClassifier(
+                        epsilon=eps,
+                        max_depth=0,
+                        bounds=(0, 1),
+                        classes=[0, 1],
+                        n_public=10**6,
+                        leaf_labels=leaf,
+                        random_state=s,
+                    )
+                    .fit(*data)
+                    .tree_
+                )
                 a += int(t.label[0] == 1)
                 b += int(t.value[0, 1] >= k + 1)
             lab.append(a)
@@ -472,8 +516,7 @@ def _region_violations(t, bounds):
         rec(t.children_right[i], {**region, f: (max(lo, th), closed and th < lo, hi)}, cats)
 
     names = t.feature_names
-    region = {j: (bounds[names[j]][0], True, bounds[names[j]][1])
-              for j in range(len(names)) if not t.categorical[j]}
+    region = {j: (bounds[names[j]][0], True, bounds[names[j]][1]) for j in range(len(names)) if not t.categorical[j]}
     cats = {j: set(range(len(t.categories[j]))) for j in range(len(names)) if t.categorical[j]}
     rec(0, region, cats)
     return num, out, cat, triv
@@ -490,8 +533,7 @@ def test_no_split_outside_its_node_region_on_raw_compas():
     total = np.zeros(4, dtype=int)
     for eps in (0.1, 1.0):
         for seed in range(40):
-            m = PrivaTreeClassifier(epsilon=eps, max_depth=4, random_state=seed,
-                                    **schema.fit_params()).fit(X, y)
+            m = PrivaTreeClassifier(epsilon=eps, max_depth=4, random_state=seed, **schema.fit_params()).fit(X, y)
             total += _region_violations(m.tree_, schema.bounds)
     num, out, cat, triv = total
     assert num > 500 and cat > 50  # the check has material to look at
@@ -499,14 +541,24 @@ def test_no_split_outside_its_node_region_on_raw_compas():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10**6), depth=st.integers(1, 6), bins=st.integers(2, 12),
-       sel=st.sampled_from(["permute-and-flip", "exponential", "histogram"]))
+@given(
+    seed=st.integers(0, 10**6),
+    depth=st.integers(1, 6),
+    bins=st.integers(2, 12),
+    sel=st.sampled_from(["permute-and-flip", "exponential", "histogram"]),
+)
 def test_every_split_is_inside_its_region(seed, depth, bins, sel):
     rng = np.random.default_rng(seed)
     X, y = mixed_data(150, seed % 5)
     X["age"] = np.round(X["age"] / 20) * 20  # few distinct values: many equal-looking thresholds
-    m = PrivaTreeClassifier(epsilon=float(rng.uniform(0.05, 20)), max_depth=depth, max_bins=bins,
-                            split_selection=sel, random_state=seed, **PUBLIC).fit(X, y)
+    m = PrivaTreeClassifier(
+        epsilon=float(rng.uniform(0.05, 20)),
+        max_depth=depth,
+        max_bins=bins,
+        split_selection=sel,
+        random_state=seed,
+        **PUBLIC,
+    ).fit(X, y)
     num, out, cat, triv = _region_violations(m.tree_, BOUNDS)
     assert out == 0 and triv == 0
     # every leaf holds the records routed to it, and the ledger pays for the levels it used
@@ -515,12 +567,17 @@ def test_every_split_is_inside_its_region(seed, depth, bins, sel):
 
 
 def test_a_node_without_candidates_is_a_leaf_and_unused_levels_go_to_the_leaves():
-    X = pd.DataFrame({"a": pd.Categorical(["x", "y"] * 20, categories=["x", "y"]),
-                      "b": pd.Categorical(["u", "v", "v", "u"] * 10, categories=["u", "v"]),
-                      "c": np.full(40, 3.0)})
+    X = pd.DataFrame(
+        {
+            "a": pd.Categorical(["x", "y"] * 20, categories=["x", "y"]),
+            "b": pd.Categorical(["u", "v", "v", "u"] * 10, categories=["u", "v"]),
+            "c": np.full(40, 3.0),
+        }
+    )
     y = np.tile([0, 1, 1, 0], 10)
-    m = PrivaTreeClassifier(epsilon=1.0, max_depth=6, bounds=(3.0, 3.0), classes=[0, 1], n_public=40,
-                            random_state=0).fit(X, y)
+    m = PrivaTreeClassifier(
+        epsilon=1.0, max_depth=6, bounds=(3.0, 3.0), classes=[0, 1], n_public=40, random_state=0
+    ).fit(X, y)
     t = m.tree_
     assert t.max_depth == 2 and t.n_leaves == 4  # two binary features, a constant one
     assert m.budget_["levels_used"] == 2 and m.budget_["quantiles"] == 0  # constant feature: no release
@@ -528,8 +585,9 @@ def test_a_node_without_candidates_is_a_leaf_and_unused_levels_go_to_the_leaves(
     assert m.budget_["leaf"] > 4 * m.budget_["level"]  # the 4 unused levels went to the leaves
     assert m.privacy_ledger_.epsilon_spent == pytest.approx(1.0) and m.privacy_ledger_.is_private
     # nothing to split at all: the root is the only leaf and gets the whole budget but n's share
-    m0 = PrivaTreeClassifier(epsilon=1.0, max_depth=3, bounds=(3.0, 3.0), classes=[0, 1],
-                             random_state=0).fit(X[["c"]], y)
+    m0 = PrivaTreeClassifier(epsilon=1.0, max_depth=3, bounds=(3.0, 3.0), classes=[0, 1], random_state=0).fit(
+        X[["c"]], y
+    )
     assert m0.tree_.n_nodes == 1
     assert m0.privacy_ledger_.rows[-1].epsilon == pytest.approx(0.95)
 
@@ -541,8 +599,9 @@ def test_predict_proba_argmax_is_the_label_even_on_negative_noisy_counts():
     for seed in range(12):
         X = rng.normal(size=(150, 3))
         y = (X[:, 0] + rng.normal(size=150) > 0).astype(int)
-        est = PrivaTreeClassifier(epsilon=0.3, max_depth=5, bounds=(-4.0, 4.0), classes=[0, 1],
-                                  random_state=seed).fit(X, y)
+        est = PrivaTreeClassifier(epsilon=0.3, max_depth=5, bounds=(-4.0, 4.0), classes=[0, 1], random_state=seed).fit(
+            X, y
+        )
         assert np.array_equal(est.classes_[np.argmax(est.predict_proba(X), axis=1)], est.predict(X))
         p = est.tree_.leaf_proba()
         np.testing.assert_allclose(p.sum(axis=1), 1.0)

@@ -46,7 +46,7 @@ def test_sse_sensitivity_exhaustive():
                     assert d == Fraction(size, size + 1) * (v - mu) ** 2
                 worst = max(worst, d)
             for i in range(size):  # removal: the same step backwards
-                d = base - sse_exact(list(vals[:i] + vals[i + 1:]))
+                d = base - sse_exact(list(vals[:i] + vals[i + 1 :]))
                 assert 0 <= d < 1
     assert worst == Fraction(4, 5)
 
@@ -85,8 +85,7 @@ def test_split_sse_equals_a_direct_computation():
 # ----------------------------------------------------------------- fit, ledger, public inputs
 def data(n=2000, seed=0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"a": rng.uniform(0, 10, n), "b": rng.uniform(0, 10, n),
-                      "c": rng.choice(["x", "y", "z"], n)})
+    X = pd.DataFrame({"a": rng.uniform(0, 10, n), "b": rng.uniform(0, 10, n), "c": rng.choice(["x", "y", "z"], n)})
     y = 2.0 * (X["a"] > 5) + 0.3 * X["b"] + (X["c"] == "x") + rng.normal(0, 0.3, n)
     return X, y
 
@@ -94,13 +93,18 @@ def data(n=2000, seed=0):
 DECL = dict(bounds={"a": (0, 10), "b": (0, 10)}, categories={"c": ["x", "y", "z"]}, label_bounds=(-1, 7))
 
 
-@given(st.integers(0, 6), st.sampled_from([0.05, 1.0, 20.0]),
-       st.sampled_from([None, (0.2, 0.3, 0.5), (0.1, 0.1, 0.8)]), st.sampled_from(["permute-and-flip", "exponential"]))
+@given(
+    st.integers(0, 6),
+    st.sampled_from([0.05, 1.0, 20.0]),
+    st.sampled_from([None, (0.2, 0.3, 0.5), (0.1, 0.1, 0.8)]),
+    st.sampled_from(["permute-and-flip", "exponential"]),
+)
 @settings(max_examples=25, deadline=None)
 def test_ledger_spends_exactly_the_budget(depth, eps, shares, selection):
     X, y = data(300)
-    r = PrivaTreeRegressor(epsilon=eps, max_depth=depth, budget_shares=shares, split_selection=selection,
-                           random_state=0, **DECL).fit(X, y)
+    r = PrivaTreeRegressor(
+        epsilon=eps, max_depth=depth, budget_shares=shares, split_selection=selection, random_state=0, **DECL
+    ).fit(X, y)
     led = r.privacy_ledger_
     assert led.is_private
     assert led.epsilon_spent == pytest.approx(eps, rel=1e-9)
@@ -116,15 +120,23 @@ def test_zero_quantile_share_with_numerical_features_is_refused_before_spending(
         r.fit(X, y)
     assert not hasattr(r, "privacy_ledger_")
     # categorical features only: no quantiles, the share is valid
-    PrivaTreeRegressor(budget_shares=(0.0, 0.5, 0.5), categories=DECL["categories"], label_bounds=(-1, 7),
-                       random_state=0).fit(X[["c"]], y)
+    PrivaTreeRegressor(
+        budget_shares=(0.0, 0.5, 0.5), categories=DECL["categories"], label_bounds=(-1, 7), random_state=0
+    ).fit(X[["c"]], y)
 
 
 def test_accuracy_grows_with_epsilon_and_matches_the_labels_at_large_epsilon():
     X, y = data(4000)
     Xt, yt = data(2000, seed=1)
-    r2 = {eps: np.mean([PrivaTreeRegressor(epsilon=eps, max_depth=4, random_state=s, **DECL).fit(X, y).score(Xt, yt)
-                        for s in range(3)]) for eps in (0.05, 1.0, 100.0)}
+    r2 = {
+        eps: np.mean(
+            [
+                PrivaTreeRegressor(epsilon=eps, max_depth=4, random_state=s, **DECL).fit(X, y).score(Xt, yt)
+                for s in range(3)
+            ]
+        )
+        for eps in (0.05, 1.0, 100.0)
+    }
     assert r2[0.05] < r2[100.0]
     assert r2[100.0] > 0.85
     r = PrivaTreeRegressor(epsilon=1e4, max_depth=3, random_state=0, **DECL).fit(X, y)
@@ -137,7 +149,9 @@ def test_accuracy_grows_with_epsilon_and_matches_the_labels_at_large_epsilon():
 
 def test_labels_are_clipped_and_predictions_stay_in_bounds():
     X, y = data(500)
-    r = PrivaTreeRegressor(epsilon=0.05, max_depth=3, random_state=0, **{**DECL, "label_bounds": (0, 2)}).fit(X, y * 100)
+    r = PrivaTreeRegressor(epsilon=0.05, max_depth=3, random_state=0, **{**DECL, "label_bounds": (0, 2)}).fit(
+        X, y * 100
+    )
     p = r.predict(X)
     assert p.min() >= 0 and p.max() <= 2
 
@@ -145,14 +159,16 @@ def test_labels_are_clipped_and_predictions_stay_in_bounds():
 def test_missing_label_bounds_is_a_recorded_leak():
     X, y = data(300)
     with pytest.warns(PrivacyLeakWarning, match="label bounds"):
-        r = PrivaTreeRegressor(epsilon=1.0, max_depth=2, random_state=0,
-                               bounds=DECL["bounds"], categories=DECL["categories"]).fit(X, y)
+        r = PrivaTreeRegressor(
+            epsilon=1.0, max_depth=2, random_state=0, bounds=DECL["bounds"], categories=DECL["categories"]
+        ).fit(X, y)
     assert not r.privacy_ledger_.is_private
     assert any(row.what == "label bounds" for row in r.privacy_ledger_.rows)
 
 
-@pytest.mark.parametrize("lb, match", [((1, 0), "lo <= hi"), ((0, np.inf), "finite"), ("ab", "pair"),
-                                       ((0, 1, 2), "pair")])
+@pytest.mark.parametrize(
+    "lb, match", [((1, 0), "lo <= hi"), ((0, np.inf), "finite"), ("ab", "pair"), ((0, 1, 2), "pair")]
+)
 def test_bad_label_bounds_fail_before_anything_is_spent(lb, match):
     X, y = data(100)
     with pytest.raises(ValueError, match=match):
@@ -196,8 +212,11 @@ def test_printing_and_rules():
     assert len(rules) == r.tree_.n_leaves
     np.testing.assert_allclose(sorted(rules["prediction"]), sorted(r.tree_.leaf_value[r.tree_.is_leaf]))
     # every printed leaf carries the id apply() returns, and its printed value is that leaf's
-    leaves = {int(ln.rsplit("leaf ", 1)[1]): float(ln.split("value: ")[1].split()[0])
-              for ln in r.tree_.export_text(significant_digits=None).splitlines() if "value: " in ln}
+    leaves = {
+        int(ln.rsplit("leaf ", 1)[1]): float(ln.split("value: ")[1].split()[0])
+        for ln in r.tree_.export_text(significant_digits=None).splitlines()
+        if "value: " in ln
+    }
     assert sorted(leaves) == sorted(np.flatnonzero(r.tree_.is_leaf).tolist())
     for leaf, v in leaves.items():
         assert v == r.tree_.leaf_value[leaf]
@@ -248,9 +267,22 @@ def run_audit(n_runs, seed):
     Xp, yp = pd.concat([X, x_new], ignore_index=True), pd.concat([y, y_new], ignore_index=True)
     cats = {"f0": [0, 1], "f1": [0, 1]}
     return audit_estimator(
-        lambda s: PrivaTreeRegressor(epsilon=1.0, max_depth=1, categories=cats, label_bounds=(0, 1),
-                                     budget_shares=(0.0, 0.5, 0.5), random_state=s),
-        X, y, Xp, yp, root_feature, n_runs=n_runs, epsilon=1.0, random_state=seed,
+        lambda s: PrivaTreeRegressor(
+            epsilon=1.0,
+            max_depth=1,
+            categories=cats,
+            label_bounds=(0, 1),
+            budget_shares=(0.0, 0.5, 0.5),
+            random_state=s,
+        ),
+        X,
+        y,
+        Xp,
+        yp,
+        root_feature,
+        n_runs=n_runs,
+        epsilon=1.0,
+        random_state=seed,
     )
 
 
@@ -332,9 +364,17 @@ def run_leaf_audit(n_runs, seed):
     X, y, x_new, y_new = leaf_neighbours()
     Xp, yp = pd.concat([X, x_new], ignore_index=True), pd.concat([y, y_new], ignore_index=True)
     return audit_estimator(
-        lambda s: PrivaTreeRegressor(epsilon=1.0, max_depth=0, categories={"f": [0]}, label_bounds=(0, 1),
-                                     random_state=s),
-        X, y, Xp, yp, centred_leaf_sum, n_runs=n_runs, epsilon=1.0, random_state=seed,
+        lambda s: PrivaTreeRegressor(
+            epsilon=1.0, max_depth=0, categories={"f": [0]}, label_bounds=(0, 1), random_state=s
+        ),
+        X,
+        y,
+        Xp,
+        yp,
+        centred_leaf_sum,
+        n_runs=n_runs,
+        epsilon=1.0,
+        random_state=seed,
     )
 
 
@@ -376,8 +416,15 @@ def test_cli_show_and_predict_a_saved_regressor(tmp_path):
     env = {**os.environ, "DPMODELS_PROGRESS": "0", "PYTHONPATH": str(Path(dpmodels.__file__).parents[1])}
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "dpmodels", *args], check=False, capture_output=True, text=True,
-                              timeout=300, env=env, cwd=tmp_path)
+        return subprocess.run(
+            [sys.executable, "-m", "dpmodels", *args],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            cwd=tmp_path,
+        )
 
     show = run("show", "r.json")
     assert show.returncode == 0, show.stderr

@@ -26,8 +26,7 @@ CATS = ["a", "b", "c", "d", "e"]
 def planted(n=3000, seed=0, hot="c"):
     """y = 1 exactly for one category of a 5-category feature (plus a useless numerical one)."""
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"k": pd.Categorical(rng.choice(CATS, n), categories=CATS),
-                      "x": rng.uniform(0, 10, n)})
+    X = pd.DataFrame({"k": pd.Categorical(rng.choice(CATS, n), categories=CATS), "x": rng.uniform(0, 10, n)})
     y = (X["k"] == hot).astype(int).to_numpy()
     return X, y
 
@@ -95,8 +94,14 @@ def test_published_variants_budget_is_eq_9_10_and_not_proven(variant, depth):
     eps = 1.0
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        m = PrivaTreeClassifier(epsilon=eps, max_depth=depth, variant=variant, random_state=0,
-                                leaf_labels="noisy-counts", **dict(PUB, n_public=2000)).fit(X, y)
+        m = PrivaTreeClassifier(
+            epsilon=eps,
+            max_depth=depth,
+            variant=variant,
+            random_state=0,
+            leaf_labels="noisy-counts",
+            **dict(PUB, n_public=2000),
+        ).fit(X, y)
     led = m.privacy_ledger_
     assert not led.is_private
     assert led.epsilon_spent == pytest.approx(eps)
@@ -136,8 +141,9 @@ def test_published_noise_is_one_histogram_per_feature_at_the_node_budget():
 
     splitter.samplers.discrete_laplace = spy
     try:
-        m = PrivaTreeClassifier(epsilon=2.0, max_depth=2, variant="published", random_state=0,
-                                **dict(PUB, n_public=2000)).fit(X, y)
+        m = PrivaTreeClassifier(
+            epsilon=2.0, max_depth=2, variant="published", random_state=0, **dict(PUB, n_public=2000)
+        ).fit(X, y)
     finally:
         splitter.samplers.discrete_laplace = orig
     eps_num, eps_cat, _ = m._level_budget
@@ -150,8 +156,12 @@ def test_published_noise_is_one_histogram_per_feature_at_the_node_budget():
 
 def test_variant_parameters_validated_before_any_release():
     X, y = planted(n=100)
-    for bad in (dict(variant="paper"), dict(category_order="alphabetical"), dict(one_vs_rest="yes"),
-                dict(variant="published", budget_shares=(0.2, 0.6, 0.2))):
+    for bad in (
+        dict(variant="paper"),
+        dict(category_order="alphabetical"),
+        dict(one_vs_rest="yes"),
+        dict(variant="published", budget_shares=(0.2, 0.6, 0.2)),
+    ):
         with pytest.raises(ValueError):
             PrivaTreeClassifier(**bad, **PUB).fit(X, y)
 
@@ -176,9 +186,20 @@ def test_dp_audit_one_vs_rest_public_order():
         for i, data in enumerate(((X, y), (X2, y2))):
             h = 0
             for s in range(i * n_runs, (i + 1) * n_runs):
-                t = PrivaTreeClassifier(epsilon=epsilon, max_depth=1, classes=[0, 1], n_public=10**6,
-                                        leaf_error=1.0, one_vs_rest=True, category_order="public",
-                                        random_state=s).fit(*data).tree_
+                t = (
+                    PrivaTreeClassifier(
+                        epsilon=epsilon,
+                        max_depth=1,
+                        classes=[0, 1],
+                        n_public=10**6,
+                        leaf_error=1.0,
+                        one_vs_rest=True,
+                        category_order="public",
+                        random_state=s,
+                    )
+                    .fit(*data)
+                    .tree_
+                )
                 h += int(2 in (t.left_categories[0] or ()))
             out.append(h)
         return out

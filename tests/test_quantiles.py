@@ -90,8 +90,11 @@ def test_block_logcumsumexp_is_bit_identical_to_a_loop_over_blocks():
     rng = np.random.default_rng(11)
     for trial in range(300):
         G = int(rng.integers(1, 300))
-        cut = np.sort(rng.choice(np.arange(1, G), size=min(G - 1, int(rng.integers(0, 12))), replace=False)) \
-            if G > 1 else np.zeros(0, dtype=int)
+        cut = (
+            np.sort(rng.choice(np.arange(1, G), size=min(G - 1, int(rng.integers(0, 12))), replace=False))
+            if G > 1
+            else np.zeros(0, dtype=int)
+        )
         if trial % 7 == 0 and G > 2:  # one long block and many singletons: the loop fallback
             cut = np.arange(G // 2, G)
         starts = np.concatenate(([0], cut)).astype(np.int64)
@@ -111,8 +114,10 @@ def test_quantiles_identical_to_the_per_block_reference(monkeypatch):
     for _ in range(40):
         n = int(rng.choice([0, 3, 200, 10**5]))
         G = int(rng.choice([1, 16, 2048]))
-        h = np.bincount(rng.integers(0, G, n) if rng.random() < 0.5 else
-                        np.minimum((rng.beta(2, 5, n) * G).astype(int), G - 1), minlength=G)
+        h = np.bincount(
+            rng.integers(0, G, n) if rng.random() < 0.5 else np.minimum((rng.beta(2, 5, n) * G).astype(int), G - 1),
+            minlength=G,
+        )
         m = int(rng.integers(1, 15))
         q = np.sort(rng.choice(np.arange(1, 100), m, replace=False)) / 100
         cases.append((h, q, float(10 ** rng.uniform(-3, 1.5)), int(rng.integers(2**31))))
@@ -128,8 +133,12 @@ def _exact_law(h, q, eps):
     s = np.concatenate(([0.0], np.cumsum(h[:-1])))
     gaps = np.diff(np.r_[0, q, 1]) * n
     tuples = list(itertools.combinations_with_replacement(range(G), q.size))
-    u = np.array([-sum(abs((s[k[j]] if j < len(k) else n) - (s[k[j - 1]] if j else 0) - gaps[j])
-                       for j in range(len(k) + 1)) for k in tuples])
+    u = np.array(
+        [
+            -sum(abs((s[k[j]] if j < len(k) else n) - (s[k[j - 1]] if j else 0) - gaps[j]) for j in range(len(k) + 1))
+            for k in tuples
+        ]
+    )
     p = np.exp(eps * u / 4 - np.max(eps * u / 4))
     return tuples, p / p.sum()
 
@@ -161,8 +170,7 @@ def test_sampling_law_equals_the_exponential_mechanism(monkeypatch, eps, path):
         monkeypatch.setattr(quantiles_mod, "_DIRECT_LIMIT", -1.0)
     N, G = 40000, H_LAW.size
     tuples, p = _exact_law(H_LAW, Q_LAW, eps)
-    out = _sample_from_histograms(np.tile(H_LAW, (N, 1)), Q_LAW, eps, np.zeros(N), np.ones(N),
-                                  np.random.default_rng(7))
+    out = _sample_from_histograms(np.tile(H_LAW, (N, 1)), Q_LAW, eps, np.zeros(N), np.ones(N), np.random.default_rng(7))
     assert _chi2_pvalue(tuples, p, _cell_tuples(out, G)) > 1e-4
 
 
@@ -178,7 +186,7 @@ def test_batched_rows_each_follow_their_own_law():
     hi = np.repeat([b for _, _, _, b in rows], N)
     out = _sample_from_histograms(H, Q_LAW, eps, lo, hi, np.random.default_rng(3))
     for i, (h, e, a, b) in enumerate(rows):
-        o = out[i * N:(i + 1) * N]
+        o = out[i * N : (i + 1) * N]
         assert np.all((o >= a) & (o <= b)) and np.all(np.diff(o, axis=1) >= 0)
         tuples, p = _exact_law(h, Q_LAW, e)
         assert _chi2_pvalue(tuples, p, _cell_tuples((o - a) / (b - a), 8)) > 1e-4
@@ -211,8 +219,9 @@ def test_multisets_in_a_run_are_uniform(L, c, seed):
     """Cells inside one run: a uniform nondecreasing c-tuple of the L cells (every one of the
     C(L + c - 1, c) multisets equally likely)."""
     N = 4000
-    cells = quantiles_mod._multisets_in_runs(np.full((N, 1), 10), np.full((N, 1), L), np.full((N, 1), c), c,
-                                             np.random.default_rng(seed))
+    cells = quantiles_mod._multisets_in_runs(
+        np.full((N, 1), 10), np.full((N, 1), L), np.full((N, 1), c), c, np.random.default_rng(seed)
+    )
     cells = np.sort(cells, axis=1) - 10
     assert cells.min() >= 0 and cells.max() < L
     tuples = list(itertools.combinations_with_replacement(range(L), c))

@@ -50,16 +50,29 @@ def dist_g_oracle(capt_of_record, log2_domain):
 
 def tree(cl, cr, feat, thr, value, label, names, categorical=None, categories=None, left_categories=None):
     n = len(cl)
-    return Tree(cl, cr, feat, thr, left_categories or [None] * n, value, label, [0, 1], names,
-                categorical or [False] * len(names), categories or {})
+    return Tree(
+        cl,
+        cr,
+        feat,
+        thr,
+        left_categories or [None] * n,
+        value,
+        label,
+        [0, 1],
+        names,
+        categorical or [False] * len(names),
+        categories or {},
+    )
 
 
 # ----------------------------------------------------------------------------- paper examples
 def test_rule_list_1_on_table_iii():
     """Rule List 1 (Section III-A): Dist_G = (2·1 + 3·log2 3) / (5·3) ≈ 0.4503."""
-    rl = RuleList(["a1", "a2", "a3"],
-                  [Rule([("a1", True), ("a2", True)], 1, (0, 2)), Rule([("a3", True)], 0, (2, 0))],
-                  Rule([], 1, (0, 1)))
+    rl = RuleList(
+        ["a1", "a2", "a3"],
+        [Rule([("a1", True), ("a2", True)], 1, (0, 2)), Rule([("a3", True)], 0, (2, 0))],
+        Rule([], 1, (0, 1)),
+    )
     X = np.array([[1, 1, 1], [1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 0, 0]])  # Table III
     y = np.array([1, 1, 0, 0, 1])
     expected = (2 + 3 * math.log2(3)) / 15
@@ -74,8 +87,15 @@ def test_rule_list_1_on_table_iii():
 
 def fig1_tree():
     """Fig. 1 / Table II: root a3 <= 1.5 (x4); right: a1 <= 11.5 (x3) else (x1, x2)."""
-    return tree([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [2, -2, 0, -2, -2], [1.5, np.nan, 11.5, np.nan, np.nan],
-                [[2, 2], [0, 1], [2, 1], [0, 1], [2, 0]], [-1, 1, -1, 1, 0], ["a1", "a2", "a3"])
+    return tree(
+        [1, -1, 3, -1, -1],
+        [2, -1, 4, -1, -1],
+        [2, -2, 0, -2, -2],
+        [1.5, np.nan, 11.5, np.nan, np.nan],
+        [[2, 2], [0, 1], [2, 1], [0, 1], [2, 0]],
+        [-1, 1, -1, 1, 0],
+        ["a1", "a2", "a3"],
+    )
 
 
 # The paper prints V_1 = {0, 11, ..., 15}; its own computation (|V_1| = 6, H(V_{3,1}) over {10, 11})
@@ -100,8 +120,12 @@ def test_tables_vi_vii():
     """One record (1, 1), V_1 = {0, 1}, V_2 = {1, 2, 3}: knowing a1 gives 0.613, knowing a2 0.387."""
     dom = {"a1": (0, 1), "a2": (1, 2, 3)}
     nan = np.nan  # rec1 splits on a1 <= 0.5, rec2 on a2 <= 1.5
-    rec1 = tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, nan, nan], [[0, 1], [0, 0], [0, 1]], [-1, 0, 1], ["a1", "a2"])
-    rec2 = tree([1, -1, -1], [2, -1, -1], [1, -2, -2], [1.5, nan, nan], [[0, 1], [0, 1], [0, 0]], [-1, 1, 0], ["a1", "a2"])
+    rec1 = tree(
+        [1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, nan, nan], [[0, 1], [0, 0], [0, 1]], [-1, 0, 1], ["a1", "a2"]
+    )
+    rec2 = tree(
+        [1, -1, -1], [2, -1, -1], [1, -2, -2], [1.5, nan, nan], [[0, 1], [0, 1], [0, 0]], [-1, 1, 0], ["a1", "a2"]
+    )
     x = np.array([[1, 1]])
     r1, r2 = reconstruction_leak(rec1, x, domains=dom), reconstruction_leak(rec2, x, domains=dom)
     assert abs(r1.dist_g - math.log2(3) / math.log2(6)) < TOL and round(r1.dist_g, 3) == 0.613
@@ -188,8 +212,15 @@ def test_unused_features_count_in_every_path():
 
 
 def test_unreachable_rule_contributes_nothing():
-    rl = RuleList(["a", "b"], [Rule([("a", True)], 1, (0, 2)), Rule([("a", True), ("b", True)], 0, (0, 0)),
-                               Rule([("b", True), ("b", False)], 0, (0, 0))], Rule([], 0, (3, 0)))
+    rl = RuleList(
+        ["a", "b"],
+        [
+            Rule([("a", True)], 1, (0, 2)),
+            Rule([("a", True), ("b", True)], 0, (0, 0)),
+            Rule([("b", True), ("b", False)], 0, (0, 0)),
+        ],
+        Rule([], 0, (3, 0)),
+    )
     r = reconstruction_leak(rl)
     assert r.paths["log2_capt"].tolist()[1:3] == [-math.inf, -math.inf]
     assert abs(r.dist_g - (2 * 1 + 3 * 1) / (5 * 2)) < TOL
@@ -197,8 +228,11 @@ def test_unreachable_rule_contributes_nothing():
 
 
 def test_rule_with_no_literal_captures_everything_left():
-    rl = RuleList(["a", "b"], [Rule([("a", True)], 1, (0, 1)), Rule([], 0, (1, 0)), Rule([("b", True)], 1, (0, 0))],
-                  Rule([], 0, (0, 0)))
+    rl = RuleList(
+        ["a", "b"],
+        [Rule([("a", True)], 1, (0, 1)), Rule([], 0, (1, 0)), Rule([("b", True)], 1, (0, 0))],
+        Rule([], 0, (0, 0)),
+    )
     assert capture_counts([[(0, 1)], [], [(1, 1)]], 2) == brute_capt_rule_list(rl).tolist() == [2, 2, 0, 0]
     assert abs(reconstruction_leak(rl).dist_g - 0.5) < TOL  # each rule pins a down: 1 of 2 bits
 
@@ -206,8 +240,10 @@ def test_rule_with_no_literal_captures_everything_left():
 def test_thirty_width_two_rules_over_hundred_attributes_exact():
     rng = np.random.default_rng(0)
     names = [f"a{i}" for i in range(100)]
-    rules = [Rule([(names[k], bool(rng.integers(2))) for k in rng.choice(100, 2, replace=False)], 1, (1, 1))
-             for _ in range(30)]
+    rules = [
+        Rule([(names[k], bool(rng.integers(2))) for k in rng.choice(100, 2, replace=False)], 1, (1, 1))
+        for _ in range(30)
+    ]
     rl = RuleList(names, rules, Rule([], 0, (5, 5)))
     capt = capture_counts([[(int(f[1:]), int(p)) for f, p in r.literals] for r in rules], 100)
     assert sum(capt) == 2**100 and all(c > 0 for c in capt[:1])
@@ -255,8 +291,19 @@ def random_trees(draw):
     leaf = np.array(cl) == -1
     value = np.where(leaf[:, None], np.array([[1.0, 1.0]] * n), np.nan)
     label = np.where(leaf, 0, -1)
-    t = Tree(cl, cr, feat, thr, lc, value, label, [0, 1], [f"f{k}" for k in range(m)],
-             [kd == "cat" for kd in kinds], categories)
+    t = Tree(
+        cl,
+        cr,
+        feat,
+        thr,
+        lc,
+        value,
+        label,
+        [0, 1],
+        [f"f{k}" for k in range(m)],
+        [kd == "cat" for kd in kinds],
+        categories,
+    )
     return t, kinds, doms
 
 
@@ -275,8 +322,12 @@ def test_tree_capt_and_dist_g_match_brute_force(spec, data):
     # records drawn from the domains, as raw values (category names for categorical columns)
     rows = data.draw(st.lists(st.tuples(*[st.sampled_from(v) for v in doms]), min_size=1, max_size=20))
     codes = np.array(rows, dtype=float)
-    X = pd.DataFrame({f"f{k}": ([t.categories[k][int(c)] for c in codes[:, k]] if kinds[k] == "cat" else codes[:, k])
-                      for k in range(len(kinds))})
+    X = pd.DataFrame(
+        {
+            f"f{k}": ([t.categories[k][int(c)] for c in codes[:, k]] if kinds[k] == "cat" else codes[:, k])
+            for k in range(len(kinds))
+        }
+    )
     r = reconstruction_leak(t, X, domains=domains)
     leaf = t.apply_encoded(codes)
     assert abs(r.dist_g - dist_g_oracle([brute[j] for j in leaf], log2_domain)) < TOL
@@ -329,8 +380,19 @@ def test_sklearn_tree_on_binary_data():
 
 
 def test_categorical_domain_is_the_declared_list():
-    t = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [np.nan] * 3, [(0,), None, None], [[2, 2], [1, 1], [1, 1]],
-             [-1, 0, 1], [0, 1], ["colour"], [True], {0: ["red", "green", "blue"]})
+    t = Tree(
+        [1, -1, -1],
+        [2, -1, -1],
+        [0, -2, -2],
+        [np.nan] * 3,
+        [(0,), None, None],
+        [[2, 2], [1, 1], [1, 1]],
+        [-1, 0, 1],
+        [0, 1],
+        ["colour"],
+        [True],
+        {0: ["red", "green", "blue"]},
+    )
     X = pd.DataFrame({"colour": ["red", "blue", "green", "red"]})
     r = reconstruction_leak(t, X)
     # left {red}: 1 of 3; right {green, blue}: 2 of 3 (the unknown bucket is not a possible value)
@@ -342,10 +404,16 @@ def test_categorical_domain_is_the_declared_list():
 
 # ----------------------------------------------------------------------------- DP models
 def test_dp_rule_list_uses_released_noisy_counts():
-    rl = RuleList(["a", "b", "c"],
-                  [Rule([("a", True)], 1, (-2.0, 5.5)), Rule([("b", True)], 0, (3.0, -1.0)),
-                   Rule([("a", True), ("c", True)], 1, (0.0, 4.0))],  # unreachable, noisy weight 4
-                  Rule([], 0, (-3.0, -0.5)), counts_are_noisy=True)
+    rl = RuleList(
+        ["a", "b", "c"],
+        [
+            Rule([("a", True)], 1, (-2.0, 5.5)),
+            Rule([("b", True)], 0, (3.0, -1.0)),
+            Rule([("a", True), ("c", True)], 1, (0.0, 4.0)),
+        ],  # unreachable, noisy weight 4
+        Rule([], 0, (-3.0, -0.5)),
+        counts_are_noisy=True,
+    )
     X = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0], [1, 1, 1]])
     r = reconstruction_leak(rl, X)  # X given, yet the counts are the release's
     assert r.counts == "model" and r.counts_are_noisy
@@ -378,8 +446,9 @@ def test_privatree_estimator_noisy_leaves_and_domains():
     rng = np.random.default_rng(2)
     X = pd.DataFrame({"age": rng.integers(18, 80, 300), "hours": rng.integers(1, 60, 300)})
     y = (X.age > 40).astype(int).to_numpy()
-    clf = PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds={"age": (18, 80), "hours": (1, 60)},
-                              classes=[0, 1], random_state=0).fit(X, y)
+    clf = PrivaTreeClassifier(
+        epsilon=1.0, max_depth=2, bounds={"age": (18, 80), "hours": (1, 60)}, classes=[0, 1], random_state=0
+    ).fit(X, y)
     with pytest.raises(ValueError, match="numerical feature 'age' needs a finite public domain"):
         reconstruction_leak(clf)
     domains = {"age": range(18, 81), "hours": range(1, 61)}
@@ -401,8 +470,9 @@ def test_private_trees_from_baselines():
     from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
     rng = np.random.default_rng(3)
-    X = pd.DataFrame({"a": pd.Categorical(rng.choice(["x", "y", "z"], 200)),
-                      "b": pd.Categorical(rng.choice(["u", "v"], 200))})
+    X = pd.DataFrame(
+        {"a": pd.Categorical(rng.choice(["x", "y", "z"], 200)), "b": pd.Categorical(rng.choice(["u", "v"], 200))}
+    )
     y = (X.a == "x").astype(int).to_numpy()
     # DPGDF labels its leaves with the exponential mechanism and releases no counts
     dpgdf = DPGDFClassifier(epsilon=2.0, max_depth=2, classes=[0, 1], random_state=0).fit(X, y)
@@ -446,7 +516,16 @@ def test_result_object():
     with pytest.raises(ValueError):
         r.per_record[0] = 0.0
     assert "dist_g=0.5000" in repr(r)
-    assert list(r.paths.columns) == ["path_id", "path", "rule", "support", "support_0", "support_1", "log2_capt", "ratio"]
+    assert list(r.paths.columns) == [
+        "path_id",
+        "path",
+        "rule",
+        "support",
+        "support_0",
+        "support_1",
+        "log2_capt",
+        "ratio",
+    ]
 
 
 def test_errors():
@@ -512,8 +591,10 @@ def _dense_rule_list(n_rules, n_attrs, width, seed):
     rng = np.random.default_rng(seed)
     names = [f"a{i}" for i in range(n_attrs)]
     # counts 0: a rule that earlier ones shadow completely holds no record
-    rules = [Rule([(names[k], bool(rng.integers(2))) for k in rng.choice(n_attrs, width, replace=False)], 1,
-                  (0.0, 0.0)) for _ in range(n_rules)]
+    rules = [
+        Rule([(names[k], bool(rng.integers(2))) for k in rng.choice(n_attrs, width, replace=False)], 1, (0.0, 0.0))
+        for _ in range(n_rules)
+    ]
     return RuleList(names, rules, Rule([], 0, (1.0, 1.0)))
 
 

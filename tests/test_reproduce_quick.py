@@ -14,8 +14,24 @@ from dpmodels.experiments.registry import all_experiments
 def test_reproduce_all_quick_under_15_minutes(tmp_path):
     pytest.importorskip("matplotlib")
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "dpmodels.cli", "reproduce", "all", "--quick", "--workers", "2",
-                        "--out", str(tmp_path), "--no-progress"], capture_output=True, text=True, timeout=1800)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dpmodels.cli",
+            "reproduce",
+            "all",
+            "--quick",
+            "--workers",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     secs = time.perf_counter() - t
     assert r.returncode == 0, r.stderr[-2000:]
     report = (tmp_path / "report.md").read_text()

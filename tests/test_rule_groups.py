@@ -39,7 +39,7 @@ def universe(specs):
         row = np.zeros(len(specs), dtype=np.int8)
         for (cols, _), pt in zip(axes, combo[: len(axes)]):
             row[cols] = pt
-        row[free] = combo[len(axes):]
+        row[free] = combo[len(axes) :]
         rows.append(row)
     return np.array(rows)
 
@@ -98,9 +98,11 @@ def test_compas_style_overlapping_intervals():
 
 def test_exhaustive_bins_drop_the_complement_pair():
     names = ["x<=0", "0<x<=1", "x>1"]
-    groups = {"x<=0": dict(feature="x", kind="interval", value=[None, 0]),
-              "0<x<=1": dict(feature="x", kind="interval", value=[0, 1]),
-              "x>1": dict(feature="x", kind="interval", value=[1, None])}
+    groups = {
+        "x<=0": dict(feature="x", kind="interval", value=[None, 0]),
+        "0<x<=1": dict(feature="x", kind="interval", value=[0, 1]),
+        "x>1": dict(feature="x", kind="interval", value=[1, None]),
+    }
     _, kept = check_pruning(names, groups, 2)
     assert "not x<=0 and not 0<x<=1" not in kept.names  # equals x>1
 
@@ -143,23 +145,28 @@ def test_binarizer_columns_prune_by_brute_force():
 
 def test_candidates_depend_on_the_declaration_only():
     names = ["a=1", "a=2", "b"]
-    groups = {"a=1": dict(feature="a", kind="category", value=1),
-              "a=2": dict(feature="a", kind="category", value=2)}
+    groups = {"a=1": dict(feature="a", kind="category", value=1), "a=2": dict(feature="a", kind="category", value=2)}
     specs = check_feature_groups(groups, names)
     assert RuleCandidates.from_features(names, 2, specs).names == RuleCandidates.from_features(names, 2, specs).names
 
 
-@pytest.mark.parametrize("groups, match", [
-    ("x", "feature_groups must be"),
-    ({"nope": dict(feature="a", kind="category", value=1)}, "unknown column"),
-    ({"a": dict(feature="a", kind="ordinal", value=1)}, "kind"),
-    ({"a": dict(feature="a", value=1)}, "keys"),
-    ({"a": dict(feature="f", kind="category", value=1), "b": dict(feature="f", kind="interval", value=[0, 1])}, "mixes"),
-    ({"a": dict(feature="a", kind="interval", value=[1, 1])}, "lo < hi"),
-    ({"a": dict(feature="a", kind="interval", value=[0])}, "interval"),
-    ({"a": dict(feature="a", kind="interval", value=["x", 1])}, "numbers"),
-    ({"a": dict(feature="a", kind="category", value=[1])}, "hashable"),
-])
+@pytest.mark.parametrize(
+    "groups, match",
+    [
+        ("x", "feature_groups must be"),
+        ({"nope": dict(feature="a", kind="category", value=1)}, "unknown column"),
+        ({"a": dict(feature="a", kind="ordinal", value=1)}, "kind"),
+        ({"a": dict(feature="a", value=1)}, "keys"),
+        (
+            {"a": dict(feature="f", kind="category", value=1), "b": dict(feature="f", kind="interval", value=[0, 1])},
+            "mixes",
+        ),
+        ({"a": dict(feature="a", kind="interval", value=[1, 1])}, "lo < hi"),
+        ({"a": dict(feature="a", kind="interval", value=[0])}, "interval"),
+        ({"a": dict(feature="a", kind="interval", value=["x", 1])}, "numbers"),
+        ({"a": dict(feature="a", kind="category", value=[1])}, "hashable"),
+    ],
+)
 def test_bad_declarations(groups, match):
     with pytest.raises(ValueError, match=match):
         check_feature_groups(groups, ["a", "b"])
@@ -276,8 +283,13 @@ def _onehot_matrix(rng, n, p, groups):
 
 
 @settings(max_examples=40, deadline=None)
-@given(p=st.integers(1, 7), n=st.integers(1, 40), width=st.integers(1, 3), n_groups=st.integers(0, 2),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    p=st.integers(1, 7),
+    n=st.integers(1, 40),
+    width=st.integers(1, 3),
+    n_groups=st.integers(0, 2),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_counts_up_to_width_3_equal_brute_force(p, n, width, n_groups, seed):
     """Every candidate's weighted count (counts, counts_many, and the moment formulas) equals the
     sum of the weights of the rows its literals all hold on."""

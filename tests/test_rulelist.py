@@ -160,8 +160,11 @@ def test_paper_confidence_gate_is_labelled(compas):
     gates = [r for r in led.rows if "support gate" in r.what]
     assert gates and all(r.guarantee == "none" for r in gates)
     assert not led.is_private and "not DP releases" in led.summary()
-    ptr = DPRuleListClassifier(mechanism="sm-cauchy", gate="ptr", delta=1e-6, n_public=len(X),
-                               random_state=0).fit(X, y).privacy_ledger_
+    ptr = (
+        DPRuleListClassifier(mechanism="sm-cauchy", gate="ptr", delta=1e-6, n_public=len(X), random_state=0)
+        .fit(X, y)
+        .privacy_ledger_
+    )
     assert all(r.guarantee == "proven" for r in ptr.rows if "support gate" in r.what)
     assert not ptr.is_private  # the selection itself is still the paper's claim
 
@@ -197,8 +200,14 @@ def test_determinism_under_random_state(compas):
 def test_ledger_never_exceeds_budget(eps, K, lam, mech, gate, delta, seed):
     X, y = small_data(seed % 7, n=150, p=5)
     clf = DPRuleListClassifier(
-        epsilon=eps, delta=delta, mechanism=mech, max_rules=K, min_support=lam, gate=gate,
-        n_public=150, random_state=seed,
+        epsilon=eps,
+        delta=delta,
+        mechanism=mech,
+        max_rules=K,
+        min_support=lam,
+        gate=gate,
+        n_public=150,
+        random_state=seed,
     )
     clf.fit(X, y)
     led = clf.privacy_ledger_
@@ -273,12 +282,15 @@ def test_declared_label_set_is_used_exactly(Est):
 
 
 @pytest.mark.parametrize("Est", [GreedyRuleListClassifier, DPRuleListClassifier])
-@pytest.mark.parametrize("y_bad", [
-    lambda y: np.where(y == 1, 2, 1),  # {1, 2}: used to flip the positive class with the content
-    lambda y: np.where(y == 1, "b", "a"),
-    lambda y: np.full(len(y), 7),
-    lambda y: np.r_[np.zeros(len(y) - 1, int), 2],  # one record labelled 2
-])
+@pytest.mark.parametrize(
+    "y_bad",
+    [
+        lambda y: np.where(y == 1, 2, 1),  # {1, 2}: used to flip the positive class with the content
+        lambda y: np.where(y == 1, "b", "a"),
+        lambda y: np.full(len(y), 7),
+        lambda y: np.r_[np.zeros(len(y) - 1, int), 2],  # one record labelled 2
+    ],
+)
 def test_labels_outside_the_schema_are_one_error(Est, y_bad):
     """Without classes= the schema is {0, 1}: any other label is the same schema error, whatever
     else y holds (docs/privacy.md, principle 14)."""

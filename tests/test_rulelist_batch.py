@@ -32,8 +32,7 @@ CASES = [(m, g) for m in MECHANISMS for g in (("ptr", "confidence") if m.startsw
 def test_bit_identical_to_the_estimator(compas_split, mechanism, gate, epsilon):
     X, y = compas_split
     shared = SharedSplit(X, y)
-    params = dict(epsilon=epsilon, mechanism=mechanism, gate=gate, max_rules=5, min_support=0.05,
-                  n_public=len(X))
+    params = dict(epsilon=epsilon, mechanism=mechanism, gate=gate, max_rules=5, min_support=0.05, n_public=len(X))
     for seed in range(3):
         est = DPRuleListClassifier(random_state=np.random.default_rng(seed), **params).fit(X, y)
         rl, ledger = shared.fit(random_state=np.random.default_rng(seed), **params)

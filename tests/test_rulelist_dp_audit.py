@@ -33,7 +33,14 @@ def run_audit(n_runs, seed):
     Xp, yp = pd.concat([X, x_new], ignore_index=True), pd.concat([y, y_new], ignore_index=True)
     return audit_estimator(
         lambda s: DPRuleListClassifier(epsilon=1.0, max_rules=2, min_support=0.0, random_state=s),
-        X, y, Xp, yp, first_rule, n_runs=n_runs, epsilon=1.0, random_state=seed,
+        X,
+        y,
+        Xp,
+        yp,
+        first_rule,
+        n_runs=n_runs,
+        epsilon=1.0,
+        random_state=seed,
     )
 
 

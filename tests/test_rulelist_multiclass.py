@@ -55,8 +55,7 @@ def test_k_class_gini_sensitivity_exhaustive(K, top):
     worst = 0
     for c in itertools.product(range(top + 1), repeat=K):
         base = csg(c)
-        np.testing.assert_allclose(float(count_scaled_gini_k(np.array(c)[:, None], sum(c))[0]), float(base),
-                                   atol=1e-9)
+        np.testing.assert_allclose(float(count_scaled_gini_k(np.array(c)[:, None], sum(c))[0]), float(base), atol=1e-9)
         for c2 in neighbours(c):
             d = csg(c2) - base
             if sum(c2) > sum(c):
@@ -71,7 +70,8 @@ def test_k_class_gini_sensitivity_exhaustive(K, top):
 def test_k2_equals_the_binary_form():
     for a, b in itertools.product(range(25), repeat=2):
         assert float(count_scaled_gini_k(np.array([[a], [b]]), a + b)[0]) == pytest.approx(
-            float(count_scaled_gini(b, a + b)), abs=1e-9)
+            float(count_scaled_gini(b, a + b)), abs=1e-9
+        )
 
 
 def split_utility(cap, out, n_total, lam):
@@ -79,8 +79,12 @@ def split_utility(cap, out, n_total, lam):
     return -(float(csg(cap) + csg(out)) + max(0.0, lam * n_total - sum(cap)))
 
 
-@given(st.lists(st.integers(0, 25), min_size=3, max_size=3), st.lists(st.integers(0, 25), min_size=3, max_size=3),
-       st.integers(0, 30), st.floats(0, 0.99))
+@given(
+    st.lists(st.integers(0, 25), min_size=3, max_size=3),
+    st.lists(st.integers(0, 25), min_size=3, max_size=3),
+    st.integers(0, 30),
+    st.floats(0, 0.99),
+)
 @settings(max_examples=400, deadline=None)
 def test_k_class_utility_sensitivity_below_2_plus_lambda(cap, out, other, lam):
     """A record lands in the captured child, the uncaptured child, or among the records earlier
@@ -112,12 +116,13 @@ def test_split_stats_k_class_counts_equal_a_direct_count(width):
             s = remaining & cands.support(X, c)
             assert cap[c] == s.sum()
             np.testing.assert_array_equal(cap_pos[:, c], [np.sum(s & (y == k)) for k in (1, 2, 3)])
-            np.testing.assert_array_equal(stats.class_counts(N, P, cap, cap_pos, c),
-                                          np.bincount(y[s], minlength=4))
+            np.testing.assert_array_equal(stats.class_counts(N, P, cap, cap_pos, c), np.bincount(y[s], minlength=4))
         imp = stats.split_impurity(N, P, cap, cap_pos)
         c = 3
         s = remaining & cands.support(X, c)
-        direct = float(csg(tuple(np.bincount(y[s], minlength=4))) + csg(tuple(np.bincount(y[remaining & ~s], minlength=4))))
+        direct = float(
+            csg(tuple(np.bincount(y[s], minlength=4))) + csg(tuple(np.bincount(y[remaining & ~s], minlength=4)))
+        )
         assert imp[c] == pytest.approx(direct)
         remaining = remaining & (rng.random(120) < 0.8)
 
@@ -151,8 +156,9 @@ def test_greedy_on_nursery_uses_five_classes(nursery):
 def test_dp_rule_list_on_nursery(nursery, mechanism):
     Xb, y, labels = nursery
     kw = {"delta": 1e-6} if mechanism == "gl-gaussian" else {}
-    d = DPRuleListClassifier(epsilon=1.0, classes=labels, max_rules=6, mechanism=mechanism, random_state=0,
-                             **kw).fit(Xb, y)
+    d = DPRuleListClassifier(epsilon=1.0, classes=labels, max_rules=6, mechanism=mechanism, random_state=0, **kw).fit(
+        Xb, y
+    )
     led = d.privacy_ledger_
     assert led.is_private and led.epsilon_spent <= 1.0 + 1e-12
     assert all(len(r.counts) == 5 for r in d.rule_list_._all_rules())
@@ -190,8 +196,10 @@ def test_binary_only_mechanisms_refuse_k_classes_before_spending(mechanism, nurs
 
 def test_k_class_lists_round_trip_through_save_and_load(nursery, tmp_path):
     Xb, y, labels = nursery
-    for est in (GreedyRuleListClassifier(classes=labels, max_rules=6),
-                DPRuleListClassifier(epsilon=1.0, classes=labels, max_rules=6, random_state=1)):
+    for est in (
+        GreedyRuleListClassifier(classes=labels, max_rules=6),
+        DPRuleListClassifier(epsilon=1.0, classes=labels, max_rules=6, random_state=1),
+    ):
         est.fit(Xb, y)
         p = save_model(est, tmp_path / "m.json")
         m = load_model(p)
@@ -240,9 +248,15 @@ def run_audit(n_runs, seed):
     X, y, x_new, y_new = audit_neighbours()
     Xp, yp = pd.concat([X, x_new], ignore_index=True), pd.concat([y, y_new], ignore_index=True)
     return audit_estimator(
-        lambda s: DPRuleListClassifier(epsilon=1.0, max_rules=2, min_support=0.0, classes=[0, 1, 2],
-                                       random_state=s),
-        X, y, Xp, yp, first_rule, n_runs=n_runs, epsilon=1.0, random_state=seed,
+        lambda s: DPRuleListClassifier(epsilon=1.0, max_rules=2, min_support=0.0, classes=[0, 1, 2], random_state=s),
+        X,
+        y,
+        Xp,
+        yp,
+        first_rule,
+        n_runs=n_runs,
+        epsilon=1.0,
+        random_state=seed,
     )
 
 
@@ -282,8 +296,9 @@ def test_the_captured_criterion_stays_binary(nursery):
 def test_the_papers_calibration_uses_the_k_class_gini_range(mechanism, nursery):
     """calibration='paper' with K classes: the claimed selections are calibrated to Δ = 1 − 1/K."""
     Xb, y, labels = nursery
-    d = DPRuleListClassifier(epsilon=2.0, delta=1e-6, classes=labels, mechanism=mechanism, calibration="paper",
-                             max_rules=3, random_state=0).fit(Xb.iloc[:2000], y.iloc[:2000])
+    d = DPRuleListClassifier(
+        epsilon=2.0, delta=1e-6, classes=labels, mechanism=mechanism, calibration="paper", max_rules=3, random_state=0
+    ).fit(Xb.iloc[:2000], y.iloc[:2000])
     picks = [r for r in d.privacy_ledger_.rows if "pick among" in r.what]
     assert picks and all(r.guarantee == "claimed" for r in picks)
     assert all(r.sensitivity == pytest.approx(gini_global_sensitivity(5)) == pytest.approx(0.8) for r in picks)

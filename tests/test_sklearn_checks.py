@@ -44,10 +44,14 @@ class ThresholdedDP(DPRuleListClassifier):
 
 
 _UNDECLARED = "fits labels other than 0/1 without classes=: the label set is public, never inferred"
-_WEIGHTS = ("fits sample_weight above 1: a record entering a fit k times costs k·ε (group privacy), "
-            "so DP learners refuse it (tests/test_private_pipeline.py covers unit weights)")
-_ZERO_WEIGHTS = ("fits sample_weight with zeros (a subsample): refused, a seeded subsample is not "
-                 "neighbour-preserving (tests/test_private_pipeline.py)")
+_WEIGHTS = (
+    "fits sample_weight above 1: a record entering a fit k times costs k·ε (group privacy), "
+    "so DP learners refuse it (tests/test_private_pipeline.py covers unit weights)"
+)
+_ZERO_WEIGHTS = (
+    "fits sample_weight with zeros (a subsample): refused, a seeded subsample is not "
+    "neighbour-preserving (tests/test_private_pipeline.py)"
+)
 WEIGHT_FAILURES = {
     "check_classifiers_one_label_sample_weights": _ZERO_WEIGHTS,
     "check_sample_weights_list": _WEIGHTS,
@@ -74,8 +78,10 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-@parametrize_with_checks([PrivaTreeClassifier(random_state=0), BDPTClassifier(random_state=0)],
-                         expected_failed_checks=lambda est: WEIGHT_FAILURES)
+@parametrize_with_checks(
+    [PrivaTreeClassifier(random_state=0), BDPTClassifier(random_state=0)],
+    expected_failed_checks=lambda est: WEIGHT_FAILURES,
+)
 def test_private_trees_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # the checks declare no public input
@@ -84,8 +90,8 @@ def test_private_trees_sklearn_compatible(estimator, check):
 
 @pytest.mark.parametrize("Est", [ThresholdedGreedy, ThresholdedDP])
 @pytest.mark.parametrize(
-    "labels", [np.array([1, 2]), np.array(["one", "two"]), np.array(["one", "two"], dtype=object),
-               np.array([1.0, 2.0])],
+    "labels",
+    [np.array([1, 2]), np.array(["one", "two"]), np.array(["one", "two"], dtype=object), np.array([1.0, 2.0])],
 )
 def test_declared_labels_cover_the_expected_failures(Est, labels):
     rng = np.random.default_rng(0)
@@ -159,9 +165,21 @@ _DP_R2 = "ε = 1 on the check's 200 rows: R² < 0.5 from the noise (the ε = 50 
 
 @parametrize_with_checks(
     [PrivaTreeRegressor(random_state=0), PrivaTreeRegressor(random_state=0, epsilon=50.0)],
-    expected_failed_checks=lambda est: {**_REGRESSOR_WEIGHT_FAILURES, **({} if est.epsilon > 1 else {
-        c: _DP_R2 for c in ("check_regressors_train", "check_regressors_train(readonly_memmap=True)",
-                            "check_regressors_train(readonly_memmap=True,X_dtype=float32)")})},
+    expected_failed_checks=lambda est: {
+        **_REGRESSOR_WEIGHT_FAILURES,
+        **(
+            {}
+            if est.epsilon > 1
+            else {
+                c: _DP_R2
+                for c in (
+                    "check_regressors_train",
+                    "check_regressors_train(readonly_memmap=True)",
+                    "check_regressors_train(readonly_memmap=True,X_dtype=float32)",
+                )
+            }
+        ),
+    },
 )
 def test_privatree_regressor_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():

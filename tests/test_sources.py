@@ -172,7 +172,8 @@ def test_privatree_shares_an_accountant_on_parquet(tmp_path):
     d = _write(tmp_path, X, y, [1000])
     acc = BudgetAccountant(2.0)
     m = PrivaTreeClassifier(**{**KW, "epsilon": 0.5}, accountant=acc, random_state=0).fit(
-        ParquetSource(d, label="label"))
+        ParquetSource(d, label="label")
+    )
     assert acc.epsilon_spent == pytest.approx(0.5)
     assert m.privacy_ledger_.is_private
 
@@ -249,8 +250,10 @@ def test_privatree_dask_local_cluster_equals_in_memory(dd):
     df = X.assign(label=y)
     ddf = dd.from_pandas(df, npartitions=4)
     m1 = PrivaTreeClassifier(**KW, random_state=3).fit(X, y)
-    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+    ):
         m2 = PrivaTreeClassifier(**KW, random_state=3).fit(ddf[list(X.columns)], ddf["label"])
     _same_fit(m1, m2)
 
@@ -265,8 +268,13 @@ def test_dask_category_dtype_is_not_a_declaration(dd):
 
 
 # ---------------------------------------------------------------------------- Binarizer
-BKW = dict(epsilon=1.0, n_bins=4, bounds={"x0": (-3, 3), "x1": (-3, 3)}, cut_points={"x2": [-1.0, 0.5]},
-           categories={"c": ["a", "b", "c"], "k": [0, 1, 2]})
+BKW = dict(
+    epsilon=1.0,
+    n_bins=4,
+    bounds={"x0": (-3, 3), "x1": (-3, 3)},
+    cut_points={"x2": [-1.0, 0.5]},
+    categories={"c": ["a", "b", "c"], "k": [0, 1, 2]},
+)
 
 
 def _same_binarizer(b1, b2, X):
@@ -316,8 +324,7 @@ def test_binarizer_partitioned_needs_declarations(tmp_path):
     with pytest.raises(ValueError, match="needs bounds="):
         Binarizer(epsilon=1.0, categories=BKW["categories"]).fit(src)
     with pytest.raises(ValueError, match="'c' is neither declared"):
-        Binarizer(epsilon=1.0, bounds={"x0": (-3, 3)}).fit(
-            ParquetSource(d, label="label", columns=["x0", "c"]))
+        Binarizer(epsilon=1.0, bounds={"x0": (-3, 3)}).fit(ParquetSource(d, label="label", columns=["x0", "c"]))
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -335,9 +342,27 @@ def test_cli_fit_parquet_folder_equals_csv(tmp_path):
     X, y = _data(seed=6)
     d = _write(tmp_path, X, y, [640, 1280])
     X.assign(label=y).to_csv(tmp_path / "all.csv", index=False)
-    common = ["--label", "label", "--model", "privatree", "--classes", "no", "yes", "--bounds", "x0=-3:3",
-              "x1=-3:3", "x2=-2:2", "--categories", "c=a,b,c", "k=0,1,2", "--max-depth", "3",
-              "--random-state", "4", "--quiet"]
+    common = [
+        "--label",
+        "label",
+        "--model",
+        "privatree",
+        "--classes",
+        "no",
+        "yes",
+        "--bounds",
+        "x0=-3:3",
+        "x1=-3:3",
+        "x2=-2:2",
+        "--categories",
+        "c=a,b,c",
+        "k=0,1,2",
+        "--max-depth",
+        "3",
+        "--random-state",
+        "4",
+        "--quiet",
+    ]
     r1 = _cli("fit", "--data", str(d), *common, "--out", str(tmp_path / "p.json"))
     assert r1.returncode == 0, r1.stderr
     r2 = _cli("fit", "--data", str(tmp_path / "all.csv"), *common, "--out", str(tmp_path / "c.json"))
@@ -376,8 +401,12 @@ _HX, _HY = _data(600, seed=9)
 
 
 @settings(max_examples=15, deadline=None)
-@given(cuts=st.lists(st.integers(0, 600), max_size=6), seed=st.integers(0, 2**31 - 1),
-       depth=st.integers(0, 4), selection=st.sampled_from(["permute-and-flip", "exponential", "histogram"]))
+@given(
+    cuts=st.lists(st.integers(0, 600), max_size=6),
+    seed=st.integers(0, 2**31 - 1),
+    depth=st.integers(0, 4),
+    selection=st.sampled_from(["permute-and-flip", "exponential", "histogram"]),
+)
 def test_privatree_does_not_depend_on_the_partitioning(cuts, seed, depth, selection):
     from dpmodels.data.sources import InMemorySource
 

@@ -190,11 +190,18 @@ def test_unknown_category_follows_right_branch():
 def test_ledger_within_budget_for_any_hyperparameters(eps, depth, bins, mss, seed, which, leafmech):
     X, y = mixed_data(120, seed=seed % 7)
     if which == "bdpt":
-        m = BDPTClassifier(epsilon=eps, max_depth=depth, max_bins=bins, min_samples_split=mss,
-                           random_state=seed, **PUBLIC)
+        m = BDPTClassifier(
+            epsilon=eps, max_depth=depth, max_bins=bins, min_samples_split=mss, random_state=seed, **PUBLIC
+        )
     else:
-        m = DPGDFClassifier(epsilon=eps, max_depth=depth, classes=[0, 1], leaf_mechanism=leafmech,
-                            split_mechanism=leafmech, random_state=seed)
+        m = DPGDFClassifier(
+            epsilon=eps,
+            max_depth=depth,
+            classes=[0, 1],
+            leaf_mechanism=leafmech,
+            split_mechanism=leafmech,
+            random_state=seed,
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         m.fit(X, y)
@@ -272,8 +279,9 @@ def test_dpa_clone_and_constant_partitions():
 def test_diffprivlib_wrappers():
     pytest.importorskip("diffprivlib")
     X, y = mixed_data(300)
-    t = DiffprivlibTreeClassifier(epsilon=1.0, max_depth=3, bounds=([18, 0, -5, 0], [90, 2, 5, 1]),
-                                  classes=[0, 1], random_state=0).fit(X, y)
+    t = DiffprivlibTreeClassifier(
+        epsilon=1.0, max_depth=3, bounds=([18, 0, -5, 0], [90, 2, 5, 1]), classes=[0, 1], random_state=0
+    ).fit(X, y)
     assert t.privacy_ledger_.is_private
     assert t.predict(X).shape == (300,)
     assert t.predict_proba(X).shape == (300, 2)
@@ -281,15 +289,17 @@ def test_diffprivlib_wrappers():
         t2 = DiffprivlibTreeClassifier(epsilon=1.0, random_state=0).fit(X, y)
     assert len(t2.privacy_ledger_.leaks) == 2  # bounds, label set
     # declared label set, used as declared even when y holds one class
-    t3 = DiffprivlibTreeClassifier(epsilon=1.0, max_depth=3, bounds=([18, 0, -5, 0], [90, 2, 5, 1]),
-                                   classes=["no", "yes"], random_state=0).fit(X, np.full(300, "yes"))
+    t3 = DiffprivlibTreeClassifier(
+        epsilon=1.0, max_depth=3, bounds=([18, 0, -5, 0], [90, 2, 5, 1]), classes=["no", "yes"], random_state=0
+    ).fit(X, np.full(300, "yes"))
     assert t3.classes_.tolist() == ["no", "yes"] and set(t3.predict(X)) <= {"no", "yes"}
     lr = DPLogisticRegression(epsilon=1.0, data_norm=5.0, classes=[0, 1], random_state=0).fit(X, y)
     # diffprivlib's objective perturbation uses the exact n (its proof assumes n public): a leak
     assert [r.what for r in lr.privacy_ledger_.leaks] == ["training-set size n (diffprivlib's objective perturbation)"]
     assert set(np.unique(lr.predict(X))) <= {0, 1}
     one = DPLogisticRegression(epsilon=1.0, data_norm=5.0, classes=[0, 1], random_state=0).fit(
-        X, np.zeros(300, int))  # diffprivlib's own fit raises on one class
+        X, np.zeros(300, int)
+    )  # diffprivlib's own fit raises on one class
     assert one.predict_proba(X).shape == (300, 2)
     three = DPLogisticRegression(epsilon=1.0, data_norm=5.0, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert three.predict_proba(X).shape == (300, 3) and three.coef_.shape[0] == 3

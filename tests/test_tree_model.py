@@ -25,7 +25,7 @@ def parse_rules(text):
         body = m.group(2)
         del stack[depth:]
         if body.startswith("class: "):
-            label = body[len("class: "):].split("  ")[0]
+            label = body[len("class: ") :].split("  ")[0]
             rules.append((list(stack), label))
             continue
         c = _COND.match(body)
@@ -215,5 +215,6 @@ def test_printed_counts_are_labelled_by_class_and_noisy_negatives_are_clipped_an
     named = t.export_text(class_names=["no", "yes"])
     assert len(re.findall(r"\[n≈\d+: no \d", named)) == 2
     assert "class: no  P=50%  no records (noise)  leaf 4" in named  # noisy counts (0, 0): no [n≈0 …] cell
-    assert not Tree.from_dict({k: v for k, v in small_tree().to_dict().items()
-                               if k != "counts_are_noisy"}).counts_are_noisy
+    assert not Tree.from_dict(
+        {k: v for k, v in small_tree().to_dict().items() if k != "counts_are_noisy"}
+    ).counts_are_noisy

@@ -122,8 +122,7 @@ def privacy_status(ledger, *, private_learner: bool, seeded: bool = False) -> st
     return f"{eps} · {status}"
 
 
-def model_header(learner: str | None, *, status: str | None, n_total, noisy: bool, classes,
-                 notes=()) -> list[str]:
+def model_header(learner: str | None, *, status: str | None, n_total, noisy: bool, classes, notes=()) -> list[str]:
     """Header lines: the learner; ``privacy: <status>``; n and the label set; then notes."""
     lines = [learner or "model"]
     if status:

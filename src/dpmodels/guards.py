@@ -104,12 +104,17 @@ class CostWarning(UserWarning):
 
 # the limits set by `limits(...)` in this context; the default is read-only (every change copies)
 _OVERRIDES: contextvars.ContextVar[Mapping] = contextvars.ContextVar(
-    "dpmodels_guard_limits", default=types.MappingProxyType({}))
+    "dpmodels_guard_limits", default=types.MappingProxyType({})
+)
 
 
 @contextlib.contextmanager
-def limits(*, max_candidates: int | None | str = "keep", max_memory: int | str | None = "keep",
-           max_seconds: float | None | str = "keep"):
+def limits(
+    *,
+    max_candidates: int | None | str = "keep",
+    max_memory: int | str | None = "keep",
+    max_seconds: float | None | str = "keep",
+):
     """Raise (or, with None, remove) a limit inside a ``with`` block.
 
     >>> with limits(max_candidates=2_000_000):
@@ -149,8 +154,18 @@ def _positive_seconds(v) -> float:
     return f
 
 
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
-          "t": 2**40, "tb": 2**40}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 2**10,
+    "kb": 2**10,
+    "m": 2**20,
+    "mb": 2**20,
+    "g": 2**30,
+    "gb": 2**30,
+    "t": 2**40,
+    "tb": 2**40,
+}
 
 
 def parse_bytes(v) -> int:
@@ -259,9 +274,17 @@ def n_rule_candidates(n_features: int, max_width: int, groups=None) -> int:
 BUILD_FACTOR = 4  # candidate sets whose bound is within 4× the limit are built, then counted
 
 
-def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_public=None,
-                          groups=None, learner: str = "rule list", n_candidates: int | None = None,
-                          upper_bound: bool = False) -> int:
+def check_rule_candidates(
+    n_features: int,
+    max_width: int,
+    *,
+    max_rules: int,
+    n_public=None,
+    groups=None,
+    learner: str = "rule list",
+    n_candidates: int | None = None,
+    upper_bound: bool = False,
+) -> int:
     """Refuse (ResourceLimitError) a candidate set beyond :func:`max_candidates`, warn
     (:class:`CostWarning`) when the estimated time exceeds :data:`SLOW_SECONDS`. Uses the
     schema and ``n_public`` only. ``n_candidates``: the exact count when the set is built (e.g.
@@ -280,8 +303,10 @@ def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_
             time_txt = f"≈ {_fmt_seconds(per_1000 * float(n_public) / 1000)} for n_public={int(n_public):,}"
             est = per_1000 * float(n_public) / 1000
         else:
-            time_txt = (f"≈ {_fmt_seconds(per_1000)} per 1,000 distinct training records (n is "
-                        "private: declare n_public for a total)")
+            time_txt = (
+                f"≈ {_fmt_seconds(per_1000)} per 1,000 distinct training records (n is "
+                "private: declare n_public for a total)"
+            )
             est = None
         if int(max_width) == 3:
             est = None if est is None else est + _S_PER_CAND_GRAM * m * positions
@@ -300,12 +325,14 @@ def check_rule_candidates(n_features: int, max_width: int, *, max_rules: int, n_
     if upper_bound:  # the exact count, once built, decides about time
         return m
     if est is not None:
-        _refuse_slow(learner, f"{m:,} candidate rules × {positions} positions", est,
-                     f"{_fmt_bytes(mem)} of candidate tables")
+        _refuse_slow(
+            learner, f"{m:,} candidate rules × {positions} positions", est, f"{_fmt_bytes(mem)} of candidate tables"
+        )
     if est is not None and est > SLOW_SECONDS:
         warnings.warn(
             f"{learner}: {m:,} candidate rules × {positions} positions: {time_txt}",
-            CostWarning, stacklevel=3,
+            CostWarning,
+            stacklevel=3,
         )
     return m
 
@@ -325,8 +352,9 @@ def check_model_count(visits: int, *, n_rules: int, n_vars: int, what: str = "re
 
 
 # ---------------------------------------------------------------------------- trees
-def check_tree_size(learner: str, *, max_depth: int, n_features: int, n_bins: int, n_classes: int,
-                    n_public=None) -> dict:
+def check_tree_size(
+    learner: str, *, max_depth: int, n_features: int, n_bins: int, n_classes: int, n_public=None
+) -> dict:
     """Refuse a tree fit whose estimated peak memory exceeds :func:`max_memory`; warn when its
     estimated time exceeds :data:`SLOW_SECONDS`, or when ``2^max_depth`` leaves far exceed a
     declared ``n_public``. Public quantities only (module docstring). Returns the estimates."""
@@ -336,8 +364,7 @@ def check_tree_size(learner: str, *, max_depth: int, n_features: int, n_bins: in
         cells = leaves * n_features * n_bins * n_classes
         mem = _PRIVATREE_PEAK_FACTOR * 8 * cells
         secs = _PRIVATREE_S_PER_CELL * cells
-        what = (f"2^{d} = {leaves:,} leaves × {n_features} features × {n_bins} bins × {n_classes} "
-                f"classes of histograms")
+        what = f"2^{d} = {leaves:,} leaves × {n_features} features × {n_bins} bins × {n_classes} classes of histograms"
     else:
         nodes = 2 * leaves - 1
         mem = _GREEDY_TREE_BYTES_PER_NODE * nodes
@@ -359,13 +386,17 @@ def check_tree_size(learner: str, *, max_depth: int, n_features: int, n_bins: in
         )
     _refuse_slow(learner, f"max_depth={d} means {what}", secs, f"≈ {_fmt_bytes(mem)}{per_record}")
     if secs > SLOW_SECONDS:
-        warnings.warn(f"{learner}: max_depth={d} means {what}: ≈ {_fmt_seconds(secs)} and "
-                      f"≈ {_fmt_bytes(mem)}{per_record}", CostWarning, stacklevel=3)
+        warnings.warn(
+            f"{learner}: max_depth={d} means {what}: ≈ {_fmt_seconds(secs)} and ≈ {_fmt_bytes(mem)}{per_record}",
+            CostWarning,
+            stacklevel=3,
+        )
     if n_public is not None and leaves > 8 * float(n_public):
         warnings.warn(
             f"{learner}: 2^{d} = {leaves:,} leaves for n_public={int(n_public):,} records: most "
             "leaves hold no record, their counts are noise (lower max_depth)",
-            CostWarning, stacklevel=3,
+            CostWarning,
+            stacklevel=3,
         )
     return {"memory_bytes": mem, "seconds": secs}
 
@@ -385,5 +416,4 @@ def progress(iterable, *, total=None, desc: str = ""):
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a core dependency
         return iterable
-    return tqdm(iterable, total=total, desc=desc, delay=0 if force else 2.0, leave=False,
-                file=sys.stderr)
+    return tqdm(iterable, total=total, desc=desc, delay=0 if force else 2.0, leave=False, file=sys.stderr)

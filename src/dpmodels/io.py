@@ -108,9 +108,19 @@ def estimator_classes() -> dict:
     from .tree.privatree.regressor import PrivaTreeRegressor
     from .tree.regression_model import RegressionTree
 
-    classes = (GreedyRuleListClassifier, DPRuleListClassifier, OptimalRuleListClassifier,
-               PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier, DL85Classifier, PrivaTreeRegressor,
-               RuleList, Tree, RegressionTree)
+    classes = (
+        GreedyRuleListClassifier,
+        DPRuleListClassifier,
+        OptimalRuleListClassifier,
+        PrivaTreeClassifier,
+        BDPTClassifier,
+        DPGDFClassifier,
+        DL85Classifier,
+        PrivaTreeRegressor,
+        RuleList,
+        Tree,
+        RegressionTree,
+    )
     return {_class_path(c): c for c in classes}
 
 
@@ -140,10 +150,18 @@ MAX_LITERALS = 10_000  #: literals of one rule
 MAX_LEDGER_ROWS = 100_000  #: rows of a privacy ledger
 
 CAPS = {
-    "file bytes": MAX_FILE_BYTES, "nesting depth": MAX_NESTING, "string characters": MAX_STRING_CHARS,
-    "integer digits": MAX_INT_DIGITS, "tree nodes": MAX_NODES, "tree depth": MAX_DEPTH,
-    "features": MAX_FEATURES, "categories per feature": MAX_CATEGORIES, "classes": MAX_CLASSES,
-    "rules": MAX_RULES, "literals per rule": MAX_LITERALS, "ledger rows": MAX_LEDGER_ROWS,
+    "file bytes": MAX_FILE_BYTES,
+    "nesting depth": MAX_NESTING,
+    "string characters": MAX_STRING_CHARS,
+    "integer digits": MAX_INT_DIGITS,
+    "tree nodes": MAX_NODES,
+    "tree depth": MAX_DEPTH,
+    "features": MAX_FEATURES,
+    "categories per feature": MAX_CATEGORIES,
+    "classes": MAX_CLASSES,
+    "rules": MAX_RULES,
+    "literals per rule": MAX_LITERALS,
+    "ledger rows": MAX_LEDGER_ROWS,
 }
 
 
@@ -275,8 +293,7 @@ def model_to_dict(obj) -> dict:
     params = {} if bare else {k: json_safe(v) for k, v in est.get_params(deep=False).items()}
     # whoever knows a seed removes the noise of the step drawn with it: a seeded step makes the
     # whole pipeline's release not private, not only a seeded final estimator
-    seeded_steps = [f"{type(s).__name__} (pipeline step {k + 1})" for k, s in enumerate(pre)
-                    if _seeded(s)]
+    seeded_steps = [f"{type(s).__name__} (pipeline step {k + 1})" for k, s in enumerate(pre) if _seeded(s)]
     seeded_est = params.get("random_state") is not None
     seeded = seeded_est or bool(seeded_steps)
     if "random_state" in params:
@@ -288,22 +305,37 @@ def model_to_dict(obj) -> dict:
     private_learner = getattr(est, "privacy_ledger_", None) is not None
     if ledger is None:
         verdict = ["NOT PRIVATE: a non-private learner (no privacy ledger)."] if not bare else []
-        privacy: dict[str, Any] = {"private_learner": False if not bare else None, "epsilon": None, "delta": None,
-                   "epsilon_spent": None, "delta_spent": None, "is_private": False,
-                   "verdict": verdict, "noise_seeded": False, "ledger": None}
+        privacy: dict[str, Any] = {
+            "private_learner": False if not bare else None,
+            "epsilon": None,
+            "delta": None,
+            "epsilon_spent": None,
+            "delta_spent": None,
+            "is_private": False,
+            "verdict": verdict,
+            "noise_seeded": False,
+            "ledger": None,
+        }
     else:
         verdict = ledger.verdict()
         if not private_learner:  # e.g. a Binarizer's ledger before a non-private learner
-            verdict = ["NOT PRIVATE: a non-private learner (the ledger covers the preprocessing "
-                       "only)."] + verdict
-        privacy = {"private_learner": private_learner, "epsilon": ledger.epsilon, "delta": ledger.delta,
-                   "epsilon_spent": ledger.epsilon_spent, "delta_spent": ledger.delta_spent,
-                   "is_private": bool(private_learner and ledger.is_private and not seeded),
-                   "verdict": verdict, "noise_seeded": bool(seeded), "ledger": ledger.to_dict()}
+            verdict = ["NOT PRIVATE: a non-private learner (the ledger covers the preprocessing only)."] + verdict
+        privacy = {
+            "private_learner": private_learner,
+            "epsilon": ledger.epsilon,
+            "delta": ledger.delta,
+            "epsilon_spent": ledger.epsilon_spent,
+            "delta_spent": ledger.delta_spent,
+            "is_private": bool(private_learner and ledger.is_private and not seeded),
+            "verdict": verdict,
+            "noise_seeded": bool(seeded),
+            "ledger": ledger.to_dict(),
+        }
         if seeded:
             who: list[str] = ([type(est).__name__] if seeded_est else []) + seeded_steps
             privacy["verdict"] = privacy["verdict"] + [
-                "NOT PRIVATE against whoever knows the seed: the noise of " + " and ".join(who)
+                "NOT PRIVATE against whoever knows the seed: the noise of "
+                + " and ".join(who)
                 + " was drawn from a seeded random_state (the seed is not written to this file)."
             ]
     preprocessing = [_preprocessor_dict(s) for s in pre]
@@ -607,9 +639,17 @@ def _check_rule_list_doc(m: dict, source: str) -> None:
             _cap(len(r["antecedent"]), MAX_LITERALS, f"literals in rule {k + 1}", where)
 
 
-_LEDGER_ROW_TYPES = {"what": (str,), "mechanism": (str,), "epsilon": (int, float), "delta": (int, float),
-                     "sensitivity": (int, float, type(None)), "composition": (str,), "parts": (int,),
-                     "note": (str,), "guarantee": (str,)}
+_LEDGER_ROW_TYPES = {
+    "what": (str,),
+    "mechanism": (str,),
+    "epsilon": (int, float),
+    "delta": (int, float),
+    "sensitivity": (int, float, type(None)),
+    "composition": (str,),
+    "parts": (int,),
+    "note": (str,),
+    "guarantee": (str,),
+}
 
 
 def _load_ledger(led, source: str):
@@ -650,13 +690,25 @@ def _legacy(d: dict) -> dict | None:
         kind = "regression_tree"
     else:
         return None
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind,
-            "estimator": {"class": "", "params": {},
-                          "name": {"rule_list": "RuleList", "tree": "Tree"}.get(kind, "RegressionTree")},
-            "privacy": {"private_learner": None, "ledger": None, "is_private": False,
-                        "verdict": ["privacy unknown: a bare model file (no ledger)"]},
-            "schema": {"classes": None if kind == "regression_tree" else d.get("classes"), "preprocessing": []},
-            "model": d, "extra": {}}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": kind,
+        "estimator": {
+            "class": "",
+            "params": {},
+            "name": {"rule_list": "RuleList", "tree": "Tree"}.get(kind, "RegressionTree"),
+        },
+        "privacy": {
+            "private_learner": None,
+            "ledger": None,
+            "is_private": False,
+            "verdict": ["privacy unknown: a bare model file (no ledger)"],
+        },
+        "schema": {"classes": None if kind == "regression_tree" else d.get("classes"), "preprocessing": []},
+        "model": d,
+        "extra": {},
+    }
 
 
 def _estimator_kind(cls) -> str:
@@ -807,7 +859,9 @@ def _parse_json(text: str, source: str):
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise ModelFileError(f"{source!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise ModelFileError(
+            f"{source!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except ModelFileError as exc:
         raise ModelFileError(f"{source!r}: {exc}") from None
     except RecursionError:
@@ -939,7 +993,9 @@ class LoadedModel:
         try:
             est = cls(**self.params)
         except (TypeError, ValueError) as exc:
-            raise ModelFileError(f"cannot rebuild {cls.__name__} from the file's parameters ({_one_line(exc)})") from None
+            raise ModelFileError(
+                f"cannot rebuild {cls.__name__} from the file's parameters ({_one_line(exc)})"
+            ) from None
         if not self.preprocessing_:
             return est
         from sklearn.base import clone
@@ -965,24 +1021,39 @@ class LoadedModel:
         keys = self._doc["estimator"].get("display_params") or []
         title = learner_title(self.estimator_name, params, keys) if self.estimator_class else "model"
         pl = self.privacy.get("private_learner")
-        status = privacy_status(self.privacy_ledger_, private_learner=bool(pl),
-                                seeded=bool(self.privacy.get("noise_seeded")))
+        status = privacy_status(
+            self.privacy_ledger_, private_learner=bool(pl), seeded=bool(self.privacy.get("noise_seeded"))
+        )
         if pl is None and self.privacy_ledger_ is None:
             status = "privacy unknown (a bare model file: no ledger)"
         elif pl is False:  # a preprocessing ledger (e.g. a Binarizer's) does not make it private
             status = "not private (no DP guarantee)"
         notes = []
         if self.preprocessing_:
-            notes.append("input: " + ", ".join(type(s).__name__ for s in self.preprocessing_)
-                         + f" of the columns {', '.join(self.feature_names_in_)}")
+            notes.append(
+                "input: "
+                + ", ".join(type(s).__name__ for s in self.preprocessing_)
+                + f" of the columns {', '.join(self.feature_names_in_)}"
+            )
         if self.kind == "regression_tree":
             from .tree.regression_model import regression_header
 
-            return regression_header(title, status=status, n_total=self.model_.n_total, noisy=self.model_.counts_are_noisy,
-                                     label_bounds=self.model_.label_bounds, notes=notes)
-        return model_header(title, status=status, n_total=self.model_.n_total,
-                            noisy=self.model_.counts_are_noisy, classes=list(self.model_.classes),
-                            notes=notes)
+            return regression_header(
+                title,
+                status=status,
+                n_total=self.model_.n_total,
+                noisy=self.model_.counts_are_noisy,
+                label_bounds=self.model_.label_bounds,
+                notes=notes,
+            )
+        return model_header(
+            title,
+            status=status,
+            n_total=self.model_.n_total,
+            noisy=self.model_.counts_are_noisy,
+            classes=list(self.model_.classes),
+            notes=notes,
+        )
 
     def to_text(self, **kw) -> str:
         return self.model_.to_text(header=self.header(), **{**self._print_kw(), **kw})

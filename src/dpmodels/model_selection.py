@@ -65,8 +65,18 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
     random_state : None (OS entropy: private) or a seed (reproducible research, not private).
     """
 
-    def __init__(self, estimator, candidates, *, epsilon=1.0, delta=1e-6, gamma=None, holdout=0.3,
-                 refit_share=0.8, random_state=None):
+    def __init__(
+        self,
+        estimator,
+        candidates,
+        *,
+        epsilon=1.0,
+        delta=1e-6,
+        gamma=None,
+        holdout=0.3,
+        refit_share=0.8,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.candidates = candidates
         self.epsilon = epsilon
@@ -85,7 +95,9 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         params = self.estimator.get_params(deep=False)
         for key in ("epsilon", "random_state"):
             if key not in params:
-                raise ValueError(f"estimator must take `{key}` (a dpmodels DP estimator), got {type(self.estimator).__name__}")
+                raise ValueError(
+                    f"estimator must take `{key}` (a dpmodels DP estimator), got {type(self.estimator).__name__}"
+                )
         for c in cands:
             bad = [k for k in c if k not in params]
             if bad:
@@ -135,7 +147,12 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
             return score, (params, est)
 
         score, (params, est), _runs = random_stopping_selection(  # the run count is not released
-            trial, eps_t, gamma, rng, max_runs=cap, ledger=ledger,
+            trial,
+            eps_t,
+            gamma,
+            rng,
+            max_runs=cap,
+            ledger=ledger,
             what=f"private selection among {len(cands)} configuration(s) of {type(self.estimator).__name__}",
         )
         if eps_refit > 0:
@@ -145,9 +162,17 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
                 if row.composition == "leak":
                     ledger.record_leak(f"refit: {row.what}", row.note, warn=False)
                     continue
-                ledger.spend(f"refit: {row.what}", row.mechanism, row.epsilon, row.delta,
-                             sensitivity=row.sensitivity, composition=row.composition, parts=row.parts,
-                             note=row.note, guarantee=row.guarantee)
+                ledger.spend(
+                    f"refit: {row.what}",
+                    row.mechanism,
+                    row.epsilon,
+                    row.delta,
+                    sensitivity=row.sensitivity,
+                    composition=row.composition,
+                    parts=row.parts,
+                    note=row.note,
+                    guarantee=row.guarantee,
+                )
         ledger.check()
         self.best_params_ = dict(params)
         self.best_score_ = float(score)  # a DP release (the chosen trial's noisy held-out accuracy)

@@ -127,9 +127,19 @@ def make_private_pipeline(*steps, memory=None, verbose=False) -> PrivatePipeline
     return PrivatePipeline(named, memory=memory, verbose=verbose)
 
 
-def make_private_rule_list(*, epsilon=1.0, classes=None, bounds=None, categories=None, cut_points=None,
-                           n_bins=3, encoding="thermometer", binarizer_share=0.1, accountant=None,
-                           **learner_params) -> PrivatePipeline:
+def make_private_rule_list(
+    *,
+    epsilon=1.0,
+    classes=None,
+    bounds=None,
+    categories=None,
+    cut_points=None,
+    n_bins=3,
+    encoding="thermometer",
+    binarizer_share=0.1,
+    accountant=None,
+    **learner_params,
+) -> PrivatePipeline:
     """Raw columns → a DP rule list with one total budget: a :class:`PrivatePipeline` of a
     :class:`~dpmodels.data.Binarizer` and a :class:`~dpmodels.rulelist.DPRuleListClassifier`
     sharing one :class:`~dpmodels.privacy.BudgetAccountant`.
@@ -162,6 +172,14 @@ def make_private_rule_list(*, epsilon=1.0, classes=None, bounds=None, categories
         acc = BudgetAccountant(eps, delta)
     learner.set_params(accountant=acc)
     random_state = learner_params.get("random_state")
-    binarizer = Binarizer(cut_points=cut_points, n_bins=n_bins, bounds=bounds, categories=categories,
-                          epsilon=q, encoding=encoding, accountant=acc, random_state=random_state)
+    binarizer = Binarizer(
+        cut_points=cut_points,
+        n_bins=n_bins,
+        bounds=bounds,
+        categories=categories,
+        epsilon=q,
+        encoding=encoding,
+        accountant=acc,
+        random_state=random_state,
+    )
     return make_private_pipeline(binarizer, learner)

@@ -92,14 +92,28 @@ UNKNOWN_CATEGORY = -1
 
 
 # --------------------------------------------------------------------------- values
-_REALS = {int, float, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
-          np.uint64, np.uint32, np.uint16, np.uint8, np.bool_}
+_REALS = {
+    int,
+    float,
+    bool,
+    np.float64,
+    np.float32,
+    np.float16,
+    np.int64,
+    np.int32,
+    np.int16,
+    np.int8,
+    np.uint64,
+    np.uint32,
+    np.uint16,
+    np.uint8,
+    np.bool_,
+}
 # decimal notation: what "numeric text" means (docs/privacy.md, "Declarations, not dtypes")
 _DECIMAL = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*\Z")
 _FMAX = float(np.finfo(np.float64).max)
 # types whose equality and hashing are Python's own (pandas may merge equal values of these)
-_PLAIN = (str, int, float, bool, decimal.Decimal, fractions.Fraction, type(None), np.generic, type(pd.NA),
-          type(pd.NaT))
+_PLAIN = (str, int, float, bool, decimal.Decimal, fractions.Fraction, type(None), np.generic, type(pd.NA), type(pd.NaT))
 
 
 def value_key(v):
@@ -442,8 +456,7 @@ def _numerical_declarations(bounds, cut_points, names, m):
     return declared, declared
 
 
-def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool = True, bounds=None,
-                       cut_points=None):
+def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool = True, bounds=None, cut_points=None):
     """Feature names, categorical flags and the public category list of each categorical feature.
 
     Returns ``(names, categorical, cats)``: ``names`` the feature names (``str`` of the DataFrame
@@ -483,8 +496,10 @@ def resolve_categories(X, categories, ledger=None, *, read_object_columns: bool 
         if j in declared or isinstance(dt, pd.CategoricalDtype):
             if j in num_what:
                 how = "categories=" if j in declared else "its pandas category dtype"
-                raise ValueError(f"feature {names[j]!r} is declared both categorical (by {how}) and "
-                                 f"numerical (by {num_what[j]}=); declare it once")
+                raise ValueError(
+                    f"feature {names[j]!r} is declared both categorical (by {how}) and "
+                    f"numerical (by {num_what[j]}=); declare it once"
+                )
             categorical[j] = True
             cats[j] = declared[j] if j in declared else list(getattr(dt, "categories", []))
             continue
@@ -688,8 +703,10 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
     with np.errstate(over="ignore"):
         wide = ~np.isfinite(hi - lo)
     if np.any(wide):
-        raise ValueError("bounds: upper − lower must be a finite float for every numerical feature "
-                         f"(at most {_FMAX:.3g}); narrow the bounds")
+        raise ValueError(
+            "bounds: upper − lower must be a finite float for every numerical feature "
+            f"(at most {_FMAX:.3g}); narrow the bounds"
+        )
     return lo, hi
 
 

@@ -70,17 +70,19 @@ def model_paths(model, domains=None) -> ModelPaths:
     from ..tree.model import Tree
     from ..tree.regression_model import RegressionTree
 
-    if any(isinstance(m, RegressionTree) for m in
-           (model, getattr(model, "tree_", None), getattr(model, "model_", None))):
-        raise TypeError("reconstruction_leak covers classifiers (rule lists, classification trees); "
-                        "a regression tree is not supported")
+    if any(
+        isinstance(m, RegressionTree) for m in (model, getattr(model, "tree_", None), getattr(model, "model_", None))
+    ):
+        raise TypeError(
+            "reconstruction_leak covers classifiers (rule lists, classification trees); "
+            "a regression tree is not supported"
+        )
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
         inner = model.model_
         if isinstance(inner, RuleList):
             return _rule_list_paths(inner, domains, inner.counts_are_noisy or private, route=model.apply)
-        return _tree_paths(_TreeArrays.of_tree(inner), domains, model.apply,
-                           noisy=inner.counts_are_noisy or private)
+        return _tree_paths(_TreeArrays.of_tree(inner), domains, model.apply, noisy=inner.counts_are_noisy or private)
     if isinstance(model, RuleList):
         return _rule_list_paths(model, domains, model.counts_are_noisy)
     if isinstance(model, Tree):
@@ -191,8 +193,19 @@ class _TreeArrays:
 
     @classmethod
     def of_tree(cls, t) -> "_TreeArrays":
-        return cls(t.children_left, t.children_right, t.feature, t.threshold, t.left_categories,
-                   list(t.feature_names), t.categorical, t.categories, list(t.classes.tolist()), t.value, None)
+        return cls(
+            t.children_left,
+            t.children_right,
+            t.feature,
+            t.threshold,
+            t.left_categories,
+            list(t.feature_names),
+            t.categorical,
+            t.categories,
+            list(t.classes.tolist()),
+            t.value,
+            None,
+        )
 
     @classmethod
     def of_sklearn(cls, est) -> "_TreeArrays":
@@ -204,8 +217,19 @@ class _TreeArrays:
         # without sample weights). The support used for Dist_G is the record count itself.
         frac = t.value[:, 0, :]
         counts = frac / frac.sum(axis=1, keepdims=True) * n_node[:, None]
-        return cls(t.children_left, t.children_right, t.feature, t.threshold, None, names,
-                   np.zeros(d, dtype=bool), {}, list(np.asarray(est.classes_).tolist()), counts, n_node)
+        return cls(
+            t.children_left,
+            t.children_right,
+            t.feature,
+            t.threshold,
+            None,
+            names,
+            np.zeros(d, dtype=bool),
+            {},
+            list(np.asarray(est.classes_).tolist()),
+            counts,
+            n_node,
+        )
 
 
 def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
@@ -253,8 +277,10 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
             counts = (len(go[0]), len(go[1]))
             cats = "{" + ", ".join(str(t.categories[k][c]) for c in sorted(codes)) + "}"
             text = (f"{names[k]} in {cats}", f"{names[k]} not in {cats}")
-        for child, region_c, c_new, cond in ((right[node], go[1], counts[1], text[1]),
-                                             (left[node], go[0], counts[0], text[0])):
+        for child, region_c, c_new, cond in (
+            (right[node], go[1], counts[1], text[1]),
+            (left[node], go[0], counts[0], text[0]),
+        ):
             capt_c = capt // c_old * c_new if capt else 0  # exact: c_old is one factor of capt
             ratio_c = ratio
             if capt_c and sizes[k] > 1:

@@ -28,8 +28,17 @@ from sklearn.base import clone
 
 from ..privacy import PrivacyLeakWarning
 
-__all__ = ["as_model", "learner_factory", "take", "concat", "inclusion_matrix", "aligned_proba", "true_class_proba",
-           "label_index", "fit_references"]
+__all__ = [
+    "as_model",
+    "learner_factory",
+    "take",
+    "concat",
+    "inclusion_matrix",
+    "aligned_proba",
+    "true_class_proba",
+    "label_index",
+    "fit_references",
+]
 
 
 def as_model(model):
@@ -155,7 +164,6 @@ def fit_references(make, X_pool, y_pool, keep, X_eval, classes, rng, n_jobs=None
     """
     seeds = rng.integers(0, 2**31 - 1, size=keep.shape[0])
     out = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_one)(make, int(s), X_pool, y_pool, np.flatnonzero(k), X_eval, classes)
-        for s, k in zip(seeds, keep)
+        delayed(_fit_one)(make, int(s), X_pool, y_pool, np.flatnonzero(k), X_eval, classes) for s, k in zip(seeds, keep)
     )
     return np.stack(out)

@@ -33,8 +33,7 @@ def _import_art():
         from art.estimators.classification.scikitlearn import ScikitlearnClassifier
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "ART is not installed: pip install 'dpmodels[attacks]' "
-            "(adversarial-robustness-toolbox and packaging)"
+            "ART is not installed: pip install 'dpmodels[attacks]' (adversarial-robustness-toolbox and packaging)"
         ) from e
     return MembershipInferenceBlackBox, ScikitlearnClassifier
 

@@ -188,8 +188,7 @@ def projected_epsilon_lower_bound(p1, p2, n_runs, alpha=0.05, delta=0.0, selecti
     the actual ε_lb fluctuates around this value.
     """
     n_est = n_runs - int(round(selection_fraction * n_runs))
-    return epsilon_lower_bound(np.asarray(p1) * n_est, n_est, np.asarray(p2) * n_est, n_est,
-                               delta, alpha)
+    return epsilon_lower_bound(np.asarray(p1) * n_est, n_est, np.asarray(p2) * n_est, n_est, delta, alpha)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -232,10 +231,7 @@ class AuditResult:
         for name, label in (("D", "D "), ("D_prime", "D'")):
             k, n = self.counts[name]
             lo, hi = clopper_pearson(k, n, a)
-            lines.append(
-                f"  {label}: {k}/{n} = {k / n:.4f}  (one-sided bounds at {a / 2:.3g}: "
-                f"[{lo:.4f}, {hi:.4f}])"
-            )
+            lines.append(f"  {label}: {k}/{n} = {k / n:.4f}  (one-sided bounds at {a / 2:.3g}: [{lo:.4f}, {hi:.4f}])")
         n_est = self.n_runs - self.n_selection
         lines.append(
             f"  runs per dataset: {self.n_runs} ({self.n_selection} to choose among "
@@ -412,9 +408,7 @@ def _root_seed_sequence(random_state) -> np.random.SeedSequence:
 
 def _child(parent: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
     """The i-th child of ``parent``, identical to ``parent.spawn(i + 1)[i]`` on a fresh parent."""
-    return np.random.SeedSequence(
-        parent.entropy, spawn_key=(*parent.spawn_key, i), pool_size=parent.pool_size
-    )
+    return np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, i), pool_size=parent.pool_size)
 
 
 def _observe_chunk(run, dataset, parent, start, stop, observe, batch_size):
@@ -730,9 +724,7 @@ def audit_estimator(
         else:
             output_key = _ErrorAwareKey(output_key)
     run = _FitRun(make_estimator, fit_params, catch)
-    return audit_mechanism(
-        run, (X, y), (X_prime, y_prime), output_key, n_runs, epsilon, delta, alpha, **kwargs
-    )
+    return audit_mechanism(run, (X, y), (X_prime, y_prime), output_key, n_runs, epsilon, delta, alpha, **kwargs)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -112,19 +112,27 @@ def feature_importance_overlap(
         raise TypeError("random_state must be an int or None (one seed shared by both models)")
     res = {}
     for name, est in (("reference", reference), ("model", model)):
-        r = permutation_importance(est, X, y, n_repeats=n_repeats, scoring=scoring,
-                                   random_state=int(random_state), n_jobs=n_jobs)
+        r = permutation_importance(
+            est, X, y, n_repeats=n_repeats, scoring=scoring, random_state=int(random_state), n_jobs=n_jobs
+        )
         res[name] = (r.importances_mean, r.importances_std)
     names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else [f"x{i}" for i in range(n_features)]
     ta = top_k_features(res["reference"][0], k, ties)
     tb = top_k_features(res["model"][0], k, ties)
-    table = pd.DataFrame({
-        "feature": names,
-        "reference_mean": res["reference"][0], "reference_std": res["reference"][1],
-        "model_mean": res["model"][0], "model_std": res["model"][1],
-    })
+    table = pd.DataFrame(
+        {
+            "feature": names,
+            "reference_mean": res["reference"][0],
+            "reference_std": res["reference"][1],
+            "model_mean": res["model"][0],
+            "model_std": res["model"][1],
+        }
+    )
     return ImportanceOverlap(
-        I_k=overlap(ta, tb, k, ties), k=int(k),
-        top_reference=[names[i] for i in ta], top_model=[names[i] for i in tb],
-        importances=table, ties=ties,
+        I_k=overlap(ta, tb, k, ties),
+        k=int(k),
+        top_reference=[names[i] for i in ta],
+        top_model=[names[i] for i in tb],
+        importances=table,
+        ties=ties,
     )

@@ -155,8 +155,12 @@ def rmia_scores(p_x, p_ref_x, in_x, p_z, p_ref_z, in_z, *, a=0.0, gamma=1.0, onl
     if not 0.0 <= a <= 1.0:
         raise ValueError(f"a must be in [0, 1], got {a!r}")
     tiny = 1e-300
-    ratio_x = np.asarray(p_x, dtype=float) / np.maximum(_pr(np.asarray(p_ref_x, float), np.asarray(in_x, bool), online, a), tiny)
-    ratio_z = np.asarray(p_z, dtype=float) / np.maximum(_pr(np.asarray(p_ref_z, float), np.asarray(in_z, bool), online, a), tiny)
+    ratio_x = np.asarray(p_x, dtype=float) / np.maximum(
+        _pr(np.asarray(p_ref_x, float), np.asarray(in_x, bool), online, a), tiny
+    )
+    ratio_z = np.asarray(p_z, dtype=float) / np.maximum(
+        _pr(np.asarray(p_ref_z, float), np.asarray(in_z, bool), online, a), tiny
+    )
     # LR(x, z) = ratio_x / ratio_z ≥ γ  ⇔  ratio_z ≤ ratio_x / γ   (ratio_z ≥ 0)
     # ratio_z == 0 (the target gives z's label probability 0): LR = +∞ ≥ γ for every x.
     rz = np.sort(ratio_z)

@@ -60,7 +60,11 @@ from ._summary import ESTIMATE_VS_BOUND, Summary, num, pct
 from .likelihood_ratio import lira_offline, lira_online, logit_confidence, rmia_scores, tune_rmia_a
 
 __all__ = [
-    "ATTACKS", "LOW_FPR", "MembershipInferenceResult", "membership_inference", "membership_inference_suite",
+    "ATTACKS",
+    "LOW_FPR",
+    "MembershipInferenceResult",
+    "membership_inference",
+    "membership_inference_suite",
     "evaluate_scores",
 ]
 
@@ -172,17 +176,28 @@ class MembershipInferenceResult:
             lb = None
         est = self.epsilon_estimate(0.01)
         numbers = {
-            "attack": self.attack, "auc": self.auc,
-            "tpr@0.1%fpr": self.tpr_at(0.001), "tpr@1%fpr": self.tpr_at(0.01),
-            "n_members": self.n_members, "n_nonmembers": self.n_nonmembers, "seconds": self.seconds,
-            "epsilon_lower_bound": lb, "epsilon_estimate": est, "alpha": alpha,
+            "attack": self.attack,
+            "auc": self.auc,
+            "tpr@0.1%fpr": self.tpr_at(0.001),
+            "tpr@1%fpr": self.tpr_at(0.01),
+            "n_members": self.n_members,
+            "n_nonmembers": self.n_nonmembers,
+            "seconds": self.seconds,
+            "epsilon_lower_bound": lb,
+            "epsilon_estimate": est,
+            "alpha": alpha,
         }
         conf = f"{100 * (1 - alpha):g} %"
-        bound = (f"ε ≥ {num(lb, 2)} at {conf} confidence (lower bound)" if lb is not None
-                 else "no ε lower bound (too few records to split)")
-        text = (f"{self.attack} attack: AUC {num(self.auc)}; TPR {pct(self.tpr_at(0.01))} at 1 % FPR "
-                f"({self.n_members} members, {self.n_nonmembers} non-members); {bound}; "
-                f"ε ≈ {num(est, 2)} (point estimate at 1 % FPR)")
+        bound = (
+            f"ε ≥ {num(lb, 2)} at {conf} confidence (lower bound)"
+            if lb is not None
+            else "no ε lower bound (too few records to split)"
+        )
+        text = (
+            f"{self.attack} attack: AUC {num(self.auc)}; TPR {pct(self.tpr_at(0.01))} at 1 % FPR "
+            f"({self.n_members} members, {self.n_nonmembers} non-members); {bound}; "
+            f"ε ≈ {num(est, 2)} (point estimate at 1 % FPR)"
+        )
         return Summary(numbers, text)
 
     def describe(self, alpha=0.05) -> str:
@@ -266,9 +281,18 @@ def evaluate_scores(scores, membership, attack="custom", record_index=None, para
     m = np.asarray(membership).ravel().astype(bool)
     fpr, tpr, thr, tp, fp = roc_curve(s, m)
     return MembershipInferenceResult(
-        attack=attack, scores=s, membership=m, fpr=fpr, tpr=tpr, thresholds=thr,
-        auc=roc_auc(fpr, tpr), record_index=record_index, params=dict(params or {}),
-        seconds=float(seconds), tp=tp, fp=fp,
+        attack=attack,
+        scores=s,
+        membership=m,
+        fpr=fpr,
+        tpr=tpr,
+        thresholds=thr,
+        auc=roc_auc(fpr, tpr),
+        record_index=record_index,
+        params=dict(params or {}),
+        seconds=float(seconds),
+        tp=tp,
+        fp=fp,
     )
 
 
@@ -373,8 +397,11 @@ def membership_inference(
     if not 0.0 < float(attack_train_fraction) < 1.0:
         raise ValueError(f"attack_train_fraction must be in (0, 1), got {attack_train_fraction!r}")
     default_R = 16 if attack == "shadow" else 64
-    R = _check_n(default_R if n_reference is None else n_reference, "n_reference",
-                 minimum=2 if attack in ("lira", "rmia-online", "shadow") else 1)
+    R = _check_n(
+        default_R if n_reference is None else n_reference,
+        "n_reference",
+        minimum=2 if attack in ("lira", "rmia-online", "shadow") else 1,
+    )
     rng = check_random_state(random_state)
     make = refs.learner_factory(learner, model) if attack not in ("threshold", "black-box") else None
 
@@ -400,8 +427,21 @@ def membership_inference(
 
     # ---- reference-model attacks
     online = attack in ("lira", "rmia-online")
-    bank = _reference_bank("online" if online else "offline", make, X_aud, y_aud, X_pop, y_pop, R,
-                           reference_size, n_in, classes, rng, n_jobs, _cache)
+    bank = _reference_bank(
+        "online" if online else "offline",
+        make,
+        X_aud,
+        y_aud,
+        X_pop,
+        y_pop,
+        R,
+        reference_size,
+        n_in,
+        classes,
+        rng,
+        n_jobs,
+        _cache,
+    )
     keep, n_aud, y_pool = bank["keep"], n_in + n_out, bank["y_pool"]
     params.update(n_reference=R, reference_size=bank["size"], pool=len(y_pool))
 
@@ -465,8 +505,7 @@ def membership_inference(
     return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
 
 
-def _reference_bank(kind, make, X_aud, y_aud, X_pop, y_pop, R, reference_size, n_in, classes, rng,
-                    n_jobs, cache):
+def _reference_bank(kind, make, X_aud, y_aud, X_pop, y_pop, R, reference_size, n_in, classes, rng, n_jobs, cache):
     """Reference models of one kind, fitted once (and shared through ``cache`` by the suite).
 
     "online": pool = [audited; population], outputs on the pool. "offline": pool = population,
@@ -516,8 +555,9 @@ def membership_inference_suite(model, X_in, y_in, X_out, y_out, attacks=ATTACKS,
     for attack in attacks:
         if attack in NEEDS_POPULATION and kwargs.get("X_pop") is None:
             continue
-        out[attack] = membership_inference(model, X_in, y_in, X_out, y_out, attack, random_state=rng,
-                                           _cache=cache, **kwargs)
+        out[attack] = membership_inference(
+            model, X_in, y_in, X_out, y_out, attack, random_state=rng, _cache=cache, **kwargs
+        )
     return out
 
 

@@ -247,8 +247,7 @@ def make_private_learner(method, epsilon, *, max_depth=4, bounds=None, classes=N
     if method == "bdpt":
         from dpmodels.tree.baselines import BDPTClassifier
 
-        return BDPTClassifier(epsilon=epsilon, max_depth=max_depth, bounds=bounds, classes=classes,
-                              random_state=seed)
+        return BDPTClassifier(epsilon=epsilon, max_depth=max_depth, bounds=bounds, classes=classes, random_state=seed)
     if method == "dpgdf":
         from dpmodels.tree.baselines import DPGDFClassifier
 
@@ -256,8 +255,9 @@ def make_private_learner(method, epsilon, *, max_depth=4, bounds=None, classes=N
     if method == "diffprivlib_tree":
         from dpmodels.tree.baselines import DiffprivlibTreeClassifier
 
-        return DiffprivlibTreeClassifier(epsilon=epsilon, max_depth=max_depth, classes=classes,
-                                         random_state=None if seed is None else seed % (2**31))
+        return DiffprivlibTreeClassifier(
+            epsilon=epsilon, max_depth=max_depth, classes=classes, random_state=None if seed is None else seed % (2**31)
+        )
     raise ValueError(f"unknown private method {method!r}; choose from {PRIVATE_METHODS}")
 
 

@@ -114,25 +114,42 @@ class ReconstructionResult:
             pid = None if self.record_paths is None else int(self.record_paths[i])
             return {"record": int(i), "ratio": float(r[i]), "path": str(rule_of.get(pid, ""))}
 
-        return {"min": float(q[0]), "p05": float(q[1]), "median": float(q[2]), "p95": float(q[3]),
-                "max": float(q[4]), "most_exposed": [rec(i) for i in order[:k]],
-                "least_exposed": [rec(i) for i in order[::-1][:k]]}
+        return {
+            "min": float(q[0]),
+            "p05": float(q[1]),
+            "median": float(q[2]),
+            "p95": float(q[3]),
+            "max": float(q[4]),
+            "most_exposed": [rec(i) for i in order[:k]],
+            "least_exposed": [rec(i) for i in order[::-1][:k]],
+        }
 
     def summary(self) -> Summary:
         """Dist_G and the per-record spread as a dict (``dist_g``, ``n``, ``counts``, ``min`` …
         ``max`` of the per-record ratio) whose ``str()`` is a sentence: "Dist_G 0.892 (1 = …);
         per-record ratio 0.796 (most exposed) to 0.925 (least exposed), median 0.894"."""
         ex = self.exposure(0)
-        numbers = {"dist_g": None if np.isnan(self.dist_g) else float(self.dist_g), "n": self.n,
-                   "counts": self.counts, "counts_are_noisy": self.counts_are_noisy,
-                   **{k: ex[k] for k in ("min", "p05", "median", "p95", "max") if k in ex}}
-        src = "the model's noisy counts" if self.counts == "model" and self.counts_are_noisy else (
-            "the model's counts" if self.counts == "model" else "the training records")
-        text = (f"Dist_G {num(self.dist_g)} (1 = the model tells nothing about a training row beyond "
-                f"its public domain, 0 = it pins every row down; C_j from {src})")
+        numbers = {
+            "dist_g": None if np.isnan(self.dist_g) else float(self.dist_g),
+            "n": self.n,
+            "counts": self.counts,
+            "counts_are_noisy": self.counts_are_noisy,
+            **{k: ex[k] for k in ("min", "p05", "median", "p95", "max") if k in ex},
+        }
+        src = (
+            "the model's noisy counts"
+            if self.counts == "model" and self.counts_are_noisy
+            else ("the model's counts" if self.counts == "model" else "the training records")
+        )
+        text = (
+            f"Dist_G {num(self.dist_g)} (1 = the model tells nothing about a training row beyond "
+            f"its public domain, 0 = it pins every row down; C_j from {src})"
+        )
         if ex:
-            text += (f"; per-record ratio {num(ex['min'])} (most exposed) to {num(ex['max'])} "
-                     f"(least exposed), median {num(ex['median'])}")
+            text += (
+                f"; per-record ratio {num(ex['min'])} (most exposed) to {num(ex['max'])} "
+                f"(least exposed), median {num(ex['median'])}"
+            )
         return Summary(numbers, text)
 
     def __str__(self) -> str:
@@ -140,8 +157,10 @@ class ReconstructionResult:
 
     def __repr__(self) -> str:
         noisy = ", noisy" if self.counts_are_noisy else ""
-        return (f"ReconstructionResult(dist_g={self.dist_g:.4f}, {self.kind}, {len(self.paths)} paths, "
-                f"n={self.n:g}, counts={self.counts!r}{noisy})")
+        return (
+            f"ReconstructionResult(dist_g={self.dist_g:.4f}, {self.kind}, {len(self.paths)} paths, "
+            f"n={self.n:g}, counts={self.counts!r}{noisy})"
+        )
 
 
 def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> ReconstructionResult:
@@ -289,9 +308,7 @@ def _model_support(paths):
     post-processing, as ``predict_proba`` does); the model's record count where it keeps one."""
     cc = paths.class_counts
     if cc is None or np.isnan(cc).any():
-        raise ValueError(
-            "the model released no counts for some paths: pass the training records X with counts='data'"
-        )
+        raise ValueError("the model released no counts for some paths: pass the training records X with counts='data'")
     cc = np.clip(cc, 0.0, None)
     if paths.support is not None:
         return paths.support.astype(np.int64), cc

@@ -106,8 +106,12 @@ class ModelAudit:
     @property
     def stated(self) -> dict:
         p = self.model.privacy or {}
-        return {"epsilon": p.get("epsilon"), "delta": p.get("delta"), "is_private": p.get("is_private"),
-                "verdict": list(p.get("verdict") or [])}
+        return {
+            "epsilon": p.get("epsilon"),
+            "delta": p.get("delta"),
+            "is_private": p.get("is_private"),
+            "verdict": list(p.get("verdict") or []),
+        }
 
     @property
     def epsilon_lower_bound(self) -> float | None:
@@ -145,23 +149,40 @@ class ModelAudit:
         rec = self.reconstruction
         return {
             "format": "dpmodels.audit",
-            "model": {"source": self.source, "learner": self.model.estimator_name, "kind": self.model.kind,
-                      **self.stated},
+            "model": {
+                "source": self.source,
+                "learner": self.model.estimator_name,
+                "kind": self.model.kind,
+                **self.stated,
+            },
             "data": {"n_train": self.n_train, "n_test": self.n_test, "n_population": self.n_population},
             "numbers": self.numbers(),
-            "reconstruction": None if rec is None else {
-                **{k: v for k, v in rec.summary().items()}, "domains": self.domains_note,
-                "exposure": rec.exposure(5), "text": str(rec.summary())},
+            "reconstruction": None
+            if rec is None
+            else {
+                **{k: v for k, v in rec.summary().items()},
+                "domains": self.domains_note,
+                "exposure": rec.exposure(5),
+                "text": str(rec.summary()),
+            },
             "reconstruction_skipped": self.domains_note if rec is None else None,
             "vulnerability": {**self.vulnerability.summary(), "text": str(self.vulnerability.summary())},
-            "membership": {a: {**_jsonable(r.summary(self.alpha / max(len(self.membership), 1))),
-                               "epsilon_lower_bound": self.epsilon_lower_bounds.get(a),
-                               "text": self._attack_text(a)}
-                           for a, r in self.membership.items()},
-            "epsilon": {"lower_bound": self.epsilon_lower_bound, "confidence": 1 - self.alpha,
-                        "per_attack_confidence": 1 - self.alpha / max(len(self.membership), 1),
-                        "stated": self.stated["epsilon"], "consistent": self._consistent(),
-                        "estimate_vs_bound": ESTIMATE_VS_BOUND},
+            "membership": {
+                a: {
+                    **_jsonable(r.summary(self.alpha / max(len(self.membership), 1))),
+                    "epsilon_lower_bound": self.epsilon_lower_bounds.get(a),
+                    "text": self._attack_text(a),
+                }
+                for a, r in self.membership.items()
+            },
+            "epsilon": {
+                "lower_bound": self.epsilon_lower_bound,
+                "confidence": 1 - self.alpha,
+                "per_attack_confidence": 1 - self.alpha / max(len(self.membership), 1),
+                "stated": self.stated["epsilon"],
+                "consistent": self._consistent(),
+                "estimate_vs_bound": ESTIMATE_VS_BOUND,
+            },
             "settings": self.settings,
             "seconds": self.seconds,
             "verdict": self.verdict(),
@@ -179,43 +200,63 @@ class ModelAudit:
         r = self.membership[a]
         lb = self.epsilon_lower_bounds.get(a)
         conf = f"{100 * (1 - self.alpha / max(len(self.membership), 1)):.3g} %"
-        return (f"{a}: AUC {num(r.auc)}; TPR {pct(r.tpr_at(0.01))} at 1 % FPR; "
-                f"ε ≥ {num(lb, 2)} at {conf} confidence (lower bound); ε ≈ {num(r.epsilon_estimate(0.01), 2)} "
-                "(point estimate at 1 % FPR)")
+        return (
+            f"{a}: AUC {num(r.auc)}; TPR {pct(r.tpr_at(0.01))} at 1 % FPR; "
+            f"ε ≥ {num(lb, 2)} at {conf} confidence (lower bound); ε ≈ {num(r.epsilon_estimate(0.01), 2)} "
+            "(point estimate at 1 % FPR)"
+        )
 
     def verdict(self) -> str:
         """A short text verdict (what ``dpmodels audit`` prints)."""
         st = self.stated
-        eps = "no stated ε (not a private learner)" if st["epsilon"] is None else (
-            f"stated ε = {num(st['epsilon'])}, δ = {num(st['delta'])}")
-        lines = [f"Audit of {self.source}: {self.model.estimator_name} ({self.model.kind.replace('_', ' ')}), {eps}",
-                 f"  the file says: {' '.join(st['verdict']) or 'no privacy verdict'}",
-                 f"  audited on {self.n_train} training records, {self.n_test} held-out records"
-                 + (f", {self.n_population} population records" if self.n_population else "")]
+        eps = (
+            "no stated ε (not a private learner)"
+            if st["epsilon"] is None
+            else (f"stated ε = {num(st['epsilon'])}, δ = {num(st['delta'])}")
+        )
+        lines = [
+            f"Audit of {self.source}: {self.model.estimator_name} ({self.model.kind.replace('_', ' ')}), {eps}",
+            f"  the file says: {' '.join(st['verdict']) or 'no privacy verdict'}",
+            f"  audited on {self.n_train} training records, {self.n_test} held-out records"
+            + (f", {self.n_population} population records" if self.n_population else ""),
+        ]
         rec = self.reconstruction
-        lines.append("Reconstruction: " + (str(rec.summary()) if rec is not None
-                                           else f"Dist_G not computed: {self.domains_note}"))
+        lines.append(
+            "Reconstruction: "
+            + (str(rec.summary()) if rec is not None else f"Dist_G not computed: {self.domains_note}")
+        )
         lines.append(f"Distributional overfitting: {self.vulnerability.summary()}")
         k = len(self.membership)
-        lines.append(f"Membership inference ({k} attack{'s' if k > 1 else ''}"
-                     + ("" if self.n_population else "; give --population for shadow, LiRA and RMIA") + "):")
+        lines.append(
+            f"Membership inference ({k} attack{'s' if k > 1 else ''}"
+            + ("" if self.n_population else "; give --population for shadow, LiRA and RMIA")
+            + "):"
+        )
         lines += [f"  {self._attack_text(a)}" for a in self.membership]
         best = max(self.membership.values(), key=lambda r: r.auc)
         lb = self.epsilon_lower_bound
         ok = self._consistent()
         conf = f"{100 * (1 - self.alpha):g} %"
-        word = ("the model's stated ε is not contradicted (an audit can refute a DP claim, never prove one)"
-                if ok else "ABOVE the stated ε: the DP claim is refuted (or the records are not independent trials)"
-                if ok is False else "no stated ε to compare with")
-        lines.append(f"Empirical ε: lower bound {num(lb, 2)} at {conf} confidence (the largest over {k} "
-                     f"attack{'s' if k > 1 else ''}, each at 1 − {self.alpha:g}/{k}) vs "
-                     f"{'stated ε = ' + num(st['epsilon']) if st['epsilon'] is not None else 'no stated ε'}: {word}.")
+        word = (
+            "the model's stated ε is not contradicted (an audit can refute a DP claim, never prove one)"
+            if ok
+            else "ABOVE the stated ε: the DP claim is refuted (or the records are not independent trials)"
+            if ok is False
+            else "no stated ε to compare with"
+        )
+        lines.append(
+            f"Empirical ε: lower bound {num(lb, 2)} at {conf} confidence (the largest over {k} "
+            f"attack{'s' if k > 1 else ''}, each at 1 − {self.alpha:g}/{k}) vs "
+            f"{'stated ε = ' + num(st['epsilon']) if st['epsilon'] is not None else 'no stated ε'}: {word}."
+        )
         lines.append(f"  {ESTIMATE_VS_BOUND}")
         dg = "n/a" if rec is None else num(rec.dist_g)
-        lines.append(f"Verdict: strongest attack AUC {num(best.auc)} ({best.attack}); Dist_G {dg}; "
-                     f"ε lower bound {num(lb, 2)}"
-                     + (f" of stated {num(st['epsilon'])}" if st["epsilon"] is not None else "")
-                     + ". This audit reads the training records: it is not a DP release.")
+        lines.append(
+            f"Verdict: strongest attack AUC {num(best.auc)} ({best.attack}); Dist_G {dg}; "
+            f"ε lower bound {num(lb, 2)}"
+            + (f" of stated {num(st['epsilon'])}" if st["epsilon"] is not None else "")
+            + ". This audit reads the training records: it is not a DP release."
+        )
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -232,7 +273,7 @@ class ModelAudit:
         parts = [
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
             "style-src 'unsafe-inline'\">",
             f"<title>dpmodels audit: {e(self.source)}</title>",
             f"<style>{_CSS}</style></head><body>",
@@ -245,8 +286,10 @@ class ModelAudit:
             if val is None:
                 parts.append(f'<tr><td>{e(key)}</td><td data-key="{e(key)}">n/a</td></tr>')
             else:
-                parts.append(f'<tr><td>{e(key)}</td><td data-key="{e(key)}" data-value="{e(repr(float(val)))}">'
-                             f"{e(num(val, 4))}</td></tr>")
+                parts.append(
+                    f'<tr><td>{e(key)}</td><td data-key="{e(key)}" data-value="{e(repr(float(val)))}">'
+                    f"{e(num(val, 4))}</td></tr>"
+                )
         parts.append("</table>")
         parts.append("<h2>The model</h2>")
         if "model" in figs:
@@ -266,19 +309,27 @@ class ModelAudit:
             parts.append(f"<p>{e(str(rec.summary()))}. Domains: {e(self.domains_note)}.</p>")
             parts.append(_img("exposure", figs["exposure"], "per-record exposure CDF"))
             ex = rec.exposure(5)
-            for title, key in (("Most exposed training records", "most_exposed"),
-                               ("Least exposed training records", "least_exposed")):
-                parts.append(f"<h3>{title}</h3><table class=\"{key}\"><tr><th>record (row of the training "
-                             "CSV, from 0)</th><th>ratio</th><th>path</th></tr>")
-                parts += [f"<tr><td>{r['record']}</td><td>{num(r['ratio'], 4)}</td><td>{e(r['path'])}</td></tr>"
-                          for r in ex.get(key, [])]
+            for title, key in (
+                ("Most exposed training records", "most_exposed"),
+                ("Least exposed training records", "least_exposed"),
+            ):
+                parts.append(
+                    f'<h3>{title}</h3><table class="{key}"><tr><th>record (row of the training '
+                    "CSV, from 0)</th><th>ratio</th><th>path</th></tr>"
+                )
+                parts += [
+                    f"<tr><td>{r['record']}</td><td>{num(r['ratio'], 4)}</td><td>{e(r['path'])}</td></tr>"
+                    for r in ex.get(key, [])
+                ]
                 parts.append("</table>")
         parts.append("<h2>Distributional overfitting</h2>")
         parts.append(f"<p>{e(str(self.vulnerability.summary()))}</p>")
         if "null" in figs:
             parts.append(_img("null", figs["null"], "V against its permutation null"))
-        parts.append("<p class=\"note\">This audit reads the training records and reports about them: it is "
-                     "not a differentially private release. Keep it with the private data.</p>")
+        parts.append(
+            '<p class="note">This audit reads the training records and reports about them: it is '
+            "not a differentially private release. Keep it with the private data.</p>"
+        )
         parts.append("</body></html>")
         return "\n".join(parts)
 
@@ -305,19 +356,25 @@ def _ledger_table(model) -> str:
     led = (model.privacy or {}).get("ledger")
     if not led:
         return '<table id="ledger"><tr><td>no privacy ledger (a non-private learner)</td></tr></table>'
-    rows = ['<table id="ledger"><tr><th>#</th><th>what</th><th>mechanism</th><th>Δ</th><th>ε</th><th>δ</th>'
-            "<th>guarantee</th><th>composition</th></tr>"]
+    rows = [
+        '<table id="ledger"><tr><th>#</th><th>what</th><th>mechanism</th><th>Δ</th><th>ε</th><th>δ</th>'
+        "<th>guarantee</th><th>composition</th></tr>"
+    ]
     for i, r in enumerate(led.get("rows") or [], 1):
         comp = r.get("composition", "")
         if comp == "parallel" and r.get("parts", 1) > 1:
             comp = f"parallel ×{r['parts']}"
-        rows.append(f"<tr><td>{i}</td><td>{e(str(r.get('what', '')))}</td><td>{e(str(r.get('mechanism', '')))}</td>"
-                    f"<td>{e(num(r.get('sensitivity'), 4))}</td><td>{e(num(r.get('epsilon'), 4))}</td>"
-                    f"<td>{e(num(r.get('delta'), 4))}</td><td>{e(str(r.get('guarantee', '')))}</td>"
-                    f"<td>{e(comp)}</td></tr>")
-    rows.append(f'<tr><td colspan="8">total spent: ε = {e(num(led.get("epsilon_spent"), 4))} of '
-                f'{e(num(led.get("epsilon"), 4))}, δ = {e(num(led.get("delta_spent"), 4))} of '
-                f'{e(num(led.get("delta"), 4))}</td></tr></table>')
+        rows.append(
+            f"<tr><td>{i}</td><td>{e(str(r.get('what', '')))}</td><td>{e(str(r.get('mechanism', '')))}</td>"
+            f"<td>{e(num(r.get('sensitivity'), 4))}</td><td>{e(num(r.get('epsilon'), 4))}</td>"
+            f"<td>{e(num(r.get('delta'), 4))}</td><td>{e(str(r.get('guarantee', '')))}</td>"
+            f"<td>{e(comp)}</td></tr>"
+        )
+    rows.append(
+        f'<tr><td colspan="8">total spent: ε = {e(num(led.get("epsilon_spent"), 4))} of '
+        f"{e(num(led.get('epsilon'), 4))}, δ = {e(num(led.get('delta_spent'), 4))} of "
+        f"{e(num(led.get('delta'), 4))}</td></tr></table>"
+    )
     rows.append("<p>" + e(" ".join((model.privacy or {}).get("verdict") or [])) + "</p>")
     return "\n".join(rows)
 
@@ -389,9 +446,24 @@ def _jsonable(d: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- the audit
-def audit_model(model, X_train, y_train, X_test, y_test, *, X_pop=None, y_pop=None, domains=None, grid=101,
-                n_permutations=200, n_reference=32, alpha=0.05, random_state=None, n_jobs=None,
-                source=None) -> ModelAudit:
+def audit_model(
+    model,
+    X_train,
+    y_train,
+    X_test,
+    y_test,
+    *,
+    X_pop=None,
+    y_pop=None,
+    domains=None,
+    grid=101,
+    n_permutations=200,
+    n_reference=32,
+    alpha=0.05,
+    random_state=None,
+    n_jobs=None,
+    source=None,
+) -> ModelAudit:
     """Audit a published model (a saved file's path or a :class:`~dpmodels.io.LoadedModel`).
 
     Parameters
@@ -442,8 +514,10 @@ def audit_model(model, X_train, y_train, X_test, y_test, *, X_pop=None, y_pop=No
         labels[name] = yv
     for c in classes:
         if (labels["training"] == c).any() != (labels["held-out"] == c).any():
-            raise ValueError(f"class {c!r} occurs in only one of the training and held-out records: V "
-                             "compares members and non-members per class")
+            raise ValueError(
+                f"class {c!r} occurs in only one of the training and held-out records: V "
+                "compares members and non-members per class"
+            )
     if not (isinstance(n_permutations, int) and n_permutations >= 0):
         raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
     if not 0 < alpha < 1:
@@ -464,8 +538,9 @@ def audit_model(model, X_train, y_train, X_test, y_test, *, X_pop=None, y_pop=No
     vul = vulnerability(model, X_train, y_tr, X_test, y_te, n_permutations=n_permutations, random_state=rng)
     attacks = ("threshold",) + (POPULATION_ATTACKS if X_pop is not None else ())
     kw = {} if X_pop is None else {"X_pop": X_pop, "y_pop": labels["population"], "n_reference": n_reference}
-    mia = membership_inference_suite(model, X_train, y_tr, X_test, y_te, attacks=attacks, random_state=rng,
-                                     n_jobs=n_jobs, **kw)
+    mia = membership_inference_suite(
+        model, X_train, y_tr, X_test, y_te, attacks=attacks, random_state=rng, n_jobs=n_jobs, **kw
+    )
     each = alpha / len(mia)
     bounds = {}
     for a, r in mia.items():
@@ -473,9 +548,24 @@ def audit_model(model, X_train, y_train, X_test, y_test, *, X_pop=None, y_pop=No
             bounds[a] = r.epsilon_lower_bound(alpha=each, random_state=rng)
         except ValueError:
             bounds[a] = None
-    return ModelAudit(model=model, source=src, reconstruction=rec, domains_note=note, vulnerability=vul,
-                      membership=mia, epsilon_lower_bounds=bounds, alpha=alpha, n_train=len(y_tr),
-                      n_test=len(y_te), n_population=None if X_pop is None else len(labels["population"]),
-                      seconds=time.perf_counter() - t0,
-                      settings={"n_permutations": n_permutations, "n_reference": n_reference if X_pop is not None else None,
-                                "alpha": alpha, "grid": grid, "attacks": list(mia)})
+    return ModelAudit(
+        model=model,
+        source=src,
+        reconstruction=rec,
+        domains_note=note,
+        vulnerability=vul,
+        membership=mia,
+        epsilon_lower_bounds=bounds,
+        alpha=alpha,
+        n_train=len(y_tr),
+        n_test=len(y_te),
+        n_population=None if X_pop is None else len(labels["population"]),
+        seconds=time.perf_counter() - t0,
+        settings={
+            "n_permutations": n_permutations,
+            "n_reference": n_reference if X_pop is not None else None,
+            "alpha": alpha,
+            "grid": grid,
+            "attacks": list(mia),
+        },
+    )

@@ -78,11 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     from ._common import one_line_errors
 
-    p = one_line_errors(argparse.ArgumentParser(prog="dpmodels", description="Differentially private interpretable models."))
+    p = one_line_errors(
+        argparse.ArgumentParser(prog="dpmodels", description="Differentially private interpretable models.")
+    )
     p.add_argument("--version", action="version", version=f"dpmodels {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    d = one_line_errors(sub.add_parser("demo", help="train a greedy and a DP rule list (and a DP tree) on bundled COMPAS"))
+    d = one_line_errors(
+        sub.add_parser("demo", help="train a greedy and a DP rule list (and a DP tree) on bundled COMPAS")
+    )
     d.add_argument("--epsilon", type=float, default=1.0, help="privacy budget of the DP models (default: 1.0)")
     d.add_argument("--seed", type=int, default=0, help="seed of the train/test split (not of the noise)")
     d.set_defaults(func=cmd_demo)

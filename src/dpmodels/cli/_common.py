@@ -121,8 +121,10 @@ def _cli_hint(text: str) -> str:
         return " (CLI: --n-public N)"
     m = re.match(r"quantiles of feature '(.+?)'", text)
     if m:
-        return (f" (CLI: --cut-points {m.group(1)}=C1,C2 for public thresholds, or --bounds "
-                f"{m.group(1)}=LO:HI with dp-rulelist for private quantiles)")
+        return (
+            f" (CLI: --cut-points {m.group(1)}=C1,C2 for public thresholds, or --bounds "
+            f"{m.group(1)}=LO:HI with dp-rulelist for private quantiles)"
+        )
     return ""
 
 
@@ -159,7 +161,9 @@ def _fraction(lo_open=True):
 def _name_value(s, what):
     name, sep, value = s.partition("=")
     if not sep or not name.strip() or not value.strip():
-        raise argparse.ArgumentTypeError(f"{what} must look like NAME={'LO:HI' if what == '--bounds' else 'A,B,C'}, got {s!r}")
+        raise argparse.ArgumentTypeError(
+            f"{what} must look like NAME={'LO:HI' if what == '--bounds' else 'A,B,C'}, got {s!r}"
+        )
     return name.strip(), value
 
 
@@ -212,8 +216,19 @@ def _cut_item(s):
 
 # ---------------------------------------------------------------------------- fit: data
 # the bundled datasets (dpmodels.data.list_datasets(); checked by the tests) without importing them
-BUNDLED = ("adult", "australian-credit", "breast-w", "compas", "diabetes", "german",
-           "heart-cleveland", "mushroom", "nursery", "tic-tac-toe", "vote")
+BUNDLED = (
+    "adult",
+    "australian-credit",
+    "breast-w",
+    "compas",
+    "diabetes",
+    "german",
+    "heart-cleveland",
+    "mushroom",
+    "nursery",
+    "tic-tac-toe",
+    "vote",
+)
 
 
 def is_bundled(name: str) -> bool:
@@ -237,7 +252,6 @@ def check_model_path(path) -> None:
         raise UsageError(f"model file {str(p)!r} does not exist")
     if p.is_dir():
         raise UsageError(f"{str(p)!r} is a directory, not a model file")
-
 
 
 def read_csv_text(path, *, sep):

@@ -33,40 +33,69 @@ def _alpha(s):
 
 def add_parser(sub) -> None:
     """Add ``audit`` to the ``dpmodels`` sub-command parser."""
-    p = one_line_errors(sub.add_parser(
-        "audit", help="what does a published model leak? (Dist_G, V, membership inference, ε lower bound)",
-        description="Audit a model file written by `dpmodels fit` against its training records and "
-        "held-out records: the reconstruction leak Dist_G with the per-record exposure, "
-        "distributional-overfitting V with its permutation null, membership inference (the "
-        "threshold attack; shadow, LiRA and RMIA with --population) and the empirical ε lower "
-        "bound next to the model's stated ε. The audit reads the training records: its outputs "
-        "are not a DP release.",
-    ))
+    p = one_line_errors(
+        sub.add_parser(
+            "audit",
+            help="what does a published model leak? (Dist_G, V, membership inference, ε lower bound)",
+            description="Audit a model file written by `dpmodels fit` against its training records and "
+            "held-out records: the reconstruction leak Dist_G with the per-record exposure, "
+            "distributional-overfitting V with its permutation null, membership inference (the "
+            "threshold attack; shadow, LiRA and RMIA with --population) and the empirical ε lower "
+            "bound next to the model's stated ε. The audit reads the training records: its outputs "
+            "are not a DP release.",
+        )
+    )
     p.add_argument("model", metavar="MODEL.json", help="a model file written by dpmodels fit")
     p.add_argument("--train", required=True, metavar="CSV", help="the model's training records (with the label)")
-    p.add_argument("--test", required=True, metavar="CSV",
-                   help="held-out records of the same distribution, not used in training (with the label)")
-    p.add_argument("--population", metavar="CSV",
-                   help="population records disjoint from both, for the shadow, LiRA and RMIA attacks "
-                   "(reference models rebuilt from the file's learner and parameters). Default: none")
-    p.add_argument("--label", metavar="COL",
-                   help="the label column (default: the model file's schema.label; required without it)")
+    p.add_argument(
+        "--test",
+        required=True,
+        metavar="CSV",
+        help="held-out records of the same distribution, not used in training (with the label)",
+    )
+    p.add_argument(
+        "--population",
+        metavar="CSV",
+        help="population records disjoint from both, for the shadow, LiRA and RMIA attacks "
+        "(reference models rebuilt from the file's learner and parameters). Default: none",
+    )
+    p.add_argument(
+        "--label", metavar="COL", help="the label column (default: the model file's schema.label; required without it)"
+    )
     p.add_argument("--json", metavar="FILE", help="write the numbers as JSON here (default: none)")
-    p.add_argument("--html", metavar="FILE",
-                   help="write a self-contained HTML report here: the model's picture, its ledger, the "
-                   "ROC and the per-record exposure (needs matplotlib: the [plots] extra). Default: none")
-    p.add_argument("--permutations", type=_nonneg_int, default=200,
-                   help="permutations of the V null (default: 200)")
-    p.add_argument("--n-reference", type=_pos_int, default=32,
-                   help="reference models per set for the population attacks (default: 32)")
-    p.add_argument("--grid", type=_pos_int, default=101,
-                   help="values in the Dist_G domain of a numerical feature whose declared bounds are not "
-                   "integers (integer bounds: every integer). Default: 101")
-    p.add_argument("--alpha", type=_alpha, default=0.05,
-                   help="1 − confidence of the ε lower bound, split over the attacks (default: 0.05)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the audit's own randomness (splits, reference fits, permutations; it "
-                   "releases nothing). Default: 0")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write a self-contained HTML report here: the model's picture, its ledger, the "
+        "ROC and the per-record exposure (needs matplotlib: the [plots] extra). Default: none",
+    )
+    p.add_argument("--permutations", type=_nonneg_int, default=200, help="permutations of the V null (default: 200)")
+    p.add_argument(
+        "--n-reference",
+        type=_pos_int,
+        default=32,
+        help="reference models per set for the population attacks (default: 32)",
+    )
+    p.add_argument(
+        "--grid",
+        type=_pos_int,
+        default=101,
+        help="values in the Dist_G domain of a numerical feature whose declared bounds are not "
+        "integers (integer bounds: every integer). Default: 101",
+    )
+    p.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=0.05,
+        help="1 − confidence of the ε lower bound, split over the attacks (default: 0.05)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the audit's own randomness (splits, reference fits, permutations; it "
+        "releases nothing). Default: 0",
+    )
     p.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
     p.set_defaults(func=cmd_audit)
 
@@ -81,8 +110,10 @@ def _read(path, what, model, label, sep):
     need = list(model.feature_names_in_)
     missing = [c for c in need + [label] if c not in df.columns]
     if missing:
-        raise UsageError(f"{what} {path!r} lacks the column(s) {', '.join(repr(c) for c in missing[:5])}"
-                         f"{' ...' if len(missing) > 5 else ''}")
+        raise UsageError(
+            f"{what} {path!r} lacks the column(s) {', '.join(repr(c) for c in missing[:5])}"
+            f"{' ...' if len(missing) > 5 else ''}"
+        )
     if len(df) < 2:
         raise UsageError(f"{what} {path!r} has fewer than 2 rows")
     X = parse_frame(df, need, _column_kinds(model.schema, model.preprocessing_))
@@ -92,8 +123,9 @@ def _read(path, what, model, label, sep):
     known = y.isin(classes)
     if not bool(known.all()):
         bad = df[label][~known].iloc[0]
-        raise UsageError(f"{what} {path!r}: label {bad!r} in column {label!r} is not one of the model's "
-                         f"classes {classes}")
+        raise UsageError(
+            f"{what} {path!r}: label {bad!r} in column {label!r} is not one of the model's classes {classes}"
+        )
     return X, y.to_numpy(dtype=object)
 
 
@@ -138,9 +170,21 @@ def cmd_audit(args) -> int:
 
     from ..audit import audit_model
 
-    audit = audit_model(model, X_tr, y_tr, X_te, y_te, X_pop=X_pop, y_pop=y_pop, grid=args.grid,
-                        n_permutations=args.permutations, n_reference=args.n_reference, alpha=args.alpha,
-                        random_state=args.seed, source=str(args.model))
+    audit = audit_model(
+        model,
+        X_tr,
+        y_tr,
+        X_te,
+        y_te,
+        X_pop=X_pop,
+        y_pop=y_pop,
+        grid=args.grid,
+        n_permutations=args.permutations,
+        n_reference=args.n_reference,
+        alpha=args.alpha,
+        random_state=args.seed,
+        source=str(args.model),
+    )
     print(audit.verdict())
     if args.json is not None:
         with open(args.json, "w", encoding="utf-8") as f:

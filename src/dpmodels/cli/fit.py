@@ -67,8 +67,15 @@ __all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_
 
 # dpmodels.rulelist.MECHANISMS, written out so that building the parser imports no scikit-learn
 # (`dpmodels --help` and argument errors answer in ~0.1 s); tests/test_cli_models.py checks it
-MECHANISMS = ("permute-and-flip", "sm-laplace", "sm-cauchy", "gl-laplace", "gl-gaussian",
-              "gl-exponential", "noisy-counts")
+MECHANISMS = (
+    "permute-and-flip",
+    "sm-laplace",
+    "sm-cauchy",
+    "gl-laplace",
+    "gl-gaussian",
+    "gl-exponential",
+    "noisy-counts",
+)
 # dpmodels.rulelist.private.BINARY_ONLY: mechanisms whose proofs cover two classes only
 BINARY_MECHANISMS = ("sm-laplace", "sm-cauchy", "noisy-counts")
 RULE_LISTS = ("greedy-rulelist", "dp-rulelist", "optimal-rulelist")
@@ -90,126 +97,253 @@ _DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text
 }
 
 
-
 # ---------------------------------------------------------------------------- parser
 def add_parser(sub) -> None:
     """Add ``fit`` to the ``dpmodels`` sub-command parser."""
-    f = one_line_errors(sub.add_parser(
-        "fit",
-        help="fit a rule list or a tree on a CSV file (or a bundled dataset), print it, save it",
-        description="Fit a model on a CSV file or a bundled dataset, print it with its privacy "
-        "ledger, and save it as JSON (with ε, δ, the ledger and the public schema). Public "
-        "inputs are declared here or in --schema; anything undeclared is read from the data, which "
-        "the model's ledger records as a leak (the model is then NOT private).",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n  dpmodels fit --data train.csv --label y --model privatree --epsilon 1 "
-        "--bounds age=18:96 --categories sex=F,M --classes 0 1 --out model.json\n"
-        "  dpmodels schema draft train.csv --label y > schema.yaml   # then edit it\n"
-        "  dpmodels fit --data train.csv --schema schema.yaml --model dp-rulelist --out model.json",
-    ))
+    f = one_line_errors(
+        sub.add_parser(
+            "fit",
+            help="fit a rule list or a tree on a CSV file (or a bundled dataset), print it, save it",
+            description="Fit a model on a CSV file or a bundled dataset, print it with its privacy "
+            "ledger, and save it as JSON (with ε, δ, the ledger and the public schema). Public "
+            "inputs are declared here or in --schema; anything undeclared is read from the data, which "
+            "the model's ledger records as a leak (the model is then NOT private).",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            epilog="examples:\n  dpmodels fit --data train.csv --label y --model privatree --epsilon 1 "
+            "--bounds age=18:96 --categories sex=F,M --classes 0 1 --out model.json\n"
+            "  dpmodels schema draft train.csv --label y > schema.yaml   # then edit it\n"
+            "  dpmodels fit --data train.csv --schema schema.yaml --model dp-rulelist --out model.json",
+        )
+    )
     g = f.add_argument_group("data")
-    g.add_argument("--data", required=True, metavar="FILE.csv|NAME",
-                   help="a CSV file with a header row, or a bundled dataset name (adult, compas, "
-                   "german, ...: its documented schema is declared for you). Required.")
-    g.add_argument("--label", metavar="COL",
-                   help="the label column of the CSV (required for a CSV unless --schema names it)")
+    g.add_argument(
+        "--data",
+        required=True,
+        metavar="FILE.csv|NAME",
+        help="a CSV file with a header row, or a bundled dataset name (adult, compas, "
+        "german, ...: its documented schema is declared for you). Required.",
+    )
+    g.add_argument(
+        "--label", metavar="COL", help="the label column of the CSV (required for a CSV unless --schema names it)"
+    )
     g.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
-    g.add_argument("--drop", nargs="+", action="extend", default=[], metavar="COL",
-                   help="columns to leave out (ids, free text). Default: none")
+    g.add_argument(
+        "--drop",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="COL",
+        help="columns to leave out (ids, free text). Default: none",
+    )
     g = f.add_argument_group("model")
-    g.add_argument("--model", choices=MODELS, default="dp-rulelist",
-                   help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
-                   "dpgdf, privatree-regressor (numeric labels, see --label-bounds). Not private "
-                   "(baselines): greedy-rulelist, optimal-rulelist. Rule lists read binary columns: "
-                   "other columns are binarized first (see --cut-points).")
-    g.add_argument("--epsilon", type=_epsilon, metavar="EPS",
-                   help="total privacy budget ε > 0 of a private model (default: 1.0); not "
-                   "allowed for the non-private models")
-    g.add_argument("--delta", type=_delta, metavar="DELTA",
-                   help="δ in [0, 1) for dp-rulelist mechanisms that need it (default: 0, or the "
-                   "mechanism's default with --n-public)")
-    g.add_argument("--mechanism", choices=MECHANISMS, metavar="MECH",
-                   help="dp-rulelist only: one of " + ", ".join(MECHANISMS)
-                   + " (default: permute-and-flip, pure ε-DP)")
-    g.add_argument("--max-rules", type=_pos_int, metavar="K",
-                   help="rule lists: length including the default rule (default: 5)")
-    g.add_argument("--min-support", type=_fraction(lo_open=False), metavar="λ",
-                   help="rule lists: minimum support in [0, 1) (default: 0.05; optimal-rulelist 0.01)")
-    g.add_argument("--max-width", type=_pos_int, metavar="W",
-                   help="greedy-rulelist / dp-rulelist: literals per rule (default: 2)")
-    g.add_argument("--time-limit", type=_seconds, metavar="S",
-                   help="optimal-rulelist: seconds before returning the best list found with its "
-                   "gap (default: none, search to optimality)")
-    g.add_argument("--max-depth", type=_nonneg_int, metavar="D",
-                   help="trees: maximum depth (default: 4; bdpt/dpgdf need >= 1)")
-    g.add_argument("--max-bins", type=_pos_int, metavar="B",
-                   help="privatree / bdpt / privatree-regressor: bins per numerical column (default: 10)")
+    g.add_argument(
+        "--model",
+        choices=MODELS,
+        default="dp-rulelist",
+        help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
+        "dpgdf, privatree-regressor (numeric labels, see --label-bounds). Not private "
+        "(baselines): greedy-rulelist, optimal-rulelist. Rule lists read binary columns: "
+        "other columns are binarized first (see --cut-points).",
+    )
+    g.add_argument(
+        "--epsilon",
+        type=_epsilon,
+        metavar="EPS",
+        help="total privacy budget ε > 0 of a private model (default: 1.0); not allowed for the non-private models",
+    )
+    g.add_argument(
+        "--delta",
+        type=_delta,
+        metavar="DELTA",
+        help="δ in [0, 1) for dp-rulelist mechanisms that need it (default: 0, or the "
+        "mechanism's default with --n-public)",
+    )
+    g.add_argument(
+        "--mechanism",
+        choices=MECHANISMS,
+        metavar="MECH",
+        help="dp-rulelist only: one of " + ", ".join(MECHANISMS) + " (default: permute-and-flip, pure ε-DP)",
+    )
+    g.add_argument(
+        "--max-rules", type=_pos_int, metavar="K", help="rule lists: length including the default rule (default: 5)"
+    )
+    g.add_argument(
+        "--min-support",
+        type=_fraction(lo_open=False),
+        metavar="λ",
+        help="rule lists: minimum support in [0, 1) (default: 0.05; optimal-rulelist 0.01)",
+    )
+    g.add_argument(
+        "--max-width", type=_pos_int, metavar="W", help="greedy-rulelist / dp-rulelist: literals per rule (default: 2)"
+    )
+    g.add_argument(
+        "--time-limit",
+        type=_seconds,
+        metavar="S",
+        help="optimal-rulelist: seconds before returning the best list found with its "
+        "gap (default: none, search to optimality)",
+    )
+    g.add_argument(
+        "--max-depth", type=_nonneg_int, metavar="D", help="trees: maximum depth (default: 4; bdpt/dpgdf need >= 1)"
+    )
+    g.add_argument(
+        "--max-bins",
+        type=_pos_int,
+        metavar="B",
+        help="privatree / bdpt / privatree-regressor: bins per numerical column (default: 10)",
+    )
     g = f.add_argument_group("public inputs (declared, never read from the data)")
-    g.add_argument("--schema", metavar="FILE",
-                   help="a YAML/JSON schema (label, classes, per-column kind, bounds, categories, "
-                   "cut points; see `dpmodels schema draft`) or a saved model whose schema is reused. "
-                   "The options below override it column by column. Default: none")
-    g.add_argument("--classes", nargs="+", metavar="LABEL",
-                   help="the label set, in order: K >= 2 labels (two: negative then positive; "
-                   "optimal-rulelist and the dp-rulelist mechanisms " + ", ".join(BINARY_MECHANISMS)
-                   + " take exactly 2). Labels compare as values (0.0 matches 0). Default: rule "
-                   "lists {0, 1}; trees read it from the data (a leak). Not for privatree-regressor")
-    g.add_argument("--label-bounds", type=_label_bounds, metavar="LO:HI",
-                   help="privatree-regressor: public bounds of the numeric label (labels outside "
-                   "are clipped; a negative LO is written --label-bounds=-5:30). Default: read "
-                   "from the data (a leak)")
-    g.add_argument("--categories", nargs="+", action="extend", type=_list_item("--categories"),
-                   default=[], metavar="COL=A,B,C",
-                   help="a categorical column and its category list; cells compare as values, "
-                   "others are routed as unknown. Repeatable. Default: none")
-    g.add_argument("--bounds", nargs="+", action="extend", type=_bounds_item, default=[],
-                   metavar="COL=LO:HI",
-                   help="a numerical column and its public bounds (values outside are clipped); "
-                   "'*=LO:HI' declares every column not declared otherwise. Repeatable. Default: none")
-    g.add_argument("--cut-points", nargs="+", action="extend", type=_cut_item, default=[],
-                   metavar="COL=C1,C2",
-                   help="rule lists: a numerical column and public thresholds (no privacy cost). "
-                   "Repeatable. Default: none")
-    g.add_argument("--integer", nargs="+", action="extend", default=[], metavar="COL",
-                   help="numerical columns whose values are whole numbers (thresholds then print as "
-                   "integers: priors_count <= 2, not <= 2.629). Default: none")
-    g.add_argument("--binary", nargs="+", action="extend", default=[], metavar="COL",
-                   help="binary columns (cells 0/1 or true/false). A rule list whose columns are all "
-                   "binary skips the Binarizer. Default: none")
-    g.add_argument("--n-bins", type=_pos_int, metavar="K",
-                   help="rule lists: bins per numerical column without cut points (default: 3); "
-                   "private quantiles within --bounds, or the data's quantiles (a leak) without")
-    g.add_argument("--binarizer-share", type=_fraction(), metavar="S",
-                   help="dp-rulelist: share of ε spent on the binarizer's private quantiles when "
-                   "numerical columns have --bounds and no --cut-points (default: 0.1)")
-    g.add_argument("--n-public", type=_pos_int, metavar="N",
-                   help="a public training-set size (or order of magnitude). Default: none (n is "
-                   "private; learners that need it estimate it privately or record a leak)")
+    g.add_argument(
+        "--schema",
+        metavar="FILE",
+        help="a YAML/JSON schema (label, classes, per-column kind, bounds, categories, "
+        "cut points; see `dpmodels schema draft`) or a saved model whose schema is reused. "
+        "The options below override it column by column. Default: none",
+    )
+    g.add_argument(
+        "--classes",
+        nargs="+",
+        metavar="LABEL",
+        help="the label set, in order: K >= 2 labels (two: negative then positive; "
+        "optimal-rulelist and the dp-rulelist mechanisms "
+        + ", ".join(BINARY_MECHANISMS)
+        + " take exactly 2). Labels compare as values (0.0 matches 0). Default: rule "
+        "lists {0, 1}; trees read it from the data (a leak). Not for privatree-regressor",
+    )
+    g.add_argument(
+        "--label-bounds",
+        type=_label_bounds,
+        metavar="LO:HI",
+        help="privatree-regressor: public bounds of the numeric label (labels outside "
+        "are clipped; a negative LO is written --label-bounds=-5:30). Default: read "
+        "from the data (a leak)",
+    )
+    g.add_argument(
+        "--categories",
+        nargs="+",
+        action="extend",
+        type=_list_item("--categories"),
+        default=[],
+        metavar="COL=A,B,C",
+        help="a categorical column and its category list; cells compare as values, "
+        "others are routed as unknown. Repeatable. Default: none",
+    )
+    g.add_argument(
+        "--bounds",
+        nargs="+",
+        action="extend",
+        type=_bounds_item,
+        default=[],
+        metavar="COL=LO:HI",
+        help="a numerical column and its public bounds (values outside are clipped); "
+        "'*=LO:HI' declares every column not declared otherwise. Repeatable. Default: none",
+    )
+    g.add_argument(
+        "--cut-points",
+        nargs="+",
+        action="extend",
+        type=_cut_item,
+        default=[],
+        metavar="COL=C1,C2",
+        help="rule lists: a numerical column and public thresholds (no privacy cost). Repeatable. Default: none",
+    )
+    g.add_argument(
+        "--integer",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="COL",
+        help="numerical columns whose values are whole numbers (thresholds then print as "
+        "integers: priors_count <= 2, not <= 2.629). Default: none",
+    )
+    g.add_argument(
+        "--binary",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="COL",
+        help="binary columns (cells 0/1 or true/false). A rule list whose columns are all "
+        "binary skips the Binarizer. Default: none",
+    )
+    g.add_argument(
+        "--n-bins",
+        type=_pos_int,
+        metavar="K",
+        help="rule lists: bins per numerical column without cut points (default: 3); "
+        "private quantiles within --bounds, or the data's quantiles (a leak) without",
+    )
+    g.add_argument(
+        "--binarizer-share",
+        type=_fraction(),
+        metavar="S",
+        help="dp-rulelist: share of ε spent on the binarizer's private quantiles when "
+        "numerical columns have --bounds and no --cut-points (default: 0.1)",
+    )
+    g.add_argument(
+        "--n-public",
+        type=_pos_int,
+        metavar="N",
+        help="a public training-set size (or order of magnitude). Default: none (n is "
+        "private; learners that need it estimate it privately or record a leak)",
+    )
     g = f.add_argument_group("evaluation, randomness, output")
-    g.add_argument("--holdout", "--test-size", dest="holdout", type=_fraction(), metavar="F",
-                   help="hold out a share F of the rows, chosen row by row by a keyed hash of each "
-                   "row's cells, and print a DP held-out accuracy. Default: fit on every row")
+    g.add_argument(
+        "--holdout",
+        "--test-size",
+        dest="holdout",
+        type=_fraction(),
+        metavar="F",
+        help="hold out a share F of the rows, chosen row by row by a keyed hash of each "
+        "row's cells, and print a DP held-out accuracy. Default: fit on every row",
+    )
     g.add_argument("--no-split", action="store_true", help=argparse.SUPPRESS)  # the default now
-    g.add_argument("--seed", type=int, default=0, metavar="S",
-                   help="key of the per-row hash that assigns held-out rows (public: the assignment "
-                   "is a per-record rule); never the noise's seed (default: 0)")
-    g.add_argument("--eval-epsilon", type=_epsilon, metavar="EPS",
-                   help="ε of the held-out accuracy (noisy counts of right and wrong predictions on "
-                   "the held-out rows; parallel to the training rows). Default: the model's ε, or 1")
-    g.add_argument("--random-state", type=int, metavar="S",
-                   help="seed the privacy noise (reproducible research). NOT private against "
-                   "whoever knows the seed. Default: none (OS entropy)")
-    g.add_argument("--out", "--json", dest="out", metavar="MODEL.json",
-                   help="write the model (with ε, δ, ledger and schema) as JSON here. Default: "
-                   "not saved")
-    g.add_argument("--max-candidates", type=_pos_int, metavar="N",
-                   help="raise the rule-candidate limit (default: 500000, or DPMODELS_MAX_CANDIDATES)")
-    g.add_argument("--max-memory", metavar="SIZE",
-                   help="raise the memory limit of a tree fit, e.g. 16G (default: half the RAM, "
-                   "at most 8G, or DPMODELS_MAX_MEMORY)")
-    g.add_argument("--max-seconds", type=_seconds, metavar="S",
-                   help="raise the limit on a fit's estimated seconds (default: 1800, or "
-                   "DPMODELS_MAX_SECONDS)")
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="key of the per-row hash that assigns held-out rows (public: the assignment "
+        "is a per-record rule); never the noise's seed (default: 0)",
+    )
+    g.add_argument(
+        "--eval-epsilon",
+        type=_epsilon,
+        metavar="EPS",
+        help="ε of the held-out accuracy (noisy counts of right and wrong predictions on "
+        "the held-out rows; parallel to the training rows). Default: the model's ε, or 1",
+    )
+    g.add_argument(
+        "--random-state",
+        type=int,
+        metavar="S",
+        help="seed the privacy noise (reproducible research). NOT private against "
+        "whoever knows the seed. Default: none (OS entropy)",
+    )
+    g.add_argument(
+        "--out",
+        "--json",
+        dest="out",
+        metavar="MODEL.json",
+        help="write the model (with ε, δ, ledger and schema) as JSON here. Default: not saved",
+    )
+    g.add_argument(
+        "--max-candidates",
+        type=_pos_int,
+        metavar="N",
+        help="raise the rule-candidate limit (default: 500000, or DPMODELS_MAX_CANDIDATES)",
+    )
+    g.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="raise the memory limit of a tree fit, e.g. 16G (default: half the RAM, "
+        "at most 8G, or DPMODELS_MAX_MEMORY)",
+    )
+    g.add_argument(
+        "--max-seconds",
+        type=_seconds,
+        metavar="S",
+        help="raise the limit on a fit's estimated seconds (default: 1800, or DPMODELS_MAX_SECONDS)",
+    )
     g.add_argument("--quiet", action="store_true", help="print only the model and where it was saved")
     f.set_defaults(func=cmd_fit)
 
@@ -264,19 +398,25 @@ def _check_fit_args(args) -> None:
         raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
     if args.max_bins is not None and m == "bdpt" and args.max_bins < 2:
         raise UsageError(f"--max-bins must be >= 2 for bdpt, got {args.max_bins}")
-    for what, names in (("--bounds", [n for n, _ in args.bounds]),
-                        ("--categories", [n for n, _ in args.categories]),
-                        ("--cut-points", [n for n, _ in args.cut_points]),
-                        ("--binary", list(args.binary)), ("--drop", list(args.drop)),
-                        ("--integer", list(args.integer))):
+    for what, names in (
+        ("--bounds", [n for n, _ in args.bounds]),
+        ("--categories", [n for n, _ in args.categories]),
+        ("--cut-points", [n for n, _ in args.cut_points]),
+        ("--binary", list(args.binary)),
+        ("--drop", list(args.drop)),
+        ("--integer", list(args.integer)),
+    ):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise UsageError(f"{what} declares {sorted(dup)[0]!r} twice")
-    kinds = [("categorical", {n for n, _ in args.categories}),
-             ("numerical", {n for n, _ in args.bounds if n != "*"} | {n for n, _ in args.cut_points}),
-             ("binary", set(args.binary)), ("dropped", set(args.drop))]
+    kinds = [
+        ("categorical", {n for n, _ in args.categories}),
+        ("numerical", {n for n, _ in args.bounds if n != "*"} | {n for n, _ in args.cut_points}),
+        ("binary", set(args.binary)),
+        ("dropped", set(args.drop)),
+    ]
     for i, (k1, s1) in enumerate(kinds):
-        for k2, s2 in kinds[i + 1:]:
+        for k2, s2 in kinds[i + 1 :]:
             both = s1 & s2
             if both:
                 raise UsageError(f"column {sorted(both)[0]!r} is declared both {k1} and {k2}")
@@ -287,8 +427,12 @@ def _check_fit_args(args) -> None:
 
         parse_bytes(args.max_memory)
     if private and args.random_state is not None:
-        warnings.warn("--random-state seeds the noise: the model is NOT private against whoever "
-                      "knows the seed (use it for reproducible research only)", UserWarning, stacklevel=2)
+        warnings.warn(
+            "--random-state seeds the noise: the model is NOT private against whoever "
+            "knows the seed (use it for reproducible research only)",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
@@ -303,8 +447,10 @@ def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
     if model == "optimal-rulelist":
         raise UsageError(f"{where}: optimal-rulelist is binary (its bounds are two-class): exactly 2 labels, got {k}")
     if model == "dp-rulelist" and mechanism in BINARY_MECHANISMS:
-        raise UsageError(f"{where}: mechanism {mechanism!r} is for two classes only (its sensitivity proof is "
-                         f"binary); got {k} labels: use permute-and-flip or a gl-* mechanism")
+        raise UsageError(
+            f"{where}: mechanism {mechanism!r} is for two classes only (its sensitivity proof is "
+            f"binary); got {k} labels: use permute-and-flip or a gl-* mechanism"
+        )
 
 
 def _fill_defaults(args) -> None:
@@ -379,8 +525,7 @@ def _bundled_declarations(name: str, *, binarized: bool) -> Declarations:
 def _load_fit_data(args, dec: Declarations):
     """``(X, y, dec, leaks)``: features typed by their declarations, labels matched to the label
     set, and what had to be read from the data (each a leak row of the fit)."""
-    leaks = [(w, "a schema entry marked `source: data` (a draft's value kept as is)")
-             for w in dec.data_sourced()]
+    leaks = [(w, "a schema entry marked `source: data` (a draft's value kept as is)") for w in dec.data_sourced()]
     if is_bundled(args.data):
         from ..data import load_dataset
 
@@ -396,12 +541,15 @@ def _load_fit_data(args, dec: Declarations):
             dec.classes = _match_labels(args.classes, documented or [0, 1])
         return X, y, dec, leaks
     if dec.label is None:
-        raise UsageError("--label is required with a CSV file (the name of the label column), or a "
-                         "--schema that names it")
+        raise UsageError(
+            "--label is required with a CSV file (the name of the label column), or a --schema that names it"
+        )
     df = read_csv_text(args.data, sep=args.sep)
     if dec.label not in df.columns:
-        raise UsageError(f"--label {dec.label!r} is not a column of {args.data!r} "
-                         f"(columns: {', '.join(df.columns[:8])}{', ...' if df.shape[1] > 8 else ''})")
+        raise UsageError(
+            f"--label {dec.label!r} is not a column of {args.data!r} "
+            f"(columns: {', '.join(df.columns[:8])}{', ...' if df.shape[1] > 8 else ''})"
+        )
     _check_declared_columns([c for c in df.columns if c != dec.label], dec, args)
     y = _parse_labels(df[dec.label], dec, args, leaks)
     feats = [c for c in df.columns if c != dec.label and dec.kind(c) != "drop"]
@@ -422,10 +570,14 @@ def _check_declared_columns(columns, dec: Declarations, args) -> None:
     for c in dec.columns:
         if c not in cols and c != dec.label:
             src = "--schema" if args.schema is not None else "a declaration"
-            for opt, names in (("--categories", [n for n, _ in args.categories]),
-                               ("--bounds", [n for n, _ in args.bounds]),
-                               ("--cut-points", [n for n, _ in args.cut_points]),
-                               ("--binary", args.binary), ("--drop", args.drop), ("--integer", args.integer)):
+            for opt, names in (
+                ("--categories", [n for n, _ in args.categories]),
+                ("--bounds", [n for n, _ in args.bounds]),
+                ("--cut-points", [n for n, _ in args.cut_points]),
+                ("--binary", args.binary),
+                ("--drop", args.drop),
+                ("--integer", args.integer),
+            ):
                 if c in names:
                     src = opt
             raise UsageError(f"{src}: {c!r} is not a column of the data")
@@ -453,13 +605,17 @@ def _parse_labels(cells, dec: Declarations, args, leaks):
 
         y = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
         if np.isnan(y).any():
-            raise UsageError(f"the label column {dec.label!r} holds an empty or non-numeric cell "
-                             "(privatree-regressor's labels are numbers)")
+            raise UsageError(
+                f"the label column {dec.label!r} holds an empty or non-numeric cell "
+                "(privatree-regressor's labels are numbers)"
+            )
         if dec.label_bounds is not None:
             y = np.clip(y, *dec.label_bounds)
         elif not np.isfinite(y).all():
-            raise UsageError(f"the label column {dec.label!r} holds a value too large for a float and "
-                             "there are no declared label bounds to clip it to (--label-bounds LO:HI)")
+            raise UsageError(
+                f"the label column {dec.label!r} holds a value too large for a float and "
+                "there are no declared label bounds to clip it to (--label-bounds LO:HI)"
+            )
         return pd.Series(y, index=cells.index, name=cells.name)
     if dec.classes is not None:
         return match_declared(cells, dec.classes, "the label set")
@@ -483,8 +639,12 @@ def _parse_column(cells, c: str, dec: Declarations, leaks):
     if kind is None:
         nums = pd.to_numeric(cells.str.strip(), errors="coerce")
         kind = "numerical" if len(cells) and np.isfinite(nums.to_numpy(dtype=float)).all() else "categorical"
-        leaks.append((f"kind of column {c!r} ({kind})", f"Declare it: --bounds {c}=LO:HI, "
-                      f"--categories {c}=A,B, --binary {c}, --drop {c}, or --schema."))
+        leaks.append(
+            (
+                f"kind of column {c!r} ({kind})",
+                f"Declare it: --bounds {c}=LO:HI, --categories {c}=A,B, --binary {c}, --drop {c}, or --schema.",
+            )
+        )
         dec.columns[c] = ColumnDecl(kind, source="data")
     d = dec.columns.get(c)
     return parse_cells(cells, c, kind, values=d.categories if d is not None else None, bounds=dec.bounds(c))
@@ -528,11 +688,22 @@ def _tree_estimator(args, X, dec: Declarations):
     from ..tree.baselines import BDPTClassifier, DPGDFClassifier
 
     if args.model == "privatree-regressor":
-        return PrivaTreeRegressor(epsilon=args.epsilon, max_depth=args.max_depth, max_bins=args.max_bins,
-                                  bounds=_bounds_of(X, dec) or None, label_bounds=dec.label_bounds,
-                                  categories=_categories_of(X, dec) or None, random_state=args.random_state)
-    common = dict(epsilon=args.epsilon, max_depth=args.max_depth, classes=dec.classes,
-                  categories=_categories_of(X, dec) or None, random_state=args.random_state)
+        return PrivaTreeRegressor(
+            epsilon=args.epsilon,
+            max_depth=args.max_depth,
+            max_bins=args.max_bins,
+            bounds=_bounds_of(X, dec) or None,
+            label_bounds=dec.label_bounds,
+            categories=_categories_of(X, dec) or None,
+            random_state=args.random_state,
+        )
+    common = dict(
+        epsilon=args.epsilon,
+        max_depth=args.max_depth,
+        classes=dec.classes,
+        categories=_categories_of(X, dec) or None,
+        random_state=args.random_state,
+    )
     bounds = _bounds_of(X, dec) or None
     if args.model == "privatree":
         return PrivaTreeClassifier(**common, max_bins=args.max_bins, bounds=bounds, n_public=dec.n_public)
@@ -546,14 +717,23 @@ def _rule_list_estimator(args, dec: Declarations, epsilon, accountant=None):
 
     classes = dec.classes
     if args.model == "greedy-rulelist":
-        return GreedyRuleListClassifier(max_rules=args.max_rules, min_support=args.min_support,
-                                        max_width=args.max_width, classes=classes)
+        return GreedyRuleListClassifier(
+            max_rules=args.max_rules, min_support=args.min_support, max_width=args.max_width, classes=classes
+        )
     if args.model == "optimal-rulelist":
-        return OptimalRuleListClassifier(max_rules=args.max_rules, min_support=args.min_support,
-                                         time_limit=args.time_limit, classes=classes)
-    kw = dict(epsilon=epsilon, max_rules=args.max_rules, min_support=args.min_support,
-              max_width=args.max_width, classes=classes, n_public=dec.n_public,
-              random_state=args.random_state, accountant=accountant)
+        return OptimalRuleListClassifier(
+            max_rules=args.max_rules, min_support=args.min_support, time_limit=args.time_limit, classes=classes
+        )
+    kw = dict(
+        epsilon=epsilon,
+        max_rules=args.max_rules,
+        min_support=args.min_support,
+        max_width=args.max_width,
+        classes=classes,
+        n_public=dec.n_public,
+        random_state=args.random_state,
+        accountant=accountant,
+    )
     if args.mechanism is not None:
         kw["mechanism"] = args.mechanism
     if args.delta is not None:
@@ -584,21 +764,27 @@ def _binarizer_pipeline(args, X, dec: Declarations):
     from ..privacy import BudgetAccountant
 
     cats = _categories_of(X, dec)
-    cuts = {c: list(d.cut_points) for c in X.columns
-            if (d := dec.columns.get(c)) is not None and d.cut_points}
+    cuts = {c: list(d.cut_points) for c in X.columns if (d := dec.columns.get(c)) is not None and d.cut_points}
     bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
     need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
     if args.model != "dp-rulelist":
-        binarizer = Binarizer(cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None,
-                              categories=cats or None)
+        binarizer = Binarizer(
+            cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None, categories=cats or None
+        )
         return [binarizer], _rule_list_estimator(args, dec, args.epsilon)
     learner = _rule_list_estimator(args, dec, args.epsilon)
     _, delta = learner._resolve_params()  # the learner's δ (0 for pure mechanisms): the budget's
     share = args.binarizer_share if need else 0.0
     acc = BudgetAccountant(args.epsilon, delta)
-    binarizer = Binarizer(cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None,
-                          categories=cats or None, epsilon=share * args.epsilon if need else None,
-                          accountant=acc, random_state=args.random_state)
+    binarizer = Binarizer(
+        cut_points=cuts or None,
+        n_bins=args.n_bins,
+        bounds=bounds or None,
+        categories=cats or None,
+        epsilon=share * args.epsilon if need else None,
+        accountant=acc,
+        random_state=args.random_state,
+    )
     learner = _rule_list_estimator(args, dec, (1.0 - share) * args.epsilon, accountant=acc)
     return [binarizer], learner
 
@@ -626,11 +812,15 @@ def _check_labels(y, dec: Declarations, *, binary: bool) -> None:
 def _identifier_hint(X, dec: Declarations) -> str:
     """When a size guard trips and a categorical column has many values read from the data (an
     identifier, free text), the column to leave out."""
-    wide = sorted(((X[c].nunique(), c) for c in X.columns
-                   if dec.kind(c) == "categorical" and dec.columns[c].categories is None), reverse=True)
+    wide = sorted(
+        ((X[c].nunique(), c) for c in X.columns if dec.kind(c) == "categorical" and dec.columns[c].categories is None),
+        reverse=True,
+    )
     if wide and wide[0][0] > 50:
-        return (f" — column {wide[0][1]!r} has {wide[0][0]} distinct values read from the data (an "
-                f"identifier or free text?): leave it out with --drop {wide[0][1]}, or declare its categories")
+        return (
+            f" — column {wide[0][1]!r} has {wide[0][0]} distinct values read from the data (an "
+            f"identifier or free text?): leave it out with --drop {wide[0][1]}, or declare its categories"
+        )
     return ""
 
 
@@ -673,10 +863,17 @@ def _dp_accuracy(model, Xte, yte, epsilon, random_state):
     from ..privacy.mechanisms import noisy_histogram
 
     ledger = PrivacyLedger(epsilon)
-    right = int(np.sum(np.asarray(model.predict(Xte), dtype=object) == np.asarray(yte, dtype=object))) if len(yte) else 0
+    right = (
+        int(np.sum(np.asarray(model.predict(Xte), dtype=object) == np.asarray(yte, dtype=object))) if len(yte) else 0
+    )
     counts = np.array([right, len(yte) - right], dtype=np.int64)
-    noisy = noisy_histogram(counts, epsilon, check_random_state(random_state), ledger=ledger,
-                            what="held-out accuracy: counts of right and wrong predictions")
+    noisy = noisy_histogram(
+        counts,
+        epsilon,
+        check_random_state(random_state),
+        ledger=ledger,
+        what="held-out accuracy: counts of right and wrong predictions",
+    )
     r, w = (max(float(v), 0.0) for v in noisy)
     return (r / (r + w) if r + w > 0 else None), ledger
 
@@ -707,8 +904,9 @@ def cmd_fit(args) -> int:
         step._check_params()  # the Binarizer's own checks (no data read)
     _check_estimator_params(est)
     if args.model not in REGRESSORS:  # a regressor's labels were parsed as numbers
-        _check_labels(y, dec, binary=args.model == "optimal-rulelist"
-                      or (args.model in RULE_LISTS and dec.classes is None))
+        _check_labels(
+            y, dec, binary=args.model == "optimal-rulelist" or (args.model in RULE_LISTS and dec.classes is None)
+        )
     from ..pipeline import validate_before_spend
 
     try:  # every step's checks, the labels and the size guards, before the first step spends
@@ -749,11 +947,16 @@ def cmd_fit(args) -> int:
         if Xte is not None:
             acc, eval_ledger = _dp_accuracy(model, Xte, yte, args.eval_epsilon, args.random_state)
             txt = f"{acc:.3f}" if acc is not None else "not estimable (the noisy counts are <= 0)"
-            print(f"\nheld-out accuracy (DP, ε = {args.eval_epsilon:g} on the held-out rows, parallel to "
-                  f"training; share {args.holdout:g} by a keyed per-row hash): {txt}")
+            print(
+                f"\nheld-out accuracy (DP, ε = {args.eval_epsilon:g} on the held-out rows, parallel to "
+                f"training; share {args.holdout:g} by a keyed per-row hash): {txt}"
+            )
         print()
-        print(led.summary() if led is not None else
-              "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger.")
+        print(
+            led.summary()
+            if led is not None
+            else "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger."
+        )
     if args.out is not None:
         from .schema import schema_document
 
@@ -814,10 +1017,15 @@ def _fit_parquet(args, dec: Declarations) -> int:
         raise UsageError("no feature column is left after the label and the dropped columns")
     for c in feats:
         k = dec.kind(c)
-        if k is None or (k == "numerical" and dec.bounds(c) is None) or (
-                k == "categorical" and dec.columns[c].categories is None):
-            raise UsageError(f"column {c!r} is not fully declared: Parquet data is streamed, so every column needs "
-                             f"--bounds {c}=LO:HI, --categories {c}=A,B, --binary {c} or --drop {c} (or --schema)")
+        if (
+            k is None
+            or (k == "numerical" and dec.bounds(c) is None)
+            or (k == "categorical" and dec.columns[c].categories is None)
+        ):
+            raise UsageError(
+                f"column {c!r} is not fully declared: Parquet data is streamed, so every column needs "
+                f"--bounds {c}=LO:HI, --categories {c}=A,B, --binary {c} or --drop {c} (or --schema)"
+            )
     try:
         source = ParquetSource(args.data, label=dec.label, columns=feats)
     except ValueError as exc:
@@ -845,7 +1053,8 @@ def _fit_parquet(args, dec: Declarations) -> int:
         from .schema import schema_document
 
         cols = [*feats, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in feats)]
-        path = save_model(est, args.out, schema_extra={"label": dec.label,
-                                                       "columns": schema_document(dec, cols)["columns"]})
+        path = save_model(
+            est, args.out, schema_extra={"label": dec.label, "columns": schema_document(dec, cols)["columns"]}
+        )
         print(f"\nmodel written to {path}")
     return 0

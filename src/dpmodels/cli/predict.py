@@ -17,35 +17,47 @@ __all__ = ["add_parsers", "cmd_predict", "cmd_show"]
 
 def add_parsers(sub) -> None:
     """Add ``predict`` and ``show`` to the ``dpmodels`` sub-command parser."""
-    p = one_line_errors(sub.add_parser(
-        "predict", help="predict with a saved model on a CSV file",
-        description="Predict with a model saved by `dpmodels fit` on a CSV file (raw columns, as "
-        "at fit time; extra columns such as the label are ignored).",
-    ))
+    p = one_line_errors(
+        sub.add_parser(
+            "predict",
+            help="predict with a saved model on a CSV file",
+            description="Predict with a model saved by `dpmodels fit` on a CSV file (raw columns, as "
+            "at fit time; extra columns such as the label are ignored).",
+        )
+    )
     p.add_argument("model", metavar="MODEL.json", help="a model file written by dpmodels fit")
     p.add_argument("data", metavar="DATA.csv", help="a CSV file with the model's input columns")
-    p.add_argument("--out", metavar="PREDICTIONS.csv",
-                   help="write the predictions here as CSV (default: print them to stdout)")
-    p.add_argument("--proba", action="store_true",
-                   help="add one column of class probabilities per class (from the noisy counts); "
-                   "classifiers only")
-    p.add_argument("--id", metavar="COL",
-                   help="copy this column of the data into the output (default: none)")
+    p.add_argument(
+        "--out", metavar="PREDICTIONS.csv", help="write the predictions here as CSV (default: print them to stdout)"
+    )
+    p.add_argument(
+        "--proba",
+        action="store_true",
+        help="add one column of class probabilities per class (from the noisy counts); classifiers only",
+    )
+    p.add_argument("--id", metavar="COL", help="copy this column of the data into the output (default: none)")
     p.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
     p.set_defaults(func=cmd_predict)
 
-    s = one_line_errors(sub.add_parser(
-        "show", help="print a saved model, its privacy ledger and its public schema",
-        description="Print a saved model (header, rules), its privacy ledger with the verdict, and "
-        "its public schema (in the format `dpmodels fit --schema` reads).",
-    ))
+    s = one_line_errors(
+        sub.add_parser(
+            "show",
+            help="print a saved model, its privacy ledger and its public schema",
+            description="Print a saved model (header, rules), its privacy ledger with the verdict, and "
+            "its public schema (in the format `dpmodels fit --schema` reads).",
+        )
+    )
     s.add_argument("model", metavar="MODEL.json", help="a model file written by dpmodels fit")
-    s.add_argument("--raw", action="store_true",
-                   help="show the model as fitted (no merging of trailing rules / sibling leaves)")
+    s.add_argument(
+        "--raw", action="store_true", help="show the model as fitted (no merging of trailing rules / sibling leaves)"
+    )
     s.add_argument("--rules", action="store_true", help="also print get_rules() as a table")
-    s.add_argument("--plot", metavar="FILE.png|svg",
-                   help="also draw the model (a tree's nodes or one bar per rule, the privacy header as "
-                   "title) to this PNG or SVG file (needs matplotlib: the [plots] extra). Default: none")
+    s.add_argument(
+        "--plot",
+        metavar="FILE.png|svg",
+        help="also draw the model (a tree's nodes or one bar per rule, the privacy header as "
+        "title) to this PNG or SVG file (needs matplotlib: the [plots] extra). Default: none",
+    )
     s.set_defaults(func=cmd_show)
 
 
@@ -84,8 +96,10 @@ def _check_predict_columns(args, df, needed) -> None:
         raise UsageError(f"--id {args.id!r} is not a column of {args.data!r}")
     missing = [c for c in needed if c not in df.columns]
     if missing:
-        raise UsageError(f"{args.data!r} lacks {len(missing)} column(s) the model needs: "
-                         f"{', '.join(repr(c) for c in missing[:5])}{' ...' if len(missing) > 5 else ''}")
+        raise UsageError(
+            f"{args.data!r} lacks {len(missing)} column(s) the model needs: "
+            f"{', '.join(repr(c) for c in missing[:5])}{' ...' if len(missing) > 5 else ''}"
+        )
 
 
 # ---------------------------------------------------------------------------- predict
@@ -142,12 +156,18 @@ def _schema_of_model(model):
     sch = model.schema
     leaked = {r.what for r in model.privacy_ledger_.leaks} if model.privacy_ledger_ is not None else set()
     if model.kind == "regression_tree":  # no label set: the label bounds the labels were clipped to
-        dec = Declarations(label=sch.get("label"), n_public=sch.get("n_public"),
-                           label_bounds=tuple(model.model_.label_bounds),
-                           label_bounds_source="data" if "label bounds" in leaked else "user")
+        dec = Declarations(
+            label=sch.get("label"),
+            n_public=sch.get("n_public"),
+            label_bounds=tuple(model.model_.label_bounds),
+            label_bounds_source="data" if "label bounds" in leaked else "user",
+        )
     else:
-        dec = Declarations(label=sch.get("label"), classes=list(sch.get("classes") or list(model.classes_)),
-                           n_public=sch.get("n_public"))
+        dec = Declarations(
+            label=sch.get("label"),
+            classes=list(sch.get("classes") or list(model.classes_)),
+            n_public=sch.get("n_public"),
+        )
     kinds = _column_kinds(sch, model.preprocessing_)
     bounds = sch.get("bounds") or {}
     cols = sch.get("columns") or {}
@@ -161,8 +181,11 @@ def _schema_of_model(model):
             b = bounds.get(c) or spec.get("bounds")
             d.bounds = tuple(b) if b else None
             d.cut_points = spec.get("cut_points")
-        if (spec.get("source") == "data" or f"categories of feature {c!r}" in leaked
-                or any(w.startswith(f"kind of column {c!r}") for w in leaked)):
+        if (
+            spec.get("source") == "data"
+            or f"categories of feature {c!r}" in leaked
+            or any(w.startswith(f"kind of column {c!r}") for w in leaked)
+        ):
             d.source = "data"
         dec.columns[c] = d
     return dec
@@ -197,8 +220,10 @@ def cmd_show(args) -> int:
     else:
         for v in model.privacy.get("verdict") or ["Privacy: unknown"]:
             print(v)
-    print("\nPublic schema (reusable: dpmodels fit --schema this-model.json; entries marked "
-          "source: data were read from the data)")
+    print(
+        "\nPublic schema (reusable: dpmodels fit --schema this-model.json; entries marked "
+        "source: data were read from the data)"
+    )
     print(dump_yaml(schema_document(_schema_of_model(model), list(model.feature_names_in_))).rstrip())
     for step in model.preprocessing_:
         print(f"preprocessing: {type(step).__name__}")

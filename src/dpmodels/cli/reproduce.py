@@ -35,25 +35,51 @@ def _one_line_error(self, message):
 
 def add_parser(sub) -> argparse.ArgumentParser:
     r = sub.add_parser(
-        "reproduce", help="reproduce the papers' figures and tables (see --list)",
+        "reproduce",
+        help="reproduce the papers' figures and tables (see --list)",
         description="Recompute the papers' results with this library's learners; write tidy results, "
-                    "PNG figures and a report.",
+        "PNG figures and a report.",
     )
     r.error = types.MethodType(_one_line_error, r)
-    r.add_argument("ids", nargs="*", metavar="ID", help="experiment ids, 'all', a paper ('000', '002', '003'), 'lib' or an old name")
+    r.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="experiment ids, 'all', a paper ('000', '002', '003'), 'lib' or an old name",
+    )
     r.add_argument("--list", action="store_true", help="list every id, what it draws and its full-size cost here")
     r.add_argument("--quick", action="store_true", help="reduced sizes (every id together in minutes)")
-    r.add_argument("--runs", type=int, default=None, help="repetitions (random splits / runs) instead of the id's default")
+    r.add_argument(
+        "--runs", type=int, default=None, help="repetitions (random splits / runs) instead of the id's default"
+    )
     r.add_argument("--datasets", nargs="+", default=None, help="restrict to these datasets")
-    r.add_argument("--epsilons", nargs="+", type=float, default=None, help="use these ε values instead of the id's grid")
+    r.add_argument(
+        "--epsilons", nargs="+", type=float, default=None, help="use these ε values instead of the id's grid"
+    )
     r.add_argument("--out", default="results", help="output folder (default: results)")
-    r.add_argument("--workers", type=int, default=1, help="parallel worker processes (joblib, or Dask workers for --dask local)")
-    r.add_argument("--dask", default=None, metavar="ADDRESS", help="run the cells on a Dask cluster: a scheduler address or 'local'")
-    r.add_argument("--data-dir", default=None, help="folder with the unbundled OpenML benchmark files (clf_num/, clf_cat/)")
-    r.add_argument("--download", action="store_true", help="fetch unbundled OpenML datasets with sklearn's fetch_openml (needs network)")
+    r.add_argument(
+        "--workers", type=int, default=1, help="parallel worker processes (joblib, or Dask workers for --dask local)"
+    )
+    r.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="run the cells on a Dask cluster: a scheduler address or 'local'",
+    )
+    r.add_argument(
+        "--data-dir", default=None, help="folder with the unbundled OpenML benchmark files (clf_num/, clf_cat/)"
+    )
+    r.add_argument(
+        "--download",
+        action="store_true",
+        help="fetch unbundled OpenML datasets with sklearn's fetch_openml (needs network)",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
-    r.add_argument("--finished-only", action="store_true",
-                   help="run nothing: draw figures, tables and the report from the cells already finished")
+    r.add_argument(
+        "--finished-only",
+        action="store_true",
+        help="run nothing: draw figures, tables and the report from the cells already finished",
+    )
     r.set_defaults(func=cmd_reproduce)
     return r
 
@@ -91,9 +117,15 @@ def list_ids(out=None) -> None:
         print(f"{e.id:<{w}}  {e.kind:<6}  {cost:<{cw}}  {e.draws}", file=out)
     missing = [i for i in PAPER_IDS if i not in known]
     if missing:
-        print(f"\nnot registered in this build (their modules must call registry.register): {', '.join(missing)}", file=out)
-    print("\nquick sizes: dpmodels reproduce all --quick; old names: rulelist-accuracy, privatree-accuracy, "
-          "poisoning-guarantee, backdoor (aliases)", file=out)
+        print(
+            f"\nnot registered in this build (their modules must call registry.register): {', '.join(missing)}",
+            file=out,
+        )
+    print(
+        "\nquick sizes: dpmodels reproduce all --quick; old names: rulelist-accuracy, privatree-accuracy, "
+        "poisoning-guarantee, backdoor (aliases)",
+        file=out,
+    )
 
 
 def cmd_reproduce(args) -> int:
@@ -113,11 +145,23 @@ def cmd_reproduce(args) -> int:
 
     if args.data_dir:
         os.environ["DPMODELS_DATA_DIR"] = os.path.abspath(args.data_dir)  # workers inherit it
-    size = Size(quick=args.quick, runs=args.runs, datasets=tuple(args.datasets) if args.datasets else None,
-                epsilons=tuple(args.epsilons) if args.epsilons else None,
-                data_dir=os.path.abspath(args.data_dir) if args.data_dir else None, download=args.download)
+    size = Size(
+        quick=args.quick,
+        runs=args.runs,
+        datasets=tuple(args.datasets) if args.datasets else None,
+        epsilons=tuple(args.epsilons) if args.epsilons else None,
+        data_dir=os.path.abspath(args.data_dir) if args.data_dir else None,
+        download=args.download,
+    )
     from ..experiments.run import reproduce
 
-    reproduce(ids, size, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress,
-              finished_only=args.finished_only)
+    reproduce(
+        ids,
+        size,
+        args.out,
+        workers=args.workers,
+        dask=args.dask,
+        progress=not args.no_progress,
+        finished_only=args.finished_only,
+    )
     return 0

@@ -41,13 +41,29 @@ from pathlib import Path
 
 from ._common import UsageError, one_line_errors
 
-__all__ = ["ColumnDecl", "Declarations", "read_schema_file", "draft_schema", "schema_document",
-           "match_declared", "parse_number", "add_parser"]
+__all__ = [
+    "ColumnDecl",
+    "Declarations",
+    "read_schema_file",
+    "draft_schema",
+    "schema_document",
+    "match_declared",
+    "parse_number",
+    "add_parser",
+]
 
 KINDS = ("numerical", "categorical", "binary", "drop")
 _COLUMN_KEYS = {"kind", "bounds", "categories", "cut_points", "integer", "source"}
-_TOP_KEYS = {"label", "classes", "classes_source", "label_bounds", "label_bounds_source", "n_public", "columns",
-             "format"}
+_TOP_KEYS = {
+    "label",
+    "classes",
+    "classes_source",
+    "label_bounds",
+    "label_bounds_source",
+    "n_public",
+    "columns",
+    "format",
+}
 
 
 @dataclass
@@ -90,8 +106,11 @@ class Declarations:
     def data_sourced(self) -> list[str]:
         """What a draft read from the data and the user kept: each is a leak of the fit."""
         what = {"numerical": "kind and bounds", "categorical": "kind and categories", "binary": "kind"}
-        out = [f"{what[d.kind]} of column {c!r}" for c, d in self.columns.items()
-               if d.source == "data" and d.kind != "drop"]
+        out = [
+            f"{what[d.kind]} of column {c!r}"
+            for c, d in self.columns.items()
+            if d.source == "data" and d.kind != "drop"
+        ]
         if self.classes is not None and self.classes_source == "data":
             out.insert(0, "label set")
         if self.label_bounds is not None and self.label_bounds_source == "data":
@@ -166,8 +185,9 @@ _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no")
 
 
-def parse_cells(cells, c: str, kind: str, *, values=None, bounds=None, finite: bool = True,
-                declared: str = "declared "):
+def parse_cells(
+    cells, c: str, kind: str, *, values=None, bounds=None, finite: bool = True, declared: str = "declared "
+):
     """Text cells of column ``c`` parsed by its kind: categorical cells matched to ``values`` as
     values (:func:`match_declared`); binary cells 0/1 or true/false; numerical cells numbers,
     clipped to ``bounds`` (so 1e400, read as inf, is clipped like any other value). A cell that
@@ -182,18 +202,24 @@ def parse_cells(cells, c: str, kind: str, *, values=None, bounds=None, finite: b
         num = pd.to_numeric(low, errors="coerce")
         out = np.where(low.isin(_TRUE) | (num == 1), 1, np.where(low.isin(_FALSE) | (num == 0), 0, -1))
         if (out < 0).any():
-            raise UsageError(f"column {c!r} is {declared}binary but holds a cell other than 0/1 or "
-                             "true/false (fix the file, or declare the column otherwise)")
+            raise UsageError(
+                f"column {c!r} is {declared}binary but holds a cell other than 0/1 or "
+                "true/false (fix the file, or declare the column otherwise)"
+            )
         return pd.Series(out.astype(np.int64), index=cells.index, name=c)
     x = pd.to_numeric(cells.str.strip(), errors="coerce").to_numpy(dtype=float)
     if np.isnan(x).any():
-        raise UsageError(f"column {c!r} is {declared}numerical but holds an empty or non-numeric cell "
-                         "(impute it with a public rule, or declare the column otherwise)")
+        raise UsageError(
+            f"column {c!r} is {declared}numerical but holds an empty or non-numeric cell "
+            "(impute it with a public rule, or declare the column otherwise)"
+        )
     if bounds is not None:
         x = np.clip(x, bounds[0], bounds[1])
     elif finite and not np.isfinite(x).all():
-        raise UsageError(f"column {c!r} holds a value too large for a float and has no declared "
-                         f"bounds to clip it to (--bounds {c}=LO:HI)")
+        raise UsageError(
+            f"column {c!r} holds a value too large for a float and has no declared "
+            f"bounds to clip it to (--bounds {c}=LO:HI)"
+        )
     return pd.Series(x, index=cells.index, name=c)
 
 
@@ -232,8 +258,13 @@ def _column(name, spec, path) -> ColumnDecl:
         raise UsageError(f"{where}: unknown key {sorted(unknown)[0]!r} (keys: {', '.join(sorted(_COLUMN_KEYS))})")
     kind = spec.get("kind")
     if kind is None:
-        kind = ("categorical" if "categories" in spec else
-                "numerical" if ("bounds" in spec or "cut_points" in spec) else None)
+        kind = (
+            "categorical"
+            if "categories" in spec
+            else "numerical"
+            if ("bounds" in spec or "cut_points" in spec)
+            else None
+        )
     if kind not in KINDS:
         raise UsageError(f"{where}: kind must be one of {', '.join(KINDS)}")
     source = spec.get("source", "user")
@@ -304,8 +335,10 @@ def read_schema_file(path) -> Declarations:
         return _from_model_document(doc, p)
     unknown = set(doc) - _TOP_KEYS
     if unknown:
-        raise UsageError(f"--schema {str(p)!r}: unknown key {sorted(unknown)[0]!r} "
-                         f"(keys: {', '.join(sorted(_TOP_KEYS - {'format'}))})")
+        raise UsageError(
+            f"--schema {str(p)!r}: unknown key {sorted(unknown)[0]!r} "
+            f"(keys: {', '.join(sorted(_TOP_KEYS - {'format'}))})"
+        )
     dec = Declarations(label=doc.get("label"))
     if doc.get("classes") is not None:
         dec.classes = _as_list(doc["classes"], f"{p}: classes")
@@ -385,7 +418,7 @@ def schema_document(dec: Declarations, columns=None) -> dict:
     if dec.n_public is not None:
         doc["n_public"] = dec.n_public
     cols = {}
-    for c in (columns if columns is not None else dec.columns):
+    for c in columns if columns is not None else dec.columns:
         d = dec.columns.get(c)
         if d is None:
             kind = dec.kind(c)
@@ -488,21 +521,32 @@ def cmd_schema_draft(args) -> int:
 def add_parser(sub) -> None:
     from ._common import guarded
 
-    s = one_line_errors(sub.add_parser(
-        "schema", help="write a draft schema (column kinds, bounds, categories) from a CSV file",
-        description="Schema files declare a table's public inputs for `dpmodels fit --schema FILE`.",
-    ))
+    s = one_line_errors(
+        sub.add_parser(
+            "schema",
+            help="write a draft schema (column kinds, bounds, categories) from a CSV file",
+            description="Schema files declare a table's public inputs for `dpmodels fit --schema FILE`.",
+        )
+    )
     ss = s.add_subparsers(dest="schema_command", required=True)
-    d = one_line_errors(ss.add_parser(
-        "draft", help="read a CSV and write a schema draft to edit (every value read is marked source: data)",
-        description="Write a YAML schema draft read from the data. Every entry taken from the file is "
-        "marked `source: data`: a fit that keeps such entries records each as a leak. Review each, "
-        "replace it with public knowledge, and delete its source line.",
-    ))
+    d = one_line_errors(
+        ss.add_parser(
+            "draft",
+            help="read a CSV and write a schema draft to edit (every value read is marked source: data)",
+            description="Write a YAML schema draft read from the data. Every entry taken from the file is "
+            "marked `source: data`: a fit that keeps such entries records each as a leak. Review each, "
+            "replace it with public knowledge, and delete its source line.",
+        )
+    )
     d.add_argument("data", metavar="DATA.csv", help="a CSV file with a header row")
     d.add_argument("--label", metavar="COL", help="the label column (its values become the draft's classes)")
     d.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
-    d.add_argument("--max-categories", type=int, default=100, metavar="K",
-                   help="text columns with more distinct values are marked kind: drop (default: 100)")
+    d.add_argument(
+        "--max-categories",
+        type=int,
+        default=100,
+        metavar="K",
+        help="text columns with more distinct values are marked kind: drop (default: 100)",
+    )
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
     d.set_defaults(func=guarded(cmd_schema_draft))

@@ -315,8 +315,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
             return None
         name = type(self).__name__
         X, n, m = check_X_shape(X, name, min_samples=0)
-        names, categorical, cats = resolve_categories(X, self.categories, None, bounds=self.bounds,
-                                                     cut_points=self.cut_points)
+        names, categorical, cats = resolve_categories(
+            X, self.categories, None, bounds=self.bounds, cut_points=self.cut_points
+        )
         cuts_in = self._declared_cuts(names, categorical)
         num_idx = [j for j in range(m) if not categorical[j]]
         for j in num_idx:
@@ -371,16 +372,28 @@ class Binarizer(TransformerMixin, BaseEstimator):
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
         ledger = ledger_for_fit(self, eps or 0.0)  # refused here if an accountant has too little
-        names, categorical, cats = resolve_categories(X, self.categories, ledger, bounds=self.bounds,
-                                                     cut_points=self.cut_points)
+        names, categorical, cats = resolve_categories(
+            X, self.categories, ledger, bounds=self.bounds, cut_points=self.cut_points
+        )
         cuts_in = self._declared_cuts(names, categorical)
         num_idx = [j for j in range(m) if not categorical[j]]
         cols = {j: numeric_column(_column(X, j), names[j]) for j in num_idx}  # schema errors first
         source = {j: ("public" if j in cuts_in else "dp" if eps is not None else "data") for j in num_idx}
         bounds = self._resolve_bounds(names, num_idx, source, cols, ledger)
         G = int(self.grid_size)
-        return self._fit_releases(eps, names, categorical, cats, cuts_in, num_idx, source, bounds, ledger, cols,
-                             lambda dp: np.stack([grid_histogram(cols[j], bounds[j], G) for j in dp]))
+        return self._fit_releases(
+            eps,
+            names,
+            categorical,
+            cats,
+            cuts_in,
+            num_idx,
+            source,
+            bounds,
+            ledger,
+            cols,
+            lambda dp: np.stack([grid_histogram(cols[j], bounds[j], G) for j in dp]),
+        )
 
     def _fit_releases(self, eps, names, categorical, cats, cuts_in, num_idx, source, bounds, ledger, cols, histograms):
         """The releases of :meth:`fit` once the schema is resolved: thresholds and ledger rows.
@@ -398,8 +411,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             elif source[j] == "data":
                 ledger.record_leak(
                     f"quantiles of feature {names[j]!r} (cut points)",
-                    "Declare cut_points= or pass epsilon= and bounds= for DP quantiles to keep "
-                    "the fit private.",
+                    "Declare cut_points= or pass epsilon= and bounds= for DP quantiles to keep the fit private.",
                 )
                 x = cols[j] if j not in bounds else np.clip(cols[j], *bounds[j])
                 cuts[j] = np.unique(np.quantile(x, levels))
@@ -413,10 +425,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
             # anything is drawn, all features drawn in one batch (each row has its own law)
             H = histograms(dp)
             for j in dp:
-                charge(ledger, f"{levels.size} quantiles of {names[j]!r}", "jointexp (exponential)",
-                       eps / len(dp), sensitivity=JOINTEXP_SENSITIVITY)
-            Q = _sample_from_histograms(H, levels, eps / len(dp), [bounds[j][0] for j in dp],
-                                        [bounds[j][1] for j in dp], rng)
+                charge(
+                    ledger,
+                    f"{levels.size} quantiles of {names[j]!r}",
+                    "jointexp (exponential)",
+                    eps / len(dp),
+                    sensitivity=JOINTEXP_SENSITIVITY,
+                )
+            Q = _sample_from_histograms(
+                H, levels, eps / len(dp), [bounds[j][0] for j in dp], [bounds[j][1] for j in dp], rng
+            )
             for j, q in zip(dp, Q):
                 lo, hi = bounds[j]
                 cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
@@ -427,16 +445,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if categorical[j]:
                 self._features.append(dict(name=names[j], kind="categorical", categories=list(cats[j])))
             else:
-                self._features.append(dict(name=names[j], kind="numerical",
-                                           cut_points=np.asarray(cuts[j], dtype=np.float64),
-                                           bounds=bounds.get(j), source=source[j]))
+                self._features.append(
+                    dict(
+                        name=names[j],
+                        kind="numerical",
+                        cut_points=np.asarray(cuts[j], dtype=np.float64),
+                        bounds=bounds.get(j),
+                        source=source[j],
+                    )
+                )
         self._set_columns()
         # this fit's own releases, carried by the transformed frames (module docstring)
         own = PrivacyLedger(ledger.epsilon, ledger.delta)
         own.rows = list(ledger.rows)
         acc = check_accountant(self.accountant)
-        self._release = dict(owner=name, id=uuid.uuid4().hex, accountant=None if acc is None else acc.id,
-                             ledger=own.to_dict())
+        self._release = dict(
+            owner=name, id=uuid.uuid4().hex, accountant=None if acc is None else acc.id, ledger=own.to_dict()
+        )
         self.privacy_ledger_ = published_ledger(ledger)
         if acc is None:
             self.privacy_ledger_.release_id = self._release["id"]  # dpmodels.io counts it once
@@ -463,8 +488,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 have.append(j)
             missing = [names[j] for j in need if j not in have]
             if missing:
-                raise ValueError(f"bounds: no (lo, hi) for numerical feature {missing[0]!r} (needed by "
-                                 "the DP quantiles)")
+                raise ValueError(
+                    f"bounds: no (lo, hi) for numerical feature {missing[0]!r} (needed by the DP quantiles)"
+                )
             idx = sorted(set(have))
         else:
             idx = num_idx
@@ -480,8 +506,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.cut_points_ = {f["name"]: f["cut_points"].copy() for f in self._features if f["kind"] == "numerical"}
         self.cut_point_source_ = {f["name"]: f["source"] for f in self._features if f["kind"] == "numerical"}
         self.categories_ = {f["name"]: list(f["categories"]) for f in self._features if f["kind"] == "categorical"}
-        self.bounds_ = {f["name"]: f["bounds"] for f in self._features
-                        if f["kind"] == "numerical" and f["bounds"] is not None}
+        self.bounds_ = {
+            f["name"]: f["bounds"] for f in self._features if f["kind"] == "numerical" and f["bounds"] is not None
+        }
 
     # ================================================================== transform
     def transform(self, X):
@@ -537,14 +564,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
         feats = []
         for f in self._features:
             if f["kind"] == "categorical":
-                feats.append(dict(name=f["name"], kind="categorical",
-                                  categories=[_json_value(v, f"categories of {f['name']!r}")
-                                              for v in f["categories"]]))
+                feats.append(
+                    dict(
+                        name=f["name"],
+                        kind="categorical",
+                        categories=[_json_value(v, f"categories of {f['name']!r}") for v in f["categories"]],
+                    )
+                )
             else:
-                feats.append(dict(name=f["name"], kind="numerical",
-                                  cut_points=[float(v) for v in f["cut_points"]],
-                                  bounds=None if f["bounds"] is None else [float(v) for v in f["bounds"]],
-                                  source=f["source"]))
+                feats.append(
+                    dict(
+                        name=f["name"],
+                        kind="numerical",
+                        cut_points=[float(v) for v in f["cut_points"]],
+                        bounds=None if f["bounds"] is None else [float(v) for v in f["bounds"]],
+                        source=f["source"],
+                    )
+                )
         groups = {}
         for col, g in self.groups_.items():
             v = g["value"]
@@ -553,10 +589,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return {
             "format": _FORMAT,
             "version": _VERSION,
-            "params": dict(n_bins=int(self.n_bins), encoding=self.encoding, drop=self.drop,
-                           epsilon=None if self.epsilon is None else float(self.epsilon)),
-            "feature_names_in": ([str(c) for c in self.feature_names_in_]
-                                 if hasattr(self, "feature_names_in_") else None),
+            "params": dict(
+                n_bins=int(self.n_bins),
+                encoding=self.encoding,
+                drop=self.drop,
+                epsilon=None if self.epsilon is None else float(self.epsilon),
+            ),
+            "feature_names_in": (
+                [str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_") else None
+            ),
             "n_features_in": int(self.n_features_in_),
             "features": feats,
             "columns": list(self._columns),
@@ -588,21 +629,32 @@ class Binarizer(TransformerMixin, BaseEstimator):
                         bounds[f["name"]] = tuple(f["bounds"])
                 else:
                     raise ValueError(f"unknown feature kind {f['kind']!r}")
-            self = cls(cut_points=cut_points, n_bins=p["n_bins"], bounds=bounds or None,
-                       categories=categories, encoding=p["encoding"], drop=p["drop"])
+            self = cls(
+                cut_points=cut_points,
+                n_bins=p["n_bins"],
+                bounds=bounds or None,
+                categories=categories,
+                encoding=p["encoding"],
+                drop=p["drop"],
+            )
             self._check_params()
             self._features = []
             for f in feats:
                 if f["kind"] == "categorical":
-                    self._features.append(dict(name=str(f["name"]), kind="categorical",
-                                               categories=categories[f["name"]]))
+                    self._features.append(
+                        dict(name=str(f["name"]), kind="categorical", categories=categories[f["name"]])
+                    )
                 else:
                     b = f.get("bounds")
-                    self._features.append(dict(
-                        name=str(f["name"]), kind="numerical",
-                        cut_points=_check_cuts(f["cut_points"], f["name"]),
-                        bounds=None if b is None else (float(b[0]), float(b[1])),
-                        source=str(f.get("source", "public"))))
+                    self._features.append(
+                        dict(
+                            name=str(f["name"]),
+                            kind="numerical",
+                            cut_points=_check_cuts(f["cut_points"], f["name"]),
+                            bounds=None if b is None else (float(b[0]), float(b[1])),
+                            source=str(f.get("source", "public")),
+                        )
+                    )
             self._set_columns()
             if list(d["columns"]) != self._columns:
                 raise ValueError("the serialised columns do not match the features")
@@ -641,8 +693,7 @@ def _loaded_release(ledger: PrivacyLedger, d: dict) -> dict:
 
     prefixed = [r for r in ledger.rows if re.match(r"^[A-Za-z_]\w*: ", r.what)]
     if prefixed:
-        rows = [replace(r, what=r.what[len("Binarizer: "):]) for r in ledger.rows
-                if r.what.startswith("Binarizer: ")]
+        rows = [replace(r, what=r.what[len("Binarizer: ") :]) for r in ledger.rows if r.what.startswith("Binarizer: ")]
     else:
         rows = list(ledger.rows)
     own = PrivacyLedger(0.0)
@@ -672,16 +723,14 @@ def _output_columns(features, encoding, drop):
                 f["columns"] = [f"{feat}<={s}" for s in t]
                 specs = [dict(feature=feat, kind="interval", value=[None, float(v)]) for v in c]
             else:
-                f["columns"] = ([f"{feat}<={t[0]}"]
-                                + [f"{t[k - 1]}<{feat}<={t[k]}" for k in range(1, c.size)]
-                                + [f"{feat}>{t[-1]}"])
+                f["columns"] = (
+                    [f"{feat}<={t[0]}"] + [f"{t[k - 1]}<{feat}<={t[k]}" for k in range(1, c.size)] + [f"{feat}>{t[-1]}"]
+                )
                 ends = [None, *map(float, c), None]
-                specs = [dict(feature=feat, kind="interval", value=[ends[k], ends[k + 1]])
-                         for k in range(c.size + 1)]
+                specs = [dict(feature=feat, kind="interval", value=[ends[k], ends[k + 1]]) for k in range(c.size + 1)]
         for col, spec in zip(f["columns"], specs):
             if col in groups:
-                raise ValueError(f"two output columns would be named {col!r}; rename a feature "
-                                 "or a category")
+                raise ValueError(f"two output columns would be named {col!r}; rename a feature or a category")
             groups[col] = spec
             names.append(col)
     return names, groups

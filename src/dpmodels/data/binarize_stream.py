@@ -39,7 +39,7 @@ class _HistogramPass:
         out[0] = len(X)
         cols = {j: numeric_column(X.iloc[:, j], self.names[j]) for j in self.num_idx}  # schema errors
         for i, j in enumerate(self.dp):
-            out[1 + i * self.G: 1 + (i + 1) * self.G] = grid_histogram(cols[j], self.bounds[j], self.G)
+            out[1 + i * self.G : 1 + (i + 1) * self.G] = grid_histogram(cols[j], self.bounds[j], self.G)
         return out
 
 
@@ -59,11 +59,14 @@ def fit_binarizer_source(b, X, y=None, sample_weight=None):
     num_idx = [j for j in range(m) if not categorical[j]]
     undeclared = [names[j] for j in num_idx if j not in cuts_in]
     if undeclared and eps is None:
-        raise ValueError(f"{name}: partitioned input: feature {undeclared[0]!r} needs cut_points= or epsilon= "
-                         "with bounds= (the data's own quantiles are not read)")
+        raise ValueError(
+            f"{name}: partitioned input: feature {undeclared[0]!r} needs cut_points= or epsilon= "
+            "with bounds= (the data's own quantiles are not read)"
+        )
     if undeclared and b.bounds is None:
-        raise ValueError(f"{name}: partitioned input needs bounds= for the DP quantiles; they are not read "
-                         "from the data")
+        raise ValueError(
+            f"{name}: partitioned input needs bounds= for the DP quantiles; they are not read from the data"
+        )
     _check_feature_names(b, schema, reset=True)
     _check_n_features(b, schema, reset=True)
     ledger = ledger_for_fit(b, eps or 0.0)
@@ -73,11 +76,23 @@ def fit_binarizer_source(b, X, y=None, sample_weight=None):
     G = int(b.grid_size)
     total = counts(source, _HistogramPass(names, num_idx, dp, bounds, G), (1 + len(dp) * G,))
     if total[0] == 0:
-        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required "
-                         "(the empty dataset is outside the domain).")
+        raise ValueError(
+            "Found array with 0 sample(s) while a minimum of 1 is required (the empty dataset is outside the domain)."
+        )
     H = total[1:].reshape(len(dp), G)
-    b._fit_releases(eps, names, categorical, cats, cuts_in, num_idx, kind, bounds, ledger, None,
-               lambda feats: H[[dp.index(j) for j in feats]])
+    b._fit_releases(
+        eps,
+        names,
+        categorical,
+        cats,
+        cuts_in,
+        num_idx,
+        kind,
+        bounds,
+        ledger,
+        None,
+        lambda feats: H[[dp.index(j) for j in feats]],
+    )
     b.n_partitions_ = source.n_partitions
     return b
 

@@ -202,9 +202,7 @@ def _raw_adult(dropna: bool):
     for col in categorical:
         df[col] = df[col].str.strip()
     df = _to_categorical(df, categorical, "adult")
-    X, y = _finish_raw(
-        df, y, categorical=categorical, integer=_ADULT_NUMERIC, dropna=dropna
-    )
+    X, y = _finish_raw(df, y, categorical=categorical, integer=_ADULT_NUMERIC, dropna=dropna)
     X.attrs["source"] = ["adult.data.gz", "adult.test.gz"]
     return X, y
 
@@ -226,12 +224,7 @@ def _raw_compas(dropna: bool):
     # ProPublica's standard filter (6,172 rows kept). Rows whose
     # days_b_screening_arrest is empty fail the first condition.
     days = pd.to_numeric(df["days_b_screening_arrest"], errors="coerce")
-    keep = (
-        (days.abs() <= 30)
-        & (df["is_recid"] != -1)
-        & (df["c_charge_degree"] != "O")
-        & (df["score_text"] != "N/A")
-    )
+    keep = (days.abs() <= 30) & (df["is_recid"] != -1) & (df["c_charge_degree"] != "O") & (df["score_text"] != "N/A")
     df = df.loc[keep.to_numpy()].reset_index(drop=True)
     # ``priors_count`` occurs twice in the file with identical values; pandas
     # names the second copy ``priors_count.1``. We use the first one.
@@ -240,9 +233,7 @@ def _raw_compas(dropna: bool):
     y = df["two_year_recid"].astype(np.int64).rename("two_year_recid")
     y.attrs["positive_class"] = "re-arrested within two years (two_year_recid = 1)"
     integer = [c for c in _COMPAS_FEATURES if c not in _COMPAS_CATEGORICAL]
-    X, y = _finish_raw(
-        X, y, categorical=_COMPAS_CATEGORICAL, integer=integer, dropna=dropna
-    )
+    X, y = _finish_raw(X, y, categorical=_COMPAS_CATEGORICAL, integer=integer, dropna=dropna)
     X.attrs["source"] = ["compas-scores-two-years.csv.gz"]
     return X, y
 
@@ -273,9 +264,7 @@ def _raw_german(dropna: bool):
     y.attrs["positive_class"] = "good credit risk (class 1)"
     categorical = [c for c in _GERMAN_COLUMNS if c not in _GERMAN_NUMERIC]
     df = _to_categorical(df, categorical, "german")
-    X, y = _finish_raw(
-        df, y, categorical=categorical, integer=_GERMAN_NUMERIC, dropna=dropna
-    )
+    X, y = _finish_raw(df, y, categorical=categorical, integer=_GERMAN_NUMERIC, dropna=dropna)
     X.attrs["source"] = ["german.data.gz"]
     return X, y
 
@@ -292,9 +281,7 @@ def _raw_breast_w(dropna: bool):
     df = df.drop(columns="sample_code")  # not a key: 645 values for 699 rows
     y = _binary_label(df.pop("class"), 4, "malignant")
     y.attrs["positive_class"] = "malignant (class 4)"
-    X, y = _finish_raw(
-        df, y, categorical=[], integer=_BREAST_W, dropna=dropna
-    )
+    X, y = _finish_raw(df, y, categorical=[], integer=_BREAST_W, dropna=dropna)
     X.attrs["source"] = ["breast-cancer-wisconsin.data.gz"]
     return X, y
 
@@ -347,9 +334,7 @@ def _raw_mushroom(dropna: bool):
     y = _binary_label(df.pop("class"), "p", "poisonous")
     y.attrs["positive_class"] = "poisonous (p)"
     df = _to_categorical(df, _MUSHROOM_COLUMNS, "mushroom")
-    X, y = _finish_raw(
-        df, y, categorical=_MUSHROOM_COLUMNS, integer=[], dropna=dropna
-    )
+    X, y = _finish_raw(df, y, categorical=_MUSHROOM_COLUMNS, integer=[], dropna=dropna)
     X.attrs["source"] = ["agaricus-lepiota.data.gz"]
     return X, y
 
@@ -378,9 +363,7 @@ def _raw_nursery(dropna: bool):
         name="class",
     )
     df = _to_categorical(df, _NURSERY_COLUMNS, "nursery")
-    X, y = _finish_raw(
-        df, y, categorical=_NURSERY_COLUMNS, integer=[], dropna=dropna
-    )
+    X, y = _finish_raw(df, y, categorical=_NURSERY_COLUMNS, integer=[], dropna=dropna)
     y.attrs["classes"] = classes
     y.attrs["positive_class"] = None  # multiclass: see attrs["classes"]
     X.attrs["source"] = ["nursery.data.gz"]
@@ -426,8 +409,7 @@ def _bin_compas():
     df = df.rename(columns=_COMPAS_RENAME)
     y = df.pop("Recidivate-Within-Two-Years").astype(np.int64).rename("is_recid")
     y.attrs["positive_class"] = (
-        "is_recid = 1 (the published column 'Recidivate-Within-Two-Years' "
-        "equals the raw is_recid, not two_year_recid)"
+        "is_recid = 1 (the published column 'Recidivate-Within-Two-Years' equals the raw is_recid, not two_year_recid)"
     )
     return df, y, ["compas.csv.gz"]
 
@@ -436,6 +418,7 @@ _TTT_SQUARES = [
     "top_left", "top_middle", "top_right", "middle_left", "middle_middle",
     "middle_right", "bottom_left", "bottom_middle", "bottom_right",
 ]  # fmt: skip
+
 
 def _german_columns():
     """Readable names of the 111 columns of CP4IM's German credit binarization, in file order.
@@ -446,6 +429,7 @@ def _german_columns():
     "vacation" and A95 "female single" are documented, never occur, and their columns are all 0);
     duration, credit amount and age are threshold pairs ``x<=c`` / ``x>c``; the 1–4 (1–2) scales
     are one-hot ``x=k``. Category names use ``=`` only, so a negated literal prints ``≠``."""
+
     def pairs(name, cuts):
         return [c for t in cuts for c in (f"{name}<={t}", f"{name}>{t}")]
 
@@ -455,16 +439,46 @@ def _german_columns():
     return [
         *onehot("checking", ["negative", "0-200DM", "200DM+", "none"]),  # A11-A14
         *pairs("duration", [9, 11, 12, 16, 21, 24, 36]),
-        *onehot("history", ["no credits or all paid", "all paid at this bank", "existing paid duly",
-                            "delays in the past", "critical account"]),  # A30-A34
-        *onehot("purpose", ["new car", "used car", "furniture", "radio or TV", "appliances", "repairs",
-                            "education", "vacation", "retraining", "business", "other"]),  # A40-A410
+        *onehot(
+            "history",
+            [
+                "no credits or all paid",
+                "all paid at this bank",
+                "existing paid duly",
+                "delays in the past",
+                "critical account",
+            ],
+        ),  # A30-A34
+        *onehot(
+            "purpose",
+            [
+                "new car",
+                "used car",
+                "furniture",
+                "radio or TV",
+                "appliances",
+                "repairs",
+                "education",
+                "vacation",
+                "retraining",
+                "business",
+                "other",
+            ],
+        ),  # A40-A410
         *pairs("credit_amount", [1049, 1364, 1808, 2319, 3021, 3972, 6468]),
         *onehot("savings", ["0-100DM", "100-500DM", "500-1000DM", "1000DM+", "unknown or none"]),  # A61-A65
         *onehot("employed", ["no", "0-1y", "1-4y", "4-7y", "7y+"]),  # A71-A75
         *onehot("installment_rate", [1, 2, 3, 4]),
-        *onehot("status", ["male divorced or separated", "female divorced separated or married",
-                           "male single", "male married or widowed", "female single"]),  # A91-A95
+        *onehot(
+            "status",
+            [
+                "male divorced or separated",
+                "female divorced separated or married",
+                "male single",
+                "male married or widowed",
+                "female single",
+            ],
+        ),  # A91-A95
         *onehot("other_debtors", ["none", "co-applicant", "guarantor"]),  # A101-A103
         *onehot("residence_since", [1, 2, 3, 4]),
         *onehot("property", ["real estate", "savings or insurance", "car or other", "unknown or none"]),
@@ -472,8 +486,9 @@ def _german_columns():
         *onehot("other_plans", ["bank", "stores", "none"]),  # A141-A143
         *onehot("housing", ["rent", "own", "free"]),  # A151-A153
         *onehot("existing_credits", [1, 2, 3, 4]),
-        *onehot("job", ["unskilled non-resident", "unskilled resident", "skilled",
-                        "management or self-employed"]),  # A171-A174
+        *onehot(
+            "job", ["unskilled non-resident", "unskilled resident", "skilled", "management or self-employed"]
+        ),  # A171-A174
         *onehot("dependents", [1, 2]),
         *onehot("telephone", ["none", "yes"]),  # A191-A192
         *onehot("foreign_worker", ["yes", "no"]),  # A201-A202
@@ -515,9 +530,7 @@ _CP4IM = {
 
 def _bin_cp4im(name: str):
     filename, yname, meaning, namer = _CP4IM[name]
-    arr = np.loadtxt(
-        io.BytesIO(_read_bundled_bytes(filename)), dtype=np.uint8, delimiter=" "
-    )
+    arr = np.loadtxt(io.BytesIO(_read_bundled_bytes(filename)), dtype=np.uint8, delimiter=" ")
     n_features = arr.shape[1] - 1
     columns = namer() if namer is not None else [f"f{i}" for i in range(n_features)]
     if len(columns) != n_features:  # pragma: no cover - data guard
@@ -592,9 +605,7 @@ def _copy(X: pd.DataFrame, y: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
     return Xc, yc
 
 
-def load_dataset(
-    name: str, binarized: bool = True, *, dropna: bool = True
-) -> tuple[pd.DataFrame, pd.Series]:
+def load_dataset(name: str, binarized: bool = True, *, dropna: bool = True) -> tuple[pd.DataFrame, pd.Series]:
     """Load a bundled dataset as ``(X, y)``.
 
     Parameters
@@ -697,11 +708,7 @@ def load_dataset(
     if key not in registry:
         flavour = "binarized" if binarized else "raw"
         other = _RAW if binarized else _BINARIZED
-        hint = (
-            f" ({key!r} exists only with binarized={not binarized})"
-            if key in other
-            else ""
-        )
+        hint = f" ({key!r} exists only with binarized={not binarized})" if key in other else ""
         raise ValueError(
             f"unknown {flavour} dataset {name!r}{hint}; valid {flavour} names: "
             f"{', '.join(list_datasets(bool(binarized)))}"
@@ -711,16 +718,12 @@ def load_dataset(
     return _copy(X, y)
 
 
-def load_adult(
-    binarized: bool = True, *, dropna: bool = True
-) -> tuple[pd.DataFrame, pd.Series]:
+def load_adult(binarized: bool = True, *, dropna: bool = True) -> tuple[pd.DataFrame, pd.Series]:
     """UCI Adult, ``y`` = 1 for income >50K. See :func:`load_dataset`."""
     return load_dataset("adult", binarized, dropna=dropna)
 
 
-def load_compas(
-    binarized: bool = True, *, dropna: bool = True
-) -> tuple[pd.DataFrame, pd.Series]:
+def load_compas(binarized: bool = True, *, dropna: bool = True) -> tuple[pd.DataFrame, pd.Series]:
     """ProPublica COMPAS. See :func:`load_dataset`.
 
     Binarized: ``y`` is ``is_recid``. The published label column is
@@ -731,8 +734,6 @@ def load_compas(
     return load_dataset("compas", binarized, dropna=dropna)
 
 
-def load_german(
-    binarized: bool = True, *, dropna: bool = True
-) -> tuple[pd.DataFrame, pd.Series]:
+def load_german(binarized: bool = True, *, dropna: bool = True) -> tuple[pd.DataFrame, pd.Series]:
     """Statlog German credit, ``y`` = 1 for good credit (700 of 1,000)."""
     return load_dataset("german", binarized, dropna=dropna)

@@ -96,51 +96,214 @@ OPENML_DATASETS: dict[tuple[str, str], OpenMLDataset] = {
     d.key: d
     for d in [
         OpenMLDataset("Bioresponse", "num", 45019, 3_434, 419, 0, False),
-        OpenMLDataset("Diabetes130US", "num", 45022, 71_090, 7, 0, True,
-                      "9be384ad7edbb9a98b509adb9cc08578e63bd87545b05d97d5147aa15b71385a"),
-        OpenMLDataset("Higgs", "num", 44129, 940_160, 24, 0, False,
-                      "fc6eeaa6806da38dd272537c2d1d3646e1615c7e234f4eeea8920a4a7b719f24"),
-        OpenMLDataset("MagicTelescope", "num", 44125, 13_376, 10, 0, True,
-                      "67d05a42c20136481420e4df91722e6057a71e992b2fa83e6099a693e3d3d26e"),
-        OpenMLDataset("MiniBooNE", "num", 44128, 72_998, 50, 0, False,
-                      "3f080afdc4b5fc29e29156bef893546a430e7ee8e89298416a46ccc92577279e"),
-        OpenMLDataset("bank-marketing", "num", 44126, 10_578, 7, 0, True,
-                      "3433fecd416ce949692442882669881746e8a6b24b904a5f808cdcb196443e7e"),
-        OpenMLDataset("california", "num", 45028, 20_634, 8, 0, True,
-                      "0aeeed42d3a451767b44c8f8af6973eb9874a58c5bbe5a3732fb526f926a35be"),
-        OpenMLDataset("covertype", "num", 44121, 566_602, 10, 0, False,
-                      "9d5a30a42f555ef8789f6511a2be15297335364336529bba28fb31d281f9068a"),
-        OpenMLDataset("credit", "num", 44089, 16_714, 10, 0, True,
-                      "22a759296600c39a56884dafd84eb346be018c537ff096adc8c2ae7e0520f2a9"),
-        OpenMLDataset("default-of-credit-card-clients", "num", 45020, 13_272, 20, 0, True,
-                      "186ec333a9d81da4f62d66ff5ea17e1fa8dcf14b0e95be94fe95c04af3502c5f"),
-        OpenMLDataset("electricity", "num", 44120, 38_474, 7, 0, True,
-                      "d6005007c4b1f7ba88cf91cb1f231969cce3e49c98d445338c0ab0342ead5d7e"),
-        OpenMLDataset("eye_movements", "num", 44130, 7_608, 20, 0, True,
-                      "46b2b7749acc21a3838b55e21df1838916b2da128fe80d05b7cbff987f3f8135"),
-        OpenMLDataset("heloc", "num", 45026, 10_000, 22, 0, True,
-                      "656c893ddc6447de22786db47ce79530ac607c772b326f396bb11768ef25cd91"),
-        OpenMLDataset("house_16H", "num", 44123, 13_488, 16, 0, True,
-                      "5e266b8534c894c805a40c413da05e02ac989a7b6d6a6b8bbeb6ca6c48e1d09c"),
-        OpenMLDataset("jannis", "num", 45021, 57_580, 54, 0, False,
-                      "2ec0a6d60f4fc6025eb8b1ad678f196d8c662982486f8a7dd91ee6a129e28b80"),
-        OpenMLDataset("pol", "num", 44122, 10_082, 26, 0, True,
-                      "29b47a780c3b4b746dbd2f93648cfc2b20a97649fe82b2fe9ffae64e08de75b1"),
+        OpenMLDataset(
+            "Diabetes130US",
+            "num",
+            45022,
+            71_090,
+            7,
+            0,
+            True,
+            "9be384ad7edbb9a98b509adb9cc08578e63bd87545b05d97d5147aa15b71385a",
+        ),
+        OpenMLDataset(
+            "Higgs",
+            "num",
+            44129,
+            940_160,
+            24,
+            0,
+            False,
+            "fc6eeaa6806da38dd272537c2d1d3646e1615c7e234f4eeea8920a4a7b719f24",
+        ),
+        OpenMLDataset(
+            "MagicTelescope",
+            "num",
+            44125,
+            13_376,
+            10,
+            0,
+            True,
+            "67d05a42c20136481420e4df91722e6057a71e992b2fa83e6099a693e3d3d26e",
+        ),
+        OpenMLDataset(
+            "MiniBooNE",
+            "num",
+            44128,
+            72_998,
+            50,
+            0,
+            False,
+            "3f080afdc4b5fc29e29156bef893546a430e7ee8e89298416a46ccc92577279e",
+        ),
+        OpenMLDataset(
+            "bank-marketing",
+            "num",
+            44126,
+            10_578,
+            7,
+            0,
+            True,
+            "3433fecd416ce949692442882669881746e8a6b24b904a5f808cdcb196443e7e",
+        ),
+        OpenMLDataset(
+            "california",
+            "num",
+            45028,
+            20_634,
+            8,
+            0,
+            True,
+            "0aeeed42d3a451767b44c8f8af6973eb9874a58c5bbe5a3732fb526f926a35be",
+        ),
+        OpenMLDataset(
+            "covertype",
+            "num",
+            44121,
+            566_602,
+            10,
+            0,
+            False,
+            "9d5a30a42f555ef8789f6511a2be15297335364336529bba28fb31d281f9068a",
+        ),
+        OpenMLDataset(
+            "credit",
+            "num",
+            44089,
+            16_714,
+            10,
+            0,
+            True,
+            "22a759296600c39a56884dafd84eb346be018c537ff096adc8c2ae7e0520f2a9",
+        ),
+        OpenMLDataset(
+            "default-of-credit-card-clients",
+            "num",
+            45020,
+            13_272,
+            20,
+            0,
+            True,
+            "186ec333a9d81da4f62d66ff5ea17e1fa8dcf14b0e95be94fe95c04af3502c5f",
+        ),
+        OpenMLDataset(
+            "electricity",
+            "num",
+            44120,
+            38_474,
+            7,
+            0,
+            True,
+            "d6005007c4b1f7ba88cf91cb1f231969cce3e49c98d445338c0ab0342ead5d7e",
+        ),
+        OpenMLDataset(
+            "eye_movements",
+            "num",
+            44130,
+            7_608,
+            20,
+            0,
+            True,
+            "46b2b7749acc21a3838b55e21df1838916b2da128fe80d05b7cbff987f3f8135",
+        ),
+        OpenMLDataset(
+            "heloc",
+            "num",
+            45026,
+            10_000,
+            22,
+            0,
+            True,
+            "656c893ddc6447de22786db47ce79530ac607c772b326f396bb11768ef25cd91",
+        ),
+        OpenMLDataset(
+            "house_16H",
+            "num",
+            44123,
+            13_488,
+            16,
+            0,
+            True,
+            "5e266b8534c894c805a40c413da05e02ac989a7b6d6a6b8bbeb6ca6c48e1d09c",
+        ),
+        OpenMLDataset(
+            "jannis",
+            "num",
+            45021,
+            57_580,
+            54,
+            0,
+            False,
+            "2ec0a6d60f4fc6025eb8b1ad678f196d8c662982486f8a7dd91ee6a129e28b80",
+        ),
+        OpenMLDataset(
+            "pol", "num", 44122, 10_082, 26, 0, True, "29b47a780c3b4b746dbd2f93648cfc2b20a97649fe82b2fe9ffae64e08de75b1"
+        ),
         OpenMLDataset("albert", "cat", 45035, 58_252, 31, 10, False),
-        OpenMLDataset("compas-two-years", "cat", 45039, 4_966, 11, 8, True,
-                      "7e0bcef09ae633ad81e26b0a8f8f96dbc4ac3c29b9da0760d38ef2a75adde8d8", _COMPAS_CAT),
-        OpenMLDataset("covertype", "cat", 44159, 423_680, 54, 44, False,
-                      "716928e78f3af7947d20867ab7159f8f19e9a65d10bb681b676e6f2719fb9ece"),
-        OpenMLDataset("default-of-credit-card-clients", "cat", 45036, 13_272, 21, 1, True,
-                      "aaf9145c5b555e7f6e69624ee10d12af9b2efc9843cec827c23d3a54bf1cd390", (("x2", _BIN),)),
-        OpenMLDataset("electricity", "cat", 44156, 38_474, 8, 1, True,
-                      "4e01fc2d1d28064ea5334e31f522c62201a77c1f0b75c346fe8a31944bee6588",
-                      (("day", tuple(range(7))),)),
-        OpenMLDataset("eye_movements", "cat", 44157, 7_608, 23, 3, True,
-                      "030ea93e3d3d0d2620541ed2cf9f1e5fb0e0272b6914ece1228e4fa9596ba14d",
-                      tuple((c, _BIN) for c in ("P1stFixation", "P2stFixation", "nextWordRegress"))),
-        OpenMLDataset("road-safety", "cat", 45038, 111_762, 32, 3, False,
-                      "c10d2cc6d04f8586a57a68ec5093c9420776ce08536a7fbe63c36fea15e586be"),
+        OpenMLDataset(
+            "compas-two-years",
+            "cat",
+            45039,
+            4_966,
+            11,
+            8,
+            True,
+            "7e0bcef09ae633ad81e26b0a8f8f96dbc4ac3c29b9da0760d38ef2a75adde8d8",
+            _COMPAS_CAT,
+        ),
+        OpenMLDataset(
+            "covertype",
+            "cat",
+            44159,
+            423_680,
+            54,
+            44,
+            False,
+            "716928e78f3af7947d20867ab7159f8f19e9a65d10bb681b676e6f2719fb9ece",
+        ),
+        OpenMLDataset(
+            "default-of-credit-card-clients",
+            "cat",
+            45036,
+            13_272,
+            21,
+            1,
+            True,
+            "aaf9145c5b555e7f6e69624ee10d12af9b2efc9843cec827c23d3a54bf1cd390",
+            (("x2", _BIN),),
+        ),
+        OpenMLDataset(
+            "electricity",
+            "cat",
+            44156,
+            38_474,
+            8,
+            1,
+            True,
+            "4e01fc2d1d28064ea5334e31f522c62201a77c1f0b75c346fe8a31944bee6588",
+            (("day", tuple(range(7))),),
+        ),
+        OpenMLDataset(
+            "eye_movements",
+            "cat",
+            44157,
+            7_608,
+            23,
+            3,
+            True,
+            "030ea93e3d3d0d2620541ed2cf9f1e5fb0e0272b6914ece1228e4fa9596ba14d",
+            tuple((c, _BIN) for c in ("P1stFixation", "P2stFixation", "nextWordRegress")),
+        ),
+        OpenMLDataset(
+            "road-safety",
+            "cat",
+            45038,
+            111_762,
+            32,
+            3,
+            False,
+            "c10d2cc6d04f8586a57a68ec5093c9420776ce08536a7fbe63c36fea15e586be",
+        ),
     ]
 }
 
@@ -149,8 +312,11 @@ MNIST01_SHA256 = "f99b47ee5271e72b5a85f371ecbb08a7fc488d4d09118cf5b6dc37047506f5
 
 def list_openml(version: str | None = None, bundled: bool | None = None) -> list[tuple[str, str]]:
     """``(name, version)`` of Table IV's OpenML datasets, in the paper's order."""
-    return [k for k, d in OPENML_DATASETS.items()
-            if (version is None or d.version == version) and (bundled is None or d.bundled == bundled)]
+    return [
+        k
+        for k, d in OPENML_DATASETS.items()
+        if (version is None or d.version == version) and (bundled is None or d.bundled == bundled)
+    ]
 
 
 def openml_info(name: str, version: str = "num") -> OpenMLDataset:
@@ -192,7 +358,9 @@ def _read_local(root: Path, info: OpenMLDataset) -> bytes | None:
             if info.sha256 and hashlib.sha256(raw).hexdigest() != info.sha256:
                 warnings.warn(
                     f"{path}: sha256 differs from the benchmark file recorded in PROVENANCE.md; "
-                    "results may not be comparable with the paper", UserWarning, stacklevel=4,
+                    "results may not be comparable with the paper",
+                    UserWarning,
+                    stacklevel=4,
                 )
             return raw
     return None
@@ -202,8 +370,7 @@ def _frame_from_csv(raw: bytes, info: OpenMLDataset, source: str):
     df = pd.read_csv(io.BytesIO(raw))
     if df.shape[1] != info.features + 1:
         raise ValueError(
-            f"{source}: expected {info.features} features + the label column (Table IV), "
-            f"got {df.shape[1]} columns"
+            f"{source}: expected {info.features} features + the label column (Table IV), got {df.shape[1]} columns"
         )
     label = df.columns[-1]
     return df.drop(columns=label), df[label], source
@@ -254,15 +421,19 @@ def _finish(X: pd.DataFrame, y: pd.Series, info: OpenMLDataset, source: str):
             from_data.append(str(c))
         else:
             X[c] = X[c].astype(np.float64)
-    classes, codes = np.unique(np.asarray(y).astype(str) if y.dtype == object else np.asarray(y),
-                               return_inverse=True)
+    classes, codes = np.unique(np.asarray(y).astype(str) if y.dtype == object else np.asarray(y), return_inverse=True)
     if classes.size != 2:
         raise ValueError(f"{info.name}: expected a binary label, found {classes.size} values")
     y = pd.Series(codes.astype(np.int64), name=str(y.name) if y.name is not None else "label")
     y.attrs["classes"] = [str(c) for c in classes]
-    X.attrs.update(dataset=info.name, version=info.version, openml_id=info.openml_id, source=source,
-                   categorical=[str(c) for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)],
-                   categories_from_data=from_data)
+    X.attrs.update(
+        dataset=info.name,
+        version=info.version,
+        openml_id=info.openml_id,
+        source=source,
+        categorical=[str(c) for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)],
+        categories_from_data=from_data,
+    )
     return X, y
 
 
@@ -284,8 +455,13 @@ def load_openml(name: str, version: str = "num", *, data_dir=None, download: boo
     """
     if data_dir is None:
         data_dir = os.environ.get(DATA_DIR_ENV) or None
-    X, y = _load_cached(name, version, None if data_dir is None else str(data_dir), bool(download),
-                        None if data_home is None else str(data_home))
+    X, y = _load_cached(
+        name,
+        version,
+        None if data_dir is None else str(data_dir),
+        bool(download),
+        None if data_home is None else str(data_home),
+    )
     X2, y2 = X.copy(), y.copy()
     X2.attrs, y2.attrs = dict(X.attrs), dict(y.attrs)
     return X2, y2

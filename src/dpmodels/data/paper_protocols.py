@@ -99,8 +99,16 @@ def quantile_onehot(X: pd.DataFrame, n_bins: int, categorical, drop=()) -> tuple
     return pd.DataFrame(cols, index=X.index).astype(np.uint8), feature_of
 
 
-def mine_rules(B: pd.DataFrame, feature_of: dict, *, min_support: float, max_support: float,
-               max_width: int = 2, n_rules: int | None = None, rank: str = "support") -> tuple[pd.DataFrame, int]:
+def mine_rules(
+    B: pd.DataFrame,
+    feature_of: dict,
+    *,
+    min_support: float,
+    max_support: float,
+    max_width: int = 2,
+    n_rules: int | None = None,
+    rank: str = "support",
+) -> tuple[pd.DataFrame, int]:
     """Pre-mine candidate rules from the 0/1 frame ``B`` (step 4 of the module docstring).
 
     Literals are the columns and their negations; candidates are single literals and (``max_width``
@@ -168,11 +176,27 @@ def _paper_000(name: str):
     cfg = PAPER_000[name]
     X, y = load_dataset(name, binarized=False, dropna=False)
     B, feature_of = quantile_onehot(X, cfg["n_bins"], X.attrs["categorical"], drop=cfg["sensitive"])
-    R, n_mined = mine_rules(B, feature_of, min_support=cfg["lam"], max_support=1.0 - cfg["lam"],
-                            max_width=cfg["max_width"], n_rules=cfg["n_rules"])
-    info = dict(dataset=name, rows=len(R), paper_rows=cfg["rows"], columns=B.shape[1], mined=n_mined,
-                rules=R.shape[1], paper_rules=cfg["n_rules"], n_bins=cfg["n_bins"], lam=cfg["lam"],
-                max_width=cfg["max_width"], sensitive=list(cfg["sensitive"]))
+    R, n_mined = mine_rules(
+        B,
+        feature_of,
+        min_support=cfg["lam"],
+        max_support=1.0 - cfg["lam"],
+        max_width=cfg["max_width"],
+        n_rules=cfg["n_rules"],
+    )
+    info = dict(
+        dataset=name,
+        rows=len(R),
+        paper_rows=cfg["rows"],
+        columns=B.shape[1],
+        mined=n_mined,
+        rules=R.shape[1],
+        paper_rules=cfg["n_rules"],
+        n_bins=cfg["n_bins"],
+        lam=cfg["lam"],
+        max_width=cfg["max_width"],
+        sensitive=list(cfg["sensitive"]),
+    )
     return R, y, info
 
 

@@ -53,8 +53,15 @@ from itertools import combinations
 
 import numpy as np
 
-__all__ = ["RuleCandidates", "literal_name", "literal_text", "check_feature_groups", "moments", "GROUPS_ATTR",
-           "GROUP_KINDS"]
+__all__ = [
+    "RuleCandidates",
+    "literal_name",
+    "literal_text",
+    "check_feature_groups",
+    "moments",
+    "GROUPS_ATTR",
+    "GROUP_KINDS",
+]
 
 GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's ``attrs``
 GROUP_KINDS = ("category", "interval")
@@ -75,7 +82,7 @@ def literal_name(feature: str, positive: bool) -> str:
         return name
     m = _ONE_COMPARISON.match(name)
     if m:
-        return name[: m.start(1)] + _NEGATED_OP[m.group(1)] + name[m.end(1):]
+        return name[: m.start(1)] + _NEGATED_OP[m.group(1)] + name[m.end(1) :]
     return f"not {name}"
 
 
@@ -89,7 +96,7 @@ def literal_text(feature: str, positive: bool, digits: int | None = 4) -> tuple[
     m = _ONE_COMPARISON.match(text)
     if digits is None or not m:
         return text, False
-    rhs = text[m.end(1):]
+    rhs = text[m.end(1) :]
     try:
         value = float(rhs)
     except ValueError:
@@ -224,8 +231,9 @@ class RuleCandidates:
             return out
         if self.max_width == 3:
             total, s, A, T = moments(X, W, self.pair_rows()[1])
-            return np.stack([self.counts_from_moments(total[j], s[:, j], A[..., j], T[..., j])
-                             for j in range(W.shape[1])])
+            return np.stack(
+                [self.counts_from_moments(total[j], s[:, j], A[..., j], T[..., j]) for j in range(W.shape[1])]
+            )
         return np.stack([self.counts(X, W[:, j]) for j in range(W.shape[1])])
 
     def counts_from_gram(self, A, s, total) -> np.ndarray:
@@ -290,9 +298,16 @@ class RuleCandidates:
             a, b = 1.0 - pos, 2.0 * pos - 1.0
             ai, aj, ak = a.T
             bi, bj, bk = b.T
-            out[hi] = (ai * aj * ak * total + bi * aj * ak * s[i] + ai * bj * ak * s[j]
-                       + ai * aj * bk * s[k] + bi * bj * ak * A[i, j] + bi * aj * bk * A[i, k]
-                       + ai * bj * bk * A[j, k] + bi * bj * bk * T[pair_index[i, j], k])
+            out[hi] = (
+                ai * aj * ak * total
+                + bi * aj * ak * s[i]
+                + ai * bj * ak * s[j]
+                + ai * aj * bk * s[k]
+                + bi * bj * ak * A[i, j]
+                + bi * aj * bk * A[i, k]
+                + ai * bj * bk * A[j, k]
+                + bi * bj * bk * T[pair_index[i, j], k]
+            )
         return out
 
     def _support(self, X, idx) -> np.ndarray:
@@ -334,8 +349,8 @@ def moments(X, W, pairs, rows=None):
     if len(pairs):
         step = max(1, (1 << 22) // max(1, len(pairs)))  # rows per block of the (rows, pairs) products
         for a in range(0, n, step):
-            Xa = X[a:a + step]
-            T += (Xa[:, pairs[:, 0]] * Xa[:, pairs[:, 1]]).T @ XW[a:a + step]
+            Xa = X[a : a + step]
+            T += (Xa[:, pairs[:, 0]] * Xa[:, pairs[:, 1]]).T @ XW[a : a + step]
     return total, s, A, T.reshape(len(pairs), p, k)
 
 

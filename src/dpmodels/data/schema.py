@@ -89,8 +89,9 @@ class DatasetSchema:
         ``<= 0.5311``; :func:`dpmodels._format.declared_integer_features`)."""
         out: dict = dict(classes=list(self.classes), categories={c: list(v) for c, v in self.categories.items()})
         if bounds:
-            out["bounds"] = {c: tuple((int(b) if c in self.integer else float(b)) for b in v)
-                             for c, v in self.bounds.items()} or None
+            out["bounds"] = {
+                c: tuple((int(b) if c in self.integer else float(b)) for b in v) for c, v in self.bounds.items()
+            } or None
         return out
 
 
@@ -293,8 +294,7 @@ def _interval(feature, spec):
 
 
 def _count_bands(prefix):  # "=0", "=1-3", ">3", ">5" of a count (integers >= 0)
-    return {f"{prefix}=0": (None, 0), f"{prefix}=1-3": (0, 3), f"{prefix}>3": (3, None),
-            f"{prefix}>5": (5, None)}
+    return {f"{prefix}=0": (None, 0), f"{prefix}=1-3": (0, 3), f"{prefix}>3": (3, None), f"{prefix}>5": (5, None)}
 
 
 # Column name -> {"feature", "kind", "value"} for the published binarizations whose columns say

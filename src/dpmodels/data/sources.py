@@ -181,8 +181,11 @@ class ParquetSource:
             # text columns as dictionaries: pandas categoricals, coded once per distinct value
             # (declared values compare as values either way: the codes are the same)
             schema = pq.read_schema(f)
-            text = [c for c in self.columns if pa.types.is_string(schema.field(c).type)
-                    or pa.types.is_large_string(schema.field(c).type)]
+            text = [
+                c
+                for c in self.columns
+                if pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type)
+            ]
             pf = pq.ParquetFile(f, read_dictionary=text)
             for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
                 df = rb.to_pandas()
@@ -224,8 +227,10 @@ class DaskSource:
                 try:
                     frame = X.assign(**{_LABEL: y})
                 except Exception as e:
-                    raise ValueError(f"X and y must come from one dask DataFrame (e.g. ddf[features] and "
-                                     f"ddf[label]): {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+                    raise ValueError(
+                        f"X and y must come from one dask DataFrame (e.g. ddf[features] and "
+                        f"ddf[label]): {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                    ) from None
                 label = _LABEL
         self.X, self.frame, self.label = X, frame, label
         self.columns = [str(c) for c in X.columns]
@@ -248,8 +253,9 @@ def declared_schema(est_name, schema, categories, bounds, cut_points=None):
     """
     from ..validation import check_feature_keys, resolve_categories
 
-    names, categorical, cats = resolve_categories(schema, categories, None, read_object_columns=False,
-                                                  bounds=bounds, cut_points=cut_points)
+    names, categorical, cats = resolve_categories(
+        schema, categories, None, read_object_columns=False, bounds=bounds, cut_points=cut_points
+    )
     pair = bounds is not None and not isinstance(bounds, dict)
     declared = set()
     for d, what in ((bounds, "bounds"), (cut_points, "cut_points")):
@@ -259,8 +265,10 @@ def declared_schema(est_name, schema, categories, bounds, cut_points=None):
         dt = schema.dtypes.iloc[j]
         numeric = pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
         if not (numeric or pair or j in declared):
-            raise ValueError(f"{est_name}: partitioned input: feature {names[j]!r} is neither declared categorical "
-                             "(categories=) nor numerical (bounds=); categories are not read from the data")
+            raise ValueError(
+                f"{est_name}: partitioned input: feature {names[j]!r} is neither declared categorical "
+                "(categories=) nor numerical (bounds=); categories are not read from the data"
+            )
     return names, categorical, cats
 
 

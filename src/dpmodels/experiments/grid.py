@@ -113,8 +113,9 @@ def _dask_client(address, workers):
     except ImportError:
         raise ValueError("--dask needs the optional extra: pip install 'dpmodels[distributed]'") from None
     if address == "local":
-        cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=max(1, int(workers)), threads_per_worker=1, processes=True, dashboard_address=None
+        )
         return Client(cluster), cluster
     return Client(address), None
 
@@ -124,8 +125,17 @@ def finished(cells, cell_dir) -> list:
     return [c for c in cells if _existing(Path(cell_dir), c.uid) is not None]
 
 
-def run_cells(cells, cell_dir, *, workers: int = 1, dask: str | None = None, progress: bool = True,
-              desc: str = "cells", client=None, fmt: str | None = None) -> dict:
+def run_cells(
+    cells,
+    cell_dir,
+    *,
+    workers: int = 1,
+    dask: str | None = None,
+    progress: bool = True,
+    desc: str = "cells",
+    client=None,
+    fmt: str | None = None,
+) -> dict:
     """Run every cell whose result file is missing; return ``{"ran", "cached", "seconds", "cpu_seconds"}``
     (``cpu_seconds``: the CPU time the cells used in their processes, a load-independent cost).
 
@@ -182,8 +192,12 @@ def run_cells(cells, cell_dir, *, workers: int = 1, dask: str | None = None, pro
     finally:
         if bar is not None:
             bar.close()
-    return {"ran": len(todo), "cached": len(cells) - len(todo), "seconds": time.perf_counter() - t0,
-            "cpu_seconds": cpu[0]}
+    return {
+        "ran": len(todo),
+        "cached": len(cells) - len(todo),
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": cpu[0],
+    }
 
 
 def results_path(exp_dir: Path) -> Path:

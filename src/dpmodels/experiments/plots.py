@@ -19,8 +19,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["pyplot", "summarise", "curves_vs_epsilon", "save", "PUBLISHED_STYLE", "band_label", "band_key",
-           "figure_note", "run_note", "annotate"]
+__all__ = [
+    "pyplot",
+    "summarise",
+    "curves_vs_epsilon",
+    "save",
+    "PUBLISHED_STYLE",
+    "band_label",
+    "band_key",
+    "figure_note",
+    "run_note",
+    "annotate",
+]
 
 PUBLISHED_STYLE = dict(marker="*", s=90, color="black", zorder=5, edgecolors="white", linewidths=0.5)
 
@@ -60,8 +70,19 @@ def band_key(ax, counts, what="runs", color="0.55"):
     return ax.fill_between([], [], [], color=color, alpha=0.3, lw=0, label=band_label(counts, what))
 
 
-def curves_vs_epsilon(ax, df: pd.DataFrame, learners, *, colors=None, baseline=None, published=(),
-                      value="value", label_published=True, published_label="published", what="runs"):
+def curves_vs_epsilon(
+    ax,
+    df: pd.DataFrame,
+    learners,
+    *,
+    colors=None,
+    baseline=None,
+    published=(),
+    value="value",
+    label_published=True,
+    published_label="published",
+    what="runs",
+):
     """Draw mean ± s.e. bands against log ε for ``learners`` (order kept) on one axis.
 
     Only learners with results are drawn (and so listed in a legend). ``baseline``: a learner
@@ -94,8 +115,12 @@ def curves_vs_epsilon(ax, df: pd.DataFrame, learners, *, colors=None, baseline=N
             handles.append(h)
     pts = list(published)
     if pts:
-        h = ax.scatter([p["epsilon"] for p in pts], [p["value"] for p in pts],
-                       label=published_label if label_published else None, **PUBLISHED_STYLE)
+        h = ax.scatter(
+            [p["epsilon"] for p in pts],
+            [p["value"] for p in pts],
+            label=published_label if label_published else None,
+            **PUBLISHED_STYLE,
+        )
         handles.append(h)
     if counts:
         handles.append(band_key(ax, counts, what))
@@ -125,8 +150,10 @@ def run_note(quick: bool, runs, requested_runs=None):
     explicit ``--runs``.
     """
     if quick:
-        return (f"QUICK RUN (dpmodels reproduce --quick): {runs} run{'s' if runs != 1 else ''} (distinct seeds) — "
-                "a reduced grid, not the paper's size")
+        return (
+            f"QUICK RUN (dpmodels reproduce --quick): {runs} run{'s' if runs != 1 else ''} (distinct seeds) — "
+            "a reduced grid, not the paper's size"
+        )
     if requested_runs is not None:
         return f"reduced run (--runs {requested_runs}): {runs} run{'s' if runs != 1 else ''} (distinct seeds)"
     return None

@@ -105,8 +105,9 @@ def _p000_table2_vulnerability():
     for line in _P000_T2.strip().splitlines():
         ds, lr, v, pm, _acc, _acc_pm = line.split()
         mark = v[-1] if v[-1] in "+-" else ""
-        out[(ds, lr)] = dict(value=float(v.rstrip("+-")), pm=float(pm),
-                             printed=v.rstrip("+-") + {"+": "⁺", "-": "⁻", "": ""}[mark])
+        out[(ds, lr)] = dict(
+            value=float(v.rstrip("+-")), pm=float(pm), printed=v.rstrip("+-") + {"+": "⁺", "-": "⁻", "": ""}[mark]
+        )
     return out
 
 
@@ -121,8 +122,9 @@ _P000_T3 = """
 10 gl-Laplace 0.308 0.04
 """
 # {(ε, learner): (I_k, ±)}
-P000_TABLE3 = {(float(e), lr): (float(v), float(pm))
-               for e, lr, v, pm in (line.split() for line in _P000_T3.strip().splitlines())}
+P000_TABLE3 = {
+    (float(e), lr): (float(v), float(pm)) for e, lr, v, pm in (line.split() for line in _P000_T3.strip().splitlines())
+}
 
 # Sec. V-C: "at ε = 1 ... sm-Laplace ... 78.7% vs 79.1% for the non private version". The sentence
 # names no dataset. It is not Adult's Table II row (GreedyRL .798 there, not .791) and no other
@@ -289,7 +291,11 @@ def _parse_table(text):
 
 # {ε: {(dataset, group): {column: (mean, se) or None}}}; group "num" / "cat" (OpenML) or "uci"
 P002_ACCURACY = {0.01: _parse_table(_T6), 0.1: _parse_table(_T2), 1.0: _parse_table(_T7)}
-P002_GROUP = {"num": "Numerical data", "cat": "Numerical & categorical data", "uci": "UCI datasets (numerical & categorical)"}
+P002_GROUP = {
+    "num": "Numerical data",
+    "cat": "Numerical & categorical data",
+    "uci": "UCI datasets (numerical & categorical)",
+}
 P002_RUNTIME = _parse_table(_T5)  # seconds at ε = 0.1, depth 4
 
 # Paper 002, Table IV (App. A-B): samples (after dropping rows with missing values), features,
@@ -326,9 +332,10 @@ uci nursery 12,960 8 8 0.667
 uci vote 232 16 16 0.534
 """
 # {(dataset, group): {"samples", "features", "categorical", "majority"}}
-P002_TABLE4 = {(name, group): dict(samples=int(n.replace(",", "")), features=int(f), categorical=int(c),
-                                   majority=float(m))
-               for group, name, n, f, c, m in (line.split() for line in _T4.strip().splitlines())}
+P002_TABLE4 = {
+    (name, group): dict(samples=int(n.replace(",", "")), features=int(f), categorical=int(c), majority=float(m))
+    for group, name, n, f, c, m in (line.split() for line in _T4.strip().splitlines())
+}
 
 _G3 = """
 Bioresponse PrivaTree .01 .522 .511 .458 .398
@@ -458,18 +465,35 @@ def _parse_guarantees(text, group):
         name, method, eps, acc, *g = line.split()
         vals = [None if v == "-" else float(v) for v in g]
         out[(name, group, method.replace("-", " "), float(eps))] = dict(
-            accuracy=float(acc), **{"0.1%": vals[0], "0.5%": vals[1], "1%": vals[2]})
+            accuracy=float(acc), **{"0.1%": vals[0], "0.5%": vals[1], "1%": vals[2]}
+        )
     return out
 
 
 # {(dataset, group, "PrivaTree" | "DP LR", ε): {"accuracy", "0.1%", "0.5%", "1%"}}; Table III is the
 # numerical data (group "num"), Table VIII the mixed OpenML data ("cat") and the UCI data ("uci").
-P002_GUARANTEE = {**_parse_guarantees(_G3, "num"),
-                  **{k: v for k, v in _parse_guarantees(_G8, "cat").items()
-                     if k[0] in ("albert", "compas-two-years", "covertype", "default-of-credit-card-clients",
-                                 "electricity", "eye_movements", "road-safety")},
-                  **{k: v for k, v in _parse_guarantees(_G8, "uci").items()
-                     if k[0] in ("adult", "breast-w", "diabetes", "mushroom", "nursery", "vote")}}
+P002_GUARANTEE = {
+    **_parse_guarantees(_G3, "num"),
+    **{
+        k: v
+        for k, v in _parse_guarantees(_G8, "cat").items()
+        if k[0]
+        in (
+            "albert",
+            "compas-two-years",
+            "covertype",
+            "default-of-credit-card-clients",
+            "electricity",
+            "eye_movements",
+            "road-safety",
+        )
+    },
+    **{
+        k: v
+        for k, v in _parse_guarantees(_G8, "uci").items()
+        if k[0] in ("adult", "breast-w", "diabetes", "mushroom", "nursery", "vote")
+    },
+}
 
 # Sec. VI-C: clean test accuracy of the Fig. 4 models (MNIST 0 vs 1, depth 4)
 P002_FIG4_CLEAN_ACCURACY = {("tree", None): 0.995, ("PrivaTree", 0.1): 0.987, ("PrivaTree", 0.01): 0.974}

@@ -216,8 +216,11 @@ def _plugin_modules() -> list[str]:
             if exc.name != pkg:
                 raise
             continue
-        mods += [f"{pkg}.{m.name}" for m in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name)
-                 if not m.name.startswith("_")]
+        mods += [
+            f"{pkg}.{m.name}"
+            for m in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name)
+            if not m.name.startswith("_")
+        ]
     return mods + list(PLUGIN_MODULES)
 
 
@@ -268,6 +271,14 @@ def row(dataset, learner, parameters, epsilon, delta, seed, metric, value, fit_s
     if not isinstance(parameters, str):
         parameters = json.dumps(parameters, sort_keys=True, default=str)
     eps = float(epsilon) if epsilon is not None else math.nan
-    return dict(dataset=str(dataset), learner=str(learner), parameters=parameters, epsilon=eps,
-                delta=float(delta) if delta is not None else math.nan, seed=int(seed), metric=str(metric),
-                value=float(value), fit_seconds=float(fit_seconds))
+    return dict(
+        dataset=str(dataset),
+        learner=str(learner),
+        parameters=parameters,
+        epsilon=eps,
+        delta=float(delta) if delta is not None else math.nan,
+        seed=int(seed),
+        metric=str(metric),
+        value=float(value),
+        fit_seconds=float(fit_seconds),
+    )

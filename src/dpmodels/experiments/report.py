@@ -41,11 +41,14 @@ def _section(exp, exp_dir: Path, out: Path) -> list[str]:
             f"{meta.get('seconds', 0):.0f} s wall ({meta.get('cpu_seconds', 0):.0f} s CPU in the cells) with "
             f"{meta.get('workers', 1)} worker(s)"
             + (f" on Dask ({meta['dask']})" if meta.get("dask") else "")
-            + (f", 1-min load average {load}" if load is not None else "") + f"; finished {meta.get('finished', '?')}."
+            + (f", 1-min load average {load}" if load is not None else "")
+            + f"; finished {meta.get('finished', '?')}."
         )
         if meta.get("cells_missing"):
-            lines[-1] += (f" **Partial grid:** {meta['cells_missing']} of {meta.get('cells', 0)} cells had not run; "
-                          "the figures and tables below are drawn from the finished ones.")
+            lines[-1] += (
+                f" **Partial grid:** {meta['cells_missing']} of {meta.get('cells', 0)} cells had not run; "
+                "the figures and tables below are drawn from the finished ones."
+            )
         lines.append("")
     lines.append(f"**Full-size cost here:** {exp.full_cost}; quick: {exp.quick_cost}.")
     lines.append("")
@@ -89,9 +92,14 @@ def write_report(out) -> tuple[Path, Path]:
             lines.append(f"| [{exp.id}](#{exp.id}) | {exp.title} | {n} |")
         lines.append("")
     if missing:
-        lines.append("Not run into this folder: " + ", ".join(
-            f"{e.id}" + (f" (not available in this build: {e.unavailable})" if e.unavailable else "") for e in missing
-        ) + ".")
+        lines.append(
+            "Not run into this folder: "
+            + ", ".join(
+                f"{e.id}" + (f" (not available in this build: {e.unavailable})" if e.unavailable else "")
+                for e in missing
+            )
+            + "."
+        )
         lines.append("")
     for exp in done:
         lines += _section(exp, out / exp.id, out)
@@ -179,5 +187,7 @@ def markdown_to_html(md: str, base=None, title="report") -> str:
             para.append(line)
         i += 1
     flush()
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )

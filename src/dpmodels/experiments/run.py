@@ -49,8 +49,9 @@ def _grid(exp: Experiment, size: Size):
     return cells, skips
 
 
-def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=None, progress=True,
-                   plot=True, finished_only=False) -> ExperimentRun:
+def run_experiment(
+    eid: str, size: Size, out, *, workers=1, dask=None, client=None, progress=True, plot=True, finished_only=False
+) -> ExperimentRun:
     """Run (resume) one id's grid and write its results, figures, table and metadata.
 
     ``finished_only``: run nothing; draw the figures and tables from the cells already finished
@@ -71,12 +72,15 @@ def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=No
         done = grid.finished(cells, src_dir / "cells")
         res.cells_cached, res.cells_missing = len(done), len(cells) - len(done)
         if res.cells_missing:
-            res.notes.append(f"{res.cells_missing} of {len(cells)} cells not run yet: drawn from the "
-                             f"{len(done)} finished ones (partial grid)")
+            res.notes.append(
+                f"{res.cells_missing} of {len(cells)} cells not run yet: drawn from the "
+                f"{len(done)} finished ones (partial grid)"
+            )
         cells = done
     else:
-        stats = grid.run_cells(cells, src_dir / "cells", workers=workers, dask=dask, client=client,
-                               progress=progress, desc=src.id)
+        stats = grid.run_cells(
+            cells, src_dir / "cells", workers=workers, dask=dask, client=client, progress=progress, desc=src.id
+        )
         res.cells_run, res.cells_cached, res.cpu_seconds = stats["ran"], stats["cached"], stats["cpu_seconds"]
     df = grid.read_results(cells, src_dir / "cells", grid.results_path(src_dir))
     res.seconds = time.perf_counter() - t0
@@ -85,14 +89,27 @@ def run_experiment(eid: str, size: Size, out, *, workers=1, dask=None, client=No
     exp_dir.mkdir(parents=True, exist_ok=True)
     res.figures, res.table, notes = render(exp, df, exp_dir, plot=plot, size=size)
     res.notes += notes
-    meta = dict(id=exp.id, size=asdict(size), cells=len(cells) + res.cells_missing, cells_run=res.cells_run,
-                cells_missing=res.cells_missing,
-                cells_cached=res.cells_cached, seconds=round(res.seconds, 2),
-                cpu_seconds=round(res.cpu_seconds, 1), rows=res.rows,
-                workers=workers, dask=dask, load_average_1min=_load_average(), skipped=res.skipped,
-                source=exp.source, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+    meta = dict(
+        id=exp.id,
+        size=asdict(size),
+        cells=len(cells) + res.cells_missing,
+        cells_run=res.cells_run,
+        cells_missing=res.cells_missing,
+        cells_cached=res.cells_cached,
+        seconds=round(res.seconds, 2),
+        cpu_seconds=round(res.cpu_seconds, 1),
+        rows=res.rows,
+        workers=workers,
+        dask=dask,
+        load_average_1min=_load_average(),
+        skipped=res.skipped,
+        source=exp.source,
+        finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+    )
     old = exp_dir / "meta.json"
-    if res.cells_run == 0 and not res.cells_missing and old.exists():  # everything reused: keep the measurement of the run that computed it
+    if (
+        res.cells_run == 0 and not res.cells_missing and old.exists()
+    ):  # everything reused: keep the measurement of the run that computed it
         prev = json.loads(old.read_text())
         if prev.get("cells") == len(cells) and prev.get("size") == json.loads(json.dumps(meta["size"])):
             meta = dict(prev, rows=res.rows, skipped=res.skipped, rendered=time.strftime("%Y-%m-%d %H:%M:%S"))
@@ -124,8 +141,9 @@ def render(exp: Experiment, df, exp_dir: Path, plot=True, size: Size | None = No
     return figures, table, notes
 
 
-def reproduce(ids, size: Size, out, *, workers=1, dask=None, progress=True, log=print,
-              finished_only=False) -> list[ExperimentRun]:
+def reproduce(
+    ids, size: Size, out, *, workers=1, dask=None, progress=True, log=print, finished_only=False
+) -> list[ExperimentRun]:
     """Run every id (sharing one Dask client when ``dask`` is set), then write the report.
     ``finished_only``: draw everything from the cells already finished, run nothing."""
     from .report import write_report
@@ -138,11 +156,14 @@ def reproduce(ids, size: Size, out, *, workers=1, dask=None, progress=True, log=
     runs = []
     try:
         for eid in ids:
-            r = run_experiment(eid, size, out, workers=workers, client=client, progress=progress,
-                               finished_only=finished_only)
+            r = run_experiment(
+                eid, size, out, workers=workers, client=client, progress=progress, finished_only=finished_only
+            )
             runs.append(r)
-            msg = (f"{eid}: {r.rows} rows, {r.cells_run} cells run, {r.cells_cached} reused, {r.seconds:.1f} s "
-                   f"(cells' CPU time {r.cpu_seconds:.1f} s)")
+            msg = (
+                f"{eid}: {r.rows} rows, {r.cells_run} cells run, {r.cells_cached} reused, {r.seconds:.1f} s "
+                f"(cells' CPU time {r.cpu_seconds:.1f} s)"
+            )
             log(msg)
             for s in r.skipped:
                 log(f"  skipped {s}")

@@ -42,16 +42,29 @@ def resolve(model) -> Shown:
     from ..tree.model import Tree
     from ..tree.regression_model import RegressionTree
 
-    if any(isinstance(m, RegressionTree) for m in
-           (model, getattr(model, "model_", None), getattr(model, "tree_", None))):
-        raise TypeError("drawing and graphviz export cover classifiers (rule lists, classification trees); "
-                        "print a regression tree with to_text()")
+    if any(
+        isinstance(m, RegressionTree) for m in (model, getattr(model, "model_", None), getattr(model, "tree_", None))
+    ):
+        raise TypeError(
+            "drawing and graphviz export cover classifiers (rule lists, classification trees); "
+            "print a regression tree with to_text()"
+        )
     if isinstance(model, Tree):
-        return Shown("tree", model, model_header("Decision tree", status=None, n_total=model.n_total,
-                                                 noisy=model.counts_are_noisy, classes=model.classes))
+        return Shown(
+            "tree",
+            model,
+            model_header(
+                "Decision tree", status=None, n_total=model.n_total, noisy=model.counts_are_noisy, classes=model.classes
+            ),
+        )
     if isinstance(model, RuleList):
-        return Shown("rule_list", model, model_header("Rule list", status=None, n_total=model.n_total,
-                                                      noisy=model.counts_are_noisy, classes=model.classes))
+        return Shown(
+            "rule_list",
+            model,
+            model_header(
+                "Rule list", status=None, n_total=model.n_total, noisy=model.counts_are_noisy, classes=model.classes
+            ),
+        )
     if type(model).__name__ == "LoadedModel" and hasattr(model, "model_") and hasattr(model, "header"):
         kw = model._print_kw() if hasattr(model, "_print_kw") else {}
         return Shown(model.kind, model.model_, model.header(), kw)
@@ -61,8 +74,11 @@ def resolve(model) -> Shown:
         pre = [s for _, s in steps[:-1] if s not in (None, "passthrough")]
         if pre:
             cols = getattr(pre[0], "feature_names_in_", None)
-            notes.append("input: " + ", ".join(type(s).__name__ for s in pre)
-                         + ("" if cols is None else f" of the columns {', '.join(map(str, cols))}"))
+            notes.append(
+                "input: "
+                + ", ".join(type(s).__name__ for s in pre)
+                + ("" if cols is None else f" of the columns {', '.join(map(str, cols))}")
+            )
         model = steps[-1][1]
     from .._format import estimator_header
 
@@ -71,10 +87,14 @@ def resolve(model) -> Shown:
         accountant): each step's status and the total, so the title never shows a part."""
         own = getattr(model, "privacy_ledger_", None)
         merged = own.includes_releases if own is not None else set()  # steps whose releases `own` carries
-        extra = [(type(s).__name__, s.privacy_ledger_) for s in pre
-                 if getattr(s, "privacy_ledger_", None) is not None and s.privacy_ledger_ is not own
-                 and (s.privacy_ledger_.release_id is None or s.privacy_ledger_.release_id not in merged)
-                 and (own is None or s.privacy_ledger_.to_dict() != own.to_dict())]
+        extra = [
+            (type(s).__name__, s.privacy_ledger_)
+            for s in pre
+            if getattr(s, "privacy_ledger_", None) is not None
+            and s.privacy_ledger_ is not own
+            and (s.privacy_ledger_.release_id is None or s.privacy_ledger_.release_id not in merged)
+            and (own is None or s.privacy_ledger_.to_dict() != own.to_dict())
+        ]
         if not extra or len(header) < 2:
             return header
         from .._format import privacy_status
@@ -105,8 +125,7 @@ def resolve(model) -> Shown:
     )
 
 
-def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_listed=12,
-                    origin=None, base_proba=None):
+def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_listed=12, origin=None, base_proba=None):
     """Per node of ``tree``: ``(test, body)``.
 
     ``test`` (internal nodes; None for leaves): the condition that sends a record **left**, in the
@@ -124,9 +143,15 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
     while stack:
         i, state = stack.pop()
         if tree.children_left[i] == -1:
-            bodies[i] = tree._leaf_text(i, cls, proba, show_counts=True, show_ids=True,
-                                        members=None if origin is None else origin[i],
-                                        base_proba=base_proba)[0]
+            bodies[i] = tree._leaf_text(
+                i,
+                cls,
+                proba,
+                show_counts=True,
+                show_ids=True,
+                members=None if origin is None else origin[i],
+                base_proba=base_proba,
+            )[0]
             continue
         f = int(tree.feature[i])
         name = tree.feature_names[f]
@@ -142,8 +167,9 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
             tests[i] = f"{name} <= {s}"
             ls = rs = state
         c = sums[i]
-        bodies[i] = (count_cell(c, cls, noisy=tree.counts_are_noisy)[0] if not np.all(np.isnan(c))
-                     else "(counts not released)")
+        bodies[i] = (
+            count_cell(c, cls, noisy=tree.counts_are_noisy)[0] if not np.all(np.isnan(c)) else "(counts not released)"
+        )
         stack.append((tree.children_right[i], rs))
         stack.append((tree.children_left[i], ls))
     return tests, bodies
@@ -209,9 +235,18 @@ def rule_rows(rl, *, merge=False):
 
 def class_colours(k: int) -> list:
     """One RGB colour per class (matplotlib's tab10 hues, written out: no import needed)."""
-    base = [(0.12, 0.47, 0.71), (1.0, 0.50, 0.05), (0.17, 0.63, 0.17), (0.84, 0.15, 0.16),
-            (0.58, 0.40, 0.74), (0.55, 0.34, 0.29), (0.89, 0.47, 0.76), (0.50, 0.50, 0.50),
-            (0.74, 0.74, 0.13), (0.09, 0.75, 0.81)]
+    base = [
+        (0.12, 0.47, 0.71),
+        (1.0, 0.50, 0.05),
+        (0.17, 0.63, 0.17),
+        (0.84, 0.15, 0.16),
+        (0.58, 0.40, 0.74),
+        (0.55, 0.34, 0.29),
+        (0.89, 0.47, 0.76),
+        (0.50, 0.50, 0.50),
+        (0.74, 0.74, 0.13),
+        (0.09, 0.75, 0.81),
+    ]
     return [base[i % len(base)] for i in range(k)]
 
 

@@ -19,8 +19,9 @@ def _q(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def export_graphviz(model, *, filled: bool = True, prune: bool = False, merge: bool = False,
-                    fontname: str = "helvetica") -> str:
+def export_graphviz(
+    model, *, filled: bool = True, prune: bool = False, merge: bool = False, fontname: str = "helvetica"
+) -> str:
     """DOT text of ``model`` (a fitted estimator, a Pipeline ending in one, a ``LoadedModel``, a
     ``Tree`` or a ``RuleList``).
 

@@ -116,17 +116,33 @@ def _draw_tree(shown, ax, fontsize, prune):
                 continue
             ax.plot([x[i], x[child]], [y[i], y[child]], color="0.45", lw=0.9, zorder=1)
             if i == 0:
-                ax.text(0.5 * (x[i] + x[child]), 0.5 * (y[i] + y[child]), word, ha="center",
-                        va="center", fontsize=fontsize, color="0.25", zorder=2,
-                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"))
+                ax.text(
+                    0.5 * (x[i] + x[child]),
+                    0.5 * (y[i] + y[child]),
+                    word,
+                    ha="center",
+                    va="center",
+                    fontsize=fontsize,
+                    color="0.25",
+                    zorder=2,
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"),
+                )
     for i in range(tree.n_nodes):
         if tests[i] is None:  # a leaf: class · P on the first line, then counts and id
             parts = bodies[i].split("  ")
             label = "\n".join([" · ".join(parts[:2]), *parts[2:]])
         else:
             label = f"{tests[i]}\n{bodies[i]}"
-        t = ax.text(x[i], y[i], label, ha="center", va="center", fontsize=fontsize, zorder=3,
-                    bbox=dict(boxstyle="round,pad=0.35", fc=blend(colours[cls[i]], strength[i]), ec="0.3", lw=0.8))
+        t = ax.text(
+            x[i],
+            y[i],
+            label,
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            zorder=3,
+            bbox=dict(boxstyle="round,pad=0.35", fc=blend(colours[cls[i]], strength[i]), ec="0.3", lw=0.8),
+        )
         t.set_gid(f"node-{i}")
     _legend(ax, tree.classes, colours, fontsize)
 
@@ -144,14 +160,19 @@ def _draw_rule_list(shown, ax, fontsize, merge):
             bar = ax.barh(y[k], c, left=left, color=colours[j], height=0.6, edgecolor="white", lw=0.5)
             bar.patches[0].set_gid(f"rule-{k}-class-{j}")
             left += c
-        end = f"THEN {names[pred]}  {p}  " + ("no records (noise)" if empty else f"n≈{round(left):,}"
-                                                if rl.counts_are_noisy else f"n={round(left):,}")
+        end = f"THEN {names[pred]}  {p}  " + (
+            "no records (noise)" if empty else f"n≈{round(left):,}" if rl.counts_are_noisy else f"n={round(left):,}"
+        )
         ax.text(left + 0.01 * scale, y[k], f"{end}  ({where})", va="center", fontsize=fontsize, gid=f"rule-{k}")
     ax.set_yticks(y, [r[1] for r in rows], fontsize=fontsize)
     ax.invert_yaxis()
     ax.set_xlim(0, scale * 1.45)
-    ax.set_xlabel("(noisy) class counts of the records each rule captures" if rl.counts_are_noisy
-                  else "class counts of the records each rule captures", fontsize=fontsize)
+    ax.set_xlabel(
+        "(noisy) class counts of the records each rule captures"
+        if rl.counts_are_noisy
+        else "class counts of the records each rule captures",
+        fontsize=fontsize,
+    )
     ax.tick_params(axis="x", labelsize=fontsize)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

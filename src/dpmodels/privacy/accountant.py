@@ -156,10 +156,10 @@ def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
 
-
 def _forget_share(open_shares: dict, key: int, _ref) -> None:
     """Weak-reference callback: a collected share no longer reserves budget."""
     open_shares.pop(key, None)
+
 
 class BudgetAccountant:
     """A total budget (ε, δ) shared by the steps of a pipeline and by repeated fits.
@@ -259,11 +259,14 @@ class BudgetAccountant:
             p_eps = math.fsum(p["ledger"].epsilon_spent for p in foreign)
             p_delta = math.fsum(p["ledger"].delta_spent for p in foreign)
             r_eps, r_delta = self._reserved()
-            if not led._within(led.epsilon_spent + r_eps + p_eps + eps,
-                               led.delta_spent + r_delta + p_delta + d):
+            if not led._within(led.epsilon_spent + r_eps + p_eps + eps, led.delta_spent + r_delta + p_delta + d):
                 who = f"{owner} " if owner else ""
-                earlier = (f" (plus ε={_fmt(p_eps)}, δ={p_delta:.3g} spent by earlier steps under "
-                           "another budget, carried by the input)" if foreign else "")
+                earlier = (
+                    f" (plus ε={_fmt(p_eps)}, δ={p_delta:.3g} spent by earlier steps under "
+                    "another budget, carried by the input)"
+                    if foreign
+                    else ""
+                )
                 raise BudgetExceededError(
                     f"{who}asks the accountant for (ε={_fmt(eps)}, δ={d:.3g}){earlier} but only "
                     f"(ε={_fmt(max(0.0, led.epsilon_remaining - r_eps))}, "
@@ -304,7 +307,12 @@ class BudgetAccountant:
             return
         row = LedgerRow(
             f"{owner}: {k} fits under this accountant",
-            SELECTION_MECHANISM, 0.0, 0.0, None, "leak", 1,
+            SELECTION_MECHANISM,
+            0.0,
+            0.0,
+            None,
+            "leak",
+            1,
             "the total covers publishing all of them; choosing one (best_params_, fold scores) "
             "reads the private records and is not a DP release",
             "none",
@@ -333,8 +341,7 @@ class BudgetAccountant:
         r_eps, r_delta = self._reserved()
         mine_eps, mine_delta = share.unspent if id(share) in self._open else (0.0, 0.0)
         others_eps, others_delta = max(0.0, r_eps - mine_eps), max(0.0, r_delta - mine_delta)
-        if not led._within(led.epsilon_spent + others_eps + row.epsilon,
-                           led.delta_spent + others_delta + row.delta):
+        if not led._within(led.epsilon_spent + others_eps + row.epsilon, led.delta_spent + others_delta + row.delta):
             raise BudgetExceededError(
                 f"{row.what!r} via {row.mechanism} asks for (ε={row.epsilon:.6g}, δ={row.delta:.3g}) "
                 f"but only (ε={_fmt(max(0.0, led.epsilon_remaining - others_eps))}, "
@@ -371,8 +378,10 @@ class BudgetAccountant:
 
     def __repr__(self) -> str:
         detached = "; detached copy" if self.detached else ""
-        return (f"BudgetAccountant(epsilon={_fmt(self.epsilon)}, delta={self.delta:g}; "
-                f"spent ε={_fmt(self.epsilon_spent)}, δ={self.delta_spent:.3g}{detached})")
+        return (
+            f"BudgetAccountant(epsilon={_fmt(self.epsilon)}, delta={self.delta:g}; "
+            f"spent ε={_fmt(self.epsilon_spent)}, δ={self.delta_spent:.3g}{detached})"
+        )
 
 
 def check_accountant(accountant, owner: str = "estimator") -> BudgetAccountant | None:
@@ -380,8 +389,7 @@ def check_accountant(accountant, owner: str = "estimator") -> BudgetAccountant |
     if accountant is None or isinstance(accountant, BudgetAccountant):
         return accountant
     raise TypeError(
-        f"{owner}: accountant must be None or a dpmodels.privacy.BudgetAccountant, "
-        f"got {type(accountant).__name__}"
+        f"{owner}: accountant must be None or a dpmodels.privacy.BudgetAccountant, got {type(accountant).__name__}"
     )
 
 
@@ -400,8 +408,14 @@ def provenance_of(X) -> list[dict]:
     for p in raw:
         try:
             led = PrivacyLedger.from_dict(p["ledger"])
-            out.append(dict(owner=str(p["owner"]), id=str(p["id"]), ledger=led,
-                            accountant=None if p.get("accountant") is None else str(p["accountant"])))
+            out.append(
+                dict(
+                    owner=str(p["owner"]),
+                    id=str(p["id"]),
+                    ledger=led,
+                    accountant=None if p.get("accountant") is None else str(p["accountant"]),
+                )
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"X.attrs[{PROVENANCE_ATTR!r}] holds a malformed release record: {exc}") from None
     return out
@@ -432,8 +446,10 @@ def ledger_for_fit(estimator, epsilon, delta=0.0, X=None) -> PrivacyLedger:
         return PrivacyLedger(epsilon, delta)
     eps = 0.0 if _is_zero(epsilon) else check_epsilon(epsilon)
     d = check_delta(delta)
-    base = PrivacyLedger(eps + math.fsum(p["ledger"].epsilon for p in prov),
-                         min(d + math.fsum(p["ledger"].delta for p in prov), 1.0 - 1e-12))
+    base = PrivacyLedger(
+        eps + math.fsum(p["ledger"].epsilon for p in prov),
+        min(d + math.fsum(p["ledger"].delta for p in prov), 1.0 - 1e-12),
+    )
     for p in prov:
         base.rows.extend(_prefixed(p))
     base.includes_releases = {p["id"] for p in prov}  # read by dpmodels.io (counted once)

@@ -166,9 +166,7 @@ class PrivacyLedger:
     @property
     def is_private(self) -> bool:
         """True only when every row is a *proven* DP release and the totals are within budget."""
-        return all(r.guarantee == "proven" for r in self.rows) and self._within(
-            self.epsilon_spent, self.delta_spent
-        )
+        return all(r.guarantee == "proven" for r in self.rows) and self._within(self.epsilon_spent, self.delta_spent)
 
     def _within(self, eps: float, delta: float) -> bool:
         return eps <= self.epsilon * (1 + _REL_TOL) and delta <= self.delta * (1 + _REL_TOL) + 1e-300
@@ -250,8 +248,10 @@ class PrivacyLedger:
 
         wwhat = min(64, max([4] + [len(r.what) for r in self.rows]))  # room for "Owner: " prefixes
         wmech = max([9] + [len(r.mechanism) for r in self.rows])
-        head = (f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  "
-                f"{'guarantee':<9}  composition")
+        head = (
+            f"{'#':>3}  {'what':<{wwhat}} {'mechanism':<{wmech}} {'Δ':>7} {'ε':>9} {'δ':>9}  "
+            f"{'guarantee':<9}  composition"
+        )
         lines = [f"Privacy ledger — budget ε={self.epsilon:g}, δ={self.delta:g}", head, "-" * len(head)]
         for i, r in enumerate(self.rows, 1):
             sens = "-" if r.sensitivity is None else f"{r.sensitivity:.3g}"
@@ -353,9 +353,18 @@ def _legacy_guarantee(r: dict) -> str:
     return "proven"
 
 
-def charge(ledger: PrivacyLedger | None, what: str, mechanism: str, epsilon: float, delta: float = 0.0,
-           *, sensitivity: float | None = None, parts: int = 1, note: str = "",
-           guarantee: str = "proven") -> None:
+def charge(
+    ledger: PrivacyLedger | None,
+    what: str,
+    mechanism: str,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    sensitivity: float | None = None,
+    parts: int = 1,
+    note: str = "",
+    guarantee: str = "proven",
+) -> None:
     """Record a mechanism's access in ``ledger`` (if any) before it draws noise.
 
     ``parts > 1``: the mechanism ran on that many disjoint subsets (parallel composition).
@@ -363,5 +372,14 @@ def charge(ledger: PrivacyLedger | None, what: str, mechanism: str, epsilon: flo
     """
     if ledger is not None:
         comp = "parallel" if parts > 1 else "sequential"
-        ledger.spend(what, mechanism, epsilon, delta, sensitivity=sensitivity, composition=comp,
-                     parts=parts, note=note, guarantee=guarantee)
+        ledger.spend(
+            what,
+            mechanism,
+            epsilon,
+            delta,
+            sensitivity=sensitivity,
+            composition=comp,
+            parts=parts,
+            note=note,
+            guarantee=guarantee,
+        )

@@ -39,8 +39,9 @@ def noisy_histogram(counts, epsilon, rng, *, ledger: PrivacyLedger | None = None
     return c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
 
 
-def noisy_integer_sums(sums, epsilon, sensitivity, rng, *, ledger: PrivacyLedger | None = None, what="sums",
-                       parts=None, note=""):
+def noisy_integer_sums(
+    sums, epsilon, sensitivity, rng, *, ledger: PrivacyLedger | None = None, what="sums", parts=None, note=""
+):
     """Integer sums + two-sided geometric noise of scale Δ/ε (ε-DP for a vector of integer sums of
     L1 sensitivity Δ, a positive integer).
 
@@ -55,26 +56,44 @@ def noisy_integer_sums(sums, epsilon, sensitivity, rng, *, ledger: PrivacyLedger
     c = np.asarray(sums)
     if c.dtype.kind not in "iu":
         raise ValueError("sums must be integers")
-    charge(ledger, what, "geometric (discrete Laplace)", eps, sensitivity=float(sensitivity),
-           parts=parts or max(1, c.size), note=note)
+    charge(
+        ledger,
+        what,
+        "geometric (discrete Laplace)",
+        eps,
+        sensitivity=float(sensitivity),
+        parts=parts or max(1, c.size),
+        note=note,
+    )
     return c.astype(np.int64) + samplers.discrete_laplace(float(sensitivity) / eps, c.shape, rng)
 
 
-def laplace_threshold(value, threshold, epsilon, rng, *, sensitivity=1.0, ledger=None, what="threshold test",
-                      delta=0.0, note="", guarantee="proven"):
+def laplace_threshold(
+    value,
+    threshold,
+    epsilon,
+    rng,
+    *,
+    sensitivity=1.0,
+    ledger=None,
+    what="threshold test",
+    delta=0.0,
+    note="",
+    guarantee="proven",
+):
     """Release only whether value + Lap(Δ/ε) ≥ threshold (ε-DP; δ records a PTR failure share).
 
     ``guarantee="none"`` marks a use whose *purpose* is not DP (the paper's confidence gate, which
     guards a smooth-sensitivity bound "with confidence C" only): the ledger is then not private.
     """
     eps = check_epsilon(epsilon)
-    charge(ledger, what, "Laplace threshold", eps, delta, sensitivity=sensitivity, note=note,
-           guarantee=guarantee)
+    charge(ledger, what, "Laplace threshold", eps, delta, sensitivity=sensitivity, note=note, guarantee=guarantee)
     return bool(float(value) + samplers.laplace(sensitivity / eps, 1, rng)[0] >= threshold)
 
 
-def laplace_vector(values, epsilon, l1_sensitivity, rng, *, ledger=None, what="noisy vector", note="",
-                   guarantee="proven"):
+def laplace_vector(
+    values, epsilon, l1_sensitivity, rng, *, ledger=None, what="noisy vector", note="", guarantee="proven"
+):
     """values + Lap(Δ₁/ε) per coordinate (ε-DP for a vector of L1 sensitivity Δ₁). Not for release
     as floats: callers post-process (argmin), see ``samplers`` on floating-point leaks."""
     eps = check_epsilon(epsilon)
@@ -83,8 +102,9 @@ def laplace_vector(values, epsilon, l1_sensitivity, rng, *, ledger=None, what="n
     return v + samplers.laplace(l1_sensitivity / eps, v.shape, rng)
 
 
-def gaussian_vector(values, epsilon, delta, l2_sensitivity, rng, *, ledger=None, what="noisy vector", note="",
-                    guarantee="proven"):
+def gaussian_vector(
+    values, epsilon, delta, l2_sensitivity, rng, *, ledger=None, what="noisy vector", note="", guarantee="proven"
+):
     """values + N(0, σ²), σ from the analytic Gaussian mechanism for (ε, δ) and L2 sensitivity Δ₂.
 
     ``guarantee="claimed"``: the caller's Δ₂ is a published claim rather than the vector's proven
@@ -124,12 +144,10 @@ def smooth_noisy_argmin(
     s = np.asarray(scores, dtype=float)
     S = float(smooth_sensitivity)
     if noise == "laplace":
-        charge(ledger, what, "smooth-sens. Laplace", eps, delta, sensitivity=S, note=note,
-               guarantee="claimed")
+        charge(ledger, what, "smooth-sens. Laplace", eps, delta, sensitivity=S, note=note, guarantee="claimed")
         z = samplers.laplace(1.0, s.shape, rng) * (2.0 * S / eps)
     elif noise == "cauchy":
-        charge(ledger, what, "smooth-sens. Cauchy", eps, delta, sensitivity=S, note=note,
-               guarantee="claimed")
+        charge(ledger, what, "smooth-sens. Cauchy", eps, delta, sensitivity=S, note=note, guarantee="claimed")
         z = samplers.heavy_tailed(gamma, s.shape, rng) * (2.0 * (gamma + 1.0) * S / eps)
     else:
         raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")

@@ -69,8 +69,13 @@ def random_stopping_selection(
     delta = truncation_delta(eps_t, gamma, max_runs)
     if ledger is not None:
         cap = "no cap" if max_runs is None else f"at most {int(max_runs)} runs"
-        ledger.spend(what, "random stopping (Liu & Talwar 2019, Thm 3.4)", 3.0 * eps_t, delta,
-                     note=f"stop probability {gamma:.4g} after each run ({cap}); each run ε_t = {eps_t:.6g}")
+        ledger.spend(
+            what,
+            "random stopping (Liu & Talwar 2019, Thm 3.4)",
+            3.0 * eps_t,
+            delta,
+            note=f"stop probability {gamma:.4g} after each run ({cap}); each run ε_t = {eps_t:.6g}",
+        )
     best_score, best, runs = -math.inf, None, 0
     while True:
         score, candidate = trial(runs)

@@ -178,10 +178,19 @@ class _Kernel:
             prev_blk_id = np.maximum(block_of - 1, 0)
             prev_start = starts[prev_blk_id]
             first = (self.row0 + p + 1).ravel()
-            has = ((block_of > 0) & (prev_start >= np.repeat(self.row0.ravel(), G))
-                   & (b[prev_start] == b - 1) & (first < ends[prev_blk_id]))
-            out.update(blk=blk, plan=_ScanPlan(starts, ends), has=has.reshape(F, G),
-                       idx=np.where(has, first, 0).reshape(F, G), any_has=bool(has.any()))
+            has = (
+                (block_of > 0)
+                & (prev_start >= np.repeat(self.row0.ravel(), G))
+                & (b[prev_start] == b - 1)
+                & (first < ends[prev_blk_id])
+            )
+            out.update(
+                blk=blk,
+                plan=_ScanPlan(starts, ends),
+                has=has.reshape(F, G),
+                idx=np.where(has, first, 0).reshape(F, G),
+                any_has=bool(has.any()),
+            )
         self._cache[ck] = out
         return out
 
@@ -324,8 +333,7 @@ def jointexp_quantiles(
         raise ValueError("grid_size must be >= 1")
     rng = check_random_state(rng)
     h = grid_histogram(x, (lo, hi), G)
-    charge(ledger, what or f"{q.size} quantiles", "jointexp (exponential)", eps,
-           sensitivity=JOINTEXP_SENSITIVITY)
+    charge(ledger, what or f"{q.size} quantiles", "jointexp (exponential)", eps, sensitivity=JOINTEXP_SENSITIVITY)
     if hi == lo:
         return np.full(q.size, lo)
     return _sample_from_histogram(h, q, eps, lo, hi, rng)
@@ -378,7 +386,7 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     first = -lam * np.abs(s - gaps[:, :1])
     tables[0] = first if log else np.exp(first)
     for j in range(1, m):
-        t = gaps[:, j:j + 1]
+        t = gaps[:, j : j + 1]
         prev = kernel.step(tables[j - 1], np.where(t > 0, t, 1.0))
         if not log:
             prev /= prev.max(axis=1, keepdims=True)
@@ -391,7 +399,7 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     for j in range(m - 2, -1, -1):
         k = cells[:, j + 1]
         K = int(k.max()) + 1
-        e = -lam * np.abs(s[rows, k][:, None] - s[:, :K] - gaps[:, j + 1:j + 2])
+        e = -lam * np.abs(s[rows, k][:, None] - s[:, :K] - gaps[:, j + 1 : j + 2])
         w = tables[j][:, :K] + e if log else tables[j][:, :K] * np.exp(e)
         w[np.arange(K)[None, :] > k[:, None]] = -np.inf if log else 0.0
         cells[:, j] = _inverse_cdf(w, rng.random(F), log)
@@ -474,13 +482,13 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
     for j in range(1, m + 1):
         if j > 1:
-            Wc[2:j + 1] = Wc[1:j] * kappa[:, j - 1:j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
+            Wc[2 : j + 1] = Wc[1:j] * kappa[:, j - 1 : j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
         Wc[1] = w1[j]
-        acc = np.einsum("cfr,cfr->fr", Wc[1:j + 1], binom[1:j + 1])  # B_j
+        acc = np.einsum("cfr,cfr->fr", Wc[1 : j + 1], binom[1 : j + 1])  # B_j
         B[j] = acc
         if j == m:
             break
-        tj = t[:, j:j + 1]  # t_{j+1}
+        tj = t[:, j : j + 1]  # t_{j+1}
         ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
         if ck not in p1_of:
             v = np.maximum(np.floor(sr - tj), -1.0) + off  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
@@ -525,8 +533,9 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         e = -lam[:, 0][:, None] * np.abs(sr[rows, Rcur][:, None] - sr - t[rows, jj][:, None])
         weight_R = np.where(np.arange(Rm)[None, :] < Rcur[:, None], B[jj, rows] * np.exp(e), 0.0)
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
-    cells = _multisets_in_runs(start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64),
-                               grp_cnt, m, rng)
+    cells = _multisets_in_runs(
+        start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
+    )
     width = (hi - lo) / G
     out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)

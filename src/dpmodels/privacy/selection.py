@@ -57,16 +57,15 @@ _NOISE = {
 }
 
 
-def _select(name, utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts, guarantee="proven",
-            note="") -> int:
+def _select(
+    name, utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts, guarantee="proven", note=""
+) -> int:
     u, eps, d, scale = _prepare(utilities, epsilon, sensitivity, monotone)
     charge(ledger, what or "selection", name, eps, sensitivity=d, parts=parts, guarantee=guarantee, note=note)
     return noisy_argmax(u, _NOISE[name](scale, u.size, rng))
 
 
-def permute_and_flip(
-    utilities, epsilon, sensitivity, rng, *, monotone=False, ledger=None, what=None, parts=1
-) -> int:
+def permute_and_flip(utilities, epsilon, sensitivity, rng, *, monotone=False, ledger=None, what=None, parts=1) -> int:
     """Permute-and-flip selection (ε-DP); returns the chosen index."""
     return _select("permute-and-flip", utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts)
 
@@ -79,16 +78,26 @@ def exponential_mechanism(
 
 
 def report_noisy_max(
-    utilities, epsilon, sensitivity, rng, *, monotone=False, ledger=None, what=None, parts=1,
-    guarantee="proven", note=""
+    utilities,
+    epsilon,
+    sensitivity,
+    rng,
+    *,
+    monotone=False,
+    ledger=None,
+    what=None,
+    parts=1,
+    guarantee="proven",
+    note="",
 ) -> int:
     """Report-noisy-max with Laplace noise (ε-DP); returns the chosen index.
 
     ``guarantee="claimed"`` records a caller's *claimed* calibration (e.g. paper 000's scale Δ/ε
     for non-monotone utilities, passed as ``monotone=True``): the ledger row then keeps
     ``is_private`` False (``docs/privacy.md``, "The paper's calibration of the baselines")."""
-    return _select("report-noisy-max", utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts,
-                   guarantee, note)
+    return _select(
+        "report-noisy-max", utilities, epsilon, sensitivity, rng, monotone, ledger, what, parts, guarantee, note
+    )
 
 
 def select_rows(utilities_2d, epsilon, sensitivity, rng, *, monotone=False, mechanism="permute-and-flip"):

@@ -136,8 +136,9 @@ class SplitStats:
         self._W = W
         A, T = self._A
         s = self.patterns.T @ W
-        return [cands.counts_from_moments(float(totals[j]), s[:, j], A[..., j], T[..., j], index)
-                for j in range(W.shape[1])]
+        return [
+            cands.counts_from_moments(float(totals[j]), s[:, j], A[..., j], T[..., j], index) for j in range(W.shape[1])
+        ]
 
     @staticmethod
     def split_impurity(N, P, cap, cap_pos):
@@ -340,8 +341,9 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
             return None
         if isinstance(X, pd.DataFrame):
             cols = list(X.columns)
-            names = ([str(c) for c in cols] if all(isinstance(c, str) for c in cols)
-                     else [f"x{i}" for i in range(len(cols))])
+            names = (
+                [str(c) for c in cols] if all(isinstance(c, str) for c in cols) else [f"x{i}" for i in range(len(cols))]
+            )
         else:
             names = [f"x{i}" for i in range(np.shape(X)[1])]
         self._guarded_candidates(X, names, self._guard_n(y))
@@ -407,15 +409,12 @@ def _binary_matrix(X) -> np.ndarray:
         try:
             X = X.astype(np.float64)
         except (TypeError, ValueError):
-            raise ValueError(
-                "rule lists need binary (0/1) features; got non-numeric values — binarize first"
-            ) from None
+            raise ValueError("rule lists need binary (0/1) features; got non-numeric values — binarize first") from None
     if X.dtype.kind == "f" and np.isnan(X).any():
         raise ValueError("X contains NaN: binary features must be 0 or 1")
     bad = ((X != 0) & (X != 1)).any(axis=0)
     if bad.any():
         raise ValueError(
-            f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another "
-            "value — binarize first"
+            f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another value — binarize first"
         )
     return X.astype(np.float64)

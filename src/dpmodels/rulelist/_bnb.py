@@ -270,8 +270,16 @@ class RuleListSearch:
         tot = self.W.sum(axis=0)
         lb, ub = self._solve(state, cnt, tot, int(max_rules), _INF)
         lits = self._reconstruct(self.counter.mask(state), int(max_rules))
-        return SearchResult(lits, ub, min(lb, ub), self.nodes, len(self.memo),
-                            time.perf_counter() - t0, self.timed_out, self.counter.name)
+        return SearchResult(
+            lits,
+            ub,
+            min(lb, ub),
+            self.nodes,
+            len(self.memo),
+            time.perf_counter() - t0,
+            self.timed_out,
+            self.counter.name,
+        )
 
     # ---------------------------------------------------------------- helpers
     @staticmethod

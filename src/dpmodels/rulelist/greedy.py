@@ -68,8 +68,16 @@ class GreedyRuleListClassifier(RuleListEstimator):
         :mod:`dpmodels.data.paper_protocols`); ``max_width`` and ``feature_groups`` are then unused.
     """
 
-    def __init__(self, max_rules=5, min_support=0.05, max_width=2, classes=None, feature_groups="auto",
-                 candidates="conjunctions", criterion="split"):
+    def __init__(
+        self,
+        max_rules=5,
+        min_support=0.05,
+        max_width=2,
+        classes=None,
+        feature_groups="auto",
+        candidates="conjunctions",
+        criterion="split",
+    ):
         self.max_rules = max_rules
         self.min_support = min_support
         self.max_width = max_width

@@ -90,9 +90,7 @@ class RuleList:
             cols = {str(c): c for c in X.columns}
             missing = [f for f in self.feature_names if str(f) not in cols]
             if missing:
-                raise ValueError(
-                    f"X lacks {len(missing)} column(s) of the rule list, e.g. {missing[:3]}"
-                )
+                raise ValueError(f"X lacks {len(missing)} column(s) of the rule list, e.g. {missing[:3]}")
             A = X[[cols[str(f)] for f in self.feature_names]].to_numpy()
         else:
             A = np.asarray(X)
@@ -123,9 +121,7 @@ class RuleList:
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels (values of ``classes``) for a 0/1 matrix or DataFrame."""
-        return np.asarray(self.classes, dtype=object if _mixed(self.classes) else None)[
-            self.predict_encoded(X)
-        ]
+        return np.asarray(self.classes, dtype=object if _mixed(self.classes) else None)[self.predict_encoded(X)]
 
     def proba_table(self, *, shrink: bool = True) -> np.ndarray:
         """(P(classes[0]), …, P(classes[K−1])) of every rule (default last) from its counts.
@@ -169,8 +165,9 @@ class RuleList:
         default = Rule([], self.default.prediction, tuple(float(v) for v in c))
         # the merged default's counts are a sum of releases: its noise is wider, the list-level
         # scale is kept (the shrinkage is a pseudo-count, not a variance model)
-        return RuleList(list(self.feature_names), rules, default, list(self.classes), self.counts_are_noisy,
-                        self.count_noise_scale)
+        return RuleList(
+            list(self.feature_names), rules, default, list(self.classes), self.counts_are_noisy, self.count_noise_scale
+        )
 
     # ------------------------------------------------------------------ print
     def __len__(self) -> int:
@@ -201,7 +198,10 @@ class RuleList:
         cls = [str(py_scalar(c)) for c in self.classes]
         if header is None:
             header = model_header(
-                "Rule list", status=None, n_total=self.n_total, noisy=self.counts_are_noisy,
+                "Rule list",
+                status=None,
+                n_total=self.n_total,
+                noisy=self.counts_are_noisy,
                 classes=self.classes,
             )
         lines = list(header)
@@ -233,10 +233,15 @@ class RuleList:
         wc = max(len(r[5]) for r in rows)
         for kw, ante, then, pred, p, cell, where in rows:
             lines.append(f"{kw:<{wk}} {ante:<{wa}} {then:<4} {pred:<{wp}}  {p:<{wq}}  {cell:<{wc}}  {where}".rstrip())
-        lines.append("# P: predict_proba of the predicted class"
-                     + (" (noisy counts shrunk toward the list's share)" if self.counts_are_noisy
-                        and self.count_noise_scale else "")
-                     + "; rule k: the position apply() returns")
+        lines.append(
+            "# P: predict_proba of the predicted class"
+            + (
+                " (noisy counts shrunk toward the list's share)"
+                if self.counts_are_noisy and self.count_noise_scale
+                else ""
+            )
+            + "; rule k: the position apply() returns"
+        )
         if n_merged:
             lines.append(
                 f"# {n_merged} trailing rule{'s' if n_merged > 1 else ''} predicting "
@@ -274,7 +279,8 @@ class RuleList:
             c = np.asarray(r.counts, dtype=float)
             row = {
                 "position": k,
-                "rule": (f"ELSE THEN {pred}" if rl.rules else f"ALWAYS {pred}") if default
+                "rule": (f"ELSE THEN {pred}" if rl.rules else f"ALWAYS {pred}")
+                if default
                 else f"{'IF' if k == 0 else 'ELSE IF'} {r.antecedent} THEN {pred}",
                 "antecedent": r.antecedent,
                 "literals": [(str(f), bool(p)) for f, p in r.literals],
@@ -333,8 +339,11 @@ class RuleList:
                 raise ValueError(f"rule list: {where} must have antecedent, prediction and counts")
             lits = []
             for a in x["antecedent"] if isinstance(x["antecedent"], list) else [None]:
-                if not isinstance(a, dict) or not isinstance(a.get("feature"), str) \
-                        or not isinstance(a.get("positive"), bool):
+                if (
+                    not isinstance(a, dict)
+                    or not isinstance(a.get("feature"), str)
+                    or not isinstance(a.get("positive"), bool)
+                ):
                     raise ValueError(f"rule list: {where} has a malformed literal {a!r}")
                 if a["feature"] not in known:
                     raise ValueError(f"rule list: {where} uses the unknown feature {a['feature']!r}")
@@ -343,8 +352,10 @@ class RuleList:
             if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not 0 <= int(p) < K:
                 raise ValueError(f"rule list: {where} prediction must be a class index in [0, {K}), got {p!r}")
             c = x["counts"]
-            if not isinstance(c, list) or len(c) != K or not all(
-                isinstance(v, numbers.Real) and not isinstance(v, bool) for v in c
+            if (
+                not isinstance(c, list)
+                or len(c) != K
+                or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in c)
             ):
                 raise ValueError(f"rule list: {where} counts must be {K} numbers (one per class)")
             return Rule(lits, int(p), tuple(float(v) for v in c))

@@ -129,8 +129,9 @@ class OptimalRuleListClassifier(RuleListEstimator):
 
     _binary_only = True  # the bounds of the search are for two classes
 
-    def __init__(self, max_rules=5, min_support=0.01, min_literal_support=None, regularization=0.0,
-                 time_limit=None, classes=None):
+    def __init__(
+        self, max_rules=5, min_support=0.01, min_literal_support=None, regularization=0.0, time_limit=None, classes=None
+    ):
         self.max_rules = max_rules
         self.min_support = min_support
         self.min_literal_support = min_literal_support

@@ -390,8 +390,14 @@ class DPRuleListClassifier(RuleListEstimator):
             N, P, cap, cap_pos = stats(remaining)
             if smooth:
                 go = mech.laplace_threshold(
-                    N, Lam + T, eps_node, rng, ledger=ledger, delta=d_gate,
-                    what=f"rule {pos + 1}: support gate", note=gate_note,
+                    N,
+                    Lam + T,
+                    eps_node,
+                    rng,
+                    ledger=ledger,
+                    delta=d_gate,
+                    what=f"rule {pos + 1}: support gate",
+                    note=gate_note,
                     guarantee="proven" if self.gate == "ptr" else "none",
                 )
                 if not go:
@@ -405,35 +411,62 @@ class DPRuleListClassifier(RuleListEstimator):
             if smooth:
                 S = gini_smooth_sensitivity(int(N), beta, Lam) if N >= 1 else 1.0
                 k = mech.smooth_noisy_argmin(
-                    scores, S, eps_node, rng, noise="laplace" if m == "sm-laplace" else "cauchy",
-                    gamma=gamma, delta=d_sel, ledger=ledger, what=what, note=f"β={beta:.4g}, Λ={Lam}",
+                    scores,
+                    S,
+                    eps_node,
+                    rng,
+                    noise="laplace" if m == "sm-laplace" else "cauchy",
+                    gamma=gamma,
+                    delta=d_sel,
+                    ledger=ledger,
+                    what=what,
+                    note=f"β={beta:.4g}, Λ={Lam}",
                 )
             elif m == "gl-laplace" and paper_cal:
                 # the paper's scale Δ/ε: the monotone-count scale, claimed for the Gini (docs/privacy.md)
-                k = selection.report_noisy_max(-scores, eps_node, gl_sens, rng, monotone=True,
-                                               ledger=ledger, what=what, guarantee="claimed",
-                                               note="paper's calibration: scale Δ/ε on a non-monotone score")
+                k = selection.report_noisy_max(
+                    -scores,
+                    eps_node,
+                    gl_sens,
+                    rng,
+                    monotone=True,
+                    ledger=ledger,
+                    what=what,
+                    guarantee="claimed",
+                    note="paper's calibration: scale Δ/ε on a non-monotone score",
+                )
             elif m == "gl-laplace":
                 k = selection.report_noisy_max(-scores, eps_node, gl_sens, rng, ledger=ledger, what=what)
             elif m == "gl-exponential":
                 k = selection.exponential_mechanism(-scores, eps_node, gl_sens, rng, ledger=ledger, what=what)
             elif m == "gl-gaussian":
                 if paper_cal:  # one score's Δ, the argmin accounted as one query: the paper's claim
-                    noisy = mech.gaussian_vector(scores, eps_node, delta_node, gl_sens, rng,
-                                                 ledger=ledger, what=what, guarantee="claimed",
-                                                 note="paper's calibration: one score's Δ for |R|+1 scores")
+                    noisy = mech.gaussian_vector(
+                        scores,
+                        eps_node,
+                        delta_node,
+                        gl_sens,
+                        rng,
+                        ledger=ledger,
+                        what=what,
+                        guarantee="claimed",
+                        note="paper's calibration: one score's Δ for |R|+1 scores",
+                    )
                 else:
                     l2 = gl_sens * math.sqrt(len(scores))
                     noisy = mech.gaussian_vector(scores, eps_node, delta_node, l2, rng, ledger=ledger, what=what)
                 k = int(np.argmin(noisy))
             else:  # noisy-counts
-                table = np.stack([cap_pos[idx], cap[idx] - cap_pos[idx], P - cap_pos[idx], (N - cap[idx]) - (P - cap_pos[idx])])
+                table = np.stack(
+                    [cap_pos[idx], cap[idx] - cap_pos[idx], P - cap_pos[idx], (N - cap[idx]) - (P - cap_pos[idx])]
+                )
                 # rigorous: the 4 cells of a rule partition the data, so the |R| tables have joint L1
                 # sensitivity |R|; the paper's split spends ε_node/(2|R|) on each of 2|R| count queries
                 l1 = float(2 * len(idx) if paper_cal else len(idx))
                 note = "paper's split: ε_node/(2|R|) per count query" if paper_cal else ""
-                noisy = np.clip(mech.laplace_vector(table, eps_node, l1, rng, ledger=ledger, what=what, note=note),
-                                0, None)
+                noisy = np.clip(
+                    mech.laplace_vector(table, eps_node, l1, rng, ledger=ledger, what=what, note=note), 0, None
+                )
                 g = count_scaled_gini(noisy[0], noisy[0] + noisy[1]) + count_scaled_gini(noisy[2], noisy[2] + noisy[3])
                 tot = noisy.sum(axis=0)
                 g = np.divide(g, tot, out=np.full_like(g, 0.5), where=tot > 0)
@@ -447,7 +480,9 @@ class DPRuleListClassifier(RuleListEstimator):
             best = int(idx[k])
             cap_mask = remaining & cands.support(Xb, best)
             hist = np.bincount(yb[cap_mask], minlength=n_classes)
-            noisy_c = mech.noisy_histogram(hist, eps_node, rng, ledger=ledger, what=f"rule {pos + 1}: class counts", parts=1)
+            noisy_c = mech.noisy_histogram(
+                hist, eps_node, rng, ledger=ledger, what=f"rule {pos + 1}: class counts", parts=1
+            )
             rules.append(self._make_rule(cands, best, noisy_c))
             available[best] = False
             remaining &= ~cap_mask

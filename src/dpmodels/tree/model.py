@@ -357,8 +357,18 @@ class Tree:
             return np.array([new_id[c] if c != TREE_LEAF else TREE_LEAF for c in a[keep]], dtype=np.int64)
 
         tree = Tree(
-            remap(cl), remap(cr), feat[keep], thr[keep], [lc[i] for i in keep], val[keep], lab[keep],
-            self.classes, self.feature_names, self.categorical, self.categories, self.counts_are_noisy,
+            remap(cl),
+            remap(cr),
+            feat[keep],
+            thr[keep],
+            [lc[i] for i in keep],
+            val[keep],
+            lab[keep],
+            self.classes,
+            self.feature_names,
+            self.categorical,
+            self.categories,
+            self.counts_are_noisy,
             self.count_noise_scale,
         )
         return tree, [members[i] for i in keep]
@@ -428,17 +438,33 @@ class Tree:
             return "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"
 
         if unlisted:
-            if compact and k > 2 and len(allowed) < len(excluded) and (max_listed is None or len(allowed) <= max_listed):
+            if (
+                compact
+                and k > 2
+                and len(allowed) < len(excluded)
+                and (max_listed is None or len(allowed) <= max_listed)
+            ):
                 return f"in {fmt(allowed)[:-1]}, <unlisted>}}" if allowed else "in {<unlisted>}"
             return f"not in {fmt(excluded)}"
         if compact and k > 2 and len(excluded) < len(allowed) and (max_listed is None or len(excluded) <= max_listed):
             return f"in {{all listed but {fmt(excluded)[1:-1]}}}"
         return f"in {fmt(allowed)}"
 
-    def export_text(self, *, decimals=None, show_counts: bool = True, class_names=None, spacing: int = 3,
-                    significant_digits: int | None = None, integer_features=(), show_ids: bool = True,
-                    max_listed: int | None = None, _compact: bool = False, _origin=None,
-                    _base_proba=None) -> str:
+    def export_text(
+        self,
+        *,
+        decimals=None,
+        show_counts: bool = True,
+        class_names=None,
+        spacing: int = 3,
+        significant_digits: int | None = None,
+        integer_features=(),
+        show_ids: bool = True,
+        max_listed: int | None = None,
+        _compact: bool = False,
+        _origin=None,
+        _base_proba=None,
+    ) -> str:
         """Readable rules, in the layout of scikit-learn's ``export_text``.
 
         Numerical nodes print ``name <= t`` / ``name > t``; categorical nodes print the category
@@ -490,9 +516,15 @@ class Tree:
             nonlocal clipped
             indent = bar * depth + "|" + "-" * spacing + " "
             if self.children_left[i] == TREE_LEAF:
-                s, cl = self._leaf_text(i, cls, proba, show_counts=show_counts, show_ids=show_ids,
-                                        members=None if _origin is None else _origin[i],
-                                        base_proba=_base_proba)
+                s, cl = self._leaf_text(
+                    i,
+                    cls,
+                    proba,
+                    show_counts=show_counts,
+                    show_ids=show_ids,
+                    members=None if _origin is None else _origin[i],
+                    base_proba=_base_proba,
+                )
                 clipped |= cl
                 lines.append(indent + s)
                 return
@@ -515,23 +547,38 @@ class Tree:
 
         rec(0, 0, {})
         if show_counts:
-            lines.append("# P: predict_proba of the leaf's class"
-                         + (" (noisy counts shrunk toward the tree's share)" if self.counts_are_noisy
-                            and self.count_noise_scale else "")
-                         + ("; leaf k: the id apply() returns" if show_ids else ""))
+            lines.append(
+                "# P: predict_proba of the leaf's class"
+                + (
+                    " (noisy counts shrunk toward the tree's share)"
+                    if self.counts_are_noisy and self.count_noise_scale
+                    else ""
+                )
+                + ("; leaf k: the id apply() returns" if show_ids else "")
+            )
         if clipped:
             lines.append("# ≈: noisy counts (DP release); " + NOISY_LEGEND)
         if floored:
-            lines.append("# integer-valued columns (declared): "
-                         + ", ".join(names[j] for j in sorted(integer))
-                         + " — a threshold t prints as ⌊t⌋, the same test on integers; the released "
-                         "values are in get_rules() and the JSON")
+            lines.append(
+                "# integer-valued columns (declared): "
+                + ", ".join(names[j] for j in sorted(integer))
+                + " — a threshold t prints as ⌊t⌋, the same test on integers; the released "
+                "values are in get_rules() and the JSON"
+            )
         if rounded:
             lines.append("# thresholds rounded for reading; exact values in export_text() and the JSON")
         return "\n".join(lines) + "\n"
 
-    def to_text(self, *, prune: bool = False, header=None, significant_digits: int = 4,
-                integer_features=(), max_listed: int | None = 12, **kw) -> str:
+    def to_text(
+        self,
+        *,
+        prune: bool = False,
+        header=None,
+        significant_digits: int = 4,
+        integer_features=(),
+        max_listed: int | None = 12,
+        **kw,
+    ) -> str:
         """The tree as people read it: a header (n, classes; estimators add the learner and its
         privacy status), then :meth:`export_text` of the tree with thresholds rounded to
         ``significant_digits``, long category lists written compactly and sets of more than
@@ -548,19 +595,27 @@ class Tree:
         else:
             shown = self
         if header is None:
-            header = model_header("Decision tree", status=None, n_total=self.n_total,
-                                  noisy=self.counts_are_noisy, classes=self.classes)
+            header = model_header(
+                "Decision tree", status=None, n_total=self.n_total, noisy=self.counts_are_noisy, classes=self.classes
+            )
         lines = list(header)
         labels = set(shown.label[shown.is_leaf].tolist())
         if len(labels) == 1:
             lines.append(f"This model predicts {_py(self.classes[labels.pop()])} for every record.")
-        body = shown.export_text(significant_digits=significant_digits, integer_features=integer_features,
-                                 max_listed=max_listed, _compact=True, **kw).rstrip("\n")
+        body = shown.export_text(
+            significant_digits=significant_digits,
+            integer_features=integer_features,
+            max_listed=max_listed,
+            _compact=True,
+            **kw,
+        ).rstrip("\n")
         lines.append(body)
         merged = self.n_leaves - shown.n_leaves
         if merged:
-            lines.append(f"# {merged} pair{'s' if merged > 1 else ''} of sibling leaves with the same "
-                         "label merged (to_text(prune=False) shows the tree as fitted)")
+            lines.append(
+                f"# {merged} pair{'s' if merged > 1 else ''} of sibling leaves with the same "
+                "label merged (to_text(prune=False) shows the tree as fitted)"
+            )
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -622,8 +677,14 @@ class Tree:
                     parts.append(f"{name} > {fmt(lo)}")
         return " and ".join(parts) if parts else "True"
 
-    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4, integer_features=(),
-                  max_listed: int | None = 12):
+    def get_rules(
+        self,
+        *,
+        prune: bool = False,
+        significant_digits: int | None = 4,
+        integer_features=(),
+        max_listed: int | None = 12,
+    ):
         """One row per leaf (a path from the root) as a pandas DataFrame.
 
         Columns: ``leaf`` (node id, what :meth:`apply` returns), ``depth``, ``rule``
@@ -650,8 +711,14 @@ class Tree:
                 if op in ("in", "not in"):
                     v = tuple(_py(t.categories[f][c]) for c in v)
                 conds.append((t.feature_names[f], op, v))
-            row = {"leaf": leaf, "depth": int(depth[leaf]), "rule": f"IF {ante} THEN {pred}",
-                   "antecedent": ante, "conditions": conds, "prediction": pred}
+            row = {
+                "leaf": leaf,
+                "depth": int(depth[leaf]),
+                "rule": f"IF {ante} THEN {pred}",
+                "antecedent": ante,
+                "conditions": conds,
+                "prediction": pred,
+            }
             for k, c in enumerate(t.classes):
                 row[f"count_{_py(c)}"] = float(t.value[leaf, k])
             row["noisy"] = bool(t.counts_are_noisy)
@@ -807,16 +874,25 @@ class TreeEstimatorMixin:
 
         check_is_fitted(self, "tree_")
         header = estimator_header(self, self.tree_, self._display_params)
-        return self.tree_.to_text(prune=prune, header=header, significant_digits=significant_digits,
-                                  integer_features=self._integer_features(), max_listed=max_listed)
+        return self.tree_.to_text(
+            prune=prune,
+            header=header,
+            significant_digits=significant_digits,
+            integer_features=self._integer_features(),
+            max_listed=max_listed,
+        )
 
     def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4, max_listed: int | None = 12):
         """One row per leaf as a DataFrame (:meth:`Tree.get_rules`)."""
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "tree_")
-        return self.tree_.get_rules(prune=prune, significant_digits=significant_digits,
-                                    integer_features=self._integer_features(), max_listed=max_listed)
+        return self.tree_.get_rules(
+            prune=prune,
+            significant_digits=significant_digits,
+            integer_features=self._integer_features(),
+            max_listed=max_listed,
+        )
 
     def __str__(self) -> str:
         if not hasattr(self, "tree_"):

@@ -153,8 +153,9 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
             sup = max(1, math.ceil(float(s) * n))
         t = self.time_limit
-        if t is not None and (isinstance(t, bool) or not isinstance(t, numbers.Real)
-                              or not (float(t) > 0 and math.isfinite(float(t)))):
+        if t is not None and (
+            isinstance(t, bool) or not isinstance(t, numbers.Real) or not (float(t) > 0 and math.isfinite(float(t)))
+        ):
             raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
         return sup
 
@@ -188,8 +189,13 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             raw = {"value": int(2 * pos > len(yb)), "error": min(pos, len(yb) - pos)}
             self.optimal_, self.lattice_size_, self.runtime_ = True, 0, 0.0
         else:
-            dl = _DL85(max_depth=int(self.max_depth), min_sup=sup, time_limit=tl, quiet=True,
-                       depth_two_special_algo=bool(self.fast_depth_two))
+            dl = _DL85(
+                max_depth=int(self.max_depth),
+                min_sup=sup,
+                time_limit=tl,
+                quiet=True,
+                depth_two_special_algo=bool(self.fast_depth_two),
+            )
             try:
                 dl.fit(X01, yb)
             except RuntimeError as exc:

@@ -116,9 +116,18 @@ class RegressionTree(Tree):
         n = self.value[i, 0]
         return f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
 
-    def export_text(self, *, significant_digits: int | None = 4, spacing: int = 3, show_counts: bool = True,
-                    integer_features=(), show_ids: bool = True, max_listed: int | None = None,
-                    _compact: bool = False, **_) -> str:
+    def export_text(
+        self,
+        *,
+        significant_digits: int | None = 4,
+        spacing: int = 3,
+        show_counts: bool = True,
+        integer_features=(),
+        show_ids: bool = True,
+        max_listed: int | None = None,
+        _compact: bool = False,
+        **_,
+    ) -> str:
         """scikit-learn's ``export_text`` layout: ``value: 12.3  [n≈104]  leaf 4`` at the leaves
         (``leaf k``: what :meth:`apply` returns); categorical branches print the category set a
         record on that branch holds, intersected along the path, and integer-declared features
@@ -163,21 +172,46 @@ class RegressionTree(Tree):
         rec(0, 0, {})
         return "\n".join(lines) + "\n"
 
-    def to_text(self, *, prune: bool = True, header=None, significant_digits: int = 4, integer_features=(),
-                max_listed: int | None = 12, **kw) -> str:
+    def to_text(
+        self,
+        *,
+        prune: bool = True,
+        header=None,
+        significant_digits: int = 4,
+        integer_features=(),
+        max_listed: int | None = 12,
+        **kw,
+    ) -> str:
         if header is None:
-            header = regression_header("Regression tree", status=None, n_total=self.n_total,
-                                       noisy=self.counts_are_noisy, label_bounds=self.label_bounds)
+            header = regression_header(
+                "Regression tree",
+                status=None,
+                n_total=self.n_total,
+                noisy=self.counts_are_noisy,
+                label_bounds=self.label_bounds,
+            )
         lines = list(header)
-        lines.append(self.export_text(significant_digits=significant_digits, integer_features=integer_features,
-                                      max_listed=max_listed, _compact=True).rstrip("\n"))
+        lines.append(
+            self.export_text(
+                significant_digits=significant_digits,
+                integer_features=integer_features,
+                max_listed=max_listed,
+                _compact=True,
+            ).rstrip("\n")
+        )
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.export_text()
 
-    def get_rules(self, *, prune: bool = False, significant_digits: int | None = 4, integer_features=(),
-                  max_listed: int | None = 12) -> pd.DataFrame:
+    def get_rules(
+        self,
+        *,
+        prune: bool = False,
+        significant_digits: int | None = 4,
+        integer_features=(),
+        max_listed: int | None = 12,
+    ) -> pd.DataFrame:
         """One row per leaf: ``leaf``, ``depth``, ``rule``, ``antecedent``, ``conditions``,
         ``prediction`` (the leaf value), ``n`` and ``sum`` (released, raw), ``noisy``."""
         depth = self.node_depth
@@ -190,11 +224,19 @@ class RegressionTree(Tree):
                     v = tuple(self.categories[f][c] for c in v)
                 conds.append((self.feature_names[f], op, v))
             pred = float(self.leaf_value[leaf])
-            rows.append({"leaf": leaf, "depth": int(depth[leaf]),
-                         "rule": f"IF {ante} THEN {significant(pred) if significant_digits else pred}",
-                         "antecedent": ante, "conditions": conds, "prediction": pred,
-                         "n": float(self.value[leaf, 0]), "sum": float(self.value[leaf, 1]),
-                         "noisy": bool(self.counts_are_noisy)})
+            rows.append(
+                {
+                    "leaf": leaf,
+                    "depth": int(depth[leaf]),
+                    "rule": f"IF {ante} THEN {significant(pred) if significant_digits else pred}",
+                    "antecedent": ante,
+                    "conditions": conds,
+                    "prediction": pred,
+                    "n": float(self.value[leaf, 0]),
+                    "sum": float(self.value[leaf, 1]),
+                    "noisy": bool(self.counts_are_noisy),
+                }
+            )
         return pd.DataFrame(rows)
 
     # ------------------------------------------------------------------ serialisation
@@ -212,12 +254,28 @@ class RegressionTree(Tree):
         if list(d.get("classes", [])) != list(REGRESSION_COLUMNS):
             raise ValueError(f"regression tree: classes must be {list(REGRESSION_COLUMNS)}")
         lb = d["label_bounds"]
-        if not isinstance(lb, list) or len(lb) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                                for v in lb):
+        if (
+            not isinstance(lb, list)
+            or len(lb) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in lb)
+        ):
             raise ValueError("regression tree: label_bounds must be two numbers")
         base = Tree.from_dict(d)
         lv = [np.nan if v is None else v for v in d["leaf_value"]]
-        return cls(base.children_left, base.children_right, base.feature, base.threshold,
-                   base.left_categories, base.value, base.label, base.classes, base.feature_names,
-                   base.categorical, base.categories, base.counts_are_noisy, base.count_noise_scale,
-                   leaf_value=np.asarray(lv, dtype=float), label_bounds=tuple(lb))
+        return cls(
+            base.children_left,
+            base.children_right,
+            base.feature,
+            base.threshold,
+            base.left_categories,
+            base.value,
+            base.label,
+            base.classes,
+            base.feature_names,
+            base.categorical,
+            base.categories,
+            base.counts_are_noisy,
+            base.count_noise_scale,
+            leaf_value=np.asarray(lv, dtype=float),
+            label_bounds=tuple(lb),
+        )

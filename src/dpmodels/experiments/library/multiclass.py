@@ -51,14 +51,24 @@ def _scores(Xtr, Xte, ytr, yte, classes, s, max_rules, eps_grid):
 
     from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
-    rows = [("majority", np.nan, float(np.mean(yte == ytr.value_counts().idxmax()))),
-            ("GreedyRL", np.nan, GreedyRuleListClassifier(classes=classes, max_rules=max_rules).fit(Xtr, ytr).score(Xte, yte)),
-            ("sklearn tree, depth 3", np.nan,
-             DecisionTreeClassifier(max_depth=3, random_state=0).fit(Xtr, ytr).score(Xte, yte))]
+    rows = [
+        ("majority", np.nan, float(np.mean(yte == ytr.value_counts().idxmax()))),
+        (
+            "GreedyRL",
+            np.nan,
+            GreedyRuleListClassifier(classes=classes, max_rules=max_rules).fit(Xtr, ytr).score(Xte, yte),
+        ),
+        (
+            "sklearn tree, depth 3",
+            np.nan,
+            DecisionTreeClassifier(max_depth=3, random_state=0).fit(Xtr, ytr).score(Xte, yte),
+        ),
+    ]
     for eps in eps_grid:
         for mech in ("permute-and-flip", "gl-exponential"):
-            d = DPRuleListClassifier(epsilon=eps, classes=classes, max_rules=max_rules, mechanism=mech,
-                                     random_state=1000 + s).fit(Xtr, ytr)
+            d = DPRuleListClassifier(
+                epsilon=eps, classes=classes, max_rules=max_rules, mechanism=mech, random_state=1000 + s
+            ).fit(Xtr, ytr)
             rows.append((f"DP rule list, {mech}", eps, d.score(Xte, yte)))
     return rows
 
@@ -80,8 +90,10 @@ def seed_cell(seed: int, eps_grid=(0.1, 1.0, 5.0)) -> list:
         warnings.simplefilter("ignore")  # the seeded cut points: research, not a release
         b = Binarizer(n_bins=3, bounds=bw, epsilon=0.5, random_state=s).fit(Xtr)
     rows += [("wine", *r) for r in _scores(b.transform(Xtr), b.transform(Xte), ytr, yte, lw, s, 4, eps_grid)]
-    return [row(ds, learner, {}, None if np.isnan(eps) else eps, None if np.isnan(eps) else 0.0, s, "accuracy", acc)
-            for ds, learner, eps, acc in rows]
+    return [
+        row(ds, learner, {}, None if np.isnan(eps) else eps, None if np.isnan(eps) else 0.0, s, "accuracy", acc)
+        for ds, learner, eps, acc in rows
+    ]
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -110,11 +122,17 @@ def _cells(size):
     return [Cell(f"s{s}", seed_cell, dict(seed=s, eps_grid=epsilons)) for s in range(runs)]
 
 
-register(Experiment(
-    "lib-multiclass", paper="lib", kind="table",
-    title="Rule lists over K declared classes: GreedyRL and DP rule lists on nursery (5 classes) and wine (3)",
-    draws="held-out accuracy of GreedyRL, the DP rule list (permute-and-flip, gl-exponential) at ε 0.1 / 1 / 5, "
-          "a depth-3 scikit-learn tree and the majority class, 10 stratified 70/30 splits",
-    cells=_cells, table=markdown_table,
-    full_cost="≈ 1 min", quick_cost="≈ 12 s",
-))
+register(
+    Experiment(
+        "lib-multiclass",
+        paper="lib",
+        kind="table",
+        title="Rule lists over K declared classes: GreedyRL and DP rule lists on nursery (5 classes) and wine (3)",
+        draws="held-out accuracy of GreedyRL, the DP rule list (permute-and-flip, gl-exponential) at ε 0.1 / 1 / 5, "
+        "a depth-3 scikit-learn tree and the majority class, 10 stratified 70/30 splits",
+        cells=_cells,
+        table=markdown_table,
+        full_cost="≈ 1 min",
+        quick_cost="≈ 12 s",
+    )
+)

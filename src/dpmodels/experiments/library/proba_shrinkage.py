@@ -60,8 +60,9 @@ def study_cell(datasets=("compas", "german", "adult"), epsilons=(0.1, 1.0), runs
                         tables = {s: est.rule_list_.proba_table(shrink=s) for s in (False, True)}
                     else:
                         Xtr, Xte, ytr, yte = train_test_split(Xr, yr, test_size=0.3, random_state=r)
-                        est = PrivaTreeClassifier(epsilon=eps, max_depth=4, random_state=noise,
-                                                  **schema.fit_params()).fit(Xtr, ytr)
+                        est = PrivaTreeClassifier(
+                            epsilon=eps, max_depth=4, random_state=noise, **schema.fit_params()
+                        ).fit(Xtr, ytr)
                         idx = est.apply(Xte)
                         tables = {s: est.tree_.leaf_proba(shrink=s) for s in (False, True)}
                     y = np.asarray(yte).astype(int)
@@ -69,8 +70,11 @@ def study_cell(datasets=("compas", "german", "adult"), epsilons=(0.1, 1.0), runs
                         ll, br = _scores(T[idx], y)
                         params = {"split": r, "variant": "shrunk" if shrink else "raw"}
                         delta = est.privacy_ledger_.delta
-                        for metric, v in (("log_loss", ll), ("brier", br),
-                                          ("argmax_accuracy", float(np.mean(T[idx].argmax(axis=1) == y)))):
+                        for metric, v in (
+                            ("log_loss", ll),
+                            ("brier", br),
+                            ("argmax_accuracy", float(np.mean(T[idx].argmax(axis=1) == y))),
+                        ):
                             rows.append(row(name, learner, params, eps, delta, r, metric, v))
     return rows
 
@@ -83,8 +87,9 @@ def _wide(df: pd.DataFrame) -> pd.DataFrame:
     params = [json.loads(p) for p in d["parameters"]]
     d["split"] = [p["split"] for p in params]
     d["variant"] = [p["variant"] for p in params]
-    return d.pivot_table(index=["dataset", "learner", "epsilon", "split", "variant"], columns="metric",
-                         values="value", aggfunc="first").reset_index()
+    return d.pivot_table(
+        index=["dataset", "learner", "epsilon", "split", "variant"], columns="metric", values="value", aggfunc="first"
+    ).reset_index()
 
 
 def markdown_table(df: pd.DataFrame) -> str:
@@ -94,15 +99,17 @@ def markdown_table(df: pd.DataFrame) -> str:
     keys = ["learner", "epsilon", "dataset"]
     raw = df[df.variant == "raw"].set_index(keys + ["split"])
     shr = df[df.variant == "shrunk"].set_index(keys + ["split"])
-    g = pd.DataFrame({
-        "log-loss raw": raw.log_loss.groupby(level=keys).mean(),
-        "log-loss shrunk": shr.log_loss.groupby(level=keys).mean(),
-        "shrunk wins (log-loss)": (shr.log_loss < raw.log_loss).groupby(level=keys).mean(),
-        "Brier raw": raw.brier.groupby(level=keys).mean(),
-        "Brier shrunk": shr.brier.groupby(level=keys).mean(),
-        "shrunk wins (Brier)": (shr.brier < raw.brier).groupby(level=keys).mean(),
-        "worst Brier Δ": (shr.brier - raw.brier).groupby(level=keys).max(),
-    }).reset_index()
+    g = pd.DataFrame(
+        {
+            "log-loss raw": raw.log_loss.groupby(level=keys).mean(),
+            "log-loss shrunk": shr.log_loss.groupby(level=keys).mean(),
+            "shrunk wins (log-loss)": (shr.log_loss < raw.log_loss).groupby(level=keys).mean(),
+            "Brier raw": raw.brier.groupby(level=keys).mean(),
+            "Brier shrunk": shr.brier.groupby(level=keys).mean(),
+            "shrunk wins (Brier)": (shr.brier < raw.brier).groupby(level=keys).mean(),
+            "worst Brier Δ": (shr.brier - raw.brier).groupby(level=keys).max(),
+        }
+    ).reset_index()
     head = "| " + " | ".join(g.columns) + " |"
     sep = "|" + "---|" * len(g.columns)
     lines = [head, sep]
@@ -131,11 +138,17 @@ def _cells(size):
     return [Cell("study", study_cell, dict(datasets=datasets, epsilons=epsilons, runs=int(runs), seed=0))]
 
 
-register(Experiment(
-    "lib-proba", paper="lib", kind="table",
-    title="predict_proba from noisy counts: raw clipped shares vs the default shrinkage (beyond the papers)",
-    draws="held-out log-loss and Brier score of DP rule lists and PrivaTrees, both probability variants from the "
-          "same released counts, ε 0.1 / 1, 20 random 70/30 splits, COMPAS / German / Adult",
-    cells=_cells, table=markdown_table,
-    full_cost="≈ 1 min (one cell; 2 splits take 7 s here)", quick_cost="≈ 7 s",
-))
+register(
+    Experiment(
+        "lib-proba",
+        paper="lib",
+        kind="table",
+        title="predict_proba from noisy counts: raw clipped shares vs the default shrinkage (beyond the papers)",
+        draws="held-out log-loss and Brier score of DP rule lists and PrivaTrees, both probability variants from the "
+        "same released counts, ε 0.1 / 1, 20 random 70/30 splits, COMPAS / German / Adult",
+        cells=_cells,
+        table=markdown_table,
+        full_cost="≈ 1 min (one cell; 2 splits take 7 s here)",
+        quick_cost="≈ 7 s",
+    )
+)

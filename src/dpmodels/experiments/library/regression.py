@@ -79,15 +79,35 @@ def split_cell(task: str, seed: int, eps_grid=(0.1, 1.0, 5.0), depth: int = 4) -
     X, y, bounds, lb = load_task(task)
     s = int(seed)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=s)
-    out = [row(task, f"sklearn DecisionTreeRegressor depth {depth}", {"depth": depth}, None, None, s, "r2",
-               DecisionTreeRegressor(max_depth=depth, random_state=0).fit(Xtr, ytr).score(Xte, yte)),
-           row(task, "mean of the training labels", {}, None, None, s, "r2",
-               1.0 - float(((yte - ytr.mean()) ** 2).sum() / ((yte - yte.mean()) ** 2).sum()))]
+    out = [
+        row(
+            task,
+            f"sklearn DecisionTreeRegressor depth {depth}",
+            {"depth": depth},
+            None,
+            None,
+            s,
+            "r2",
+            DecisionTreeRegressor(max_depth=depth, random_state=0).fit(Xtr, ytr).score(Xte, yte),
+        ),
+        row(
+            task,
+            "mean of the training labels",
+            {},
+            None,
+            None,
+            s,
+            "r2",
+            1.0 - float(((yte - ytr.mean()) ** 2).sum() / ((yte - yte.mean()) ** 2).sum()),
+        ),
+    ]
     for eps in eps_grid:
-        r = PrivaTreeRegressor(epsilon=eps, max_depth=depth, bounds=bounds, label_bounds=lb,
-                               random_state=1000 + s).fit(Xtr, ytr)
-        out.append(row(task, f"PrivaTreeRegressor depth {depth}", {"depth": depth}, eps, 0.0, s, "r2",
-                       r.score(Xte, yte)))
+        r = PrivaTreeRegressor(epsilon=eps, max_depth=depth, bounds=bounds, label_bounds=lb, random_state=1000 + s).fit(
+            Xtr, ytr
+        )
+        out.append(
+            row(task, f"PrivaTreeRegressor depth {depth}", {"depth": depth}, eps, 0.0, s, "r2", r.score(Xte, yte))
+        )
         dl = _diffprivlib_linear(eps, bounds, lb, s, Xtr, ytr, Xte, yte)
         if dl is not None:
             out.append(row(task, "diffprivlib LinearRegression", {}, eps, 0.0, s, "r2", dl))
@@ -122,11 +142,17 @@ def _cells(size):
     return [Cell(f"{t}-s{s}", split_cell, dict(task=t, seed=s, eps_grid=epsilons)) for t in tasks for s in range(runs)]
 
 
-register(Experiment(
-    "lib-regression", paper="lib", kind="table",
-    title="PrivaTreeRegressor against scikit-learn's tree and diffprivlib's LinearRegression (beyond the papers)",
-    draws="held-out R² on diabetes and California (MedInc as the label), ε 0.1 / 1 / 5, depth 4, 10 random "
-          "70/30 splits; diffprivlib's rows only where it imports",
-    cells=_cells, table=markdown_table,
-    full_cost="≈ 15 s", quick_cost="≈ 4 s",
-))
+register(
+    Experiment(
+        "lib-regression",
+        paper="lib",
+        kind="table",
+        title="PrivaTreeRegressor against scikit-learn's tree and diffprivlib's LinearRegression (beyond the papers)",
+        draws="held-out R² on diabetes and California (MedInc as the label), ε 0.1 / 1 / 5, depth 4, 10 random "
+        "70/30 splits; diffprivlib's rows only where it imports",
+        cells=_cells,
+        table=markdown_table,
+        full_cost="≈ 15 s",
+        quick_cost="≈ 4 s",
+    )
+)

@@ -53,8 +53,16 @@ LEARNERS = {
 }
 FIG4_LEARNERS = ("sm-Laplace", "sm-Cauchy", "gl-Laplace", "gl-Gaussian", "gl-Exponential", "permute-and-flip")
 FIG23_LEARNERS = ("noisy Gini", "noisy counts")
-COLORS = {"sm-Laplace": "C0", "sm-Cauchy": "C1", "gl-Laplace": "C2", "gl-Gaussian": "C3", "gl-Exponential": "C4",
-          "permute-and-flip": "C5", "noisy Gini": "C2", "noisy counts": "C6"}
+COLORS = {
+    "sm-Laplace": "C0",
+    "sm-Cauchy": "C1",
+    "gl-Laplace": "C2",
+    "gl-Gaussian": "C3",
+    "gl-Exponential": "C4",
+    "permute-and-flip": "C5",
+    "noisy Gini": "C2",
+    "noisy counts": "C6",
+}
 TABLE1_EPSILONS = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
@@ -157,20 +165,30 @@ def _accuracy_cells(size, datasets, epsilons, learners, evaluate, runs_quick=4, 
     cost = {"german": 6.0, "adult": 2.0, "compas": 1.0} if protocol == "library" else {}
     extra = {} if protocol == "library" else dict(protocol=protocol)  # library cells keep their stored results
     return [
-        Cell(f"{ds}-run{r}", accuracy_cell, dict(dataset=ds, run=r, epsilons=eps, learners=tuple(learners),
-                                                  evaluate=evaluate, **extra), cost=cost.get(ds, 1.0) * len(eps))
-        for ds in _datasets(size, datasets) for r in range(runs)
+        Cell(
+            f"{ds}-run{r}",
+            accuracy_cell,
+            dict(dataset=ds, run=r, epsilons=eps, learners=tuple(learners), evaluate=evaluate, **extra),
+            cost=cost.get(ds, 1.0) * len(eps),
+        )
+        for ds in _datasets(size, datasets)
+        for r in range(runs)
     ]
 
 
 # --------------------------------------------------------------------------- Fig. 1
-NOISE_MECHANISMS = ("gl-Laplace (Δ/ε, as the paper)", "gl-Laplace (2Δ/ε, report-noisy-max here)",
-                    "sm-Laplace", "sm-Cauchy")
+NOISE_MECHANISMS = (
+    "gl-Laplace (Δ/ε, as the paper)",
+    "gl-Laplace (2Δ/ε, report-noisy-max here)",
+    "sm-Laplace",
+    "sm-Cauchy",
+)
 FIG1_DELTA, FIG1_MIN_SUPPORT, FIG1_GAMMA = 1e-6, 1, 4.0
 
 
-def noise_cell(mechanism, seed, ns, epsilon=1.0, delta=FIG1_DELTA, min_support=FIG1_MIN_SUPPORT,
-               gamma=FIG1_GAMMA, draws=20_000):
+def noise_cell(
+    mechanism, seed, ns, epsilon=1.0, delta=FIG1_DELTA, min_support=FIG1_MIN_SUPPORT, gamma=FIG1_GAMMA, draws=20_000
+):
     """Noise added to a Gini impurity computed on n records (paper 000, Fig. 1).
 
     ``noise_scale``: the scale of the noise distribution — Δ/ε (Δ = 1/2, global sensitivity of
@@ -210,8 +228,10 @@ def noise_cell(mechanism, seed, ns, epsilon=1.0, delta=FIG1_DELTA, min_support=F
 def _fig1_cells(size):
     ns = tuple(int(v) for v in np.unique(np.round(np.logspace(0, 4, size.pick(25, 60)))))
     eps = float(size.epsilons[0]) if size.epsilons else 1.0
-    return [Cell(f"{m}", noise_cell, dict(mechanism=m, seed=0, ns=ns, epsilon=eps, draws=size.pick(2_000, 20_000)))
-            for m in NOISE_MECHANISMS]
+    return [
+        Cell(f"{m}", noise_cell, dict(mechanism=m, seed=0, ns=ns, epsilon=eps, draws=size.pick(2_000, 20_000)))
+        for m in NOISE_MECHANISMS
+    ]
 
 
 def _fig1_plot(df, out_dir):
@@ -231,8 +251,9 @@ def _fig1_plot(df, out_dir):
     ax.set_xlabel("records the rule is computed on (ñ)")
     ax.set_ylabel("noise amplitude on the Gini impurity")
     eps = df["epsilon"].iloc[0] if len(df) else 1.0
-    ax.set_title(f"ε = {eps:g}, δ = {FIG1_DELTA:g}, Λ = {FIG1_MIN_SUPPORT} (lines: scale; dots: mean |noise|)",
-                 fontsize=9)
+    ax.set_title(
+        f"ε = {eps:g}, δ = {FIG1_DELTA:g}, Λ = {FIG1_MIN_SUPPORT} (lines: scale; dots: mean |noise|)", fontsize=9
+    )
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8)
     return [save(fig, out_dir / "000-fig1.png")]
@@ -250,7 +271,9 @@ def _fig1_table(df):
     sc = df[df["metric"] == "noise_scale"]
     wide = sc.pivot_table(index="n", columns="learner", values="value", aggfunc="first")
     avail = np.asarray(wide.index)
-    picks = list(dict.fromkeys(int(avail[np.argmin(np.abs(np.log(avail) - math.log(n)))]) for n in (1, 10, 100, 1000, 10000)))
+    picks = list(
+        dict.fromkeys(int(avail[np.argmin(np.abs(np.log(avail) - math.log(n)))]) for n in (1, 10, 100, 1000, 10000))
+    )
     cols = [m for m in NOISE_MECHANISMS if m in wide.columns]
     lines = ["| ñ | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     for n in picks:
@@ -310,7 +333,8 @@ def _summary_table(df, metric, learners, at, published=None):
 def _fig2_table(df):
     return _summary_table(df, "train_accuracy", FIG23_LEARNERS, (0.1, 1, 10, 100, 1000, 10000)) + (
         "\n\nTraining accuracy, mean ± s.e. over runs (the paper's Fig. 2/3 give no numbers). "
-        "'noisy Gini' is gl-Laplace (report-noisy-max on the Gini, scale 2Δ/ε).")
+        "'noisy Gini' is gl-Laplace (report-noisy-max on the Gini, scale 2Δ/ε)."
+    )
 
 
 # --------------------------------------------------------------------------- Fig. 4 / Table I
@@ -319,8 +343,11 @@ def _fig4_published(ds):
     names no dataset (``dataset=None`` in :data:`..published.P000_TEXT_POINTS`), so it is drawn on
     no panel; the table's caption quotes it."""
     pts = [dict(epsilon=10.0, value=pub.P000_TABLE2[(ds, "sm-Laplace")], learner="sm-Laplace (Table II)")]
-    pts += [dict(epsilon=p["epsilon"], value=p["value"], learner=p["learner"]) for p in pub.P000_TEXT_POINTS
-            if p["dataset"] is not None and p["dataset"] == ds and p["learner"] == "sm-Laplace"]
+    pts += [
+        dict(epsilon=p["epsilon"], value=p["value"], learner=p["learner"])
+        for p in pub.P000_TEXT_POINTS
+        if p["dataset"] is not None and p["dataset"] == ds and p["learner"] == "sm-Laplace"
+    ]
     return pts
 
 
@@ -330,8 +357,15 @@ def _fig4_plot(df, out_dir):
     panels = [ds for ds in DATASETS if ds in set(d["dataset"])]
     fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.9), squeeze=False)
     for ax, ds in zip(axes[0], panels):
-        curves_vs_epsilon(ax, d[d["dataset"] == ds], FIG4_LEARNERS, colors=COLORS, baseline="GreedyRL",
-                          published=_fig4_published(ds), published_label="sm-Laplace, paper's Table II (ε = 10)")
+        curves_vs_epsilon(
+            ax,
+            d[d["dataset"] == ds],
+            FIG4_LEARNERS,
+            colors=COLORS,
+            baseline="GreedyRL",
+            published=_fig4_published(ds),
+            published_label="sm-Laplace, paper's Table II (ε = 10)",
+        )
         greedy_pub = pub.P000_TABLE2.get((ds, "GreedyRL"))
         if greedy_pub is not None:
             ax.axhline(greedy_pub, color="black", ls=":", lw=1.0, label="GreedyRL (published)")
@@ -349,7 +383,8 @@ def _fig4_table(df):
         "\n\nTest accuracy, mean ± s.e. over runs, at the grid value nearest each ε. 'published': "
         "paper 000, Table II (ε = 10), drawn as stars. Sec. V-C also quotes sm-Laplace .787 vs GreedyRL .791 at "
         "ε = 1 without naming the dataset (it matches no GreedyRL of Table II: .660 / .711 / .798), so no panel "
-        "draws it.")
+        "draws it."
+    )
 
 
 def _table1(df):
@@ -374,53 +409,94 @@ def _table1(df):
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     runs = int(d["seed"].nunique()) if len(d) else 0
-    lines.append(f"Standard error of the mean test accuracy over {runs} runs; in parentheses paper 000, Table I "
-                 "(100 runs).")
+    lines.append(
+        f"Standard error of the mean test accuracy over {runs} runs; in parentheses paper 000, Table I (100 runs)."
+    )
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- registry
-register(Experiment(
-    "000-fig1", paper="000", kind="figure", title="Noise amplitude: smooth vs global sensitivity",
-    draws="noise scale (and measured mean |noise|) added to the Gini impurity vs the records a rule is "
-          "computed on, ε = 1: gl-Laplace vs sm-Laplace (+ sm-Cauchy)",
-    cells=_fig1_cells, plot=_fig1_plot, table=_fig1_table,
-    full_cost="< 1 s (0.1 CPU-s)", quick_cost="< 1 s",
-    notes="Analytic scales from Theorem IV.1 (δ = 1e-6, Λ = 1, γ = 4) and empirical means of the library's samplers.",
-))
-register(Experiment(
-    "000-fig2", paper="000", kind="figure", title="Noisy counts vs noisy Gini vs GreedyRL on COMPAS (training accuracy)",
-    draws="training accuracy vs ε ∈ [0.1, 10⁴] (51 log-spaced values), 100 runs, COMPAS",
-    cells=lambda size: _accuracy_cells(size, ("compas",), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
-                                       FIG23_LEARNERS, "train"),
-    plot=lambda df, out: _training_plot(df, out, ("compas",), "000-fig2"), table=_fig2_table,
-    full_cost="≈ 10 s on 2 idle cores (≈ 20 CPU-s)", quick_cost="≈ 2 s",
-))
-register(Experiment(
-    "000-fig3", paper="000", kind="figure", title="Noisy counts vs noisy Gini vs GreedyRL on German and Adult (training accuracy)",
-    draws="training accuracy vs ε ∈ [0.1, 10⁴] (51 log-spaced values), 100 runs, German credit and Adult",
-    cells=lambda size: _accuracy_cells(size, ("german", "adult"), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
-                                       FIG23_LEARNERS, "train"),
-    plot=lambda df, out: _training_plot(df, out, ("german", "adult"), "000-fig3"), table=_fig2_table,
-    full_cost="≈ 1.2 min on 2 idle cores (≈ 2.4 CPU-min)", quick_cost="≈ 5 s",
-))
-register(Experiment(
-    "000-fig4", paper="000", kind="figure", title="Test accuracy vs ε of every DP rule-list mechanism",
-    draws="test accuracy vs ε (200 log-spaced values in [0.01, 100]), 100 runs, 6 mechanisms + GreedyRL, "
-          "German / COMPAS / Adult; Table II (ε = 10) and Sec. V-C points overlaid",
-    cells=lambda size: _accuracy_cells(size, DATASETS, (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)),
-                                       FIG4_LEARNERS, "test"),
-    plot=_fig4_plot, table=_fig4_table, published=pub.P000_TABLE2,
-    full_cost="≈ 10 min on 2 idle cores (19.5 CPU-min measured, 360,000 fits)", quick_cost="≈ 10 s",
-))
-register(Experiment(
-    "000-table1", paper="000", kind="table", title="Standard error of the mean test accuracy",
-    draws="standard error over 100 runs at ε = 0.01, 0.1, 1, 10, 100 for every mechanism (paper: sm-Laplace, "
-          "sm-Cauchy, gl-Laplace)",
-    cells=lambda size: _accuracy_cells(size, DATASETS, (TABLE1_EPSILONS, TABLE1_EPSILONS), FIG4_LEARNERS, "test"),
-    table=_table1, published=pub.P000_TABLE1,
-    full_cost="≈ 20 s on 2 idle cores (37 CPU-s)", quick_cost="≈ 3 s",
-))
+register(
+    Experiment(
+        "000-fig1",
+        paper="000",
+        kind="figure",
+        title="Noise amplitude: smooth vs global sensitivity",
+        draws="noise scale (and measured mean |noise|) added to the Gini impurity vs the records a rule is "
+        "computed on, ε = 1: gl-Laplace vs sm-Laplace (+ sm-Cauchy)",
+        cells=_fig1_cells,
+        plot=_fig1_plot,
+        table=_fig1_table,
+        full_cost="< 1 s (0.1 CPU-s)",
+        quick_cost="< 1 s",
+        notes="Analytic scales from Theorem IV.1 (δ = 1e-6, Λ = 1, γ = 4) and empirical means of the library's samplers.",
+    )
+)
+register(
+    Experiment(
+        "000-fig2",
+        paper="000",
+        kind="figure",
+        title="Noisy counts vs noisy Gini vs GreedyRL on COMPAS (training accuracy)",
+        draws="training accuracy vs ε ∈ [0.1, 10⁴] (51 log-spaced values), 100 runs, COMPAS",
+        cells=lambda size: _accuracy_cells(
+            size, ("compas",), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS, "train"
+        ),
+        plot=lambda df, out: _training_plot(df, out, ("compas",), "000-fig2"),
+        table=_fig2_table,
+        full_cost="≈ 10 s on 2 idle cores (≈ 20 CPU-s)",
+        quick_cost="≈ 2 s",
+    )
+)
+register(
+    Experiment(
+        "000-fig3",
+        paper="000",
+        kind="figure",
+        title="Noisy counts vs noisy Gini vs GreedyRL on German and Adult (training accuracy)",
+        draws="training accuracy vs ε ∈ [0.1, 10⁴] (51 log-spaced values), 100 runs, German credit and Adult",
+        cells=lambda size: _accuracy_cells(
+            size, ("german", "adult"), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS, "train"
+        ),
+        plot=lambda df, out: _training_plot(df, out, ("german", "adult"), "000-fig3"),
+        table=_fig2_table,
+        full_cost="≈ 1.2 min on 2 idle cores (≈ 2.4 CPU-min)",
+        quick_cost="≈ 5 s",
+    )
+)
+register(
+    Experiment(
+        "000-fig4",
+        paper="000",
+        kind="figure",
+        title="Test accuracy vs ε of every DP rule-list mechanism",
+        draws="test accuracy vs ε (200 log-spaced values in [0.01, 100]), 100 runs, 6 mechanisms + GreedyRL, "
+        "German / COMPAS / Adult; Table II (ε = 10) and Sec. V-C points overlaid",
+        cells=lambda size: _accuracy_cells(
+            size, DATASETS, (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)), FIG4_LEARNERS, "test"
+        ),
+        plot=_fig4_plot,
+        table=_fig4_table,
+        published=pub.P000_TABLE2,
+        full_cost="≈ 10 min on 2 idle cores (19.5 CPU-min measured, 360,000 fits)",
+        quick_cost="≈ 10 s",
+    )
+)
+register(
+    Experiment(
+        "000-table1",
+        paper="000",
+        kind="table",
+        title="Standard error of the mean test accuracy",
+        draws="standard error over 100 runs at ε = 0.01, 0.1, 1, 10, 100 for every mechanism (paper: sm-Laplace, "
+        "sm-Cauchy, gl-Laplace)",
+        cells=lambda size: _accuracy_cells(size, DATASETS, (TABLE1_EPSILONS, TABLE1_EPSILONS), FIG4_LEARNERS, "test"),
+        table=_table1,
+        published=pub.P000_TABLE1,
+        full_cost="≈ 20 s on 2 idle cores (37 CPU-s)",
+        quick_cost="≈ 3 s",
+    )
+)
 
 
 # --------------------------------------------------------------------------- the paper's protocol
@@ -430,7 +506,8 @@ def _paper_table(table, df):
         "(dpmodels.data.paper_protocols; COMPAS 6,172 rows vs the paper's 6,150), and the paper's calibration "
         "of gl-Laplace / gl-Gaussian / noisy counts (calibration='paper': report-noisy-max at Δ/ε, one score's "
         "Δ for the Gaussian, ε_node/(2|R|) per count query) — where a caption above says 2Δ/ε, that is the "
-        "library protocol's.")
+        "library protocol's."
+    )
 
 
 def _paper_twin(eid, datasets, epsilons, learners, evaluate, full_cost, title_suffix=" (paper protocol)"):
@@ -438,23 +515,55 @@ def _paper_twin(eid, datasets, epsilons, learners, evaluate, full_cost, title_su
     pre-mined rules, the paper's calibration of the global-sensitivity baselines); same plot and
     table as the library-protocol id."""
     base = _REGISTRY[eid]  # registered above in this module (get() would reload the plugins)
-    register(Experiment(
-        f"{eid}-paper", paper="000", kind=base.kind, title=base.title + title_suffix,
-        draws=base.draws + "; protocol='paper': the paper's binarizations and 49 / 18 / 47 pre-mined rules "
-              "(dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
-        cells=lambda size: _accuracy_cells(size, datasets, epsilons, learners, evaluate, protocol="paper"),
-        plot=base.plot, table=functools.partial(_paper_table, base.table), published=base.published,
-        full_cost=full_cost, quick_cost="≈ 5 s",
-        notes="Counts of rows / rules beside the paper's: dpmodels.data.paper_protocols.paper_000_data(name)[2].",
-    ))
+    register(
+        Experiment(
+            f"{eid}-paper",
+            paper="000",
+            kind=base.kind,
+            title=base.title + title_suffix,
+            draws=base.draws + "; protocol='paper': the paper's binarizations and 49 / 18 / 47 pre-mined rules "
+            "(dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
+            cells=lambda size: _accuracy_cells(size, datasets, epsilons, learners, evaluate, protocol="paper"),
+            plot=base.plot,
+            table=functools.partial(_paper_table, base.table),
+            published=base.published,
+            full_cost=full_cost,
+            quick_cost="≈ 5 s",
+            notes="Counts of rows / rules beside the paper's: dpmodels.data.paper_protocols.paper_000_data(name)[2].",
+        )
+    )
 
 
 # full-size costs measured 2026-11-24 on the shared 2-core machine, 1 worker, 1-min load 5–9
-_paper_twin("000-fig2", ("compas",), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS, "train",
-            full_cost="≈ 10 s on 2 idle cores (7.5 CPU-s measured, 100 cells)")
-_paper_twin("000-fig3", ("german", "adult"), (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)), FIG23_LEARNERS,
-            "train", full_cost="≈ 40 s on 2 idle cores (61 CPU-s measured, 200 cells)")
-_paper_twin("000-fig4", DATASETS, (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)), FIG4_LEARNERS, "test",
-            full_cost="≈ 4 min on 2 idle cores (≈ 8 CPU-min estimated: 4.8 CPU-s per run measured on 3 runs)")
-_paper_twin("000-table1", DATASETS, (TABLE1_EPSILONS, TABLE1_EPSILONS), FIG4_LEARNERS, "test",
-            full_cost="≈ 15 s on 2 idle cores (23 CPU-s measured, 300 cells)")
+_paper_twin(
+    "000-fig2",
+    ("compas",),
+    (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
+    FIG23_LEARNERS,
+    "train",
+    full_cost="≈ 10 s on 2 idle cores (7.5 CPU-s measured, 100 cells)",
+)
+_paper_twin(
+    "000-fig3",
+    ("german", "adult"),
+    (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
+    FIG23_LEARNERS,
+    "train",
+    full_cost="≈ 40 s on 2 idle cores (61 CPU-s measured, 200 cells)",
+)
+_paper_twin(
+    "000-fig4",
+    DATASETS,
+    (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)),
+    FIG4_LEARNERS,
+    "test",
+    full_cost="≈ 4 min on 2 idle cores (≈ 8 CPU-min estimated: 4.8 CPU-s per run measured on 3 runs)",
+)
+_paper_twin(
+    "000-table1",
+    DATASETS,
+    (TABLE1_EPSILONS, TABLE1_EPSILONS),
+    FIG4_LEARNERS,
+    "test",
+    full_cost="≈ 15 s on 2 idle cores (23 CPU-s measured, 300 cells)",
+)

@@ -123,8 +123,16 @@ MIA_LEARNERS = {
     "tree (depth 4)": ("sklearn", {"max_depth": 4}),
     "tree (fully grown)": ("sklearn", {}),
 }
-MIA_DEFAULT_LEARNERS = ("GreedyRL", "permute-and-flip", "sm-laplace (confidence)", "PrivaTree", "BDPT",
-                        "DPGDF", "tree (depth 4)", "tree (fully grown)")
+MIA_DEFAULT_LEARNERS = (
+    "GreedyRL",
+    "permute-and-flip",
+    "sm-laplace (confidence)",
+    "PrivaTree",
+    "BDPT",
+    "DPGDF",
+    "tree (depth 4)",
+    "tree (fully grown)",
+)
 NON_PRIVATE = ("GreedyRL", "tree (depth 4)", "tree (fully grown)")
 # Paper 000, Fig. 6: GreedyRL vs sm-Laplace on German and COMPAS (+ the library's default mechanism)
 FIG6_LEARNERS = ("GreedyRL", "sm-laplace (confidence)", "permute-and-flip")
@@ -172,8 +180,9 @@ def _rule_params(name, lam, n=None, protocol="library") -> dict:
 
 
 def _dp_rule_list(name, eps, lam, n, seed, protocol="library"):
-    return DPRuleListClassifier(epsilon=eps, random_state=np.random.default_rng(seed),
-                                **_rule_params(name, lam, n, protocol))
+    return DPRuleListClassifier(
+        epsilon=eps, random_state=np.random.default_rng(seed), **_rule_params(name, lam, n, protocol)
+    )
 
 
 def _greedy(lam, protocol="library"):
@@ -244,23 +253,44 @@ def _protocol_kwargs(protocol) -> dict:
     return {} if protocol == "library" else dict(protocol=protocol)
 
 
-def table2_cells(datasets=DATASETS, runs=100, epsilons=(0.1, 1.0, 10.0), learners=tuple(LEARNERS),
-                 n_permutations=20, protocol="library") -> list[Cell]:
+def table2_cells(
+    datasets=DATASETS,
+    runs=100,
+    epsilons=(0.1, 1.0, 10.0),
+    learners=tuple(LEARNERS),
+    n_permutations=20,
+    protocol="library",
+) -> list[Cell]:
     """One cell per (dataset, run)."""
     _check_datasets(datasets)
     _check_learners(learners, LEARNERS)
     extra = _protocol_kwargs(protocol)
     cost = {"adult": 4.0, "german": 1.5, "compas": 1.0}
-    return [Cell(f"{d}-run{r}", table2_cell, dict(dataset=d, run=r, epsilons=tuple(float(e) for e in epsilons),
-                                                   learners=tuple(learners), n_permutations=int(n_permutations),
-                                                   **extra),
-                 cost=cost.get(d, 1.0))
-            for d in datasets for r in range(int(runs))]
+    return [
+        Cell(
+            f"{d}-run{r}",
+            table2_cell,
+            dict(
+                dataset=d,
+                run=r,
+                epsilons=tuple(float(e) for e in epsilons),
+                learners=tuple(learners),
+                n_permutations=int(n_permutations),
+                **extra,
+            ),
+            cost=cost.get(d, 1.0),
+        )
+        for d in datasets
+        for r in range(int(runs))
+    ]
 
 
 # ------------------------------------------------------------------------------------ Table III
-IK_VARIANTS = (("I_k", "accuracy", "positive"), ("I_k (rank ties)", "accuracy", "rank"),
-               ("I_k (AUC scoring)", "roc_auc", "positive"))
+IK_VARIANTS = (
+    ("I_k", "accuracy", "positive"),
+    ("I_k (rank ties)", "accuracy", "rank"),
+    ("I_k (AUC scoring)", "roc_auc", "positive"),
+)
 
 
 def table3_cell(dataset, run, epsilons, learners, k=7, n_repeats=5, protocol="library"):
@@ -274,8 +304,9 @@ def table3_cell(dataset, run, epsilons, learners, k=7, n_repeats=5, protocol="li
     def importances(est):
         """Mean importance under accuracy (the paper's, scikit-learn's default) and under ROC AUC,
         from the same permutations (one multi-metric call)."""
-        r = permutation_importance(est, Xte, yte, n_repeats=n_repeats, scoring=["accuracy", "roc_auc"],
-                                   random_state=perm_seed)
+        r = permutation_importance(
+            est, Xte, yte, n_repeats=n_repeats, scoring=["accuracy", "roc_auc"], random_state=perm_seed
+        )
         return {sc: r[sc].importances_mean for sc in ("accuracy", "roc_auc")}
 
     g, gsecs = _fit_timed(_greedy(lam, protocol), Xtr, ytr)
@@ -287,30 +318,67 @@ def table3_cell(dataset, run, epsilons, learners, k=7, n_repeats=5, protocol="li
             seed = ss.spawn(1)[0]
             est, secs = _fit_timed(_dp_rule_list(name, eps, lam, len(Xtr), seed, protocol), Xtr, ytr)
             imp = importances(est)
-            params = json.dumps(dict(_rule_params(name, lam, len(Xtr), protocol), k=k, n_repeats=n_repeats),
-                                sort_keys=True)
+            params = json.dumps(
+                dict(_rule_params(name, lam, len(Xtr), protocol), k=k, n_repeats=n_repeats), sort_keys=True
+            )
             delta = est.privacy_ledger_.delta
             for metric, sc, ties in IK_VARIANTS:
                 val = overlap(top_k_features(ref[sc], k, ties), top_k_features(imp[sc], k, ties), k, ties)
                 rows.append(row(dataset, name, params, eps, delta, run, metric, val, secs))
-            rows.append(row(dataset, name, params, eps, delta, run, "n important features",
-                            int((imp["accuracy"] > 0).sum()), secs))
+            rows.append(
+                row(
+                    dataset,
+                    name,
+                    params,
+                    eps,
+                    delta,
+                    run,
+                    "n important features",
+                    int((imp["accuracy"] > 0).sum()),
+                    secs,
+                )
+            )
     gparams = dict(_rule_params("GreedyRL", lam, protocol=protocol), k=k, n_repeats=n_repeats)
-    rows.append(row(dataset, "GreedyRL", gparams, math.inf,
-                    0.0, run, "n important features", int((ref["accuracy"] > 0).sum()), gsecs))
+    rows.append(
+        row(
+            dataset,
+            "GreedyRL",
+            gparams,
+            math.inf,
+            0.0,
+            run,
+            "n important features",
+            int((ref["accuracy"] > 0).sum()),
+            gsecs,
+        )
+    )
     return rows
 
 
-def table3_cells(datasets=("adult",), runs=100, epsilons=(1.0, 10.0), learners=tuple(LEARNERS), k=7,
-                 n_repeats=5, protocol="library") -> list[Cell]:
+def table3_cells(
+    datasets=("adult",), runs=100, epsilons=(1.0, 10.0), learners=tuple(LEARNERS), k=7, n_repeats=5, protocol="library"
+) -> list[Cell]:
     """One cell per (dataset, run)."""
     _check_datasets(datasets)
     _check_learners(learners, LEARNERS)
     extra = _protocol_kwargs(protocol)
-    return [Cell(f"{d}-run{r}", table3_cell, dict(dataset=d, run=r, epsilons=tuple(float(e) for e in epsilons),
-                                                   learners=tuple(learners), k=int(k), n_repeats=int(n_repeats),
-                                                   **extra))
-            for d in datasets for r in range(int(runs))]
+    return [
+        Cell(
+            f"{d}-run{r}",
+            table3_cell,
+            dict(
+                dataset=d,
+                run=r,
+                epsilons=tuple(float(e) for e in epsilons),
+                learners=tuple(learners),
+                k=int(k),
+                n_repeats=int(n_repeats),
+                **extra,
+            ),
+        )
+        for d in datasets
+        for r in range(int(runs))
+    ]
 
 
 # -------------------------------------------------------------------------- membership inference
@@ -369,29 +437,55 @@ def mia_cell(dataset, run, learner, epsilons, attacks, n_reference=64, seed_inde
         delta = getattr(getattr(est, "privacy_ledger_", None), "delta", 0.0)
         t = time.perf_counter()
         with _quiet():
-            res = membership_inference_suite(est, Xi, yi, Xo, yo, attacks=attacks, X_pop=Xp, y_pop=yp,
-                                             n_reference=n_reference, n_jobs=1,
-                                             random_state=np.random.default_rng(attack_seed))
+            res = membership_inference_suite(
+                est,
+                Xi,
+                yi,
+                Xo,
+                yo,
+                attacks=attacks,
+                X_pop=Xp,
+                y_pop=yp,
+                n_reference=n_reference,
+                n_jobs=1,
+                random_state=np.random.default_rng(attack_seed),
+            )
             if art:  # same split as "black-box" (the first attack drawing from a fresh generator)
                 from ...audit.art_adapter import art_membership_inference
 
                 res["art-black-box"] = art_membership_inference(
-                    est, Xi, yi, Xo, yo, random_state=np.random.default_rng(attack_seed))
+                    est, Xi, yi, Xo, yo, random_state=np.random.default_rng(attack_seed)
+                )
         attack_secs = time.perf_counter() - t
         for attack, r in res.items():
             for metric, fpr in MIA_METRICS:
                 val = r.auc if fpr is None else r.tpr_at(fpr)
-                rows.append(dict(row(dataset, learner, params, eps, delta, run, metric, val, secs), attack=attack,
-                                 attack_seconds=attack_secs))
+                rows.append(
+                    dict(
+                        row(dataset, learner, params, eps, delta, run, metric, val, secs),
+                        attack=attack,
+                        attack_seconds=attack_secs,
+                    )
+                )
             if keep_scores:
                 base = row(dataset, learner, params, eps, delta, run, "score", 0.0, secs)
-                rows += [dict(base, value=float(s), attack=attack, record=int(i), member=bool(m))
-                         for s, i, m in zip(r.scores, r.record_index, r.membership)]
+                rows += [
+                    dict(base, value=float(s), attack=attack, record=int(i), member=bool(m))
+                    for s, i, m in zip(r.scores, r.record_index, r.membership)
+                ]
     return rows
 
 
-def mia_cells(datasets=FIG6_DATASETS, runs=10, learners=MIA_DEFAULT_LEARNERS, epsilons=(1.0,), attacks=ATTACKS,
-              n_reference=64, art="auto", keep_scores=True) -> list[Cell]:
+def mia_cells(
+    datasets=FIG6_DATASETS,
+    runs=10,
+    learners=MIA_DEFAULT_LEARNERS,
+    epsilons=(1.0,),
+    attacks=ATTACKS,
+    n_reference=64,
+    art="auto",
+    keep_scores=True,
+) -> list[Cell]:
     """One cell per (dataset, run, learner); ``art="auto"``: add ART's attack when it imports and
     "black-box" is the first attack drawing randomness (then both see the same split)."""
     _check_datasets(datasets)
@@ -407,11 +501,27 @@ def mia_cells(datasets=FIG6_DATASETS, runs=10, learners=MIA_DEFAULT_LEARNERS, ep
         offsets[lr] = i
         i += 1 if lr in NON_PRIVATE else len(epsilons)
     cost = {"BDPT": 2.5, "DPGDF": 2.0, "PrivaTree": 2.0}
-    return [Cell(f"{d}-run{r}-{lr}", mia_cell,
-                 dict(dataset=d, run=r, learner=lr, epsilons=tuple(float(e) for e in epsilons), attacks=tuple(attacks),
-                      n_reference=int(n_reference), seed_index=offsets[lr], art=bool(art), keep_scores=bool(keep_scores)),
-                 cost=cost.get(lr, 1.0) * (1 if lr in NON_PRIVATE else len(epsilons)))
-            for d in datasets for r in range(int(runs)) for lr in learners]
+    return [
+        Cell(
+            f"{d}-run{r}-{lr}",
+            mia_cell,
+            dict(
+                dataset=d,
+                run=r,
+                learner=lr,
+                epsilons=tuple(float(e) for e in epsilons),
+                attacks=tuple(attacks),
+                n_reference=int(n_reference),
+                seed_index=offsets[lr],
+                art=bool(art),
+                keep_scores=bool(keep_scores),
+            ),
+            cost=cost.get(lr, 1.0) * (1 if lr in NON_PRIVATE else len(epsilons)),
+        )
+        for d in datasets
+        for r in range(int(runs))
+        for lr in learners
+    ]
 
 
 def split_mia(df: pd.DataFrame):
@@ -420,12 +530,18 @@ def split_mia(df: pd.DataFrame):
     is_score = df["metric"] == "score"
     metrics = df[~is_score].drop(columns=[c for c in ("record", "member") if c in df.columns]).reset_index(drop=True)
     s = df[is_score]
-    scores = pd.DataFrame(dict(dataset=s["dataset"].to_numpy(), learner=s["learner"].to_numpy(),
-                               epsilon=s["epsilon"].to_numpy(), seed=s["seed"].to_numpy(),
-                               attack=s["attack"].to_numpy() if len(s) else [],
-                               record=s["record"].to_numpy(dtype=np.int64) if len(s) else [],
-                               member=s["member"].to_numpy(dtype=bool) if len(s) else [],
-                               score=s["value"].to_numpy()))
+    scores = pd.DataFrame(
+        dict(
+            dataset=s["dataset"].to_numpy(),
+            learner=s["learner"].to_numpy(),
+            epsilon=s["epsilon"].to_numpy(),
+            seed=s["seed"].to_numpy(),
+            attack=s["attack"].to_numpy() if len(s) else [],
+            record=s["record"].to_numpy(dtype=np.int64) if len(s) else [],
+            member=s["member"].to_numpy(dtype=bool) if len(s) else [],
+            score=s["value"].to_numpy(),
+        )
+    )
     return metrics, scores
 
 
@@ -466,12 +582,24 @@ def epsilon_table(scores: pd.DataFrame, alpha=0.05, fpr=0.01, seed=0) -> pd.Data
             est = ~in_sel[g.index.get_indexer(ga.index)]
             s, m = ga["score"].to_numpy()[est], ga["member"].to_numpy().astype(bool)[est]
             flag = s >= best[2]
-            lb = float(epsilon_lower_bound(int((flag & m).sum()), int(m.sum()), int((flag & ~m).sum()),
-                                           int((~m).sum()), alpha=alpha))
-        out.append(dict(dataset=ds, learner=lr, epsilon_claimed=eps, eps_hat=eps_hat, eps_hat_attack=hat_attack,
-                        eps_lb=lb, eps_lb_attack=lb_attack, records=int(len(uniq))))
+            lb = float(
+                epsilon_lower_bound(
+                    int((flag & m).sum()), int(m.sum()), int((flag & ~m).sum()), int((~m).sum()), alpha=alpha
+                )
+            )
+        out.append(
+            dict(
+                dataset=ds,
+                learner=lr,
+                epsilon_claimed=eps,
+                eps_hat=eps_hat,
+                eps_hat_attack=hat_attack,
+                eps_lb=lb,
+                eps_lb_attack=lb_attack,
+                records=int(len(uniq)),
+            )
+        )
     return pd.DataFrame(out)
-
 
 
 # ------------------------------------------------------------------------------------ summaries
@@ -516,10 +644,13 @@ def table2_markdown(df: pd.DataFrame) -> str:
     s = summarise(pd.concat([d, _excess(df)], ignore_index=True))
     at = _paper_eps(s.epsilon.unique())
     has_null = (s.metric == "V − null").any()
-    lines = [f"V and test accuracy at ε = {_eps_label(at) if at else '–'} (GreedyRL: no ε), mean ± s.e. over "
-             f"{_runs(d)} runs:", "",
-             "| dataset | learner | V (ours) | V null mean | V − null | V (paper) | accuracy (ours) | accuracy (paper) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"V and test accuracy at ε = {_eps_label(at) if at else '–'} (GreedyRL: no ε), mean ± s.e. over "
+        f"{_runs(d)} runs:",
+        "",
+        "| dataset | learner | V (ours) | V null mean | V − null | V (paper) | accuracy (ours) | accuracy (paper) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for (ds, lr, e), g in s.groupby(["dataset", "learner", "epsilon"], sort=False):
         if np.isfinite(e) and e != at:
             continue
@@ -530,26 +661,45 @@ def table2_markdown(df: pd.DataFrame) -> str:
         pv = pub.P000_TABLE2_VULNERABILITY.get((ds, PAPER_NAMES.get(lr, "")))
         pa = pub.P000_TABLE2.get((ds, PAPER_NAMES.get(lr, "")))
         paper_v = f"{pv['printed']} (± {pv['pm']:.0e})" if pv else ""
-        lines.append(f"| {ds} | {lr} | {c.get('vulnerability', '')} | {c.get('vulnerability (null mean)', '–')} | "
-                     f"{c.get('V − null', '–')} | {paper_v} | {c.get('accuracy', '')} | "
-                     f"{'' if pa is None else f'{pa:.3f}'} |")
+        lines.append(
+            f"| {ds} | {lr} | {c.get('vulnerability', '')} | {c.get('vulnerability (null mean)', '–')} | "
+            f"{c.get('V − null', '–')} | {paper_v} | {c.get('accuracy', '')} | "
+            f"{'' if pa is None else f'{pa:.3f}'} |"
+        )
     metric = "V − null" if has_null else "vulnerability"
     w = s[s.metric == metric]
     learners = list(dict.fromkeys(w.learner))
-    lines += ["", f"{'V − permutation null' if has_null else 'V'} (mean over runs) for every mechanism and ε:", "",
-              "| dataset | ε | " + " | ".join(learners) + " |", "|---|---|" + "---|" * len(learners)]
+    lines += [
+        "",
+        f"{'V − permutation null' if has_null else 'V'} (mean over runs) for every mechanism and ε:",
+        "",
+        "| dataset | ε | " + " | ".join(learners) + " |",
+        "|---|---|" + "---|" * len(learners),
+    ]
     greedy = {ds: g["mean"].iloc[0] for ds, g in w[w.learner == "GreedyRL"].groupby("dataset", sort=False)}
     for ds in dict.fromkeys(w.dataset):
         for e in sorted(x for x in w[w.dataset == ds].epsilon.unique() if np.isfinite(x)):
             vals = {r.learner: r.mean for r in w[(w.dataset == ds) & (w.epsilon == e)].itertuples()}
             vals["GreedyRL"] = greedy.get(ds, np.nan)
-            lines.append(f"| {ds} | {_eps_label(e)} | " + " | ".join(
-                "" if lr not in vals or np.isnan(vals[lr]) else f"{vals[lr]:+.4f}" if has_null else f"{vals[lr]:.4f}"
-                for lr in learners) + " |")
-    lines += ["", "Paper 000, Table II: 100 runs, vulnerability's ε not stated (its accuracy column is ε = 10); "
-              "⁺/⁻: the untruncated value was above/below; the paper's ± is printed as given (it looks like a "
-              "variance). The permutation null re-assigns membership at random on the same sets: the V of a "
-              "model that learnt nothing about its training set (`dpmodels.audit.vulnerability`)."]
+            lines.append(
+                f"| {ds} | {_eps_label(e)} | "
+                + " | ".join(
+                    ""
+                    if lr not in vals or np.isnan(vals[lr])
+                    else f"{vals[lr]:+.4f}"
+                    if has_null
+                    else f"{vals[lr]:.4f}"
+                    for lr in learners
+                )
+                + " |"
+            )
+    lines += [
+        "",
+        "Paper 000, Table II: 100 runs, vulnerability's ε not stated (its accuracy column is ε = 10); "
+        "⁺/⁻: the untruncated value was above/below; the paper's ± is printed as given (it looks like a "
+        "variance). The permutation null re-assigns membership at random on the same sets: the V of a "
+        "model that learnt nothing about its training set (`dpmodels.audit.vulnerability`).",
+    ]
     acc = df[df.metric == "accuracy"]
     if acc.epsilon.replace(np.inf, np.nan).nunique() > 1:  # the accuracy study at every ε of the grid
         from .protocol import markdown_table
@@ -561,23 +711,31 @@ def table2_markdown(df: pd.DataFrame) -> str:
 def table3_markdown(df: pd.DataFrame) -> str:
     """I_k per (ε, learner) under the three variants, beside the paper's Table III."""
     s = summarise(df[df.metric.isin(["I_k", "I_k (rank ties)", "I_k (AUC scoring)", "n important features"])])
-    lines = [f"Mean ± s.e. over {_runs(df)} runs ({', '.join(dict.fromkeys(df.dataset))}, k = 7, K = 5):", "",
-             "| ε | learner | I_k (ours) | I_k, rank ties | I_k, AUC scoring | important features | paper |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Mean ± s.e. over {_runs(df)} runs ({', '.join(dict.fromkeys(df.dataset))}, k = 7, K = 5):",
+        "",
+        "| ε | learner | I_k (ours) | I_k, rank ties | I_k, AUC scoring | important features | paper |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for (lr, e), g in s.groupby(["learner", "epsilon"], sort=False):
         c = {m: (r["mean"], r["sem"]) for m, r in zip(g.metric, g.to_dict("records"))}
         if not np.isfinite(e):
             lines.append(f"| – | {lr} (reference) | | | | {c['n important features'][0]:.1f} | |")
             continue
         p = PAPER_TABLE_III.get((e, lr))
-        lines.append(f"| {_eps_label(e)} | {lr} | {c['I_k'][0]:.3f} ± {c['I_k'][1]:.3f} | "
-                     f"{c['I_k (rank ties)'][0]:.3f} ± {c['I_k (rank ties)'][1]:.3f} | "
-                     f"{c['I_k (AUC scoring)'][0]:.3f} ± {c['I_k (AUC scoring)'][1]:.3f} | "
-                     f"{c['n important features'][0]:.1f} | {'' if p is None else f'{p[0]} ± {p[1]}'} |")
-    lines += ["", "Paper 000, Table III: Adult, 100 runs, sm-Laplace and gl-Laplace only. 'I_k': only features "
-              "with positive importance enter a top-k set; 'rank ties': the literal rank rule (zero-importance "
-              "ties by column order); 'AUC scoring': ROC AUC instead of accuracy as the permutation score "
-              "(`dpmodels.audit.importance`)."]
+        lines.append(
+            f"| {_eps_label(e)} | {lr} | {c['I_k'][0]:.3f} ± {c['I_k'][1]:.3f} | "
+            f"{c['I_k (rank ties)'][0]:.3f} ± {c['I_k (rank ties)'][1]:.3f} | "
+            f"{c['I_k (AUC scoring)'][0]:.3f} ± {c['I_k (AUC scoring)'][1]:.3f} | "
+            f"{c['n important features'][0]:.1f} | {'' if p is None else f'{p[0]} ± {p[1]}'} |"
+        )
+    lines += [
+        "",
+        "Paper 000, Table III: Adult, 100 runs, sm-Laplace and gl-Laplace only. 'I_k': only features "
+        "with positive importance enter a top-k set; 'rank ties': the literal rank rule (zero-importance "
+        "ties by column order); 'AUC scoring': ROC AUC instead of accuracy as the permutation score "
+        "(`dpmodels.audit.importance`).",
+    ]
     return "\n".join(lines)
 
 
@@ -590,14 +748,21 @@ def mia_markdown(metrics: pd.DataFrame, eps: pd.DataFrame | None = None) -> str:
     """AUC / TPR at 1 % FPR (means over runs) per (dataset, learner, ε) × attack; with ``eps``
     (:func:`epsilon_table`) the empirical ε beside the claimed one."""
     s = summarise(metrics, by=("dataset", "learner", "epsilon", "attack", "metric"))
-    wide = s.pivot_table(index=["dataset", "learner", "epsilon"], columns=["attack", "metric"], values="mean",
-                         sort=False)
+    wide = s.pivot_table(
+        index=["dataset", "learner", "epsilon"], columns=["attack", "metric"], values="mean", sort=False
+    )
     attacks = _attack_order(s.attack.unique())
-    lines = [f"AUC / TPR at 1 % FPR (chance: .500 / .010), means over {_runs(metrics)} runs:", "",
-             "| dataset | learner | ε | " + " | ".join(attacks) + " |", "|---|---|---|" + "---|" * len(attacks)]
+    lines = [
+        f"AUC / TPR at 1 % FPR (chance: .500 / .010), means over {_runs(metrics)} runs:",
+        "",
+        "| dataset | learner | ε | " + " | ".join(attacks) + " |",
+        "|---|---|---|" + "---|" * len(attacks),
+    ]
     for (d, lr, e), r in wide.iterrows():
-        cells = [f"{r[(a, 'auc')]:.3f} / {r[(a, 'tpr@1%fpr')]:.3f}".replace("0.", ".") if (a, "auc") in r.index else ""
-                 for a in attacks]
+        cells = [
+            f"{r[(a, 'auc')]:.3f} / {r[(a, 'tpr@1%fpr')]:.3f}".replace("0.", ".") if (a, "auc") in r.index else ""
+            for a in attacks
+        ]
         lines.append(f"| {d} | {lr} | {_eps_label(e)} | " + " | ".join(cells) + " |")
     if eps is not None and len(eps):
         lines += ["", epsilon_markdown(eps)]
@@ -606,11 +771,15 @@ def mia_markdown(metrics: pd.DataFrame, eps: pd.DataFrame | None = None) -> str:
 
 def epsilon_markdown(et: pd.DataFrame) -> str:
     """The :func:`epsilon_table` beside the claimed ε."""
-    lines = ["| dataset | learner | ε claimed | ε̂ at 1 % FPR (plug-in, best attack) | ε lower bound (95 %, CP) | records |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| dataset | learner | ε claimed | ε̂ at 1 % FPR (plug-in, best attack) | ε lower bound (95 %, CP) | records |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in et.itertuples():
-        lines.append(f"| {r.dataset} | {r.learner} | {_eps_label(r.epsilon_claimed)} | "
-                     f"{r.eps_hat:.2f} ({r.eps_hat_attack}) | {r.eps_lb:.2f} ({r.eps_lb_attack}) | {r.records} |")
+        lines.append(
+            f"| {r.dataset} | {r.learner} | {_eps_label(r.epsilon_claimed)} | "
+            f"{r.eps_hat:.2f} ({r.eps_hat_attack}) | {r.eps_lb:.2f} ({r.eps_lb_attack}) | {r.records} |"
+        )
     return "\n".join(lines)
 
 
@@ -629,8 +798,13 @@ def plot_table2(df: pd.DataFrame, path) -> Path:
             sd = data[data.dataset == d]
             for lr, g in sd.groupby("learner", sort=False):
                 if lr == "GreedyRL":
-                    ax.axhspan(g["mean"].iloc[0] - g["sem"].iloc[0], g["mean"].iloc[0] + g["sem"].iloc[0],
-                               color="k", alpha=0.15, lw=0)
+                    ax.axhspan(
+                        g["mean"].iloc[0] - g["sem"].iloc[0],
+                        g["mean"].iloc[0] + g["sem"].iloc[0],
+                        color="k",
+                        alpha=0.15,
+                        lw=0,
+                    )
                     ax.axhline(g["mean"].iloc[0], color="k", lw=1.2, label="GreedyRL (± s.e.)")
                     continue
                 ax.errorbar(g.epsilon, g["mean"], yerr=g["sem"], marker="o", ms=3, lw=1, capsize=2, label=lr)
@@ -718,13 +892,22 @@ def plot_mia_tpr(metrics: pd.DataFrame, path, fpr=0.01) -> Path:
             if np.isfinite(e):
                 delta = m[(m.dataset == d) & (m.learner == lr) & (m.epsilon == e)]["delta"].max()
                 ceil = min(1.0, math.exp(e) * fpr + (0.0 if np.isnan(delta) else delta))
-                ax.plot([i - 0.45, i + 0.45], [ceil, ceil], color="tab:red", lw=1.5,
-                        label=None if labelled else "DP ceiling e^ε·FPR + δ")
+                ax.plot(
+                    [i - 0.45, i + 0.45],
+                    [ceil, ceil],
+                    color="tab:red",
+                    lw=1.5,
+                    label=None if labelled else "DP ceiling e^ε·FPR + δ",
+                )
                 labelled = True
         ax.set_yscale("log")
         ax.set_xticks(np.arange(len(keys)))
-        ax.set_xticklabels([lr if not np.isfinite(e) else f"{lr}, ε = {e:g}" for lr, e in keys], rotation=30,
-                           ha="right", fontsize="small")
+        ax.set_xticklabels(
+            [lr if not np.isfinite(e) else f"{lr}, ε = {e:g}" for lr, e in keys],
+            rotation=30,
+            ha="right",
+            fontsize="small",
+        )
         ax.set_ylabel(f"TPR at {fpr:.0%} FPR")
         ax.set_title(f"{d}: {_runs(m)} runs", fontsize="small")
     axes[0][-1].legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -780,12 +963,16 @@ def _fig6_table(df):
         "\n\nPaper 000, Fig. 6 prints no numbers: ROC curves of ART's black-box attack (random forest) on GreedyRL "
         "and sm-Laplace (ε not stated; here ε = 1), German and COMPAS, with the reading that rule lists, DP or not, "
         "resist membership inference and German shows slightly higher TPR at low FPR. `art-black-box` is that "
-        "attack (when the `[attacks]` extra is installed); `black-box` is this library's version of it.")
+        "attack (when the `[attacks]` extra is installed); `black-box` is this library's version of it."
+    )
 
 
 def _mia_plot(df, out_dir):
     metrics, scores = split_mia(df)
-    return [plot_mia_tpr(metrics, Path(out_dir) / "000-mia-tpr.png"), plot_fig6(scores, Path(out_dir) / "000-mia-roc.png")]
+    return [
+        plot_mia_tpr(metrics, Path(out_dir) / "000-mia-tpr.png"),
+        plot_fig6(scores, Path(out_dir) / "000-mia-roc.png"),
+    ]
 
 
 def _mia_table(df):
@@ -794,40 +981,72 @@ def _mia_table(df):
         "\n\nSecond table: per learner, over all runs pooled, the plug-in ln(TPR/FPR) at 1 % FPR of the best "
         "attack (a point estimate, no confidence) and a 95 % Clopper–Pearson lower bound on ε (attack and "
         "threshold chosen on a random half of the (run, record) pairs, the bound computed on the other half; "
-        "records treated as independent trials). A certified audit of a DP claim: `dpmodels.audit.audit_estimator`.")
+        "records treated as independent trials). A certified audit of a DP claim: `dpmodels.audit.audit_estimator`."
+    )
 
 
-register(Experiment(
-    "000-table2", paper="000", kind="table", title="Distributional-overfitting vulnerability V (Table II)",
-    draws="V (train vs test) with its permutation null and test accuracy, GreedyRL and 8 DP rule-list mechanisms at "
-          "ε 0.1 / 1 / 10, 100 runs, COMPAS / German / Adult; V and V − null against ε",
-    cells=_t2_cells, plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2.png")], table=table2_markdown,
-    published=pub.P000_TABLE2_VULNERABILITY,
-    full_cost="≈ 5 min, 300 cells, 296 CPU-s (1 worker, load 2–4)", quick_cost="≈ 5 s",
-))
-register(Experiment(
-    "000-table3", paper="000", kind="table", title="Feature-importance overlap I_k on Adult (Table III)",
-    draws="top-7 permutation-importance overlap of 8 DP rule-list mechanisms with GreedyRL at ε 1 / 10, Adult, "
-          "100 runs (accuracy and ROC-AUC scoring, two tie rules)",
-    cells=_t3_cells, plot=lambda df, out: [plot_table3(df, Path(out) / "000-table3.png")], table=table3_markdown,
-    published=pub.P000_TABLE3,
-    full_cost="≈ 56 min, 100 cells, 2,052 CPU-s (1 worker, load 3–4)", quick_cost="≈ 25 s",
-))
-register(Experiment(
-    "000-fig6", paper="000", kind="figure", title="Membership-inference ROC curves of GreedyRL vs DP rule lists (Fig. 6)",
-    draws="pooled log-log ROC of every attack (threshold, black-box, shadow, LiRA, RMIA; ART's if installed) on "
-          "GreedyRL, sm-Laplace and permute-and-flip at ε = 1, German and COMPAS, 10 runs (cells of 000-mia)",
-    source="000-mia", plot=_fig6_plot, table=_fig6_table,
-    full_cost="the cost of 000-mia (shares its cells)", quick_cost="shares 000-mia's cells",
-))
-register(Experiment(
-    "000-mia", paper="000", kind="table",
-    title="Membership inference on every learner, empirical ε beside the claimed ε (beyond the paper)",
-    draws="AUC and TPR at 1 % FPR of every attack on GreedyRL, DP rule lists, PrivaTree, BDPT, DPGDF (ε = 1) and "
-          "scikit-learn trees, German and COMPAS, 10 runs, 64 reference models; ε lower bounds from pooled scores",
-    cells=_mia_cells, plot=_mia_plot, table=_mia_table,
-    full_cost="≈ 16 min, 160 cells, 645 CPU-s (1 worker, load 1–4); 2.1 M score rows", quick_cost="≈ 35 s",
-))
+register(
+    Experiment(
+        "000-table2",
+        paper="000",
+        kind="table",
+        title="Distributional-overfitting vulnerability V (Table II)",
+        draws="V (train vs test) with its permutation null and test accuracy, GreedyRL and 8 DP rule-list mechanisms at "
+        "ε 0.1 / 1 / 10, 100 runs, COMPAS / German / Adult; V and V − null against ε",
+        cells=_t2_cells,
+        plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2.png")],
+        table=table2_markdown,
+        published=pub.P000_TABLE2_VULNERABILITY,
+        full_cost="≈ 5 min, 300 cells, 296 CPU-s (1 worker, load 2–4)",
+        quick_cost="≈ 5 s",
+    )
+)
+register(
+    Experiment(
+        "000-table3",
+        paper="000",
+        kind="table",
+        title="Feature-importance overlap I_k on Adult (Table III)",
+        draws="top-7 permutation-importance overlap of 8 DP rule-list mechanisms with GreedyRL at ε 1 / 10, Adult, "
+        "100 runs (accuracy and ROC-AUC scoring, two tie rules)",
+        cells=_t3_cells,
+        plot=lambda df, out: [plot_table3(df, Path(out) / "000-table3.png")],
+        table=table3_markdown,
+        published=pub.P000_TABLE3,
+        full_cost="≈ 56 min, 100 cells, 2,052 CPU-s (1 worker, load 3–4)",
+        quick_cost="≈ 25 s",
+    )
+)
+register(
+    Experiment(
+        "000-fig6",
+        paper="000",
+        kind="figure",
+        title="Membership-inference ROC curves of GreedyRL vs DP rule lists (Fig. 6)",
+        draws="pooled log-log ROC of every attack (threshold, black-box, shadow, LiRA, RMIA; ART's if installed) on "
+        "GreedyRL, sm-Laplace and permute-and-flip at ε = 1, German and COMPAS, 10 runs (cells of 000-mia)",
+        source="000-mia",
+        plot=_fig6_plot,
+        table=_fig6_table,
+        full_cost="the cost of 000-mia (shares its cells)",
+        quick_cost="shares 000-mia's cells",
+    )
+)
+register(
+    Experiment(
+        "000-mia",
+        paper="000",
+        kind="table",
+        title="Membership inference on every learner, empirical ε beside the claimed ε (beyond the paper)",
+        draws="AUC and TPR at 1 % FPR of every attack on GreedyRL, DP rule lists, PrivaTree, BDPT, DPGDF (ε = 1) and "
+        "scikit-learn trees, German and COMPAS, 10 runs, 64 reference models; ε lower bounds from pooled scores",
+        cells=_mia_cells,
+        plot=_mia_plot,
+        table=_mia_table,
+        full_cost="≈ 16 min, 160 cells, 645 CPU-s (1 worker, load 1–4); 2.1 M score rows",
+        quick_cost="≈ 35 s",
+    )
+)
 
 
 # ------------------------------------------------------------------- the paper's protocol (twins)
@@ -836,28 +1055,39 @@ def _paper_note(markdown, df):
         "\n\nProtocol 'paper': Sec. V-A's binarizations and pre-mined rules rebuilt from the raw files "
         "(dpmodels.data.paper_protocols; COMPAS 6,172 rows vs the paper's 6,150; German / COMPAS / Adult 49 / 18 / 47 "
         "rules, one column each, candidates='columns'), and the paper's calibration of gl-Laplace / gl-Gaussian / "
-        "noisy counts (calibration='paper'). The features permuted for I_k are the rule columns.")
+        "noisy counts (calibration='paper'). The features permuted for I_k are the rule columns."
+    )
 
 
-register(Experiment(
-    "000-table2-paper", paper="000", kind="table",
-    title="Distributional-overfitting vulnerability V (Table II, paper protocol)",
-    draws=_REGISTRY["000-table2"].draws + "; protocol='paper': the paper's binarizations and 49 / 18 / 47 "
-          "pre-mined rules (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
-    cells=functools.partial(_t2_cells, protocol="paper"),
-    plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2-paper.png")],
-    table=functools.partial(_paper_note, table2_markdown), published=pub.P000_TABLE2_VULNERABILITY,
-    full_cost="≈ 2 min on 2 idle cores (≈ 4 CPU-min estimated: 47 CPU-s for 20 of the 100 runs, load 5–9)",
-    quick_cost="≈ 5 s",
-))
-register(Experiment(
-    "000-table3-paper", paper="000", kind="table",
-    title="Feature-importance overlap I_k on Adult (Table III, paper protocol)",
-    draws=_REGISTRY["000-table3"].draws + "; protocol='paper': the paper's Adult binarization and 47 pre-mined "
-          "rules (the permuted features are the rule columns), gl-* with calibration='paper'",
-    cells=functools.partial(_t3_cells, protocol="paper"),
-    plot=lambda df, out: [plot_table3(df, Path(out) / "000-table3-paper.png")],
-    table=functools.partial(_paper_note, table3_markdown), published=pub.P000_TABLE3,
-    full_cost="≈ 35 min on 2 idle cores (≈ 70 CPU-min estimated: 166 CPU-s for 4 of the 100 runs, load 5–9)",
-    quick_cost="≈ 30 s (30 CPU-s)",
-))
+register(
+    Experiment(
+        "000-table2-paper",
+        paper="000",
+        kind="table",
+        title="Distributional-overfitting vulnerability V (Table II, paper protocol)",
+        draws=_REGISTRY["000-table2"].draws + "; protocol='paper': the paper's binarizations and 49 / 18 / 47 "
+        "pre-mined rules (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
+        cells=functools.partial(_t2_cells, protocol="paper"),
+        plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2-paper.png")],
+        table=functools.partial(_paper_note, table2_markdown),
+        published=pub.P000_TABLE2_VULNERABILITY,
+        full_cost="≈ 2 min on 2 idle cores (≈ 4 CPU-min estimated: 47 CPU-s for 20 of the 100 runs, load 5–9)",
+        quick_cost="≈ 5 s",
+    )
+)
+register(
+    Experiment(
+        "000-table3-paper",
+        paper="000",
+        kind="table",
+        title="Feature-importance overlap I_k on Adult (Table III, paper protocol)",
+        draws=_REGISTRY["000-table3"].draws + "; protocol='paper': the paper's Adult binarization and 47 pre-mined "
+        "rules (the permuted features are the rule columns), gl-* with calibration='paper'",
+        cells=functools.partial(_t3_cells, protocol="paper"),
+        plot=lambda df, out: [plot_table3(df, Path(out) / "000-table3-paper.png")],
+        table=functools.partial(_paper_note, table3_markdown),
+        published=pub.P000_TABLE3,
+        full_cost="≈ 35 min on 2 idle cores (≈ 70 CPU-min estimated: 166 CPU-s for 4 of the 100 runs, load 5–9)",
+        quick_cost="≈ 30 s (30 CPU-s)",
+    )
+)

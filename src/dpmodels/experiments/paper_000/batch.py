@@ -130,8 +130,9 @@ class SharedSplit:
     Generator) and return the fitted :class:`~dpmodels.rulelist.model.RuleList` and its ledger.
     """
 
-    def __init__(self, X, y, max_width: int = 2, memo_size: int = 256, feature_groups="auto",
-                 candidates="conjunctions"):
+    def __init__(
+        self, X, y, max_width: int = 2, memo_size: int = 256, feature_groups="auto", candidates="conjunctions"
+    ):
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else [f"x{i}" for i in range(np.shape(X)[1])]
         self.Xb = _binary_matrix(np.asarray(X))
         y = np.asarray(y)

@@ -30,8 +30,15 @@ from ...privacy import BudgetAccountant
 from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from ..registry import Cell, Experiment, register, row
 
-__all__ = ["PAPER_LAMBDA", "PAPER_TABLE_II", "LEARNERS", "pipeline_cell", "pipeline_cells", "summarise",
-           "markdown_table"]
+__all__ = [
+    "PAPER_LAMBDA",
+    "PAPER_TABLE_II",
+    "LEARNERS",
+    "pipeline_cell",
+    "pipeline_cells",
+    "summarise",
+    "markdown_table",
+]
 
 PAPER_LAMBDA = {"compas": 0.05, "german": 0.12, "adult": 0.05}
 # Paper 000, Table II (ε = 10): test accuracy of GreedyRL and sm-Laplace.
@@ -57,8 +64,19 @@ LEARNERS = {
 }
 
 
-def pipeline_cell(dataset, run, epsilons, learners, max_rules=5, max_width=2, data="binarized",
-                  feature_groups="auto", quantile_share=0.2, encoding="thermometer", n_bins=3) -> list[dict]:
+def pipeline_cell(
+    dataset,
+    run,
+    epsilons,
+    learners,
+    max_rules=5,
+    max_width=2,
+    data="binarized",
+    feature_groups="auto",
+    quantile_share=0.2,
+    encoding="thermometer",
+    n_bins=3,
+) -> list[dict]:
     """GreedyRL and every (learner, ε) on run ``run``'s 70/30 split: tidy rows, metrics
     ``accuracy`` (test) and ``n_rules`` (rules before the default); ``parameters`` holds ``data``."""
     import warnings
@@ -84,8 +102,9 @@ def pipeline_cell(dataset, run, epsilons, learners, max_rules=5, max_width=2, da
         rows.append(row(dataset, name, params, eps, delta, run, "n_rules", n_rules, secs))
 
     t = time.perf_counter()
-    g = GreedyRuleListClassifier(max_rules=max_rules, min_support=lam, max_width=max_width,
-                                 feature_groups=feature_groups)
+    g = GreedyRuleListClassifier(
+        max_rules=max_rules, min_support=lam, max_width=max_width, feature_groups=feature_groups
+    )
     if data == "raw":
         with warnings.catch_warnings():  # the non-private baseline reads the data's quantiles
             warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -101,8 +120,14 @@ def pipeline_cell(dataset, run, epsilons, learners, max_rules=5, max_width=2, da
             seed = ss.spawn(1)[0]
             rng = np.random.default_rng(seed)
             est = DPRuleListClassifier(
-                epsilon=eps, max_rules=max_rules, min_support=lam, max_width=max_width,
-                confidence=0.99, n_public=n_tr, random_state=rng, feature_groups=feature_groups,
+                epsilon=eps,
+                max_rules=max_rules,
+                min_support=lam,
+                max_width=max_width,
+                confidence=0.99,
+                n_public=n_tr,
+                random_state=rng,
+                feature_groups=feature_groups,
                 **params,
             )
             if data == "raw":  # one budget: DP quantiles + the rule list
@@ -117,9 +142,19 @@ def pipeline_cell(dataset, run, epsilons, learners, max_rules=5, max_width=2, da
     return rows
 
 
-def pipeline_cells(datasets=("compas", "german", "adult"), runs=100, epsilons=(0.1, 1.0, 10.0),
-                   learners=tuple(LEARNERS), data="raw", max_rules=5, max_width=2, feature_groups="auto",
-                   quantile_share=0.2, encoding="thermometer", n_bins=3) -> list[Cell]:
+def pipeline_cells(
+    datasets=("compas", "german", "adult"),
+    runs=100,
+    epsilons=(0.1, 1.0, 10.0),
+    learners=tuple(LEARNERS),
+    data="raw",
+    max_rules=5,
+    max_width=2,
+    feature_groups="auto",
+    quantile_share=0.2,
+    encoding="thermometer",
+    n_bins=3,
+) -> list[Cell]:
     """One cell per (dataset, run); bad arguments raise before anything runs."""
     if data not in ("binarized", "raw"):
         raise ValueError(f"data must be 'binarized' or 'raw', got {data!r}")
@@ -132,11 +167,22 @@ def pipeline_cells(datasets=("compas", "german", "adult"), runs=100, epsilons=(0
     if bad:
         raise ValueError(f"paper 000 uses the datasets {sorted(PAPER_LAMBDA)}; not {bad}")
     cost = {"adult": 6.0, "german": 1.5, "compas": 1.0}
-    kw = dict(epsilons=tuple(float(e) for e in epsilons), learners=tuple(learners), max_rules=int(max_rules),
-              max_width=int(max_width), data=data, feature_groups=feature_groups,
-              quantile_share=float(quantile_share), encoding=encoding, n_bins=int(n_bins))
-    return [Cell(f"{d}-{data}-run{r}", pipeline_cell, dict(dataset=d, run=r, **kw), cost=cost.get(d, 1.0))
-            for d in datasets for r in range(int(runs))]
+    kw = dict(
+        epsilons=tuple(float(e) for e in epsilons),
+        learners=tuple(learners),
+        max_rules=int(max_rules),
+        max_width=int(max_width),
+        data=data,
+        feature_groups=feature_groups,
+        quantile_share=float(quantile_share),
+        encoding=encoding,
+        n_bins=int(n_bins),
+    )
+    return [
+        Cell(f"{d}-{data}-run{r}", pipeline_cell, dict(dataset=d, run=r, **kw), cost=cost.get(d, 1.0))
+        for d in datasets
+        for r in range(int(runs))
+    ]
 
 
 def _accuracy_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -167,12 +213,15 @@ def markdown_table(df: pd.DataFrame) -> str:
     s["cell"] = s.apply(lambda r: f"{r['mean']:.3f} ± {r['sem']:.3f}", axis=1)
     wide = s.pivot_table(index=["dataset", "learner"], columns="epsilon", values="cell", aggfunc="first")
     cols = list(wide.columns)
-    head = "| dataset | learner | " + " | ".join("ε = ∞ (non-private)" if not np.isfinite(c) else f"ε = {c:g}" for c in cols) + " |"
+    head = (
+        "| dataset | learner | "
+        + " | ".join("ε = ∞ (non-private)" if not np.isfinite(c) else f"ε = {c:g}" for c in cols)
+        + " |"
+    )
     lines = [head, "|" + "---|" * (len(cols) + 2)]
     for (d, l), cells in wide.iterrows():
         lines.append(f"| {d} | {l} | " + " | ".join(str(v) if isinstance(v, str) else "" for v in cells) + " |")
     return "\n".join(lines)
-
 
 
 # ------------------------------------------------------------------------------------ registry
@@ -195,14 +244,21 @@ def _raw_table(df):
         "\n\nε is the budget of the whole pipeline (DP terciles of the numerical features with 20 % of it, "
         "the rule list with the rest). GreedyRL (not private) is cut at the training data's terciles. "
         "Paper 000, Table II (ε = 10, its own binarization): GreedyRL 0.660 / 0.711 / 0.798 and sm-Laplace "
-        "0.658 / 0.683 / 0.795 (COMPAS / German / Adult).")
+        "0.658 / 0.683 / 0.795 (COMPAS / German / Adult)."
+    )
 
 
-register(Experiment(
-    "000-raw", paper="000", kind="table",
-    title="DP rule lists on the raw files through the DP Binarizer (beyond the paper)",
-    draws="test accuracy of GreedyRL and 8 DP rule-list mechanisms as Binarizer → rule list pipelines under one "
-          "total ε (20 % for the DP terciles), ε 0.1 / 1 / 10, 100 runs, raw COMPAS / German / Adult",
-    cells=_raw_cells, table=_raw_table,
-    full_cost="≈ 31 min on 2 cores (measured with the earlier runner, load 5–9)", quick_cost="≈ 5 s",
-))
+register(
+    Experiment(
+        "000-raw",
+        paper="000",
+        kind="table",
+        title="DP rule lists on the raw files through the DP Binarizer (beyond the paper)",
+        draws="test accuracy of GreedyRL and 8 DP rule-list mechanisms as Binarizer → rule list pipelines under one "
+        "total ε (20 % for the DP terciles), ε 0.1 / 1 / 10, 100 runs, raw COMPAS / German / Adult",
+        cells=_raw_cells,
+        table=_raw_table,
+        full_cost="≈ 31 min on 2 cores (measured with the earlier runner, load 5–9)",
+        quick_cost="≈ 5 s",
+    )
+)

@@ -281,32 +281,45 @@ def _make(learner, eps, X, meta, seed):
                "privatree-published*": "histogram"}[key]  # fmt: skip
         crit = "gini" if key.endswith("-gini") else "error"
         variant = {"privatree-published": "published", "privatree-published*": "published*"}.get(key, "rigorous")
-        extra = dict(variant=variant, one_vs_rest=key.startswith("privatree-pf-ovr"),
-                     category_order="public" if key.endswith("-public") else "noisy-ratio")
+        extra = dict(
+            variant=variant,
+            one_vs_rest=key.startswith("privatree-pf-ovr"),
+            category_order="public" if key.endswith("-public") else "noisy-ratio",
+        )
         if len(bounds) + len(cats) < X.shape[1]:  # pragma: no cover - guards the metadata
             raise ValueError("numerical features without public bounds")
         est = PrivaTreeClassifier(
-            epsilon=eps, max_depth=MAX_DEPTH, bounds=dict(bounds) if bounds else None,
-            categories=dict(cats) or None, split_selection=sel, split_criterion=crit, random_state=seed,
-            classes=classes, **extra,
+            epsilon=eps,
+            max_depth=MAX_DEPTH,
+            bounds=dict(bounds) if bounds else None,
+            categories=dict(cats) or None,
+            split_selection=sel,
+            split_criterion=crit,
+            random_state=seed,
+            classes=classes,
+            **extra,
         )
         return est, None
     if key == "bdpt":
         lo, hi = _bounds_pair(X, meta)
         b = (lo, hi) if lo.size else None
-        return BDPTClassifier(epsilon=eps, max_depth=MAX_DEPTH, bounds=b, categories=dict(cats),
-                              classes=classes, random_state=seed), None
+        return BDPTClassifier(
+            epsilon=eps, max_depth=MAX_DEPTH, bounds=b, categories=dict(cats), classes=classes, random_state=seed
+        ), None
     if key == "dpgdf":
-        return DPGDFClassifier(epsilon=eps, max_depth=MAX_DEPTH, categories=dict(cats), classes=classes,
-                               random_state=seed), None
+        return DPGDFClassifier(
+            epsilon=eps, max_depth=MAX_DEPTH, categories=dict(cats), classes=classes, random_state=seed
+        ), None
     if key == "dpl-tree":
         lo = np.array([0.0 if c in cats else bounds[c][0] for c in X.columns])
         hi = np.array([len(cats[c]) - 1.0 if c in cats else bounds[c][1] for c in X.columns])
-        return DiffprivlibTreeClassifier(epsilon=eps, max_depth=MAX_DEPTH, bounds=(lo, hi), classes=classes,
-                                         random_state=seed), functools.partial(_ordinal, meta=meta)
+        return DiffprivlibTreeClassifier(
+            epsilon=eps, max_depth=MAX_DEPTH, bounds=(lo, hi), classes=classes, random_state=seed
+        ), functools.partial(_ordinal, meta=meta)
     if key == "dpl-lr":
-        return DPLogisticRegression(epsilon=eps, data_norm=math.sqrt(X.shape[1]), standardize=False,
-                                    classes=classes, random_state=seed), functools.partial(_public_design, meta=meta)
+        return DPLogisticRegression(
+            epsilon=eps, data_norm=math.sqrt(X.shape[1]), standardize=False, classes=classes, random_state=seed
+        ), functools.partial(_public_design, meta=meta)
     raise KeyError(learner)  # pragma: no cover
 
 
@@ -335,8 +348,17 @@ def _one_fold(dataset, learner, epsilons, repeat, fold, folds):
             est.fit(A, ytr.to_numpy())
             secs = time.perf_counter() - t
             acc = float(np.mean(est.predict(B) == yte.to_numpy()))
-        rows.append(dict(dataset=dataset, learner=learner, epsilon=float(eps), repeat=repeat, fold=fold,
-                         accuracy=acc, fit_seconds=secs))
+        rows.append(
+            dict(
+                dataset=dataset,
+                learner=learner,
+                epsilon=float(eps),
+                repeat=repeat,
+                fold=fold,
+                accuracy=acc,
+                fit_seconds=secs,
+            )
+        )
     return rows
 
 
@@ -348,10 +370,17 @@ def fold_frame(df: pd.DataFrame) -> pd.DataFrame:
         return df
     acc = df[df["metric"] == "accuracy"]
     params = [json.loads(p) for p in acc["parameters"]]
-    return pd.DataFrame(dict(dataset=acc["dataset"].to_numpy(), learner=acc["learner"].to_numpy(),
-                             epsilon=acc["epsilon"].to_numpy(), repeat=[p["repeat"] for p in params],
-                             fold=[p["fold"] for p in params], accuracy=acc["value"].to_numpy(),
-                             fit_seconds=acc["fit_seconds"].to_numpy()))
+    return pd.DataFrame(
+        dict(
+            dataset=acc["dataset"].to_numpy(),
+            learner=acc["learner"].to_numpy(),
+            epsilon=acc["epsilon"].to_numpy(),
+            repeat=[p["repeat"] for p in params],
+            fold=[p["fold"] for p in params],
+            accuracy=acc["value"].to_numpy(),
+            fit_seconds=acc["fit_seconds"].to_numpy(),
+        )
+    )
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
@@ -359,8 +388,12 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
     per (dataset, learner, ε)."""
     df = fold_frame(df)
     g = df.groupby(["dataset", "learner", "epsilon"], sort=False)
-    out = g.agg(mean=("accuracy", "mean"), sd=("accuracy", "std"), folds=("accuracy", "size"),
-                fit_seconds=("fit_seconds", "mean")).reset_index()
+    out = g.agg(
+        mean=("accuracy", "mean"),
+        sd=("accuracy", "std"),
+        folds=("accuracy", "size"),
+        fit_seconds=("fit_seconds", "mean"),
+    ).reset_index()
     out["se"] = out["sd"].fillna(0.0) / np.sqrt(out["folds"])
     return out.drop(columns="sd")
 

@@ -30,8 +30,9 @@ def properties_cell(dataset, group, data_dir=None, download=False) -> list[dict]
     """Samples, features, categorical features and majority-class share of one dataset: tidy rows."""
     X, y, meta = load_002(dataset, group, data_dir, download)
     counts = np.unique(np.asarray(y), return_counts=True)[1]
-    values = dict(samples=len(X), features=X.shape[1], categorical=len(meta["categories"]),
-                  majority=counts.max() / counts.sum())
+    values = dict(
+        samples=len(X), features=X.shape[1], categorical=len(meta["categories"]), majority=counts.max() / counts.sum()
+    )
     return [row(dataset, "-", {"group": group}, float("nan"), 0.0, 0, k, v) for k, v in values.items()]
 
 
@@ -72,17 +73,27 @@ def _table(df: pd.DataFrame) -> str:
             differ.append(f"{key[0]} ({key[1]})")
         lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"Rows computed here: {len(pub.P002_TABLE4) - len(missing)} of {len(pub.P002_TABLE4)}; identical to the "
-                 f"paper in every column: {same}; different (bold): {', '.join(differ) or 'none'}; not bundled: "
-                 f"{', '.join(missing) or 'none'}. Majority share to 3 decimals; samples after dropping rows with "
-                 "missing values (the paper's rule).")
+    lines.append(
+        f"Rows computed here: {len(pub.P002_TABLE4) - len(missing)} of {len(pub.P002_TABLE4)}; identical to the "
+        f"paper in every column: {same}; different (bold): {', '.join(differ) or 'none'}; not bundled: "
+        f"{', '.join(missing) or 'none'}. Majority share to 3 decimals; samples after dropping rows with "
+        "missing values (the paper's rule)."
+    )
     return "\n".join(lines)
 
 
-register(Experiment(
-    "002-table4", paper="002", kind="table", title="Properties of the datasets (Table IV)",
-    draws="samples, features, categorical features and majority-class share of the 29 datasets, computed from the "
-          "data the 002 ids train on, beside the paper's Table IV",
-    cells=_cells, table=_table, published=pub.P002_TABLE4,
-    full_cost="≈ 10 s (loads each bundled file once)", quick_cost="≈ 10 s (same grid)",
-))
+register(
+    Experiment(
+        "002-table4",
+        paper="002",
+        kind="table",
+        title="Properties of the datasets (Table IV)",
+        draws="samples, features, categorical features and majority-class share of the 29 datasets, computed from the "
+        "data the 002 ids train on, beside the paper's Table IV",
+        cells=_cells,
+        table=_table,
+        published=pub.P002_TABLE4,
+        full_cost="≈ 10 s (loads each bundled file once)",
+        quick_cost="≈ 10 s (same grid)",
+    )
+)

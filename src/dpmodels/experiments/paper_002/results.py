@@ -46,8 +46,16 @@ from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, 
 from ..registry import Cell, Experiment, Skip, register, row
 from .data import _ordinal  # integer codes of the public categories, numbers as float
 
-__all__ = ["TABLE_DATASETS", "load_002", "LEARNERS", "tree_accuracy_cell", "guarantee_cell", "budget_cell",
-           "backdoor_cell", "curve_cell"]
+__all__ = [
+    "TABLE_DATASETS",
+    "load_002",
+    "LEARNERS",
+    "tree_accuracy_cell",
+    "guarantee_cell",
+    "budget_cell",
+    "backdoor_cell",
+    "curve_cell",
+]
 
 DEPTH = 4
 UCI = ("adult", "breast-w", "diabetes", "mushroom", "nursery", "vote")
@@ -56,10 +64,24 @@ TABLE_DATASETS = tuple(pub.P002_ACCURACY[0.1].keys())
 COMPAS_TWO_YEARS_BOUNDS = {"age": (18.0, 100.0), "juv_misd_count": (0.0, 20.0), "priors_count": (0.0, 40.0)}
 BOUNDS_FROM_DATA = "bounds read from the training data (leak row in each ledger; the paper's protocol)"
 
-LEARNERS = ("tree", "BDPT", "DPGDF", "DiffPrivLib", "PrivaTree", "PrivaTree (histogram)", "PrivaTree (published)",
-            "PrivaTree*")
-PAPER_COLUMN = {"tree": "tree", "BDPT": "BDPT", "DPGDF": "DPGDF", "DiffPrivLib": "DiffPrivLib",
-                "PrivaTree": "PrivaTree", "PrivaTree (histogram)": "PrivaTree"}
+LEARNERS = (
+    "tree",
+    "BDPT",
+    "DPGDF",
+    "DiffPrivLib",
+    "PrivaTree",
+    "PrivaTree (histogram)",
+    "PrivaTree (published)",
+    "PrivaTree*",
+)
+PAPER_COLUMN = {
+    "tree": "tree",
+    "BDPT": "BDPT",
+    "DPGDF": "DPGDF",
+    "DiffPrivLib": "DiffPrivLib",
+    "PrivaTree": "PrivaTree",
+    "PrivaTree (histogram)": "PrivaTree",
+}
 
 
 def _crc(*parts) -> int:
@@ -168,12 +190,20 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
     cats, bounds = meta["categories"], meta["bounds"]
     num = [c for c in X.columns if c not in cats]
     if learner == "tree":
-        return DecisionTreeClassifier(max_depth=depth, random_state=seed % (2**31)), functools.partial(_ordinal, meta=meta)
+        return DecisionTreeClassifier(max_depth=depth, random_state=seed % (2**31)), functools.partial(
+            _ordinal, meta=meta
+        )
     if learner.startswith("PrivaTree"):
         from ...tree.privatree import PrivaTreeClassifier
 
-        kw = dict(epsilon=eps, max_depth=depth, bounds=(dict(bounds) if bounds else None) if num else None,
-                  categories=dict(cats) or None, random_state=seed, **extra)
+        kw = dict(
+            epsilon=eps,
+            max_depth=depth,
+            bounds=(dict(bounds) if bounds else None) if num else None,
+            categories=dict(cats) or None,
+            random_state=seed,
+            **extra,
+        )
         if learner == "PrivaTree (histogram)":
             kw["split_selection"] = "histogram"
         elif learner in ("PrivaTree (published)", "PrivaTree*"):  # paper 002 as published: not proven DP
@@ -187,15 +217,17 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
         b = None
         if num and bounds is not None:
             b = (np.array([bounds[c][0] for c in num]), np.array([bounds[c][1] for c in num]))
-        return BDPTClassifier(epsilon=eps, max_depth=depth, bounds=b, categories=dict(cats), classes=meta["classes"],
-                              random_state=seed), None
+        return BDPTClassifier(
+            epsilon=eps, max_depth=depth, bounds=b, categories=dict(cats), classes=meta["classes"], random_state=seed
+        ), None
     if learner == "DPGDF":
         if not cats:
             return None, None
         from ...tree.baselines import DPGDFClassifier
 
-        return DPGDFClassifier(epsilon=eps, max_depth=depth, categories=dict(cats), classes=meta["classes"],
-                               random_state=seed), None
+        return DPGDFClassifier(
+            epsilon=eps, max_depth=depth, categories=dict(cats), classes=meta["classes"], random_state=seed
+        ), None
     if learner == "DiffPrivLib":
         if not has_diffprivlib():
             return None, None
@@ -206,8 +238,9 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
             lo = np.array([0.0 if c in cats else bounds[c][0] for c in X.columns])
             hi = np.array([len(cats[c]) - 1.0 if c in cats else bounds[c][1] for c in X.columns])
             b = (lo, hi)
-        return DiffprivlibTreeClassifier(epsilon=eps, max_depth=depth, bounds=b, classes=meta["classes"],
-                                         random_state=seed % (2**31)), functools.partial(_ordinal, meta=meta)
+        return DiffprivlibTreeClassifier(
+            epsilon=eps, max_depth=depth, bounds=b, classes=meta["classes"], random_state=seed % (2**31)
+        ), functools.partial(_ordinal, meta=meta)
     raise ValueError(f"unknown learner {learner!r}")
 
 
@@ -238,13 +271,14 @@ def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, 
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     rows = []
     for lr in learners:
-        for eps in ([math.inf] if lr == "tree" else epsilons):
+        for eps in [math.inf] if lr == "tree" else epsilons:
             est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, repeat, fold))
             if est is None:
                 continue
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
-            params = dict(depth=DEPTH, group=group, fold=fold, folds=folds, bounds=meta["bounds_policy"],
-                          leak_rows=leaks)
+            params = dict(
+                depth=DEPTH, group=group, fold=fold, folds=folds, bounds=meta["bounds_policy"], leak_rows=leaks
+            )
             rows.append(row(dataset, lr, params, eps, 0.0, repeat * folds + fold, "test_accuracy", acc, secs))
     return rows
 
@@ -260,10 +294,26 @@ def _table_cells(size, eps):
     repeats = size.runs or 1
     folds = 5
     epsilons = tuple(size.epsilons) if size.epsilons else (eps,)
-    cells = [Cell(f"{d}-{g}-r{r}-f{k}", tree_accuracy_cell,
-                  dict(dataset=d, group=g, repeat=r, fold=k, folds=folds, epsilons=epsilons, learners=_learners(size),
-                       **_source(d, g, size)), cost=2.0)
-             for d, g in ok for r in range(repeats) for k in range(folds)]
+    cells = [
+        Cell(
+            f"{d}-{g}-r{r}-f{k}",
+            tree_accuracy_cell,
+            dict(
+                dataset=d,
+                group=g,
+                repeat=r,
+                fold=k,
+                folds=folds,
+                epsilons=epsilons,
+                learners=_learners(size),
+                **_source(d, g, size),
+            ),
+            cost=2.0,
+        )
+        for d, g in ok
+        for r in range(repeats)
+        for k in range(folds)
+    ]
     return cells + skips
 
 
@@ -301,14 +351,18 @@ def _accuracy_table(df, eps):
     head = ["dataset", "ε", *learners, "paper: " + " / ".join(pub.P002_COLUMNS)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     leaky = set()
-    for (ds, grp) in TABLE_DATASETS:
+    for ds, grp in TABLE_DATASETS:
         sub = s[(s["dataset"] == ds) & (s["group"] == grp)]
         for e in epsilons:
             paper = pub.P002_ACCURACY.get(e, {}).get((ds, grp))
             label = f"{ds} ({grp})"
             if sub.empty:
                 if paper is not None and not _bundled(ds, grp):
-                    lines.append("| " + " | ".join([label, f"{e:g}"] + ["not bundled"] * len(learners) + [_paper_cells(paper)]) + " |")
+                    lines.append(
+                        "| "
+                        + " | ".join([label, f"{e:g}"] + ["not bundled"] * len(learners) + [_paper_cells(paper)])
+                        + " |"
+                    )
                 continue
             if (d[(d["dataset"] == ds) & (d["group"] == grp)]["bounds"] == BOUNDS_FROM_DATA).any():
                 leaky.add(label)
@@ -322,12 +376,14 @@ def _accuracy_table(df, eps):
             lines.append("| " + " | ".join(cells) + " |")
     folds = int(d.groupby(["dataset", "group", "learner", "epsilon"]).size().max())
     lines.append("")
-    lines.append(f"Test accuracy, mean ± s.e. over {folds} folds (5-fold stratified CV{' × repeats' if folds > 5 else ''}); "
-                 "last column: paper 002 (tree / BDPT / PrivaTree* / DPGDF / DiffPrivLib / PrivaTree). "
-                 "† numerical bounds read from the training data (a leak row in each private model's ledger, "
-                 "as the paper's protocol); other rows use documented public domains. 'not bundled': the dataset is not "
-                 "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
-                 "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper').")
+    lines.append(
+        f"Test accuracy, mean ± s.e. over {folds} folds (5-fold stratified CV{' × repeats' if folds > 5 else ''}); "
+        "last column: paper 002 (tree / BDPT / PrivaTree* / DPGDF / DiffPrivLib / PrivaTree). "
+        "† numerical bounds read from the training data (a leak row in each private model's ledger, "
+        "as the paper's protocol); other rows use documented public domains. 'not bundled': the dataset is not "
+        "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
+        "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper')."
+    )
     return "\n".join(lines)
 
 
@@ -340,12 +396,15 @@ def _runtime_table(df):
     learners = [lr for lr in LEARNERS if lr in set(s["learner"])]
     head = ["dataset", *[f"{lr} (s)" for lr in learners], "paper: " + " / ".join(pub.P002_COLUMNS)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for (ds, grp) in TABLE_DATASETS:
+    for ds, grp in TABLE_DATASETS:
         sub = s[(s["dataset"] == ds) & (s["group"] == grp)]
         paper = pub.P002_RUNTIME.get((ds, grp))
-        pp = " / ".join("–" if paper is None or paper[c] is None else
-                        ("<1" if paper[c][0] < 1 else (">" if paper[c][1] is None else "") + f"{paper[c][0]:g}")
-                        for c in pub.P002_COLUMNS)
+        pp = " / ".join(
+            "–"
+            if paper is None or paper[c] is None
+            else ("<1" if paper[c][0] < 1 else (">" if paper[c][1] is None else "") + f"{paper[c][0]:g}")
+            for c in pub.P002_COLUMNS
+        )
         if sub.empty:
             if not _bundled(ds, grp):
                 lines.append(f"| {ds} ({grp}) | " + " | ".join(["not bundled"] * len(learners)) + f" | {pp} |")
@@ -356,26 +415,44 @@ def _runtime_table(df):
             cells.append(f"{hit['mean'].iloc[0]:.3f} ± {hit['se'].iloc[0]:.3f}" if len(hit) else "–")
         lines.append(f"| {ds} ({grp}) | " + " | ".join(cells) + f" | {pp} |")
     lines.append("")
-    lines.append("Mean fit time per fold in seconds ± s.e. at ε = 0.1, depth 4, measured here (one fit per worker "
-                 "process, single-threaded BLAS); the paper's Table V is for a whole 5-fold cross-validation on a "
-                 "4-core laptop, so compare orders of magnitude only.")
+    lines.append(
+        "Mean fit time per fold in seconds ± s.e. at ε = 0.1, depth 4, measured here (one fit per worker "
+        "process, single-threaded BLAS); the paper's Table V is for a whole 5-fold cross-validation on a "
+        "4-core laptop, so compare orders of magnitude only."
+    )
     return "\n".join(lines)
 
 
 for _eid, _eps, _tab in (("002-table6", 0.01, "VI"), ("002-table2", 0.1, "II"), ("002-table7", 1.0, "VII")):
-    register(Experiment(
-        _eid, paper="002", kind="table", title=f"Test accuracy of DP trees at ε = {_eps:g} (Table {_tab})",
-        draws=f"5-fold CV test accuracy, depth 4, ε = {_eps:g}, 21 of 29 datasets offline (8 need --data-dir); "
-              "tree, PrivaTree (+ histogram variant), BDPT, DPGDF, DiffPrivLib if installed",
-        cells=functools.partial(_table_cells, eps=_eps), table=functools.partial(_accuracy_table, eps=_eps),
-        published=pub.P002_ACCURACY[_eps], full_cost="≈ 15 s on 2 idle cores (24 CPU-s)", quick_cost="≈ 5 s",
-    ))
-register(Experiment(
-    "002-table5", paper="002", kind="table", title="Runtimes at ε = 0.1 (Table V)",
-    draws="mean fit time per fold of every learner on Table II's grid (measured here)",
-    source="002-table2", table=_runtime_table, published=pub.P002_RUNTIME,
-    full_cost="the cost of 002-table2 (shares its cells)", quick_cost="shares 002-table2's cells",
-))
+    register(
+        Experiment(
+            _eid,
+            paper="002",
+            kind="table",
+            title=f"Test accuracy of DP trees at ε = {_eps:g} (Table {_tab})",
+            draws=f"5-fold CV test accuracy, depth 4, ε = {_eps:g}, 21 of 29 datasets offline (8 need --data-dir); "
+            "tree, PrivaTree (+ histogram variant), BDPT, DPGDF, DiffPrivLib if installed",
+            cells=functools.partial(_table_cells, eps=_eps),
+            table=functools.partial(_accuracy_table, eps=_eps),
+            published=pub.P002_ACCURACY[_eps],
+            full_cost="≈ 15 s on 2 idle cores (24 CPU-s)",
+            quick_cost="≈ 5 s",
+        )
+    )
+register(
+    Experiment(
+        "002-table5",
+        paper="002",
+        kind="table",
+        title="Runtimes at ε = 0.1 (Table V)",
+        draws="mean fit time per fold of every learner on Table II's grid (measured here)",
+        source="002-table2",
+        table=_runtime_table,
+        published=pub.P002_RUNTIME,
+        full_cost="the cost of 002-table2 (shares its cells)",
+        quick_cost="shares 002-table2's cells",
+    )
+)
 
 
 # --------------------------------------------------------------------------- Tables III, VIII
@@ -393,18 +470,36 @@ def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None,
     for eps in epsilons:
         est, tf = make_learner("PrivaTree", eps, X, meta, _crc(dataset, "PrivaTree", eps, repeat, fold))
         acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
-        rows.append(row(dataset, "PrivaTree", dict(group=group, bounds=meta["bounds_policy"], leak_rows=leaks), eps,
-                        0.0, seed, "test_accuracy", acc, secs))
+        rows.append(
+            row(
+                dataset,
+                "PrivaTree",
+                dict(group=group, bounds=meta["bounds_policy"], leak_rows=leaks),
+                eps,
+                0.0,
+                seed,
+                "test_accuracy",
+                acc,
+                secs,
+            )
+        )
         if has_diffprivlib():
             from ...tree.baselines import DPLogisticRegression
             from .data import _public_design
 
             if meta["bounds"] is not None:
-                lr = DPLogisticRegression(epsilon=eps, data_norm=math.sqrt(_public_design(X.iloc[:1], meta).shape[1]),
-                                          standardize=False, random_state=_crc(dataset, "LR", eps, seed) % (2**31))
+                lr = DPLogisticRegression(
+                    epsilon=eps,
+                    data_norm=math.sqrt(_public_design(X.iloc[:1], meta).shape[1]),
+                    standardize=False,
+                    random_state=_crc(dataset, "LR", eps, seed) % (2**31),
+                )
                 acc, secs, leaks = _fit_score(lr, functools.partial(_public_design, meta=meta), Xtr, ytr, Xte, yte)
-                rows.append(row(dataset, "DP LR", dict(group=group, leak_rows=leaks), eps, 0.0, seed, "test_accuracy",
-                                acc, secs))
+                rows.append(
+                    row(
+                        dataset, "DP LR", dict(group=group, leak_rows=leaks), eps, 0.0, seed, "test_accuracy", acc, secs
+                    )
+                )
     return rows
 
 
@@ -413,9 +508,16 @@ def _guarantee_cells(size, default, quick_sets):
     ok, skips = _dataset_list(size, d)
     repeats = size.runs or 1
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
-    cells = [Cell(f"{ds}-{g}-r{r}-f{k}", guarantee_cell, dict(dataset=ds, group=g, repeat=r, fold=k, folds=5, epsilons=eps,
-                                                               **_source(ds, g, size)))
-             for ds, g in ok for r in range(repeats) for k in range(5)]
+    cells = [
+        Cell(
+            f"{ds}-{g}-r{r}-f{k}",
+            guarantee_cell,
+            dict(dataset=ds, group=g, repeat=r, fold=k, folds=5, epsilons=eps, **_source(ds, g, size)),
+        )
+        for ds, g in ok
+        for r in range(repeats)
+        for k in range(5)
+    ]
     return cells + skips
 
 
@@ -425,8 +527,16 @@ def _guarantee_table(df, datasets):
     acc = df[df["metric"] == "test_accuracy"]
     ntr = df[df["metric"] == "n_train"].groupby("dataset")["value"].mean()
     s = summarise(acc, ["dataset", "learner", "epsilon"])
-    head = ["dataset (n_train; x at 0.1/0.5/1 %)", "method", "ε", "accuracy ± se", "0.1 %", "0.5 %", "1 %",
-            "paper (acc / 0.1 / 0.5 / 1 %)"]
+    head = [
+        "dataset (n_train; x at 0.1/0.5/1 %)",
+        "method",
+        "ε",
+        "accuracy ± se",
+        "0.1 %",
+        "0.5 %",
+        "1 %",
+        "paper (acc / 0.1 / 0.5 / 1 %)",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def f2(v):
@@ -449,33 +559,55 @@ def _guarantee_table(df, datasets):
                 g = np.atleast_1d(accuracy_lower_bound(hit["mean"].iloc[0], xs, e))
                 gs = ["–" if x == 0 else f"{v:.3f}"[1:] for x, v in zip(xs, g)]
                 label = f"{ds} ({int(n)}; {'/'.join(str(int(x)) for x in xs)})"
-                lines.append(f"| {label} | {method} | {e:g} | {_cell(hit['mean'].iloc[0], hit['se'].iloc[0])} | "
-                             + " | ".join(gs) + f" | {ptxt} |")
+                lines.append(
+                    f"| {label} | {method} | {e:g} | {_cell(hit['mean'].iloc[0], hit['se'].iloc[0])} | "
+                    + " | ".join(gs)
+                    + f" | {ptxt} |"
+                )
     lines.append("")
-    lines.append("Guarantee = Corollary 2, e^{−xε}·(mean clean accuracy), x = ⌊fraction · n_train⌋ ('–' where x = 0), "
-                 "5-fold CV as the paper. DP logistic regression needs diffprivlib (scikit-learn < 1.8); rows marked "
-                 "'needs diffprivlib' were not run here.")
+    lines.append(
+        "Guarantee = Corollary 2, e^{−xε}·(mean clean accuracy), x = ⌊fraction · n_train⌋ ('–' where x = 0), "
+        "5-fold CV as the paper. DP logistic regression needs diffprivlib (scikit-learn < 1.8); rows marked "
+        "'needs diffprivlib' were not run here."
+    )
     return "\n".join(lines)
 
 
 _NUM = tuple(k for k in TABLE_DATASETS if k[1] == "num")
 _MIXED = tuple(k for k in TABLE_DATASETS if k[1] in ("cat", "uci"))
-register(Experiment(
-    "002-table3", paper="002", kind="table", title="Poisoning guarantees on numerical data (Table III)",
-    draws="5-fold CV accuracy of PrivaTree at ε 0.01 / 0.1 and its Corollary 2 guarantee at 0.1 / 0.5 / 1 % "
-          "poisoned, 11 of 16 numerical datasets offline",
-    cells=functools.partial(_guarantee_cells, default=_NUM, quick_sets=[("bank-marketing", "num"), ("pol", "num")]),
-    table=functools.partial(_guarantee_table, datasets=_NUM), published=pub.P002_GUARANTEE,
-    full_cost="≈ 5 s on 2 idle cores (9 CPU-s)", quick_cost="≈ 3 s",
-))
-register(Experiment(
-    "002-table8", paper="002", kind="table", title="Poisoning guarantees on mixed data (Table VIII)",
-    draws="the same as Table III on the mixed OpenML and UCI datasets (10 of 13 offline)",
-    cells=functools.partial(_guarantee_cells, default=_MIXED,
-                            quick_sets=[("compas-two-years", "cat"), ("breast-w", "uci"), ("vote", "uci")]),
-    table=functools.partial(_guarantee_table, datasets=_MIXED), published=pub.P002_GUARANTEE,
-    full_cost="≈ 5 s on 2 idle cores (8 CPU-s)", quick_cost="≈ 3 s",
-))
+register(
+    Experiment(
+        "002-table3",
+        paper="002",
+        kind="table",
+        title="Poisoning guarantees on numerical data (Table III)",
+        draws="5-fold CV accuracy of PrivaTree at ε 0.01 / 0.1 and its Corollary 2 guarantee at 0.1 / 0.5 / 1 % "
+        "poisoned, 11 of 16 numerical datasets offline",
+        cells=functools.partial(_guarantee_cells, default=_NUM, quick_sets=[("bank-marketing", "num"), ("pol", "num")]),
+        table=functools.partial(_guarantee_table, datasets=_NUM),
+        published=pub.P002_GUARANTEE,
+        full_cost="≈ 5 s on 2 idle cores (9 CPU-s)",
+        quick_cost="≈ 3 s",
+    )
+)
+register(
+    Experiment(
+        "002-table8",
+        paper="002",
+        kind="table",
+        title="Poisoning guarantees on mixed data (Table VIII)",
+        draws="the same as Table III on the mixed OpenML and UCI datasets (10 of 13 offline)",
+        cells=functools.partial(
+            _guarantee_cells,
+            default=_MIXED,
+            quick_sets=[("compas-two-years", "cat"), ("breast-w", "uci"), ("vote", "uci")],
+        ),
+        table=functools.partial(_guarantee_table, datasets=_MIXED),
+        published=pub.P002_GUARANTEE,
+        full_cost="≈ 5 s on 2 idle cores (8 CPU-s)",
+        quick_cost="≈ 3 s",
+    )
+)
 
 
 # --------------------------------------------------------------------------- Fig. 1
@@ -493,13 +625,24 @@ def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     rows = []
     for lr in ("tree", *learners):
-        for eps in ([math.inf] if lr == "tree" else epsilons):
+        for eps in [math.inf] if lr == "tree" else epsilons:
             est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep))
             if est is None:
                 continue
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
-            rows.append(row(dataset, lr, dict(group=group, depth=DEPTH, leak_rows=leaks), eps, 0.0, rep, "test_accuracy",
-                            acc, secs))
+            rows.append(
+                row(
+                    dataset,
+                    lr,
+                    dict(group=group, depth=DEPTH, leak_rows=leaks),
+                    eps,
+                    0.0,
+                    rep,
+                    "test_accuracy",
+                    acc,
+                    secs,
+                )
+            )
     return rows
 
 
@@ -508,10 +651,16 @@ def _fig1_cells(size):
     eps = tuple(size.epsilons) if size.epsilons else tuple(np.logspace(-3, 1, size.pick(5, 17)))
     runs = size.runs or size.pick(2, 50)
     learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib" or has_diffprivlib())
-    return [Cell(f"{d}-rep{r}", curve_cell, dict(dataset=d, group=g, rep=r, epsilons=eps, learners=learners,
-                                                 **_source(d, g, size)),
-                 cost=5.0 if d == "adult" else 1.0)
-            for d, g in ok for r in range(runs)] + skips
+    return [
+        Cell(
+            f"{d}-rep{r}",
+            curve_cell,
+            dict(dataset=d, group=g, rep=r, epsilons=eps, learners=learners, **_source(d, g, size)),
+            cost=5.0 if d == "adult" else 1.0,
+        )
+        for d, g in ok
+        for r in range(runs)
+    ] + skips
 
 
 def _fig1_plot(df, out_dir):
@@ -527,8 +676,14 @@ def _fig1_plot(df, out_dir):
             p = tab.get((ds, grp), {}).get("PrivaTree")
             if p is not None:
                 pts.append(dict(epsilon=e, value=p[0], learner="PrivaTree"))
-        curves_vs_epsilon(ax, sub, FIG1_LEARNERS, baseline="tree", published=pts,
-                          published_label="PrivaTree, paper's Tables VI / II / VII")
+        curves_vs_epsilon(
+            ax,
+            sub,
+            FIG1_LEARNERS,
+            baseline="tree",
+            published=pts,
+            published_label="PrivaTree, paper's Tables VI / II / VII",
+        )
         ax.set_title(f"{ds} ({len(load_002(ds, grp)[1]):,} samples)")
         ax.set_xlabel("ε (log scale)")
         ax.set_ylabel("test accuracy")
@@ -560,18 +715,28 @@ def _fig1_table(df):
                 cells.append(_cell(hit["mean"].iloc[0], hit["se"].iloc[0]) if len(hit) else "–")
             lines.append(f"| {ds} | {lr} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("Mean test accuracy ± s.e. over random 80/20 splits (the paper's Fig. 1 has no numbers; its Tables "
-                 "VI / II / VII give PrivaTree at ε = 0.01 / 0.1 / 1, drawn as stars).")
+    lines.append(
+        "Mean test accuracy ± s.e. over random 80/20 splits (the paper's Fig. 1 has no numbers; its Tables "
+        "VI / II / VII give PrivaTree at ε = 0.01 / 0.1 / 1, drawn as stars)."
+    )
     return "\n".join(lines)
 
 
-register(Experiment(
-    "002-fig1", paper="002", kind="figure", title="Accuracy vs ε of DP trees on adult and compas-two-years",
-    draws="test accuracy vs ε ∈ [0.001, 10] (17 log-spaced values), 50 random splits, depth 4; tree, PrivaTree "
-          "(+ histogram), BDPT, DPGDF, DiffPrivLib if installed",
-    cells=_fig1_cells, plot=_fig1_plot, table=_fig1_table,
-    full_cost="≈ 5 min on 2 idle cores (≈ 10 CPU-min: 12 CPU-s per split of both datasets)", quick_cost="≈ 10 s",
-))
+register(
+    Experiment(
+        "002-fig1",
+        paper="002",
+        kind="figure",
+        title="Accuracy vs ε of DP trees on adult and compas-two-years",
+        draws="test accuracy vs ε ∈ [0.001, 10] (17 log-spaced values), 50 random splits, depth 4; tree, PrivaTree "
+        "(+ histogram), BDPT, DPGDF, DiffPrivLib if installed",
+        cells=_fig1_cells,
+        plot=_fig1_plot,
+        table=_fig1_table,
+        full_cost="≈ 5 min on 2 idle cores (≈ 10 CPU-min: 12 CPU-s per split of both datasets)",
+        quick_cost="≈ 10 s",
+    )
+)
 
 
 # --------------------------------------------------------------------------- Fig. 2
@@ -590,11 +755,23 @@ def budget_cell(dataset, group, execution, shares, epsilon=0.1, depth=3, data_di
     rows = []
     for sh in shares:
         sh = tuple(float(v) for v in sh)
-        est, tf = make_learner("PrivaTree", epsilon, X, meta, _crc(dataset, sh, execution), depth=depth,
-                               budget_shares=sh)
+        est, tf = make_learner(
+            "PrivaTree", epsilon, X, meta, _crc(dataset, sh, execution), depth=depth, budget_shares=sh
+        )
         acc, secs, leaks = _fit_score(est, tf, X, y, X, y)
-        rows.append(row(dataset, "PrivaTree", dict(quantiles=sh[0], levels=sh[1], leaves=sh[2], depth=depth,
-                                                   leak_rows=leaks), epsilon, 0.0, execution, "train_accuracy", acc, secs))
+        rows.append(
+            row(
+                dataset,
+                "PrivaTree",
+                dict(quantiles=sh[0], levels=sh[1], leaves=sh[2], depth=depth, leak_rows=leaks),
+                epsilon,
+                0.0,
+                execution,
+                "train_accuracy",
+                acc,
+                secs,
+            )
+        )
     return rows
 
 
@@ -613,16 +790,24 @@ def _fig2_cells(size):
             shares = tuple((0.0, 1 - f, f) for f in np.round(np.arange(step, 1.0 - 1e-9, step / 2), 3))
         else:
             shares = tuple(share_grid(step))
-        cells += [Cell(f"{d}-e{r}", budget_cell, dict(dataset=d, group=g, execution=r, shares=shares, epsilon=eps,
-                                                      **_source(d, g, size)))
-                  for r in range(runs)]
+        cells += [
+            Cell(
+                f"{d}-e{r}",
+                budget_cell,
+                dict(dataset=d, group=g, execution=r, shares=shares, epsilon=eps, **_source(d, g, size)),
+            )
+            for r in range(runs)
+        ]
     return cells + skips
 
 
 def _shares(df):
     p = df["parameters"].map(json.loads)
-    return df.assign(quantiles=p.map(lambda x: x["quantiles"]), levels=p.map(lambda x: x["levels"]),
-                     leaves=p.map(lambda x: x["leaves"]))
+    return df.assign(
+        quantiles=p.map(lambda x: x["quantiles"]),
+        levels=p.map(lambda x: x["levels"]),
+        leaves=p.map(lambda x: x["leaves"]),
+    )
 
 
 def _fig2_plot(df, out_dir):
@@ -644,8 +829,14 @@ def _fig2_plot(df, out_dir):
         else:
             sc = ax.scatter(s["leaves"], s["quantiles"], c=s["mean"], s=260, marker="s", cmap="viridis")
             for _, r in s.iterrows():
-                ax.annotate(f"{r['mean']:.2f}", (r["leaves"], r["quantiles"]), ha="center", va="center", fontsize=6,
-                            color="white")
+                ax.annotate(
+                    f"{r['mean']:.2f}",
+                    (r["leaves"], r["quantiles"]),
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white",
+                )
             fig.colorbar(sc, ax=ax, label="training accuracy")
             ax.set_xlabel("share of ε for the leaves")
             ax.set_ylabel("share of ε for the quantiles (rest: node splitting)")
@@ -657,27 +848,41 @@ def _fig2_plot(df, out_dir):
 def _fig2_table(df):
     d = _shares(df[df["metric"] == "train_accuracy"])
     s = summarise(d, ["dataset", "quantiles", "levels", "leaves"])
-    lines = ["| dataset | best split (quantiles / levels / leaves) | training accuracy | worst split | accuracy |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| dataset | best split (quantiles / levels / leaves) | training accuracy | worst split | accuracy |",
+        "|---|---|---|---|---|",
+    ]
     for ds, g in s.groupby("dataset", sort=False):
         b, w = g.loc[g["mean"].idxmax()], g.loc[g["mean"].idxmin()]
         fmt = "{:.2f} / {:.2f} / {:.2f}"
-        lines.append(f"| {ds} | {fmt.format(b.quantiles, b.levels, b.leaves)} | {_cell(b['mean'], b['se'])} | "
-                     f"{fmt.format(w.quantiles, w.levels, w.leaves)} | {_cell(w['mean'], w['se'])} |")
+        lines.append(
+            f"| {ds} | {fmt.format(b.quantiles, b.levels, b.leaves)} | {_cell(b['mean'], b['se'])} | "
+            f"{fmt.format(w.quantiles, w.levels, w.leaves)} | {_cell(w['mean'], w['se'])} |"
+        )
     lines.append("")
-    lines.append("Training accuracy of PrivaTree (depth 3, ε = 0.1) under public budget splits of the ε left after the "
-                 "n estimate (`budget_shares`). Paper 002: small datasets (vote) want more budget on the leaves, large "
-                 "ones (pol) on the splits; its figure gives no numbers.")
+    lines.append(
+        "Training accuracy of PrivaTree (depth 3, ε = 0.1) under public budget splits of the ε left after the "
+        "n estimate (`budget_shares`). Paper 002: small datasets (vote) want more budget on the leaves, large "
+        "ones (pol) on the splits; its figure gives no numbers."
+    )
     return "\n".join(lines)
 
 
-register(Experiment(
-    "002-fig2", paper="002", kind="figure", title="Training accuracy vs budget distribution (vote, pol)",
-    draws="training accuracy of depth-3 PrivaTrees at ε = 0.1 over a grid of public (quantile, node, leaf) budget "
-          "shares, 50 executions; vote (435 rows, '?' kept) and pol",
-    cells=_fig2_cells, plot=_fig2_plot, table=_fig2_table,
-    full_cost="≈ 2 min on 2 idle cores (≈ 4 CPU-min)", quick_cost="≈ 3 s",
-))
+register(
+    Experiment(
+        "002-fig2",
+        paper="002",
+        kind="figure",
+        title="Training accuracy vs budget distribution (vote, pol)",
+        draws="training accuracy of depth-3 PrivaTrees at ε = 0.1 over a grid of public (quantile, node, leaf) budget "
+        "shares, 50 executions; vote (435 rows, '?' kept) and pol",
+        cells=_fig2_cells,
+        plot=_fig2_plot,
+        table=_fig2_table,
+        full_cost="≈ 2 min on 2 idle cores (≈ 4 CPU-min)",
+        quick_cost="≈ 3 s",
+    )
+)
 
 
 # --------------------------------------------------------------------------- Fig. 3
@@ -698,7 +903,7 @@ def poison_guarantee_cell(dataset, group, rep, epsilons, fractions, dpa_estimato
     xs = n_poisoned_from_fraction(np.asarray(fractions), len(tr))
     rows = [row(dataset, "-", {}, math.nan, 0.0, rep, "n_train", len(tr))]
     for lr in ("tree", "PrivaTree"):
-        for eps in ([math.inf] if lr == "tree" else epsilons):
+        for eps in [math.inf] if lr == "tree" else epsilons:
             est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep))
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
             rows.append(row(dataset, lr, dict(leak_rows=leaks), eps, 0.0, rep, "test_accuracy", acc, secs))
@@ -708,8 +913,19 @@ def poison_guarantee_cell(dataset, group, rep, epsilons, fractions, dpa_estimato
     secs = time.perf_counter() - t
     correct = pred == np.asarray(yte)
     for f, x, v in zip(fractions, xs, dpa_certified_accuracy(correct, cert, xs)):
-        rows.append(row(dataset, f"DPA ({dpa_estimators} trees)", dict(fraction=float(f), x=int(x)), math.nan, 0.0, rep,
-                        "certified_accuracy", v, secs))
+        rows.append(
+            row(
+                dataset,
+                f"DPA ({dpa_estimators} trees)",
+                dict(fraction=float(f), x=int(x)),
+                math.nan,
+                0.0,
+                rep,
+                "certified_accuracy",
+                v,
+                secs,
+            )
+        )
     return rows
 
 
@@ -717,9 +933,23 @@ def _fig3_cells(size):
     ok, skips = _dataset_list(size, FIG3_DATASETS)
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
     runs = size.runs or size.pick(3, 50)
-    return [Cell(f"{d}-rep{r}", poison_guarantee_cell, dict(dataset=d, group=g, rep=r, epsilons=eps, fractions=FIG3_FRACTIONS,
-                                                            dpa_estimators=size.pick(100, 1000), **_source(d, g, size)))
-            for d, g in ok for r in range(runs)] + skips
+    return [
+        Cell(
+            f"{d}-rep{r}",
+            poison_guarantee_cell,
+            dict(
+                dataset=d,
+                group=g,
+                rep=r,
+                epsilons=eps,
+                fractions=FIG3_FRACTIONS,
+                dpa_estimators=size.pick(100, 1000),
+                **_source(d, g, size),
+            ),
+        )
+        for d, g in ok
+        for r in range(runs)
+    ] + skips
 
 
 def _fig3_curves(df):
@@ -733,16 +963,34 @@ def _fig3_curves(df):
         for e, a in acc.groupby("epsilon"):
             m = a["value"].mean()
             for f, x, v in zip(FIG3_FRACTIONS, xs, np.atleast_1d(accuracy_lower_bound(m, xs, e))):
-                out.append(dict(dataset=ds, method=f"PrivaTree ε = {e:g}", fraction=f, x=int(x), guarantee=float(v),
-                                clean=m, se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0,
-                                n=len(a)))
+                out.append(
+                    dict(
+                        dataset=ds,
+                        method=f"PrivaTree ε = {e:g}",
+                        fraction=f,
+                        x=int(x),
+                        guarantee=float(v),
+                        clean=m,
+                        se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0,
+                        n=len(a),
+                    )
+                )
         dpa = g[g["metric"] == "certified_accuracy"].copy()
         if len(dpa):
             dpa["fraction"] = dpa["parameters"].map(lambda s: json.loads(s)["fraction"])
             for (lr, f), a in dpa.groupby(["learner", "fraction"]):
-                out.append(dict(dataset=ds, method=lr, fraction=f, x=int(json.loads(a["parameters"].iloc[0])["x"]),
-                                guarantee=a["value"].mean(), clean=math.nan,
-                                se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0, n=len(a)))
+                out.append(
+                    dict(
+                        dataset=ds,
+                        method=lr,
+                        fraction=f,
+                        x=int(json.loads(a["parameters"].iloc[0])["x"]),
+                        guarantee=a["value"].mean(),
+                        clean=math.nan,
+                        se=a["value"].std(ddof=1) / math.sqrt(len(a)) if len(a) > 1 else 0.0,
+                        n=len(a),
+                    )
+                )
     return pd.DataFrame(out)
 
 
@@ -756,20 +1004,33 @@ def _fig3_plot(df, out_dir):
         for i, (m, g) in enumerate(sub.groupby("method", sort=False)):
             g = g.sort_values("fraction")
             ax.plot(100 * g["fraction"], g["guarantee"], marker=".", color=f"C{i}", label=m)
-            ax.fill_between(100 * g["fraction"], g["guarantee"] - g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
-                            g["guarantee"] + g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
-                            color=f"C{i}", alpha=0.2, lw=0)
+            ax.fill_between(
+                100 * g["fraction"],
+                g["guarantee"] - g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
+                g["guarantee"] + g["se"] * np.where(g["clean"].notna(), g["guarantee"] / g["clean"], 1),
+                color=f"C{i}",
+                alpha=0.2,
+                lw=0,
+            )
         band_key(ax, sub["n"], "splits")
         tree = df[(df["dataset"] == ds) & (df["learner"] == "tree") & (df["metric"] == "test_accuracy")]["value"]
         if len(tree):
             ax.axhline(tree.mean(), color="0.3", ls="--", lw=1, label="tree, clean accuracy (no guarantee)")
         for i, e in enumerate(GUARANTEE_EPSILONS):
-            p = pub.P002_GUARANTEE.get((ds, "cat", "PrivaTree", e)) or pub.P002_GUARANTEE.get((ds, "uci", "PrivaTree", e))
+            p = pub.P002_GUARANTEE.get((ds, "cat", "PrivaTree", e)) or pub.P002_GUARANTEE.get(
+                (ds, "uci", "PrivaTree", e)
+            )
             if p:
-                pts = [(0.0, p["accuracy"])] + [(float(k[:-1]), p[k]) for k in ("0.1%", "0.5%", "1%") if p[k] is not None]
+                pts = [(0.0, p["accuracy"])] + [
+                    (float(k[:-1]), p[k]) for k in ("0.1%", "0.5%", "1%") if p[k] is not None
+                ]
                 style = dict(PUBLISHED_STYLE, color=f"C{i}", edgecolors="black")
-                ax.scatter([a for a, _ in pts], [b for _, b in pts], label=f"published PrivaTree ε = {e:g} (Table VIII)",
-                           **style)
+                ax.scatter(
+                    [a for a, _ in pts],
+                    [b for _, b in pts],
+                    label=f"published PrivaTree ε = {e:g} (Table VIII)",
+                    **style,
+                )
         ax.set_title(ds)
         ax.set_xlabel("poisoned samples (% of the training set)")
         ax.set_ylabel("guaranteed accuracy")
@@ -780,24 +1041,36 @@ def _fig3_plot(df, out_dir):
 
 def _fig3_table(df):
     c = _fig3_curves(df)
-    lines = ["| dataset | method | " + " | ".join(f"{100 * f:.1f} %" for f in FIG3_FRACTIONS) + " |",
-             "|---|---|" + "---|" * len(FIG3_FRACTIONS)]
+    lines = [
+        "| dataset | method | " + " | ".join(f"{100 * f:.1f} %" for f in FIG3_FRACTIONS) + " |",
+        "|---|---|" + "---|" * len(FIG3_FRACTIONS),
+    ]
     for (ds, m), g in c.groupby(["dataset", "method"], sort=False):
         g = g.sort_values("fraction")
         lines.append(f"| {ds} | {m} | " + " | ".join(f"{v:.3f}" for v in g["guarantee"]) + " |")
     lines.append("")
-    lines.append("Guaranteed accuracy (PrivaTree: Corollary 2 from the mean clean accuracy over random 80/20 splits; "
-                 "DPA: certified accuracy, not private, not interpretable) at 0–1 % poisoned training records.")
+    lines.append(
+        "Guaranteed accuracy (PrivaTree: Corollary 2 from the mean clean accuracy over random 80/20 splits; "
+        "DPA: certified accuracy, not private, not interpretable) at 0–1 % poisoned training records."
+    )
     return "\n".join(lines)
 
 
-register(Experiment(
-    "002-fig3", paper="002", kind="figure", title="Guaranteed accuracy vs poisoned samples (compas-two-years)",
-    draws="Corollary 2 guarantee of PrivaTree (ε 0.01, 0.1) and DPA's certified accuracy (1000 trees) vs 0–1 % "
-          "poisoned, 50 random splits, compas-two-years; Table VIII's points overlaid",
-    cells=_fig3_cells, plot=_fig3_plot, table=_fig3_table,
-    full_cost="≈ 15 s on 2 idle cores (26 CPU-s)", quick_cost="≈ 3 s",
-))
+register(
+    Experiment(
+        "002-fig3",
+        paper="002",
+        kind="figure",
+        title="Guaranteed accuracy vs poisoned samples (compas-two-years)",
+        draws="Corollary 2 guarantee of PrivaTree (ε 0.01, 0.1) and DPA's certified accuracy (1000 trees) vs 0–1 % "
+        "poisoned, 50 random splits, compas-two-years; Table VIII's points overlaid",
+        cells=_fig3_cells,
+        plot=_fig3_plot,
+        table=_fig3_table,
+        full_cost="≈ 15 s on 2 idle cores (26 CPU-s)",
+        quick_cost="≈ 3 s",
+    )
+)
 
 
 # --------------------------------------------------------------------------- Fig. 4
@@ -846,14 +1119,37 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons):
                 est.fit(Xp, yp)
             secs = time.perf_counter() - t
             params = dict(x=int(x), n_train=len(tr), trigger=f"{size}x{size} bottom-right = {vmax:g}")
-            rows.append(row(dataset, lr, params, eps, 0.0, rep, "asr",
-                            attack_success_rate(est, X[te], y[te], **trig), secs))
+            rows.append(
+                row(dataset, lr, params, eps, 0.0, rep, "asr", attack_success_rate(est, X[te], y[te], **trig), secs)
+            )
             # 1 when some split of the fitted tree tests a trigger pixel: how the tree learnt the backdoor
-            rows.append(row(dataset, lr, params, eps, 0.0, rep, "splits_on_trigger",
-                            float(bool(_split_features(est) & _trigger_pixels(shape, size))), secs))
+            rows.append(
+                row(
+                    dataset,
+                    lr,
+                    params,
+                    eps,
+                    0.0,
+                    rep,
+                    "splits_on_trigger",
+                    float(bool(_split_features(est) & _trigger_pixels(shape, size))),
+                    secs,
+                )
+            )
             if x == 0:
-                rows.append(row(dataset, lr, params, eps, 0.0, rep, "clean_accuracy",
-                                float(np.mean(est.predict(X[te]) == y[te])), secs))
+                rows.append(
+                    row(
+                        dataset,
+                        lr,
+                        params,
+                        eps,
+                        0.0,
+                        rep,
+                        "clean_accuracy",
+                        float(np.mean(est.predict(X[te]) == y[te])),
+                        secs,
+                    )
+                )
     return rows
 
 
@@ -880,8 +1176,15 @@ def _fig4_cells(size):
     xs = tuple(sorted({0, 1, 2, 5, 10, 20, 50, 100, int(0.01 * n)} if ds == "mnist01" else {0, 1, 2, 3, 5, 10}))
     runs = size.runs or size.pick(3, 50)
     eps = tuple(size.epsilons) if size.epsilons else FIG4_EPSILONS
-    return [Cell(f"{ds}-rep{r}", backdoor_cell, dict(dataset=ds, rep=r, n_poisoned=xs, epsilons=eps),
-                 cost=10.0 if ds == "mnist01" else 1.0) for r in range(runs)]
+    return [
+        Cell(
+            f"{ds}-rep{r}",
+            backdoor_cell,
+            dict(dataset=ds, rep=r, n_poisoned=xs, epsilons=eps),
+            cost=10.0 if ds == "mnist01" else 1.0,
+        )
+        for r in range(runs)
+    ]
 
 
 def _asr_summary(df):
@@ -896,7 +1199,11 @@ def _asr_summary(df):
             bounds.append(math.nan)
             continue
         clean = s[(s["learner"] == r["learner"]) & (s["epsilon"] == r["epsilon"]) & (s["x"] == 0)]["mean"]
-        bounds.append(float(attack_success_upper_bound(float(clean.iloc[0]), int(r["x"]), r["epsilon"])) if len(clean) else math.nan)
+        bounds.append(
+            float(attack_success_upper_bound(float(clean.iloc[0]), int(r["x"]), r["epsilon"]))
+            if len(clean)
+            else math.nan
+        )
     s["bound"] = bounds
     return s
 
@@ -964,18 +1271,29 @@ def _fig4_table(df):
                 cells.append(f"{int(share.loc[k, 'sum'])} / {int(share.loc[k, 'size'])}" if k in share.index else "–")
             lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("Attack success rate (share of test zeros predicted 1 once triggered), mean ± s.e. over random 80/20 "
-                 "splits, and the Corollary 3 bound from the clean ASR; every row is kept, including the non-private "
-                 "tree (ε = ∞). 'trees splitting on the trigger': in how many splits the fitted tree tests one of the "
-                 "trigger's pixels (on MNIST they are blank in clean images, so such a split serves the backdoor and "
-                 "the tree's ASR is near 1 exactly then; on the 8×8 digits they also carry signal).")
+    lines.append(
+        "Attack success rate (share of test zeros predicted 1 once triggered), mean ± s.e. over random 80/20 "
+        "splits, and the Corollary 3 bound from the clean ASR; every row is kept, including the non-private "
+        "tree (ε = ∞). 'trees splitting on the trigger': in how many splits the fitted tree tests one of the "
+        "trigger's pixels (on MNIST they are blank in clean images, so such a split serves the backdoor and "
+        "the tree's ASR is near 1 exactly then; on the 8×8 digits they also carry signal)."
+    )
     return "\n".join(lines)
 
 
-register(Experiment(
-    "002-fig4", paper="002", kind="figure", title="Backdoor attack success vs poisoned samples (MNIST 0 vs 1)",
-    draws="ASR of a depth-4 tree and PrivaTrees (ε 0.01, 0.1) with the Corollary 3 bound vs 0–118 poisoned copies "
-          "(1 % of 11,824 training images), 50 splits; quick: 8×8 digits",
-    cells=_fig4_cells, plot=_fig4_plot, table=_fig4_table, published=pub.P002_FIG4_CLEAN_ACCURACY,
-    full_cost="≈ 30 min on 2 idle cores (≈ 1 CPU-hour: 3.6 CPU-s per MNIST PrivaTree)", quick_cost="≈ 10 s",
-))
+register(
+    Experiment(
+        "002-fig4",
+        paper="002",
+        kind="figure",
+        title="Backdoor attack success vs poisoned samples (MNIST 0 vs 1)",
+        draws="ASR of a depth-4 tree and PrivaTrees (ε 0.01, 0.1) with the Corollary 3 bound vs 0–118 poisoned copies "
+        "(1 % of 11,824 training images), 50 splits; quick: 8×8 digits",
+        cells=_fig4_cells,
+        plot=_fig4_plot,
+        table=_fig4_table,
+        published=pub.P002_FIG4_CLEAN_ACCURACY,
+        full_cost="≈ 30 min on 2 idle cores (≈ 1 CPU-hour: 3.6 CPU-s per MNIST PrivaTree)",
+        quick_cost="≈ 10 s",
+    )
+)

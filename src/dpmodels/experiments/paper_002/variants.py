@@ -37,15 +37,32 @@ from .data import (
 __all__ = ["fold_cell", "fold_cells"]
 
 UCI_DATASETS = (*DATASETS, "nursery-5class")
-REFERENCE_LEARNERS = ("tree (non-private)", "PrivaTree", "PrivaTree (Gini)", "PrivaTree (exponential)",
-                      "PrivaTree (histogram)", "diffprivlib tree")
+REFERENCE_LEARNERS = (
+    "tree (non-private)",
+    "PrivaTree",
+    "PrivaTree (Gini)",
+    "PrivaTree (exponential)",
+    "PrivaTree (histogram)",
+    "diffprivlib tree",
+)
 
 
 def fold_cell(dataset, learner, epsilons, repeat, fold, folds) -> list[dict]:
     """Test accuracy of ``learner`` on one fold of ``dataset`` at every ε (ε = ∞ for the tree)."""
-    return [row(r["dataset"], r["learner"], {"repeat": repeat, "fold": fold, "folds": folds}, r["epsilon"], 0.0,
-                repeat * folds + fold, "accuracy", r["accuracy"], r["fit_seconds"])
-            for r in _one_fold(dataset, learner, tuple(epsilons), repeat, fold, folds)]
+    return [
+        row(
+            r["dataset"],
+            r["learner"],
+            {"repeat": repeat, "fold": fold, "folds": folds},
+            r["epsilon"],
+            0.0,
+            repeat * folds + fold,
+            "accuracy",
+            r["accuracy"],
+            r["fit_seconds"],
+        )
+        for r in _one_fold(dataset, learner, tuple(epsilons), repeat, fold, folds)
+    ]
 
 
 def fold_cells(datasets, epsilons, learners, folds=5, repeats=1) -> list:
@@ -67,9 +84,20 @@ def fold_cells(datasets, epsilons, learners, folds=5, repeats=1) -> list:
                 continue
             for r in range(int(repeats)):
                 for k in range(int(folds)):
-                    out.append(Cell(f"{ds}-{lr}-r{r}-f{k}", fold_cell,
-                                    dict(dataset=ds, learner=lr, epsilons=tuple(float(e) for e in epsilons),
-                                         repeat=r, fold=k, folds=int(folds))))
+                    out.append(
+                        Cell(
+                            f"{ds}-{lr}-r{r}-f{k}",
+                            fold_cell,
+                            dict(
+                                dataset=ds,
+                                learner=lr,
+                                epsilons=tuple(float(e) for e in epsilons),
+                                repeat=r,
+                                fold=k,
+                                folds=int(folds),
+                            ),
+                        )
+                    )
     return out
 
 
@@ -96,24 +124,37 @@ def _uci_table(df):
     return markdown_table(df) + (
         "\n\nCells: mean test accuracy ± s.e. over all folds (stratified 5-fold CV, repeated); last column: the "
         "paper's Tables VI (ε = 0.01), II (0.1) and VII (1) in the order tree / BDPT / DPGDF / DiffPrivLib / "
-        "PrivaTree* / PrivaTree. The paper's compas row is OpenML's compas-two-years; ours is ProPublica's file.")
+        "PrivaTree* / PrivaTree. The paper's compas row is OpenML's compas-two-years; ours is ProPublica's file."
+    )
 
 
-register(Experiment(
-    "002-uci", paper="002", kind="table",
-    title="PrivaTree's split selections and the baselines on the UCI rows of Tables II, VI, VII (beyond the paper)",
-    draws="test accuracy of the tree, 4 PrivaTree selections, BDPT, DPGDF (and diffprivlib's tree and DP LR "
-          "where it imports), ε 0.01 / 0.1 / 1, 3 × 5-fold CV, adult / breast-w / diabetes / mushroom / nursery / "
-          "vote / compas (+ 5-class nursery)",
-    cells=_uci_cells, table=_uci_table,
-    full_cost="≈ 4 min on 2 cores at load 7–12 (7 learners; diffprivlib's two ≈ 2 min more)", quick_cost="≈ 6 s",
-))
-register(Experiment(
-    "002-reference", paper="002", kind="table",
-    title="The issue's reference protocol: binarized adult / COMPAS at ε = 0.1, breast cancer at ε = 1 "
-          "(beyond the paper)",
-    draws="test accuracy of the tree, 4 PrivaTree selections and diffprivlib's tree, 10 × 5-fold CV, beside the "
-          "public PrivaTree code's published / corrected numbers",
-    cells=_reference_cells, table=reference_table,
-    full_cost="≈ 2.5 min on 2 cores at load 7–12", quick_cost="≈ 15 s",
-))
+register(
+    Experiment(
+        "002-uci",
+        paper="002",
+        kind="table",
+        title="PrivaTree's split selections and the baselines on the UCI rows of Tables II, VI, VII (beyond the paper)",
+        draws="test accuracy of the tree, 4 PrivaTree selections, BDPT, DPGDF (and diffprivlib's tree and DP LR "
+        "where it imports), ε 0.01 / 0.1 / 1, 3 × 5-fold CV, adult / breast-w / diabetes / mushroom / nursery / "
+        "vote / compas (+ 5-class nursery)",
+        cells=_uci_cells,
+        table=_uci_table,
+        full_cost="≈ 4 min on 2 cores at load 7–12 (7 learners; diffprivlib's two ≈ 2 min more)",
+        quick_cost="≈ 6 s",
+    )
+)
+register(
+    Experiment(
+        "002-reference",
+        paper="002",
+        kind="table",
+        title="The issue's reference protocol: binarized adult / COMPAS at ε = 0.1, breast cancer at ε = 1 "
+        "(beyond the paper)",
+        draws="test accuracy of the tree, 4 PrivaTree selections and diffprivlib's tree, 10 × 5-fold CV, beside the "
+        "public PrivaTree code's published / corrected numbers",
+        cells=_reference_cells,
+        table=reference_table,
+        full_cost="≈ 2.5 min on 2 cores at load 7–12",
+        quick_cost="≈ 15 s",
+    )
+)

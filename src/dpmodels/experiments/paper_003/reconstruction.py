@@ -68,8 +68,19 @@ from ..plots import pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
 
 __all__ = [
-    "DATASETS", "SUPPORTS", "DEPTHS", "TREES", "RULE_LISTS", "DL85_TIME_LIMIT", "PUBLISHED",
-    "load_split", "tree_cell", "dl85_cell", "rulelist_cell", "optimal_rulelist_cell", "dp_cell",
+    "DATASETS",
+    "SUPPORTS",
+    "DEPTHS",
+    "TREES",
+    "RULE_LISTS",
+    "DL85_TIME_LIMIT",
+    "PUBLISHED",
+    "load_split",
+    "tree_cell",
+    "dl85_cell",
+    "rulelist_cell",
+    "optimal_rulelist_cell",
+    "dp_cell",
     "check_statements",
 ]
 
@@ -96,8 +107,12 @@ Q_METRICS = tuple(f"per_record_q{k}" for k in range(101))
 TREES = ("DL8.5", "sklearn_DT")  # (optimal, greedy), the paper's names
 RULE_LISTS = ("OptimalRL", "GreedyRL")
 OPTIMAL = {"DL8.5", "OptimalRL"}
-LABELS = {"DL8.5": "DL8.5 (optimal)", "sklearn_DT": "sklearn_DT (greedy)",
-          "OptimalRL": "OptimalRL (optimal, = CORELS)", "GreedyRL": "GreedyRL (greedy)"}
+LABELS = {
+    "DL8.5": "DL8.5 (optimal)",
+    "sklearn_DT": "sklearn_DT (greedy)",
+    "OptimalRL": "OptimalRL (optimal, = CORELS)",
+    "GreedyRL": "GreedyRL (greedy)",
+}
 MARKERS = {"DL8.5": "o", "OptimalRL": "o", "sklearn_DT": "^", "GreedyRL": "^"}
 LINESTYLES = {"DL8.5": "-", "OptimalRL": "-", "sklearn_DT": "--", "GreedyRL": "--"}
 
@@ -142,8 +157,22 @@ def _per_record_rows(base, per_record, fit_seconds):
     return [row(*base, m, float(v), fit_seconds) for m, v in zip(Q_METRICS, q)]
 
 
-def _measure(model, learner, dataset, seed, params, split, secs, cpu, size, n_paths, *, optimal=None,
-             per_record=False, domains=None):
+def _measure(
+    model,
+    learner,
+    dataset,
+    seed,
+    params,
+    split,
+    secs,
+    cpu,
+    size,
+    n_paths,
+    *,
+    optimal=None,
+    per_record=False,
+    domains=None,
+):
     """Tidy rows of one fitted model (module docstring: metrics)."""
     from ...audit import reconstruction_leak
 
@@ -191,9 +220,20 @@ def tree_cell(dataset, seed, depths, supports, largest):
             est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=float(lam), random_state=1 + int(seed))
             model, secs, cpu = _timed(est, Xtr, ytr)
             params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n)
-            rows += _measure(model, "sklearn_DT", dataset, seed, params, split, secs, cpu,
-                             _internal_nodes(model.tree_.feature), int(model.tree_.n_leaves),
-                             per_record=(depth, lam) == tuple(largest), domains="binary")
+            rows += _measure(
+                model,
+                "sklearn_DT",
+                dataset,
+                seed,
+                params,
+                split,
+                secs,
+                cpu,
+                _internal_nodes(model.tree_.feature),
+                int(model.tree_.n_leaves),
+                per_record=(depth, lam) == tuple(largest),
+                domains="binary",
+            )
     return rows
 
 
@@ -278,10 +318,11 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
         raise out
     if out is None:
         if proc.exitcode != -signal.SIGKILL:  # not the OOM killer: a real failure
-            raise RuntimeError(f"the DL8.5 fit's process ended with exit code {proc.exitcode} ({dataset}, seed "
-                               f"{seed}, depth {depth}, support {support})")
-        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0,
-                         exitcode=proc.exitcode)]
+            raise RuntimeError(
+                f"the DL8.5 fit's process ended with exit code {proc.exitcode} ({dataset}, seed "
+                f"{seed}, depth {depth}, support {support})"
+            )
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0, exitcode=proc.exitcode)]
     return out
 
 
@@ -296,8 +337,9 @@ def _dl85_child(conn, args):
 
 
 def _dl85_params(depth, support, n, time_limit):
-    return dict(depth=int(depth), support=float(support), min_count=min_count(support, n), n_train=n,
-                time_limit=time_limit)
+    return dict(
+        depth=int(depth), support=float(support), min_count=min_count(support, n), n_train=n, time_limit=time_limit
+    )
 
 
 def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
@@ -323,9 +365,21 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
     except MemoryError:
         return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0)]
-    rows = _measure(model, "DL8.5", dataset, seed, params, split, secs, cpu, _internal_nodes(model.tree_.feature),
-                    int(np.sum(model.tree_.feature < 0)), optimal=model.optimal_,
-                    per_record=(depth, support) == tuple(largest), domains="binary")
+    rows = _measure(
+        model,
+        "DL8.5",
+        dataset,
+        seed,
+        params,
+        split,
+        secs,
+        cpu,
+        _internal_nodes(model.tree_.feature),
+        int(np.sum(model.tree_.feature < 0)),
+        optimal=model.optimal_,
+        per_record=(depth, support) == tuple(largest),
+        domains="binary",
+    )
     rows.append(row(dataset, "DL8.5", params, math.inf, 0.0, seed, "lattice_size", model.lattice_size_, secs))
     return rows
 
@@ -354,13 +408,23 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
             m = min_count(lam, n)
             lam_fit = float(lam) if crit == "captured" else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
             for L in lengths:
-                est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1,
-                                               criterion=crit)
+                est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1, criterion=crit)
                 model, secs, cpu = _timed(est, Xtr, ytr)
                 k = len(model.rule_list_.rules)
                 params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n)
-                rows += _measure(model, label, dataset, seed, params, split, secs, cpu, k, k + 1,
-                                 per_record=(L, lam) == tuple(largest))
+                rows += _measure(
+                    model,
+                    label,
+                    dataset,
+                    seed,
+                    params,
+                    split,
+                    secs,
+                    cpu,
+                    k,
+                    k + 1,
+                    per_record=(L, lam) == tuple(largest),
+                )
     return rows
 
 
@@ -381,8 +445,20 @@ def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=O
             raise RuntimeError(f"OptimalRuleListClassifier used {cert.min_captured} records, expected {m}")
         k = len(model.rule_list_.rules)
         params = dict(depth=int(L), support=float(support), min_count=m, n_train=n)
-        rows += _measure(model, "OptimalRL", dataset, seed, params, split, secs, cpu, k, k + 1,
-                         optimal=cert.optimal, per_record=(L, support) == tuple(largest))
+        rows += _measure(
+            model,
+            "OptimalRL",
+            dataset,
+            seed,
+            params,
+            split,
+            secs,
+            cpu,
+            k,
+            k + 1,
+            optimal=cert.optimal,
+            per_record=(L, support) == tuple(largest),
+        )
         rows.append(row(dataset, "OptimalRL", params, math.inf, 0.0, seed, "nodes", cert.nodes, secs))
     return rows
 
@@ -395,8 +471,10 @@ def _has_dl85() -> bool:
     return True
 
 
-DL85_MISSING = ("PyDL8.5 is not installed: DL8.5 trees need the optional extra "
-                "(`make optimal` or pip install 'dpmodels[optimal]', ≈ 4 min, +256 MB)")
+DL85_MISSING = (
+    "PyDL8.5 is not installed: DL8.5 trees need the optional extra "
+    "(`make optimal` or pip install 'dpmodels[optimal]', ≈ 4 min, +256 MB)"
+)
 
 
 def _datasets(size):
@@ -423,23 +501,64 @@ def _grid_cells(size):
     cells = []
     for ds in _datasets(size):
         for s in range(seeds):
-            cells.append(Cell(f"sklearn_DT-{ds}-s{s}", tree_cell,
-                              dict(dataset=ds, seed=s, depths=tuple(depths), supports=tuple(supports),
-                                   largest=largest), cost=1.0))
-            cells.append(Cell(f"GreedyRL-{ds}-s{s}", rulelist_cell,
-                              dict(dataset=ds, seed=s, lengths=tuple(depths), supports=tuple(supports),
-                                   largest=largest, criteria=("captured", "split")), cost=0.5))
+            cells.append(
+                Cell(
+                    f"sklearn_DT-{ds}-s{s}",
+                    tree_cell,
+                    dict(dataset=ds, seed=s, depths=tuple(depths), supports=tuple(supports), largest=largest),
+                    cost=1.0,
+                )
+            )
+            cells.append(
+                Cell(
+                    f"GreedyRL-{ds}-s{s}",
+                    rulelist_cell,
+                    dict(
+                        dataset=ds,
+                        seed=s,
+                        lengths=tuple(depths),
+                        supports=tuple(supports),
+                        largest=largest,
+                        criteria=("captured", "split"),
+                    ),
+                    cost=0.5,
+                )
+            )
             for lam in supports:
-                cells.append(Cell(f"OptimalRL-{ds}-s{s}-sup{lam:g}", optimal_rulelist_cell,
-                                  dict(dataset=ds, seed=s, support=lam, lengths=tuple(depths), largest=largest,
-                                       time_limit=OPTIMAL_RL_TIME_LIMIT), cost=10.0))
+                cells.append(
+                    Cell(
+                        f"OptimalRL-{ds}-s{s}-sup{lam:g}",
+                        optimal_rulelist_cell,
+                        dict(
+                            dataset=ds,
+                            seed=s,
+                            support=lam,
+                            lengths=tuple(depths),
+                            largest=largest,
+                            time_limit=OPTIMAL_RL_TIME_LIMIT,
+                        ),
+                        cost=10.0,
+                    )
+                )
                 for d in depths:
                     key = f"DL8.5-{ds}-s{s}-d{d}-sup{lam:g}"
                     if dl85:
                         # depth dominates DL8.5's cost (×3 per level measured here), small λ next
-                        cells.append(Cell(key, dl85_cell, dict(dataset=ds, seed=s, depth=d, support=lam,
-                                                               largest=largest, time_limit=DL85_TIME_LIMIT),
-                                          cost=3.0 ** d / lam))
+                        cells.append(
+                            Cell(
+                                key,
+                                dl85_cell,
+                                dict(
+                                    dataset=ds,
+                                    seed=s,
+                                    depth=d,
+                                    support=lam,
+                                    largest=largest,
+                                    time_limit=DL85_TIME_LIMIT,
+                                ),
+                                cost=3.0**d / lam,
+                            )
+                        )
             if not dl85:
                 cells.append(Skip(f"DL8.5-{ds}-s{s}", DL85_MISSING))
     return cells
@@ -503,8 +622,16 @@ def _scatter(ax, w, learners, x, colors, xlabel):
             full = cert.fillna(1.0) >= 1.0
             ax.scatter(g.loc[full, x], g.loc[full, "dist_g"], color=c, marker=MARKERS[lr], s=22, zorder=3)
             if (~full).any():
-                ax.scatter(g.loc[~full, x], g.loc[~full, "dist_g"], facecolors="none", edgecolors=c,
-                           marker=MARKERS[lr], s=30, zorder=3, linewidths=1.0)
+                ax.scatter(
+                    g.loc[~full, x],
+                    g.loc[~full, "dist_g"],
+                    facecolors="none",
+                    edgecolors=c,
+                    marker=MARKERS[lr],
+                    s=30,
+                    zorder=3,
+                    linewidths=1.0,
+                )
     ax.set_xlabel(xlabel)
     ax.set_ylabel("entropy reduction ratio (Dist_G)")
     ax.grid(True, alpha=0.3)
@@ -519,8 +646,9 @@ def _legend(fig, learners, colors, extra=(), ran=None):
     hs = [Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=LABELS[lr]) for lr in learners]
     hs += [Line2D([], [], color=c, marker="s", ls="none", label=f"min support {s:g}") for s, c in colors.items()]
     hs += list(extra)
-    fig.legend(handles=hs, loc="lower center", ncol=min(4, len(hs)), fontsize=8, bbox_to_anchor=(0.5, -0.02),
-               frameon=False)
+    fig.legend(
+        handles=hs, loc="lower center", ncol=min(4, len(hs)), fontsize=8, bbox_to_anchor=(0.5, -0.02), frameon=False
+    )
 
 
 def _fig_dist_vs(df, out_dir, learners, name, family):
@@ -542,8 +670,13 @@ def _fig_dist_vs(df, out_dir, learners, name, family):
     from matplotlib.lines import Line2D
 
     extra = [Line2D([], [], color="0.2", marker="o", mfc="none", ls="none", label="not certified (time limit)")]
-    _legend(fig, learners, colors, extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else (),
-            ran=w["learner"])
+    _legend(
+        fig,
+        learners,
+        colors,
+        extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else (),
+        ran=w["learner"],
+    )
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return [save(fig, out_dir / f"{name}.png")]
 
@@ -570,9 +703,15 @@ def _fig4(df, out_dir):
                     ax.step(g["value"], g["p"], where="post", color=colors[lr], lw=0.5, alpha=0.35)
                 m = d.groupby("p")["value"].mean().sort_index()
                 depth, lam = int(d["depth"].iloc[0]), float(d["support"].iloc[0])
-                ax.step(m.to_numpy(), m.index.to_numpy(), where="post", color=colors[lr], lw=1.8,
-                        ls=LINESTYLES[lr], label=f"{LABELS[lr]}, {'depth' if fam.endswith('trees') else 'length'} "
-                                                 f"{depth}, λ = {lam:g}")
+                ax.step(
+                    m.to_numpy(),
+                    m.index.to_numpy(),
+                    where="post",
+                    color=colors[lr],
+                    lw=1.8,
+                    ls=LINESTYLES[lr],
+                    label=f"{LABELS[lr]}, {'depth' if fam.endswith('trees') else 'length'} {depth}, λ = {lam:g}",
+                )
             ax.set_title(f"{fam} — {TITLES[ds]}")
             ax.set_xlabel("per-record entropy reduction ratio")
             ax.set_ylabel("proportion of training records ≤ ratio")
@@ -587,8 +726,18 @@ def _lines_vs(ax, w, learners, x, y, colors, by="support", cmap_label="min suppo
         d = w[w["learner"] == lr]
         for key, g in d.groupby(by):
             g = g.sort_values(x)
-            ax.errorbar(g[x], g[y], yerr=g.get(f"{y}_se"), color=colors.get(key, "0.5"), ls=LINESTYLES[lr],
-                        marker=MARKERS[lr], ms=3.5, lw=1.1, capsize=1.5, elinewidth=0.7)
+            ax.errorbar(
+                g[x],
+                g[y],
+                yerr=g.get(f"{y}_se"),
+                color=colors.get(key, "0.5"),
+                ls=LINESTYLES[lr],
+                marker=MARKERS[lr],
+                ms=3.5,
+                lw=1.1,
+                capsize=1.5,
+                elinewidth=0.7,
+            )
     ax.grid(True, alpha=0.3)
 
 
@@ -638,10 +787,15 @@ def _fig7(df, out_dir):
     from matplotlib.lines import Line2D
 
     ran = set(w["learner"])
-    families = (("DL8.5", "optimal (DL8.5 / OptimalRL)", ("DL8.5", "OptimalRL")),
-                ("sklearn_DT", "greedy (sklearn_DT / GreedyRL)", ("sklearn_DT", "GreedyRL")))
-    hs = [Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=lab)
-          for lr, lab, members in families if ran & set(members)]
+    families = (
+        ("DL8.5", "optimal (DL8.5 / OptimalRL)", ("DL8.5", "OptimalRL")),
+        ("sklearn_DT", "greedy (sklearn_DT / GreedyRL)", ("sklearn_DT", "GreedyRL")),
+    )
+    hs = [
+        Line2D([], [], color="0.2", marker=MARKERS[lr], ls=LINESTYLES[lr], label=lab)
+        for lr, lab, members in families
+        if ran & set(members)
+    ]
     hs += [Line2D([], [], color=c, lw=2, label=f"max depth/length {int(d)}") for d, c in colors.items()]
     fig.legend(handles=hs, loc="lower center", ncol=6, fontsize=8, bbox_to_anchor=(0.5, -0.02), frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
@@ -652,62 +806,114 @@ def _fig7(df, out_dir):
 # The paper prints no numbers for these figures; it states facts. Each is kept as data (where, the
 # paper's words, how we test it) and checked against our grid by :func:`check_statements`.
 PUBLISHED = (
-    dict(key="extremes", ids=("003-fig4",), where="Sec. V-B, Fig. 4b (left)",
-         statement="Adult, optimal rule lists of length 10, min support 0.01: the least exposed training "
-                   "records have an entropy reduction ratio above 0.95, the most exposed below 0.60.",
-         test="on the seed-mean quantile curve (Fig. 4): max per-record ratio > 0.95 and min < 0.60; seeds "
-              "that satisfy it alone in brackets"),
-    dict(key="rl_largest", ids=("003-fig3", "003-fig4"), where="Sec. V-B, Fig. 3a / 4b",
-         statement="At the largest setting (length 10, support 0.01), CORELS's lists have a lower entropy "
-                   "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (not "
-                   "'optimal lists leak less', as the paper is sometimes paraphrased).",
-         test="seed-mean Dist_G(OptimalRL) < Dist_G(GreedyRL), per dataset"),
-    dict(key="same_accuracy", ids=("003-fig2", "003-fig3"), where="Sec. V-B, Fig. 2b / 3b; App. A",
-         statement="For a given accuracy level, optimal models always leak less information than greedy ones.",
-         test="share of greedy settings for which an optimal setting is at least as accurate (training, "
-              "seed means) and has a Dist_G at least as high (leaks no more)"),
-    dict(key="same_size", ids=("003-fig2", "003-fig3"), where="Sec. V-B, Fig. 2a / 3a",
-         statement="For a given size, optimal models usually contain more information: the uncertainty "
-                   "decreases faster with size for optimal models.",
-         test="share of (dataset, size) pairs reached by both where optimal's mean Dist_G < greedy's "
-              "(fits pooled by their actual size)"),
-    dict(key="more_accurate", ids=("003-fig2", "003-fig3"), where="Sec. V-B, Fig. 2b / 3b",
-         statement="Optimal models are way more accurate (same constraints).",
-         test="share of settings where optimal's mean training accuracy ≥ greedy's"),
-    dict(key="largest_trees", ids=("003-fig2", "003-fig5"), where="Fig. 2a caption",
-         statement="The largest trees only have slightly more than 60 internal nodes.",
-         test="largest seed-mean tree size over the grid (both datasets, both learners) in (60, 75]; per "
-              "dataset for reference"),
-    dict(key="adult_trees_largest", ids=("003-fig4", "003-fig2", "003-fig5"), where="Sec. V-B, Fig. 4a (left)",
-         statement="Adult, largest setting (depth 10, support 0.01): sklearn_DT trees have lower entropy "
-                   "reduction ratios (leak more) than DL8.5's, which are more compact.",
-         test="seed means on Adult: Dist_G(sklearn_DT) < Dist_G(DL8.5) and size(sklearn_DT) > size(DL8.5)"),
-    dict(key="tree_sizes", ids=("003-fig5",), where="App. A, Fig. 5a",
-         statement="For the same parameters, sklearn_DT trees contain more nodes than DL8.5's.",
-         test="share of settings (depth ≥ 2) where sklearn_DT's mean size > DL8.5's (≥ in brackets)"),
-    dict(key="tree_fixed_params", ids=("003-fig5",), where="App. A, Fig. 5b",
-         statement="For fixed parameters, sklearn_DT trees contain more information than DL8.5's on Adult; "
-                   "the opposite on COMPAS.",
-         test="share of settings (depth ≥ 2) with Dist_G(sklearn_DT) < Dist_G(DL8.5) on Adult, and with "
-              "Dist_G(DL8.5) < Dist_G(sklearn_DT) on COMPAS"),
-    dict(key="rl_lengths", ids=("003-fig6",), where="App. A, Fig. 6a",
-         statement="For fixed parameters, CORELS's lists are longer than GreedyRL's; CORELS almost always "
-                   "reaches the maximum length.",
-         test="OptimalRL's mean length ≥ GreedyRL's on every setting and > on ≥ 80 % of the settings where "
-              "GreedyRL stops before L; share of OptimalRL fits with exactly L rules ≥ 80 %"),
-    dict(key="rl_fixed_params", ids=("003-fig6",), where="App. A, Fig. 6b",
-         statement="For fixed parameters, CORELS's lists contain more information than GreedyRL's.",
-         test="share of settings (L ≥ 2) with Dist_G(OptimalRL) < Dist_G(GreedyRL)"),
-    dict(key="support_trees", ids=("003-fig7",), where="App. A, Fig. 7a",
-         statement="For trees, the minimum leaf support matters only for large enough depths, where smaller "
-                   "supports give trees with more information.",
-         test="depth ≤ 2: spread of Dist_G over λ < 0.01; depth ≥ 6: Dist_G increasing in λ (Spearman ρ > 0.8) "
-              "for both learners"),
-    dict(key="support_rls", ids=("003-fig7",), where="App. A, Fig. 7b",
-         statement="For rule lists the relation between the minimum support and the entropy reduction ratio is "
-                   "complex; no clear trend.",
-         test="Spearman ρ between λ and Dist_G per (learner, length ≥ 3), reported; 'no clear trend' when the "
-              "median |ρ| < 0.8"),
+    dict(
+        key="extremes",
+        ids=("003-fig4",),
+        where="Sec. V-B, Fig. 4b (left)",
+        statement="Adult, optimal rule lists of length 10, min support 0.01: the least exposed training "
+        "records have an entropy reduction ratio above 0.95, the most exposed below 0.60.",
+        test="on the seed-mean quantile curve (Fig. 4): max per-record ratio > 0.95 and min < 0.60; seeds "
+        "that satisfy it alone in brackets",
+    ),
+    dict(
+        key="rl_largest",
+        ids=("003-fig3", "003-fig4"),
+        where="Sec. V-B, Fig. 3a / 4b",
+        statement="At the largest setting (length 10, support 0.01), CORELS's lists have a lower entropy "
+        "reduction ratio than GreedyRL's, i.e. optimal lists leak MORE (not "
+        "'optimal lists leak less', as the paper is sometimes paraphrased).",
+        test="seed-mean Dist_G(OptimalRL) < Dist_G(GreedyRL), per dataset",
+    ),
+    dict(
+        key="same_accuracy",
+        ids=("003-fig2", "003-fig3"),
+        where="Sec. V-B, Fig. 2b / 3b; App. A",
+        statement="For a given accuracy level, optimal models always leak less information than greedy ones.",
+        test="share of greedy settings for which an optimal setting is at least as accurate (training, "
+        "seed means) and has a Dist_G at least as high (leaks no more)",
+    ),
+    dict(
+        key="same_size",
+        ids=("003-fig2", "003-fig3"),
+        where="Sec. V-B, Fig. 2a / 3a",
+        statement="For a given size, optimal models usually contain more information: the uncertainty "
+        "decreases faster with size for optimal models.",
+        test="share of (dataset, size) pairs reached by both where optimal's mean Dist_G < greedy's "
+        "(fits pooled by their actual size)",
+    ),
+    dict(
+        key="more_accurate",
+        ids=("003-fig2", "003-fig3"),
+        where="Sec. V-B, Fig. 2b / 3b",
+        statement="Optimal models are way more accurate (same constraints).",
+        test="share of settings where optimal's mean training accuracy ≥ greedy's",
+    ),
+    dict(
+        key="largest_trees",
+        ids=("003-fig2", "003-fig5"),
+        where="Fig. 2a caption",
+        statement="The largest trees only have slightly more than 60 internal nodes.",
+        test="largest seed-mean tree size over the grid (both datasets, both learners) in (60, 75]; per "
+        "dataset for reference",
+    ),
+    dict(
+        key="adult_trees_largest",
+        ids=("003-fig4", "003-fig2", "003-fig5"),
+        where="Sec. V-B, Fig. 4a (left)",
+        statement="Adult, largest setting (depth 10, support 0.01): sklearn_DT trees have lower entropy "
+        "reduction ratios (leak more) than DL8.5's, which are more compact.",
+        test="seed means on Adult: Dist_G(sklearn_DT) < Dist_G(DL8.5) and size(sklearn_DT) > size(DL8.5)",
+    ),
+    dict(
+        key="tree_sizes",
+        ids=("003-fig5",),
+        where="App. A, Fig. 5a",
+        statement="For the same parameters, sklearn_DT trees contain more nodes than DL8.5's.",
+        test="share of settings (depth ≥ 2) where sklearn_DT's mean size > DL8.5's (≥ in brackets)",
+    ),
+    dict(
+        key="tree_fixed_params",
+        ids=("003-fig5",),
+        where="App. A, Fig. 5b",
+        statement="For fixed parameters, sklearn_DT trees contain more information than DL8.5's on Adult; "
+        "the opposite on COMPAS.",
+        test="share of settings (depth ≥ 2) with Dist_G(sklearn_DT) < Dist_G(DL8.5) on Adult, and with "
+        "Dist_G(DL8.5) < Dist_G(sklearn_DT) on COMPAS",
+    ),
+    dict(
+        key="rl_lengths",
+        ids=("003-fig6",),
+        where="App. A, Fig. 6a",
+        statement="For fixed parameters, CORELS's lists are longer than GreedyRL's; CORELS almost always "
+        "reaches the maximum length.",
+        test="OptimalRL's mean length ≥ GreedyRL's on every setting and > on ≥ 80 % of the settings where "
+        "GreedyRL stops before L; share of OptimalRL fits with exactly L rules ≥ 80 %",
+    ),
+    dict(
+        key="rl_fixed_params",
+        ids=("003-fig6",),
+        where="App. A, Fig. 6b",
+        statement="For fixed parameters, CORELS's lists contain more information than GreedyRL's.",
+        test="share of settings (L ≥ 2) with Dist_G(OptimalRL) < Dist_G(GreedyRL)",
+    ),
+    dict(
+        key="support_trees",
+        ids=("003-fig7",),
+        where="App. A, Fig. 7a",
+        statement="For trees, the minimum leaf support matters only for large enough depths, where smaller "
+        "supports give trees with more information.",
+        test="depth ≤ 2: spread of Dist_G over λ < 0.01; depth ≥ 6: Dist_G increasing in λ (Spearman ρ > 0.8) "
+        "for both learners",
+    ),
+    dict(
+        key="support_rls",
+        ids=("003-fig7",),
+        where="App. A, Fig. 7b",
+        statement="For rule lists the relation between the minimum support and the entropy reduction ratio is "
+        "complex; no clear trend.",
+        test="Spearman ρ between λ and Dist_G per (learner, length ≥ 3), reported; 'no clear trend' when the "
+        "median |ρ| < 0.8",
+    ),
 )
 
 
@@ -751,9 +957,10 @@ def _check(key, df, w):
         ok = bool(hi.mean() > 0.95 and lo.mean() < 0.60)
         each = int(((hi > 0.95) & (lo.reindex(hi.index) < 0.60)).sum())
         note = "" if (L, lam) == (10, 0.01) else f"; this grid's largest setting: length {L}, λ {lam:g}"
-        return (f"least exposed {hi.mean():.3f} (seeds {hi.min():.3f}–{hi.max():.3f}), most exposed {lo.mean():.3f} "
-                f"(seeds {lo.min():.3f}–{lo.max():.3f}) [{each}/{len(hi)} seeds]{note}"), ("holds" if ok else
-                                                                                      "does not hold")
+        return (
+            f"least exposed {hi.mean():.3f} (seeds {hi.min():.3f}–{hi.max():.3f}), most exposed {lo.mean():.3f} "
+            f"(seeds {lo.min():.3f}–{lo.max():.3f}) [{each}/{len(hi)} seeds]{note}"
+        ), ("holds" if ok else "does not hold")
     if key == "rl_largest":
         parts, oks = [], []
         for ds in ds_all:
@@ -776,8 +983,9 @@ def _check(key, df, w):
                     continue
                 acc_o, dg_o = o["train_accuracy"].to_numpy(), o["dist_g"].to_numpy()
                 tol = 1e-12
-                ok = np.array([np.any((acc_o >= a - tol) & (dg_o >= d - tol))
-                               for a, d in zip(g["train_accuracy"], g["dist_g"])])
+                ok = np.array(
+                    [np.any((acc_o >= a - tol) & (dg_o >= d - tol)) for a, d in zip(g["train_accuracy"], g["dist_g"])]
+                )
                 fr.append(ok.mean())
                 parts.append(f"{fam}, {ds}: {_share(ok)}")
         if not fr:
@@ -785,8 +993,9 @@ def _check(key, df, w):
         return "; ".join(parts), _verdict(min(fr), 0.95, 0.5)
     if key == "same_size":
         d = _with_params(df[df["metric"].isin(["dist_g", "size"])])
-        wide = d.pivot_table(index=["dataset", "learner", "depth", "support", "seed"], columns="metric",
-                             values="value").reset_index()
+        wide = d.pivot_table(
+            index=["dataset", "learner", "depth", "support", "seed"], columns="metric", values="value"
+        ).reset_index()
         parts, fr = [], []
         for fam, (opt, gr) in (("trees", TREES), ("rule lists", RULE_LISTS)):
             for ds in ds_all:
@@ -825,8 +1034,10 @@ def _check(key, df, w):
         for ds in ds_all:
             s = t[t["dataset"] == ds]
             i = s["size"].idxmax()
-            parts.append(f"{ds}: {s.loc[i, 'size']:.1f} ({s.loc[i, 'learner']}, depth {int(s.loc[i, 'depth'])}, "
-                         f"λ {s.loc[i, 'support']:g})")
+            parts.append(
+                f"{ds}: {s.loc[i, 'size']:.1f} ({s.loc[i, 'learner']}, depth {int(s.loc[i, 'depth'])}, "
+                f"λ {s.loc[i, 'support']:g})"
+            )
         top = float(t["size"].max())
         note = "" if big[0] >= 10 else f"; this grid stops at depth {big[0]}"
         return "; ".join(parts) + note, ("holds" if 60 < top <= 75 else "does not hold")
@@ -839,8 +1050,10 @@ def _check(key, df, w):
         ok = a["dist_g"] < b["dist_g"] and a["size"] > b["size"]
         cert = b.get("optimal", 1.0)
         note = "" if cert >= 1 else f"; DL8.5 certified on {cert:.0%} of seeds"
-        return (f"Dist_G sklearn_DT {a['dist_g']:.3f} vs DL8.5 {b['dist_g']:.3f}; size {a['size']:.1f} vs "
-                f"{b['size']:.1f}{note}"), ("holds" if ok else "does not hold")
+        return (
+            f"Dist_G sklearn_DT {a['dist_g']:.3f} vs DL8.5 {b['dist_g']:.3f}; size {a['size']:.1f} vs "
+            f"{b['size']:.1f}{note}"
+        ), ("holds" if ok else "does not hold")
     if key == "tree_sizes":
         p = _pair(w, "sklearn_DT", "DL8.5", "size", min_depth=2)
         if p.empty:
@@ -873,8 +1086,10 @@ def _check(key, df, w):
         f = _with_params(df[(df["metric"] == "size") & (df["learner"] == "OptimalRL")])
         full = (f["value"] == f["depth"]).to_numpy()
         ok = ge.all() and (gt.mean() if gt.size else 1.0) >= 0.8 and full.mean() >= 0.8
-        return (f"at least as long on {_share(ge)} settings; longer on {_share(gt)} of those where GreedyRL stops "
-                f"before L; OptimalRL reaches L on {_share(full)} fits"), ("holds" if ok else "does not hold")
+        return (
+            f"at least as long on {_share(ge)} settings; longer on {_share(gt)} of those where GreedyRL stops "
+            f"before L; OptimalRL reaches L on {_share(full)} fits"
+        ), ("holds" if ok else "does not hold")
     if key == "rl_fixed_params":
         p = _pair(w, "OptimalRL", "GreedyRL", "dist_g", min_depth=2)
         if p.empty:
@@ -902,9 +1117,10 @@ def _check(key, df, w):
             deep = r[r["depth"] >= 6]
             small = max(spread_small) if spread_small else float("nan")
             ok = small < 0.01 and len(deep) and (deep["rho"] > 0.8).mean() >= 0.75
-            return (f"depth ≤ 2: max spread over λ {small:.4f}; depth ≥ 6: ρ > 0.8 on {_share(deep['rho'] > 0.8)} "
-                    f"(dataset, learner, depth), median ρ {deep['rho'].median():.2f}"), ("holds" if ok else
-                                                                                   "does not hold")
+            return (
+                f"depth ≤ 2: max spread over λ {small:.4f}; depth ≥ 6: ρ > 0.8 on {_share(deep['rho'] > 0.8)} "
+                f"(dataset, learner, depth), median ρ {deep['rho'].median():.2f}"
+            ), ("holds" if ok else "does not hold")
         rl = r[r["depth"] >= 3]
         med = rl["rho"].abs().median()
         per = "; ".join(f"{lr}: median ρ {g['rho'].median():+.2f}" for lr, g in rl.groupby("learner"))
@@ -928,8 +1144,16 @@ def check_statements(df: pd.DataFrame, ids=None) -> pd.DataFrame:
             measured, verdict = "no results", "not measured"
         else:
             measured, verdict = _check(st["key"], df, w)
-        out.append(dict(key=st["key"], where=st["where"], statement=st["statement"], test=st["test"],
-                        measured=measured, verdict=verdict))
+        out.append(
+            dict(
+                key=st["key"],
+                where=st["where"],
+                statement=st["statement"],
+                test=st["test"],
+                measured=measured,
+                verdict=verdict,
+            )
+        )
     return pd.DataFrame(out)
 
 
@@ -950,8 +1174,10 @@ def _summary_md(df, learners, family) -> str:
     depths = [d for d in (1, 3, 5, int(w["depth"].max())) if d in set(w["depth"])]
     depths = sorted(set(depths))
     what = "depth" if family == "trees" else "length"
-    lines = [f"| dataset | learner | {what} | Dist_G | size | train acc. | test acc. | certified |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"| dataset | learner | {what} | Dist_G | size | train acc. | test acc. | certified |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for ds in _datasets_in(w):
         for lr in learners:
             for d in depths:
@@ -959,13 +1185,19 @@ def _summary_md(df, learners, family) -> str:
                 if s.empty:
                     continue
                 r = s.iloc[0]
-                cert = "–" if lr not in OPTIMAL or "optimal" not in r or pd.isna(r["optimal"]) else f"{r['optimal']:.0%}"
-                lines.append(f"| {ds} | {lr} | {d} | {r['dist_g']:.4f} ± {r['dist_g_se']:.4f} | {r['size']:.1f} | "
-                             f"{r['train_accuracy']:.4f} | {r['test_accuracy']:.4f} | {cert} |")
+                cert = (
+                    "–" if lr not in OPTIMAL or "optimal" not in r or pd.isna(r["optimal"]) else f"{r['optimal']:.0%}"
+                )
+                lines.append(
+                    f"| {ds} | {lr} | {d} | {r['dist_g']:.4f} ± {r['dist_g_se']:.4f} | {r['size']:.1f} | "
+                    f"{r['train_accuracy']:.4f} | {r['test_accuracy']:.4f} | {cert} |"
+                )
     seeds = int(df["seed"].nunique())
     lines.append("")
-    lines.append(f"Seed means (± s.e., {seeds} seed(s)) at min support λ = {lam:g}. Size: internal nodes (trees) or "
-                 "if-then rules (rule lists); 'certified': share of seeds whose optimal fit finished.")
+    lines.append(
+        f"Seed means (± s.e., {seeds} seed(s)) at min support λ = {lam:g}. Size: internal nodes (trees) or "
+        "if-then rules (rule lists); 'certified': share of seeds whose optimal fit finished."
+    )
     return "\n".join(lines)
 
 
@@ -978,14 +1210,19 @@ def _uncertified_md(df) -> str:
     parts = []
     for lr, g in o.groupby("learner"):
         keys = sorted({(int(r.depth), float(r.support)) for r in g.itertuples()})
-        parts.append(f"{lr}: {len(g)} fits stopped by the time limit (best model found kept; settings "
-                     + ", ".join(f"d{d}/λ{s:g}" for d, s in keys) + ")")
+        parts.append(
+            f"{lr}: {len(g)} fits stopped by the time limit (best model found kept; settings "
+            + ", ".join(f"d{d}/λ{s:g}" for d, s in keys)
+            + ")"
+        )
     if len(nt):
         parts.append(f"DL8.5: {len(nt)} fits returned no tree within the limit (no rows for them)")
     if len(oom):
         keys = sorted({(int(r.depth), float(r.support)) for r in oom.itertuples()})
-        parts.append(f"DL8.5: {len(oom)} fits ran out of the memory cap ({oom['value'].iloc[0]:g} GB of address "
-                     "space; no model, no rows for them; settings " + ", ".join(f"d{d}/λ{s:g}" for d, s in keys) + ")")
+        parts.append(
+            f"DL8.5: {len(oom)} fits ran out of the memory cap ({oom['value'].iloc[0]:g} GB of address "
+            "space; no model, no rows for them; settings " + ", ".join(f"d{d}/λ{s:g}" for d, s in keys) + ")"
+        )
     return "Not certified: " + "; ".join(parts) + "."
 
 
@@ -996,6 +1233,7 @@ def _table(ids, learners=None, family=None):
             out += [_summary_md(df, learners, family), ""]
         out.append(_uncertified_md(df))
         return "\n".join(out)
+
     return table
 
 
@@ -1008,54 +1246,112 @@ _COMMON_NOTE = (
     "OptimalRL is this library's certified solver of CORELS's problem (same optimum as CORELS). Dist_G from the "
     "training data, binary domains."
 )
-FULL_COST = ("grid of 003-fig2: ≈ 2.7 CPU-h, DL8.5 at depths ≥ 7 dominating (each fit ≤ 300 s wall, up to "
-             "≈ 10 GB: keep --workers ≤ 2 on 24 GiB); everything else ≈ 3 CPU-min (docs/results.md)")
+FULL_COST = (
+    "grid of 003-fig2: ≈ 2.7 CPU-h, DL8.5 at depths ≥ 7 dominating (each fit ≤ 300 s wall, up to "
+    "≈ 10 GB: keep --workers ≤ 2 on 24 GiB); everything else ≈ 3 CPU-min (docs/results.md)"
+)
 QUICK_COST = "≈ 1 min (1 seed, depth/length {1, 2, 4}, λ {0.01, 0.05})"
 
-register(Experiment(
-    "003-fig2", paper="003", kind="figure", title="Dist_G of optimal (DL8.5) vs greedy (sklearn_DT) trees",
-    draws="(a) entropy reduction ratio Dist_G vs tree size, (b) vs training accuracy; colour = min leaf support, "
-          "marker = learner; Adult (10 %) and COMPAS; depth 1–10 × support 0.01–0.05, 5 seeds "
-          "(runs the grid of every 003-fig* id)",
-    cells=_grid_cells, plot=lambda df, out: _fig_dist_vs(df, out, TREES, "003-fig2", "trees"),
-    table=_table(("003-fig2",), TREES, "trees"), published=PUBLISHED,
-    full_cost=FULL_COST, quick_cost=QUICK_COST, notes=_COMMON_NOTE,
-))
-register(Experiment(
-    "003-fig3", paper="003", kind="figure", title="Dist_G of optimal (CORELS's problem) vs greedy rule lists",
-    draws="(a) Dist_G vs number of rules, (b) vs training accuracy; width-1 lists, length 1–10 × support 0.01–0.05",
-    source=_GRID, plot=lambda df, out: _fig_dist_vs(df, out, RULE_LISTS, "003-fig3", "rule lists"),
-    table=_table(("003-fig3",), RULE_LISTS, "rule lists"), published=PUBLISHED,
-    full_cost="shares 003-fig2's grid", quick_cost="shares 003-fig2's grid", notes=_COMMON_NOTE,
-))
-register(Experiment(
-    "003-fig4", paper="003", kind="figure", title="Per-record entropy reduction ratio at the largest setting",
-    draws="CDF of the training records' per-record ratios at depth/length 10, support 0.01 (101 quantiles per "
-          "fit, mean curve over seeds, thin lines per seed): (a) trees, (b) rule lists",
-    source=_GRID, plot=lambda df, out: _fig4(df, out), table=_table(("003-fig4",)), published=PUBLISHED,
-    full_cost="shares 003-fig2's grid", quick_cost="shares 003-fig2's grid", notes=_COMMON_NOTE,
-))
-register(Experiment(
-    "003-fig5", paper="003", kind="figure", title="Tree size and Dist_G vs the maximum depth (App. A)",
-    draws="(a) internal nodes vs max depth, (b) Dist_G vs max depth; one colour per min leaf support, "
-          "solid DL8.5, dashed sklearn_DT; mean ± s.e. over seeds",
-    source=_GRID, plot=lambda df, out: _fig_vs_depth(df, out, TREES, "003-fig5", "trees"),
-    table=_table(("003-fig5",)), published=PUBLISHED,
-    full_cost="shares 003-fig2's grid", quick_cost="shares 003-fig2's grid", notes=_COMMON_NOTE,
-))
-register(Experiment(
-    "003-fig6", paper="003", kind="figure", title="Rule-list length and Dist_G vs the maximum length (App. A)",
-    draws="(a) number of rules vs max length, (b) Dist_G vs max length; solid OptimalRL, dashed GreedyRL",
-    source=_GRID, plot=lambda df, out: _fig_vs_depth(df, out, RULE_LISTS, "003-fig6", "rule lists"),
-    table=_table(("003-fig6",)), published=PUBLISHED,
-    full_cost="shares 003-fig2's grid", quick_cost="shares 003-fig2's grid", notes=_COMMON_NOTE,
-))
-register(Experiment(
-    "003-fig7", paper="003", kind="figure", title="Dist_G vs the minimum support (App. A)",
-    draws="Dist_G vs min (leaf or rule) support, one colour per max depth/length: (a) trees, (b) rule lists",
-    source=_GRID, plot=lambda df, out: _fig7(df, out), table=_table(("003-fig7",)), published=PUBLISHED,
-    full_cost="shares 003-fig2's grid", quick_cost="shares 003-fig2's grid", notes=_COMMON_NOTE,
-))
+register(
+    Experiment(
+        "003-fig2",
+        paper="003",
+        kind="figure",
+        title="Dist_G of optimal (DL8.5) vs greedy (sklearn_DT) trees",
+        draws="(a) entropy reduction ratio Dist_G vs tree size, (b) vs training accuracy; colour = min leaf support, "
+        "marker = learner; Adult (10 %) and COMPAS; depth 1–10 × support 0.01–0.05, 5 seeds "
+        "(runs the grid of every 003-fig* id)",
+        cells=_grid_cells,
+        plot=lambda df, out: _fig_dist_vs(df, out, TREES, "003-fig2", "trees"),
+        table=_table(("003-fig2",), TREES, "trees"),
+        published=PUBLISHED,
+        full_cost=FULL_COST,
+        quick_cost=QUICK_COST,
+        notes=_COMMON_NOTE,
+    )
+)
+register(
+    Experiment(
+        "003-fig3",
+        paper="003",
+        kind="figure",
+        title="Dist_G of optimal (CORELS's problem) vs greedy rule lists",
+        draws="(a) Dist_G vs number of rules, (b) vs training accuracy; width-1 lists, length 1–10 × support 0.01–0.05",
+        source=_GRID,
+        plot=lambda df, out: _fig_dist_vs(df, out, RULE_LISTS, "003-fig3", "rule lists"),
+        table=_table(("003-fig3",), RULE_LISTS, "rule lists"),
+        published=PUBLISHED,
+        full_cost="shares 003-fig2's grid",
+        quick_cost="shares 003-fig2's grid",
+        notes=_COMMON_NOTE,
+    )
+)
+register(
+    Experiment(
+        "003-fig4",
+        paper="003",
+        kind="figure",
+        title="Per-record entropy reduction ratio at the largest setting",
+        draws="CDF of the training records' per-record ratios at depth/length 10, support 0.01 (101 quantiles per "
+        "fit, mean curve over seeds, thin lines per seed): (a) trees, (b) rule lists",
+        source=_GRID,
+        plot=lambda df, out: _fig4(df, out),
+        table=_table(("003-fig4",)),
+        published=PUBLISHED,
+        full_cost="shares 003-fig2's grid",
+        quick_cost="shares 003-fig2's grid",
+        notes=_COMMON_NOTE,
+    )
+)
+register(
+    Experiment(
+        "003-fig5",
+        paper="003",
+        kind="figure",
+        title="Tree size and Dist_G vs the maximum depth (App. A)",
+        draws="(a) internal nodes vs max depth, (b) Dist_G vs max depth; one colour per min leaf support, "
+        "solid DL8.5, dashed sklearn_DT; mean ± s.e. over seeds",
+        source=_GRID,
+        plot=lambda df, out: _fig_vs_depth(df, out, TREES, "003-fig5", "trees"),
+        table=_table(("003-fig5",)),
+        published=PUBLISHED,
+        full_cost="shares 003-fig2's grid",
+        quick_cost="shares 003-fig2's grid",
+        notes=_COMMON_NOTE,
+    )
+)
+register(
+    Experiment(
+        "003-fig6",
+        paper="003",
+        kind="figure",
+        title="Rule-list length and Dist_G vs the maximum length (App. A)",
+        draws="(a) number of rules vs max length, (b) Dist_G vs max length; solid OptimalRL, dashed GreedyRL",
+        source=_GRID,
+        plot=lambda df, out: _fig_vs_depth(df, out, RULE_LISTS, "003-fig6", "rule lists"),
+        table=_table(("003-fig6",)),
+        published=PUBLISHED,
+        full_cost="shares 003-fig2's grid",
+        quick_cost="shares 003-fig2's grid",
+        notes=_COMMON_NOTE,
+    )
+)
+register(
+    Experiment(
+        "003-fig7",
+        paper="003",
+        kind="figure",
+        title="Dist_G vs the minimum support (App. A)",
+        draws="Dist_G vs min (leaf or rule) support, one colour per max depth/length: (a) trees, (b) rule lists",
+        source=_GRID,
+        plot=lambda df, out: _fig7(df, out),
+        table=_table(("003-fig7",)),
+        published=PUBLISHED,
+        full_cost="shares 003-fig2's grid",
+        quick_cost="shares 003-fig2's grid",
+        notes=_COMMON_NOTE,
+    )
+)
 
 
 # --------------------------------------------------------------------------- beyond the paper: DP
@@ -1094,13 +1390,19 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
     def emit(model, learner, params, eps, secs, size, domains=None):
         leak = reconstruction_leak(model, Xtr, ytr, domains=domains)
         base = (dataset, learner, params, eps, 0.0, seed)
-        out = [row(*base, "dist_g", leak.dist_g, secs), row(*base, "size", size, secs),
-               row(*base, "train_accuracy", float(np.mean(model.predict(Xtr) == ytr.to_numpy())), secs),
-               row(*base, "test_accuracy", float(np.mean(model.predict(Xte) == yte.to_numpy())), secs)]
+        out = [
+            row(*base, "dist_g", leak.dist_g, secs),
+            row(*base, "size", size, secs),
+            row(*base, "train_accuracy", float(np.mean(model.predict(Xtr) == ytr.to_numpy())), secs),
+            row(*base, "test_accuracy", float(np.mean(model.predict(Xte) == yte.to_numpy())), secs),
+        ]
         if leak.counts_are_noisy:
             data = reconstruction_leak(model, Xtr, ytr, domains=domains, counts="data")
-            out += [row(*base, "dist_g_data", data.dist_g, secs), row(*base, "noisy_n", leak.n, secs),
-                    row(*base, "infeasible_weight", leak.infeasible_weight, secs)]
+            out += [
+                row(*base, "dist_g_data", data.dist_g, secs),
+                row(*base, "noisy_n", leak.n, secs),
+                row(*base, "infeasible_weight", leak.infeasible_weight, secs),
+            ]
         else:
             out.append(row(*base, "dist_g_data", leak.dist_g, secs))
         rows.extend(out)
@@ -1108,17 +1410,22 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
     for w in widths:
         for L in lengths:
             params = dict(model="rule list", width=int(w), depth=int(L), support=support)
-            g, secs, _ = _timed(GreedyRuleListClassifier(max_rules=L + 1, min_support=(m + 0.5) / n,
-                                                         max_width=w), Xtr, ytr)
+            g, secs, _ = _timed(
+                GreedyRuleListClassifier(max_rules=L + 1, min_support=(m + 0.5) / n, max_width=w), Xtr, ytr
+            )
             emit(g, f"GreedyRL w{w}", params, math.inf, secs, len(g.rule_list_.rules))
             if w == 1:
-                o, secs, _ = _timed(OptimalRuleListClassifier(max_rules=L + 1, min_support=support,
-                                                              time_limit=OPTIMAL_RL_TIME_LIMIT), Xtr, ytr)
+                o, secs, _ = _timed(
+                    OptimalRuleListClassifier(max_rules=L + 1, min_support=support, time_limit=OPTIMAL_RL_TIME_LIMIT),
+                    Xtr,
+                    ytr,
+                )
                 emit(o, "OptimalRL w1", params, math.inf, secs, len(o.rule_list_.rules))
             for eps in epsilons:
                 rng = _fit_rng(dataset, seed, "DPRL", w, L, f"{eps:.6g}")
-                est = DPRuleListClassifier(epsilon=float(eps), max_rules=L + 1, min_support=support, max_width=w,
-                                           random_state=rng)
+                est = DPRuleListClassifier(
+                    epsilon=float(eps), max_rules=L + 1, min_support=support, max_width=w, random_state=rng
+                )
                 dp, secs, _ = _timed(est, Xtr, ytr)
                 emit(dp, f"DP rule list w{w}", params, eps, secs, len(dp.rule_list_.rules))
     for D in depths:
@@ -1127,8 +1434,9 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
         emit(sk, "sklearn_DT", params, math.inf, secs, _internal_nodes(sk.tree_.feature), domains="binary")
         for eps in epsilons:
             rng = _fit_rng(dataset, seed, "PrivaTree", D, f"{eps:.6g}")
-            est = PrivaTreeClassifier(epsilon=float(eps), max_depth=D, categories=categories, classes=[0, 1],
-                                      random_state=rng)
+            est = PrivaTreeClassifier(
+                epsilon=float(eps), max_depth=D, categories=categories, classes=[0, 1], random_state=rng
+            )
             pt, secs, _ = _timed(est, Xtr, ytr)
             emit(pt, "PrivaTree", params, eps, secs, _internal_nodes(pt.tree_.feature))
     return rows
@@ -1139,9 +1447,16 @@ def _dp_cells(size):
     eps = tuple(float(e) for e in (size.epsilons or size.pick((0.1, 1.0, 10.0), DP_EPSILONS)))
     lengths = size.pick((5,), DP_LENGTHS)
     depths = size.pick((2, 4), DP_DEPTHS)
-    return [Cell(f"dp-{ds}-s{s}", dp_cell, dict(dataset=ds, seed=s, epsilons=eps, lengths=lengths, depths=depths),
-                 cost=2.0 if ds == "compas" else 1.0)
-            for ds in _datasets(size) for s in range(seeds)]
+    return [
+        Cell(
+            f"dp-{ds}-s{s}",
+            dp_cell,
+            dict(dataset=ds, seed=s, epsilons=eps, lengths=lengths, depths=depths),
+            cost=2.0 if ds == "compas" else 1.0,
+        )
+        for ds in _datasets(size)
+        for s in range(seeds)
+    ]
 
 
 DP_COLORS = {"w1": "C0", "w2": "C2", 2: "C0", 4: "C2", 6: "C3", 5: "C1", 10: "C4"}
@@ -1169,13 +1484,27 @@ def _dp_plot(df, out_dir):
                 dpd = x[(x["learner"] == f"DP rule list w{int(w)}") & (x["depth"] == L)]
                 if len(dpd):
                     s = summarise(dpd, ["epsilon"]).sort_values("epsilon")
-                    ax.errorbar(s["epsilon"], s["mean"], yerr=s["se"], color=c, marker="o", ms=3.5, lw=1.3,
-                                capsize=2, label=f"DP rule list, width {int(w)}, length {int(L)}")
+                    ax.errorbar(
+                        s["epsilon"],
+                        s["mean"],
+                        yerr=s["se"],
+                        color=c,
+                        marker="o",
+                        ms=3.5,
+                        lw=1.3,
+                        capsize=2,
+                        label=f"DP rule list, width {int(w)}, length {int(L)}",
+                    )
                 for lr, ls in ((f"GreedyRL w{int(w)}", "--"), ("OptimalRL w1", ":")):
                     b = x[(x["learner"] == lr) & (x["depth"] == L) & (x["width"] == w)]
                     if len(b):
-                        ax.axhline(b["value"].mean(), color=c, ls=ls, lw=1.1,
-                                   label=f"{lr.split(' ')[0]} (non-private), width {int(w)}, length {int(L)}")
+                        ax.axhline(
+                            b["value"].mean(),
+                            color=c,
+                            ls=ls,
+                            lw=1.1,
+                            label=f"{lr.split(' ')[0]} (non-private), width {int(w)}, length {int(L)}",
+                        )
         ax.set_xscale("log")
         ax.set_title(f"(a) rule lists — {TITLES[ds]}")
         ax.set_xlabel("ε (log scale)")
@@ -1191,11 +1520,22 @@ def _dp_plot(df, out_dir):
             p = t[(t["learner"] == "PrivaTree") & (t["depth"] == D)]
             if len(p):
                 s = summarise(p, ["epsilon"]).sort_values("epsilon")
-                ax.errorbar(s["epsilon"], s["mean"], yerr=s["se"], color=c, marker="o", ms=3.5, lw=1.3, capsize=2,
-                            label=f"PrivaTree, depth {int(D)}")
+                ax.errorbar(
+                    s["epsilon"],
+                    s["mean"],
+                    yerr=s["se"],
+                    color=c,
+                    marker="o",
+                    ms=3.5,
+                    lw=1.3,
+                    capsize=2,
+                    label=f"PrivaTree, depth {int(D)}",
+                )
             b = t[(t["learner"] == "sklearn_DT") & (t["depth"] == D)]
             if len(b):
-                ax.axhline(b["value"].mean(), color=c, ls="--", lw=1.1, label=f"sklearn_DT (non-private), depth {int(D)}")
+                ax.axhline(
+                    b["value"].mean(), color=c, ls="--", lw=1.1, label=f"sklearn_DT (non-private), depth {int(D)}"
+                )
         ax.set_xscale("log")
         ax.set_title(f"(b) trees — {TITLES[ds]}")
         ax.set_xlabel("ε (log scale)")
@@ -1205,15 +1545,34 @@ def _dp_plot(df, out_dir):
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         # (c) Dist_G vs training accuracy
         ax = axes[2][j]
-        wide = d[d["dataset"] == ds].pivot_table(index=["learner", "epsilon", "depth", "width", "model", "seed"],
-                                                 columns="metric", values="value", dropna=False).reset_index()
+        wide = (
+            d[d["dataset"] == ds]
+            .pivot_table(
+                index=["learner", "epsilon", "depth", "width", "model", "seed"],
+                columns="metric",
+                values="value",
+                dropna=False,
+            )
+            .reset_index()
+        )
         wide = wide.dropna(subset=["dist_g", "train_accuracy"])
-        means = wide.groupby(["learner", "epsilon", "depth", "width", "model"], dropna=False)[
-            ["dist_g", "train_accuracy"]].mean().reset_index()
+        means = (
+            wide.groupby(["learner", "epsilon", "depth", "width", "model"], dropna=False)[["dist_g", "train_accuracy"]]
+            .mean()
+            .reset_index()
+        )
         priv = means[np.isfinite(means["epsilon"])]
         if len(priv):
-            sc = ax.scatter(priv["train_accuracy"], priv["dist_g"], c=np.log10(priv["epsilon"]), cmap="coolwarm",
-                            marker="o", s=np.where(priv["model"] == "tree", 30, 18), edgecolors="0.3", linewidths=0.3)
+            sc = ax.scatter(
+                priv["train_accuracy"],
+                priv["dist_g"],
+                c=np.log10(priv["epsilon"]),
+                cmap="coolwarm",
+                marker="o",
+                s=np.where(priv["model"] == "tree", 30, 18),
+                edgecolors="0.3",
+                linewidths=0.3,
+            )
             cb = fig.colorbar(sc, ax=ax)
             cb.set_label("log10 ε")
         pub = means[~np.isfinite(means["epsilon"])]
@@ -1233,14 +1592,19 @@ def _config_key(s: str):
 
 def _dp_table(df) -> str:
     d = _with_params(df)
-    d["config"] = np.where(d["model"] == "tree", "depth " + d["depth"].astype(int).astype(str),
-                           "width " + d["width"].fillna(0).astype(int).astype(str) + ", length "
-                           + d["depth"].astype(int).astype(str))
+    d["config"] = np.where(
+        d["model"] == "tree",
+        "depth " + d["depth"].astype(int).astype(str),
+        "width " + d["width"].fillna(0).astype(int).astype(str) + ", length " + d["depth"].astype(int).astype(str),
+    )
     eps = sorted(e for e in d["epsilon"].unique() if np.isfinite(e))
     head = ["dataset", "learner", "setting"] + [f"ε = {e:g}" for e in eps] + ["non-private"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    order = [("DP rule list w1", ("GreedyRL w1", "OptimalRL w1")), ("DP rule list w2", ("GreedyRL w2",)),
-             ("PrivaTree", ("sklearn_DT",))]
+    order = [
+        ("DP rule list w1", ("GreedyRL w1", "OptimalRL w1")),
+        ("DP rule list w2", ("GreedyRL w2",)),
+        ("PrivaTree", ("sklearn_DT",)),
+    ]
     mean = d.groupby(["dataset", "learner", "config", "epsilon", "metric"])["value"].mean()
     for ds in _datasets_in(d):
         for lr, peers in order:
@@ -1262,8 +1626,10 @@ def _dp_table(df) -> str:
                         pass
                 lines.append(f"| {ds} | {lr} | {cfg} | " + " | ".join(cells) + f" | {'; '.join(base) or '–'} |")
     lines.append("")
-    lines.append("Dist_G, seed means: from the released (noisy) counts, in brackets from the true counts of the same "
-                 "structure (the auditor's view). 'non-private': the same setting without DP.")
+    lines.append(
+        "Dist_G, seed means: from the released (noisy) counts, in brackets from the true counts of the same "
+        "structure (the auditor's view). 'non-private': the same setting without DP."
+    )
     lines.append("")
     head = ["dataset", "learner", "setting"] + [f"ε = {e:g}" for e in eps] + ["non-private"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -1274,15 +1640,19 @@ def _dp_table(df) -> str:
                 cells = []
                 for e in eps:
                     try:
-                        cells.append(f"{mean.loc[(ds, lr, cfg, e, 'size')]:.1f} / "
-                                     f"{mean.loc[(ds, lr, cfg, e, 'train_accuracy')]:.3f}")
+                        cells.append(
+                            f"{mean.loc[(ds, lr, cfg, e, 'size')]:.1f} / "
+                            f"{mean.loc[(ds, lr, cfg, e, 'train_accuracy')]:.3f}"
+                        )
                     except KeyError:
                         cells.append("–")
                 base = []
                 for p in peers:
                     try:
-                        base.append(f"{p.split(' ')[0]} {mean.loc[(ds, p, cfg, math.inf, 'size')]:.1f} / "
-                                    f"{mean.loc[(ds, p, cfg, math.inf, 'train_accuracy')]:.3f}")
+                        base.append(
+                            f"{p.split(' ')[0]} {mean.loc[(ds, p, cfg, math.inf, 'size')]:.1f} / "
+                            f"{mean.loc[(ds, p, cfg, math.inf, 'train_accuracy')]:.3f}"
+                        )
                     except KeyError:
                         pass
                 lines.append(f"| {ds} | {lr} | {cfg} | " + " | ".join(cells) + f" | {'; '.join(base) or '–'} |")
@@ -1291,14 +1661,22 @@ def _dp_table(df) -> str:
     return "\n".join(lines)
 
 
-register(Experiment(
-    "003-dp", paper="003", kind="figure", title="Beyond the paper: Dist_G of DP rule lists and PrivaTrees across ε",
-    draws="Dist_G (from the released counts) vs ε ∈ {0.1, 0.3, 1, 3, 10}: DP rule lists (default mechanism, widths "
-          "1–2, lengths 5/10, λ 0.01) and PrivaTrees (depth 2/4/6, binary columns declared) beside GreedyRL, "
-          "OptimalRL and sklearn_DT; Dist_G vs training accuracy",
-    cells=_dp_cells, plot=_dp_plot, table=_dp_table,
-    full_cost="≈ 2 min (2 workers)", quick_cost="≈ 15 s",
-    notes="Paper 003 leaves DP to its Appendix C. Dist_G of a DP model is computed from what it released (noisy "
-          "counts clipped at 0; paths no record can reach left out); the bracketed value routes the true training "
-          "records through the same structure. See docs/reconstruction.md.",
-))
+register(
+    Experiment(
+        "003-dp",
+        paper="003",
+        kind="figure",
+        title="Beyond the paper: Dist_G of DP rule lists and PrivaTrees across ε",
+        draws="Dist_G (from the released counts) vs ε ∈ {0.1, 0.3, 1, 3, 10}: DP rule lists (default mechanism, widths "
+        "1–2, lengths 5/10, λ 0.01) and PrivaTrees (depth 2/4/6, binary columns declared) beside GreedyRL, "
+        "OptimalRL and sklearn_DT; Dist_G vs training accuracy",
+        cells=_dp_cells,
+        plot=_dp_plot,
+        table=_dp_table,
+        full_cost="≈ 2 min (2 workers)",
+        quick_cost="≈ 15 s",
+        notes="Paper 003 leaves DP to its Appendix C. Dist_G of a DP model is computed from what it released (noisy "
+        "counts clipped at 0; paths no record can reach left out); the bracketed value routes the true training "
+        "records through the same structure. See docs/reconstruction.md.",
+    )
+)

@@ -45,15 +45,20 @@ TABLE_III_LABELS = np.array([1, 1, 0, 0, 1])
 # The paper's printed values (Section II-B, III-A, III-C).
 PAPER: dict[str, Any] = {
     "table2": {  # record -> (a1 set, a2 set, a3 set)
-        "x1": ("{12,13,14,15}", "{0,1}", "{2,3}"), "x2": ("{12,13,14,15}", "{0,1}", "{2,3}"),
-        "x3": ("{10,11}", "{0,1}", "{2,3}"), "x4": ("{10,11,12,13,14,15}", "{0,1}", "{1}"),
+        "x1": ("{12,13,14,15}", "{0,1}", "{2,3}"),
+        "x2": ("{12,13,14,15}", "{0,1}", "{2,3}"),
+        "x3": ("{10,11}", "{0,1}", "{2,3}"),
+        "x4": ("{10,11,12,13,14,15}", "{0,1}", "{1}"),
     },
     "dist_fig1": 0.736,
     "cell_x3_a1": 0.387,
     "rule_list_1_counts": ((0, 2), (2, 0), (0, 1)),
     "table4": {  # record -> possible (a1, a2, a3) rows
-        "x1": "{(1,1,0),(1,1,1)}", "x2": "{(1,1,0),(1,1,1)}",
-        "x3": "{(0,0,1),(0,1,1),(1,0,1)}", "x4": "{(0,0,1),(0,1,1),(1,0,1)}", "x5": "{(0,0,0),(0,1,0),(1,0,0)}",
+        "x1": "{(1,1,0),(1,1,1)}",
+        "x2": "{(1,1,0),(1,1,1)}",
+        "x3": "{(0,0,1),(0,1,1),(1,0,1)}",
+        "x4": "{(0,0,1),(0,1,1),(1,0,1)}",
+        "x5": "{(0,0,0),(0,1,0),(1,0,0)}",
     },
     "dist_rec": {"rec1": 0.5, "rec2": 0.5},
     "dist_g_rec": {"rec1": 0.613, "rec2": 0.387},
@@ -71,9 +76,12 @@ def _rows_set(rows) -> str:
 def _rule_list_1():
     from ...rulelist.model import Rule, RuleList
 
-    return RuleList(["a1", "a2", "a3"],
-                    [Rule([("a1", True), ("a2", True)], 1, (0, 2)), Rule([("a3", True)], 0, (2, 0))],
-                    Rule([], 1, (0, 1)), classes=[0, 1])
+    return RuleList(
+        ["a1", "a2", "a3"],
+        [Rule([("a1", True), ("a2", True)], 1, (0, 2)), Rule([("a3", True)], 0, (2, 0))],
+        Rule([], 1, (0, 1)),
+        classes=[0, 1],
+    )
 
 
 def _one_split_tree(feature, threshold, names):
@@ -81,9 +89,19 @@ def _one_split_tree(feature, threshold, names):
     from ...tree import Tree
 
     nan = np.nan
-    return Tree(np.array([1, -1, -1]), np.array([2, -1, -1]), np.array([feature, -2, -2]),
-                np.array([threshold, nan, nan]), [None] * 3, np.array([[0, 1], [0, 0], [0, 1]]),
-                np.array([-1, 0, 1]), np.array([0, 1]), list(names), np.array([False] * len(names)), {})
+    return Tree(
+        np.array([1, -1, -1]),
+        np.array([2, -1, -1]),
+        np.array([feature, -2, -2]),
+        np.array([threshold, nan, nan]),
+        [None] * 3,
+        np.array([[0, 1], [0, 0], [0, 1]]),
+        np.array([-1, 0, 1]),
+        np.array([0, 1]),
+        list(names),
+        np.array([False] * len(names)),
+        {},
+    )
 
 
 def _tree_rows(seed: int) -> list[dict]:
@@ -127,13 +145,43 @@ def _rule_list_rows() -> list[dict]:
     out = []
     for i, p in enumerate(path_of_record):
         rows = worlds[path_of_world == p]
-        out.append(row("table4", "Rule List 1", {"record": f"x{i + 1}", "worlds": _rows_set(rows)}, math.inf, 0.0, 0,
-                       "possible_rows", len(rows)))
+        out.append(
+            row(
+                "table4",
+                "Rule List 1",
+                {"record": f"x{i + 1}", "worlds": _rows_set(rows)},
+                math.inf,
+                0.0,
+                0,
+                "possible_rows",
+                len(rows),
+            )
+        )
     for j, (n0, n1) in enumerate(zip(r.paths["support_0"], r.paths["support_1"])):
-        out.append(row("table4", "Rule List 1", {"rule": j, "path": r.paths["path"][j], "class": 0}, math.inf, 0.0, 0,
-                       "support", n0))
-        out.append(row("table4", "Rule List 1", {"rule": j, "path": r.paths["path"][j], "class": 1}, math.inf, 0.0, 0,
-                       "support", n1))
+        out.append(
+            row(
+                "table4",
+                "Rule List 1",
+                {"rule": j, "path": r.paths["path"][j], "class": 0},
+                math.inf,
+                0.0,
+                0,
+                "support",
+                n0,
+            )
+        )
+        out.append(
+            row(
+                "table4",
+                "Rule List 1",
+                {"rule": j, "path": r.paths["path"][j], "class": 1},
+                math.inf,
+                0.0,
+                0,
+                "support",
+                n1,
+            )
+        )
     out.append(row("table4", "Rule List 1", {}, math.inf, 0.0, 0, "dist_g", r.dist_g))
     return out
 
@@ -144,7 +192,10 @@ def _rec_rows() -> list[dict]:
     dom = {"a1": [0, 1], "a2": [1, 2, 3]}
     x = np.array([[1, 1]])
     out = []
-    for name, model in (("rec1", _one_split_tree(0, 0.5, ["a1", "a2"])), ("rec2", _one_split_tree(1, 1.5, ["a1", "a2"]))):
+    for name, model in (
+        ("rec1", _one_split_tree(0, 0.5, ["a1", "a2"])),
+        ("rec2", _one_split_tree(1, 1.5, ["a1", "a2"])),
+    ):
         r = reconstruction_leak(model, x, domains=dom)
         out.append(row("tables5-7", name, {}, math.inf, 0.0, 0, "dist", r.dist))
         out.append(row("tables5-7", name, {}, math.inf, 0.0, 0, "dist_g", r.dist_g))
@@ -167,12 +218,20 @@ def _num(v):
 def _table(df: pd.DataFrame) -> str:
     params = [json.loads(p) for p in df["parameters"]]
     d = df.assign(p=params)
-    out = ["**Table I → Fig. 1 → Table II** (scikit-learn trees on Table I; V_1 = {10, …, 15}, V_2 = {0, 1}, "
-           "V_3 = {1, 2, 3}).", ""]
+    out = [
+        "**Table I → Fig. 1 → Table II** (scikit-learn trees on Table I; V_1 = {10, …, 15}, V_2 = {0, 1}, "
+        "V_3 = {1, 2, 3}).",
+        "",
+    ]
     t2 = d[d.dataset == "table2"]
     for learner in dict.fromkeys(t2.learner):
         part = t2[t2.learner == learner]
-        out += [f"*{learner}*", "", "| record | a1 | a2 | a3 | paper's Table II | per-record Dist_G |", "|---|---|---|---|---|---|"]
+        out += [
+            f"*{learner}*",
+            "",
+            "| record | a1 | a2 | a3 | paper's Table II | per-record Dist_G |",
+            "|---|---|---|---|---|---|",
+        ]
         for _, r in part[part.metric == "dist_g_record"].iterrows():
             p = r.p
             paper = " · ".join(PAPER["table2"][p["record"]])
@@ -180,12 +239,20 @@ def _table(df: pd.DataFrame) -> str:
             mark = "same" if paper == mine else "**differs**"
             out.append(f"| {p['record']} | {p['a1']} | {p['a2']} | {p['a3']} | {paper} ({mark}) | {_num(r.value)} |")
         m = part.set_index("metric")["value"]
-        out += ["", f"Dist (Definition 2) = {_num(m['dist'])} (paper: {PAPER['dist_fig1']}); x3's a1 cell "
-                f"log2|V^DT_3,1| / log2|V_1| = {_num(m['cell_x3_a1'])} (paper: {PAPER['cell_x3_a1']}); "
-                f"Dist_G (Definition 4) = {_num(m['dist_g'])} (paper: not printed).", ""]
+        out += [
+            "",
+            f"Dist (Definition 2) = {_num(m['dist'])} (paper: {PAPER['dist_fig1']}); x3's a1 cell "
+            f"log2|V^DT_3,1| / log2|V_1| = {_num(m['cell_x3_a1'])} (paper: {PAPER['cell_x3_a1']}); "
+            f"Dist_G (Definition 4) = {_num(m['dist_g'])} (paper: not printed).",
+            "",
+        ]
     t4 = d[d.dataset == "table4"]
-    out += ["**Table III → Rule List 1 → Table IV.** Rule List 1: if a1 ∧ a2 then 1, else if a3 then 0, else 1.", "",
-            "| rule | captured (class 0; class 1), recomputed from Table III | paper |", "|---|---|---|"]
+    out += [
+        "**Table III → Rule List 1 → Table IV.** Rule List 1: if a1 ∧ a2 then 1, else if a3 then 0, else 1.",
+        "",
+        "| rule | captured (class 0; class 1), recomputed from Table III | paper |",
+        "|---|---|---|",
+    ]
     sup = t4[t4.metric == "support"]
     for j in sorted({p["rule"] for p in sup.p}):
         part = sup[[p["rule"] == j for p in sup.p]]
@@ -200,18 +267,32 @@ def _table(df: pd.DataFrame) -> str:
     dg = float(t4[t4.metric == "dist_g"].value.iloc[0])
     out += ["", f"Dist_G of Rule List 1 = {_num(dg)} = (2·log2 2 + 3·log2 3) / (5·3) (the paper prints no value).", ""]
     t5 = d[d.dataset == "tables5-7"].set_index(["learner", "metric"])["value"]
-    out += ["**Tables V–VII** (record (1, 1), V_1 = {0, 1}, V_2 = {1, 2, 3}).", "",
-            "| reconstruction | Dist | paper | Dist_G | paper |", "|---|---|---|---|---|"]
+    out += [
+        "**Tables V–VII** (record (1, 1), V_1 = {0, 1}, V_2 = {1, 2, 3}).",
+        "",
+        "| reconstruction | Dist | paper | Dist_G | paper |",
+        "|---|---|---|---|---|",
+    ]
     for name, what in (("rec1", "V^rec1: a1 = 1 known"), ("rec2", "V^rec2: a2 = 1 known")):
-        out.append(f"| {what} | {_num(t5[(name, 'dist')])} | {PAPER['dist_rec'][name]} | {_num(t5[(name, 'dist_g')])} | "
-                   f"{PAPER['dist_g_rec'][name]} |")
+        out.append(
+            f"| {what} | {_num(t5[(name, 'dist')])} | {PAPER['dist_rec'][name]} | {_num(t5[(name, 'dist_g')])} | "
+            f"{PAPER['dist_g_rec'][name]} |"
+        )
     return "\n".join(out)
 
 
-register(Experiment(
-    "003-toy", paper="003", kind="table", title="The worked examples: Tables I–VII, Fig. 1 and Rule List 1",
-    draws="Table II's reconstruction from scikit-learn trees fitted on Table I, Dist = .736; Rule List 1's counts "
-          "and Table IV's possible rows from Table III; Dist and Dist_G of Tables V–VII, beside the paper's values",
-    cells=_cells, table=_table, published=PAPER,
-    full_cost="< 1 s", quick_cost="< 1 s",
-))
+register(
+    Experiment(
+        "003-toy",
+        paper="003",
+        kind="table",
+        title="The worked examples: Tables I–VII, Fig. 1 and Rule List 1",
+        draws="Table II's reconstruction from scikit-learn trees fitted on Table I, Dist = .736; Rule List 1's counts "
+        "and Table IV's possible rows from Table III; Dist and Dist_G of Tables V–VII, beside the paper's values",
+        cells=_cells,
+        table=_table,
+        published=PAPER,
+        full_cost="< 1 s",
+        quick_cost="< 1 s",
+    )
+)

@@ -37,8 +37,9 @@ class OrdinalEncoder:
         """Kinds and category lists by :func:`dpmodels.validation.resolve_categories`: ``bounds``
         (a pair, or a dict by column name) declares features numerical whatever their dtype. With
         ``clip``, :meth:`transform` clips the numerical features to the declared bounds."""
-        self.names_, self.categorical_, self.categories_ = resolve_categories(X, self.categories, ledger,
-                                                                              bounds=self.bounds)
+        self.names_, self.categorical_, self.categories_ = resolve_categories(
+            X, self.categories, ledger, bounds=self.bounds
+        )
         self._lo = self._hi = None
         if self.clip and self.bounds is not None:
             num = np.flatnonzero(~self.categorical_)

@@ -128,8 +128,9 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             warnings.simplefilter("ignore", UserWarning)
             self._keep_features(names, categorical)
         n_bins = max([len(v) for v in categories.values()] + [int(getattr(self, "max_bins", 0) or 0), 2])
-        check_tree_size(name.replace("Classifier", ""), max_depth=D, n_features=len(names),
-                        n_bins=n_bins, n_classes=len(classes))
+        check_tree_size(
+            name.replace("Classifier", ""), max_depth=D, n_features=len(names), n_bins=n_bins, n_classes=len(classes)
+        )
         return None
 
     def _plan_budget(self, eps, D):
@@ -140,8 +141,13 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         Z, names, categorical, categories, classes, y_idx = self._prepare(X, y, ledger)
         # before any release: public sizes only (these learners take no n_public)
         n_bins = max([len(v) for v in categories.values()] + [int(getattr(self, "max_bins", 0) or 0), 2])
-        check_tree_size(type(self).__name__.replace("Classifier", ""), max_depth=int(self.max_depth),
-                        n_features=len(names), n_bins=n_bins, n_classes=len(classes))
+        check_tree_size(
+            type(self).__name__.replace("Classifier", ""),
+            max_depth=int(self.max_depth),
+            n_features=len(names),
+            n_bins=n_bins,
+            n_classes=len(classes),
+        )
         self._yk = y_idx
         try:
             return self._build(Z, names, categorical, categories, classes, ledger, rng)
@@ -207,9 +213,21 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
                 lab[i] = nd["label"]
                 if nd.get("value") is not None:
                     val[i] = nd["value"]
-        tree = Tree(cl, cr, feat, thr, lc, val, lab, classes, names, categorical,
-                    {j: v for j, v in categories.items()}, counts_are_noisy=True,
-                    count_noise_scale=self._count_noise_scale())
+        tree = Tree(
+            cl,
+            cr,
+            feat,
+            thr,
+            lc,
+            val,
+            lab,
+            classes,
+            names,
+            categorical,
+            {j: v for j, v in categories.items()},
+            counts_are_noisy=True,
+            count_noise_scale=self._count_noise_scale(),
+        )
         ledger.check()
         self.tree_ = tree
         self.classes_ = classes

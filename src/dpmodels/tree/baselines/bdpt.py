@@ -48,9 +48,20 @@ class BDPTClassifier(GreedyPrivateTree):
     requested from it and ``privacy_ledger_`` is the accountant's ledger.
     """
 
-    def __init__(self, epsilon=1.0, max_depth=4, bounds=None, categories=None, classes=None,
-                 numeric_binning="equal_width", max_bins=10, merge_size=5, min_samples_split=2,
-                 random_state=None, accountant=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        max_depth=4,
+        bounds=None,
+        categories=None,
+        classes=None,
+        numeric_binning="equal_width",
+        max_bins=10,
+        merge_size=5,
+        min_samples_split=2,
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.bounds = bounds
@@ -107,8 +118,14 @@ class BDPTClassifier(GreedyPrivateTree):
         K = self._K
         yk_all = self._yk
         e_cnt = float(self._eps_cnt[d])
-        ledger.spend(f"class counts, depth {d}", "discrete Laplace", e_cnt, sensitivity=1.0,
-                     composition="parallel" if len(level) > 1 else "sequential", parts=len(level))
+        ledger.spend(
+            f"class counts, depth {d}",
+            "discrete Laplace",
+            e_cnt,
+            sensitivity=1.0,
+            composition="parallel" if len(level) > 1 else "sequential",
+            parts=len(level),
+        )
         true = np.stack([np.bincount(yk_all[nodes[i]["rows"]], minlength=K) for i in level])
         noisy = true + discrete_laplace(1.0 / e_cnt, true.shape, rng)
         to_split = []
@@ -121,9 +138,15 @@ class BDPTClassifier(GreedyPrivateTree):
                 nodes[i]["noisy"] = c
         nxt = []
         if to_split:
-            ledger.spend(f"split selection, depth {d}", "exponential", self._eps_sel, sensitivity=2.0,
-                         composition="parallel" if len(to_split) > 1 else "sequential",
-                         parts=len(to_split), note="count-scaled Gini")
+            ledger.spend(
+                f"split selection, depth {d}",
+                "exponential",
+                self._eps_sel,
+                sensitivity=2.0,
+                composition="parallel" if len(to_split) > 1 else "sequential",
+                parts=len(to_split),
+                note="count-scaled Gini",
+            )
             for i in to_split:
                 if self._split_node(nodes, i, rng, self._eps_sel, yk_all):
                     nxt += [len(nodes) - 2, len(nodes) - 1]

@@ -47,9 +47,7 @@ def _import_diffprivlib():
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(_DIFFPRIVLIB_HINT) from exc
     except TypeError as exc:  # pragma: no cover - diffprivlib built against an older sklearn
-        raise ImportError(
-            f"diffprivlib failed to import with this scikit-learn ({exc}). {_DIFFPRIVLIB_HINT}"
-        ) from exc
+        raise ImportError(f"diffprivlib failed to import with this scikit-learn ({exc}). {_DIFFPRIVLIB_HINT}") from exc
     return dplm, DPLLeak
 
 
@@ -152,8 +150,7 @@ class DiffprivlibTreeClassifier(_DiffprivlibWrapper):
     missing they are read from the data and the ledger records the leak.
     """
 
-    def __init__(self, epsilon=1.0, max_depth=5, bounds=None, classes=None, random_state=None,
-                 categories=None):
+    def __init__(self, epsilon=1.0, max_depth=5, bounds=None, classes=None, random_state=None, categories=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.bounds = bounds
@@ -168,14 +165,20 @@ class DiffprivlibTreeClassifier(_DiffprivlibWrapper):
         names = [f"x{j}" for j in range(A.shape[1])]
         lo, hi = resolve_bounds(self.bounds, names, range(A.shape[1]), A, ledger)
         ledger.spend(
-            "leaf labels (all leaves)", "permute-and-flip", eps, sensitivity=1.0,
-            composition="parallel", parts=2 ** int(self.max_depth),
+            "leaf labels (all leaves)",
+            "permute-and-flip",
+            eps,
+            sensitivity=1.0,
+            composition="parallel",
+            parts=2 ** int(self.max_depth),
             note="diffprivlib DecisionTreeClassifier; random splits cost no budget",
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DPLLeak)
             model = dplm.DecisionTreeClassifier(
-                max_depth=self.max_depth, epsilon=eps, bounds=(lo, hi),
+                max_depth=self.max_depth,
+                epsilon=eps,
+                bounds=(lo, hi),
                 classes=list(range(self.classes_.size)),
                 random_state=_rng_for_diffprivlib(self.random_state),
             )
@@ -203,8 +206,17 @@ class DPLogisticRegression(_DiffprivlibWrapper):
     exact n enters diffprivlib's mechanism (module docstring): always recorded as a leak.
     """
 
-    def __init__(self, epsilon=1.0, data_norm=None, C=1.0, max_iter=100, standardize=False,
-                 random_state=None, classes=None, categories=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        data_norm=None,
+        C=1.0,
+        max_iter=100,
+        standardize=False,
+        random_state=None,
+        classes=None,
+        categories=None,
+    ):
         self.epsilon = epsilon
         self.data_norm = data_norm
         self.C = C
@@ -247,16 +259,27 @@ class DPLogisticRegression(_DiffprivlibWrapper):
         coefs = []
         if targets:
             ledger.spend(
-                "model coefficients", "objective perturbation (diffprivlib)", eps, sensitivity=None,
+                "model coefficients",
+                "objective perturbation (diffprivlib)",
+                eps,
+                sensitivity=None,
                 note=f"Chaudhuri et al. 2011, Alg. 2; {len(targets)} one-vs-rest fit(s) at ε/{len(targets)}",
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DPLLeak)
                 for c in targets:
                     w, _, _ = _logistic_regression_path(
-                        A, y_idx, epsilon=eps / len(targets), data_norm=data_norm, pos_class=c,
-                        Cs=[self.C], fit_intercept=True, max_iter=self.max_iter, tol=1e-4,
-                        random_state=rs, check_input=False,
+                        A,
+                        y_idx,
+                        epsilon=eps / len(targets),
+                        data_norm=data_norm,
+                        pos_class=c,
+                        Cs=[self.C],
+                        fit_intercept=True,
+                        max_iter=self.max_iter,
+                        tol=1e-4,
+                        random_state=rs,
+                        check_input=False,
                     )
                     coefs.append(np.asarray(w).reshape(-1))
         W = np.asarray(coefs).reshape(len(targets), A.shape[1] + 1)

@@ -84,8 +84,9 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
     reads it from y. A one-class y is valid input.
     """
 
-    def __init__(self, n_estimators=1000, max_depth=4, hash_key="0123456789123456", classes=None,
-                 categories=None, bounds=None):
+    def __init__(
+        self, n_estimators=1000, max_depth=4, hash_key="0123456789123456", classes=None, categories=None, bounds=None
+    ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.hash_key = hash_key

@@ -46,9 +46,18 @@ class DPGDFClassifier(GreedyPrivateTree):
 
     _accepts_numerical = False
 
-    def __init__(self, epsilon=1.0, max_depth=4, categories=None, classes=None, numerical="drop",
-                 split_mechanism="exponential", leaf_mechanism="exponential", random_state=None,
-                 accountant=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        max_depth=4,
+        categories=None,
+        classes=None,
+        numerical="drop",
+        split_mechanism="exponential",
+        leaf_mechanism="exponential",
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.categories = categories
@@ -68,8 +77,7 @@ class DPGDFClassifier(GreedyPrivateTree):
             num = [names[j] for j in np.flatnonzero(~categorical)]
             if self.numerical == "error":
                 raise ValueError(f"DPGDF handles categorical features only; numerical: {num}")
-            warnings.warn(f"DPGDF ignores the numerical features {num} (paper 002 protocol)",
-                          UserWarning, stacklevel=4)
+            warnings.warn(f"DPGDF ignores the numerical features {num} (paper 002 protocol)", UserWarning, stacklevel=4)
         if not categorical.any():
             raise ValueError("DPGDF needs at least one categorical feature")
         return categorical.copy()
@@ -80,8 +88,9 @@ class DPGDFClassifier(GreedyPrivateTree):
     def _select(self, u, eps, rng):
         from dpmodels.privacy import selection
 
-        mech = {"exponential": selection.exponential_mechanism,
-                "permute-and-flip": selection.permute_and_flip}.get(self.split_mechanism)
+        mech = {"exponential": selection.exponential_mechanism, "permute-and-flip": selection.permute_and_flip}.get(
+            self.split_mechanism
+        )
         if mech is None:
             raise ValueError("split_mechanism must be 'exponential' or 'permute-and-flip'")
         return mech(u, eps, 2.0, rng)
@@ -97,9 +106,15 @@ class DPGDFClassifier(GreedyPrivateTree):
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         if d == D:
             return []
-        ledger.spend(f"split selection, depth {d}", self.split_mechanism, self._eps_sel,
-                     sensitivity=2.0, composition="parallel" if len(level) > 1 else "sequential",
-                     parts=len(level), note="count-scaled Gini")
+        ledger.spend(
+            f"split selection, depth {d}",
+            self.split_mechanism,
+            self._eps_sel,
+            sensitivity=2.0,
+            composition="parallel" if len(level) > 1 else "sequential",
+            parts=len(level),
+            note="count-scaled Gini",
+        )
         nxt = []
         for i in level:
             if self._split_node(nodes, i, rng, self._eps_sel, self._yk):
@@ -112,11 +127,16 @@ class DPGDFClassifier(GreedyPrivateTree):
         leaves = [i for i, nd in enumerate(nodes) if "split" not in nd]
         K = self._K
         counts = np.stack([np.bincount(self._yk[nodes[i]["rows"]], minlength=K) for i in leaves])
-        ledger.spend("leaf labels (all leaves)", self.leaf_mechanism, self._eps_leaf, sensitivity=1.0,
-                     composition="parallel" if len(leaves) > 1 else "sequential", parts=len(leaves),
-                     note="class counts, monotone")
-        labels = select_rows(counts, self._eps_leaf, 1.0, rng, monotone=True,
-                             mechanism=self.leaf_mechanism)
+        ledger.spend(
+            "leaf labels (all leaves)",
+            self.leaf_mechanism,
+            self._eps_leaf,
+            sensitivity=1.0,
+            composition="parallel" if len(leaves) > 1 else "sequential",
+            parts=len(leaves),
+            note="class counts, monotone",
+        )
+        labels = select_rows(counts, self._eps_leaf, 1.0, rng, monotone=True, mechanism=self.leaf_mechanism)
         for i, lab in zip(leaves, labels):
             nodes[i]["label"] = int(lab)
             nodes[i]["value"] = None

@@ -21,8 +21,15 @@ import numpy as np
 
 from ...privacy import samplers
 
-__all__ = ["leaf_epsilon_for_error", "estimate_n", "plan_budget", "plan_budget_published", "check_budget_shares",
-           "BudgetPlan", "N_SHARE"]
+__all__ = [
+    "leaf_epsilon_for_error",
+    "estimate_n",
+    "plan_budget",
+    "plan_budget_published",
+    "check_budget_shares",
+    "BudgetPlan",
+    "N_SHARE",
+]
 
 N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
 
@@ -72,8 +79,9 @@ class BudgetPlan:
     def as_dict(self) -> dict:
         used = self.depth if self.levels_used is None else self.levels_used
         out = {"n": self.n} if self.n else {}
-        out.update(leaf=self.leaf, quantiles=self.quantiles, level=self.level,
-                   levels=self.level * used, levels_used=used)
+        out.update(
+            leaf=self.leaf, quantiles=self.quantiles, level=self.level, levels=self.level * used, levels_used=used
+        )
         return out
 
 
@@ -85,7 +93,9 @@ def check_budget_shares(shares):
     try:
         q, lv, lf = (float(v) for v in shares)
     except (TypeError, ValueError):
-        raise ValueError(f"budget_shares must be None or three numbers (quantiles, levels, leaves), got {shares!r}") from None
+        raise ValueError(
+            f"budget_shares must be None or three numbers (quantiles, levels, leaves), got {shares!r}"
+        ) from None
     if not all(math.isfinite(v) and v >= 0 for v in (q, lv, lf)) or abs(q + lv + lf - 1.0) > 1e-9 or lv <= 0 or lf <= 0:
         raise ValueError(f"budget_shares must be >= 0, sum to 1, with levels and leaves > 0; got {shares!r}")
     return q, lv, lf

@@ -88,8 +88,7 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
             break
         assert H is not None and hist is not None  # a node is splittable only when depth > 0
         Hs, alive_s = H[sidx], alive[sidx]
-        f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K,
-                                           eps_level, ledger, rng)
+        f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K, eps_level, ledger, rng)
         st.levels_used += 1
         S = sidx.size
         rank = np.argsort(order, axis=2)  # position of each code in the node's order
@@ -130,20 +129,34 @@ def release_leaves(leaf_labels, leaf_of, y_idx, n_leaves, K, eps_leaf, ledger, r
     comp = "parallel" if n_leaves > 1 else "sequential"
     if leaf_labels == "noisy-counts":
         ledger.spend(
-            "leaf class counts (labels = argmax)", "discrete Laplace", eps_leaf, sensitivity=1.0,
-            composition=comp, parts=n_leaves, note="label by report-noisy-max (post-processing)",
+            "leaf class counts (labels = argmax)",
+            "discrete Laplace",
+            eps_leaf,
+            sensitivity=1.0,
+            composition=comp,
+            parts=n_leaves,
+            note="label by report-noisy-max (post-processing)",
         )
         counts = Hl + samplers.discrete_laplace(1.0 / eps_leaf, Hl.shape, rng)
         labels = np.argmax(counts + 0.5 * rng.random(counts.shape), axis=1)  # random tie-break
     else:
         ledger.spend(
-            "leaf labels", "permute-and-flip", eps_leaf / 2, sensitivity=1.0, composition=comp,
-            parts=n_leaves, note="monotone utility (class counts)",
+            "leaf labels",
+            "permute-and-flip",
+            eps_leaf / 2,
+            sensitivity=1.0,
+            composition=comp,
+            parts=n_leaves,
+            note="monotone utility (class counts)",
         )
         labels = select_rows(Hl, eps_leaf / 2, 1.0, rng, monotone=True, mechanism="permute-and-flip")
         ledger.spend(
-            "leaf class counts (display, predict_proba)", "discrete Laplace", eps_leaf / 2,
-            sensitivity=1.0, composition=comp, parts=n_leaves,
+            "leaf class counts (display, predict_proba)",
+            "discrete Laplace",
+            eps_leaf / 2,
+            sensitivity=1.0,
+            composition=comp,
+            parts=n_leaves,
         )
         counts = Hl + samplers.discrete_laplace(2.0 / eps_leaf, Hl.shape, rng)
     return counts, labels
@@ -157,8 +170,19 @@ def assemble(st: Structure, categorical, categories, names, classes, counts, lab
     leaf_ids = np.asarray(st.leaf_ids, dtype=np.int64)
     val[leaf_ids] = counts
     lab[leaf_ids] = labels
-    tree = Tree(np.asarray(st.children_left, dtype=np.int64), np.asarray(st.children_right, dtype=np.int64),
-                np.asarray(st.feature, dtype=np.int64), np.asarray(st.threshold, dtype=float), st.left_categories,
-                val, lab, classes, names, categorical, categories, counts_are_noisy=True)
+    tree = Tree(
+        np.asarray(st.children_left, dtype=np.int64),
+        np.asarray(st.children_right, dtype=np.int64),
+        np.asarray(st.feature, dtype=np.int64),
+        np.asarray(st.threshold, dtype=float),
+        st.left_categories,
+        val,
+        lab,
+        classes,
+        names,
+        categorical,
+        categories,
+        counts_are_noisy=True,
+    )
     tree.fill_internal_values()
     return tree

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CRITERIA", "count_scaled_gini", "misclassified", "gini_impurity", "prefix_counts",
-           "one_vs_rest_scores"]
+__all__ = ["CRITERIA", "count_scaled_gini", "misclassified", "gini_impurity", "prefix_counts", "one_vs_rest_scores"]
 
 
 def count_scaled_gini(v: np.ndarray) -> np.ndarray:

@@ -243,8 +243,14 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.bounds is not None:
             resolve_bounds(self.bounds, names, np.flatnonzero(~categorical))
         n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
-        check_tree_size("PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
-                        n_classes=classes.size, n_public=self.n_public)
+        check_tree_size(
+            "PrivaTree",
+            max_depth=depth,
+            n_features=m,
+            n_bins=max(max_bins, n_cat_bins),
+            n_classes=classes.size,
+            n_public=self.n_public,
+        )
         return None
 
     # ================================================================== fit
@@ -281,8 +287,14 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         K = classes.size
         # before any release: public sizes (and the declared n) only, never n
         n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
-        check_tree_size("PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
-                        n_classes=K, n_public=self.n_public)
+        check_tree_size(
+            "PrivaTree",
+            max_depth=depth,
+            n_features=m,
+            n_bins=max(max_bins, n_cat_bins),
+            n_classes=K,
+            n_public=self.n_public,
+        )
 
         # 1-2. n and the budget split (budget.py)
         n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
@@ -290,26 +302,41 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
         has_num = bool(np.any(hi > lo)) and depth > 0
         if self.variant == "rigorous":
-            plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num,
-                               shares=check_budget_shares(self.budget_shares))
+            plan = plan_budget(
+                eps, eps_n, depth, n_used, K, leaf_error, has_num, shares=check_budget_shares(self.budget_shares)
+            )
             q_mode = "split"
         else:  # paper 002 as published (Eq. 9-10), PrivaTree* with the data's quantiles
             star = self.variant == "published*"
-            plan, (eps_num, eps_cat) = plan_budget_published(eps, eps_n, depth, n_used, K, leaf_error, has_num,
-                                                             star=star)
+            plan, (eps_num, eps_cat) = plan_budget_published(
+                eps, eps_n, depth, n_used, K, leaf_error, has_num, star=star
+            )
             self._level_budget = (eps_num, eps_cat, plan.level)
             q_mode = "data" if star else "parallel"
         # 3. candidate grid (grid.py)
-        grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger,
-                          rng, release_quantiles=has_num, quantiles=q_mode)
+        grid = build_grid(
+            Z,
+            categorical,
+            categories,
+            names,
+            lo,
+            hi,
+            max_bins,
+            plan.quantiles,
+            ledger,
+            rng,
+            release_quantiles=has_num,
+            quantiles=q_mode,
+        )
         # 4. levels, splitting only inside each node's region (builder.py, splitter.py)
         st = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
         # 5. leaves; levels that never happened (no node had a candidate: a fact about the
         # released structure) leave their share to the leaves
         plan.leaf += (depth - st.levels_used) * plan.level
         plan.levels_used = st.levels_used
-        counts, labels = release_leaves(self.leaf_labels, st.leaf_of, y_idx, len(st.leaf_ids), K,
-                                        plan.leaf, ledger, rng)
+        counts, labels = release_leaves(
+            self.leaf_labels, st.leaf_of, y_idx, len(st.leaf_ids), K, plan.leaf, ledger, rng
+        )
         ledger.check()
         self.budget_ = plan.as_dict()
         self.tree_ = assemble(st, categorical, categories, names, classes, counts, labels)

@@ -123,8 +123,21 @@ class CandidateGrid:
     B: int
 
 
-def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantiles, ledger, rng,
-               *, release_quantiles=True, quantiles="split") -> CandidateGrid:
+def build_grid(
+    Z,
+    categorical,
+    categories,
+    names,
+    lo,
+    hi,
+    max_bins,
+    eps_quantiles,
+    ledger,
+    rng,
+    *,
+    release_quantiles=True,
+    quantiles="split",
+) -> CandidateGrid:
     """Release the private quantiles of every numerical feature and bin every record.
 
     ``Z`` is the encoded (n, m) float matrix (numbers; category codes with -1 for unknown).
@@ -157,15 +170,21 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
         eps_feat = eps_quantiles
         if n_live and release_quantiles:
             ledger.spend(
-                f"{max_bins - 1} quantiles of each of {n_live} numerical features", "jointexp (exponential)",
-                eps_quantiles, sensitivity=JOINTEXP_SENSITIVITY, composition="parallel", parts=n_live,
+                f"{max_bins - 1} quantiles of each of {n_live} numerical features",
+                "jointexp (exponential)",
+                eps_quantiles,
+                sensitivity=JOINTEXP_SENSITIVITY,
+                composition="parallel",
+                parts=n_live,
                 guarantee="claimed",
                 note="the paper's budget: every feature at ε_quantiles; parallel composition across features "
-                     "is the paper's claim (a record is in every feature)",
+                "is the paper's claim (a record is in every feature)",
             )
     elif quantiles == "data" and n_live and release_quantiles:
-        ledger.record_leak(f"{max_bins - 1} quantiles of each numerical feature",
-                           note="PrivaTree* (paper 002): quantiles computed non-privately")
+        ledger.record_leak(
+            f"{max_bins - 1} quantiles of each numerical feature",
+            note="PrivaTree* (paper 002): quantiles computed non-privately",
+        )
     T = np.empty((num_idx.size, max_bins - 1))
     thresholds, bounds = {}, {}
     live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
@@ -177,8 +196,10 @@ def build_grid(Z, categorical, categories, names, lo, hi, max_bins, eps_quantile
         if quantiles != "parallel":  # the paper's parallel row was recorded above
             for k in live:  # every row is recorded before anything is drawn
                 ledger.spend(
-                    f"{max_bins - 1} quantiles of {names[num_idx[k]]!r}", "jointexp (exponential)",
-                    eps_feat, sensitivity=JOINTEXP_SENSITIVITY,
+                    f"{max_bins - 1} quantiles of {names[num_idx[k]]!r}",
+                    "jointexp (exponential)",
+                    eps_feat,
+                    sensitivity=JOINTEXP_SENSITIVITY,
                     note=f"1 of {n_live} numerical features: sequential",
                 )
         # one batched draw for all live features: each row has the law of its own release

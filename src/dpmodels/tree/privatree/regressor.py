@@ -59,7 +59,9 @@ def sse(count, total, total_sq):
     """Σ (y − mean)² of a child from its count, Σy and Σy² (0 when empty)."""
     count = np.asarray(count, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.asarray(total_sq, dtype=float) - np.where(count > 0, np.asarray(total, float) ** 2 / np.where(count > 0, count, 1.0), 0.0)
+        out = np.asarray(total_sq, dtype=float) - np.where(
+            count > 0, np.asarray(total, float) ** 2 / np.where(count > 0, count, 1.0), 0.0
+        )
     return np.maximum(out, 0.0)  # rounding can leave −1e-12
 
 
@@ -111,6 +113,7 @@ def _level_stats(codes, node, y, A, B):
 
 def _split_sse(C, S1, S2, order):
     """Σ_children SSE of every (node, feature, prefix) candidate."""
+
     def take(a):  # left-child sums: prefixes of the node's bin order
         return np.cumsum(np.take_along_axis(a, order, axis=2), axis=2)
 
@@ -157,8 +160,12 @@ def grow_regression(est, grid, y, categorical, depth, eps_level, sensitivity, le
         span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
         ledger.spend(
             f"level {level}: split of {S} node(s) among {span} candidates inside each node's region",
-            mechanism, eps_level, sensitivity=sensitivity, composition="parallel" if S > 1 else "sequential",
-            parts=S, note="utility: −Σ children SSE of the clipped labels (monotone)",
+            mechanism,
+            eps_level,
+            sensitivity=sensitivity,
+            composition="parallel" if S > 1 else "sequential",
+            parts=S,
+            note="utility: −Σ children SSE of the clipped labels (monotone)",
         )
         pick = select_rows(util, eps_level, sensitivity, rng, monotone=True, mechanism=mechanism)
         f_sel, b_sel = pick // B, pick % B
@@ -217,8 +224,19 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
 
     _display_params = ("max_depth", "max_bins", "split_selection")
 
-    def __init__(self, epsilon=1.0, max_depth=4, max_bins=10, bounds=None, label_bounds=None, categories=None,
-                 split_selection="permute-and-flip", budget_shares=None, random_state=None, accountant=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        max_depth=4,
+        max_bins=10,
+        bounds=None,
+        label_bounds=None,
+        categories=None,
+        split_selection="permute-and-flip",
+        budget_shares=None,
+        random_state=None,
+        accountant=None,
+    ):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.max_bins = max_bins
@@ -239,7 +257,9 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
         if not isinstance(b, numbers.Integral) or isinstance(b, bool) or not (2 <= b <= 255):
             raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
         if self.split_selection not in ("permute-and-flip", "exponential"):
-            raise ValueError(f"split_selection must be 'permute-and-flip' or 'exponential', got {self.split_selection!r}")
+            raise ValueError(
+                f"split_selection must be 'permute-and-flip' or 'exponential', got {self.split_selection!r}"
+            )
         check_accountant(self.accountant, type(self).__name__)
         shares = check_budget_shares(self.budget_shares)
         if self.categories is not None and not isinstance(self.categories, dict):
@@ -280,15 +300,22 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
         lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
         rng = samplers.check_random_state(self.random_state)
         n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
-        check_tree_size("PrivaTreeRegressor", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
-                        n_classes=3, n_public=None)
+        check_tree_size(
+            "PrivaTreeRegressor",
+            max_depth=depth,
+            n_features=m,
+            n_bins=max(max_bins, n_cat_bins),
+            n_classes=3,
+            n_public=None,
+        )
         yc = np.clip(y, lo_y, hi_y)
         has_num = bool(np.any(hi > lo)) and depth > 0
         plan = self._plan(eps, depth, has_num, shares)
         if has_num and plan.quantiles <= 0:  # public: the declared shares and bounds
             raise ValueError("budget_shares: the quantile share must be > 0 when there are numerical features")
-        grid = build_grid(Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger, rng,
-                          release_quantiles=has_num)
+        grid = build_grid(
+            Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger, rng, release_quantiles=has_num
+        )
         sens = (hi_y - lo_y) ** 2
         if sens > 0:
             st = grow_regression(self, grid, yc, categorical, depth, plan.level, sens, ledger, rng)
@@ -319,8 +346,14 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
             s = np.bincount(st.leaf_of, weights=units, minlength=L)
             s = np.rint(s).astype(np.int64)  # exact: integer weights summed in float64 (< 2^53)
             noisy = mech.noisy_integer_sums(
-                s, eps_leaf / 2, LABEL_GRID, rng, ledger=ledger, what="leaf label sums (centred, on a public grid)",
-                parts=L, note=f"labels clipped to [{lo:g}, {hi:g}], grid step {half / LABEL_GRID:.3g}",
+                s,
+                eps_leaf / 2,
+                LABEL_GRID,
+                rng,
+                ledger=ledger,
+                what="leaf label sums (centred, on a public grid)",
+                parts=L,
+                note=f"labels clipped to [{lo:g}, {hi:g}], grid step {half / LABEL_GRID:.3g}",
             )
             sums = mid * counts + noisy * (half / LABEL_GRID)  # post-processing: back to label units
         else:
@@ -338,10 +371,23 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
         lab[leaf_ids] = 0
         lv = np.full(n_nodes, np.nan)
         lv[leaf_ids] = RegressionTree.estimate(counts, sums, label_bounds, noise_scale)
-        tree = RegressionTree(st.children_left, st.children_right, st.feature, st.threshold, st.left_categories,
-                              val, lab, np.array(REGRESSION_COLUMNS), names, categorical, categories,
-                              counts_are_noisy=True, count_noise_scale=noise_scale, leaf_value=lv,
-                              label_bounds=label_bounds)
+        tree = RegressionTree(
+            st.children_left,
+            st.children_right,
+            st.feature,
+            st.threshold,
+            st.left_categories,
+            val,
+            lab,
+            np.array(REGRESSION_COLUMNS),
+            names,
+            categorical,
+            categories,
+            counts_are_noisy=True,
+            count_noise_scale=noise_scale,
+            leaf_value=lv,
+            label_bounds=label_bounds,
+        )
         tree.fill_internal_values()
         return tree
 
@@ -370,9 +416,12 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
         params = self.get_params(deep=False)
         header = regression_header(
             learner_title(type(self).__name__, params, self._display_params),
-            status=privacy_status(self.privacy_ledger_, private_learner=True,
-                                  seeded=params.get("random_state") is not None),
-            n_total=self.tree_.n_total, noisy=True, label_bounds=self.tree_.label_bounds,
+            status=privacy_status(
+                self.privacy_ledger_, private_learner=True, seeded=params.get("random_state") is not None
+            ),
+            n_total=self.tree_.n_total,
+            noisy=True,
+            label_bounds=self.tree_.label_bounds,
         )
         return self.tree_.to_text(header=header, significant_digits=significant_digits)
 

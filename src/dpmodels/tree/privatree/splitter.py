@@ -164,15 +164,20 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         return _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp)
     ovr_on = bool(getattr(est, "one_vs_rest", False))
     n_alive = alive.sum(axis=2)  # (nodes, m)
-    sort_feats = np.array([j for j in np.flatnonzero(categorical)
-                           if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64)
+    sort_feats = np.array(
+        [j for j in np.flatnonzero(categorical) if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64
+    )
     if getattr(est, "category_order", "noisy-ratio") == "public":  # no budget on sorting categories
         sort_feats = np.zeros(0, dtype=np.int64)
     if sel == "histogram":
         scale = est._histogram_noise_scale(eps_level, m)
         ledger.spend(
-            f"level {level}: class histograms of all {m} features", "discrete Laplace",
-            eps_level, sensitivity=float(m), composition=comp, parts=A,
+            f"level {level}: class histograms of all {m} features",
+            "discrete Laplace",
+            eps_level,
+            sensitivity=float(m),
+            composition=comp,
+            parts=A,
             note="noise scale m/ε_level: L1 sensitivity m across features",
         )
         Hn = np.clip(est._noisy_histograms(H, scale, rng), 0, None).astype(float)
@@ -191,9 +196,12 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         eps_sort = eps_level * sort_feats.size / (m + sort_feats.size)
         eps_sel = eps_level - eps_sort
         ledger.spend(
-            f"level {level}: class histograms of {sort_feats.size} categorical features "
-            "(category order)", "discrete Laplace", eps_sort, sensitivity=float(sort_feats.size),
-            composition=comp, parts=A,
+            f"level {level}: class histograms of {sort_feats.size} categorical features (category order)",
+            "discrete Laplace",
+            eps_sort,
+            sensitivity=float(sort_feats.size),
+            composition=comp,
+            parts=A,
         )
         Hs = H[:, sort_feats] + samplers.discrete_laplace(sort_feats.size / eps_sort, H[:, sort_feats].shape, rng)
         ratio = np.zeros((A, m, B))
@@ -211,12 +219,17 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
     ledger.spend(
         f"level {level}: split of {A} node(s) among {span} candidates inside each node's region",
-        mech, eps_sel, sensitivity=sens, composition=comp, parts=A,
+        mech,
+        eps_sel,
+        sensitivity=sens,
+        composition=comp,
+        parts=A,
         note=f"utility: {what} (monotone)",
     )
     if ovr_on:
         return _pick_with_one_vs_rest(
-            util, util_o, order, B, lambda u: select_rows(u, eps_sel, sens, rng, monotone=True, mechanism=mech))
+            util, util_o, order, B, lambda u: select_rows(u, eps_sel, sens, rng, monotone=True, mechanism=mech)
+        )
     pick = select_rows(util, eps_sel, sens, rng, monotone=True, mechanism=mech)
     return pick // B, pick % B, order
 
@@ -229,10 +242,17 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
     cat = np.zeros(m, dtype=bool)
     cat[np.flatnonzero(categorical)] = True
     ledger.spend(
-        f"level {level}: class histograms of each of the {m} features", "discrete Laplace", eps_charged,
-        sensitivity=1.0, composition=comp, parts=A, guarantee="claimed",
-        note=("the paper's per-feature budget: noise 1/ε_node per feature histogram; parallel composition "
-              "across features (and numerical vs categorical) is the paper's claim"),
+        f"level {level}: class histograms of each of the {m} features",
+        "discrete Laplace",
+        eps_charged,
+        sensitivity=1.0,
+        composition=comp,
+        parts=A,
+        guarantee="claimed",
+        note=(
+            "the paper's per-feature budget: noise 1/ε_node per feature histogram; parallel composition "
+            "across features (and numerical vs categorical) is the paper's claim"
+        ),
     )
     Hn = H.astype(np.int64).copy()
     if (~cat).any():
@@ -241,8 +261,9 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
         Hn[:, cat] += samplers.discrete_laplace(1.0 / eps_cat, Hn[:, cat].shape, rng)
     Hn = np.clip(Hn, 0, None).astype(float)
     n_alive = alive.sum(axis=2)
-    sort_feats = np.array([j for j in np.flatnonzero(categorical)
-                           if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64)
+    sort_feats = np.array(
+        [j for j in np.flatnonzero(categorical) if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64
+    )
     ratio = _noisy_ratio(Hn) if K == 2 else None
     order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
     valid = candidate_mask(alive, order)

@@ -58,8 +58,9 @@ def check_declared_schema(est_name, schema, classes, bounds, categories):
     ``(names, categorical, categories)``.
     """
     if classes is None:
-        raise ValueError(f"{est_name}: partitioned input needs the label set declared (classes=[...]); "
-                         "it is not read from the data")
+        raise ValueError(
+            f"{est_name}: partitioned input needs the label set declared (classes=[...]); it is not read from the data"
+        )
     return declared_schema(est_name, schema, categories, bounds)
 
 
@@ -178,8 +179,9 @@ class _LeafPass:
 
 
 # ---------------------------------------------------------------------------- releases
-def _release_thresholds(grid_counts, names, num_idx, lo, hi, max_bins, eps_quantiles, ledger, rng,
-                        release_quantiles, quantiles):
+def _release_thresholds(
+    grid_counts, names, num_idx, lo, hi, max_bins, eps_quantiles, ledger, rng, release_quantiles, quantiles
+):
     """The thresholds ``T`` (m_num, max_bins − 1) from the grid histograms, with the ledger rows
     and the draw of :func:`.grid.build_grid` (its ``"split"`` and ``"parallel"`` modes)."""
     levels_q = np.arange(1, max_bins) / max_bins
@@ -189,11 +191,15 @@ def _release_thresholds(grid_counts, names, num_idx, lo, hi, max_bins, eps_quant
         eps_feat = eps_quantiles
         if n_live and release_quantiles:
             ledger.spend(
-                f"{max_bins - 1} quantiles of each of {n_live} numerical features", "jointexp (exponential)",
-                eps_quantiles, sensitivity=JOINTEXP_SENSITIVITY, composition="parallel", parts=n_live,
+                f"{max_bins - 1} quantiles of each of {n_live} numerical features",
+                "jointexp (exponential)",
+                eps_quantiles,
+                sensitivity=JOINTEXP_SENSITIVITY,
+                composition="parallel",
+                parts=n_live,
                 guarantee="claimed",
                 note="the paper's budget: every feature at ε_quantiles; parallel composition across features "
-                     "is the paper's claim (a record is in every feature)",
+                "is the paper's claim (a record is in every feature)",
             )
     T = np.empty((num_idx.size, max_bins - 1))
     live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
@@ -201,8 +207,10 @@ def _release_thresholds(grid_counts, names, num_idx, lo, hi, max_bins, eps_quant
         if quantiles != "parallel":
             for i in live:
                 ledger.spend(
-                    f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}", "jointexp (exponential)",
-                    eps_feat, sensitivity=JOINTEXP_SENSITIVITY,
+                    f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}",
+                    "jointexp (exponential)",
+                    eps_feat,
+                    sensitivity=JOINTEXP_SENSITIVITY,
                     note=f"1 of {n_live} numerical features: sequential",
                 )
         T[live] = _sample_from_histograms(grid_counts[live], levels_q, eps_feat, lo[live], hi[live], rng)
@@ -219,20 +227,34 @@ def _release_leaves(leaf_labels, Hl, eps_leaf, ledger, rng):
     comp = "parallel" if n_leaves > 1 else "sequential"
     if leaf_labels == "noisy-counts":
         ledger.spend(
-            "leaf class counts (labels = argmax)", "discrete Laplace", eps_leaf, sensitivity=1.0,
-            composition=comp, parts=n_leaves, note="label by report-noisy-max (post-processing)",
+            "leaf class counts (labels = argmax)",
+            "discrete Laplace",
+            eps_leaf,
+            sensitivity=1.0,
+            composition=comp,
+            parts=n_leaves,
+            note="label by report-noisy-max (post-processing)",
         )
         noisy = Hl + samplers.discrete_laplace(1.0 / eps_leaf, Hl.shape, rng)
         labels = np.argmax(noisy + 0.5 * rng.random(noisy.shape), axis=1)
     else:
         ledger.spend(
-            "leaf labels", "permute-and-flip", eps_leaf / 2, sensitivity=1.0, composition=comp,
-            parts=n_leaves, note="monotone utility (class counts)",
+            "leaf labels",
+            "permute-and-flip",
+            eps_leaf / 2,
+            sensitivity=1.0,
+            composition=comp,
+            parts=n_leaves,
+            note="monotone utility (class counts)",
         )
         labels = select_rows(Hl, eps_leaf / 2, 1.0, rng, monotone=True, mechanism="permute-and-flip")
         ledger.spend(
-            "leaf class counts (display, predict_proba)", "discrete Laplace", eps_leaf / 2,
-            sensitivity=1.0, composition=comp, parts=n_leaves,
+            "leaf class counts (display, predict_proba)",
+            "discrete Laplace",
+            eps_leaf / 2,
+            sensitivity=1.0,
+            composition=comp,
+            parts=n_leaves,
         )
         noisy = Hl + samplers.discrete_laplace(2.0 / eps_leaf, Hl.shape, rng)
     return noisy, labels
@@ -248,13 +270,15 @@ def fit_source(est, X, y=None, sample_weight=None):
     if sample_weight is not None:
         raise ValueError(f"{name}: sample_weight is not supported on partitioned input")
     if est.variant == "published*":
-        raise ValueError(f"{name}: variant='published*' reads the data's own quantiles; "
-                         "it is not available on partitioned input")
+        raise ValueError(
+            f"{name}: variant='published*' reads the data's own quantiles; it is not available on partitioned input"
+        )
     source = as_source(X, y)
     schema = source.schema_frame()
     if est.bounds is None and (~_declared_categorical(schema, est.categories)).any():
-        raise ValueError(f"{name}: partitioned input needs bounds= for its numerical features; "
-                         "they are not read from the data")
+        raise ValueError(
+            f"{name}: partitioned input needs bounds= for its numerical features; they are not read from the data"
+        )
     names, categorical, categories = check_declared_schema(name, schema, est.classes, est.bounds, est.categories)
     m = len(names)
     ledger = ledger_for_fit(est, eps)
@@ -266,34 +290,35 @@ def fit_source(est, X, y=None, sample_weight=None):
     rng = samplers.check_random_state(est.random_state)
     K = classes.size
     n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
-    check_tree_size("PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins),
-                    n_classes=K, n_public=est.n_public)
+    check_tree_size(
+        "PrivaTree", max_depth=depth, n_features=m, n_bins=max(max_bins, n_cat_bins), n_classes=K, n_public=est.n_public
+    )
     enc = _Encoder(names, categorical, categories, classes)
 
     # pass 1: n and the grid histograms (every schema error surfaces here, before any release)
     first = counts(source, _FirstPass(enc, num_idx, lo, hi), (1 + num_idx.size * GRID,))
     n = int(first[0])
     if n == 0:
-        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required "
-                         "(the empty dataset is outside the domain).")
+        raise ValueError(
+            "Found array with 0 sample(s) while a minimum of 1 is required (the empty dataset is outside the domain)."
+        )
     grid_counts = first[1:].reshape(num_idx.size, GRID)
 
     n_used, eps_n = estimate_n(n, eps, est.n_public, ledger, rng)
     est.n_estimate_ = n_used
     has_num = bool(np.any(hi > lo)) and depth > 0
     if est.variant == "rigorous":
-        plan = plan_budget(eps, eps_n, depth, n_used, K, leaf_error, has_num,
-                           shares=check_budget_shares(est.budget_shares))
+        plan = plan_budget(
+            eps, eps_n, depth, n_used, K, leaf_error, has_num, shares=check_budget_shares(est.budget_shares)
+        )
         q_mode = "split"
     else:
-        plan, (eps_num, eps_cat) = plan_budget_published(eps, eps_n, depth, n_used, K, leaf_error, has_num,
-                                                         star=False)
+        plan, (eps_num, eps_cat) = plan_budget_published(eps, eps_n, depth, n_used, K, leaf_error, has_num, star=False)
         est._level_budget = (eps_num, eps_cat, plan.level)
         q_mode = "parallel"
 
     # the grid (no data: the thresholds come from the first pass's histograms)
-    T = _release_thresholds(grid_counts, names, num_idx, lo, hi, max_bins, plan.quantiles, ledger, rng,
-                            has_num, q_mode)
+    T = _release_thresholds(grid_counts, names, num_idx, lo, hi, max_bins, plan.quantiles, ledger, rng, has_num, q_mode)
     n_bins = np.empty(m, dtype=np.int64)
     for j in np.flatnonzero(categorical):
         n_bins[j] = len(categories[int(j)]) + 1
@@ -322,11 +347,9 @@ def fit_source(est, X, y=None, sample_weight=None):
         S = sidx.size
         slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
         slot_of_node[np.asarray(open_ids)[sidx]] = np.arange(S)
-        Hs = counts(source, _LevelPass(enc, coder, _Router(st, split_left, B), slot_of_node, S, B, K),
-                    (S, m, B, K))
+        Hs = counts(source, _LevelPass(enc, coder, _Router(st, split_left, B), slot_of_node, S, B, K), (S, m, B, K))
         alive_s = alive[sidx]
-        f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K,
-                                           plan.level, ledger, rng)
+        f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K, plan.level, ledger, rng)
         st.levels_used += 1
         rank = np.argsort(order, axis=2)
         go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]
