@@ -22,7 +22,7 @@ from ..model import Tree
 from .histograms import Histograms, children_histograms
 from .splitter import child_regions, root_region, select_level
 
-__all__ = ["Structure", "grow", "release_leaves", "assemble"]
+__all__ = ["Structure", "grow", "release_leaves", "release_leaf_counts", "assemble"]
 
 
 @dataclass
@@ -126,6 +126,13 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
 def release_leaves(leaf_labels, leaf_of, y_idx, n_leaves, K, eps_leaf, ledger, rng):
     """Class counts (and labels) of the ``n_leaves`` disjoint leaves at ε_leaf (parallel)."""
     Hl = np.bincount(leaf_of * K + y_idx, minlength=n_leaves * K).reshape(n_leaves, K)
+    return release_leaf_counts(leaf_labels, Hl, eps_leaf, ledger, rng)
+
+
+def release_leaf_counts(leaf_labels, Hl, eps_leaf, ledger, rng):
+    """The release of the leaves' exact (leaf, class) counts ``Hl`` at ε_leaf (parallel across the
+    disjoint leaves): ``(noisy counts, labels)``. Shared by the in-memory and the partitioned fits."""
+    n_leaves = Hl.shape[0]
     comp = "parallel" if n_leaves > 1 else "sequential"
     if leaf_labels == "noisy-counts":
         ledger.spend(

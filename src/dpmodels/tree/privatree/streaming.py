@@ -38,11 +38,10 @@ from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.accountant import ledger_for_fit, published_ledger
 from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
-from ...privacy.selection import select_rows
 from ...validation import check_y, resolve_bounds, resolve_classes
 from ..model import encode_matrix
 from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_published
-from .builder import Structure, assemble
+from .builder import Structure, assemble, release_leaf_counts
 from .grid import GRID, CandidateGrid, bin_codes, grid_cells
 from .histograms import class_histograms
 from .splitter import child_regions, root_region, select_level
@@ -221,45 +220,6 @@ def _release_thresholds(
     return T
 
 
-def _release_leaves(leaf_labels, Hl, eps_leaf, ledger, rng):
-    """The leaves' release of :func:`.builder.release_leaves`, from their (leaf, class) counts."""
-    n_leaves = Hl.shape[0]
-    comp = "parallel" if n_leaves > 1 else "sequential"
-    if leaf_labels == "noisy-counts":
-        ledger.spend(
-            "leaf class counts (labels = argmax)",
-            "discrete Laplace",
-            eps_leaf,
-            sensitivity=1.0,
-            composition=comp,
-            parts=n_leaves,
-            note="label by report-noisy-max (post-processing)",
-        )
-        noisy = Hl + samplers.discrete_laplace(1.0 / eps_leaf, Hl.shape, rng)
-        labels = np.argmax(noisy + 0.5 * rng.random(noisy.shape), axis=1)
-    else:
-        ledger.spend(
-            "leaf labels",
-            "permute-and-flip",
-            eps_leaf / 2,
-            sensitivity=1.0,
-            composition=comp,
-            parts=n_leaves,
-            note="monotone utility (class counts)",
-        )
-        labels = select_rows(Hl, eps_leaf / 2, 1.0, rng, monotone=True, mechanism="permute-and-flip")
-        ledger.spend(
-            "leaf class counts (display, predict_proba)",
-            "discrete Laplace",
-            eps_leaf / 2,
-            sensitivity=1.0,
-            composition=comp,
-            parts=n_leaves,
-        )
-        noisy = Hl + samplers.discrete_laplace(2.0 / eps_leaf, Hl.shape, rng)
-    return noisy, labels
-
-
 # ---------------------------------------------------------------------------- the fit
 def fit_source(est, X, y=None, sample_weight=None):
     """:meth:`PrivaTreeClassifier.fit` on partitioned input (module docstring)."""
@@ -366,14 +326,14 @@ def fit_source(est, X, y=None, sample_weight=None):
         alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
         open_ids = new_open
 
-    # leaves: one pass, then the release of builder.release_leaves
+    # leaves: one pass, then the same release as the in-memory fit
     plan.leaf += (depth - st.levels_used) * plan.level
     plan.levels_used = st.levels_used
     L = len(st.leaf_ids)
     leaf_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
     leaf_of_node[np.asarray(st.leaf_ids, dtype=np.intp)] = np.arange(L)
     Hl = counts(source, _LeafPass(enc, coder, _Router(st, split_left, B), leaf_of_node, L, K), (L, K))
-    noisy, labels = _release_leaves(est.leaf_labels, Hl, plan.leaf, ledger, rng)
+    noisy, labels = release_leaf_counts(est.leaf_labels, Hl, plan.leaf, ledger, rng)
     ledger.check()
     est.budget_ = plan.as_dict()
     est.tree_ = assemble(st, categorical, categories, names, classes, noisy, labels)
