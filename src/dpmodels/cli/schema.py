@@ -474,9 +474,7 @@ DRAFT_HEADER = """\
 """
 
 
-def draft_schema(
-    df, label: str | None, *, max_categories: int = 100, regression: bool | None = None
-) -> Declarations:
+def draft_schema(df, label: str | None, *, max_categories: int = 100, regression: bool | None = None) -> Declarations:
     """A schema read from the data (every entry ``source: data``). The label's values become the
     classes, or, for a regression label (``regression=True``; with ``None``, a label whose cells all
     spell numbers and take more than ``max_categories`` values), its range becomes ``label_bounds``.
