@@ -499,3 +499,41 @@ def test_integer_columns_print_integer_thresholds_and_show_draws_the_model(capsy
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["show", str(m), "--plot", str(tmp_path / "m.jpg")]) == 2
     assert "--plot" in capsys.readouterr().err
+
+
+def test_show_prints_as_fitted_and_compact_on_request(capsys, tmp_path, binary_frame):
+    """`show` prints the model as fitted; `--compact` merges what predicts alike (post-processing)."""
+    from dpmodels.io import load_model
+
+    p = write(tmp_path, "d.csv", binary_frame)
+    for model in ("greedy-rulelist", "privatree"):
+        m = tmp_path / f"{model}.json"
+        code, _, err = fit(
+            capsys,
+            "--data",
+            p,
+            "--label",
+            "y",
+            "--classes",
+            "0",
+            "1",
+            "--binary",
+            "a",
+            "b",
+            "--model",
+            model,
+            "--out",
+            m,
+        )
+        assert code == 0, err
+        loaded = load_model(m)
+        view = {"merge": False} if loaded.kind == "rule_list" else {"prune": False}
+        compact = {k: True for k in view}
+        assert main(["show", str(m)]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(loaded.to_text(**view))
+        assert main(["show", str(m), "--raw"]) == 0 and capsys.readouterr().out == out
+        assert main(["show", str(m), "--compact"]) == 0
+        assert capsys.readouterr().out.startswith(loaded.to_text(**compact))
+        assert main(["show", str(m), "--compact", "--raw"]) == 2
+        assert "two different views" in capsys.readouterr().err
