@@ -34,6 +34,7 @@ packages goes in :data:`PLUGIN_MODULES` (or is imported before using the registr
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -56,6 +57,7 @@ __all__ = [
     "all_experiments",
     "row",
     "resolve",
+    "requirement_met",
 ]
 
 # one tidy row per (fit, metric)
@@ -131,6 +133,10 @@ class Cell:
     fn: Callable[..., list]
     kwargs: dict = field(default_factory=dict)
     cost: float = 1.0  # relative cost hint: expensive cells are scheduled first
+    # an optional package the cell needs (e.g. "diffprivlib"); where it does not import, the runner
+    # does not run the cell but still reads its result file when another environment wrote it.
+    # Not part of ``uid``: the same cell has the same file in every environment.
+    requires: str | None = None
 
     @property
     def uid(self) -> str:
@@ -142,6 +148,19 @@ class Cell:
 
     def run(self) -> list:
         return self.fn(**self.kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def requirement_met(package: str | None) -> bool:
+    """Whether ``package`` imports here (``None``: no requirement). An import that fails with any
+    error counts as missing: diffprivlib 0.6.6 raises at import under scikit-learn >= 1.8."""
+    if package is None:
+        return True
+    try:
+        importlib.import_module(package)
+    except Exception:  # noqa: BLE001 - ImportError, or a package broken by a newer dependency
+        return False
+    return True
 
 
 @dataclass(frozen=True)

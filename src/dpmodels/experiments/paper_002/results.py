@@ -283,8 +283,15 @@ def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, 
     return rows
 
 
+# diffprivlib imports only with scikit-learn < 1.8, so its learners run in cells of their own
+# (``requires="diffprivlib"``): the other cells, and their result files, are the same in every
+# environment, and the DiffPrivLib cells are run by the side environment of
+# `make reproduce-diffprivlib` and read by any other (`dpmodels.experiments.run`).
+DIFFPRIVLIB = "diffprivlib"
+
+
 def _learners(size):
-    return tuple(lr for lr in LEARNERS if lr != "DiffPrivLib" or has_diffprivlib())
+    return tuple(lr for lr in LEARNERS if lr != "DiffPrivLib")
 
 
 def _table_cells(size, eps):
@@ -309,6 +316,26 @@ def _table_cells(size, eps):
                 **_source(d, g, size),
             ),
             cost=2.0,
+        )
+        for d, g in ok
+        for r in range(repeats)
+        for k in range(folds)
+    ]
+    cells += [
+        Cell(
+            f"{d}-{g}-r{r}-f{k}-diffprivlib",
+            tree_accuracy_cell,
+            dict(
+                dataset=d,
+                group=g,
+                repeat=r,
+                fold=k,
+                folds=folds,
+                epsilons=epsilons,
+                learners=("DiffPrivLib",),
+                **_source(d, g, size),
+            ),
+            requires=DIFFPRIVLIB,
         )
         for d, g in ok
         for r in range(repeats)
@@ -461,7 +488,7 @@ GUARANTEE_EPSILONS = (0.01, 0.1)
 
 
 def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None, download=False):
-    """PrivaTree (and DP LR when diffprivlib imports) test accuracy on one fold + the fold's n_train."""
+    """PrivaTree test accuracy on one fold + the fold's n_train (DP LR: :func:`dp_lr_cell`)."""
     X, y, meta = load_002(dataset, group, data_dir, download)
     tr, te = _kfold(y, folds, repeat)[fold]
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
@@ -483,23 +510,48 @@ def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None,
                 secs,
             )
         )
-        if has_diffprivlib():
-            from ...tree.baselines import DPLogisticRegression
-            from .data import _public_design
+    return rows
 
-            if meta["bounds"] is not None:
-                lr = DPLogisticRegression(
-                    epsilon=eps,
-                    data_norm=math.sqrt(_public_design(X.iloc[:1], meta).shape[1]),
-                    standardize=False,
-                    random_state=_crc(dataset, "LR", eps, seed) % (2**31),
-                )
-                acc, secs, leaks = _fit_score(lr, functools.partial(_public_design, meta=meta), Xtr, ytr, Xte, yte)
-                rows.append(
-                    row(
-                        dataset, "DP LR", dict(group=group, leak_rows=leaks), eps, 0.0, seed, "test_accuracy", acc, secs
-                    )
-                )
+
+LR_PUBLIC = "public design: [0, 1]-scaled by the public bounds, one-hot public categories, data_norm = √m"
+LR_PAPER = "paper's protocol: integer-coded categories, standardized and data_norm read from the training data"
+
+
+def make_dp_lr(eps, X, meta, seed):
+    """(estimator, transform, protocol) of diffprivlib's DP logistic regression for one dataset.
+
+    With public bounds: the public design (:func:`.data._public_design`: numbers scaled to [0, 1]
+    by the bounds, one-hot categories) and data_norm = √m, nothing read from the data but n. Without
+    them (the OpenML files whose domains are unpublished): the paper's protocol (Sec. VI:
+    categories as integers, "we center the data and normalize it to unit variance"), so the means,
+    scales and data_norm are read from the training data — leak rows in the ledger, as the trees'
+    bounds on those rows."""
+    from ...tree.baselines import DPLogisticRegression
+    from .data import _public_design
+
+    rs = seed % (2**31)
+    if meta["bounds"] is not None:
+        m = _public_design(X.iloc[:1], meta).shape[1]
+        est = DPLogisticRegression(
+            epsilon=eps, data_norm=math.sqrt(m), standardize=False, classes=meta["classes"], random_state=rs
+        )
+        return est, functools.partial(_public_design, meta=meta), LR_PUBLIC
+    est = DPLogisticRegression(epsilon=eps, standardize=True, classes=meta["classes"], random_state=rs)
+    return est, functools.partial(_ordinal, meta=meta), LR_PAPER
+
+
+def dp_lr_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None, download=False):
+    """diffprivlib's DP logistic regression on the same fold as :func:`guarantee_cell` (paired)."""
+    X, y, meta = load_002(dataset, group, data_dir, download)
+    tr, te = _kfold(y, folds, repeat)[fold]
+    Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
+    seed = repeat * folds + fold
+    rows = []
+    for eps in epsilons:
+        lr, tf, protocol = make_dp_lr(eps, X, meta, _crc(dataset, "LR", eps, seed))
+        acc, secs, leaks = _fit_score(lr, tf, Xtr, ytr, Xte, yte)
+        params = dict(group=group, bounds=meta["bounds_policy"], protocol=protocol, leak_rows=leaks)
+        rows.append(row(dataset, "DP LR", params, eps, 0.0, seed, "test_accuracy", acc, secs))
     return rows
 
 
@@ -510,10 +562,12 @@ def _guarantee_cells(size, default, quick_sets):
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
     cells = [
         Cell(
-            f"{ds}-{g}-r{r}-f{k}",
-            guarantee_cell,
+            f"{ds}-{g}-r{r}-f{k}{suffix}",
+            fn,
             dict(dataset=ds, group=g, repeat=r, fold=k, folds=5, epsilons=eps, **_source(ds, g, size)),
+            requires=req,
         )
+        for fn, suffix, req in ((guarantee_cell, "", None), (dp_lr_cell, "-dplr", DIFFPRIVLIB))
         for ds, g in ok
         for r in range(repeats)
         for k in range(5)
@@ -567,9 +621,69 @@ def _guarantee_table(df, datasets):
     lines.append("")
     lines.append(
         "Guarantee = Corollary 2, e^{−xε}·(mean clean accuracy), x = ⌊fraction · n_train⌋ ('–' where x = 0), "
-        "5-fold CV as the paper. DP logistic regression needs diffprivlib (scikit-learn < 1.8); rows marked "
-        "'needs diffprivlib' were not run here."
+        "5-fold CV as the paper. DP LR is diffprivlib's objective perturbation: on rows with public bounds "
+        f"the {LR_PUBLIC}; on the rows whose bounds are read from the data the {LR_PAPER}. It needs diffprivlib "
+        "(scikit-learn < 1.8: `make reproduce-diffprivlib`); rows marked 'needs diffprivlib' were not run."
     )
+    paired = paired_privatree_vs_lr(df, datasets)
+    if paired:
+        lines += ["", paired]
+    return "\n".join(lines)
+
+
+def paired_privatree_vs_lr(df, datasets) -> str:
+    """Paper 002's claim "PrivaTree outperforms private logistic regression" (Sec. VII-B), tested.
+
+    Both learners run on the same folds (:func:`guarantee_cell`, :func:`dp_lr_cell`), so the test is
+    paired: per dataset and ε, the mean over folds of acc(PrivaTree) − acc(DP LR) ± its standard
+    error (s.d. of the fold differences / √folds). The Corollary 2 guarantees of both share x and ε,
+    e^{−xε}·acc, so their difference has the sign of the accuracy difference at every poison level.
+    A row is a win (loss) when the difference is above (below) 2 s.e., a tie otherwise. The pooled
+    line averages the per-dataset differences at one ε (s.e. from the per-dataset s.e.s, the
+    datasets being independent) and compares with the same average of the paper's values."""
+    acc = df[(df["metric"] == "test_accuracy") & df["learner"].isin(["PrivaTree", "DP LR"])]
+    if acc.empty or "DP LR" not in set(acc["learner"]):
+        return ""
+    wide = acc.pivot_table(index=["dataset", "epsilon", "seed"], columns="learner", values="value").dropna()
+    if wide.empty:
+        return ""
+    wide = wide.assign(diff=wide["PrivaTree"] - wide["DP LR"]).reset_index()
+    head = ["dataset", "ε", "folds", "PrivaTree − DP LR ± se", "verdict", "paper: PrivaTree − DP LR"]
+    lines = [
+        '**PrivaTree vs DP logistic regression, paired by fold** (paper 002: "PrivaTrees outperform private '
+        'logistic regression at equal privacy levels")',
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    tally: dict = {}
+    pooled: dict = {}
+    for ds, grp in datasets:
+        for e in GUARANTEE_EPSILONS:
+            d = wide[(wide["dataset"] == ds) & (wide["epsilon"] == e)]["diff"].to_numpy()
+            if d.size == 0:
+                continue
+            m = float(d.mean())
+            se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan
+            verdict = "win" if m > 2 * se else "loss" if m < -2 * se else "tie"
+            pt = pub.P002_GUARANTEE.get((ds, grp, "PrivaTree", e))
+            pl = pub.P002_GUARANTEE.get((ds, grp, "DP LR", e))
+            pdiff = None if pt is None or pl is None else pt["accuracy"] - pl["accuracy"]
+            tally.setdefault(e, {"win": 0, "tie": 0, "loss": 0})[verdict] += 1
+            pooled.setdefault(e, []).append((m, se, pdiff))
+            ptxt = "–" if pdiff is None else f"{pdiff:+.2f}"
+            lines.append(f"| {ds} ({grp}) | {e:g} | {d.size} | {m:+.3f} ± {se:.3f} | {verdict} | {ptxt} |")
+    lines.append("")
+    for e in sorted(tally):
+        t, ps = tally[e], pooled[e]
+        m = float(np.mean([p[0] for p in ps]))
+        se = float(math.sqrt(np.nansum([p[1] ** 2 for p in ps])) / len(ps))
+        paper = [p[2] for p in ps if p[2] is not None]
+        ptxt = f"; the paper's mean over the same datasets {np.mean(paper):+.3f}" if paper else ""
+        lines.append(
+            f"- ε = {e:g}: PrivaTree ahead on {t['win']}, tied on {t['tie']}, behind on {t['loss']} of "
+            f"{len(ps)} datasets (2 s.e.); mean difference {m:+.3f} ± {se:.3f}{ptxt}."
+        )
     return "\n".join(lines)
 
 
@@ -615,8 +729,9 @@ FIG1_DATASETS = (("adult", "uci"), ("compas-two-years", "cat"))
 FIG1_LEARNERS = ("PrivaTree", "PrivaTree (histogram)", "BDPT", "DPGDF", "DiffPrivLib")
 
 
-def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=False):
-    """One stratified 80/20 split (seed ``rep``): every learner at every ε, plus the tree."""
+def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=False, with_tree=True):
+    """One stratified 80/20 split (seed ``rep``): every learner at every ε, plus the tree (unless
+    ``with_tree=False``: the DiffPrivLib cells of the same split, which the main cell's tree serves)."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
     X, y = load_002(dataset, group, data_dir, download)[:2]
@@ -624,7 +739,7 @@ def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=
     tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     rows = []
-    for lr in ("tree", *learners):
+    for lr in ("tree", *learners) if with_tree else learners:
         for eps in [math.inf] if lr == "tree" else epsilons:
             est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep))
             if est is None:
@@ -650,8 +765,8 @@ def _fig1_cells(size):
     ok, skips = _dataset_list(size, FIG1_DATASETS)
     eps = tuple(size.epsilons) if size.epsilons else tuple(np.logspace(-3, 1, size.pick(5, 17)))
     runs = size.runs or size.pick(2, 50)
-    learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib" or has_diffprivlib())
-    return [
+    learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib")
+    cells = [
         Cell(
             f"{d}-rep{r}",
             curve_cell,
@@ -660,7 +775,26 @@ def _fig1_cells(size):
         )
         for d, g in ok
         for r in range(runs)
-    ] + skips
+    ]
+    cells += [
+        Cell(
+            f"{d}-rep{r}-diffprivlib",
+            curve_cell,
+            dict(
+                dataset=d,
+                group=g,
+                rep=r,
+                epsilons=eps,
+                learners=("DiffPrivLib",),
+                with_tree=False,
+                **_source(d, g, size),
+            ),
+            requires=DIFFPRIVLIB,
+        )
+        for d, g in ok
+        for r in range(runs)
+    ]
+    return cells + skips
 
 
 def _fig1_plot(df, out_dir):
