@@ -132,20 +132,24 @@ def test_diffprivlib_tree_cells_on_a_tiny_dataset():
     assert [r["learner"] for r in curve] == ["DiffPrivLib"]
 
 
-def test_dp_lr_cells_public_design_and_paper_protocol():
+def test_dp_lr_cells_paper_protocol_and_public_design():
     _needs_diffprivlib()
-    (pub,) = p2.dp_lr_cell("breast-w", "uci", 0, 0, 5, (1.0,))
-    p = json.loads(pub["parameters"])
-    assert pub["learner"] == "DP LR" and p["protocol"] == p2.LR_PUBLIC
-    assert p["leak_rows"] == 1  # only n (diffprivlib's objective perturbation)
-    assert 0.0 <= pub["value"] <= 1.0
-    # a dataset whose bounds are unpublished: the paper's standardisation, its statistics a leak
+    rows = p2.dp_lr_cell("breast-w", "uci", 0, 0, 5, (1.0,))
+    by = {r["learner"]: (r, json.loads(r["parameters"])) for r in rows}
+    assert set(by) == {"DP LR", "DP LR (public)"}  # breast-w's bounds are public: both series
+    paper, public = by["DP LR"][1], by["DP LR (public)"][1]
+    assert paper["protocol"] == p2.LR_PAPER and public["protocol"] == p2.LR_PUBLIC
+    assert public["leak_rows"] == 1  # only n (diffprivlib's objective perturbation)
+    assert paper["leak_rows"] == 3  # n, data_norm, the standardisation's statistics
+    assert all(0.0 <= r["value"] <= 1.0 for r in rows)
+    # a dataset whose bounds are unpublished: only the paper's protocol, and never the public design
     X, y, meta = p2.load_002("breast-w", "uci")
-    lr, tf, protocol = p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3)
-    assert protocol == p2.LR_PAPER and lr.standardize and lr.data_norm is None
+    with pytest.raises(ValueError, match="public bounds"):
+        p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3, protocol="public")
+    lr, tf = p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3)
+    assert lr.standardize and lr.data_norm is None
     lr.fit(tf(X), y.to_numpy())
-    leaks = [r.what for r in lr.privacy_ledger_.leaks]
-    assert len(leaks) == 3 and not lr.privacy_ledger_.is_private
+    assert not lr.privacy_ledger_.is_private and len(lr.privacy_ledger_.leaks) == 3
 
 
 def test_reproduce_002_table8_with_diffprivlib_end_to_end(tmp_path):
@@ -157,7 +161,9 @@ def test_reproduce_002_table8_with_diffprivlib_end_to_end(tmp_path):
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     table = (tmp_path / "002-table8" / "table.md").read_text()
-    lr_rows = [line for line in table.splitlines() if line.startswith("| vote (185") and "| DP LR |" in line]
-    assert len(lr_rows) == 2 and "needs diffprivlib" not in table
-    assert "paired by fold" in table and "| vote (uci) | 0.1 | 5 |" in table
+    for series in ("DP LR", "DP LR (public)"):
+        lr_rows = [line for line in table.splitlines() if line.startswith("| vote (185") and f"| {series} |" in line]
+        assert len(lr_rows) == 2
+        assert f"PrivaTree vs {series}, paired by fold" in table
+    assert "| needs diffprivlib |" not in table and "| vote (uci) | 0.1 | 5 |" in table
     assert "needs diffprivlib" not in out.stdout

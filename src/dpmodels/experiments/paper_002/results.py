@@ -517,41 +517,52 @@ LR_PUBLIC = "public design: [0, 1]-scaled by the public bounds, one-hot public c
 LR_PAPER = "paper's protocol: integer-coded categories, standardized and data_norm read from the training data"
 
 
-def make_dp_lr(eps, X, meta, seed):
-    """(estimator, transform, protocol) of diffprivlib's DP logistic regression for one dataset.
+def make_dp_lr(eps, X, meta, seed, protocol="paper"):
+    """(estimator, transform) of diffprivlib's DP logistic regression for one dataset.
 
-    With public bounds: the public design (:func:`.data._public_design`: numbers scaled to [0, 1]
-    by the bounds, one-hot categories) and data_norm = √m, nothing read from the data but n. Without
-    them (the OpenML files whose domains are unpublished): the paper's protocol (Sec. VI:
+    ``protocol="paper"`` (series ``DP LR``): paper 002's protocol on every dataset (Sec. VI:
     categories as integers, "we center the data and normalize it to unit variance"), so the means,
-    scales and data_norm are read from the training data — leak rows in the ledger, as the trees'
-    bounds on those rows."""
+    scales and data_norm are read from the training data — leak rows in the ledger.
+    ``protocol="public"`` (series ``DP LR (public)``, only where the bounds are public): the public
+    design (:func:`.data._public_design`: numbers scaled to [0, 1] by the bounds, one-hot
+    categories) and data_norm = √m, nothing read from the data but n."""
     from ...tree.baselines import DPLogisticRegression
     from .data import _public_design
 
     rs = seed % (2**31)
-    if meta["bounds"] is not None:
+    if protocol == "public":
+        if meta["bounds"] is None:
+            raise ValueError("the public design needs public bounds")
         m = _public_design(X.iloc[:1], meta).shape[1]
         est = DPLogisticRegression(
             epsilon=eps, data_norm=math.sqrt(m), standardize=False, classes=meta["classes"], random_state=rs
         )
-        return est, functools.partial(_public_design, meta=meta), LR_PUBLIC
+        return est, functools.partial(_public_design, meta=meta)
+    if protocol != "paper":
+        raise ValueError(f"unknown protocol {protocol!r}")
     est = DPLogisticRegression(epsilon=eps, standardize=True, classes=meta["classes"], random_state=rs)
-    return est, functools.partial(_ordinal, meta=meta), LR_PAPER
+    return est, functools.partial(_ordinal, meta=meta)
+
+
+LR_SERIES = {"DP LR": ("paper", LR_PAPER), "DP LR (public)": ("public", LR_PUBLIC)}
 
 
 def dp_lr_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None, download=False):
-    """diffprivlib's DP logistic regression on the same fold as :func:`guarantee_cell` (paired)."""
+    """diffprivlib's DP logistic regression on the same fold as :func:`guarantee_cell` (paired):
+    the paper's protocol everywhere, the public design too where the bounds are public."""
     X, y, meta = load_002(dataset, group, data_dir, download)
     tr, te = _kfold(y, folds, repeat)[fold]
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     seed = repeat * folds + fold
     rows = []
     for eps in epsilons:
-        lr, tf, protocol = make_dp_lr(eps, X, meta, _crc(dataset, "LR", eps, seed))
-        acc, secs, leaks = _fit_score(lr, tf, Xtr, ytr, Xte, yte)
-        params = dict(group=group, bounds=meta["bounds_policy"], protocol=protocol, leak_rows=leaks)
-        rows.append(row(dataset, "DP LR", params, eps, 0.0, seed, "test_accuracy", acc, secs))
+        for name, (protocol, text) in LR_SERIES.items():
+            if protocol == "public" and meta["bounds"] is None:
+                continue
+            lr, tf = make_dp_lr(eps, X, meta, _crc(dataset, "LR", eps, seed), protocol)
+            acc, secs, leaks = _fit_score(lr, tf, Xtr, ytr, Xte, yte)
+            params = dict(group=group, bounds=meta["bounds_policy"], protocol=text, leak_rows=leaks)
+            rows.append(row(dataset, name, params, eps, 0.0, seed, "test_accuracy", acc, secs))
     return rows
 
 
@@ -598,7 +609,9 @@ def _guarantee_table(df, datasets):
 
     for ds, grp in datasets:
         sub = s[s["dataset"] == ds]
-        for method in ("PrivaTree", "DP LR"):
+        for method in ("PrivaTree", "DP LR", "DP LR (public)"):
+            if method == "DP LR (public)" and method not in set(sub["learner"]):
+                continue  # only where the bounds are public (and diffprivlib ran)
             for e in GUARANTEE_EPSILONS:
                 p = pub.P002_GUARANTEE.get((ds, grp, method, e))
                 ptxt = " / ".join(f2(p[k]) for k in ("accuracy", "0.1%", "0.5%", "1%")) if p else ""
@@ -621,17 +634,19 @@ def _guarantee_table(df, datasets):
     lines.append("")
     lines.append(
         "Guarantee = Corollary 2, e^{−xε}·(mean clean accuracy), x = ⌊fraction · n_train⌋ ('–' where x = 0), "
-        "5-fold CV as the paper. DP LR is diffprivlib's objective perturbation: on rows with public bounds "
-        f"the {LR_PUBLIC}; on the rows whose bounds are read from the data the {LR_PAPER}. It needs diffprivlib "
-        "(scikit-learn < 1.8: `make reproduce-diffprivlib`); rows marked 'needs diffprivlib' were not run."
+        "5-fold CV as the paper. DP LR is diffprivlib's objective perturbation with the "
+        f"{LR_PAPER} (leak rows); DP LR (public), where the bounds are public, uses the {LR_PUBLIC}. Both need "
+        "diffprivlib (scikit-learn < 1.8: `make reproduce-diffprivlib`); rows marked 'needs diffprivlib' were "
+        "not run."
     )
-    paired = paired_privatree_vs_lr(df, datasets)
-    if paired:
-        lines += ["", paired]
+    for lr in LR_SERIES:
+        paired = paired_privatree_vs_lr(df, datasets, lr=lr)
+        if paired:
+            lines += ["", paired]
     return "\n".join(lines)
 
 
-def paired_privatree_vs_lr(df, datasets) -> str:
+def paired_privatree_vs_lr(df, datasets, lr="DP LR") -> str:
     """Paper 002's claim "PrivaTree outperforms private logistic regression" (Sec. VII-B), tested.
 
     Both learners run on the same folds (:func:`guarantee_cell`, :func:`dp_lr_cell`), so the test is
@@ -640,18 +655,19 @@ def paired_privatree_vs_lr(df, datasets) -> str:
     e^{−xε}·acc, so their difference has the sign of the accuracy difference at every poison level.
     A row is a win (loss) when the difference is above (below) 2 s.e., a tie otherwise. The pooled
     line averages the per-dataset differences at one ε (s.e. from the per-dataset s.e.s, the
-    datasets being independent) and compares with the same average of the paper's values."""
-    acc = df[(df["metric"] == "test_accuracy") & df["learner"].isin(["PrivaTree", "DP LR"])]
-    if acc.empty or "DP LR" not in set(acc["learner"]):
+    datasets being independent) and compares with the same average of the paper's values.
+    ``lr``: the DP LR series (``"DP LR"``, the paper's protocol, or ``"DP LR (public)"``)."""
+    acc = df[(df["metric"] == "test_accuracy") & df["learner"].isin(["PrivaTree", lr])]
+    if acc.empty or lr not in set(acc["learner"]):
         return ""
     wide = acc.pivot_table(index=["dataset", "epsilon", "seed"], columns="learner", values="value").dropna()
     if wide.empty:
         return ""
-    wide = wide.assign(diff=wide["PrivaTree"] - wide["DP LR"]).reset_index()
-    head = ["dataset", "ε", "folds", "PrivaTree − DP LR ± se", "verdict", "paper: PrivaTree − DP LR"]
+    wide = wide.assign(diff=wide["PrivaTree"] - wide[lr]).reset_index()
+    head = ["dataset", "ε", "folds", f"PrivaTree − {lr} ± se", "verdict", "paper: PrivaTree − DP LR"]
     lines = [
-        '**PrivaTree vs DP logistic regression, paired by fold** (paper 002: "PrivaTrees outperform private '
-        'logistic regression at equal privacy levels")',
+        f'**PrivaTree vs {lr}, paired by fold** ({LR_SERIES[lr][1]}; paper 002: "PrivaTrees outperform '
+        'private logistic regression at equal privacy levels")',
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
