@@ -21,8 +21,10 @@ Learners. ``tree`` (scikit-learn, depth 4, integer-coded categories), ``PrivaTre
 default: permute-and-flip on the misclassification count, corrected accounting),
 ``PrivaTree (histogram)`` (the paper's private-histogram selection with the budget split across
 features), ``BDPT`` and ``DPGDF`` (this library's DP rebuilds; DPGDF on categorical features only,
-"–" where there are none, as the paper), ``DiffPrivLib`` (diffprivlib's random tree, when
-diffprivlib imports: it needs scikit-learn < 1.8) and DP logistic regression (same).
+"–" where there are none, as the paper), ``DiffPrivLib`` (diffprivlib's random tree) and DP
+logistic regression (``DP LR``, the paper's protocol; ``DP LR (public)``, a public design). diffprivlib
+needs scikit-learn < 1.8, so those series are cells of their own (``requires="diffprivlib"``), run
+by the side environment of `make reproduce-diffprivlib` and read by any other.
 ``PrivaTree (published)`` is paper 002's PrivaTree as published (``variant="published"``: per-feature
 histograms and quantiles at the paper's budgets; ledger rows ``claimed``) and ``PrivaTree*`` the
 paper's non-DP variant (``variant="published*"``: the data's quantiles, a leak row); both for
@@ -458,7 +460,7 @@ for _eid, _eps, _tab in (("002-table6", 0.01, "VI"), ("002-table2", 0.1, "II"), 
             kind="table",
             title=f"Test accuracy of DP trees at ε = {_eps:g} (Table {_tab})",
             draws=f"5-fold CV test accuracy, depth 4, ε = {_eps:g}, 21 of 29 datasets offline (8 need --data-dir); "
-            "tree, PrivaTree (+ histogram variant), BDPT, DPGDF, DiffPrivLib if installed",
+            "tree, PrivaTree (+ histogram variant), BDPT, DPGDF; DiffPrivLib where diffprivlib imports (make reproduce-diffprivlib)",
             cells=functools.partial(_table_cells, eps=_eps),
             table=functools.partial(_accuracy_table, eps=_eps),
             published=pub.P002_ACCURACY[_eps],
@@ -712,7 +714,8 @@ register(
         kind="table",
         title="Poisoning guarantees on numerical data (Table III)",
         draws="5-fold CV accuracy of PrivaTree at ε 0.01 / 0.1 and its Corollary 2 guarantee at 0.1 / 0.5 / 1 % "
-        "poisoned, 11 of 16 numerical datasets offline",
+        "poisoned, 11 of 16 numerical datasets offline; DP LR and the paired PrivaTree-vs-DP-LR test where "
+        "diffprivlib imports",
         cells=functools.partial(_guarantee_cells, default=_NUM, quick_sets=[("bank-marketing", "num"), ("pol", "num")]),
         table=functools.partial(_guarantee_table, datasets=_NUM),
         published=pub.P002_GUARANTEE,
@@ -726,7 +729,7 @@ register(
         paper="002",
         kind="table",
         title="Poisoning guarantees on mixed data (Table VIII)",
-        draws="the same as Table III on the mixed OpenML and UCI datasets (10 of 13 offline)",
+        draws="the same as Table III on the mixed OpenML and UCI datasets (10 of 13 offline), DP LR included",
         cells=functools.partial(
             _guarantee_cells,
             default=_MIXED,
@@ -879,7 +882,7 @@ register(
         kind="figure",
         title="Accuracy vs ε of DP trees on adult and compas-two-years",
         draws="test accuracy vs ε ∈ [0.001, 10] (17 log-spaced values), 50 random splits, depth 4; tree, PrivaTree "
-        "(+ histogram), BDPT, DPGDF, DiffPrivLib if installed",
+        "(+ histogram), BDPT, DPGDF; DiffPrivLib where diffprivlib imports (make reproduce-diffprivlib)",
         cells=_fig1_cells,
         plot=_fig1_plot,
         table=_fig1_table,
