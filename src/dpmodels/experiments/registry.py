@@ -7,7 +7,9 @@ from a build is simply not listed. Everything the command line and the report ne
 
 * ``cells(size)`` -> a list of :class:`Cell`: independent, picklable units of work, each with its
   own seed, returning tidy rows (:data:`ROW_FIELDS`). The grid runner (:mod:`.grid`) runs them
-  locally or on Dask, resumes from finished cells and merges the rows.
+  locally or on Dask, resumes from finished cells and merges the rows. A cell that needs an
+  optional package (``Cell(..., requires="diffprivlib")``) is run only where it imports; elsewhere
+  its finished file, written by another environment, is read (:mod:`.run`).
 * ``plot(df, out_dir)`` -> PNG paths, drawn as the paper draws the result (log ε axis, the same
   panels, error bands, the published points overlaid where the text gives them).
 * ``table(df)`` -> Markdown, our numbers beside the paper's.
