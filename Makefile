@@ -5,7 +5,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser
+.PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser \
+	diffprivlib-env test-diffprivlib reproduce-diffprivlib
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -80,5 +81,39 @@ browser:
 optimal: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,optimal]"
 
+# Optional side environment for paper 002's DiffPrivLib columns. diffprivlib 0.6.6 needs
+# scikit-learn < 1.8 (see the `diffprivlib` extra in pyproject.toml), so it lives in its own venv
+# beside $(VENV): scikit-learn 1.7, scipy < 1.18, the dev and reproduce extras. The main venv is
+# not touched. Measured here (Python 3.11, empty pip cache): see README, "DiffPrivLib columns".
+DPL_PYTHON ?= python3.11
+DPL_VENV   ?= .venv-diffprivlib
+DPL_PY     := $(DPL_VENV)/bin/python
+DPL_STAMP  := $(DPL_VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# the paper-002 ids whose tables or figure have DiffPrivLib / DP-LR series
+DPL_IDS    ?= 002-table6 002-table2 002-table7 002-table8 002-table3 002-fig1
+DPL_WORKERS ?= 1
+
+$(DPL_STAMP): pyproject.toml
+	test -x $(DPL_PY) || $(DPL_PYTHON) -m venv $(DPL_VENV)
+	$(DPL_PY) -m pip install --quiet --upgrade pip
+	$(DPL_PY) -m pip install --quiet -e ".[dev,reproduce,diffprivlib]"
+	$(DPL_PY) -c "import diffprivlib, sklearn; print('diffprivlib', diffprivlib.__version__, 'scikit-learn', sklearn.__version__)"
+	rm -f $(DPL_VENV)/.installed-*
+	touch $@
+
+diffprivlib-env: $(DPL_STAMP)
+
+# the tests that exercise diffprivlib (they skip in the main venv, where it does not import), the
+# paper-002 ids and the scikit-learn estimator checks, under the side env's scikit-learn 1.7
+DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_tree_baselines.py tests/test_edges_audit.py \
+	tests/test_paper_002.py tests/test_paper_privatree.py tests/test_privatree_regressor.py tests/test_sklearn_checks.py
+test-diffprivlib: $(DPL_STAMP)
+	$(DPL_PY) -m pytest -q $(DPL_TESTS)
+
+# the DiffPrivLib series of paper 002 at full size, into the same results folder as `make reproduce`
+# (the cells are cached by hash, so `dpmodels reproduce 002 --finished-only` in $(VENV) reports them)
+reproduce-diffprivlib: $(DPL_STAMP)
+	$(DPL_VENV)/bin/dpmodels reproduce $(DPL_IDS) --workers $(DPL_WORKERS) --out results
+
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks
+	rm -rf $(VENV) $(DPL_VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks

@@ -7,7 +7,9 @@ from a build is simply not listed. Everything the command line and the report ne
 
 * ``cells(size)`` -> a list of :class:`Cell`: independent, picklable units of work, each with its
   own seed, returning tidy rows (:data:`ROW_FIELDS`). The grid runner (:mod:`.grid`) runs them
-  locally or on Dask, resumes from finished cells and merges the rows.
+  locally or on Dask, resumes from finished cells and merges the rows. A cell that needs an
+  optional package (``Cell(..., requires="diffprivlib")``) is run only where it imports; elsewhere
+  its finished file, written by another environment, is read (:mod:`.run`).
 * ``plot(df, out_dir)`` -> PNG paths, drawn as the paper draws the result (log ε axis, the same
   panels, error bands, the published points overlaid where the text gives them).
 * ``table(df)`` -> Markdown, our numbers beside the paper's.
@@ -34,6 +36,7 @@ packages goes in :data:`PLUGIN_MODULES` (or is imported before using the registr
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -56,6 +59,7 @@ __all__ = [
     "all_experiments",
     "row",
     "resolve",
+    "requirement_met",
 ]
 
 # one tidy row per (fit, metric)
@@ -131,6 +135,10 @@ class Cell:
     fn: Callable[..., list]
     kwargs: dict = field(default_factory=dict)
     cost: float = 1.0  # relative cost hint: expensive cells are scheduled first
+    # an optional package the cell needs (e.g. "diffprivlib"); where it does not import, the runner
+    # does not run the cell but still reads its result file when another environment wrote it.
+    # Not part of ``uid``: the same cell has the same file in every environment.
+    requires: str | None = None
 
     @property
     def uid(self) -> str:
@@ -142,6 +150,19 @@ class Cell:
 
     def run(self) -> list:
         return self.fn(**self.kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def requirement_met(package: str | None) -> bool:
+    """Whether ``package`` imports here (``None``: no requirement). An import that fails with any
+    error counts as missing: diffprivlib 0.6.6 raises at import under scikit-learn >= 1.8."""
+    if package is None:
+        return True
+    try:
+        importlib.import_module(package)
+    except Exception:  # noqa: BLE001 - ImportError, or a package broken by a newer dependency
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,10 @@ Learners. ``tree`` (scikit-learn, depth 4, integer-coded categories), ``PrivaTre
 default: permute-and-flip on the misclassification count, corrected accounting),
 ``PrivaTree (histogram)`` (the paper's private-histogram selection with the budget split across
 features), ``BDPT`` and ``DPGDF`` (this library's DP rebuilds; DPGDF on categorical features only,
-"–" where there are none, as the paper), ``DiffPrivLib`` (diffprivlib's random tree, when
-diffprivlib imports: it needs scikit-learn < 1.8) and DP logistic regression (same).
+"–" where there are none, as the paper), ``DiffPrivLib`` (diffprivlib's random tree) and DP
+logistic regression (``DP LR``, the paper's protocol; ``DP LR (public)``, a public design). diffprivlib
+needs scikit-learn < 1.8, so those series are cells of their own (``requires="diffprivlib"``), run
+by the side environment of `make reproduce-diffprivlib` and read by any other.
 ``PrivaTree (published)`` is paper 002's PrivaTree as published (``variant="published"``: per-feature
 histograms and quantiles at the paper's budgets; ledger rows ``claimed``) and ``PrivaTree*`` the
 paper's non-DP variant (``variant="published*"``: the data's quantiles, a leak row); both for
@@ -283,8 +285,15 @@ def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, 
     return rows
 
 
+# diffprivlib imports only with scikit-learn < 1.8, so its learners run in cells of their own
+# (``requires="diffprivlib"``): the other cells, and their result files, are the same in every
+# environment, and the DiffPrivLib cells are run by the side environment of
+# `make reproduce-diffprivlib` and read by any other (`dpmodels.experiments.run`).
+DIFFPRIVLIB = "diffprivlib"
+
+
 def _learners(size):
-    return tuple(lr for lr in LEARNERS if lr != "DiffPrivLib" or has_diffprivlib())
+    return tuple(lr for lr in LEARNERS if lr != "DiffPrivLib")
 
 
 def _table_cells(size, eps):
@@ -309,6 +318,26 @@ def _table_cells(size, eps):
                 **_source(d, g, size),
             ),
             cost=2.0,
+        )
+        for d, g in ok
+        for r in range(repeats)
+        for k in range(folds)
+    ]
+    cells += [
+        Cell(
+            f"{d}-{g}-r{r}-f{k}-diffprivlib",
+            tree_accuracy_cell,
+            dict(
+                dataset=d,
+                group=g,
+                repeat=r,
+                fold=k,
+                folds=folds,
+                epsilons=epsilons,
+                learners=("DiffPrivLib",),
+                **_source(d, g, size),
+            ),
+            requires=DIFFPRIVLIB,
         )
         for d, g in ok
         for r in range(repeats)
@@ -431,7 +460,7 @@ for _eid, _eps, _tab in (("002-table6", 0.01, "VI"), ("002-table2", 0.1, "II"), 
             kind="table",
             title=f"Test accuracy of DP trees at ε = {_eps:g} (Table {_tab})",
             draws=f"5-fold CV test accuracy, depth 4, ε = {_eps:g}, 21 of 29 datasets offline (8 need --data-dir); "
-            "tree, PrivaTree (+ histogram variant), BDPT, DPGDF, DiffPrivLib if installed",
+            "tree, PrivaTree (+ histogram variant), BDPT, DPGDF; DiffPrivLib where diffprivlib imports (make reproduce-diffprivlib)",
             cells=functools.partial(_table_cells, eps=_eps),
             table=functools.partial(_accuracy_table, eps=_eps),
             published=pub.P002_ACCURACY[_eps],
@@ -461,7 +490,7 @@ GUARANTEE_EPSILONS = (0.01, 0.1)
 
 
 def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None, download=False):
-    """PrivaTree (and DP LR when diffprivlib imports) test accuracy on one fold + the fold's n_train."""
+    """PrivaTree test accuracy on one fold + the fold's n_train (DP LR: :func:`dp_lr_cell`)."""
     X, y, meta = load_002(dataset, group, data_dir, download)
     tr, te = _kfold(y, folds, repeat)[fold]
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
@@ -483,23 +512,59 @@ def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None,
                 secs,
             )
         )
-        if has_diffprivlib():
-            from ...tree.baselines import DPLogisticRegression
-            from .data import _public_design
+    return rows
 
-            if meta["bounds"] is not None:
-                lr = DPLogisticRegression(
-                    epsilon=eps,
-                    data_norm=math.sqrt(_public_design(X.iloc[:1], meta).shape[1]),
-                    standardize=False,
-                    random_state=_crc(dataset, "LR", eps, seed) % (2**31),
-                )
-                acc, secs, leaks = _fit_score(lr, functools.partial(_public_design, meta=meta), Xtr, ytr, Xte, yte)
-                rows.append(
-                    row(
-                        dataset, "DP LR", dict(group=group, leak_rows=leaks), eps, 0.0, seed, "test_accuracy", acc, secs
-                    )
-                )
+
+LR_PUBLIC = "public design: [0, 1]-scaled by the public bounds, one-hot public categories, data_norm = √m"
+LR_PAPER = "paper's protocol: integer-coded categories, standardized and data_norm read from the training data"
+
+
+def make_dp_lr(eps, X, meta, seed, protocol="paper"):
+    """(estimator, transform) of diffprivlib's DP logistic regression for one dataset.
+
+    ``protocol="paper"`` (series ``DP LR``): paper 002's protocol on every dataset (Sec. VI:
+    categories as integers, "we center the data and normalize it to unit variance"), so the means,
+    scales and data_norm are read from the training data — leak rows in the ledger.
+    ``protocol="public"`` (series ``DP LR (public)``, only where the bounds are public): the public
+    design (:func:`.data._public_design`: numbers scaled to [0, 1] by the bounds, one-hot
+    categories) and data_norm = √m, nothing read from the data but n."""
+    from ...tree.baselines import DPLogisticRegression
+    from .data import _public_design
+
+    rs = seed % (2**31)
+    if protocol == "public":
+        if meta["bounds"] is None:
+            raise ValueError("the public design needs public bounds")
+        m = _public_design(X.iloc[:1], meta).shape[1]
+        est = DPLogisticRegression(
+            epsilon=eps, data_norm=math.sqrt(m), standardize=False, classes=meta["classes"], random_state=rs
+        )
+        return est, functools.partial(_public_design, meta=meta)
+    if protocol != "paper":
+        raise ValueError(f"unknown protocol {protocol!r}")
+    est = DPLogisticRegression(epsilon=eps, standardize=True, classes=meta["classes"], random_state=rs)
+    return est, functools.partial(_ordinal, meta=meta)
+
+
+LR_SERIES = {"DP LR": ("paper", LR_PAPER), "DP LR (public)": ("public", LR_PUBLIC)}
+
+
+def dp_lr_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None, download=False):
+    """diffprivlib's DP logistic regression on the same fold as :func:`guarantee_cell` (paired):
+    the paper's protocol everywhere, the public design too where the bounds are public."""
+    X, y, meta = load_002(dataset, group, data_dir, download)
+    tr, te = _kfold(y, folds, repeat)[fold]
+    Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
+    seed = repeat * folds + fold
+    rows = []
+    for eps in epsilons:
+        for name, (protocol, text) in LR_SERIES.items():
+            if protocol == "public" and meta["bounds"] is None:
+                continue
+            lr, tf = make_dp_lr(eps, X, meta, _crc(dataset, "LR", eps, seed), protocol)
+            acc, secs, leaks = _fit_score(lr, tf, Xtr, ytr, Xte, yte)
+            params = dict(group=group, bounds=meta["bounds_policy"], protocol=text, leak_rows=leaks)
+            rows.append(row(dataset, name, params, eps, 0.0, seed, "test_accuracy", acc, secs))
     return rows
 
 
@@ -510,10 +575,12 @@ def _guarantee_cells(size, default, quick_sets):
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
     cells = [
         Cell(
-            f"{ds}-{g}-r{r}-f{k}",
-            guarantee_cell,
+            f"{ds}-{g}-r{r}-f{k}{suffix}",
+            fn,
             dict(dataset=ds, group=g, repeat=r, fold=k, folds=5, epsilons=eps, **_source(ds, g, size)),
+            requires=req,
         )
+        for fn, suffix, req in ((guarantee_cell, "", None), (dp_lr_cell, "-dplr", DIFFPRIVLIB))
         for ds, g in ok
         for r in range(repeats)
         for k in range(5)
@@ -544,7 +611,9 @@ def _guarantee_table(df, datasets):
 
     for ds, grp in datasets:
         sub = s[s["dataset"] == ds]
-        for method in ("PrivaTree", "DP LR"):
+        for method in ("PrivaTree", "DP LR", "DP LR (public)"):
+            if method == "DP LR (public)" and method not in set(sub["learner"]):
+                continue  # only where the bounds are public (and diffprivlib ran)
             for e in GUARANTEE_EPSILONS:
                 p = pub.P002_GUARANTEE.get((ds, grp, method, e))
                 ptxt = " / ".join(f2(p[k]) for k in ("accuracy", "0.1%", "0.5%", "1%")) if p else ""
@@ -567,9 +636,72 @@ def _guarantee_table(df, datasets):
     lines.append("")
     lines.append(
         "Guarantee = Corollary 2, e^{−xε}·(mean clean accuracy), x = ⌊fraction · n_train⌋ ('–' where x = 0), "
-        "5-fold CV as the paper. DP logistic regression needs diffprivlib (scikit-learn < 1.8); rows marked "
-        "'needs diffprivlib' were not run here."
+        "5-fold CV as the paper. DP LR is diffprivlib's objective perturbation with the "
+        f"{LR_PAPER} (leak rows); DP LR (public), where the bounds are public, uses the {LR_PUBLIC}. Both need "
+        "diffprivlib (scikit-learn < 1.8: `make reproduce-diffprivlib`); rows marked 'needs diffprivlib' were "
+        "not run."
     )
+    for lr in LR_SERIES:
+        paired = paired_privatree_vs_lr(df, datasets, lr=lr)
+        if paired:
+            lines += ["", paired]
+    return "\n".join(lines)
+
+
+def paired_privatree_vs_lr(df, datasets, lr="DP LR") -> str:
+    """Paper 002's claim "PrivaTree outperforms private logistic regression" (Sec. VII-B), tested.
+
+    Both learners run on the same folds (:func:`guarantee_cell`, :func:`dp_lr_cell`), so the test is
+    paired: per dataset and ε, the mean over folds of acc(PrivaTree) − acc(DP LR) ± its standard
+    error (s.d. of the fold differences / √folds). The Corollary 2 guarantees of both share x and ε,
+    e^{−xε}·acc, so their difference has the sign of the accuracy difference at every poison level.
+    A row is a win (loss) when the difference is above (below) 2 s.e., a tie otherwise. The pooled
+    line averages the per-dataset differences at one ε (s.e. from the per-dataset s.e.s, the
+    datasets being independent) and compares with the same average of the paper's values.
+    ``lr``: the DP LR series (``"DP LR"``, the paper's protocol, or ``"DP LR (public)"``)."""
+    acc = df[(df["metric"] == "test_accuracy") & df["learner"].isin(["PrivaTree", lr])]
+    if acc.empty or lr not in set(acc["learner"]):
+        return ""
+    wide = acc.pivot_table(index=["dataset", "epsilon", "seed"], columns="learner", values="value").dropna()
+    if wide.empty:
+        return ""
+    wide = wide.assign(diff=wide["PrivaTree"] - wide[lr]).reset_index()
+    head = ["dataset", "ε", "folds", f"PrivaTree − {lr} ± se", "verdict", "paper: PrivaTree − DP LR"]
+    lines = [
+        f'**PrivaTree vs {lr}, paired by fold** ({LR_SERIES[lr][1]}; paper 002: "PrivaTrees outperform '
+        'private logistic regression at equal privacy levels")',
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    tally: dict = {}
+    pooled: dict = {}
+    for ds, grp in datasets:
+        for e in GUARANTEE_EPSILONS:
+            d = wide[(wide["dataset"] == ds) & (wide["epsilon"] == e)]["diff"].to_numpy()
+            if d.size == 0:
+                continue
+            m = float(d.mean())
+            se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else math.nan
+            verdict = "win" if m > 2 * se else "loss" if m < -2 * se else "tie"
+            pt = pub.P002_GUARANTEE.get((ds, grp, "PrivaTree", e))
+            pl = pub.P002_GUARANTEE.get((ds, grp, "DP LR", e))
+            pdiff = None if pt is None or pl is None else pt["accuracy"] - pl["accuracy"]
+            tally.setdefault(e, {"win": 0, "tie": 0, "loss": 0})[verdict] += 1
+            pooled.setdefault(e, []).append((m, se, pdiff))
+            ptxt = "–" if pdiff is None else f"{pdiff:+.2f}"
+            lines.append(f"| {ds} ({grp}) | {e:g} | {d.size} | {m:+.3f} ± {se:.3f} | {verdict} | {ptxt} |")
+    lines.append("")
+    for e in sorted(tally):
+        t, ps = tally[e], pooled[e]
+        m = float(np.mean([p[0] for p in ps]))
+        se = float(math.sqrt(np.nansum([p[1] ** 2 for p in ps])) / len(ps))
+        paper = [p[2] for p in ps if p[2] is not None]
+        ptxt = f"; the paper's mean over the same datasets {np.mean(paper):+.3f}" if paper else ""
+        lines.append(
+            f"- ε = {e:g}: PrivaTree ahead on {t['win']}, tied on {t['tie']}, behind on {t['loss']} of "
+            f"{len(ps)} datasets (2 s.e.); mean difference {m:+.3f} ± {se:.3f}{ptxt}."
+        )
     return "\n".join(lines)
 
 
@@ -582,7 +714,8 @@ register(
         kind="table",
         title="Poisoning guarantees on numerical data (Table III)",
         draws="5-fold CV accuracy of PrivaTree at ε 0.01 / 0.1 and its Corollary 2 guarantee at 0.1 / 0.5 / 1 % "
-        "poisoned, 11 of 16 numerical datasets offline",
+        "poisoned, 11 of 16 numerical datasets offline; DP LR and the paired PrivaTree-vs-DP-LR test where "
+        "diffprivlib imports",
         cells=functools.partial(_guarantee_cells, default=_NUM, quick_sets=[("bank-marketing", "num"), ("pol", "num")]),
         table=functools.partial(_guarantee_table, datasets=_NUM),
         published=pub.P002_GUARANTEE,
@@ -596,7 +729,7 @@ register(
         paper="002",
         kind="table",
         title="Poisoning guarantees on mixed data (Table VIII)",
-        draws="the same as Table III on the mixed OpenML and UCI datasets (10 of 13 offline)",
+        draws="the same as Table III on the mixed OpenML and UCI datasets (10 of 13 offline), DP LR included",
         cells=functools.partial(
             _guarantee_cells,
             default=_MIXED,
@@ -615,8 +748,9 @@ FIG1_DATASETS = (("adult", "uci"), ("compas-two-years", "cat"))
 FIG1_LEARNERS = ("PrivaTree", "PrivaTree (histogram)", "BDPT", "DPGDF", "DiffPrivLib")
 
 
-def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=False):
-    """One stratified 80/20 split (seed ``rep``): every learner at every ε, plus the tree."""
+def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=False, with_tree=True):
+    """One stratified 80/20 split (seed ``rep``): every learner at every ε, plus the tree (unless
+    ``with_tree=False``: the DiffPrivLib cells of the same split, which the main cell's tree serves)."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
     X, y = load_002(dataset, group, data_dir, download)[:2]
@@ -624,7 +758,7 @@ def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=
     tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     rows = []
-    for lr in ("tree", *learners):
+    for lr in ("tree", *learners) if with_tree else learners:
         for eps in [math.inf] if lr == "tree" else epsilons:
             est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep))
             if est is None:
@@ -650,8 +784,8 @@ def _fig1_cells(size):
     ok, skips = _dataset_list(size, FIG1_DATASETS)
     eps = tuple(size.epsilons) if size.epsilons else tuple(np.logspace(-3, 1, size.pick(5, 17)))
     runs = size.runs or size.pick(2, 50)
-    learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib" or has_diffprivlib())
-    return [
+    learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib")
+    cells = [
         Cell(
             f"{d}-rep{r}",
             curve_cell,
@@ -660,7 +794,26 @@ def _fig1_cells(size):
         )
         for d, g in ok
         for r in range(runs)
-    ] + skips
+    ]
+    cells += [
+        Cell(
+            f"{d}-rep{r}-diffprivlib",
+            curve_cell,
+            dict(
+                dataset=d,
+                group=g,
+                rep=r,
+                epsilons=eps,
+                learners=("DiffPrivLib",),
+                with_tree=False,
+                **_source(d, g, size),
+            ),
+            requires=DIFFPRIVLIB,
+        )
+        for d, g in ok
+        for r in range(runs)
+    ]
+    return cells + skips
 
 
 def _fig1_plot(df, out_dir):
@@ -729,7 +882,7 @@ register(
         kind="figure",
         title="Accuracy vs ε of DP trees on adult and compas-two-years",
         draws="test accuracy vs ε ∈ [0.001, 10] (17 log-spaced values), 50 random splits, depth 4; tree, PrivaTree "
-        "(+ histogram), BDPT, DPGDF, DiffPrivLib if installed",
+        "(+ histogram), BDPT, DPGDF; DiffPrivLib where diffprivlib imports (make reproduce-diffprivlib)",
         cells=_fig1_cells,
         plot=_fig1_plot,
         table=_fig1_table,

@@ -1,0 +1,169 @@
+"""Paper 002's DiffPrivLib series: cells of their own that only the side environment runs.
+
+diffprivlib 0.6.6 imports only with scikit-learn < 1.8, so it lives in `.venv-diffprivlib`
+(`make diffprivlib-env`). The tests that fit diffprivlib models skip cleanly where it does not
+import; the ones about the cells, the runner and the paired comparison run everywhere.
+"""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpmodels.experiments import grid, registry, run
+from dpmodels.experiments.paper_000.accuracy import noise_cell
+from dpmodels.experiments.paper_002 import results as p2
+from dpmodels.experiments.registry import Cell, Size, get
+
+SRC = str(Path(p2.__file__).resolve().parents[3])
+
+
+def _needs_diffprivlib():
+    pytest.importorskip("diffprivlib")  # absent, or broken by scikit-learn >= 1.8 (an ImportError)
+
+
+# ----------------------------------------------------------------------------- everywhere
+@pytest.mark.parametrize("eid", ["002-table2", "002-table6", "002-table7", "002-table3", "002-table8", "002-fig1"])
+def test_diffprivlib_cells_do_not_depend_on_the_environment(eid, monkeypatch):
+    """The grid, and so every cell's file name, is the same whether diffprivlib imports or not:
+    the side environment's DiffPrivLib cells are found by the main environment's report."""
+    uids = {}
+    for have in (True, False):
+        monkeypatch.setattr(p2, "has_diffprivlib", lambda have=have: have)
+        cells = [c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)]
+        uids[have] = [(c.uid, c.requires) for c in cells]
+    assert uids[True] == uids[False]
+    needing = [c for c in cells if c.requires == "diffprivlib"]
+    assert needing and len(needing) < len(cells)
+    for c in needing:  # the DiffPrivLib / DP LR cells fit nothing else
+        learners = c.kwargs.get("learners")
+        assert learners == ("DiffPrivLib",) or c.fn is p2.dp_lr_cell
+    for c in cells:
+        if c.requires is None and "learners" in c.kwargs:
+            assert "DiffPrivLib" not in c.kwargs["learners"]
+
+
+def test_table2_cell_uid_is_unchanged_by_the_split():
+    """The non-diffprivlib cells keep the uid they had before the DiffPrivLib series moved out."""
+    cells = {c.key: c for c in get("002-table2").cells(Size(quick=True)) if isinstance(c, Cell)}
+    assert cells["compas-two-years-cat-r0-f0"].uid == "compas-two-years-cat-r0-f0-f6fac80485"
+    assert cells["compas-two-years-cat-r0-f0-diffprivlib"].requires == "diffprivlib"
+
+
+def _noise_cells(requires):
+    return [
+        Cell("plain", noise_cell, dict(mechanism="sm-Laplace", seed=1, ns=(1, 10), draws=50)),
+        Cell("optional", noise_cell, dict(mechanism="sm-Cauchy", seed=1, ns=(1, 10), draws=50), requires=requires),
+    ]
+
+
+def test_runner_reads_but_never_runs_a_cell_whose_package_is_missing(tmp_path, monkeypatch):
+    missing = "dpmodels_no_such_package_for_this_test"
+    assert not registry.requirement_met(missing) and registry.requirement_met(None)
+    cells = _noise_cells(missing)
+    exp = registry.Experiment(
+        "zzz-optional",
+        paper="zzz",
+        kind="table",
+        title="optional",
+        draws="test",
+        cells=lambda size: cells,
+        table=lambda df: " ".join(sorted(set(df["learner"]))),
+    )
+    monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
+    r = run.run_experiment(exp.id, Size(), tmp_path, progress=False)
+    assert r.cells_run == 1 and grid.finished(cells, tmp_path / exp.id / "cells") == cells[:1]
+    assert r.skipped == [f"1 cells (optional, ...): need {missing}, which does not import in this environment"]
+    assert r.table == "sm-Laplace"
+    # another environment (where the package imports) wrote the optional cell's file: it is read
+    grid.run_cells(cells[1:], tmp_path / exp.id / "cells", progress=False)
+    r = run.run_experiment(exp.id, Size(), tmp_path, progress=False)
+    assert (r.cells_run, r.cells_cached, r.skipped) == (0, 2, [])
+    assert r.table == "sm-Cauchy sm-Laplace"
+    assert r.notes == [f"1 cells needing {missing} read from another environment's run"]
+
+
+def _paired_frame(diffs_by_eps, base=0.6):
+    rows = []
+    for eps, diffs in diffs_by_eps.items():
+        for seed, d in enumerate(diffs):
+            rows.append(
+                dict(dataset="vote", learner="DP LR", epsilon=eps, seed=seed, metric="test_accuracy", value=base)
+            )
+            rows.append(
+                dict(
+                    dataset="vote", learner="PrivaTree", epsilon=eps, seed=seed, metric="test_accuracy", value=base + d
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def test_paired_comparison_against_a_hand_computed_oracle():
+    d01 = [0.10, 0.12, 0.08, 0.11, 0.09]  # mean .10, s.d. .0158, s.e. .00707: a win
+    d001 = [0.05, -0.05, 0.02, -0.02, 0.0]  # mean 0, s.d. .0381, s.e. .0170: a tie
+    text = p2.paired_privatree_vs_lr(_paired_frame({0.1: d01, 0.01: d001}), [("vote", "uci")])
+    se = float(np.std(d01, ddof=1) / math.sqrt(5))
+    assert f"| vote (uci) | 0.1 | 5 | +0.100 ± {se:.3f} | win | +0.20 |" in text  # paper .75 − .55
+    assert "| vote (uci) | 0.01 | 5 | +0.000 ± 0.017 | tie | +0.36 |" in text
+    assert "ε = 0.1: PrivaTree ahead on 1, tied on 0, behind on 0 of 1 datasets" in text
+    losing = p2.paired_privatree_vs_lr(_paired_frame({0.1: [-x for x in d01]}), [("vote", "uci")])
+    assert "| loss |" in losing and "behind on 1 of 1" in losing
+    # no DP LR rows (the main environment without the side run): no section at all
+    assert p2.paired_privatree_vs_lr(_paired_frame({0.1: d01}).query("learner == 'PrivaTree'"), [("vote", "uci")]) == ""
+
+
+# ----------------------------------------------------------------------------- side environment
+def test_diffprivlib_tree_cells_on_a_tiny_dataset():
+    _needs_diffprivlib()
+    rows = p2.tree_accuracy_cell("vote", "uci", 0, 0, 5, (0.1, 1.0), ("DiffPrivLib",))
+    assert [r["learner"] for r in rows] == ["DiffPrivLib", "DiffPrivLib"]
+    for r in rows:
+        assert 0.0 <= r["value"] <= 1.0
+        assert json.loads(r["parameters"])["leak_rows"] == 0  # categorical only: public codes and label set
+    again = p2.tree_accuracy_cell("vote", "uci", 0, 0, 5, (0.1, 1.0), ("DiffPrivLib",))
+    assert [r["value"] for r in again] == [r["value"] for r in rows]  # seeded
+    curve = p2.curve_cell("compas-two-years", "cat", 0, (0.01,), ("DiffPrivLib",), with_tree=False)
+    assert [r["learner"] for r in curve] == ["DiffPrivLib"]
+
+
+def test_dp_lr_cells_paper_protocol_and_public_design():
+    _needs_diffprivlib()
+    rows = p2.dp_lr_cell("breast-w", "uci", 0, 0, 5, (1.0,))
+    by = {r["learner"]: (r, json.loads(r["parameters"])) for r in rows}
+    assert set(by) == {"DP LR", "DP LR (public)"}  # breast-w's bounds are public: both series
+    paper, public = by["DP LR"][1], by["DP LR (public)"][1]
+    assert paper["protocol"] == p2.LR_PAPER and public["protocol"] == p2.LR_PUBLIC
+    assert public["leak_rows"] == 1  # only n (diffprivlib's objective perturbation)
+    assert paper["leak_rows"] == 3  # n, data_norm, the standardisation's statistics
+    assert all(0.0 <= r["value"] <= 1.0 for r in rows)
+    # a dataset whose bounds are unpublished: only the paper's protocol, and never the public design
+    X, y, meta = p2.load_002("breast-w", "uci")
+    with pytest.raises(ValueError, match="public bounds"):
+        p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3, protocol="public")
+    lr, tf = p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3)
+    assert lr.standardize and lr.data_norm is None
+    lr.fit(tf(X), y.to_numpy())
+    assert not lr.privacy_ledger_.is_private and len(lr.privacy_ledger_.leaks) == 3
+
+
+def test_reproduce_002_table8_with_diffprivlib_end_to_end(tmp_path):
+    """`dpmodels reproduce` in this (side) environment: the DP LR rows and the paired comparison."""
+    _needs_diffprivlib()
+    env = dict(os.environ, PYTHONPATH=SRC)
+    cmd = [sys.executable, "-m", "dpmodels", "reproduce", "002-table8", "--quick", "--datasets", "vote"]
+    cmd += ["--out", str(tmp_path), "--no-progress"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    table = (tmp_path / "002-table8" / "table.md").read_text()
+    for series in ("DP LR", "DP LR (public)"):
+        lr_rows = [line for line in table.splitlines() if line.startswith("| vote (185") and f"| {series} |" in line]
+        assert len(lr_rows) == 2
+        assert f"PrivaTree vs {series}, paired by fold" in table
+    assert "| needs diffprivlib |" not in table and "| vote (uci) | 0.1 | 5 |" in table
+    assert "needs diffprivlib" not in out.stdout
