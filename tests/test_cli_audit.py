@@ -266,9 +266,10 @@ def _holds(cond: str, row) -> bool:
     m = re.fullmatch(r"(\S+) <= (\S+) <= (\S+)", cond)
     if m:
         return float(m[1]) <= float(row[m[2]]) <= float(m[3])
-    m = re.fullmatch(r"(.+) in \{(.*)\}", cond)
+    # a leaf no record can reach prints its empty region as "x in {} (no value of the domain)"
+    m = re.fullmatch(r"(.+) in \{(.*)\}( \(no value of the domain\))?", cond)
     if m:
-        return str(row[m[1]]) in m[2].split(", ")
+        return bool(m[2]) and str(row[m[1]]) in m[2].split(", ")
     m = re.fullmatch(r"(\S+) (<=|>=|=|>) (.+)", cond)
     name, op, v = m[1], m[2], m[3]
     x = row[name]
