@@ -102,3 +102,20 @@ def test_trees_do_not_import_rule_lists():
                 assert "rulelist" not in (node.module or ""), f"{f.name} imports {node.module}"
             elif isinstance(node, ast.Import):
                 assert not any("rulelist" in a.name for a in node.names), f.name
+
+
+@pytest.mark.parametrize("p", [1, 7, 8, 9, 63, 64, 65, 107, 130])
+def test_row_words_pack_every_column_and_group_equal_rows(p):
+    from dpmodels.rulelist.candidates import _distinct_rows, _row_words
+
+    rng = np.random.default_rng(p)
+    X = (rng.random((400, p)) < 0.5).astype(np.uint8)
+    X[200:] = X[rng.integers(0, 200, 200)]  # repeated rows
+    packed = np.packbits(X, axis=1, bitorder="little")
+    assert np.array_equal(_row_words(X).view(np.uint8)[:, : packed.shape[1]], packed)
+    first, inverse = _distinct_rows(X)
+    _, ref_inverse = np.unique(X, axis=0, return_inverse=True)
+    # the same grouping (up to the numbering of the groups), and first[g] is in group g
+    assert len(first) == len(np.unique(ref_inverse))
+    assert np.array_equal(inverse[first], np.arange(len(first)))
+    assert np.array_equal(X[first][inverse], X)

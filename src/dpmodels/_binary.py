@@ -19,7 +19,14 @@ def binary_matrix(X, dtype=np.float64) -> np.ndarray:
     """
     X = np.asarray(X)
     if X.dtype == bool:
-        return X.astype(dtype)
+        return X.astype(dtype, copy=False)
+    if X.dtype.kind in "iu" and X.size:  # integers: the column extremes decide (one pass, no copy)
+        bad = (X.max(axis=0) > 1) | ((X.min(axis=0) < 0) if X.dtype.kind == "i" else False)
+        if bad.any():
+            raise ValueError(
+                f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another value — binarize first"
+            )
+        return X.astype(dtype, copy=False)
     if X.dtype.kind not in "iuf":
         try:
             X = X.astype(np.float64)
@@ -32,7 +39,7 @@ def binary_matrix(X, dtype=np.float64) -> np.ndarray:
         raise ValueError(
             f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another value — binarize first"
         )
-    return X.astype(dtype)
+    return X.astype(dtype, copy=False)
 
 
 def encode_labels(est, y) -> np.ndarray:

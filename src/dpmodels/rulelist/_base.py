@@ -128,8 +128,9 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return self._to_binary(X)
 
     def _to_binary(self, X) -> np.ndarray:
-        """Validated 0/1 float64 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
-        return _binary_matrix(X)
+        """Validated 0/1 uint8 matrix (a hook: tests subclass it to run scikit-learn's checks).
+        Counts are computed from it in float64 or int64 (exact), never in its own dtype."""
+        return binary_matrix(X, np.uint8)
 
     # ------------------------------------------------- checks before spending
     def _validate_params(self):

@@ -98,7 +98,10 @@ class RuleCandidates:
         max_width = int(max_width)
         feats, pols, widths = [], [], []
         for w in range(1, min(max_width, p) + 1):
-            cols = np.array(list(combinations(range(p), w)), dtype=np.int64).reshape(-1, w)
+            if w <= 2:  # the same rows as combinations(range(p), w), in the same order
+                cols = np.column_stack(np.triu_indices(p, 1) if w == 2 else [np.arange(p)]).astype(np.int64)
+            else:
+                cols = np.array(list(combinations(range(p), w)), dtype=np.int64).reshape(-1, w)
             # all 2^w polarity patterns (bit k set = literal k negated), one block per pattern
             patt = ((np.arange(2**w)[:, None] >> np.arange(w)[None, :]) & 1) == 0
             f = np.repeat(cols[:, None, :], len(patt), axis=1).reshape(-1, w)
@@ -276,11 +279,12 @@ class RuleCandidates:
         return out.astype(np.float64)
 
     def support(self, X: np.ndarray, i: int) -> np.ndarray:
-        """Boolean mask of the rows of X captured by candidate ``i``."""
-        Xb = np.asarray(X).astype(bool, copy=False)
-        mask = np.ones(Xb.shape[0], dtype=bool)
+        """Boolean mask of the rows of X captured by candidate ``i`` (reads its columns only)."""
+        X = np.asarray(X)
+        mask = np.ones(X.shape[0], dtype=bool)
         for f, pos in self.literals(i):
-            mask &= Xb[:, f] if pos else ~Xb[:, f]
+            col = X[:, f] != 0
+            mask &= col if pos else ~col
         return mask
 
 
@@ -339,15 +343,19 @@ class SplitStats:
     """Counts of the remaining records captured by every candidate (vectorised, no noise).
 
     Whether a rule captures a record depends only on the record's row of binary features, so the
-    Gram products run over the *distinct* rows, weighted by how many remaining records (and
-    remaining positives) share each row: ~10× fewer rows on binarized Adult. Everything is float64,
-    so every count is an exact integer up to 2^53 records (float32 would stop being exact above
-    2^24 and break the sensitivity proofs, docs/privacy.md, principle 16).
+    products run over the *distinct* rows, weighted by how many remaining records of each class
+    share each row (~10× fewer rows on binarized Adult). The distinct rows are kept as uint8 and
+    turned into float64 a block at a time; every product is float64 over 0/1 values and integer
+    weights, so every count is an exact integer up to 2^53 records (float32 would stop being exact
+    above 2^24 and break the sensitivity proofs, docs/privacy.md, principle 16).
 
-    Successive calls of a rule-list fit only remove records, so for ``max_width <= 2`` the two Gram
-    matrices (weights w and w·y) are *updated* with the distinct rows whose weights changed instead
-    of recomputed: a downdate by integer weights, exact in float64 like the full product (which is
-    used instead when more than half the distinct rows changed).
+    ``max_width <= 2``: one Gram matrix per class k, A_k = Xᵀ diag(w_k) X over the distinct rows
+    that hold a remaining record of class k, as a symmetric rank-k product (BLAS ``syrk``, half
+    the work of a general product) over the rows of weight 1 plus a weighted product over the
+    others. The weight columns of the counts are then [every class, class 1, …, class K−1]:
+    A = Σ_k A_k. Successive calls of a rule-list fit only remove records, so A_k is *downdated*
+    by the distinct rows whose weights changed when they are fewer than half the rows still
+    holding class k (exact integer weights, like the full product).
 
     ``n_classes`` K: y holds class indices 0..K−1. K = 2: ``P`` and ``captured_pos`` count class 1
     (a scalar and a vector). K > 2: one weight column per class 1..K−1, so ``P`` has shape (K−1,)
@@ -357,54 +365,134 @@ class SplitStats:
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
         self.candidates = candidates
         first, self.inverse = _distinct_rows(Xf)
-        self.patterns = Xf[first].astype(np.float64)
-        self.n_classes = int(n_classes)
-        if self.n_classes == 2:
-            self.y = y.astype(np.float64)
+        self._P8 = np.asarray(Xf)[first].astype(np.uint8)  # the distinct rows, 0/1
+        self._patterns: np.ndarray | None = None
+        K = self.n_classes = int(n_classes)
+        self.yk = np.asarray(y).astype(np.int64)
+        if K == 2:
+            self.y = self.yk.astype(np.float64)
         else:  # one indicator column per class 1..K-1 (exact 0/1 floats)
-            self.y = (np.asarray(y)[:, None] == np.arange(1, self.n_classes)[None, :]).astype(np.float64)
-        self._W: np.ndarray | None = None  # (m, J) weights of the last call and the Gram matrices they give
+            self.y = (self.yk[:, None] == np.arange(1, K)[None, :]).astype(np.float64)
+        self._W: np.ndarray | None = None  # width 3: (m, J) float64 weights of the last call
         self._A: list | None = None
         self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
+        if candidates.max_width != 2:
+            return
+        # width 2: the distinct (row, class) pairs, ordered by class and, within a class, the rows
+        # of weight 1 first — so that the first call's products run on contiguous slices
+        code = self.inverse * K + self.yk
+        uniq, pair_of = np.unique(code, return_inverse=True)
+        w0 = np.bincount(pair_of, minlength=uniq.size)
+        order = np.lexsort(((w0 != 1), uniq % K))
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        self._pair_of = rank[pair_of.ravel()]  # each record's pair, in the new order
+        self._pair_class = (uniq % K)[order]
+        self._slices = np.searchsorted(self._pair_class, np.arange(K + 1))
+        rows = (uniq // K)[order]
+        self._Q = self._P8[rows].astype(np.float64) if rows.size * self._P8.shape[1] <= _FLOAT_CACHE_CELLS else None
+        self._Q8 = self._P8[rows] if self._Q is None else None
+        self._w: np.ndarray | None = None  # pair weights of the last call and the Gram matrices
+        self._Ak: list | None = None
+
+    @property
+    def patterns(self) -> np.ndarray:
+        """The distinct rows as float64 (built on first use)."""
+        if self._patterns is None:
+            self._patterns = self._P8.astype(np.float64)
+        return self._patterns
+
+    def _rows(self, r):
+        """The float64 rows ``r`` (a slice or an index array) of the ordered pairs."""
+        if self._Q is not None:
+            return self._Q[r]
+        assert self._Q8 is not None
+        return self._Q8[r].astype(np.float64)
+
+    def _product(self, r, w):
+        """Σ_{i ∈ r} w_i q_i q_iᵀ (float64, exact), in blocks of rows; ``w`` None: weights 1, a
+        symmetric rank-k product (``X.T @ X`` on one operand: BLAS ``syrk``, half the work)."""
+        p = self._P8.shape[1]
+        A = np.zeros((p, p))
+        if isinstance(r, slice):
+            r = np.arange(r.start, r.stop) if self._Q is None or w is not None else r
+        if isinstance(r, slice):  # contiguous rows of the float64 copy: a view, no gather
+            if r.stop > r.start:
+                Xf = self._Q[r]
+                A += Xf.T @ Xf
+            return A
+        for a in range(0, r.size, _BLOCK_ROWS):
+            b = r[a : a + _BLOCK_ROWS]
+            Xf = self._rows(b)
+            A += Xf.T @ Xf if w is None else Xf.T @ (Xf * w[b].astype(np.float64)[:, None])
+        return A
+
+    def _gram(self, k, w):
+        """Class k's Gram matrix for the pair weights ``w``: ``syrk`` over the rows of weight 1
+        (a contiguous slice on the first call), a weighted product over the heavier ones."""
+        lo, hi = int(self._slices[k]), int(self._slices[k + 1])
+        wk = w[lo:hi]
+        ones = wk == 1
+        n1 = int(ones.sum())
+        if n1 and ones[:n1].all():  # the weight-1 rows are still the leading ones
+            A = self._product(slice(lo, lo + n1), None)
+            heavy = lo + n1 + np.flatnonzero(wk[n1:] > 1)
+        else:
+            A = self._product(lo + np.flatnonzero(ones), None)
+            heavy = lo + np.flatnonzero(wk > 1)
+        return A + self._product(heavy, w)
 
     def __call__(self, remaining: np.ndarray):
         """Return (N, P, captured, captured_pos) for the remaining mask (see the class docstring
         for the shapes with K > 2 classes)."""
-        m = len(self.patterns)
-        r = remaining.astype(np.float64)
-        w = np.bincount(self.inverse, weights=r, minlength=m)
-        if self.n_classes == 2:
-            wy = [np.bincount(self.inverse, weights=r * self.y, minlength=m)]
+        K = self.n_classes
+        width = self.candidates.max_width
+        if width == 2:
+            w = np.bincount(self._pair_of[remaining], minlength=self._pair_class.size)  # exact int64
+            tk = np.bincount(self._pair_class, weights=w, minlength=K).astype(np.int64)
+            totals = np.array([tk.sum(), *tk[1:]], dtype=np.float64)
+            Ak = self._update_grams(w)
+            A = [sum(Ak), *Ak[1:]]
+            # x_i² = x_i: the column sums are the Gram matrix's diagonal
+            counts = [
+                self.candidates.counts_from_gram(A[j], np.diagonal(A[j]).copy(), float(totals[j])) for j in range(K)
+            ]
         else:
-            wy = [np.bincount(self.inverse, weights=r * self.y[:, k], minlength=m) for k in range(self.n_classes - 1)]
-        W = np.column_stack([w, *wy])  # float64: exact integer weights
-        J = W.shape[1]
-        totals = W.sum(axis=0)
-        if self.candidates.max_width == 3:
-            counts = self._width3(W, totals)
-        elif self.candidates.max_width == 1:  # single literals: column sums only
-            S = self.patterns.T @ W
-            counts = [self.candidates.counts_from_moments(float(totals[j]), S[:, j], None) for j in range(J)]
-        elif self.candidates.max_width > 2:
-            counts = self.candidates.counts_many(self.patterns, W)
-        else:
-            X = self.patterns
-            changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
-            if changed is None or 2 * changed.size > m:
-                self._A = [X.T @ (X * W[:, j : j + 1]) for j in range(J)]
-            elif changed.size:
-                assert self._W is not None and self._A is not None  # set by the previous call
-                Xc, dW = X[changed], W[changed] - self._W[changed]
-                for j in range(J):
-                    self._A[j] += Xc.T @ (Xc * dW[:, j : j + 1])
-            self._W = W
-            S = X.T @ W
-            A = self._A
-            assert A is not None
-            counts = [self.candidates.counts_from_gram(A[j], S[:, j], float(totals[j])) for j in range(J)]
-        if self.n_classes == 2:
+            m = self._P8.shape[0]
+            Wk = np.bincount((self.inverse * K + self.yk)[remaining], minlength=m * K).reshape(m, K)  # exact int64
+            tk = Wk.sum(axis=0)
+            totals = np.array([tk.sum(), *tk[1:]], dtype=np.float64)
+            W = np.column_stack([Wk.sum(axis=1), Wk[:, 1:]]).astype(np.float64)
+            if width == 1:  # single literals: column sums only
+                S = self.patterns.T @ W
+                counts = [self.candidates.counts_from_moments(float(totals[j]), S[:, j], None) for j in range(K)]
+            elif width == 3:
+                counts = self._width3(W, totals)
+            else:
+                counts = list(self.candidates.counts_many(self.patterns, W))
+        if K == 2:
             return float(totals[0]), float(totals[1]), counts[0], counts[1]
         return float(totals[0]), np.asarray(totals[1:], dtype=float), counts[0], np.stack(counts[1:])
+
+    def _update_grams(self, w):
+        """The per-class Gram matrices for the pair weights ``w``: recomputed, or downdated by the
+        pairs whose weights changed since the last call, whichever touches fewer rows."""
+        K = self.n_classes
+        if self._Ak is None or self._w is None:
+            self._Ak = [self._gram(k, w) for k in range(K)]
+        else:
+            d = w - self._w
+            for k in range(K):
+                lo, hi = int(self._slices[k]), int(self._slices[k + 1])
+                changed = lo + np.flatnonzero(d[lo:hi])
+                if not changed.size:
+                    continue
+                if 2 * changed.size < np.count_nonzero(w[lo:hi]):
+                    self._Ak[k] += self._product(changed, d)
+                else:
+                    self._Ak[k] = self._gram(k, w)
+        self._w = w
+        return self._Ak
 
     def _width3(self, W, totals):
         """Counts of conjunctions of up to three literals from the moments of the weights (up to
@@ -461,28 +549,54 @@ class SplitStats:
         return np.concatenate([[float(tot) - pos.sum()], pos])
 
 
+_GATHER = np.uint64(0x0102040810204080)  # Σ_i 2^(56 − 7i): moves bit 8i of a word to bit 56 + i
+
+
+def _row_words(X: np.ndarray) -> np.ndarray:
+    """Each 0/1 row packed into 64-bit words, (n, ⌈p/64⌉) uint64 (a row's key, nothing more).
+
+    The row's bytes (one per column, 0 or 1), read eight at a time as a little-endian uint64,
+    hold column 8t + i at bit 8i; multiplying by ``_GATHER`` (mod 2^64) adds the copies shifted by
+    56 − 7j: term (i, j) lands on bit 56 + i + 7(i − j), which is in the top byte only for i = j,
+    and the terms below it are distinct bits (no carry reaches the top byte), so the top byte is
+    the eight columns packed (``np.packbits(..., bitorder="little")``; checked by the tests)."""
+    X = np.asarray(X)
+    if X.dtype != np.uint8:
+        X = (X != 0).view(np.uint8)
+    n, p = X.shape
+    nbytes = -(-p // 8)  # packed bytes per row
+    words = max(1, -(-nbytes // 8))
+    wide = np.zeros((n, nbytes * 8), dtype=np.uint8)
+    wide[:, :p] = X
+    packed = ((wide.view(np.uint64) * _GATHER) >> np.uint64(56)).astype(np.uint8)  # (n, nbytes)
+    buf = np.zeros((n, words * 8), dtype=np.uint8)
+    buf[:, :nbytes] = packed
+    return buf.view(np.uint64)
+
+
 def _distinct_rows(Xf: np.ndarray):
     """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group.
 
-    Rows are packed to bits and read as 64-bit words; one word: ``np.unique``; more: a lexsort of
-    the words (integer sorts, several times faster than ``np.unique(axis=0)`` on byte rows).
+    Rows are packed into 64-bit words (:func:`_row_words`) and grouped by hashing
+    (``pandas.factorize``, linear in n; a sort would be n log n): one word at a time, the codes so
+    far and the next word's codes are combined into one integer (< n², exact in int64) and
+    factorised again. Groups are numbered in order of first appearance, so a row is the first of
+    its group exactly when its code exceeds every earlier code.
     """
-    packed = np.packbits(Xf.astype(bool), axis=1)
-    n, nbytes = packed.shape
-    words = -(-nbytes // 8)
-    buf = np.zeros((n, words * 8), dtype=np.uint8)
-    buf[:, :nbytes] = packed
-    keys = buf.view(np.uint64)  # (n, words)
-    if words == 1:
-        _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
-        return first, inverse.ravel()
-    order = np.lexsort(keys.T[::-1])
-    sk = keys[order]
-    new = np.ones(n, dtype=bool)
-    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return order[new], inverse
+    import pandas as pd
+
+    keys = _row_words(Xf)
+    n = keys.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    codes, uniq = pd.factorize(keys[:, 0])
+    for j in range(1, keys.shape[1]):
+        c2, u2 = pd.factorize(keys[:, j])
+        codes, uniq = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
+    codes = codes.astype(np.int64)
+    seen = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
+    return first, codes
 
 
 @functools.cache
@@ -558,7 +672,8 @@ def _moment_length(cands: RuleCandidates, n_pairs: int) -> int:
     return 1 + len(cands)
 
 
-_BLOCK_ROWS = 1 << 14  # rows of a partition turned into float64 at a time (bounded memory)
+_BLOCK_ROWS = 1 << 14  # rows turned into float64 at a time (bounded memory)
+_FLOAT_CACHE_CELLS = 1 << 24  # distinct-row cells kept as float64 (128 MB) by SplitStats
 
 
 def partition_moments(cands: RuleCandidates, Z: np.ndarray, rows: np.ndarray, pairs: np.ndarray) -> np.ndarray:
