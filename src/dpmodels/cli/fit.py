@@ -335,7 +335,7 @@ def add_parser(sub) -> None:
     g.add_argument(
         "--max-memory",
         metavar="SIZE",
-        help="raise the memory limit of a tree fit, e.g. 16G (default: half the RAM, "
+        help="raise the memory limit of a tree or rule-list fit, e.g. 16G (default: half the RAM, "
         "at most 8G, or DPMODELS_MAX_MEMORY)",
     )
     g.add_argument(
@@ -375,7 +375,7 @@ def _check_fit_args(args) -> None:
         "binarizer_share": (("dp-rulelist",), "dp-rulelist"),
         "random_state": (PRIVATE, "private models (the others draw no noise)"),
         "max_candidates": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
-        "max_memory": (TREES + REGRESSORS, "trees"),
+        "max_memory": (TREES + REGRESSORS + ("greedy-rulelist", "dp-rulelist"), "trees, greedy-rulelist and dp-rulelist"),
     }
     for name, (models, what) in only.items():
         if _given(args, name) and m not in models:
