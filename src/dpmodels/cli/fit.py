@@ -375,7 +375,10 @@ def _check_fit_args(args) -> None:
         "binarizer_share": (("dp-rulelist",), "dp-rulelist"),
         "random_state": (PRIVATE, "private models (the others draw no noise)"),
         "max_candidates": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
-        "max_memory": (TREES + REGRESSORS + ("greedy-rulelist", "dp-rulelist"), "trees, greedy-rulelist and dp-rulelist"),
+        "max_memory": (
+            TREES + REGRESSORS + ("greedy-rulelist", "dp-rulelist"),
+            "trees, greedy-rulelist and dp-rulelist",
+        ),
     }
     for name, (models, what) in only.items():
         if _given(args, name) and m not in models:
