@@ -165,12 +165,26 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return None
 
     # ------------------------------------------------------------------- API
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the rule list (learners implement ``_fit``); BLAS runs single-threaded meanwhile.
+
+        ``X``: a 0/1 matrix or frame, or — GreedyRL and the DP rule list — partitioned input: a
+        :class:`~dpmodels.data.ParquetSource`, a :class:`~dpmodels.data.DaskSource` (or a Dask
+        frame with ``y`` a Dask series of it), or either binarized by a fitted
+        :class:`~dpmodels.data.Binarizer` (``binarizer.transform(source)``), fitted by count
+        passes (:mod:`dpmodels.rulelist._partitioned`).
 
         ``sample_weight``: None, or 0/1 per row (0 leaves the record out); a weight above 1 is
         refused before anything is spent (:func:`dpmodels.validation.apply_unit_sample_weight`).
         """
+        from ..data.sources import is_partitioned
+
+        if is_partitioned(X, y):  # Parquet / Dask / a binarized source: count passes
+            if not getattr(self, "_partitioned_fit", False):
+                raise ValueError(f"{type(self).__name__} does not fit on partitioned input")
+            from ._partitioned import fit_source
+
+            return fit_source(self, X, y, sample_weight)
         X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
         with single_threaded_blas():
             return self._fit(X, y)

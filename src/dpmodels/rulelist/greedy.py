@@ -69,6 +69,8 @@ class GreedyRuleListClassifier(RuleListEstimator):
         :mod:`dpmodels.data.paper_protocols`); ``max_width`` and ``feature_groups`` are then unused.
     """
 
+    _partitioned_fit = True  # fits on Parquet / Dask sources (:mod:`._partitioned`)
+
     def __init__(
         self,
         max_rules=5,

@@ -163,6 +163,8 @@ class DPRuleListClassifier(RuleListEstimator):
 
     _display_params = ("mechanism", "max_rules", "max_width", "min_support")
 
+    _partitioned_fit = True  # fits on Parquet / Dask sources (:mod:`._partitioned`)
+
     def __init__(
         self,
         epsilon=1.0,
