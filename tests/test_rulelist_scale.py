@@ -226,16 +226,15 @@ def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model):
     d = _write(tmp_path, X, y, [100, 555])
     X.assign(label=y).to_csv(tmp_path / "all.csv", index=False)
     common = ["--label", "label", "--classes", "0", "1", "--categories", "c=u,v,w", "--quiet"]
-    for model in [model]:
-        if model == "dp-rulelist":  # DP quantiles within the declared bounds
-            extra = ["--model", model, "--bounds", "a=-3:3", "b=0:10", "--random-state", "2"]
-        else:  # a baseline streams with public cut points (the data's quantiles are not read)
-            extra = ["--model", model, "--cut-points", "a=0", "b=2,5"]
-        r1 = cli("fit", "--data", str(d), *common, *extra, "--out", str(tmp_path / "p.json"))
-        assert r1.returncode == 0, r1.stderr
-        r2 = cli("fit", "--data", str(tmp_path / "all.csv"), *common, *extra, "--out", str(tmp_path / "c.json"))
-        assert r2.returncode == 0, r2.stderr
-        a, b = (json.loads((tmp_path / f).read_text()) for f in ("p.json", "c.json"))
-        assert a["model"] == b["model"] and a.get("privacy") == b.get("privacy")
-        r3 = cli("predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
-        assert r3.returncode == 0, r3.stderr
+    if model == "dp-rulelist":  # DP quantiles within the declared bounds
+        extra = ["--model", model, "--bounds", "a=-3:3", "b=0:10", "--random-state", "2"]
+    else:  # a baseline streams with public cut points (the data's quantiles are not read)
+        extra = ["--model", model, "--cut-points", "a=0", "b=2,5"]
+    r1 = cli("fit", "--data", str(d), *common, *extra, "--out", str(tmp_path / "p.json"))
+    assert r1.returncode == 0, r1.stderr
+    r2 = cli("fit", "--data", str(tmp_path / "all.csv"), *common, *extra, "--out", str(tmp_path / "c.json"))
+    assert r2.returncode == 0, r2.stderr
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("p.json", "c.json"))
+    assert a["model"] == b["model"] and a.get("privacy") == b.get("privacy")
+    r3 = cli("predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
+    assert r3.returncode == 0, r3.stderr
