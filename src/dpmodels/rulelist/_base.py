@@ -172,7 +172,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         :class:`~dpmodels.data.ParquetSource`, a :class:`~dpmodels.data.DaskSource` (or a Dask
         frame with ``y`` a Dask series of it), or either binarized by a fitted
         :class:`~dpmodels.data.Binarizer` (``binarizer.transform(source)``), fitted by count
-        passes (:mod:`dpmodels.rulelist._partitioned`).
+        passes (:mod:`dpmodels.rulelist._partitioned`; ``n_partitions_`` and ``n_passes_`` record
+        how many partitions were read and how many passes it took).
 
         ``sample_weight``: None, or 0/1 per row (0 leaves the record out); a weight above 1 is
         refused before anything is spent (:func:`dpmodels.validation.apply_unit_sample_weight`).
