@@ -288,6 +288,37 @@ def test_schema_draft_then_reviewed_schema(capsys, tmp_path, binary_frame):
     assert "colour: {kind: categorical, categories: [blue, red]}" in shown
 
 
+def test_schema_draft_regression_label(capsys, tmp_path, binary_frame):
+    rng = np.random.default_rng(0)
+    df = binary_frame.assign(target=np.round(rng.normal(50, 10, len(binary_frame)), 2)).drop(columns="y")
+    p = write(tmp_path, "r.csv", df)
+    # explicit: the label's range becomes label_bounds (a leak while `label_bounds_source: data` stays)
+    assert main(["schema", "draft", str(p), "--label", "target", "--regression"]) == 0
+    text = capsys.readouterr().out
+    lo, hi = df.target.min(), df.target.max()
+    assert f"label_bounds: [{float(lo)}, {float(hi)}]" in text and "classes" not in text
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(text)
+    m = tmp_path / "m.json"
+    code, out, err = fit(capsys, "--data", p, "--schema", draft, "--model", "privatree-regressor", "--out", m)
+    assert code == 0, err
+    leaks = [r["what"] for r in json.loads(m.read_text())["privacy"]["ledger"]["rows"] if r["composition"] == "leak"]
+    assert "label bounds" in leaks
+    # by default a numeric label with more values than --max-categories is drafted as a range too,
+    # and a label with few values stays a class list
+    assert main(["schema", "draft", str(p), "--label", "target", "--max-categories", "5"]) == 0
+    assert "label_bounds:" in capsys.readouterr().out
+    assert main(["schema", "draft", str(p), "--label", "a"]) == 0
+    assert "classes: ['0', '1']" in capsys.readouterr().out
+    # a text label cannot be a regression label; --regression needs --label
+    assert main(["schema", "draft", str(p), "--label", "a", "--regression"]) == 0
+    bad = write(tmp_path, "t.csv", df.assign(target=["x"] * len(df)))
+    assert main(["schema", "draft", str(bad), "--label", "target", "--regression"]) == 2
+    assert "is not a number: 'x'" in capsys.readouterr().err
+    assert main(["schema", "draft", str(p), "--regression"]) == 2
+    assert "--regression needs --label" in capsys.readouterr().err
+
+
 def test_schema_errors_are_one_line(capsys, tmp_path, binary_frame):
     p = write(tmp_path, "d.csv", binary_frame)
     cases = [
@@ -468,3 +499,41 @@ def test_integer_columns_print_integer_thresholds_and_show_draws_the_model(capsy
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["show", str(m), "--plot", str(tmp_path / "m.jpg")]) == 2
     assert "--plot" in capsys.readouterr().err
+
+
+def test_show_prints_as_fitted_and_compact_on_request(capsys, tmp_path, binary_frame):
+    """`show` prints the model as fitted; `--compact` merges what predicts alike (post-processing)."""
+    from dpmodels.io import load_model
+
+    p = write(tmp_path, "d.csv", binary_frame)
+    for model in ("greedy-rulelist", "privatree"):
+        m = tmp_path / f"{model}.json"
+        code, _, err = fit(
+            capsys,
+            "--data",
+            p,
+            "--label",
+            "y",
+            "--classes",
+            "0",
+            "1",
+            "--binary",
+            "a",
+            "b",
+            "--model",
+            model,
+            "--out",
+            m,
+        )
+        assert code == 0, err
+        loaded = load_model(m)
+        view = {"merge": False} if loaded.kind == "rule_list" else {"prune": False}
+        compact = {k: True for k in view}
+        assert main(["show", str(m)]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(loaded.to_text(**view))
+        assert main(["show", str(m), "--raw"]) == 0 and capsys.readouterr().out == out
+        assert main(["show", str(m), "--compact"]) == 0
+        assert capsys.readouterr().out.startswith(loaded.to_text(**compact))
+        assert main(["show", str(m), "--compact", "--raw"]) == 2
+        assert "two different views" in capsys.readouterr().err

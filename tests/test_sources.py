@@ -414,3 +414,58 @@ def test_privatree_does_not_depend_on_the_partitioning(cuts, seed, depth, select
     m1 = PrivaTreeClassifier(**kw, random_state=seed).fit(_HX, _HY)
     m2 = PrivaTreeClassifier(**kw, random_state=seed).fit(InMemorySource(_HX, _HY, cuts=cuts))
     _same_fit(m1, m2)
+
+
+# ---------------------------------------------------------------------------- encoded cache
+def test_parquet_fit_reads_the_source_twice_and_removes_its_cache(tmp_path, monkeypatch):
+    """The encoded cache: the files are read by the first pass and the encoding pass only (not
+    once per level), the cache lives in a private folder while the fit runs, and is gone after."""
+    import tempfile
+
+    from dpmodels.data import cache as cache_mod
+
+    X, y = _data(seed=5)
+    d = _write(tmp_path, X, y, [600, 1300])
+    src = ParquetSource(d, label="label", batch_rows=250)
+    reads, folders = [], []
+    orig_parts = ParquetSource.partitions
+    monkeypatch.setattr(ParquetSource, "partitions", lambda self: (reads.append(1), orig_parts(self))[1])
+    orig_mkdtemp = tempfile.mkdtemp
+
+    def spy_mkdtemp(*a, **k):
+        f = orig_mkdtemp(*a, **k)
+        folders.append((f, os.stat(f).st_mode & 0o777))
+        return f
+
+    monkeypatch.setattr(cache_mod.tempfile, "mkdtemp", spy_mkdtemp)
+    m = PrivaTreeClassifier(**{**KW, "max_depth": 4}, random_state=1).fit(src)
+    assert m.tree_.max_depth >= 2  # several level passes ran
+    assert len(reads) == 2
+    assert len(folders) == 1 and folders[0][1] == 0o700 and not os.path.exists(folders[0][0])
+    _same_fit(m, PrivaTreeClassifier(**{**KW, "max_depth": 4}, random_state=1).fit(X, y))
+
+
+def test_encoded_cache_round_trips_each_partition(tmp_path):
+    from dpmodels.data.cache import encoded_cache
+
+    X, y = _data(n=1001, seed=2)
+    d = _write(tmp_path, X, y, [10, 500])
+
+    def prep(Xp, yp):
+        return Xp[["x0", "k"]].to_numpy(), (np.asarray(yp) == "yes").astype(np.uint8)
+
+    src = ParquetSource(d, label="label", batch_rows=200)
+    direct = [prep(Xp, yp) for Xp, yp in src.partitions()]
+    cache = encoded_cache(src, prep, folder=tmp_path)
+    got = list(cache.partitions())
+    assert len(got) == len(direct) == cache.n_partitions
+    for (a1, b1), (a2, b2) in zip(direct, got):
+        assert np.array_equal(a1, a2) and np.array_equal(b1, b2) and b2.dtype == np.uint8
+    # counts over the cache equal counts over the source
+    tot = counts(cache, lambda A, b: np.bincount(b, minlength=2).astype(np.int64), (2,))
+    assert tot.tolist() == np.bincount((y == "yes").astype(int), minlength=2).tolist()
+    folder = cache._folder
+    cache.close()
+    assert not os.path.exists(folder)
+    with pytest.raises(ValueError, match="closed"):
+        list(cache.partitions())

@@ -48,8 +48,12 @@ def add_parsers(sub) -> None:
         )
     )
     s.add_argument("model", metavar="MODEL.json", help="a model file written by dpmodels fit")
+    s.add_argument("--raw", action="store_true", help="show the model as fitted (the default; kept for older scripts)")
     s.add_argument(
-        "--raw", action="store_true", help="show the model as fitted (no merging of trailing rules / sibling leaves)"
+        "--compact",
+        action="store_true",
+        help="merge trailing rules that predict the default's class, and sibling leaves with the same label "
+        "(post-processing: same predictions; the merged rows show the ids they hold)",
     )
     s.add_argument("--rules", action="store_true", help="also print get_rules() as a table")
     s.add_argument(
@@ -208,9 +212,13 @@ def cmd_show(args) -> int:
     model = load_model(args.model)
     if args.plot is not None and model.kind == "regression_tree":  # the file's kind is public
         raise UsageError("--plot draws classifiers; print a regression tree without --plot")
-    kw = {"merge": False} if args.raw and model.kind == "rule_list" else {}
-    if args.raw and model.kind in ("tree", "regression_tree"):
-        kw = {"prune": False}
+    if args.compact and args.raw:
+        raise UsageError("--compact and --raw ask for two different views; give one")
+    kw: dict = {}
+    if model.kind == "rule_list":
+        kw = {"merge": bool(args.compact)}
+    elif model.kind == "tree":
+        kw = {"prune": bool(args.compact)}
     print(model.to_text(**kw))
     print()
     if model.privacy_ledger_ is not None:

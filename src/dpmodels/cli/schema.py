@@ -456,7 +456,13 @@ def dump_yaml(doc: dict) -> str:
         flow = all(not isinstance(v, dict) for v in data.values())
         return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=flow)
 
+    def _represent_list(dumper, data):
+        # a list of values (classes, bounds) on one line
+        flow = all(not isinstance(v, (dict, list)) for v in data)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
     _Flow.add_representer(dict, _represent_dict)
+    _Flow.add_representer(list, _represent_list)
     return yaml.dump(doc, Dumper=_Flow, sort_keys=False, allow_unicode=True, width=100)
 
 
@@ -468,8 +474,11 @@ DRAFT_HEADER = """\
 """
 
 
-def draft_schema(df, label: str | None, *, max_categories: int = 100) -> Declarations:
-    """A schema read from the data (every entry ``source: data``). A column of 0/1 cells is binary;
+def draft_schema(df, label: str | None, *, max_categories: int = 100, regression: bool | None = None) -> Declarations:
+    """A schema read from the data (every entry ``source: data``). The label's values become the
+    classes, or, for a regression label (``regression=True``; with ``None``, a label whose cells all
+    spell numbers and take more than ``max_categories`` values), its range becomes ``label_bounds``.
+    A column of 0/1 cells is binary;
     a column whose cells all spell numbers is numerical with the data's range (integers when every value is whole); a column
     with at most ``max_categories`` distinct values is categorical; any other column is marked
     ``drop`` (an identifier or free text)."""
@@ -479,8 +488,18 @@ def draft_schema(df, label: str | None, *, max_categories: int = 100) -> Declara
     for c in df.columns:
         col = df[c].astype(str)
         if c == label:
-            vals = sorted(set(col), key=lambda s: (parse_number(s) is None, parse_number(s) or 0, s))
-            dec.classes, dec.classes_source = vals, "data"
+            values = set(col)
+            nums = pd.to_numeric(col.str.strip(), errors="coerce")
+            numeric = bool(len(col)) and bool(nums.notna().all())
+            as_bounds = regression if regression is not None else numeric and len(values) > max_categories
+            if as_bounds:
+                if not numeric:
+                    bad = next(v for v, n in zip(col, nums) if pd.isna(n))
+                    raise UsageError(f"--regression: label {c!r} has a cell that is not a number: {bad!r}")
+                dec.label_bounds, dec.label_bounds_source = (float(nums.min()), float(nums.max())), "data"
+            else:
+                vals = sorted(values, key=lambda s: (parse_number(s) is None, parse_number(s) or 0, s))
+                dec.classes, dec.classes_source = vals, "data"
             continue
         nums = pd.to_numeric(col.str.strip(), errors="coerce")
         if len(col) and nums.notna().all() and nums.isin((0, 1)).all():
@@ -508,7 +527,9 @@ def cmd_schema_draft(args) -> int:
     df = read_csv_text(args.data, sep=args.sep)
     if args.label is not None and args.label not in df.columns:
         raise UsageError(f"--label {args.label!r} is not a column of {args.data!r}")
-    dec = draft_schema(df, args.label, max_categories=args.max_categories)
+    if args.regression and args.label is None:
+        raise UsageError("--regression needs --label COL (the regression label)")
+    dec = draft_schema(df, args.label, max_categories=args.max_categories, regression=args.regression)
     text = DRAFT_HEADER.format(path=args.data) + dump_yaml(schema_document(dec, list(df.columns)))
     if args.out is None:
         sys.stdout.write(text)
@@ -540,6 +561,13 @@ def add_parser(sub) -> None:
     )
     d.add_argument("data", metavar="DATA.csv", help="a CSV file with a header row")
     d.add_argument("--label", metavar="COL", help="the label column (its values become the draft's classes)")
+    d.add_argument(
+        "--regression",
+        action="store_true",
+        default=None,
+        help="the label is a number to predict: draft its range as label_bounds instead of classes "
+        "(default: only when every label cell is a number and there are more than --max-categories values)",
+    )
     d.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
     d.add_argument(
         "--max-categories",

@@ -25,7 +25,10 @@ explicitly:
    threshold snaps to 0 (``vicprice<=0``). ``rounding="significant"`` keeps 2 significant digits
    of each released value instead (300 stays 300, 0.00037 stays 0.00037), ``rounding=None``
    keeps the released values as they are, and a larger ``grid_size`` makes the cells finer (the
-   privacy guarantee does not depend on either: both are public choices). Bounds
+   privacy guarantee does not depend on either: both are public choices). A feature whose
+   bounds are a pair of integers (``{"age": (17, 90)}``, the declaration that it holds integers)
+   gets integer thresholds ⌊c⌋ — the same test on integers, read ``age<=37``; write
+   ``(17.0, 90.0)`` for a real-valued column. Bounds
    missing altogether are read from the data (a leak row); a dict of bounds that lacks a feature
    needing them is an error.
 3. Otherwise (no ``epsilon``, no cut points): **not private** — the data's quantiles
@@ -104,6 +107,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
+from .._format import declared_integer_features
 from ..privacy.accountant import PROVENANCE_ATTR, check_accountant, ledger_for_fit, published_ledger
 from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
 from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
@@ -167,6 +171,15 @@ def _feature_index(key, names, what):
     if str(key) in names:
         return names.index(str(key))
     raise ValueError(f"{what}: unknown feature {key!r}")
+
+
+def _integer_declared(bounds, names) -> set:
+    """Indices of the features whose declared bounds are a pair of integers (the declaration that a
+    column holds integers, :func:`dpmodels._format.declared_integer_features`)."""
+    if not isinstance(bounds, dict):
+        return set()
+    declared = set(declared_integer_features(bounds))
+    return {_feature_index(k, names, "bounds") for k in bounds if str(k) in declared}
 
 
 def _check_cuts(values, name):
@@ -438,6 +451,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
             for j, q in zip(dp, Q):
                 lo, hi = bounds[j]
                 cuts[j] = np.unique([_readable(v, lo, hi, self.rounding) for v in q])  # post-processing
+        # a feature declared integer-valued (a pair of integer bounds) gets integer thresholds:
+        # x <= c and x <= ⌊c⌋ select the same integers, and the column reads `age<=37`, not
+        # `age<=37.6` (post-processing of released or declared-leak values; user cut points stay)
+        integer = _integer_declared(self.bounds, [str(v) for v in names])
+        for j in num_idx:
+            if source[j] != "public" and j in integer and cuts[j].size:
+                lo, hi = bounds.get(j, (-np.inf, np.inf))
+                cuts[j] = np.unique(np.clip(np.floor(cuts[j]), lo, hi))
         ledger.check()
 
         self._features = []

@@ -13,6 +13,9 @@ scale"):
   task per partition and a pairwise tree sum, computed by ``dask.compute`` — on ``distributed``'s
   default client if one exists, else Dask's local scheduler. Only the count arrays (public shape)
   travel back; a recomputed task returns the same array (it is pure).
+- an encoded cache (:mod:`dpmodels.data.cache`): ``fn(*arrays)`` on each cached partition's arrays
+  (in memory, read back from the cache's files one partition at a time, or the persisted Dask
+  partitions), with the same checks.
 """
 
 from __future__ import annotations
@@ -49,6 +52,13 @@ def counts(source, fn, shape) -> np.ndarray:
     kind = getattr(source, "kind", None)
     if kind == "dask":
         return _dask_counts(source, fn, shape)
+    if kind == "cache":
+        total = np.zeros(shape, dtype=np.int64)
+        for arrays in source.partitions():
+            total += _checked(fn(*arrays), shape)
+        return total
+    if kind == "cache-dask":
+        return _tree_sum([_delayed_apply_cached(fn, shape, p) for p in source.delayed_parts()], shape)
     if kind not in ("memory", "pyarrow"):
         raise TypeError(f"not a data source: {type(source).__name__}")
     check = getattr(source, "check_unchanged", None)
@@ -63,11 +73,27 @@ def counts(source, fn, shape) -> np.ndarray:
 
 
 def _dask_counts(source, fn, shape):
-    import dask
     from dask import delayed
 
     cols, label = list(source.columns), source.label  # public: names only travel with the tasks
     parts = [delayed(_apply_part, pure=True)(fn, shape, cols, label, p) for p in source.frame.to_delayed()]
+    return _tree_sum(parts, shape)
+
+
+def _apply_cached(fn, shape, arrays):
+    return _checked(fn(*arrays), shape)
+
+
+def _delayed_apply_cached(fn, shape, part):
+    from dask import delayed
+
+    return delayed(_apply_cached, pure=True)(fn, shape, part)
+
+
+def _tree_sum(parts, shape):
+    import dask
+    from dask import delayed
+
     if not parts:
         return np.zeros(shape, dtype=np.int64)
     while len(parts) > 1:  # pairwise tree sum: one (shape) array per task crosses the network

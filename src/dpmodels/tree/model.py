@@ -450,6 +450,80 @@ class Tree:
             return f"in {{all listed but {fmt(excluded)[1:-1]}}}"
         return f"in {fmt(allowed)}"
 
+    def _walk_lines(
+        self,
+        leaf_line,
+        *,
+        significant_digits=None,
+        decimals=None,
+        integer_features=(),
+        spacing=3,
+        max_listed=None,
+        compact=False,
+    ):
+        """The indented lines of :meth:`export_text`, with ``leaf_line(i)`` the text of leaf i
+        (classifiers and regression trees print different leaves on the same walk). Returns the
+        lines, the integer-declared feature indices, and whether a threshold was rounded or
+        floored for printing (the legend lines' conditions)."""
+        names = self.feature_names
+        integer = self._integer_index(integer_features)
+        bar = "|" + " " * spacing
+        lines: list[str] = []
+        rounded = False
+        floored = False
+
+        def thr(t, f):
+            nonlocal rounded, floored
+            if f in integer:
+                k = math.floor(t)
+                floored |= k != t
+                return str(int(k))
+            if significant_digits is not None:
+                s = significant(t, significant_digits)
+            else:
+                s = _fmt_value(t, decimals)
+            rounded |= float(s) != float(t)
+            return s
+
+        def rec(i, depth, state):
+            indent = bar * depth + "|" + "-" * spacing + " "
+            if self.children_left[i] == TREE_LEAF:
+                lines.append(indent + leaf_line(i))
+                return
+            f = int(self.feature[i])
+            if self.categorical[f]:
+                allowed, unlisted = state.get(f, (set(range(len(self.categories[f]))), True))
+                left_codes = set(self.left_categories[i])
+                ls = {**state, f: (allowed & left_codes, False)}
+                rs = {**state, f: (allowed - left_codes, unlisted)}
+                for child, st in ((self.children_left[i], ls), (self.children_right[i], rs)):
+                    cond = self._set_text(f, *st[f], compact=compact, max_listed=max_listed)
+                    lines.append(f"{indent}{names[f]} {cond}")
+                    rec(child, depth + 1, st)
+            else:
+                t = thr(self.threshold[i], f)
+                lines.append(f"{indent}{names[f]} <= {t}")
+                rec(self.children_left[i], depth + 1, state)
+                lines.append(f"{indent}{names[f]} >  {t}")
+                rec(self.children_right[i], depth + 1, state)
+
+        rec(0, 0, {})
+        return lines, integer, rounded, floored
+
+    def _threshold_legend(self, integer, rounded, floored) -> list[str]:
+        """The ``#`` legend lines for thresholds printed as ⌊t⌋ or rounded."""
+        out = []
+        if floored:
+            out.append(
+                "# integer-valued columns (declared): "
+                + ", ".join(self.feature_names[j] for j in sorted(integer))
+                + " — a threshold t prints as ⌊t⌋, the same test on integers; the released "
+                "values are in get_rules() and the JSON"
+            )
+        if rounded:
+            out.append("# thresholds rounded for reading; exact values in export_text() and the JSON")
+        return out
+
     def export_text(
         self,
         *,
@@ -489,63 +563,33 @@ class Tree:
         :mod:`dpmodels._format`). A noisy leaf whose clipped counts are all 0 prints ``no records
         (noise)``.
         """
-        names = self.feature_names
         cls = list(class_names) if class_names is not None else [str(_py(c)) for c in self.classes]
-        integer = self._integer_index(integer_features)
         proba = self.leaf_proba()
-        bar = "|" + " " * spacing
-        lines = []
         clipped = False
-        rounded = False
-        floored = False
 
-        def thr(t, f):
-            nonlocal rounded, floored
-            if f in integer:
-                k = math.floor(t)
-                floored |= k != t
-                return str(int(k))
-            if significant_digits is not None:
-                s = significant(t, significant_digits)
-            else:
-                s = _fmt_value(t, decimals)
-            rounded |= float(s) != float(t)
+        def leaf_line(i):
+            nonlocal clipped
+            s, cl = self._leaf_text(
+                i,
+                cls,
+                proba,
+                show_counts=show_counts,
+                show_ids=show_ids,
+                members=None if _origin is None else _origin[i],
+                base_proba=_base_proba,
+            )
+            clipped |= cl
             return s
 
-        def rec(i, depth, state):
-            nonlocal clipped
-            indent = bar * depth + "|" + "-" * spacing + " "
-            if self.children_left[i] == TREE_LEAF:
-                s, cl = self._leaf_text(
-                    i,
-                    cls,
-                    proba,
-                    show_counts=show_counts,
-                    show_ids=show_ids,
-                    members=None if _origin is None else _origin[i],
-                    base_proba=_base_proba,
-                )
-                clipped |= cl
-                lines.append(indent + s)
-                return
-            f = int(self.feature[i])
-            if self.categorical[f]:
-                allowed, unlisted = state.get(f, (set(range(len(self.categories[f]))), True))
-                left_codes = set(self.left_categories[i])
-                ls = {**state, f: (allowed & left_codes, False)}
-                rs = {**state, f: (allowed - left_codes, unlisted)}
-                for child, st in ((self.children_left[i], ls), (self.children_right[i], rs)):
-                    cond = self._set_text(f, *st[f], compact=_compact, max_listed=max_listed)
-                    lines.append(f"{indent}{names[f]} {cond}")
-                    rec(child, depth + 1, st)
-            else:
-                t = thr(self.threshold[i], f)
-                lines.append(f"{indent}{names[f]} <= {t}")
-                rec(self.children_left[i], depth + 1, state)
-                lines.append(f"{indent}{names[f]} >  {t}")
-                rec(self.children_right[i], depth + 1, state)
-
-        rec(0, 0, {})
+        lines, integer, rounded, floored = self._walk_lines(
+            leaf_line,
+            significant_digits=significant_digits,
+            decimals=decimals,
+            integer_features=integer_features,
+            spacing=spacing,
+            max_listed=max_listed,
+            compact=_compact,
+        )
         if show_counts:
             lines.append(
                 "# P: predict_proba of the leaf's class"
@@ -558,15 +602,7 @@ class Tree:
             )
         if clipped:
             lines.append("# ≈: noisy counts (DP release); " + NOISY_LEGEND)
-        if floored:
-            lines.append(
-                "# integer-valued columns (declared): "
-                + ", ".join(names[j] for j in sorted(integer))
-                + " — a threshold t prints as ⌊t⌋, the same test on integers; the released "
-                "values are in get_rules() and the JSON"
-            )
-        if rounded:
-            lines.append("# thresholds rounded for reading; exact values in export_text() and the JSON")
+        lines += self._threshold_legend(integer, rounded, floored)
         return "\n".join(lines) + "\n"
 
     def to_text(

@@ -19,14 +19,13 @@ through :meth:`to_dict` / :meth:`from_dict` (``format = "dpmodels.regression_tre
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .._format import round_count, significant
-from .model import TREE_LEAF, Tree
+from .model import Tree
 
 __all__ = ["RegressionTree", "REGRESSION_COLUMNS", "regression_header"]
 
@@ -132,44 +131,25 @@ class RegressionTree(Tree):
         (``leaf k``: what :meth:`apply` returns); categorical branches print the category set a
         record on that branch holds, intersected along the path, and integer-declared features
         print a threshold t as ⌊t⌋ (the conventions of :meth:`Tree.export_text`)."""
-        names = self.feature_names
-        integer = self._integer_index(integer_features)
-        bar = "|" + " " * spacing
-        lines = []
 
-        def fmt(t, f=None):
-            if f in integer:
-                return str(math.floor(t))
-            return significant(t, significant_digits) if significant_digits else repr(float(t))
+        def leaf_line(i):
+            v = self.leaf_value[i]
+            s = "value: " + (significant(v, significant_digits) if significant_digits else repr(float(v)))
+            if show_counts:
+                s += "  " + self._leaf_cell(i)
+            if show_ids:
+                s += f"  leaf {int(i)}"
+            return s
 
-        def rec(i, depth, state):
-            indent = bar * depth + "|" + "-" * spacing + " "
-            if self.children_left[i] == TREE_LEAF:
-                s = f"{indent}value: {fmt(self.leaf_value[i])}"
-                if show_counts:
-                    s += "  " + self._leaf_cell(i)
-                if show_ids:
-                    s += f"  leaf {int(i)}"
-                lines.append(s)
-                return
-            f = int(self.feature[i])
-            if self.categorical[f]:
-                allowed, unlisted = state.get(f, (set(range(len(self.categories[f]))), True))
-                left_codes = set(self.left_categories[i])
-                ls = {**state, f: (allowed & left_codes, False)}
-                rs = {**state, f: (allowed - left_codes, unlisted)}
-                for child, st in ((self.children_left[i], ls), (self.children_right[i], rs)):
-                    cond = self._set_text(f, *st[f], compact=_compact, max_listed=max_listed)
-                    lines.append(f"{indent}{names[f]} {cond}")
-                    rec(child, depth + 1, st)
-            else:
-                t = fmt(self.threshold[i], f)
-                lines.append(f"{indent}{names[f]} <= {t}")
-                rec(self.children_left[i], depth + 1, state)
-                lines.append(f"{indent}{names[f]} >  {t}")
-                rec(self.children_right[i], depth + 1, state)
-
-        rec(0, 0, {})
+        lines, integer, rounded, floored = self._walk_lines(
+            leaf_line,
+            significant_digits=significant_digits,
+            integer_features=integer_features,
+            spacing=spacing,
+            max_listed=max_listed,
+            compact=_compact,
+        )
+        lines += self._threshold_legend(integer, rounded, floored)
         return "\n".join(lines) + "\n"
 
     def to_text(

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ..._params import Integral, Interval, validate_params
 from ...guards import check_tree_size, progress
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
@@ -42,6 +43,15 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared machinery of BDPT / DPGDF: input typing, public domains, the level-wise builder."""
 
     _accepts_numerical = True
+    # the parameters every greedy baseline shares; subclasses add theirs (dpmodels._params)
+    _parameter_constraints: dict = {
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "categories": [None, dict],
+        "classes": "no_validation",  # declarations: dpmodels.validation
+        "random_state": "no_validation",  # samplers.check_random_state
+        "accountant": "no_validation",  # check_accountant
+    }
 
     # ---------------------------------------------------------------- input
     def _prepare(self, X, y, ledger):
@@ -93,11 +103,10 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
         from dpmodels.privacy.samplers import check_random_state
 
+        validate_params(self)
         eps = check_epsilon(self.epsilon)
         X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
         D = int(self.max_depth)
-        if D < 1:
-            raise ValueError("max_depth must be >= 1")
         check_accountant(getattr(self, "accountant", None), type(self).__name__)
         self._plan_budget(eps, D)
         # a share of the accountant's budget when one is given (refused here if it does not fit)
@@ -112,10 +121,9 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``classes``, the features this learner keeps, the tree-size guard), for
         :mod:`dpmodels.pipeline`. ``X`` may be an empty frame describing an earlier step's
         output, or None (unknown columns: parameters and labels only)."""
+        validate_params(self)
         eps = check_epsilon(self.epsilon)
         D = int(self.max_depth)
-        if D < 1:
-            raise ValueError("max_depth must be >= 1")
         check_accountant(getattr(self, "accountant", None), type(self).__name__)
         self._plan_budget(eps, D)
         name = type(self).__name__

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._params import Integral, Interval, Real, StrOptions
 from ._greedy import GreedyPrivateTree
 
 __all__ = ["BDPTClassifier"]
@@ -48,6 +49,15 @@ class BDPTClassifier(GreedyPrivateTree):
     requested from it and ``privacy_ledger_`` is the accountant's ledger.
     """
 
+    _parameter_constraints: dict = {
+        **GreedyPrivateTree._parameter_constraints,
+        "bounds": "no_validation",  # declarations: dpmodels.validation
+        "numeric_binning": [StrOptions({"equal_width", "merge5"})],
+        "max_bins": [Interval(Integral, 2, None, closed="left")],
+        "merge_size": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_split": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         epsilon=1.0,
@@ -80,21 +90,18 @@ class BDPTClassifier(GreedyPrivateTree):
     def _numeric_edges(self, x, lo, hi, name, ledger):
         if self.numeric_binning == "equal_width":
             b = int(self.max_bins)
-            if b < 2:
-                raise ValueError("max_bins must be >= 2")
             if hi <= lo:
                 return np.zeros(0)
             return np.linspace(lo, hi, b + 1)[1:-1]
-        if self.numeric_binning == "merge5":
-            ledger.record_leak(
-                f"groups of {int(self.merge_size)} distinct values of {name!r} (BDPT discretisation)",
-                "the published BDPT binning reads the training values; use numeric_binning='equal_width'",
-            )
-            u = np.unique(x)
-            ms = int(self.merge_size)
-            # edge after each group: x <= last value of group g goes left
-            return u[ms - 1 : -1 : ms] if u.size > ms else np.zeros(0)
-        raise ValueError("numeric_binning must be 'equal_width' or 'merge5'")
+        # "merge5" (the parameter constraints admit no other value)
+        ledger.record_leak(
+            f"groups of {int(self.merge_size)} distinct values of {name!r} (BDPT discretisation)",
+            "the published BDPT binning reads the training values; use numeric_binning='equal_width'",
+        )
+        u = np.unique(x)
+        ms = int(self.merge_size)
+        # edge after each group: x <= last value of group g goes left
+        return u[ms - 1 : -1 : ms] if u.size > ms else np.zeros(0)
 
     def _select(self, u, eps, rng):
         from dpmodels.privacy.selection import exponential_mechanism

@@ -12,6 +12,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..._params import Integral, Interval, validate_params
 from ...validation import apply_unit_sample_weight, category_codes, check_y, resolve_classes
 from ._encoding import OrdinalEncoder, feature_names
 
@@ -84,6 +85,15 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
     reads it from y. A one-class y is valid input.
     """
 
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [None, Interval(Integral, 1, None, closed="left")],
+        "hash_key": [str],
+        "classes": "no_validation",  # declarations: dpmodels.validation
+        "categories": [None, dict],
+        "bounds": "no_validation",
+    }
+
     def __init__(
         self, n_estimators=1000, max_depth=4, hash_key="0123456789123456", classes=None, categories=None, bounds=None
     ):
@@ -116,10 +126,8 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
         partition twice, and the certificate counts records once)."""
         from sklearn.tree import DecisionTreeClassifier
 
+        validate_params(self)
         X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
-
-        if int(self.n_estimators) < 1:
-            raise ValueError("n_estimators must be >= 1")
         names = feature_names(X)
         if names is not None:
             self.feature_names_in_ = names

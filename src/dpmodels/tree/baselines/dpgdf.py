@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ..._params import StrOptions
 from ._greedy import GreedyPrivateTree
 
 __all__ = ["DPGDFClassifier"]
@@ -45,6 +46,12 @@ class DPGDFClassifier(GreedyPrivateTree):
     """
 
     _accepts_numerical = False
+    _parameter_constraints: dict = {
+        **GreedyPrivateTree._parameter_constraints,
+        "numerical": [StrOptions({"drop", "error"})],
+        "split_mechanism": [StrOptions({"exponential", "permute-and-flip"})],
+        "leaf_mechanism": [StrOptions({"exponential", "permute-and-flip"})],
+    }
 
     def __init__(
         self,
@@ -71,8 +78,6 @@ class DPGDFClassifier(GreedyPrivateTree):
     bounds = None  # numerical features are never used
 
     def _keep_features(self, names, categorical):
-        if self.numerical not in ("drop", "error"):
-            raise ValueError("numerical must be 'drop' or 'error'")
         if not categorical.all():
             num = [names[j] for j in np.flatnonzero(~categorical)]
             if self.numerical == "error":
@@ -88,20 +93,12 @@ class DPGDFClassifier(GreedyPrivateTree):
     def _select(self, u, eps, rng):
         from dpmodels.privacy import selection
 
-        mech = {"exponential": selection.exponential_mechanism, "permute-and-flip": selection.permute_and_flip}.get(
-            self.split_mechanism
-        )
-        if mech is None:
-            raise ValueError("split_mechanism must be 'exponential' or 'permute-and-flip'")
-        return mech(u, eps, 2.0, rng)
+        mech = {"exponential": selection.exponential_mechanism, "permute-and-flip": selection.permute_and_flip}
+        return mech[self.split_mechanism](u, eps, 2.0, rng)
 
     def _plan_budget(self, eps, D):
-        if self.leaf_mechanism not in ("exponential", "permute-and-flip"):
-            raise ValueError("leaf_mechanism must be 'exponential' or 'permute-and-flip'")
         self._eps_sel = eps / (2 * D)
         self._eps_leaf = eps / 2
-        if self.split_mechanism not in ("exponential", "permute-and-flip"):
-            raise ValueError("split_mechanism must be 'exponential' or 'permute-and-flip'")
 
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         if d == D:

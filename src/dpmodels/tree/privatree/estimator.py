@@ -32,12 +32,11 @@ is routed as unknown.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ..._params import Integral, Interval, StrOptions, proportion, validate_params
 from ...data.sources import is_partitioned
 from ...guards import check_tree_size
 from ...privacy import samplers
@@ -184,43 +183,35 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.variant = variant
 
     # ================================================================== parameters
+    _parameter_constraints: dict = {
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+        "max_depth": [Interval(Integral, 0, _MAX_DEPTH, closed="both")],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
+        "bounds": "no_validation",  # declarations: dpmodels.validation
+        "categories": [None, dict],
+        "leaf_error": [proportion("right")],
+        "split_selection": [StrOptions({"permute-and-flip", "exponential", "histogram"})],
+        "leaf_labels": [StrOptions({"noisy-counts", "permute-and-flip"})],
+        "split_criterion": [StrOptions({"gini", "error"})],
+        "n_public": "no_validation",
+        "random_state": "no_validation",  # samplers.check_random_state
+        "classes": "no_validation",
+        "accountant": "no_validation",
+        "budget_shares": "no_validation",
+        "one_vs_rest": ["boolean"],
+        "category_order": [StrOptions({"noisy-ratio", "public"})],
+        "variant": [StrOptions(set(VARIANTS))],
+    }
+
     def _check_params(self):
+        validate_params(self)
         eps = check_epsilon(self.epsilon)
-        d = self.max_depth
-        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or not (0 <= d <= _MAX_DEPTH):
-            raise ValueError(f"max_depth must be an integer in [0, {_MAX_DEPTH}], got {d!r}")
-        b = self.max_bins
-        if not isinstance(b, numbers.Integral) or isinstance(b, bool) or not (2 <= b <= 255):
-            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
-        try:
-            le = float(self.leaf_error)
-        except (TypeError, ValueError):
-            raise ValueError(f"leaf_error must be a number in (0, 1], got {self.leaf_error!r}") from None
-        if not (0 < le <= 1):
-            raise ValueError(f"leaf_error must be in (0, 1], got {self.leaf_error!r}")
-        if self.split_selection not in ("permute-and-flip", "exponential", "histogram"):
-            raise ValueError(
-                "split_selection must be 'permute-and-flip', 'exponential' or 'histogram', "
-                f"got {self.split_selection!r}"
-            )
-        if self.split_criterion not in ("gini", "error"):
-            raise ValueError(f"split_criterion must be 'gini' or 'error', got {self.split_criterion!r}")
-        if self.leaf_labels not in ("noisy-counts", "permute-and-flip"):
-            raise ValueError(f"leaf_labels must be 'noisy-counts' or 'permute-and-flip', got {self.leaf_labels!r}")
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
-        if self.category_order not in ("noisy-ratio", "public"):
-            raise ValueError(f"category_order must be 'noisy-ratio' or 'public', got {self.category_order!r}")
-        if not isinstance(self.one_vs_rest, (bool, np.bool_)):
-            raise ValueError(f"one_vs_rest must be True or False, got {self.one_vs_rest!r}")
         if self.variant != "rigorous" and self.budget_shares is not None:
             raise ValueError("budget_shares applies to the rigorous variant only")
         check_n_public(self.n_public)
         check_accountant(self.accountant, type(self).__name__)
         check_budget_shares(self.budget_shares)
-        if self.categories is not None and not isinstance(self.categories, dict):
-            raise ValueError("categories must be None or a dict {feature name or index: list of values}")
-        return eps, int(d), int(b), le
+        return eps, int(self.max_depth), int(self.max_bins), float(self.leaf_error)
 
     # ================================================================== checks before spending
     def _budget_request(self):

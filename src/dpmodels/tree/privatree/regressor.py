@@ -29,12 +29,11 @@ The PrivaTree pipeline with a bounded variance criterion and noisy leaf means:
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ..._params import Integral, Interval, StrOptions, validate_params
 from ...guards import check_tree_size, progress
 from ...privacy import mechanisms as mech
 from ...privacy import samplers
@@ -248,23 +247,25 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.accountant = accountant
 
+    _parameter_constraints: dict = {
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+        "max_depth": [Interval(Integral, 0, _MAX_DEPTH, closed="both")],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
+        "bounds": "no_validation",  # declarations: dpmodels.validation
+        "label_bounds": "no_validation",  # _check_label_bounds
+        "categories": [None, dict],
+        "split_selection": [StrOptions({"permute-and-flip", "exponential"})],
+        "budget_shares": "no_validation",  # check_budget_shares
+        "random_state": "no_validation",  # samplers.check_random_state
+        "accountant": "no_validation",  # check_accountant
+    }
+
     def _check_params(self):
+        validate_params(self)
         eps = check_epsilon(self.epsilon)
-        d = self.max_depth
-        if not isinstance(d, numbers.Integral) or isinstance(d, bool) or not (0 <= d <= _MAX_DEPTH):
-            raise ValueError(f"max_depth must be an integer in [0, {_MAX_DEPTH}], got {d!r}")
-        b = self.max_bins
-        if not isinstance(b, numbers.Integral) or isinstance(b, bool) or not (2 <= b <= 255):
-            raise ValueError(f"max_bins must be an integer in [2, 255], got {b!r}")
-        if self.split_selection not in ("permute-and-flip", "exponential"):
-            raise ValueError(
-                f"split_selection must be 'permute-and-flip' or 'exponential', got {self.split_selection!r}"
-            )
         check_accountant(self.accountant, type(self).__name__)
         shares = check_budget_shares(self.budget_shares)
-        if self.categories is not None and not isinstance(self.categories, dict):
-            raise ValueError("categories must be None or a dict {feature name or index: list of values}")
-        return eps, int(d), int(b), _check_label_bounds(self.label_bounds), shares
+        return eps, int(self.max_depth), int(self.max_bins), _check_label_bounds(self.label_bounds), shares
 
     def _plan(self, eps, depth, has_num, shares) -> BudgetPlan:
         """Step 2 of the module docstring (public shares only)."""

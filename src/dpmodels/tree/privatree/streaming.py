@@ -10,14 +10,17 @@ counts of a public shape (docs/privacy.md, "Counting at scale"):
    — the inputs of the n estimate and of the JointExp quantiles (:mod:`.grid`). Every schema
    error (a label outside ``classes``, a non-number in a numerical column) surfaces here, before
    any release.
-2. **one pass per level** with a splittable node: each record's bin codes are recomputed from the
-   released thresholds and the record is routed through the released splits to its open node
-   (the node id is a function of public splits and the record: nothing is cached between
-   passes); the pass returns the (node, feature, bin, class) counts of the splittable nodes — the
-   ``H`` that :func:`.splitter.select_level` consumes in the in-memory fit.
-3. **leaf pass**: the (leaf, class) counts.
+2. **encoding pass**: each record's bin codes (from the released thresholds and the declared
+   categories) and label index are kept per partition in an encoded cache
+   (:mod:`dpmodels.data.cache`: in memory, a private temporary folder, or persisted on Dask's
+   workers), so the source is read twice in all.
+3. **one pass per level** with a splittable node, over the cache: each record is routed through
+   the released splits to its open node (the node id is a function of public splits and the
+   record's codes); the pass returns the (node, feature, bin, class) counts of the splittable
+   nodes — the ``H`` that :func:`.splitter.select_level` consumes in the in-memory fit.
+4. **leaf pass** over the cache: the (leaf, class) counts.
 
-So a tree of depth d costs at most d + 2 passes. Noise is drawn on the driver only, from the
+So a tree of depth d costs at most d + 3 passes, two of them over the source. Noise is drawn on the driver only, from the
 estimator's generator, by the same calls as the in-memory fit: with the same seed the tree, its
 thresholds and the ledger equal those of the in-memory fit of the concatenated data (the
 in-memory counts are the same integers, computed there by smaller-child subtraction).
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...data.cache import encoded_cache
 from ...data.counts import counts
 from ...data.sources import as_source, declared_schema
 from ...guards import check_tree_size
@@ -149,16 +153,29 @@ class _Router:
             node = np.where(internal, np.where(go_left, kids, self.cr[node]), node)
 
 
-class _LevelPass:
-    """(S, m, B, K) int64: class counts per (splittable node, feature, bin)."""
+class _Prepare:
+    """A partition as (bin codes, label indices): what every level and leaf pass reads, and what
+    the encoded cache keeps (:mod:`dpmodels.data.cache`)."""
 
-    def __init__(self, enc, codes, router, slot_of_node, S, B, K):
-        self.enc, self.codes, self.router = enc, codes, router
-        self.slot_of_node, self.S, self.B, self.K = slot_of_node, S, B, K
+    def __init__(self, enc, codes, K):
+        self.enc, self.codes = enc, codes
+        self.y_dtype = np.uint8 if K <= 256 else np.int32
 
     def __call__(self, X, y):
         Z, y_idx = self.enc(X, y)
-        codes = self.codes(Z)
+        return self.codes(Z), y_idx.astype(self.y_dtype)
+
+
+class _LevelPass:
+    """(S, m, B, K) int64: class counts per (splittable node, feature, bin), from a partition's
+    bin codes and label indices."""
+
+    def __init__(self, router, slot_of_node, S, B, K):
+        self.router = router
+        self.slot_of_node, self.S, self.B, self.K = slot_of_node, S, B, K
+
+    def __call__(self, codes, y_idx):
+        y_idx = y_idx.astype(np.intp)
         slot = self.slot_of_node[self.router(codes)]
         rows = np.flatnonzero(slot >= 0)
         return class_histograms(codes, y_idx, self.B, self.K, slot=slot[rows], rows=rows, n_slots=self.S)
@@ -167,14 +184,13 @@ class _LevelPass:
 class _LeafPass:
     """(L, K) int64: class counts per leaf."""
 
-    def __init__(self, enc, codes, router, leaf_of_node, L, K):
-        self.enc, self.codes, self.router = enc, codes, router
+    def __init__(self, router, leaf_of_node, L, K):
+        self.router = router
         self.leaf_of_node, self.L, self.K = leaf_of_node, L, K
 
-    def __call__(self, X, y):
-        Z, y_idx = self.enc(X, y)
-        leaf = self.leaf_of_node[self.router(self.codes(Z))]
-        return np.bincount(leaf * self.K + y_idx, minlength=self.L * self.K).reshape(self.L, self.K)
+    def __call__(self, codes, y_idx):
+        leaf = self.leaf_of_node[self.router(codes)]
+        return np.bincount(leaf * self.K + y_idx.astype(np.intp), minlength=self.L * self.K).reshape(self.L, self.K)
 
 
 # ---------------------------------------------------------------------------- releases
@@ -290,6 +306,9 @@ def fit_source(est, X, y=None, sample_weight=None):
         n_bins[j] = max_bins
     grid = CandidateGrid(None, n_bins, thresholds, bnds, B)
     coder = _Codes(num_idx, lo, hi, T, n_bins, categorical, B)
+    # one pass encodes every record with the released grid; the level and leaf passes read the
+    # cached codes (dpmodels.data.cache) instead of re-reading and re-encoding the source
+    cache = encoded_cache(source, _Prepare(enc, coder, K))
 
     # levels: one count pass per level with a splittable node (as builder.grow, without the rows)
     st = Structure()
@@ -307,7 +326,7 @@ def fit_source(est, X, y=None, sample_weight=None):
         S = sidx.size
         slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
         slot_of_node[np.asarray(open_ids)[sidx]] = np.arange(S)
-        Hs = counts(source, _LevelPass(enc, coder, _Router(st, split_left, B), slot_of_node, S, B, K), (S, m, B, K))
+        Hs = counts(cache, _LevelPass(_Router(st, split_left, B), slot_of_node, S, B, K), (S, m, B, K))
         alive_s = alive[sidx]
         f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K, plan.level, ledger, rng)
         st.levels_used += 1
@@ -332,7 +351,8 @@ def fit_source(est, X, y=None, sample_weight=None):
     L = len(st.leaf_ids)
     leaf_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
     leaf_of_node[np.asarray(st.leaf_ids, dtype=np.intp)] = np.arange(L)
-    Hl = counts(source, _LeafPass(enc, coder, _Router(st, split_left, B), leaf_of_node, L, K), (L, K))
+    Hl = counts(cache, _LeafPass(_Router(st, split_left, B), leaf_of_node, L, K), (L, K))
+    cache.close()
     noisy, labels = release_leaf_counts(est.leaf_labels, Hl, plan.leaf, ledger, rng)
     ledger.check()
     est.budget_ = plan.as_dict()

@@ -1,0 +1,57 @@
+"""Every estimator declares its parameters in scikit-learn's ``_parameter_constraints``
+(dpmodels._params) and refuses a bad value with one line before anything is read or spent.
+
+scikit-learn's own ``check_param_validation`` feeds each parameter a value of a wrong type and
+values outside its constraints and expects ``InvalidParameterError`` naming the parameter, from
+``fit`` — the check its own estimators pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import check_param_validation
+
+from dpmodels.privacy import BudgetAccountant
+from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
+from dpmodels.tree.baselines import BDPTClassifier, DPAClassifier, DPGDFClassifier
+
+ESTIMATORS = [
+    PrivaTreeClassifier(epsilon=1.0, bounds=(-5.0, 5.0), classes=[0, 1, 2], random_state=0),
+    PrivaTreeRegressor(epsilon=1.0, bounds=(-5.0, 5.0), label_bounds=(-10.0, 10.0), random_state=0),
+    BDPTClassifier(epsilon=1.0, bounds=(-5.0, 5.0), classes=[0, 1, 2], random_state=0),
+    DPAClassifier(n_estimators=5),
+]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_sklearn_param_validation(est):
+    check_param_validation(type(est).__name__, est)
+
+
+@pytest.mark.parametrize(
+    "est,param,bad",
+    [
+        (PrivaTreeClassifier(), "max_depth", True),  # a bool is not a depth (scikit-learn's Interval lets it through)
+        (PrivaTreeClassifier(), "max_bins", 1),
+        (PrivaTreeClassifier(), "leaf_error", 0.0),
+        (PrivaTreeClassifier(), "one_vs_rest", 1),
+        (PrivaTreeRegressor(), "split_selection", "histogram"),
+        (BDPTClassifier(), "numeric_binning", "merge6"),
+        (BDPTClassifier(), "max_depth", 0),
+        (DPGDFClassifier(), "leaf_mechanism", "laplace"),
+        (DPAClassifier(), "n_estimators", 0),
+    ],
+)
+def test_bad_parameter_is_one_line_before_any_spending(est, param, bad):
+    acc = BudgetAccountant(10.0)
+    if "accountant" in est.get_params():
+        est.set_params(accountant=acc)
+    est.set_params(**{param: bad})
+    X = np.zeros((4, 2))
+    with pytest.raises(InvalidParameterError, match=f"'{param}' parameter of {type(est).__name__}") as e:
+        est.fit(X, np.array([0, 1, 0, 1]))
+    assert "\n" not in str(e.value)
+    assert acc.epsilon_spent == 0.0 and acc.epsilon_reserved == 0.0
