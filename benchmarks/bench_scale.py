@@ -1,4 +1,4 @@
-"""PrivaTree on the same 200,000 rows × (10 numerical + 5 categorical): in memory, streamed from
+"""PrivaTree (and a Binarizer → DP rule list) on the same 200,000 rows × (10 numerical + 5 categorical): in memory, streamed from
 Parquet with pyarrow, and through Dask's local scheduler (one model, three count backends).
 
 Run with ``make bench``. The three fits give the same tree under the same seed (tests/test_sources.py);
@@ -57,3 +57,29 @@ def test_dask_local_scheduler(benchmark, data):
     _, d = data
     ddf = dd.read_parquet(str(d))
     benchmark(lambda: _est().fit(ddf[NUM + list(CATS)], ddf["label"]))
+
+
+# ------------------------------------------------ the DP rule list behind a Binarizer, same data
+def _rule_list_pipeline():
+    from dpmodels.data import Binarizer
+    from dpmodels.pipeline import make_private_pipeline
+    from dpmodels.privacy import BudgetAccountant
+    from dpmodels.rulelist import DPRuleListClassifier
+
+    acc = BudgetAccountant(1.0)
+    return make_private_pipeline(
+        Binarizer(epsilon=0.2, bounds=(-5.0, 5.0), categories=CATS, n_bins=3, accountant=acc, random_state=0),
+        DPRuleListClassifier(epsilon=0.8, accountant=acc, random_state=0),
+    )
+
+
+@pytest.mark.benchmark(group="rulelist-backends")
+def test_rulelist_in_memory(benchmark, data):
+    df, _ = data
+    benchmark(lambda: _rule_list_pipeline().fit(df[NUM + list(CATS)], df["label"].to_numpy()))
+
+
+@pytest.mark.benchmark(group="rulelist-backends")
+def test_rulelist_pyarrow_streaming(benchmark, data):
+    _, d = data
+    benchmark(lambda: _rule_list_pipeline().fit(ParquetSource(d, label="label", batch_rows=1 << 16)))

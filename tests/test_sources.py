@@ -374,8 +374,8 @@ def test_cli_fit_parquet_folder_equals_csv(tmp_path):
     # a column left undeclared is a one-line usage error before anything is read
     r4 = _cli("fit", "--data", str(d), *[c for c in common if c != "x2=-2:2"])
     assert r4.returncode == 2 and "'x2' is not fully declared" in r4.stderr
-    r5 = _cli("fit", "--data", str(d / "part-000.parquet"), *common[:-6], "--model", "dp-rulelist")
-    assert r5.returncode == 2 and "privatree only" in r5.stderr
+    r5 = _cli("fit", "--data", str(d / "part-000.parquet"), *common[:-6], "--model", "optimal-rulelist")
+    assert r5.returncode == 2 and "not optimal-rulelist" in r5.stderr
 
 
 def test_privatree_dask_read_parquet_projections_stay_aligned(dd, tmp_path):

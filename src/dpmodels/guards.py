@@ -15,7 +15,9 @@ Non-private learners (GreedyRL) may pass their true n: they release the data any
 Limits (refusals raise :class:`ResourceLimitError`, a ``ValueError``, before any budget is spent):
 
 * ``max_candidates`` — rule candidates per rule-list fit. Default :data:`DEFAULT_MAX_CANDIDATES`.
-* ``max_memory`` — bytes of the estimated peak of a tree fit. Default: half the machine's memory,
+* ``max_memory`` — bytes of the estimated peak of a tree or rule-list fit (a rule list's:
+  its candidate tables and moment matrices, plus its per-record part when ``n_public`` is
+  declared, :func:`rule_list_memory`). Default: half the machine's memory,
   at most :data:`DEFAULT_MAX_MEMORY`.
 * ``max_seconds`` — estimated seconds of a fit (when it can be estimated from public
   quantities). Default :data:`DEFAULT_MAX_SECONDS`. Estimates are from this project's machine and
@@ -274,6 +276,30 @@ def n_rule_candidates(n_features: int, max_width: int, groups=None) -> int:
 BUILD_FACTOR = 4  # candidate sets whose bound is within 4× the limit are built, then counted
 
 
+def _rule_list_bytes_per_record(n_features: int) -> float:
+    """Bytes per training record of an in-memory rule-list fit: the 0/1 matrix as uint8 in ≈ 3
+    copies (the caller's, the validated one, the distinct rows) and ≈ 7 int64 per record (row
+    and pair indices, labels, masks). Measured: 10^6 records × 100 columns peak at ≈ 0.7 GB with
+    the CSV and the Binarizer (``docs/benchmarks.md``)."""
+    return 3.0 * int(n_features) + 56.0
+
+
+def rule_list_memory(n_features: int, max_width: int, n_candidates: int, n_public=None) -> float:
+    """Estimated peak bytes of a rule-list fit from public quantities: the candidate tables
+    (≈ (9·w + 90) bytes per candidate: literals, counts and the scores of a position), the
+    moment matrices (per class: p² float64 Gram entries; width 3: also the p³ third-order ones,
+    two copies for the downdates; at most 128 MB of float64 distinct rows), and — when
+    ``n_public`` is declared — the per-record part (:func:`_rule_list_bytes_per_record`)."""
+    p, w = int(n_features), int(max_width)
+    mem = float(n_candidates) * (9 * w + _BYTES_PER_CAND)
+    mem += 2 * 8 * 2 * p * p  # two weight columns (or classes) of p × p Gram matrices, twice
+    if w == 3:
+        mem += 2 * 8 * 2 * float(p) ** 3
+    if n_public is not None:
+        mem += float(n_public) * _rule_list_bytes_per_record(p) + min(float(n_public) * p * 8, 128 * 2**20)
+    return mem
+
+
 def check_rule_candidates(
     n_features: int,
     max_width: int,
@@ -293,7 +319,7 @@ def check_rule_candidates(
     m = int(n_candidates) if n_candidates is not None else n_rule_candidates(n_features, max_width, groups)
     up = "up to " if upper_bound else ""
     positions = max(1, int(max_rules) - 1)
-    mem = m * (9 * int(max_width) + _BYTES_PER_CAND)
+    mem = rule_list_memory(n_features, max_width, m, n_public)
     if int(max_width) >= 3:
         if int(max_width) == 3:  # third-order moments over the distinct rows, then O(1) per candidate
             per_1000 = _NS_PER_CUBE_PATTERN * int(n_features) ** 3 * 1000 * positions
@@ -313,6 +339,21 @@ def check_rule_candidates(
     else:
         est = _S_PER_CAND_GRAM * m * positions
         time_txt = f"≈ {_fmt_seconds(est)}"
+    per_record = (
+        f" with n_public={int(n_public):,}"
+        if n_public is not None
+        else " (plus ≈ "
+        + _fmt_bytes(1000 * _rule_list_bytes_per_record(n_features))
+        + " per 1,000 records: n is private, declare n_public to include it)"
+    )
+    mem_limit = max_memory()
+    if mem_limit is not None and mem > mem_limit:
+        raise ResourceLimitError(
+            f"{learner}: max_width={max_width} on {n_features} binary columns: {up}{m:,} candidate "
+            f"rules, ≈ {_fmt_bytes(mem)} of memory{per_record}, above the limit of "
+            f"{_fmt_bytes(mem_limit)}. Lower max_width or the number of columns, or raise the limit: "
+            "DPMODELS_MAX_MEMORY=16G or dpmodels.guards.limits(max_memory='16G') (CLI: --max-memory)"
+        )
     limit = max_candidates()
     if limit is not None and m > limit:
         raise ResourceLimitError(

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from sklearn.pipeline import Pipeline, make_pipeline
 
 from .validation import apply_unit_sample_weight
@@ -66,6 +67,11 @@ def validate_before_spend(pipeline, X, y=None, **fit_params) -> None:
     for key, w in fit_params.items():
         if key.endswith("sample_weight"):
             X, y = apply_unit_sample_weight(X, y, w, key.split("__")[0])
+    from .data.sources import as_source, is_partitioned
+
+    if is_partitioned(X, y):  # the checks run on the declared schema: an empty frame of its
+        # columns (no record is read); the labels are checked by the count passes, before any release
+        X, y = as_source(X, y).schema_frame(), np.zeros(0, dtype=object)
     steps = _steps(pipeline)
     budgets: dict[int, list] = {}
     Z, known = X, True

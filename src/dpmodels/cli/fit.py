@@ -335,7 +335,7 @@ def add_parser(sub) -> None:
     g.add_argument(
         "--max-memory",
         metavar="SIZE",
-        help="raise the memory limit of a tree fit, e.g. 16G (default: half the RAM, "
+        help="raise the memory limit of a tree or rule-list fit, e.g. 16G (default: half the RAM, "
         "at most 8G, or DPMODELS_MAX_MEMORY)",
     )
     g.add_argument(
@@ -375,7 +375,10 @@ def _check_fit_args(args) -> None:
         "binarizer_share": (("dp-rulelist",), "dp-rulelist"),
         "random_state": (PRIVATE, "private models (the others draw no noise)"),
         "max_candidates": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
-        "max_memory": (TREES + REGRESSORS, "trees"),
+        "max_memory": (
+            TREES + REGRESSORS + ("greedy-rulelist", "dp-rulelist"),
+            "trees, greedy-rulelist and dp-rulelist",
+        ),
     }
     for name, (models, what) in only.items():
         if _given(args, name) and m not in models:
@@ -988,13 +991,16 @@ def is_parquet(path) -> bool:
 
 
 def _fit_parquet(args, dec: Declarations) -> int:
-    """``dpmodels fit --data events.parquet``: PrivaTree by count passes over pyarrow batches
-    (:mod:`dpmodels.tree.privatree.streaming`). The whole schema must be declared (--schema or
-    the options): nothing is read from the data but counts."""
+    """``dpmodels fit --data events.parquet``: PrivaTree, GreedyRL or the DP rule list by count
+    passes over pyarrow batches (:mod:`dpmodels.tree.privatree.streaming`,
+    :mod:`dpmodels.rulelist._partitioned`; a rule list's raw columns go through a
+    :class:`~dpmodels.data.Binarizer` fitted by its own pass). The whole schema must be declared
+    (--schema or the options): nothing is read from the data but counts."""
     from ..data.sources import ParquetSource
 
-    if args.model != "privatree":
-        raise UsageError(f"--data with Parquet streams for privatree only, not {args.model}")
+    streamed = ("privatree", "greedy-rulelist", "dp-rulelist")
+    if args.model not in streamed:
+        raise UsageError(f"--data with Parquet streams for {', '.join(streamed)} only, not {args.model}")
     if args.holdout is not None:
         raise UsageError("--holdout is not available when streaming Parquet")
     if dec.label is None:
@@ -1017,9 +1023,10 @@ def _fit_parquet(args, dec: Declarations) -> int:
         raise UsageError("no feature column is left after the label and the dropped columns")
     for c in feats:
         k = dec.kind(c)
+        cut = (d := dec.columns.get(c)) is not None and bool(d.cut_points)
         if (
             k is None
-            or (k == "numerical" and dec.bounds(c) is None)
+            or (k == "numerical" and dec.bounds(c) is None and not (cut and args.model in RULE_LISTS))
             or (k == "categorical" and dec.columns[c].categories is None)
         ):
             raise UsageError(
@@ -1033,18 +1040,32 @@ def _fit_parquet(args, dec: Declarations) -> int:
     import pandas as pd
 
     frame = pd.DataFrame(columns=feats)
-    est = _tree_estimator(args, frame, dec)
+    if args.model in RULE_LISTS:
+        steps, est = _rule_list_pipeline(args, frame, dec)
+        for step in steps:
+            step._check_params()
+    else:
+        steps, est = [], _tree_estimator(args, frame, dec)
     _check_estimator_params(est)
     from ..guards import ResourceLimitError
 
     try:
         with _limits(args):
-            est.fit(source)
+            if steps:
+                from ..pipeline import make_private_pipeline
+
+                model = make_private_pipeline(*steps, est).fit(source)
+            else:
+                model = est.fit(source)
     except ResourceLimitError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
     from ..io import model_from_dict, model_to_dict, save_model
 
-    print(model_from_dict(model_to_dict(est)).to_text())
+    if steps:  # saved as the in-memory command saves it: a plain pipeline of the fitted steps
+        from sklearn.pipeline import make_pipeline
+
+        model = make_pipeline(*steps, est)
+    print(model_from_dict(model_to_dict(model)).to_text())
     if not args.quiet:
         print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
         print()
@@ -1054,7 +1075,7 @@ def _fit_parquet(args, dec: Declarations) -> int:
 
         cols = [*feats, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in feats)]
         path = save_model(
-            est, args.out, schema_extra={"label": dec.label, "columns": schema_document(dec, cols)["columns"]}
+            model, args.out, schema_extra={"label": dec.label, "columns": schema_document(dec, cols)["columns"]}
         )
         print(f"\nmodel written to {path}")
     return 0

@@ -12,7 +12,7 @@ from dpmodels.data.datasets import (
     load_german,
 )
 from dpmodels.data.openml import DatasetUnavailable, list_openml, load_mnist01, load_openml
-from dpmodels.data.rules import RuleCandidates, check_feature_groups
+from dpmodels.data.rules import check_feature_groups
 from dpmodels.data.schema import PUBLIC_BOUNDS, DatasetSchema, dataset_schema
 from dpmodels.data.sources import DaskSource, ParquetSource
 
@@ -35,3 +35,13 @@ __all__ = [
     "load_dataset",
     "load_german",
 ]
+
+
+def __getattr__(name):
+    # RuleCandidates is defined in dpmodels.rulelist.candidates: imported on first use, so that
+    # importing the data loaders does not import the learners
+    if name == "RuleCandidates":
+        from dpmodels.rulelist.candidates import RuleCandidates
+
+        return RuleCandidates
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

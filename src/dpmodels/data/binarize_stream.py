@@ -23,9 +23,9 @@ from ..privacy.accountant import ledger_for_fit
 from ..privacy.quantiles import grid_histogram
 from ..validation import numeric_column
 from .counts import counts
-from .sources import ParquetSource, as_source, declared_schema
+from .sources import DaskSource, InMemorySource, ParquetSource, as_source, declared_schema
 
-__all__ = ["fit_binarizer_source", "transform_source"]
+__all__ = ["fit_binarizer_source", "transform_source", "BinarizedSource"]
 
 
 class _HistogramPass:
@@ -106,11 +106,58 @@ class _Transform:
 
 
 def transform_source(b, X):
-    """Binarized partitions: a Dask frame (lazy, ``map_partitions``) or, for a
-    :class:`~dpmodels.data.ParquetSource`, a generator of ``(binarized batch, labels)``."""
-    if isinstance(X, ParquetSource):
-        return ((b.transform(Xp), yp) for Xp, yp in X.partitions())
+    """Binarized partitions: a Dask frame (lazy, ``map_partitions``) or, for a source object
+    (:class:`~dpmodels.data.ParquetSource`, :class:`~dpmodels.data.DaskSource`), a
+    :class:`BinarizedSource` (iterating a Parquet one yields ``(binarized batch, labels)``)."""
+    if isinstance(X, (ParquetSource, DaskSource, InMemorySource)):
+        return BinarizedSource(X, b)
     if not hasattr(X, "map_partitions"):
         raise TypeError(f"{type(b).__name__}.transform: partitioned input must be a dask DataFrame or a ParquetSource")
     fn = _Transform(b)
     return X.map_partitions(fn, meta=fn(X._meta))
+
+
+class BinarizedSource:
+    """A source seen through a fitted :class:`~dpmodels.data.Binarizer`: what
+    ``Binarizer.transform`` returns for a source object, and what a rule list fits on
+    (docs/privacy.md, "Rule lists at scale").
+
+    Nothing is materialised: the count passes read the raw partitions of ``source`` and binarize
+    each one where it is (the binarizer travels with the task: public thresholds and categories
+    only). ``columns`` are the binarizer's output names; ``schema_frame()`` is an empty uint8
+    frame of them carrying the declared groups and the binarizer's release (its provenance), as
+    its in-memory output does. Iterating a Parquet-backed one yields ``(binarized batch,
+    labels)`` one record batch at a time.
+    """
+
+    def __init__(self, source, binarizer):
+        self.source, self.binarizer = source, binarizer
+        self.kind = source.kind
+        self.label = source.label
+        self.columns = [str(c) for c in binarizer.get_feature_names_out()]
+        self.n_partitions = source.n_partitions
+
+    def schema_frame(self):
+        import pandas as pd
+
+        from .binarize import PROVENANCE_ATTR
+        from .rules import GROUPS_ATTR
+
+        out = pd.DataFrame({c: pd.Series([], dtype=np.uint8) for c in self.columns}, columns=self.columns)
+        out.attrs[GROUPS_ATTR] = {k: dict(v) for k, v in self.binarizer.groups_.items()}
+        release = getattr(self.binarizer, "_release", None)
+        if release is not None:
+            out.attrs[PROVENANCE_ATTR] = [dict(release)]
+        return out
+
+    def fingerprint(self) -> str:
+        return f"binarized:{self.source.fingerprint()}"
+
+    def transform(self, X):
+        """One raw partition binarized (the function the passes apply)."""
+        return self.binarizer.transform(X)
+
+    def __iter__(self):
+        if not hasattr(self.source, "partitions"):
+            raise TypeError("a Dask-backed binarized source is read by count passes, not iterated")
+        return ((self.binarizer.transform(Xp), yp) for Xp, yp in self.source.partitions())

@@ -35,9 +35,15 @@ def _is_dask(obj) -> bool:
     return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
+def _is_source(X) -> bool:
+    from .binarize_stream import BinarizedSource
+
+    return isinstance(X, (ParquetSource, DaskSource, InMemorySource, BinarizedSource))
+
+
 def is_partitioned(X, y=None) -> bool:
     """Whether ``fit(X, y)`` was given partitioned input (a source, or a Dask DataFrame)."""
-    return isinstance(X, (ParquetSource, DaskSource, InMemorySource)) or _is_dask(X) or (y is not None and _is_dask(y))
+    return _is_source(X) or _is_dask(X) or (y is not None and _is_dask(y))
 
 
 def _schema_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
@@ -275,7 +281,7 @@ def declared_schema(est_name, schema, categories, bounds, cut_points=None):
 def as_source(X, y=None, *, labels=True):
     """The source behind ``fit(X, y)`` on partitioned input (see :func:`is_partitioned`);
     ``labels=False``: an unsupervised fit (a Dask frame without y is accepted)."""
-    if isinstance(X, (ParquetSource, DaskSource, InMemorySource)):
+    if _is_source(X):
         if y is not None:
             raise ValueError("a source carries its labels (label=...): pass y=None")
         return X

@@ -2,208 +2,30 @@
 
 from __future__ import annotations
 
-import functools
 import numbers
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
+from .._binary import binary_matrix, encode_labels
 from .._format import estimator_header
-from ..data.rules import GROUPS_ATTR, RuleCandidates, check_feature_groups, moments
+from ..data.rules import GROUPS_ATTR, check_feature_groups
 from ..validation import apply_unit_sample_weight, check_y, resolve_classes
+
+# the candidates and their counting live in .candidates; re-exported for existing imports
+from .candidates import (  # noqa: F401
+    RuleCandidates,
+    SplitStats,
+    _distinct_rows,
+    count_scaled_gini,
+    count_scaled_gini_k,
+    single_threaded_blas,
+)
 from .model import RuleList
 
 __all__ = ["count_scaled_gini", "count_scaled_gini_k", "SplitStats", "RuleListEstimator"]
-
-
-def count_scaled_gini(pos, tot):
-    """Σ-form of the Gini impurity of one child: 2·a·b/(a+b) with a = pos, b = tot − pos (0 if empty).
-
-    Dividing the sum over both children of a split by ñ gives Eq. (1)+(2) of paper 000; at a fixed
-    position every candidate splits the same ñ records, so ranking by this is ranking by Gini.
-    Under add/remove of one record it changes by < 2 (docs/privacy.md, principle 2; see ``docs/privacy.md``).
-    """
-    pos = np.asarray(pos, dtype=float)
-    tot = np.asarray(tot, dtype=float)
-    neg = tot - pos
-    return np.divide(2.0 * pos * neg, tot, out=np.zeros(np.broadcast(pos, tot).shape), where=tot > 0)
-
-
-def count_scaled_gini_k(counts, tot):
-    """K-class count-scaled Gini of one child: n − Σ_k a_k²/n with n = ``tot`` (0 if empty).
-
-    ``counts``: the class counts a_k along the first axis (shape (K, ...)). For K = 2 it equals
-    :func:`count_scaled_gini` (n − (a² + b²)/n = 2ab/n). Under add/remove of one record it changes
-    by a value in [0, 2) (``docs/privacy.md``, "Rule lists over K classes").
-    """
-    a = np.asarray(counts, dtype=float)
-    tot = np.asarray(tot, dtype=float)
-    sq = (a * a).sum(axis=0)
-    return np.divide(tot * tot - sq, tot, out=np.zeros(np.broadcast(sq, tot).shape), where=tot > 0)
-
-
-class SplitStats:
-    """Counts of the remaining records captured by every candidate (vectorised, no noise).
-
-    Whether a rule captures a record depends only on the record's row of binary features, so the
-    Gram products run over the *distinct* rows, weighted by how many remaining records (and
-    remaining positives) share each row: ~10× fewer rows on binarized Adult. Everything is float64,
-    so every count is an exact integer up to 2^53 records (float32 would stop being exact above
-    2^24 and break the sensitivity proofs, docs/privacy.md, principle 16).
-
-    Successive calls of a rule-list fit only remove records, so for ``max_width <= 2`` the two Gram
-    matrices (weights w and w·y) are *updated* with the distinct rows whose weights changed instead
-    of recomputed: a downdate by integer weights, exact in float64 like the full product (which is
-    used instead when more than half the distinct rows changed).
-
-    ``n_classes`` K: y holds class indices 0..K−1. K = 2: ``P`` and ``captured_pos`` count class 1
-    (a scalar and a vector). K > 2: one weight column per class 1..K−1, so ``P`` has shape (K−1,)
-    and ``captured_pos`` (K−1, candidates); class 0 is the rest.
-    """
-
-    def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
-        self.candidates = candidates
-        first, self.inverse = _distinct_rows(Xf)
-        self.patterns = Xf[first].astype(np.float64)
-        self.n_classes = int(n_classes)
-        if self.n_classes == 2:
-            self.y = y.astype(np.float64)
-        else:  # one indicator column per class 1..K-1 (exact 0/1 floats)
-            self.y = (np.asarray(y)[:, None] == np.arange(1, self.n_classes)[None, :]).astype(np.float64)
-        self._W: np.ndarray | None = None  # (m, J) weights of the last call and the Gram matrices they give
-        self._A: list | None = None
-        self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
-
-    def __call__(self, remaining: np.ndarray):
-        """Return (N, P, captured, captured_pos) for the remaining mask (see the class docstring
-        for the shapes with K > 2 classes)."""
-        m = len(self.patterns)
-        r = remaining.astype(np.float64)
-        w = np.bincount(self.inverse, weights=r, minlength=m)
-        if self.n_classes == 2:
-            wy = [np.bincount(self.inverse, weights=r * self.y, minlength=m)]
-        else:
-            wy = [np.bincount(self.inverse, weights=r * self.y[:, k], minlength=m) for k in range(self.n_classes - 1)]
-        W = np.column_stack([w, *wy])  # float64: exact integer weights
-        J = W.shape[1]
-        totals = W.sum(axis=0)
-        if self.candidates.max_width == 3:
-            counts = self._width3(W, totals)
-        elif self.candidates.max_width == 1:  # single literals: column sums only
-            S = self.patterns.T @ W
-            counts = [self.candidates.counts_from_moments(float(totals[j]), S[:, j], None) for j in range(J)]
-        elif self.candidates.max_width > 2:
-            counts = self.candidates.counts_many(self.patterns, W)
-        else:
-            X = self.patterns
-            changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
-            if changed is None or 2 * changed.size > m:
-                self._A = [X.T @ (X * W[:, j : j + 1]) for j in range(J)]
-            elif changed.size:
-                assert self._W is not None and self._A is not None  # set by the previous call
-                Xc, dW = X[changed], W[changed] - self._W[changed]
-                for j in range(J):
-                    self._A[j] += Xc.T @ (Xc * dW[:, j : j + 1])
-            self._W = W
-            S = X.T @ W
-            A = self._A
-            assert A is not None
-            counts = [self.candidates.counts_from_gram(A[j], S[:, j], float(totals[j])) for j in range(J)]
-        if self.n_classes == 2:
-            return float(totals[0]), float(totals[1]), counts[0], counts[1]
-        return float(totals[0]), np.asarray(totals[1:], dtype=float), counts[0], np.stack(counts[1:])
-
-    def _width3(self, W, totals):
-        """Counts of conjunctions of up to three literals from the moments of the weights (up to
-        third order, :func:`~dpmodels.data.rules.moments`), one array per column of ``W``, updated
-        by the distinct rows whose weights changed since the last call (exact integer downdates,
-        like the Gram matrices)."""
-        cands = self.candidates
-        if self._pairs is None:
-            self._pairs = cands.pair_rows()
-        index, pairs = self._pairs
-        changed = None if self._W is None else np.flatnonzero((W != self._W).any(axis=1))
-        if changed is None or 2 * changed.size > len(W):
-            _, s, A, T = moments(self.patterns, W, pairs)
-            self._A = [A, T]
-        elif changed.size:
-            _, _, dA, dT = moments(self.patterns, W - self._W, pairs, rows=changed)
-            self._A[0] += dA
-            self._A[1] += dT
-        self._W = W
-        A, T = self._A
-        s = self.patterns.T @ W
-        return [
-            cands.counts_from_moments(float(totals[j]), s[:, j], A[..., j], T[..., j], index) for j in range(W.shape[1])
-        ]
-
-    @staticmethod
-    def split_impurity(N, P, cap, cap_pos):
-        """Count-scaled Gini of every candidate split (captured child + uncaptured child); K > 2
-        classes when ``P`` is a vector (:func:`count_scaled_gini_k`)."""
-        if np.ndim(P) == 0:
-            return count_scaled_gini(cap_pos, cap) + count_scaled_gini(P - cap_pos, N - cap)
-        P = np.asarray(P, dtype=float)[:, None]
-        inside = np.vstack([cap - cap_pos.sum(axis=0), cap_pos])
-        outside_pos = P - cap_pos
-        outside = np.vstack([(N - cap) - outside_pos.sum(axis=0), outside_pos])
-        return count_scaled_gini_k(inside, cap) + count_scaled_gini_k(outside, N - cap)
-
-    @staticmethod
-    def node_impurity(N, P) -> float:
-        """Count-scaled Gini of the remaining records as one child (the "stop" candidate)."""
-        if np.ndim(P) == 0:
-            return float(count_scaled_gini(P, N))
-        P = np.asarray(P, dtype=float)
-        return float(count_scaled_gini_k(np.concatenate([[N - P.sum()], P]), N))
-
-    @staticmethod
-    def class_counts(N, P, cap=None, cap_pos=None, k=None) -> np.ndarray:
-        """Class counts (K,) of the remaining records, or of the records candidate ``k`` captures."""
-        if cap is None:
-            tot, pos = N, P
-        else:
-            tot, pos = cap[k], (cap_pos[k] if np.ndim(P) == 0 else cap_pos[:, k])
-        pos = np.atleast_1d(np.asarray(pos, dtype=float))
-        return np.concatenate([[float(tot) - pos.sum()], pos])
-
-
-def _distinct_rows(Xf: np.ndarray):
-    """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group.
-
-    Rows are packed to bits and read as 64-bit words; one word: ``np.unique``; more: a lexsort of
-    the words (integer sorts, several times faster than ``np.unique(axis=0)`` on byte rows).
-    """
-    packed = np.packbits(Xf.astype(bool), axis=1)
-    n, nbytes = packed.shape
-    words = -(-nbytes // 8)
-    buf = np.zeros((n, words * 8), dtype=np.uint8)
-    buf[:, :nbytes] = packed
-    keys = buf.view(np.uint64)  # (n, words)
-    if words == 1:
-        _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
-        return first, inverse.ravel()
-    order = np.lexsort(keys.T[::-1])
-    sk = keys[order]
-    new = np.ones(n, dtype=bool)
-    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return order[new], inverse
-
-
-@functools.cache
-def _threadpool_controller() -> ThreadpoolController:
-    return ThreadpoolController()  # scanning the loaded libraries costs ~6 ms: do it once
-
-
-def single_threaded_blas():
-    """The Gram products here are small (p × n × p): BLAS threads only contend (16× slower measured
-    on a loaded 2-core machine), so fits run with one BLAS thread."""
-    return _threadpool_controller().limit(limits=1, user_api="blas")
 
 
 def _check_positive_int(value, name):
@@ -297,16 +119,8 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
 
     def _encode_labels(self, y) -> np.ndarray:
         """The public label set (``classes=``: K ≥ 2 labels, else the schema {0, 1}) and y as
-        indices into it (for two classes: 0/1, 1 = classes[1]).
-
-        Never inferred from which labels occur (:func:`dpmodels.validation.resolve_classes`): a
-        label outside the label set is a schema error; a one-class training set is valid.
-        """
-        # getattr: a subclass without a ``classes`` parameter gets the schema {0, 1}
-        declared = getattr(self, "classes", None)
-        binary = declared is None or self._binary_only
-        self.classes_, y_idx = resolve_classes(declared, y, None, binary=binary)
-        return y_idx
+        indices into it (:func:`dpmodels._binary.encode_labels`)."""
+        return encode_labels(self, y)
 
     def _validate_predict_data(self, X):
         check_is_fitted(self, "rule_list_")
@@ -314,8 +128,9 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return self._to_binary(X)
 
     def _to_binary(self, X) -> np.ndarray:
-        """Validated 0/1 float64 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
-        return _binary_matrix(X)
+        """Validated 0/1 uint8 matrix (a hook: tests subclass it to run scikit-learn's checks).
+        Counts are computed from it in float64 or int64 (exact), never in its own dtype."""
+        return binary_matrix(X, np.uint8)
 
     # ------------------------------------------------- checks before spending
     def _validate_params(self):
@@ -350,12 +165,27 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return None
 
     # ------------------------------------------------------------------- API
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the rule list (learners implement ``_fit``); BLAS runs single-threaded meanwhile.
+
+        ``X``: a 0/1 matrix or frame, or — GreedyRL and the DP rule list — partitioned input: a
+        :class:`~dpmodels.data.ParquetSource`, a :class:`~dpmodels.data.DaskSource` (or a Dask
+        frame with ``y`` a Dask series of it), or either binarized by a fitted
+        :class:`~dpmodels.data.Binarizer` (``binarizer.transform(source)``), fitted by count
+        passes (:mod:`dpmodels.rulelist._partitioned`; ``n_partitions_`` and ``n_passes_`` record
+        how many partitions were read and how many passes it took).
 
         ``sample_weight``: None, or 0/1 per row (0 leaves the record out); a weight above 1 is
         refused before anything is spent (:func:`dpmodels.validation.apply_unit_sample_weight`).
         """
+        from ..data.sources import is_partitioned
+
+        if is_partitioned(X, y):  # Parquet / Dask / a binarized source: count passes
+            if not getattr(self, "_partitioned_fit", False):
+                raise ValueError(f"{type(self).__name__} does not fit on partitioned input")
+            from ._partitioned import fit_source
+
+            return fit_source(self, X, y, sample_weight)
         X, y = apply_unit_sample_weight(X, y, sample_weight, type(self).__name__)
         with single_threaded_blas():
             return self._fit(X, y)
@@ -397,24 +227,5 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
 
 
 def _binary_matrix(X) -> np.ndarray:
-    """Check that every value is 0 or 1 (booleans accepted) and return a float64 matrix.
-
-    A value other than 0/1 is a schema error (the features' domain is {0, 1}); the message names
-    the column, never the value.
-    """
-    X = np.asarray(X)
-    if X.dtype == bool:
-        return X.astype(np.float64)
-    if X.dtype.kind not in "iuf":
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("rule lists need binary (0/1) features; got non-numeric values — binarize first") from None
-    if X.dtype.kind == "f" and np.isnan(X).any():
-        raise ValueError("X contains NaN: binary features must be 0 or 1")
-    bad = ((X != 0) & (X != 1)).any(axis=0)
-    if bad.any():
-        raise ValueError(
-            f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another value — binarize first"
-        )
-    return X.astype(np.float64)
+    """The validated 0/1 matrix as float64 (:func:`dpmodels._binary.binary_matrix`)."""
+    return binary_matrix(X, np.float64)

@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from ..guards import progress
-from ._base import RuleListEstimator, SplitStats
+from ._base import RuleListEstimator
+from .candidates import MemoryCounts, SplitStats
 from .model import Rule
 
 __all__ = ["GreedyRuleListClassifier", "CRITERIA"]
@@ -68,6 +69,8 @@ class GreedyRuleListClassifier(RuleListEstimator):
         :mod:`dpmodels.data.paper_protocols`); ``max_width`` and ``feature_groups`` are then unused.
     """
 
+    _partitioned_fit = True  # fits on Parquet / Dask sources (:mod:`._partitioned`)
+
     def __init__(
         self,
         max_rules=5,
@@ -99,29 +102,33 @@ class GreedyRuleListClassifier(RuleListEstimator):
         stats = SplitStats(cands, Xb, yb, n_classes=K)
         if self.criterion == "captured":
             return self._fit_captured(cands, stats, Xb, yb, names)
-        n = Xb.shape[0]
+        return self._fit_split(cands, MemoryCounts(stats, cands, Xb, yb, K), names)
+
+    def _fit_split(self, cands, counter, names):
+        """Paper 000's GreedyRL (module docstring), reading the data through ``counter`` only
+        (:mod:`.candidates`: in memory or partitioned input)."""
+        n = counter.n
         lam = max(1, math.floor(self.min_support * n))
-        remaining = np.ones(n, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         rules: list[Rule] = []
         for _ in progress(range(self.max_rules - 1), desc="GreedyRL rules"):
-            N, P, cap, cap_pos = stats(remaining)
+            N, P, cap, cap_pos = counter.counts()
             eligible = available & (cap >= lam)
             if N == 0 or not eligible.any():
                 break
-            score = np.where(eligible, stats.split_impurity(N, P, cap, cap_pos), np.inf)
+            score = np.where(eligible, SplitStats.split_impurity(N, P, cap, cap_pos), np.inf)
             best = int(np.argmin(score))
-            if score[best] >= stats.node_impurity(N, P) - 1e-9 * max(N, 1.0):
+            if score[best] >= SplitStats.node_impurity(N, P) - 1e-9 * max(N, 1.0):
                 break  # no rule improves on not splitting
-            c = stats.class_counts(N, P, cap, cap_pos, best)
+            c = SplitStats.class_counts(N, P, cap, cap_pos, best)
             lits = [(names[f], pos) for f, pos in cands.literals(best)]
             # majority; ties go to the first class (for two classes: int(c1 > c0))
             rules.append(Rule(lits, int(np.argmax(c)), tuple(float(v) for v in c)))
-            remaining &= ~cands.support(Xb, best)
+            counter.take(best)
             available[best] = False
-        c = np.bincount(yb[remaining], minlength=K).astype(float)
+        c = counter.remaining_histogram().astype(float)
         if c.sum() == 0:  # every record captured: fall back on the overall majority
-            default_pred = int(np.argmax(np.bincount(yb, minlength=K)))
+            default_pred = int(np.argmax(counter.class_totals()))
         else:
             default_pred = int(np.argmax(c))
         self.rule_list_ = self._build_rule_list(names, rules, Rule([], default_pred, tuple(float(v) for v in c)), False)

@@ -72,7 +72,8 @@ from ..privacy.ledger import check_delta, check_epsilon
 from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
 from ..validation import check_n_public, resolve_n, warn_if_delta_large
-from ._base import RuleListEstimator, SplitStats, count_scaled_gini
+from ._base import RuleListEstimator
+from .candidates import MemoryCounts, SplitStats, count_scaled_gini
 from .model import Rule
 
 __all__ = ["DPRuleListClassifier", "MECHANISMS"]
@@ -161,6 +162,8 @@ class DPRuleListClassifier(RuleListEstimator):
     """
 
     _display_params = ("mechanism", "max_rules", "max_width", "min_support")
+
+    _partitioned_fit = True  # fits on Parquet / Dask sources (:mod:`._partitioned`)
 
     def __init__(
         self,
@@ -275,11 +278,17 @@ class DPRuleListClassifier(RuleListEstimator):
         """Everything that draws noise: the antecedents, the consequents and their counts, checked
         against the ledger; returns the released rule list. ``stats`` gives the exact counts of
         the remaining records (shared by the batched fits of :mod:`dpmodels.experiments.paper_000.batch`)."""
+        counter = MemoryCounts(stats, cands, Xb, yb, len(self.classes_))
+        return self._release_counts(cands, counter, names, ledger, rng)
+
+    def _release_counts(self, cands, counter, names, ledger, rng):
+        """:meth:`_release` on any counter of :mod:`.candidates` (in memory, or partitioned
+        input): the data are read through ``counter`` only."""
         if self.mechanism == "permute-and-flip":
-            chosen, part = self._fit_pf(cands, stats, Xb, ledger, rng)
-            rules, default = self._consequents_from_histogram(chosen, part, yb, ledger, rng, cands)
+            chosen = self._fit_pf(cands, counter, ledger, rng)
+            rules, default = self._consequents_from_histogram(chosen, counter, ledger, rng, cands)
         else:
-            rules, default = self._fit_paper(cands, stats, Xb, yb, ledger, rng, Xb.shape[0])
+            rules, default = self._fit_paper(cands, counter, ledger, rng)
         ledger.check()
         rule_list = self._build_rule_list(names, rules, default, True)
         # every count release is a geometric histogram of sensitivity 1: noise scale 1/ε (the
@@ -289,27 +298,25 @@ class DPRuleListClassifier(RuleListEstimator):
         return rule_list
 
     # ------------------------------------------------- default: permute-and-flip
-    def _fit_pf(self, cands, stats, Xb, ledger, rng):
-        """Choose the antecedents; return them and each record's rule index (len(chosen) = default)."""
+    def _fit_pf(self, cands, counter, ledger, rng):
+        """Choose the antecedents (``counter`` records them: its partition histogram follows)."""
         K = self.max_rules
         lam = float(self.min_support)
-        n_true = Xb.shape[0]
         eps_sel = ledger.epsilon / K
         # λ > 0: the support penalty can move against the Gini term, Δ = 2 + λ (docs/privacy.md).
         # λ = 0: every utility (rules and "stop") can only fall when a record is added, so the
         # selection is monotone and the scale Δ/ε = 2/ε suffices (half the general 2Δ/ε).
         monotone = lam == 0.0
         sens = 2.0 if monotone else 2.0 + lam
-        remaining = np.ones(n_true, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
-        part = np.full(n_true, -1, dtype=np.int64)
         chosen: list[int] = []
         for pos in progress(range(K - 1), desc="DP rule list"):
-            N, P, cap, cap_pos = stats(remaining)
+            N, P, cap, cap_pos = counter.counts()
+            n_true = counter.n  # private: in the utilities only
             idx = np.flatnonzero(available)
-            imp = stats.split_impurity(N, P, cap[idx], cap_pos[..., idx])
+            imp = SplitStats.split_impurity(N, P, cap[idx], cap_pos[..., idx])
             penalty = np.maximum(0.0, lam * n_true - cap[idx])
-            u = np.concatenate([-(imp + penalty), [-stats.node_impurity(N, P)]])
+            u = np.concatenate([-(imp + penalty), [-SplitStats.node_impurity(N, P)]])
             k = selection.permute_and_flip(
                 u,
                 eps_sel,
@@ -322,18 +329,14 @@ class DPRuleListClassifier(RuleListEstimator):
             if k == len(idx):
                 break
             best = int(idx[k])
-            captured = remaining & cands.support(Xb, best)
-            part[captured] = len(chosen)
+            counter.take(best)
             chosen.append(best)
             available[best] = False
-            remaining &= ~captured
-        part[remaining] = len(chosen)
-        return chosen, part
+        return chosen
 
-    def _consequents_from_histogram(self, chosen, part, yb, ledger, rng, cands):
+    def _consequents_from_histogram(self, chosen, counter, ledger, rng, cands):
         """One noisy histogram over the partition the rules induce (docs/privacy.md, principle 5)."""
-        K = len(self.classes_)
-        hist = np.bincount(part * K + yb, minlength=K * (len(chosen) + 1)).reshape(-1, K)
+        hist = counter.partition_histogram()
         noisy = mech.noisy_histogram(
             hist,
             ledger.epsilon_remaining,
@@ -355,7 +358,7 @@ class DPRuleListClassifier(RuleListEstimator):
         return Rule(lits, int(np.argmax(counts)), tuple(float(v) for v in counts))
 
     # ------------------------------------------------------ paper's Algorithm 1
-    def _fit_paper(self, cands, stats, Xb, yb, ledger, rng, n):
+    def _fit_paper(self, cands, counter, ledger, rng):
         K = self.max_rules
         m = self.mechanism
         smooth = m.startswith("sm-")
@@ -366,7 +369,7 @@ class DPRuleListClassifier(RuleListEstimator):
         n_classes = len(self.classes_)
         gl_sens = gini_global_sensitivity(n_classes)
         if smooth and K > 1:  # K = 1: the list is the default rule alone, no selection step
-            n_for_lambda = int(resolve_n(self.n_public, n, ledger, what="training-set size n (for Λ = ⌊λn⌋)"))
+            n_for_lambda = int(resolve_n(self.n_public, counter.n, ledger, what="training-set size n (for Λ = ⌊λn⌋)"))
             Lam = max(1, math.floor(float(self.min_support) * n_for_lambda))
             if self.gate == "ptr":
                 d_gate = delta_node / 2 if m == "sm-laplace" else delta_node
@@ -383,11 +386,10 @@ class DPRuleListClassifier(RuleListEstimator):
             else:
                 beta = eps_node / (2.0 * (gamma + 1.0))
 
-        remaining = np.ones(n, dtype=bool)
         available = np.ones(len(cands), dtype=bool)
         rules: list[Rule] = []
         for pos in progress(range(K - 1), desc="DP rule list"):
-            N, P, cap, cap_pos = stats(remaining)
+            N, P, cap, cap_pos = counter.counts()
             if smooth:
                 go = mech.laplace_threshold(
                     N,
@@ -404,8 +406,8 @@ class DPRuleListClassifier(RuleListEstimator):
                     break
             idx = np.flatnonzero(available)
             Nn = max(N, 1.0)
-            gini = stats.split_impurity(N, P, cap[idx], cap_pos[..., idx]) / Nn
-            gini_stop = stats.node_impurity(N, P) / Nn
+            gini = SplitStats.split_impurity(N, P, cap[idx], cap_pos[..., idx]) / Nn
+            gini_stop = SplitStats.node_impurity(N, P) / Nn
             scores = np.concatenate([gini, [gini_stop]])
             what = f"rule {pos + 1}: pick among {len(idx)} rules + stop"
             if smooth:
@@ -478,14 +480,12 @@ class DPRuleListClassifier(RuleListEstimator):
             if k == len(idx):
                 break
             best = int(idx[k])
-            cap_mask = remaining & cands.support(Xb, best)
-            hist = np.bincount(yb[cap_mask], minlength=n_classes)
+            hist = counter.take(best)  # the class counts of the records the rule captures
             noisy_c = mech.noisy_histogram(
                 hist, eps_node, rng, ledger=ledger, what=f"rule {pos + 1}: class counts", parts=1
             )
             rules.append(self._make_rule(cands, best, noisy_c))
             available[best] = False
-            remaining &= ~cap_mask
-        hist = np.bincount(yb[remaining], minlength=n_classes)
+        hist = counter.remaining_histogram()
         noisy_c = mech.noisy_histogram(hist, eps_node, rng, ledger=ledger, what="default rule: class counts", parts=1)
         return rules, self._make_rule(cands, None, noisy_c)

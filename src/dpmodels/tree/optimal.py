@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..rulelist._base import RuleListEstimator, _binary_matrix
+from .._binary import binary_matrix, encode_labels
 from .model import TREE_LEAF, TREE_UNDEFINED, Tree, TreeEstimatorMixin
 
 __all__ = ["DL85Classifier", "tree_from_dl85"]
@@ -162,11 +162,11 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     # Label handling shared with the rule lists (same `classes=`: declared, else the schema {0, 1});
     # DL8.5's trees here are binary-class
     _binary_only = True
-    _encode_labels = RuleListEstimator._encode_labels
+    _encode_labels = encode_labels
 
     def _to_binary(self, X) -> np.ndarray:
         """Validated 0/1 matrix (a hook: tests subclass it to run scikit-learn's checks)."""
-        return _binary_matrix(X)
+        return binary_matrix(X)
 
     # --------------------------------------------------------------------- fit
     def fit(self, X, y):

@@ -1,0 +1,121 @@
+"""The count seam of the rule lists (dpmodels.rulelist.candidates): the partitioned backend gives
+the in-memory backend's counts, exactly, whatever the partitioning."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpmodels.data.sources import InMemorySource
+from dpmodels.rulelist.candidates import (
+    BinaryEncoder,
+    MemoryCounts,
+    RuleCandidates,
+    SourceCounts,
+    SplitStats,
+)
+
+
+def _data(seed, n, p, K):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(np.uint8)
+    y = rng.integers(0, K, n)
+    return pd.DataFrame(X, columns=[f"c{i}" for i in range(p)]), y
+
+
+def _brute(cands, X, y, remaining, K):
+    """Per candidate and class, the remaining records it captures, by brute force."""
+    out = np.zeros((K, len(cands)))
+    for c in range(len(cands)):
+        sup = remaining & cands.support(X, c)
+        out[:, c] = np.bincount(y[sup], minlength=K)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 300),
+    width=st.integers(1, 4),
+    K=st.integers(2, 3),
+    n_cuts=st.integers(0, 4),
+)
+def test_source_counts_equal_memory_counts_and_brute_force(seed, n, width, K, n_cuts):
+    p = 5
+    X, y = _data(seed, n, p, K)
+    rng = np.random.default_rng(seed + 1)
+    cands = RuleCandidates.from_features(list(X.columns), width)
+    cuts = sorted(rng.integers(0, n + 1, n_cuts).tolist())  # cuts need not divide n; empty parts allowed
+    Xb = X.to_numpy()
+    mem = MemoryCounts(SplitStats(cands, Xb.astype(np.float64), y, n_classes=K), cands, Xb, y, K)
+    src = SourceCounts(InMemorySource(X, y, cuts=cuts), cands, BinaryEncoder(X.columns, list(range(K)), K == 2), K)
+    assert src.n == mem.n == n
+    assert np.array_equal(src.class_totals(), mem.class_totals())
+    for _ in range(3):
+        a, b = mem.counts(), src.counts()
+        for u, v in zip(a, b):
+            assert np.array_equal(np.asarray(u), np.asarray(v))
+        oracle = _brute(cands, Xb, y, mem.remaining, K)
+        assert np.array_equal(a[2], oracle.sum(axis=0))
+        assert np.array_equal(a[3], oracle[1] if K == 2 else oracle[1:])
+        assert np.array_equal(mem.remaining_histogram(), src.remaining_histogram())
+        c = int(rng.integers(len(cands)))
+        assert np.array_equal(mem.take(c), src.take(c))
+    assert np.array_equal(mem.partition_histogram(), src.partition_histogram())
+    assert np.array_equal(mem.remaining_histogram(), src.remaining_histogram())
+
+
+def test_a_moment_pass_returns_a_public_shape_whatever_the_partition():
+    X, y = _data(0, 50, 4, 2)
+    cands = RuleCandidates.from_features(list(X.columns), 2)
+    src = SourceCounts(InMemorySource(X, y, cuts=[0, 0, 7, 50]), cands, BinaryEncoder(X.columns, None, True), 2)
+    src.counts()
+    src.take(0)
+    src.partition_histogram()
+    assert src.n_passes == 2  # one moment pass per position, one histogram pass
+
+
+def test_schema_errors_are_raised_by_the_pass():
+    X, y = _data(0, 20, 3, 2)
+    X.iloc[5, 1] = 2
+    cands = RuleCandidates.from_features(list(X.columns), 2)
+    src = SourceCounts(InMemorySource(X, y), cands, BinaryEncoder(X.columns, None, True), 2)
+    with pytest.raises(ValueError, match="column 1 holds another value"):
+        src.counts()
+    X, y = _data(0, 20, 3, 2)
+    src = SourceCounts(InMemorySource(X, y + 1), cands, BinaryEncoder(X.columns, None, True), 2)
+    with pytest.raises(ValueError, match="label other than 0 and 1"):
+        src.counts()
+
+
+def test_trees_do_not_import_rule_lists():
+    import ast
+    from pathlib import Path
+
+    import dpmodels.tree
+
+    root = Path(dpmodels.tree.__file__).parent
+    for f in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert "rulelist" not in (node.module or ""), f"{f.name} imports {node.module}"
+            elif isinstance(node, ast.Import):
+                assert not any("rulelist" in a.name for a in node.names), f.name
+
+
+@pytest.mark.parametrize("p", [1, 7, 8, 9, 63, 64, 65, 107, 130])
+def test_row_words_pack_every_column_and_group_equal_rows(p):
+    from dpmodels.rulelist.candidates import _distinct_rows, _row_words
+
+    rng = np.random.default_rng(p)
+    X = (rng.random((400, p)) < 0.5).astype(np.uint8)
+    X[200:] = X[rng.integers(0, 200, 200)]  # repeated rows
+    packed = np.packbits(X, axis=1, bitorder="little")
+    assert np.array_equal(_row_words(X).view(np.uint8)[:, : packed.shape[1]], packed)
+    first, inverse = _distinct_rows(X)
+    _, ref_inverse = np.unique(X, axis=0, return_inverse=True)
+    # the same grouping (up to the numbering of the groups), and first[g] is in group g
+    assert len(first) == len(np.unique(ref_inverse))
+    assert np.array_equal(inverse[first], np.arange(len(first)))
+    assert np.array_equal(X[first][inverse], X)
