@@ -49,7 +49,6 @@ __all__ = [  # RuleCandidates and moments: re-exported by __getattr__ below
 ]
 
 
-
 def __getattr__(name):
     # the candidate set moved to dpmodels.rulelist.candidates; imported on first use so that this
     # module (read by the Binarizer and the loaders) does not import the learners
