@@ -50,6 +50,7 @@ certifies the incumbent: gap = ub − lb.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from dataclasses import dataclass
@@ -104,8 +105,13 @@ class _PatternCounts:
 
     def __init__(self, lit: np.ndarray, W: np.ndarray):
         self.lit = lit
+        self.litT = np.ascontiguousarray(lit.T)  # (q, m): the patterns each literal captures
         self.litf = lit.astype(np.float64)
+        self.litfT = np.ascontiguousarray(self.litf.T)
         self.W = W  # (m, 3): positives, negatives, equivalent-points minority
+        # (m, 3q): each literal's column weighted by the pattern's records, positives, EQ minority
+        w3 = np.column_stack([W[:, 0] + W[:, 1], W[:, 0], W[:, 2]])
+        self.LW = np.ascontiguousarray(np.hstack([self.litf * w3[:, j : j + 1] for j in range(3)]))
 
     def root(self):
         return np.ones(self.lit.shape[0], dtype=bool)
@@ -116,7 +122,9 @@ class _PatternCounts:
 
     def counts(self, state):
         idx = np.flatnonzero(state)
-        return self.litf[idx].T @ self.W[idx]
+        if 3 * len(idx) < len(state):  # a small S: gather its patterns first
+            return self.litf[idx].T @ self.W[idx]
+        return self.litfT @ (self.W * state[:, None])
 
     def child(self, state, cnt, a):
         """State S \\ a and the counts of every literal on it."""
@@ -133,6 +141,26 @@ class _PatternCounts:
         G = la.T @ np.hstack([lb * w[:, :1], lb * w[:, 1:2]])
         return G[:, : len(B)], G[:, len(B) :]
 
+    # -- best-first kernels: a state is the bool mask of the patterns S holds
+    def bf_state(self, prefix):
+        """The state a prefix leaves (rebuilt from its literals: queued nodes store no state)."""
+        if not prefix:
+            return self.root()
+        return ~self.litT[list(prefix)].any(axis=0)
+
+    @staticmethod
+    def bf_key(state) -> bytes:
+        return np.packbits(state).tobytes()
+
+    def bf_child_keys(self, states, I, A):
+        """Packed keys of the states S_i \\ a for the pairs (i, a)."""
+        return np.packbits(states[I] & ~self.litT[A], axis=1)
+
+    def bf_counts(self, states):
+        """(k, 3, q): records / positives / equivalent-points minority of every literal on each of
+        k states (stacked), one matrix product."""
+        return (np.asarray(states, dtype=np.float64) @ self.LW).reshape(len(states), 3, -1)
+
 
 class _BitsetCounts:
     """Counts as popcounts of AND-ed record bitsets (cost ∝ n / 64 per literal pair).
@@ -145,10 +173,13 @@ class _BitsetCounts:
 
     def __init__(self, lit: np.ndarray, inv: np.ndarray, y: np.ndarray, eq_records: np.ndarray):
         self.lit = lit
+        self.litT = np.ascontiguousarray(lit.T)
         self.n = len(inv)
         self.L = self._pack(lit[inv].T)  # (q, words)
         self.Y = self._pack(y.astype(bool)[None, :])[0]
         self.E = self._pack(eq_records[None, :])[0]
+        self.full = self._pack(np.ones((1, self.n), dtype=bool))[0]
+        self.Z = np.ascontiguousarray(np.vstack([self.L, self.L & self.Y, self.L & self.E]))
 
     @staticmethod
     def _pack(rows: np.ndarray) -> np.ndarray:
@@ -159,7 +190,7 @@ class _BitsetCounts:
         return np.ascontiguousarray(b).view(np.uint64)
 
     def root(self):
-        return np.ones(self.lit.shape[0], dtype=bool), self._pack(np.ones((1, self.n), dtype=bool))[0]
+        return np.ones(self.lit.shape[0], dtype=bool), self.full.copy()
 
     @staticmethod
     def mask(state):
@@ -195,6 +226,28 @@ class _BitsetCounts:
             gn[lo : lo + step] = tot - pos
         return gp, gn
 
+    # -- best-first kernels: a state is the uint64 words of the records S holds
+    def bf_state(self, prefix):
+        if not prefix:
+            return self.full.copy()
+        return self.full & ~np.bitwise_or.reduce(self.L[list(prefix)], axis=0)
+
+    @staticmethod
+    def bf_key(state) -> bytes:
+        return state.tobytes()
+
+    def bf_child_keys(self, states, I, A):
+        return (states[I] & ~self.L[A]).view(np.uint8)
+
+    def bf_counts(self, states):
+        # Z's rows: the records of each literal, of its positives, of its EQ minority
+        S = np.asarray(states)
+        out = np.empty((len(S), self.Z.shape[0]))
+        step = max(1, self._PAIR_BYTES // max(1, self.Z.nbytes))
+        for lo in range(0, len(S), step):
+            out[lo : lo + step] = self._pc(S[lo : lo + step, None, :] & self.Z[None, :, :])
+        return out.reshape(len(S), 3, -1)
+
 
 # ---------------------------------------------------------------------------------- the search
 class RuleListSearch:
@@ -213,7 +266,17 @@ class RuleListSearch:
         How pair counts are computed; ``"auto"`` picks the cheaper one for the data (both exact).
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, min_captured: int, pen: float, backend: str = "auto"):
+    _BATCH = 32  # nodes expanded per vectorised pass of the best-first search
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        min_captured: int,
+        pen: float,
+        backend: str = "auto",
+        strategy: str = "auto",
+    ):
         X = np.asarray(X, dtype=bool)
         y = np.asarray(y).astype(np.int64)
         n, q = X.shape
@@ -254,6 +317,9 @@ class RuleListSearch:
         self.W = W
         self.lam = int(min_captured)
         self.pen = float(pen)
+        if strategy not in ("auto", "depth", "best"):
+            raise ValueError(f"strategy must be 'auto', 'depth' or 'best', got {strategy!r}")
+        self.strategy = strategy
         self.memo: dict[bytes, list] = {}
         self.nodes = 0
         self._deadline = _INF
@@ -265,6 +331,23 @@ class RuleListSearch:
         t0 = time.perf_counter()
         self._deadline = _INF if time_limit is None else t0 + float(time_limit)
         self.timed_out = False
+        strategy = self.strategy
+        if strategy == "auto":
+            # a penalty of at least one record makes the lower bounds bite (CORELS's setting);
+            # below it, the depth-first search with its memo certifies accuracy-only lists faster
+            strategy = "best" if self.pen >= 1.0 else "depth"
+        if strategy == "best":
+            lits, value, lower = self._best_first(int(max_rules))
+            return SearchResult(
+                lits,
+                value,
+                lower,
+                self.nodes,
+                len(self.memo),
+                time.perf_counter() - t0,
+                self.timed_out,
+                self.counter.name + "/best-first",
+            )
         state = self.counter.root()
         cnt = self.counter.counts(state)
         tot = self.W.sum(axis=0)
@@ -300,6 +383,112 @@ class RuleListSearch:
             mask = mask & ~self.lit[:, choice[0]]
             r -= 1
         return out
+
+    # ------------------------------------------------------- best-first search
+    def _best_first(self, R: int) -> tuple[list[int], float, float]:
+        """Best-first branch and bound over prefixes (CORELS's search, JMLR §5), in records.
+
+        A queued prefix d carries g = its errors + pen·|d| (hierarchical bound, Thm 1) and the
+        positives, negatives and equivalent-points minority of what it leaves uncaptured (S). Its
+        priority is g + EQ(S) + pen, a lower bound on every list that extends d by at least one
+        rule (one-step lookahead, Lemma 2, with the equivalent points bound, Thm 20); d's own
+        list (d, then the default) was scored when d was generated. Nodes are expanded in the
+        order of their priorities, as CORELS's ``lower_bound`` policy does, and the search ends
+        when the least priority left is not below the incumbent: no queued list can then beat
+        it, which is the certificate.
+
+        Children ℓ of a node are *eligible* when they capture ≥ Λ records of S and classify at
+        least ``pen`` of them correctly (accurate support, Thm 11, which implies CORELS's
+        minimum support, Thm 10). Permutation bound (Cor. 16), keyed by the captured set: per
+        uncaptured set S the queue keeps the prefix with the least g (under a binding length
+        budget, also the shortest); a prefix dominated by one already kept is not queued, and a
+        queued one superseded later is skipped when popped.
+
+        Nodes are popped in batches of up to ``_BATCH`` (all below the incumbent) and their
+        children counted in one vectorised pass over the packed records (popcounts) or the
+        distinct patterns (a matrix product); a batch can only expand nodes that a strict
+        best-first order would have expanded before improving the incumbent, so the certificate
+        is unchanged and the extra work is bounded by one batch per incumbent improvement.
+        """
+        pen, lam, counter = self.pen, self.lam, self.counter
+        P, N, E = (float(v) for v in self.W.sum(axis=0))
+        best, best_prefix = min(P, N), ()
+        if R <= 0 or best <= E + pen:
+            return [], best, best
+        heap: list[tuple] = [(E + pen, 0, 0.0, (), P, N, E)]
+        seen: dict[bytes, list] = self.memo  # uncaptured set -> [least g, its length]
+        tick = 1
+        heappop, heappush = heapq.heappop, heapq.heappush
+        batch = self._BATCH
+        while heap and heap[0][0] < best:
+            if time.perf_counter() > self._deadline:
+                self.timed_out = True
+                break
+            # pop the next nodes in order of their bounds (all below the incumbent); their
+            # children are counted together, one vectorised pass for the whole batch
+            nodes: list[tuple] = []
+            states: list[np.ndarray] = []
+            while heap and heap[0][0] < best and len(nodes) < batch:
+                entry = heappop(heap)
+                g, prefix = entry[2], entry[3]
+                depth = len(prefix)
+                state = counter.bf_state(prefix)
+                if depth:
+                    kept = seen.get(counter.bf_key(state))
+                    if kept is not None and kept[0] <= g and kept[1] <= depth and (kept[0] != g or kept[1] != depth):
+                        continue  # superseded by a better prefix leaving the same records
+                nodes.append(entry)
+                states.append(state)
+            if not nodes:
+                continue
+            self.nodes += len(nodes)
+            st = np.stack(states)
+            cnt = counter.bf_counts(st)  # (k, 3, q)
+            ct, cp, ce = cnt[:, 0], cnt[:, 1], cnt[:, 2]
+            cn = ct - cp
+            e1 = np.minimum(cp, cn)
+            elig = (ct >= lam) & ((ct - e1) >= pen)
+            g0 = np.array([e[2] for e in nodes])[:, None]
+            tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
+            cg = (g0 + pen) + e1
+            cP = tot[:, 0:1] - cp
+            cN = tot[:, 1:2] - cn
+            cE = tot[:, 2:3] - ce
+            cobj = np.where(elig, cg + np.minimum(cP, cN), _INF)
+            i0, a0 = divmod(int(cobj.argmin()), cobj.shape[1])
+            if cobj[i0, a0] < best:
+                best, best_prefix = float(cobj[i0, a0]), nodes[i0][3] + (a0,)
+            # one-step lookahead: extending child ℓ costs at least its g + EQ(S \\ ℓ) + pen
+            ckey = cg + cE + pen
+            ok = elig & (ckey < best)
+            deep = np.array([len(e[3]) + 1 < R for e in nodes])
+            ok &= deep[:, None]
+            I, A = np.nonzero(ok)
+            if I.size == 0:
+                continue
+            keys = counter.bf_child_keys(st, I, A)
+            ga_all = cg[I, A].tolist()
+            kk = ckey[I, A].tolist()
+            cPs, cNs, cEs = cP[I, A].tolist(), cN[I, A].tolist(), cE[I, A].tolist()
+            for k, (i, a) in enumerate(zip(I.tolist(), A.tolist())):
+                key = keys[k].tobytes()
+                ga = ga_all[k]
+                prefix = nodes[i][3]
+                d1 = len(prefix) + 1
+                kept = seen.get(key)
+                if kept is not None:
+                    if kept[0] <= ga and kept[1] <= d1:
+                        continue  # a prefix at least as good leaves the same records
+                    if ga <= kept[0] and d1 <= kept[1]:
+                        kept[0], kept[1] = ga, d1
+                else:
+                    seen[key] = [ga, d1]
+                heappush(heap, (kk[k], tick, ga, prefix + (a,), cPs[k], cNs[k], cEs[k]))
+                tick += 1
+        # finished (the first bound left is not below the incumbent: no queued list can beat it),
+        # or stopped by the clock: the least bound left is the certificate
+        lower = min(best, heap[0][0]) if heap else best
+        return list(best_prefix), best, lower
 
     # ------------------------------------------------------------------ search
     def _solve(self, state, cnt, tot, r, U):
