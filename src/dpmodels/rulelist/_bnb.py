@@ -109,9 +109,9 @@ class _PatternCounts:
         self.litf = lit.astype(np.float64)
         self.litfT = np.ascontiguousarray(self.litf.T)
         self.W = W  # (m, 3): positives, negatives, equivalent-points minority
-        # (m, 3q): each literal's column weighted by the pattern's records, positives, EQ minority
+        # (m, 3, q): each literal's column weighted by the pattern's records, positives, EQ minority
         w3 = np.column_stack([W[:, 0] + W[:, 1], W[:, 0], W[:, 2]])
-        self.LW = np.ascontiguousarray(np.hstack([self.litf * w3[:, j : j + 1] for j in range(3)]))
+        self.LW3 = np.ascontiguousarray(np.stack([self.litf * w3[:, j : j + 1] for j in range(3)], axis=1))
 
     def root(self):
         return np.ones(self.lit.shape[0], dtype=bool)
@@ -142,24 +142,35 @@ class _PatternCounts:
         return G[:, : len(B)], G[:, len(B) :]
 
     # -- best-first kernels: a state is the bool mask of the patterns S holds
-    def bf_state(self, prefix):
-        """The state a prefix leaves (rebuilt from its literals: queued nodes store no state)."""
-        if not prefix:
-            return self.root()
-        return ~self.litT[list(prefix)].any(axis=0)
+    def bf_states(self, prefixes):
+        """(k, m): the states the prefixes leave (rebuilt from their literals: queued nodes store
+        no state), one reduction for the batch."""
+        lens = [len(p) for p in prefixes]
+        out = np.ones((len(prefixes), self.lit.shape[0]), dtype=bool)
+        rows = [i for i, n in enumerate(lens) if n]
+        if rows:
+            flat = [a for p in prefixes for a in p]
+            starts = np.cumsum([0] + [lens[i] for i in rows[:-1]])
+            out[rows] = ~np.logical_or.reduceat(self.litT[flat], starts, axis=0)
+        return out
 
     @staticmethod
-    def bf_key(state) -> bytes:
-        return np.packbits(state).tobytes()
+    def bf_keys(states):
+        return np.packbits(states, axis=1)
 
-    def bf_child_keys(self, states, I, A):
-        """Packed keys of the states S_i \\ a for the pairs (i, a)."""
-        return np.packbits(states[I] & ~self.litT[A], axis=1)
+    def bf_child_states(self, states, I, A):
+        """The states S_i \\ a for the pairs (i, a)."""
+        return states[I] & ~self.litT[A]
 
-    def bf_counts(self, states):
-        """(k, 3, q): records / positives / equivalent-points minority of every literal on each of
-        k states (stacked), one matrix product."""
-        return (np.asarray(states, dtype=np.float64) @ self.LW).reshape(len(states), 3, -1)
+    def bf_counts(self, states, cols):
+        """(k, 2, |cols|): records and positives of the literals ``cols`` on each of k states,
+        one matrix product."""
+        lw = self.LW3[:, :2, cols].reshape(self.LW3.shape[0], -1)
+        return (states.astype(np.float64) @ lw).reshape(len(states), 2, -1)
+
+    def bf_eq(self, states, I, A):
+        """Equivalent-points minority of literal A[t] on state I[t], for each t."""
+        return np.einsum("tm,tm->t", states[I].astype(np.float64), self.LW3[:, 2, A].T)
 
 
 class _BitsetCounts:
@@ -170,6 +181,7 @@ class _BitsetCounts:
 
     name = "bitset"
     _PAIR_BYTES = 1 << 23  # chunk the (|A|, |B|, words) pair tensor to ~8 MB
+    _BF_BYTES = 1 << 21  # chunk the best-first (nodes, literals, words) tensor to ~2 MB
 
     def __init__(self, lit: np.ndarray, inv: np.ndarray, y: np.ndarray, eq_records: np.ndarray):
         self.lit = lit
@@ -179,7 +191,9 @@ class _BitsetCounts:
         self.Y = self._pack(y.astype(bool)[None, :])[0]
         self.E = self._pack(eq_records[None, :])[0]
         self.full = self._pack(np.ones((1, self.n), dtype=bool))[0]
-        self.Z = np.ascontiguousarray(np.vstack([self.L, self.L & self.Y, self.L & self.E]))
+        # per-word popcounts summed over the words: uint16 holds them while n < 2^16
+        self._sum_dtype = np.uint16 if self.n < (1 << 16) else np.int64
+        self.Z3 = np.ascontiguousarray(np.stack([self.L, self.L & self.Y, self.L & self.E]))  # (3, q, words)
 
     @staticmethod
     def _pack(rows: np.ndarray) -> np.ndarray:
@@ -227,26 +241,36 @@ class _BitsetCounts:
         return gp, gn
 
     # -- best-first kernels: a state is the uint64 words of the records S holds
-    def bf_state(self, prefix):
-        if not prefix:
-            return self.full.copy()
-        return self.full & ~np.bitwise_or.reduce(self.L[list(prefix)], axis=0)
+    def bf_states(self, prefixes):
+        lens = [len(p) for p in prefixes]
+        out = np.repeat(self.full[None, :], len(prefixes), axis=0)
+        rows = [i for i, n in enumerate(lens) if n]
+        if rows:
+            flat = [a for p in prefixes for a in p]
+            starts = np.cumsum([0] + [lens[i] for i in rows[:-1]])
+            out[rows] &= ~np.bitwise_or.reduceat(self.L[flat], starts, axis=0)
+        return out
 
     @staticmethod
-    def bf_key(state) -> bytes:
-        return state.tobytes()
+    def bf_keys(states):
+        return states.view(np.uint8)
 
-    def bf_child_keys(self, states, I, A):
-        return (states[I] & ~self.L[A]).view(np.uint8)
+    def bf_child_states(self, states, I, A):
+        return states[I] & ~self.L[A]
 
-    def bf_counts(self, states):
-        # Z's rows: the records of each literal, of its positives, of its EQ minority
-        S = np.asarray(states)
-        out = np.empty((len(S), self.Z.shape[0]))
-        step = max(1, self._PAIR_BYTES // max(1, self.Z.nbytes))
-        for lo in range(0, len(S), step):
-            out[lo : lo + step] = self._pc(S[lo : lo + step, None, :] & self.Z[None, :, :])
-        return out.reshape(len(S), 3, -1)
+    def bf_counts(self, states, cols):
+        # Z's rows: the records of each literal, of its positives (of its EQ minority: bf_eq)
+        Z = self.Z3[:2, cols].reshape(-1, self.Z3.shape[2])
+        out = np.empty((len(states), Z.shape[0]))
+        step = max(1, self._BF_BYTES // max(1, Z.nbytes))
+        for lo in range(0, len(states), step):
+            out[lo : lo + step] = np.bitwise_count(states[lo : lo + step, None, :] & Z[None, :, :]).sum(
+                axis=-1, dtype=self._sum_dtype
+            )
+        return out.reshape(len(states), 2, -1)
+
+    def bf_eq(self, states, I, A):
+        return self._pc(states[I] & self.Z3[2, A]).astype(np.float64)
 
 
 # ---------------------------------------------------------------------------------- the search
@@ -290,9 +314,17 @@ class RuleListSearch:
         neg = np.bincount(inv, minlength=m) - pos
         W = np.column_stack([pos, neg, np.minimum(pos, neg)]).astype(np.float64)
         self.m, self.q, self.n = m, q, n
+        if strategy not in ("auto", "depth", "best"):
+            raise ValueError(f"strategy must be 'auto', 'depth' or 'best', got {strategy!r}")
+        if strategy == "auto":
+            # a penalty of at least one record makes the lower bounds bite (CORELS's setting);
+            # below it, the depth-first search with its memo certifies accuracy-only lists faster
+            strategy = "best" if float(pen) >= 1.0 else "depth"
+        self.strategy = strategy
         if backend == "auto":
-            # measured here: a Gram column costs ~3 bitset words of popcount per pattern
-            backend = "bitset" if (_HAS_POPCOUNT and n < 3 * m) else "gram"
+            # measured here: for the depth-first search a Gram column costs ~3 bitset words of
+            # popcount per pattern; the best-first batches count faster with popcounts throughout
+            backend = "bitset" if (_HAS_POPCOUNT and (strategy == "best" or n < 3 * m)) else "gram"
         self.counter: _BitsetCounts | _PatternCounts
         if backend == "bitset":
             if not _HAS_POPCOUNT:
@@ -317,9 +349,6 @@ class RuleListSearch:
         self.W = W
         self.lam = int(min_captured)
         self.pen = float(pen)
-        if strategy not in ("auto", "depth", "best"):
-            raise ValueError(f"strategy must be 'auto', 'depth' or 'best', got {strategy!r}")
-        self.strategy = strategy
         self.memo: dict[bytes, list] = {}
         self.nodes = 0
         self._deadline = _INF
@@ -331,12 +360,7 @@ class RuleListSearch:
         t0 = time.perf_counter()
         self._deadline = _INF if time_limit is None else t0 + float(time_limit)
         self.timed_out = False
-        strategy = self.strategy
-        if strategy == "auto":
-            # a penalty of at least one record makes the lower bounds bite (CORELS's setting);
-            # below it, the depth-first search with its memo certifies accuracy-only lists faster
-            strategy = "best" if self.pen >= 1.0 else "depth"
-        if strategy == "best":
+        if self.strategy == "best":
             lits, value, lower = self._best_first(int(max_rules))
             return SearchResult(
                 lits,
@@ -415,7 +439,9 @@ class RuleListSearch:
         best, best_prefix = min(P, N), ()
         if R <= 0 or best <= E + pen:
             return [], best, best
-        heap: list[tuple] = [(E + pen, 0, 0.0, (), P, N, E)]
+        q = self.q
+        # entries: (bound, tie, g, prefix, P, N, EQ of S, literals eligible at the parent)
+        heap: list[tuple] = [(E + pen, 0, 0.0, (), P, N, E, np.ones(q, dtype=bool))]
         seen: dict[bytes, list] = self.memo  # uncaptured set -> [least g, its length]
         tick = 1
         heappop, heappush = heapq.heappop, heapq.heappush
@@ -427,54 +453,60 @@ class RuleListSearch:
             # pop the next nodes in order of their bounds (all below the incumbent); their
             # children are counted together, one vectorised pass for the whole batch
             nodes: list[tuple] = []
-            states: list[np.ndarray] = []
             while heap and heap[0][0] < best and len(nodes) < batch:
-                entry = heappop(heap)
-                g, prefix = entry[2], entry[3]
-                depth = len(prefix)
-                state = counter.bf_state(prefix)
+                nodes.append(heappop(heap))
+            st = counter.bf_states([e[3] for e in nodes])
+            keys = counter.bf_keys(st)
+            live = []
+            for i, e in enumerate(nodes):
+                g, depth = e[2], len(e[3])
                 if depth:
-                    kept = seen.get(counter.bf_key(state))
+                    kept = seen.get(keys[i].tobytes())
                     if kept is not None and kept[0] <= g and kept[1] <= depth and (kept[0] != g or kept[1] != depth):
                         continue  # superseded by a better prefix leaving the same records
-                nodes.append(entry)
-                states.append(state)
-            if not nodes:
-                continue
+                live.append(i)
+            if len(live) < len(nodes):
+                nodes = [nodes[i] for i in live]
+                st = st[live]
+                if not nodes:
+                    continue
             self.nodes += len(nodes)
-            st = np.stack(states)
-            cnt = counter.bf_counts(st)  # (k, 3, q)
-            ct, cp, ce = cnt[:, 0], cnt[:, 1], cnt[:, 2]
-            cn = ct - cp
-            e1 = np.minimum(cp, cn)
-            elig = (ct >= lam) & ((ct - e1) >= pen)
-            g0 = np.array([e[2] for e in nodes])[:, None]
+            g0 = np.array([e[2] for e in nodes])
             tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
-            cg = (g0 + pen) + e1
-            cP = tot[:, 0:1] - cp
-            cN = tot[:, 1:2] - cn
-            cE = tot[:, 2:3] - ce
-            cobj = np.where(elig, cg + np.minimum(cP, cN), _INF)
-            i0, a0 = divmod(int(cobj.argmin()), cobj.shape[1])
-            if cobj[i0, a0] < best:
-                best, best_prefix = float(cobj[i0, a0]), nodes[i0][3] + (a0,)
-            # one-step lookahead: extending child ℓ costs at least its g + EQ(S \\ ℓ) + pen
-            ckey = cg + cE + pen
-            ok = elig & (ckey < best)
+            ct, e1, elig, cg, cP, cN, (v, i0, a0) = self._bf_children(
+                st, g0, tot[:, 0], tot[:, 1], [e[7] for e in nodes]
+            )
+            if v < best:
+                best, best_prefix = v, nodes[i0][3] + (a0,)
+            # one-step lookahead: extending child ℓ costs at least cg + EQ(S \\ ℓ) + pen. The EQ
+            # minority ℓ captures is at most its errors (per pattern min(pos, neg) ≤ the rule's
+            # min over the sum), so EQ(S \\ ℓ) ≥ max(EQ(S) − e1, 0): that bound screens the
+            # children first, and the exact EQ is counted only for those it lets through
             deep = np.array([len(e[3]) + 1 < R for e in nodes])
-            ok &= deep[:, None]
+            ok = elig & deep[:, None] & ((cg + pen + np.maximum(tot[:, 2:3] - e1, 0.0)) < best)
             I, A = np.nonzero(ok)
             if I.size == 0:
                 continue
-            keys = counter.bf_child_keys(st, I, A)
-            ga_all = cg[I, A].tolist()
-            kk = ckey[I, A].tolist()
-            cPs, cNs, cEs = cP[I, A].tolist(), cN[I, A].tolist(), cE[I, A].tolist()
+            cE = tot[I, 2] - counter.bf_eq(st, I, A)
+            ga_all = cg[I, A]
+            kk = ga_all + cE + pen
+            sel = kk < best
+            if not sel.all():
+                I, A, cE, ga_all, kk = I[sel], A[sel], cE[sel], ga_all[sel], kk[sel]
+                if I.size == 0:
+                    continue
+            cst = counter.bf_child_states(st, I, A)
+            ckeys = counter.bf_keys(cst)
+            cPs, cNs = cP[I, A], cN[I, A]
+            # a child whose bound is within pen of the incumbent cannot have children that pass
+            # the lookahead (they pay one more pen): it is expanded here, in the same pass,
+            # instead of being queued — only its one-rule completions can still win
+            term: list[int] = []
+            opened: list[int] = []
             for k, (i, a) in enumerate(zip(I.tolist(), A.tolist())):
-                key = keys[k].tobytes()
-                ga = ga_all[k]
-                prefix = nodes[i][3]
-                d1 = len(prefix) + 1
+                ga = float(ga_all[k])
+                d1 = len(nodes[i][3]) + 1
+                key = ckeys[k].tobytes()
                 kept = seen.get(key)
                 if kept is not None:
                     if kept[0] <= ga and kept[1] <= d1:
@@ -483,12 +515,62 @@ class RuleListSearch:
                         kept[0], kept[1] = ga, d1
                 else:
                     seen[key] = [ga, d1]
-                heappush(heap, (kk[k], tick, ga, prefix + (a,), cPs[k], cNs[k], cEs[k]))
+                (term if kk[k] + pen >= best or d1 + 1 >= R else opened).append(k)
+            if term:
+                t = np.array(term)
+                self.nodes += len(term)
+                It = I[t]
+                *_, (v, i0, b0) = self._bf_children(cst[t], ga_all[t], cPs[t], cNs[t], elig[It])
+                if v < best:
+                    best, best_prefix = v, nodes[int(It[i0])][3] + (int(A[t[i0]]), b0)
+            rows = list(elig)  # the children's candidate literals, one shared array per node
+            for k in opened:
+                if kk[k] >= best:
+                    continue
+                i, a = int(I[k]), int(A[k])
+                heappush(
+                    heap,
+                    (
+                        float(kk[k]),
+                        tick,
+                        float(ga_all[k]),
+                        nodes[i][3] + (a,),
+                        float(cPs[k]),
+                        float(cNs[k]),
+                        float(cE[k]),
+                        rows[i],
+                    ),
+                )
                 tick += 1
         # finished (the first bound left is not below the incumbent: no queued list can beat it),
         # or stopped by the clock: the least bound left is the certificate
         lower = min(best, heap[0][0]) if heap else best
         return list(best_prefix), best, lower
+
+    def _bf_children(self, st, g, Ps, Ns, cand):
+        """Count the candidate literals on k states at once and score every child list.
+
+        ``cand``: per state, the literals eligible at its parent (a literal not eligible there is
+        not eligible here: its counts only shrink); the counts of the union are computed, the
+        others stay 0 (not eligible). Returns the records, errors, eligibility, cost g', and the
+        positives / negatives left, each (k, q), and (value, state, literal) of the best child
+        list (the child then the default), value ∞ when no child is eligible.
+        """
+        pen, q = self.pen, self.q
+        cols = np.flatnonzero(np.logical_or.reduce(np.asarray(cand), axis=0))
+        cnt = np.zeros((len(st), 2, q))
+        if cols.size:
+            cnt[:, :, cols] = self.counter.bf_counts(st, cols)
+        ct, cp = cnt[:, 0], cnt[:, 1]
+        cn = ct - cp
+        e1 = np.minimum(cp, cn)
+        elig = (ct >= self.lam) & ((ct - e1) >= pen)
+        cg = (np.asarray(g, dtype=np.float64)[:, None] + pen) + e1
+        cP = np.asarray(Ps, dtype=np.float64)[:, None] - cp
+        cN = np.asarray(Ns, dtype=np.float64)[:, None] - cn
+        cobj = np.where(elig, cg + np.minimum(cP, cN), _INF)
+        i0, a0 = divmod(int(cobj.argmin()), q)
+        return ct, e1, elig, cg, cP, cN, (float(cobj[i0, a0]), i0, a0)
 
     # ------------------------------------------------------------------ search
     def _solve(self, state, cnt, tot, r, U):
