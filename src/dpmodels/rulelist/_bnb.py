@@ -434,7 +434,7 @@ class RuleListSearch:
         best-first order would have expanded before improving the incumbent, so the certificate
         is unchanged and the extra work is bounded by one batch per incumbent improvement.
         """
-        pen, lam, counter = self.pen, self.lam, self.counter
+        pen, counter = self.pen, self.counter
         P, N, E = (float(v) for v in self.W.sum(axis=0))
         best, best_prefix = min(P, N), ()
         if R <= 0 or best <= E + pen:
@@ -503,7 +503,7 @@ class RuleListSearch:
             # instead of being queued — only its one-rule completions can still win
             term: list[int] = []
             opened: list[int] = []
-            for k, (i, a) in enumerate(zip(I.tolist(), A.tolist())):
+            for k, i in enumerate(I.tolist()):
                 ga = float(ga_all[k])
                 d1 = len(nodes[i][3]) + 1
                 key = ckeys[k].tobytes()
