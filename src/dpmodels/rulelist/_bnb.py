@@ -40,7 +40,15 @@ pair-count matrix — the records of b left after a are count(b) − count(a ∧
 pair is scored at once. Pair counts are either a float64 Gram product over the distinct patterns
 of S or popcounts of AND-ed record bitsets, whichever is cheaper for the data (both exact).
 
-The search is a depth-first branch and bound with fail-soft cutoffs: ``_solve(S, r, U)`` returns
+Two searches share these bounds. With a penalty of at least one record (CORELS's regularised
+objective, ``strategy="best"``) a best-first search expands prefixes in the order of their lower
+bounds, as CORELS does (JMLR §5), keeps one prefix per uncaptured set (the permutation map), and
+counts the children of a batch of nodes in one pass of popcounts over packed record bitsets; see
+:meth:`RuleListSearch._best_first`. Below one record (accuracy only, the penalty just breaks
+ties) the depth-first search below certifies faster: its memo stores exact f(S, r) values that a
+best-first search, whose bounds barely move without a penalty, cannot use.
+
+The depth-first search is a branch and bound with fail-soft cutoffs: ``_solve(S, r, U)`` returns
 (lb, ub) with lb ≤ f(S, r) ≤ ub, ub achieved by a stored choice, and either lb == ub (exact) or
 lb ≥ U (the caller needed no more). Memo entries keep both, so a later visit with a larger cutoff
 resumes from the stored lower bound. When the time limit is reached the recursion unwinds with the
