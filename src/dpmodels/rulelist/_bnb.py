@@ -299,6 +299,7 @@ class RuleListSearch:
     """
 
     _BATCH = 32  # nodes expanded per vectorised pass of the best-first search
+    _INPASS = 1  # children within this many penalties of the incumbent are expanded at once
 
     def __init__(
         self,
@@ -454,6 +455,7 @@ class RuleListSearch:
         tick = 1
         heappop, heappush = heapq.heappop, heapq.heappush
         batch = self._BATCH
+        inpass = self._INPASS
         while heap and heap[0][0] < best:
             if time.perf_counter() > self._deadline:
                 self.timed_out = True
@@ -478,78 +480,69 @@ class RuleListSearch:
                 st = st[live]
                 if not nodes:
                     continue
-            self.nodes += len(nodes)
-            g0 = np.array([e[2] for e in nodes])
-            tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
-            ct, e1, elig, cg, cP, cN, (v, i0, a0) = self._bf_children(
-                st, g0, tot[:, 0], tot[:, 1], [e[7] for e in nodes]
-            )
-            if v < best:
-                best, best_prefix = v, nodes[i0][3] + (a0,)
-            # one-step lookahead: extending child ℓ costs at least cg + EQ(S \\ ℓ) + pen. The EQ
-            # minority ℓ captures is at most its errors (per pattern min(pos, neg) ≤ the rule's
-            # min over the sum), so EQ(S \\ ℓ) ≥ max(EQ(S) − e1, 0): that bound screens the
-            # children first, and the exact EQ is counted only for those it lets through
-            deep = np.array([len(e[3]) + 1 < R for e in nodes])
-            ok = elig & deep[:, None] & ((cg + pen + np.maximum(tot[:, 2:3] - e1, 0.0)) < best)
-            I, A = np.nonzero(ok)
-            if I.size == 0:
-                continue
-            cE = tot[I, 2] - counter.bf_eq(st, I, A)
-            ga_all = cg[I, A]
-            kk = ga_all + cE + pen
-            sel = kk < best
-            if not sel.all():
-                I, A, cE, ga_all, kk = I[sel], A[sel], cE[sel], ga_all[sel], kk[sel]
-                if I.size == 0:
-                    continue
-            cst = counter.bf_child_states(st, I, A)
-            ckeys = counter.bf_keys(cst)
-            cPs, cNs = cP[I, A], cN[I, A]
-            # a child whose bound is within pen of the incumbent cannot have children that pass
-            # the lookahead (they pay one more pen): it is expanded here, in the same pass,
-            # instead of being queued — only its one-rule completions can still win
-            term: list[int] = []
-            opened: list[int] = []
-            for k, i in enumerate(I.tolist()):
-                ga = float(ga_all[k])
-                d1 = len(nodes[i][3]) + 1
-                key = ckeys[k].tobytes()
-                kept = seen.get(key)
-                if kept is not None:
-                    if kept[0] <= ga and kept[1] <= d1:
-                        continue  # a prefix at least as good leaves the same records
-                    if ga <= kept[0] and d1 <= kept[1]:
-                        kept[0], kept[1] = ga, d1
-                else:
-                    seen[key] = [ga, d1]
-                (term if kk[k] + pen >= best or d1 + 1 >= R else opened).append(k)
-            if term:
-                t = np.array(term)
-                self.nodes += len(term)
-                It = I[t]
-                *_, (v, i0, b0) = self._bf_children(cst[t], ga_all[t], cPs[t], cNs[t], elig[It])
+            # a wave: nodes whose children are counted in one pass. Children whose bound is
+            # within ``_INPASS`` penalties of the incumbent have few descendants that can pass
+            # the lookahead (each level pays one more pen): they form the next wave at once
+            # instead of being queued; the rest are queued by their bounds
+            while nodes:
+                self.nodes += len(nodes)
+                g0 = np.array([e[2] for e in nodes])
+                tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
+                ct, e1, elig, cg, cP, cN, (v, i0, a0) = self._bf_children(
+                    st, g0, tot[:, 0], tot[:, 1], [e[7] for e in nodes]
+                )
                 if v < best:
-                    best, best_prefix = v, nodes[int(It[i0])][3] + (int(A[t[i0]]), b0)
-            rows = list(elig)  # the children's candidate literals, one shared array per node
-            for k in opened:
-                if kk[k] >= best:
-                    continue
-                i, a = int(I[k]), int(A[k])
-                heappush(
-                    heap,
-                    (
+                    best, best_prefix = v, nodes[i0][3] + (a0,)
+                # one-step lookahead: extending child ℓ costs at least cg + EQ(S \\ ℓ) + pen. The
+                # EQ minority ℓ captures is at most its errors (per pattern min(pos, neg) ≤ the
+                # rule's min over the sums), so EQ(S \\ ℓ) ≥ max(EQ(S) − e1, 0): that bound
+                # screens the children first, the exact EQ is counted only for those it lets by
+                deep = np.array([len(e[3]) + 1 < R for e in nodes])
+                ok = elig & deep[:, None] & ((cg + pen + np.maximum(tot[:, 2:3] - e1, 0.0)) < best)
+                I, A = np.nonzero(ok)
+                if I.size:
+                    cE = tot[I, 2] - counter.bf_eq(st, I, A)
+                    kk = cg[I, A] + cE + pen
+                    sel = np.flatnonzero(kk < best)
+                    I, A, cE, kk = I[sel], A[sel], cE[sel], kk[sel]
+                if I.size == 0:
+                    break
+                cst = counter.bf_child_states(st, I, A)
+                ckeys = counter.bf_keys(cst)
+                ga_all, cPs, cNs = cg[I, A], cP[I, A], cN[I, A]
+                near = best - inpass * pen
+                wave: list[int] = []
+                nxt: list[tuple] = []
+                for k, i in enumerate(I.tolist()):
+                    ga = float(ga_all[k])
+                    d1 = len(nodes[i][3]) + 1
+                    key = ckeys[k].tobytes()
+                    kept = seen.get(key)
+                    if kept is not None:
+                        if kept[0] <= ga and kept[1] <= d1:
+                            continue  # a prefix at least as good leaves the same records
+                        if ga <= kept[0] and d1 <= kept[1]:
+                            kept[0], kept[1] = ga, d1
+                    else:
+                        seen[key] = [ga, d1]
+                    e = (
                         float(kk[k]),
                         tick,
-                        float(ga_all[k]),
-                        nodes[i][3] + (a,),
+                        ga,
+                        nodes[i][3] + (int(A[k]),),
                         float(cPs[k]),
                         float(cNs[k]),
                         float(cE[k]),
-                        rows[i],
-                    ),
-                )
-                tick += 1
+                        elig[i],
+                    )
+                    tick += 1
+                    if e[0] >= near or d1 + 1 >= R:
+                        wave.append(k)
+                        nxt.append(e)
+                    else:
+                        heappush(heap, e)
+                nodes = nxt
+                st = cst[wave]
         # finished (the first bound left is not below the incumbent: no queued list can beat it),
         # or stopped by the clock: the least bound left is the certificate
         lower = min(best, heap[0][0]) if heap else best
