@@ -196,3 +196,27 @@ def test_fit_uses_best_first_for_regularised_objectives():
 def test_bad_strategy_is_refused():
     with pytest.raises(ValueError, match="strategy"):
         RuleListSearch(np.ones((3, 2), dtype=bool), np.array([0, 1, 0]), 1, 1.0, strategy="greedy")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80))
+def test_completion_bound_is_below_the_exact_errors(seed, n):
+    """The corner bound of a one-rule completion after (parent, a), from the parent's counts,
+    never exceeds the errors of (b, default) counted on what a leaves."""
+    from dpmodels.rulelist._bnb import completion_bound
+
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < rng.uniform(0.1, 0.9)
+    S = rng.random(n) < rng.uniform(0.3, 1.0)  # the parent's uncaptured records
+    a = S & (rng.random(n) < rng.uniform(0.0, 0.7))
+    b = rng.random(n) < rng.uniform(0.0, 1.0)
+    St = S & ~a
+    P, N = int((St & y).sum()), int((St & ~y).sum())
+    cp, cn = int((S & b & y).sum()), int((S & b & ~y).sum())
+    cpa, cna = int((a & y).sum()), int((a & ~y).sum())
+    x, z = int((St & b & y).sum()), int((St & b & ~y).sum())
+    exact = min(x, z) + min(P - x, N - z)
+    bound = completion_bound(float(P), float(N), float(cp), float(cn), float(cpa), float(cna))
+    assert bound <= exact
+    if cpa == 0 and cna == 0:  # a took nothing: the box is a point, the bound is exact
+        assert bound == exact

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RuleListSearch", "SearchResult", "support_threshold"]
+__all__ = ["RuleListSearch", "SearchResult", "completion_bound", "support_threshold"]
 
 _INF = math.inf
 _HAS_POPCOUNT = hasattr(np, "bitwise_count")  # NumPy ≥ 2.0
@@ -86,6 +86,25 @@ def support_threshold(min_support: float, n: int) -> int:
     while m / n < min_support:
         m += 1
     return max(1, m)
+
+
+def completion_bound(P, N, cp, cn, cpa, cna):
+    """Lower bound on errors(b) + errors(default) after a node t = (parent, a), from parent counts.
+
+    P, N: positives and negatives left at t; cp, cn: what literal b captures at the parent;
+    cpa, cna: what a captured there. On S_t, b keeps x positives with cp − cpa ≤ x ≤ min(cp, P)
+    (a took at most cpa of them) and z negatives alike; the errors min(x, z) + min(P − x, N − z)
+    are concave in (x, z) (sums of minima of linear functions), so their least value over that
+    box is at one of its four corners. Broadcasts over arrays.
+    """
+    lo_p, hi_p = np.maximum(cp - cpa, 0.0), np.minimum(cp, P)
+    lo_n, hi_n = np.maximum(cn - cna, 0.0), np.minimum(cn, N)
+    out = None
+    for x in (lo_p, hi_p):
+        for z in (lo_n, hi_n):
+            v = np.minimum(x, z) + np.minimum(P - x, N - z)
+            out = v if out is None else np.minimum(out, v)
+    return out
 
 
 @dataclass
@@ -175,6 +194,11 @@ class _PatternCounts:
         one matrix product."""
         lw = self.LW3[:, :2, cols].reshape(self.LW3.shape[0], -1)
         return (states.astype(np.float64) @ lw).reshape(len(states), 2, -1)
+
+    def bf_pair_counts(self, states, I, A):
+        """Records and positives of literal A[t] on state I[t], for each t."""
+        G = np.einsum("tm,mjt->tj", states[I].astype(np.float64), self.LW3[:, :2, A])
+        return G[:, 0], G[:, 1]
 
     def bf_eq(self, states, I, A):
         """Equivalent-points minority of literal A[t] on state I[t], for each t."""
@@ -277,6 +301,17 @@ class _BitsetCounts:
             )
         return out.reshape(len(states), 2, -1)
 
+    def bf_pair_counts(self, states, I, A):
+        ct = np.empty(len(I))
+        cp = np.empty(len(I))
+        step = max(1, self._BF_BYTES // max(1, 16 * states.shape[1]))
+        for lo in range(0, len(I), step):
+            S = states[I[lo : lo + step]]
+            a = A[lo : lo + step]
+            ct[lo : lo + step] = self._pc(S & self.Z3[0, a])
+            cp[lo : lo + step] = self._pc(S & self.Z3[1, a])
+        return ct, cp
+
     def bf_eq(self, states, I, A):
         return self._pc(states[I] & self.Z3[2, A]).astype(np.float64)
 
@@ -299,7 +334,6 @@ class RuleListSearch:
     """
 
     _BATCH = 32  # nodes expanded per vectorised pass of the best-first search
-    _INPASS = 1  # children within this many penalties of the incumbent are expanded at once
 
     def __init__(
         self,
@@ -455,7 +489,6 @@ class RuleListSearch:
         tick = 1
         heappop, heappush = heapq.heappop, heapq.heappush
         batch = self._BATCH
-        inpass = self._INPASS
         while heap and heap[0][0] < best:
             if time.perf_counter() > self._deadline:
                 self.timed_out = True
@@ -480,69 +513,73 @@ class RuleListSearch:
                 st = st[live]
                 if not nodes:
                     continue
-            # a wave: nodes whose children are counted in one pass. Children whose bound is
-            # within ``_INPASS`` penalties of the incumbent have few descendants that can pass
-            # the lookahead (each level pays one more pen): they form the next wave at once
-            # instead of being queued; the rest are queued by their bounds
-            while nodes:
-                self.nodes += len(nodes)
-                g0 = np.array([e[2] for e in nodes])
-                tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
-                ct, e1, elig, cg, cP, cN, (v, i0, a0) = self._bf_children(
-                    st, g0, tot[:, 0], tot[:, 1], [e[7] for e in nodes]
+            self.nodes += len(nodes)
+            g0 = np.array([e[2] for e in nodes])
+            tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
+            cp, cn, elig, cg, (v, i0, a0) = self._bf_children(st, g0, tot[:, 0], tot[:, 1], [e[7] for e in nodes])
+            if v < best:
+                best, best_prefix = v, nodes[i0][3] + (a0,)
+            # one-step lookahead: extending child ℓ costs at least cg + EQ(S \\ ℓ) + pen. The EQ
+            # minority ℓ captures is at most its errors (per pattern min(pos, neg) ≤ the rule's
+            # min over the sums), so EQ(S \\ ℓ) ≥ max(EQ(S) − e1, 0): that bound screens the
+            # children first, the exact EQ is counted only for those it lets by
+            e1 = cg - (g0[:, None] + pen)
+            deep = np.array([len(e[3]) + 1 < R for e in nodes])
+            ok = elig & deep[:, None] & ((cg + pen + np.maximum(tot[:, 2:3] - e1, 0.0)) < best)
+            I, A = np.nonzero(ok)
+            if I.size:
+                cE = tot[I, 2] - counter.bf_eq(st, I, A)
+                kk = cg[I, A] + cE + pen
+                sel = np.flatnonzero(kk < best)
+                I, A, cE, kk = I[sel], A[sel], cE[sel], kk[sel]
+            if I.size == 0:
+                continue
+            cst = counter.bf_child_states(st, I, A)
+            ckeys = counter.bf_keys(cst)
+            gl, kl, cEl, Al = cg[I, A].tolist(), kk.tolist(), cE.tolist(), A.tolist()
+            cPl = (tot[I, 0] - cp[I, A]).tolist()
+            cNl = (tot[I, 1] - cn[I, A]).tolist()
+            depth1 = [len(e[3]) + 1 for e in nodes]
+            near = best - pen
+            term: list[int] = []
+            for k, i in enumerate(I.tolist()):
+                ga, d1 = gl[k], depth1[i]
+                key = ckeys[k].tobytes()
+                kept = seen.get(key)
+                if kept is not None:
+                    if kept[0] <= ga and kept[1] <= d1:
+                        continue  # a prefix at least as good leaves the same records
+                    if ga <= kept[0] and d1 <= kept[1]:
+                        kept[0], kept[1] = ga, d1
+                else:
+                    seen[key] = [ga, d1]
+                if kl[k] >= near or d1 + 1 >= R:
+                    # within one pen of the incumbent (or at the length budget): none of its
+                    # children passes the lookahead (each pays one more pen, and e1 ≥ the EQ it
+                    # captures), so it is expanded here rather than queued; only its one-rule
+                    # completions can still win
+                    term.append(k)
+                else:
+                    heappush(heap, (kl[k], tick, ga, nodes[i][3] + (Al[k],), cPl[k], cNl[k], cEl[k], elig[i]))
+                    tick += 1
+            if term:
+                t = np.array(term)
+                It, At = I[t], A[t]
+                self.nodes += len(t)
+                v, k0, b0 = self._bf_terminal(
+                    cst[t],
+                    cg[It, At],
+                    tot[It, 0] - cp[It, At],
+                    tot[It, 1] - cn[It, At],
+                    cp[It],
+                    cn[It],
+                    cp[It, At],
+                    cn[It, At],
+                    elig[It],
+                    best,
                 )
                 if v < best:
-                    best, best_prefix = v, nodes[i0][3] + (a0,)
-                # one-step lookahead: extending child ℓ costs at least cg + EQ(S \\ ℓ) + pen. The
-                # EQ minority ℓ captures is at most its errors (per pattern min(pos, neg) ≤ the
-                # rule's min over the sums), so EQ(S \\ ℓ) ≥ max(EQ(S) − e1, 0): that bound
-                # screens the children first, the exact EQ is counted only for those it lets by
-                deep = np.array([len(e[3]) + 1 < R for e in nodes])
-                ok = elig & deep[:, None] & ((cg + pen + np.maximum(tot[:, 2:3] - e1, 0.0)) < best)
-                I, A = np.nonzero(ok)
-                if I.size:
-                    cE = tot[I, 2] - counter.bf_eq(st, I, A)
-                    kk = cg[I, A] + cE + pen
-                    sel = np.flatnonzero(kk < best)
-                    I, A, cE, kk = I[sel], A[sel], cE[sel], kk[sel]
-                if I.size == 0:
-                    break
-                cst = counter.bf_child_states(st, I, A)
-                ckeys = counter.bf_keys(cst)
-                ga_all, cPs, cNs = cg[I, A], cP[I, A], cN[I, A]
-                near = best - inpass * pen
-                wave: list[int] = []
-                nxt: list[tuple] = []
-                for k, i in enumerate(I.tolist()):
-                    ga = float(ga_all[k])
-                    d1 = len(nodes[i][3]) + 1
-                    key = ckeys[k].tobytes()
-                    kept = seen.get(key)
-                    if kept is not None:
-                        if kept[0] <= ga and kept[1] <= d1:
-                            continue  # a prefix at least as good leaves the same records
-                        if ga <= kept[0] and d1 <= kept[1]:
-                            kept[0], kept[1] = ga, d1
-                    else:
-                        seen[key] = [ga, d1]
-                    e = (
-                        float(kk[k]),
-                        tick,
-                        ga,
-                        nodes[i][3] + (int(A[k]),),
-                        float(cPs[k]),
-                        float(cNs[k]),
-                        float(cE[k]),
-                        elig[i],
-                    )
-                    tick += 1
-                    if e[0] >= near or d1 + 1 >= R:
-                        wave.append(k)
-                        nxt.append(e)
-                    else:
-                        heappush(heap, e)
-                nodes = nxt
-                st = cst[wave]
+                    best, best_prefix = v, nodes[int(It[k0])][3] + (int(At[k0]), b0)
         # finished (the first bound left is not below the incumbent: no queued list can beat it),
         # or stopped by the clock: the least bound left is the certificate
         lower = min(best, heap[0][0]) if heap else best
@@ -571,7 +608,33 @@ class RuleListSearch:
         cN = np.asarray(Ns, dtype=np.float64)[:, None] - cn
         cobj = np.where(elig, cg + np.minimum(cP, cN), _INF)
         i0, a0 = divmod(int(cobj.argmin()), q)
-        return ct, e1, elig, cg, cP, cN, (float(cobj[i0, a0]), i0, a0)
+        return cp, cn, elig, cg, (float(cobj[i0, a0]), i0, a0)
+
+    def _bf_terminal(self, st, g, Ps, Ns, cp_par, cn_par, cpa, cna, cand, best):
+        """Best one-rule completion of k nodes t = (parent, a) that cannot have queued children.
+
+        Only lists (t, b, default) can still win. Before counting b on S_t, its positives there
+        are bracketed from the parent's counts: cp_b − cp_a ≤ cp_b(S_t) ≤ min(cp_b, P_t) (a took
+        at most cp_a of them), negatives alike. errors(b) + errors(default) = min(x, z) +
+        min(P_t − x, N_t − z) is concave in (x, z), so its least value over that box is at a
+        corner: a lower bound on the list's objective. Only pairs whose bound beats the
+        incumbent are counted. Returns (value, node, literal) of the best list, ∞ if none.
+        """
+        pen = self.pen
+        P = np.asarray(Ps, dtype=np.float64)[:, None]
+        N = np.asarray(Ns, dtype=np.float64)[:, None]
+        lb = completion_bound(P, N, cp_par, cn_par, np.asarray(cpa)[:, None], np.asarray(cna)[:, None])
+        gt = np.asarray(g, dtype=np.float64)
+        T, B = np.nonzero(cand & ((gt[:, None] + pen + lb) < best))
+        if T.size == 0:
+            return _INF, 0, 0
+        ct, cp = self.counter.bf_pair_counts(st, T, B)
+        cn = ct - cp
+        e1 = np.minimum(cp, cn)
+        ok = (ct >= self.lam) & ((ct - e1) >= pen)
+        obj = np.where(ok, gt[T] + pen + e1 + np.minimum(P[T, 0] - cp, N[T, 0] - cn), _INF)
+        k = int(obj.argmin())
+        return float(obj[k]), int(T[k]), int(B[k])
 
     # ------------------------------------------------------------------ search
     def _solve(self, state, cnt, tot, r, U):
