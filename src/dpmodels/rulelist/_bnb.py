@@ -534,40 +534,18 @@ class RuleListSearch:
                 I, A, cE, kk = I[sel], A[sel], cE[sel], kk[sel]
             if I.size == 0:
                 continue
-            cst = counter.bf_child_states(st, I, A)
-            ckeys = counter.bf_keys(cst)
-            gl, kl, cEl, Al = cg[I, A].tolist(), kk.tolist(), cE.tolist(), A.tolist()
-            cPl = (tot[I, 0] - cp[I, A]).tolist()
-            cNl = (tot[I, 1] - cn[I, A]).tolist()
-            depth1 = [len(e[3]) + 1 for e in nodes]
-            near = best - pen
-            term: list[int] = []
-            for k, i in enumerate(I.tolist()):
-                ga, d1 = gl[k], depth1[i]
-                key = ckeys[k].tobytes()
-                kept = seen.get(key)
-                if kept is not None:
-                    if kept[0] <= ga and kept[1] <= d1:
-                        continue  # a prefix at least as good leaves the same records
-                    if ga <= kept[0] and d1 <= kept[1]:
-                        kept[0], kept[1] = ga, d1
-                else:
-                    seen[key] = [ga, d1]
-                if kl[k] >= near or d1 + 1 >= R:
-                    # within one pen of the incumbent (or at the length budget): none of its
-                    # children passes the lookahead (each pays one more pen, and e1 ≥ the EQ it
-                    # captures), so it is expanded here rather than queued; only its one-rule
-                    # completions can still win
-                    term.append(k)
-                else:
-                    heappush(heap, (kl[k], tick, ga, nodes[i][3] + (Al[k],), cPl[k], cNl[k], cEl[k], elig[i]))
-                    tick += 1
-            if term:
-                t = np.array(term)
-                It, At = I[t], A[t]
-                self.nodes += len(t)
+            # a child within one pen of the incumbent (or at the length budget) has no child
+            # that passes the lookahead (each pays one more pen, and e1 ≥ the EQ it captures):
+            # it is closed here, in its parent's pass, rather than queued — only its one-rule
+            # completions can still win. It is not entered in the map: a dominated duplicate
+            # costs one more vectorised row, a dictionary probe per child costs more
+            d1 = np.array([len(e[3]) + 1 for e in nodes])[I]
+            term = (kk >= best - pen) | (d1 + 1 >= R)
+            if term.any():
+                It, At = I[term], A[term]
+                self.nodes += len(It)
                 v, k0, b0 = self._bf_terminal(
-                    cst[t],
+                    counter.bf_child_states(st, It, At),
                     cg[It, At],
                     tot[It, 0] - cp[It, At],
                     tot[It, 1] - cn[It, At],
@@ -580,6 +558,27 @@ class RuleListSearch:
                 )
                 if v < best:
                     best, best_prefix = v, nodes[int(It[k0])][3] + (int(At[k0]), b0)
+                keep = np.flatnonzero(~term & (kk < best))
+                I, A, cE, kk, d1 = I[keep], A[keep], cE[keep], kk[keep], d1[keep]
+                if I.size == 0:
+                    continue
+            ckeys = counter.bf_keys(counter.bf_child_states(st, I, A))
+            gl, kl, cEl, Al, dl = cg[I, A].tolist(), kk.tolist(), cE.tolist(), A.tolist(), d1.tolist()
+            cPl = (tot[I, 0] - cp[I, A]).tolist()
+            cNl = (tot[I, 1] - cn[I, A]).tolist()
+            for k, i in enumerate(I.tolist()):
+                ga, dk = gl[k], dl[k]
+                key = ckeys[k].tobytes()
+                kept = seen.get(key)
+                if kept is not None:
+                    if kept[0] <= ga and kept[1] <= dk:
+                        continue  # a prefix at least as good leaves the same records
+                    if ga <= kept[0] and dk <= kept[1]:
+                        kept[0], kept[1] = ga, dk
+                else:
+                    seen[key] = [ga, dk]
+                heappush(heap, (kl[k], tick, ga, nodes[i][3] + (Al[k],), cPl[k], cNl[k], cEl[k], elig[i]))
+                tick += 1
         # finished (the first bound left is not below the incumbent: no queued list can beat it),
         # or stopped by the clock: the least bound left is the certificate
         lower = min(best, heap[0][0]) if heap else best
