@@ -138,7 +138,8 @@ def test_cut_searches_bracket_the_optimum(monkeypatch):
 
 def test_captured_set_map_merges_duplicates_and_permutations():
     """A duplicated literal leaves the same uncaptured sets at the same cost: the map keeps one
-    prefix per set, so the search expands exactly as many nodes with the duplicate as without."""
+    queued prefix per set, so the search queues exactly the same sets with the duplicate as
+    without (nodes closed in their parent's pass skip the map, so only those may repeat)."""
     rng = np.random.default_rng(2)
     checked = 0
     for _ in range(30):
@@ -148,8 +149,8 @@ def test_captured_set_map_merges_duplicates_and_permutations():
         dup = RuleListSearch(np.hstack([L, L[:, :1]]), y, 2, 1.5, strategy="best")
         b = dup.run(5)
         assert a.value == b.value
-        assert a.nodes == b.nodes and a.memo_entries == b.memo_entries
-        checked += a.nodes > 1
+        assert a.memo_entries == b.memo_entries and a.nodes <= b.nodes
+        checked += a.memo_entries > 1
     assert checked > 5
 
 
