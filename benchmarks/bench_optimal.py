@@ -8,6 +8,8 @@ Run with ``make bench``. Data: binarized Adult, a 10 % subsample drawn with seed
   captured support 0.01, accuracy only; the certificate must close (gap 0).
 * ``test_*_regularised``: the problem PyPI CORELS solves (no length limit, mined literals, c =
   0.002), ours vs CORELS on the same data; both certify optimality.
+* ``test_regularised_six``: the six settings of ``corels_compare.py`` (COMPAS and Adult 10 % at
+  c = 0.01 / 0.005, Adult 10 % through the Binarizer at c = 0.03 / 0.02), ours vs CORELS.
 * ``test_dl85_*``: DL8.5 depth 4 on Adult 10 %, min leaf support 0.01.
 
 ``python benchmarks/bench_optimal.py`` (not run by pytest) prints the certification-time grid of
@@ -112,6 +114,33 @@ def test_corels_regularised_compas(benchmark, compas):
     pytest.importorskip("corels")
     X, y = compas
     benchmark.pedantic(lambda: _corels(X, y), rounds=3, iterations=1)
+
+
+# ------------------------------- the six regularised settings of corels_compare.py, ours vs CORELS
+def _six():
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    import corels_compare
+
+    return corels_compare
+
+
+@pytest.fixture(scope="module")
+def six_data():
+    return _six().datasets()
+
+
+@pytest.mark.parametrize("name, c", _six().SETTINGS)
+@pytest.mark.parametrize("who", ["ours", "corels"])
+def test_regularised_six(benchmark, six_data, name, c, who):
+    """``python benchmarks/corels_compare.py`` prints the same comparison with node counts."""
+    cc = _six()
+    if who == "corels":
+        pytest.importorskip("corels")
+    X, y = six_data[name]
+    fn = cc.run_ours if who == "ours" else cc.run_corels
+    benchmark.group = f"regularised-{name}-c{c}"
+    rounds = 1 if (name, c) == ("adult10-bin", 0.02) else 3
+    benchmark.pedantic(lambda: fn(X, y, c), rounds=rounds, iterations=1)
 
 
 # ------------------------------------------------------------------------------------- DL8.5

@@ -71,3 +71,52 @@ def test_same_optimum_as_corels_on_compas(c):
     a, la = ours(X, y, c, 0.01)
     b, lb = corels_objective(X, y, c, 0.01)
     assert math.isclose(a, b, rel_tol=0, abs_tol=1e-9), (a, b, la, lb)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_best_first_same_optimum_as_corels(seed):
+    """Instances where c·n ≥ 1 record, so the fit runs the best-first search (CORELS's own
+    order): wider and longer than the instances above, labels from a noisy rule list."""
+    rng = np.random.default_rng(100 + seed)
+    n, p = int(rng.integers(200, 900)), int(rng.integers(4, 11))
+    X = (rng.random((n, p)) < rng.uniform(0.05, 0.95, p)).astype(np.int64)
+    y = np.where(X[:, 0] == 1, X[:, 1], np.where(X[:, 2] == 1, 1 - X[:, 3], X[:, 1 % p]))
+    y = (y ^ (rng.random(n) < 0.15)).astype(np.int64)
+    c = float(rng.choice([0.005, 0.01, 0.02]))
+    m = OptimalRuleListClassifier(
+        max_rules=int(0.5 / c) + 2, min_support=0.0, min_literal_support=0.01, regularization=c
+    ).fit(X, y)
+    assert m.certificate_.optimal and m.certificate_.backend.endswith("best-first")
+    b, _ = corels_objective(X, y, c, 0.01)
+    assert math.isclose(m.certificate_.objective, b, rel_tol=0, abs_tol=1e-9), (m.certificate_.objective, b)
+
+
+def _adult10(binarizer):
+    import warnings
+
+    from dpmodels.data import Binarizer, dataset_schema
+    from dpmodels.privacy import PrivacyLeakWarning
+
+    X, y = load_dataset("adult", binarized=not binarizer)
+    idx = np.random.default_rng(0).choice(len(X), size=int(round(0.1 * len(X))), replace=False)
+    X, y = X.iloc[idx].reset_index(drop=True), y.iloc[idx].reset_index(drop=True)
+    if binarizer:  # the data's quantiles (declared leak) and the schema's categories
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            X = Binarizer(categories=dataset_schema("adult").categories).fit_transform(X)
+    return np.asarray(X, dtype=np.int64), y.to_numpy(np.int64)
+
+
+@pytest.mark.parametrize(
+    "binarizer, c",
+    [
+        (False, 0.01),
+        pytest.param(False, 0.005, marks=pytest.mark.slow),
+        pytest.param(True, 0.03, marks=pytest.mark.slow),
+    ],
+)
+def test_same_optimum_as_corels_on_adult10(binarizer, c):
+    X, y = _adult10(binarizer)
+    a, la = ours(X, y, c, 0.01)
+    b, lb = corels_objective(X, y, c, 0.01)
+    assert math.isclose(a, b, rel_tol=0, abs_tol=1e-9), (a, b, la, lb)

@@ -40,7 +40,15 @@ pair-count matrix — the records of b left after a are count(b) − count(a ∧
 pair is scored at once. Pair counts are either a float64 Gram product over the distinct patterns
 of S or popcounts of AND-ed record bitsets, whichever is cheaper for the data (both exact).
 
-The search is a depth-first branch and bound with fail-soft cutoffs: ``_solve(S, r, U)`` returns
+Two searches share these bounds. With a penalty of at least one record (CORELS's regularised
+objective, ``strategy="best"``) a best-first search expands prefixes in the order of their lower
+bounds, as CORELS does (JMLR §5), keeps one prefix per uncaptured set (the permutation map), and
+counts the children of a batch of nodes in one pass of popcounts over packed record bitsets; see
+:meth:`RuleListSearch._best_first`. Below one record (accuracy only, the penalty just breaks
+ties) the depth-first search below certifies faster: its memo stores exact f(S, r) values that a
+best-first search, whose bounds barely move without a penalty, cannot use.
+
+The depth-first search is a branch and bound with fail-soft cutoffs: ``_solve(S, r, U)`` returns
 (lb, ub) with lb ≤ f(S, r) ≤ ub, ub achieved by a stored choice, and either lb == ub (exact) or
 lb ≥ U (the caller needed no more). Memo entries keep both, so a later visit with a larger cutoff
 resumes from the stored lower bound. When the time limit is reached the recursion unwinds with the
@@ -50,13 +58,14 @@ certifies the incumbent: gap = ub − lb.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RuleListSearch", "SearchResult", "support_threshold"]
+__all__ = ["RuleListSearch", "SearchResult", "completion_bound", "support_threshold"]
 
 _INF = math.inf
 _HAS_POPCOUNT = hasattr(np, "bitwise_count")  # NumPy ≥ 2.0
@@ -77,6 +86,25 @@ def support_threshold(min_support: float, n: int) -> int:
     while m / n < min_support:
         m += 1
     return max(1, m)
+
+
+def completion_bound(P, N, cp, cn, cpa, cna):
+    """Lower bound on errors(b) + errors(default) after a node t = (parent, a), from parent counts.
+
+    P, N: positives and negatives left at t; cp, cn: what literal b captures at the parent;
+    cpa, cna: what a captured there. On S_t, b keeps x positives with cp − cpa ≤ x ≤ min(cp, P)
+    (a took at most cpa of them) and z negatives alike; the errors min(x, z) + min(P − x, N − z)
+    are concave in (x, z) (sums of minima of linear functions), so their least value over that
+    box is at one of its four corners. Broadcasts over arrays.
+    """
+    lo_p, hi_p = np.maximum(cp - cpa, 0.0), np.minimum(cp, P)
+    lo_n, hi_n = np.maximum(cn - cna, 0.0), np.minimum(cn, N)
+    out = None
+    for x in (lo_p, hi_p):
+        for z in (lo_n, hi_n):
+            v = np.minimum(x, z) + np.minimum(P - x, N - z)
+            out = v if out is None else np.minimum(out, v)
+    return out
 
 
 @dataclass
@@ -104,8 +132,13 @@ class _PatternCounts:
 
     def __init__(self, lit: np.ndarray, W: np.ndarray):
         self.lit = lit
+        self.litT = np.ascontiguousarray(lit.T)  # (q, m): the patterns each literal captures
         self.litf = lit.astype(np.float64)
+        self.litfT = np.ascontiguousarray(self.litf.T)
         self.W = W  # (m, 3): positives, negatives, equivalent-points minority
+        # (m, 3, q): each literal's column weighted by the pattern's records, positives, EQ minority
+        w3 = np.column_stack([W[:, 0] + W[:, 1], W[:, 0], W[:, 2]])
+        self.LW3 = np.ascontiguousarray(np.stack([self.litf * w3[:, j : j + 1] for j in range(3)], axis=1))
 
     def root(self):
         return np.ones(self.lit.shape[0], dtype=bool)
@@ -116,7 +149,9 @@ class _PatternCounts:
 
     def counts(self, state):
         idx = np.flatnonzero(state)
-        return self.litf[idx].T @ self.W[idx]
+        if 3 * len(idx) < len(state):  # a small S: gather its patterns first
+            return self.litf[idx].T @ self.W[idx]
+        return self.litfT @ (self.W * state[:, None])
 
     def child(self, state, cnt, a):
         """State S \\ a and the counts of every literal on it."""
@@ -133,6 +168,42 @@ class _PatternCounts:
         G = la.T @ np.hstack([lb * w[:, :1], lb * w[:, 1:2]])
         return G[:, : len(B)], G[:, len(B) :]
 
+    # -- best-first kernels: a state is the bool mask of the patterns S holds
+    def bf_states(self, prefixes):
+        """(k, m): the states the prefixes leave (rebuilt from their literals: queued nodes store
+        no state), one reduction for the batch."""
+        lens = [len(p) for p in prefixes]
+        out = np.ones((len(prefixes), self.lit.shape[0]), dtype=bool)
+        rows = [i for i, n in enumerate(lens) if n]
+        if rows:
+            flat = [a for p in prefixes for a in p]
+            starts = np.cumsum([0] + [lens[i] for i in rows[:-1]])
+            out[rows] = ~np.logical_or.reduceat(self.litT[flat], starts, axis=0)
+        return out
+
+    @staticmethod
+    def bf_keys(states):
+        return np.packbits(states, axis=1)
+
+    def bf_child_states(self, states, I, A):
+        """The states S_i \\ a for the pairs (i, a)."""
+        return states[I] & ~self.litT[A]
+
+    def bf_counts(self, states, cols):
+        """(k, 2, |cols|): records and positives of the literals ``cols`` on each of k states,
+        one matrix product."""
+        lw = self.LW3[:, :2, cols].reshape(self.LW3.shape[0], -1)
+        return (states.astype(np.float64) @ lw).reshape(len(states), 2, -1)
+
+    def bf_pair_counts(self, states, I, A):
+        """Records and positives of literal A[t] on state I[t], for each t."""
+        G = np.einsum("tm,mjt->tj", states[I].astype(np.float64), self.LW3[:, :2, A])
+        return G[:, 0], G[:, 1]
+
+    def bf_eq(self, states, I, A):
+        """Equivalent-points minority of literal A[t] on state I[t], for each t."""
+        return np.einsum("tm,tm->t", states[I].astype(np.float64), self.LW3[:, 2, A].T)
+
 
 class _BitsetCounts:
     """Counts as popcounts of AND-ed record bitsets (cost ∝ n / 64 per literal pair).
@@ -142,13 +213,19 @@ class _BitsetCounts:
 
     name = "bitset"
     _PAIR_BYTES = 1 << 23  # chunk the (|A|, |B|, words) pair tensor to ~8 MB
+    _BF_BYTES = 1 << 21  # chunk the best-first (nodes, literals, words) tensor to ~2 MB
 
     def __init__(self, lit: np.ndarray, inv: np.ndarray, y: np.ndarray, eq_records: np.ndarray):
         self.lit = lit
+        self.litT = np.ascontiguousarray(lit.T)
         self.n = len(inv)
         self.L = self._pack(lit[inv].T)  # (q, words)
         self.Y = self._pack(y.astype(bool)[None, :])[0]
         self.E = self._pack(eq_records[None, :])[0]
+        self.full = self._pack(np.ones((1, self.n), dtype=bool))[0]
+        # per-word popcounts summed over the words: uint16 holds them while n < 2^16
+        self._sum_dtype = np.uint16 if self.n < (1 << 16) else np.int64
+        self.Z3 = np.ascontiguousarray(np.stack([self.L, self.L & self.Y, self.L & self.E]))  # (3, q, words)
 
     @staticmethod
     def _pack(rows: np.ndarray) -> np.ndarray:
@@ -159,7 +236,7 @@ class _BitsetCounts:
         return np.ascontiguousarray(b).view(np.uint64)
 
     def root(self):
-        return np.ones(self.lit.shape[0], dtype=bool), self._pack(np.ones((1, self.n), dtype=bool))[0]
+        return np.ones(self.lit.shape[0], dtype=bool), self.full.copy()
 
     @staticmethod
     def mask(state):
@@ -195,6 +272,49 @@ class _BitsetCounts:
             gn[lo : lo + step] = tot - pos
         return gp, gn
 
+    # -- best-first kernels: a state is the uint64 words of the records S holds
+    def bf_states(self, prefixes):
+        lens = [len(p) for p in prefixes]
+        out = np.repeat(self.full[None, :], len(prefixes), axis=0)
+        rows = [i for i, n in enumerate(lens) if n]
+        if rows:
+            flat = [a for p in prefixes for a in p]
+            starts = np.cumsum([0] + [lens[i] for i in rows[:-1]])
+            out[rows] &= ~np.bitwise_or.reduceat(self.L[flat], starts, axis=0)
+        return out
+
+    @staticmethod
+    def bf_keys(states):
+        return states.view(np.uint8)
+
+    def bf_child_states(self, states, I, A):
+        return states[I] & ~self.L[A]
+
+    def bf_counts(self, states, cols):
+        # Z's rows: the records of each literal, of its positives (of its EQ minority: bf_eq)
+        Z = self.Z3[:2, cols].reshape(-1, self.Z3.shape[2])
+        out = np.empty((len(states), Z.shape[0]))
+        step = max(1, self._BF_BYTES // max(1, Z.nbytes))
+        for lo in range(0, len(states), step):
+            out[lo : lo + step] = np.bitwise_count(states[lo : lo + step, None, :] & Z[None, :, :]).sum(
+                axis=-1, dtype=self._sum_dtype
+            )
+        return out.reshape(len(states), 2, -1)
+
+    def bf_pair_counts(self, states, I, A):
+        ct = np.empty(len(I))
+        cp = np.empty(len(I))
+        step = max(1, self._BF_BYTES // max(1, 16 * states.shape[1]))
+        for lo in range(0, len(I), step):
+            S = states[I[lo : lo + step]]
+            a = A[lo : lo + step]
+            ct[lo : lo + step] = self._pc(S & self.Z3[0, a])
+            cp[lo : lo + step] = self._pc(S & self.Z3[1, a])
+        return ct, cp
+
+    def bf_eq(self, states, I, A):
+        return self._pc(states[I] & self.Z3[2, A]).astype(np.float64)
+
 
 # ---------------------------------------------------------------------------------- the search
 class RuleListSearch:
@@ -213,7 +333,17 @@ class RuleListSearch:
         How pair counts are computed; ``"auto"`` picks the cheaper one for the data (both exact).
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, min_captured: int, pen: float, backend: str = "auto"):
+    _BATCH = 32  # nodes expanded per vectorised pass of the best-first search
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        min_captured: int,
+        pen: float,
+        backend: str = "auto",
+        strategy: str = "auto",
+    ):
         X = np.asarray(X, dtype=bool)
         y = np.asarray(y).astype(np.int64)
         n, q = X.shape
@@ -227,9 +357,17 @@ class RuleListSearch:
         neg = np.bincount(inv, minlength=m) - pos
         W = np.column_stack([pos, neg, np.minimum(pos, neg)]).astype(np.float64)
         self.m, self.q, self.n = m, q, n
+        if strategy not in ("auto", "depth", "best"):
+            raise ValueError(f"strategy must be 'auto', 'depth' or 'best', got {strategy!r}")
+        if strategy == "auto":
+            # a penalty of at least one record makes the lower bounds bite (CORELS's setting);
+            # below it, the depth-first search with its memo certifies accuracy-only lists faster
+            strategy = "best" if float(pen) >= 1.0 else "depth"
+        self.strategy = strategy
         if backend == "auto":
-            # measured here: a Gram column costs ~3 bitset words of popcount per pattern
-            backend = "bitset" if (_HAS_POPCOUNT and n < 3 * m) else "gram"
+            # measured here: for the depth-first search a Gram column costs ~3 bitset words of
+            # popcount per pattern; the best-first batches count faster with popcounts throughout
+            backend = "bitset" if (_HAS_POPCOUNT and (strategy == "best" or n < 3 * m)) else "gram"
         self.counter: _BitsetCounts | _PatternCounts
         if backend == "bitset":
             if not _HAS_POPCOUNT:
@@ -265,6 +403,18 @@ class RuleListSearch:
         t0 = time.perf_counter()
         self._deadline = _INF if time_limit is None else t0 + float(time_limit)
         self.timed_out = False
+        if self.strategy == "best":
+            lits, value, lower = self._best_first(int(max_rules))
+            return SearchResult(
+                lits,
+                value,
+                lower,
+                self.nodes,
+                len(self.memo),
+                time.perf_counter() - t0,
+                self.timed_out,
+                self.counter.name + "/best-first",
+            )
         state = self.counter.root()
         cnt = self.counter.counts(state)
         tot = self.W.sum(axis=0)
@@ -300,6 +450,190 @@ class RuleListSearch:
             mask = mask & ~self.lit[:, choice[0]]
             r -= 1
         return out
+
+    # ------------------------------------------------------- best-first search
+    def _best_first(self, R: int) -> tuple[list[int], float, float]:
+        """Best-first branch and bound over prefixes (CORELS's search, JMLR §5), in records.
+
+        A queued prefix d carries g = its errors + pen·|d| (hierarchical bound, Thm 1) and the
+        positives, negatives and equivalent-points minority of what it leaves uncaptured (S). Its
+        priority is g + EQ(S) + pen, a lower bound on every list that extends d by at least one
+        rule (one-step lookahead, Lemma 2, with the equivalent points bound, Thm 20); d's own
+        list (d, then the default) was scored when d was generated. Nodes are expanded in the
+        order of their priorities, as CORELS's ``lower_bound`` policy does, and the search ends
+        when the least priority left is not below the incumbent: no queued list can then beat
+        it, which is the certificate.
+
+        Children ℓ of a node are *eligible* when they capture ≥ Λ records of S and classify at
+        least ``pen`` of them correctly (accurate support, Thm 11, which implies CORELS's
+        minimum support, Thm 10). Permutation bound (Cor. 16), keyed by the captured set: per
+        uncaptured set S the queue keeps the prefix with the least g (under a binding length
+        budget, also the shortest); a prefix dominated by one already kept is not queued, and a
+        queued one superseded later is skipped when popped.
+
+        Nodes are popped in batches of up to ``_BATCH`` (all below the incumbent) and their
+        children counted in one vectorised pass over the packed records (popcounts) or the
+        distinct patterns (a matrix product); a batch can only expand nodes that a strict
+        best-first order would have expanded before improving the incumbent, so the certificate
+        is unchanged and the extra work is bounded by one batch per incumbent improvement.
+        """
+        pen, counter = self.pen, self.counter
+        P, N, E = (float(v) for v in self.W.sum(axis=0))
+        best, best_prefix = min(P, N), ()
+        if R <= 0 or best <= E + pen:
+            return [], best, best
+        q = self.q
+        # entries: (bound, tie, g, prefix, P, N, EQ of S, literals eligible at the parent)
+        heap: list[tuple] = [(E + pen, 0, 0.0, (), P, N, E, np.ones(q, dtype=bool))]
+        seen: dict[bytes, list] = self.memo  # uncaptured set -> [least g, its length]
+        tick = 1
+        heappop, heappush = heapq.heappop, heapq.heappush
+        batch = self._BATCH
+        while heap and heap[0][0] < best:
+            if time.perf_counter() > self._deadline:
+                self.timed_out = True
+                break
+            # pop the next nodes in order of their bounds (all below the incumbent); their
+            # children are counted together, one vectorised pass for the whole batch
+            nodes: list[tuple] = []
+            while heap and heap[0][0] < best and len(nodes) < batch:
+                nodes.append(heappop(heap))
+            st = counter.bf_states([e[3] for e in nodes])
+            keys = counter.bf_keys(st)
+            live = []
+            for i, e in enumerate(nodes):
+                g, depth = e[2], len(e[3])
+                if depth:
+                    kept = seen.get(keys[i].tobytes())
+                    if kept is not None and kept[0] <= g and kept[1] <= depth and (kept[0] != g or kept[1] != depth):
+                        continue  # superseded by a better prefix leaving the same records
+                live.append(i)
+            if len(live) < len(nodes):
+                nodes = [nodes[i] for i in live]
+                st = st[live]
+                if not nodes:
+                    continue
+            self.nodes += len(nodes)
+            g0 = np.array([e[2] for e in nodes])
+            tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
+            cp, cn, elig, cg, (v, i0, a0) = self._bf_children(st, g0, tot[:, 0], tot[:, 1], [e[7] for e in nodes])
+            if v < best:
+                best, best_prefix = v, nodes[i0][3] + (a0,)
+            # one-step lookahead: extending child ℓ costs at least cg + EQ(S \\ ℓ) + pen. The EQ
+            # minority ℓ captures is at most its errors (per pattern min(pos, neg) ≤ the rule's
+            # min over the sums), so EQ(S \\ ℓ) ≥ max(EQ(S) − e1, 0): that bound screens the
+            # children first, the exact EQ is counted only for those it lets by
+            e1 = cg - (g0[:, None] + pen)
+            deep = np.array([len(e[3]) + 1 < R for e in nodes])
+            ok = elig & deep[:, None] & ((cg + pen + np.maximum(tot[:, 2:3] - e1, 0.0)) < best)
+            I, A = np.nonzero(ok)
+            if I.size:
+                cE = tot[I, 2] - counter.bf_eq(st, I, A)
+                kk = cg[I, A] + cE + pen
+                sel = np.flatnonzero(kk < best)
+                I, A, cE, kk = I[sel], A[sel], cE[sel], kk[sel]
+            if I.size == 0:
+                continue
+            # a child within one pen of the incumbent (or at the length budget) has no child
+            # that passes the lookahead (each pays one more pen, and e1 ≥ the EQ it captures):
+            # it is closed here, in its parent's pass, rather than queued — only its one-rule
+            # completions can still win. It is not entered in the map: a dominated duplicate
+            # costs one more vectorised row, a dictionary probe per child costs more
+            d1 = np.array([len(e[3]) + 1 for e in nodes])[I]
+            term = (kk >= best - pen) | (d1 + 1 >= R)
+            if term.any():
+                It, At = I[term], A[term]
+                self.nodes += len(It)
+                v, k0, b0 = self._bf_terminal(
+                    counter.bf_child_states(st, It, At),
+                    cg[It, At],
+                    tot[It, 0] - cp[It, At],
+                    tot[It, 1] - cn[It, At],
+                    cp[It],
+                    cn[It],
+                    cp[It, At],
+                    cn[It, At],
+                    elig[It],
+                    best,
+                )
+                if v < best:
+                    best, best_prefix = v, nodes[int(It[k0])][3] + (int(At[k0]), b0)
+                keep = np.flatnonzero(~term & (kk < best))
+                I, A, cE, kk, d1 = I[keep], A[keep], cE[keep], kk[keep], d1[keep]
+                if I.size == 0:
+                    continue
+            ckeys = counter.bf_keys(counter.bf_child_states(st, I, A))
+            gl, kl, cEl, Al, dl = cg[I, A].tolist(), kk.tolist(), cE.tolist(), A.tolist(), d1.tolist()
+            cPl = (tot[I, 0] - cp[I, A]).tolist()
+            cNl = (tot[I, 1] - cn[I, A]).tolist()
+            for k, i in enumerate(I.tolist()):
+                ga, dk = gl[k], dl[k]
+                key = ckeys[k].tobytes()
+                kept = seen.get(key)
+                if kept is not None:
+                    if kept[0] <= ga and kept[1] <= dk:
+                        continue  # a prefix at least as good leaves the same records
+                    if ga <= kept[0] and dk <= kept[1]:
+                        kept[0], kept[1] = ga, dk
+                else:
+                    seen[key] = [ga, dk]
+                heappush(heap, (kl[k], tick, ga, nodes[i][3] + (Al[k],), cPl[k], cNl[k], cEl[k], elig[i]))
+                tick += 1
+        # finished (the first bound left is not below the incumbent: no queued list can beat it),
+        # or stopped by the clock: the least bound left is the certificate
+        lower = min(best, heap[0][0]) if heap else best
+        return list(best_prefix), best, lower
+
+    def _bf_children(self, st, g, Ps, Ns, cand):
+        """Count the candidate literals on k states at once and score every child list.
+
+        ``cand``: per state, the literals eligible at its parent (a literal not eligible there is
+        not eligible here: its counts only shrink); the counts of the union are computed, the
+        others stay 0 (not eligible). Returns the records, errors, eligibility, cost g', and the
+        positives / negatives left, each (k, q), and (value, state, literal) of the best child
+        list (the child then the default), value ∞ when no child is eligible.
+        """
+        pen, q = self.pen, self.q
+        cols = np.flatnonzero(np.logical_or.reduce(np.asarray(cand), axis=0))
+        cnt = np.zeros((len(st), 2, q))
+        if cols.size:
+            cnt[:, :, cols] = self.counter.bf_counts(st, cols)
+        ct, cp = cnt[:, 0], cnt[:, 1]
+        cn = ct - cp
+        e1 = np.minimum(cp, cn)
+        elig = (ct >= self.lam) & ((ct - e1) >= pen)
+        cg = (np.asarray(g, dtype=np.float64)[:, None] + pen) + e1
+        cP = np.asarray(Ps, dtype=np.float64)[:, None] - cp
+        cN = np.asarray(Ns, dtype=np.float64)[:, None] - cn
+        cobj = np.where(elig, cg + np.minimum(cP, cN), _INF)
+        i0, a0 = divmod(int(cobj.argmin()), q)
+        return cp, cn, elig, cg, (float(cobj[i0, a0]), i0, a0)
+
+    def _bf_terminal(self, st, g, Ps, Ns, cp_par, cn_par, cpa, cna, cand, best):
+        """Best one-rule completion of k nodes t = (parent, a) that cannot have queued children.
+
+        Only lists (t, b, default) can still win. Before counting b on S_t, its positives there
+        are bracketed from the parent's counts: cp_b − cp_a ≤ cp_b(S_t) ≤ min(cp_b, P_t) (a took
+        at most cp_a of them), negatives alike. errors(b) + errors(default) = min(x, z) +
+        min(P_t − x, N_t − z) is concave in (x, z), so its least value over that box is at a
+        corner: a lower bound on the list's objective. Only pairs whose bound beats the
+        incumbent are counted. Returns (value, node, literal) of the best list, ∞ if none.
+        """
+        pen = self.pen
+        P = np.asarray(Ps, dtype=np.float64)[:, None]
+        N = np.asarray(Ns, dtype=np.float64)[:, None]
+        lb = completion_bound(P, N, cp_par, cn_par, np.asarray(cpa)[:, None], np.asarray(cna)[:, None])
+        gt = np.asarray(g, dtype=np.float64)
+        T, B = np.nonzero(cand & ((gt[:, None] + pen + lb) < best))
+        if T.size == 0:
+            return _INF, 0, 0
+        ct, cp = self.counter.bf_pair_counts(st, T, B)
+        cn = ct - cp
+        e1 = np.minimum(cp, cn)
+        ok = (ct >= self.lam) & ((ct - e1) >= pen)
+        obj = np.where(ok, gt[T] + pen + e1 + np.minimum(P[T, 0] - cp, N[T, 0] - cn), _INF)
+        k = int(obj.argmin())
+        return float(obj[k]), int(T[k]), int(B[k])
 
     # ------------------------------------------------------------------ search
     def _solve(self, state, cnt, tot, r, U):

@@ -123,6 +123,11 @@ class OptimalRuleListClassifier(RuleListEstimator):
     -----
     Ties: a rule predicts the positive class only when it captures strictly more positives (the
     library's convention; CORELS predicts positive on ties — errors are the same either way).
+
+    Search: with ``regularization · n ≥ 1`` (a rule costs at least one record, CORELS's setting)
+    the branch and bound is best-first in the order of its lower bounds, as CORELS's; below that
+    (accuracy only) it is depth-first with a memo of exact subproblem values. Both certify the
+    same optimum; ``certificate_.backend`` names the one used.
     """
 
     _display_params = ("max_rules", "min_support", "regularization")
