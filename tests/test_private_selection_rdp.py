@@ -307,3 +307,71 @@ def test_tnb_selection_charges_first_and_returns_the_best():
     led2 = PrivacyLedger(0.5, 0.0)
     with pytest.raises(Exception, match="budget|exceed"):
         tnb_selection(lambda i: pytest.fail("ran a trial before charging"), 0.5, 0.0, g, rng, ledger=led2)
+
+
+# ----------------------------------------------------------------------------- empirical audits (slow)
+def _rr_selection(trial_eps, gamma, cap):
+    """The module's runner on a one-bit dataset, each trial a randomized response on the bit at
+    ``trial_eps``; the output is the best score (0 or 1)."""
+    p_hi = math.exp(trial_eps) / (1 + math.exp(trial_eps))
+
+    def run(bit, rng):
+        p1 = p_hi if bit else 1 - p_hi
+
+        def trial(i):
+            s = float(rng.random() < p1)
+            return s, s
+
+        return tnb_selection(trial, trial_eps, 0.0, gamma, rng, max_runs=cap)[0]
+
+    return run
+
+
+@pytest.mark.slow
+def test_rdp_selection_passes_the_audit_and_the_planted_leaks_are_flagged():
+    from dpmodels.audit import audit_mechanism
+
+    eps_t = 1.0
+    gamma = tnb_gamma(0.0, 5.0)
+    cap = tnb_runs_cap(0.0, gamma, 2.0, 1e-6)
+    claim, cap_delta = tnb_selection_epsilon(eps_t, 0.0, gamma), (1 + math.exp(2.0)) * tnb_tail(cap, 0.0, gamma)
+    assert claim == pytest.approx(2.0)
+    ok = audit_mechanism(_rr_selection(eps_t, gamma, cap), 0, 1, lambda s: s, 20_000, claim, cap_delta, random_state=5)
+    assert ok.passed and ok.epsilon_lb > 1.1, str(ok)  # the selection does leak more than one trial ...
+    # planted control 1: charging the selection as one trial (ignoring the choice) is refuted
+    one = audit_mechanism(_rr_selection(eps_t, gamma, cap), 0, 1, lambda s: s, 20_000, eps_t, cap_delta, random_state=6)
+    assert not one.passed, str(one)
+    # planted control 2: trials that are 3·ε_t-DP (a wrong sensitivity) under the ε_t claim
+    leaky = audit_mechanism(
+        _rr_selection(3 * eps_t, gamma, cap), 0, 1, lambda s: s, 20_000, claim, cap_delta, random_state=7
+    )
+    assert not leaky.passed and leaky.epsilon_lb > 3.0, str(leaky)
+
+
+@pytest.mark.slow
+def test_private_search_with_the_rdp_tuner_passes_the_audit():
+    from dpmodels.audit import add_one, audit_estimator
+    from dpmodels.data import dataset_schema, load_dataset
+    from dpmodels.model_selection import PrivateSearch
+    from dpmodels.tree import PrivaTreeClassifier
+
+    X, y = load_dataset("compas", binarized=False)
+    X, y = X.iloc[:150].reset_index(drop=True), y.iloc[:150].reset_index(drop=True)
+    s = dataset_schema("compas")
+    X2, y2 = add_one(X, y, X.iloc[0], 1 - int(y.iloc[0]))
+
+    def make(seed):
+        return PrivateSearch(
+            PrivaTreeClassifier(**s.fit_params()),
+            [{"max_depth": d} for d in (1, 2, 3)],
+            epsilon=1.0,
+            delta=1e-6,
+            tuner="rdp",
+            random_state=seed % 2**32,
+        )
+
+    def key(m):
+        return (m.best_params_["max_depth"], m.best_estimator_.predict(X.iloc[:20]).tobytes())
+
+    res = audit_estimator(make, X, y, X2, y2, key, 300, 1.0, 1e-6, random_state=8, fit_errors="outcome")
+    assert res.passed, str(res)

@@ -386,9 +386,9 @@ def tnb_selection(
     d = check_delta(delta)
     if max_runs is not None and int(max_runs) < 1:
         raise ValueError("max_runs must be >= 1 or None")
-    eps_sel, delta_conv = tnb_selection_guarantee(eps_t, eta, gamma, d)
-    cap_delta = 0.0 if max_runs is None else (1.0 + math.exp(eps_sel)) * tnb_tail(int(max_runs), eta, gamma)
     if ledger is not None:
+        eps_sel, delta_conv = tnb_selection_guarantee(eps_t, eta, gamma, d)
+        cap_delta = 0.0 if max_runs is None else (1.0 + math.exp(eps_sel)) * tnb_tail(int(max_runs), eta, gamma)
         cap = "no cap" if max_runs is None else f"at most {int(max_runs)} trials"
         ledger.spend(
             what,
