@@ -61,6 +61,36 @@ def methods(part, s, eps, seed):
                     f"t{d}@{tag}",
                     Trial(PrivaTreeClassifier(max_depth=d, epsilon=eps_t, random_state=seed + d, **base), seed + d),
                 )
+    elif part == "diag2":
+        kw = dict(epsilon=eps)
+        rdp = dict(epsilon=eps, tuner="rdp")
+        yield (
+            "rdp-r0.95",
+            PrivateSearch(
+                PrivaTreeClassifier(**base), DEPTHS, refit_share=0.95, tuner="rdp", random_state=seed + 5, **kw
+            ),
+        )
+        yield (
+            "rdp-eta-0.5",
+            PrivateSearch(PrivaTreeClassifier(**base), DEPTHS, tuner="rdp", shape=-0.5, random_state=seed + 6, **kw),
+        )
+        yield (
+            "lt-r0.9",
+            PrivateSearch(PrivaTreeClassifier(**base), DEPTHS, refit_share=0.9, random_state=seed + 7, **kw),
+        )
+        yield (
+            "rdp-r0.5",
+            PrivateSearch(
+                PrivaTreeClassifier(**base), DEPTHS, refit_share=0.5, tuner="rdp", random_state=seed + 8, **kw
+            ),
+        )
+        yield "rdp-r0", PrivateSearch(PrivaTreeClassifier(**base), DEPTHS, refit_share=0, random_state=seed + 9, **rdp)
+        yield (
+            "rdp-r0-d4",
+            PrivateSearch(
+                PrivaTreeClassifier(**base), [{"max_depth": 4}] * 5, refit_share=0, random_state=seed + 10, **rdp
+            ),
+        )
     else:
         for d in range(2, 7):
             yield f"d{d}@0.8", PrivaTreeClassifier(max_depth=d, epsilon=0.8 * eps, random_state=seed + 10 + d, **base)
@@ -72,11 +102,12 @@ def methods(part, s, eps, seed):
         yield "rdp-h0.15", PrivateSearch(PrivaTreeClassifier(**base), DEPTHS, holdout=0.15, random_state=seed + 4, **kw)
 
 
-def summary(path: Path) -> None:
-    """Mean accuracy ± s.e. per method, and the paired difference to ``fixed`` (same split) ± its s.e."""
+def summary(paths: list[Path]) -> None:
+    """Mean accuracy ± s.e. per method, and the paired difference to ``fixed`` (same split) ± its s.e.
+    Several files (the parts of one run) are read together."""
     import pandas as pd
 
-    df = pd.read_csv(path)
+    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     for (name, eps), g in df.groupby(["data", "epsilon"]):
         wide = g.pivot(index="split", columns="method", values="accuracy")
         depth = g.pivot(index="split", columns="method", values="depth")
@@ -97,12 +128,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--splits", type=int, default=100)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--part", choices=["main", "diag", "trial"], default="main")
+    ap.add_argument("--with", dest="more", type=Path, nargs="*", default=[], help="more CSVs for --summary")
+    ap.add_argument("--part", choices=["main", "diag", "diag2", "trial"], default="main")
     ap.add_argument("--data", nargs="+", default=["adult", "compas"])
     ap.add_argument("--summary", action="store_true", help="print the summary of --out and exit")
     a = ap.parse_args()
     if a.summary:
-        summary(a.out)
+        summary([a.out, *a.more])
         return
     done = set()
     if a.out.exists():
