@@ -159,3 +159,16 @@ def test_rdp_tuner_refuses_bad_parameters_before_any_fit(compas, monkeypatch, kw
     monkeypatch.setattr(PrivaTreeClassifier, "fit", no_fit)
     with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
         PrivateSearch(PrivaTreeClassifier(**s.fit_params()), [{"max_depth": 2}, {"max_depth": 3}], **kw).fit(X, y)
+
+
+def test_lib_search_study_cell_and_table():
+    import pandas as pd
+
+    from dpmodels.experiments.library.private_search import markdown_table, study_cell
+
+    rows = study_cell("compas", 1.0, splits=2)
+    assert len(rows) == 2 * 3 * 2 and {r["learner"] for r in rows} == {"fixed", "search-lt", "search-rdp"}
+    depths = [r["value"] for r in rows if r["metric"] == "depth"]
+    assert set(depths) <= {2, 3, 4, 5, 6} and all(r["delta"] <= 1e-6 for r in rows)
+    table = markdown_table(pd.DataFrame(rows))
+    assert table.count("| compas | 1 |") == 3 and "± " in table
