@@ -14,6 +14,7 @@ to ``fixed`` ± its s.e. Results: ``docs/results.md``, "Private hyper-parameter 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 
@@ -40,7 +41,7 @@ def study_cell(dataset="adult", epsilon=1.0, splits=100, start=0) -> list[dict]:
     for split in range(int(start), int(start) + int(splits)):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=split)
         seed = 10_000 * split + int(eps * 10)  # research seeds: these fits are measurements
-        fits = {
+        fits: dict[str, Any] = {
             "fixed": PrivaTreeClassifier(max_depth=4, epsilon=eps, random_state=seed, **base),
             "search-lt": PrivateSearch(PrivaTreeClassifier(**base), cands, epsilon=eps, random_state=seed + 1),
             "search-rdp": PrivateSearch(
