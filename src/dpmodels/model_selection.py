@@ -69,8 +69,10 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
     estimator : a dpmodels DP estimator taking ``epsilon`` and ``random_state`` (its public inputs,
         e.g. ``classes``, ``bounds``, ``categories``, must be declared on it).
     candidates : list of dicts of parameters to try (e.g. ``[{"max_depth": 2}, {"max_depth": 4}]``).
-    epsilon : the whole search's ε; each trial spends ε/3 (Liu & Talwar, Theorem 3.4).
-    delta : δ budget for capping the number of trials (0: no cap).
+    epsilon : the whole search's ε; the selection gets ε_s = (1 − refit_share)·ε: ε_s/3 per trial with
+        Liu & Talwar (Theorem 3.4), ε_s/(2 + shape) with ``tuner="rdp"`` (docs/privacy.md, (P4), (P7)).
+    delta : δ budget for capping the number of trials (0: no cap); with ``tuner="rdp"`` half of it
+        for the cap, the rest for the RDP-to-(ε, δ) conversion when that beats the pure bound.
     gamma : stop probability after each trial (Liu–Talwar) or the γ of TNB(shape, γ) (``"rdp"``);
         default: as many trials as candidates on average (1/len(candidates) for Liu–Talwar).
     tuner : ``"liu-talwar"`` (random stopping, 3·ε_t) or ``"rdp"`` (Papernot & Steinke's truncated
