@@ -114,7 +114,7 @@ register(
         "ε (0.1, 1), paired over 100 random 70/30 splits, Adult / COMPAS",
         cells=_cells,
         table=markdown_table,
-        full_cost="≈ 6 min (four cells; measured here at 2 cores shared)",
+        full_cost="≈ 6.5 min (four cells, 88 s of CPU; measured here, 2 cores shared)",
         quick_cost="≈ 10 s",
     )
 )
