@@ -104,3 +104,71 @@ def test_accuracy_vs_epsilon_on_a_public_proxy(compas):
     X, y, s = compas
     df = accuracy_vs_epsilon(PrivaTreeClassifier(max_depth=2, **s.fit_params()), X, y, [0.1, 1.0], runs=2)
     assert list(df.columns) == ["epsilon", "run", "accuracy"] and len(df) == 4
+
+
+def test_rdp_tuner_ledger_is_one_proven_row_and_gives_each_trial_more(compas):
+    X, y, s = compas
+    cands = [{"max_depth": d} for d in (1, 2, 3)]
+    ps = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), cands, epsilon=1.0, delta=1e-6, tuner="rdp").fit(X, y)
+    lt = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), cands, epsilon=1.0, delta=1e-6).fit(X, y)
+    led = ps.privacy_ledger_
+    sel = led.rows[0]
+    assert led.is_private and led.epsilon_spent <= 1.0 + 1e-12 and led.delta_spent <= 1e-6
+    assert sel.mechanism.startswith("truncated negative binomial") and sel.epsilon == pytest.approx(0.2, rel=1e-5)
+    assert [r.what.startswith("refit: ") for r in led.rows[1:]] == [True] * (len(led.rows) - 1)
+    # pure ε_t-DP trials: (2 + η)·ε_t with η = 0 instead of Liu & Talwar's 3·ε_t
+    assert ps.trial_epsilon_ == pytest.approx(0.1, rel=1e-5) and lt.trial_epsilon_ == pytest.approx(0.2 / 3)
+    assert ps.max_trials_ >= 3 and ps.best_params_ in cands and 0.0 <= ps.best_score_ <= 1.0
+    assert not hasattr(ps, "n_trials_")
+    # η = 1 is the geometric law: the same charge as Liu & Talwar
+    geo = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), cands, epsilon=1.0, tuner="rdp", shape=1.0).fit(X, y)
+    assert geo.trial_epsilon_ == pytest.approx(0.2 / 3, rel=1e-5)
+    # δ = 0: no cap, the pure bound
+    pure = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), cands, epsilon=0.5, delta=0, tuner="rdp").fit(X, y)
+    assert pure.max_trials_ is None and pure.privacy_ledger_.delta_spent == 0.0 and pure.privacy_ledger_.is_private
+
+
+def test_rdp_tuner_is_an_sklearn_estimator(compas):
+    from sklearn.base import clone
+
+    X, y, s = compas
+    ps = PrivateSearch(PrivaTreeClassifier(**s.fit_params()), [{"max_depth": 2}], tuner="rdp", shape=0.5)
+    c = clone(ps)
+    assert c.get_params()["tuner"] == "rdp" and c.get_params()["shape"] == 0.5
+    c.set_params(shape=-0.5, random_state=3).fit(X, y)
+    assert c.predict(X).shape == (len(X),) and set(c.classes_) == set(s.fit_params()["classes"])
+
+
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(tuner="renyi"), "tuner must be"),
+        (dict(tuner="rdp", shape=-1.0), "shape must be"),
+        (dict(tuner="rdp", shape=float("inf")), "shape must be"),
+        (dict(tuner="rdp", gamma=1.0), "gamma must be in (0, 1)"),
+        (dict(tuner="rdp", gamma=0.0), "gamma must be in (0, 1)"),
+        (dict(tuner="rdp", shape="0"), "shape must be"),
+    ],
+)
+def test_rdp_tuner_refuses_bad_parameters_before_any_fit(compas, monkeypatch, kw, msg):
+    X, y, s = compas
+
+    def no_fit(*a, **k):
+        raise AssertionError("a trial ran before the parameters were checked")
+
+    monkeypatch.setattr(PrivaTreeClassifier, "fit", no_fit)
+    with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        PrivateSearch(PrivaTreeClassifier(**s.fit_params()), [{"max_depth": 2}, {"max_depth": 3}], **kw).fit(X, y)
+
+
+def test_lib_search_study_cell_and_table():
+    import pandas as pd
+
+    from dpmodels.experiments.library.private_search import markdown_table, study_cell
+
+    rows = study_cell("compas", 1.0, splits=2)
+    assert len(rows) == 2 * 3 * 2 and {r["learner"] for r in rows} == {"fixed", "search-lt", "search-rdp"}
+    depths = [r["value"] for r in rows if r["metric"] == "depth"]
+    assert set(depths) <= {2, 3, 4, 5, 6} and all(r["delta"] <= 1e-6 for r in rows)
+    table = markdown_table(pd.DataFrame(rows))
+    assert table.count("| compas | 1 |") == 3 and "± " in table

@@ -10,12 +10,17 @@ functions of the data, and shuffled folds are not neighbour-preserving (docs/pri
   scores it on the held-out part by a DP accuracy (noisy counts of right and wrong predictions at
   ε_t). The parts are disjoint and the score sees the training part only through the released
   model, so one trial is ε_t-DP by parallel composition;
-* **the search** repeats trials and stops after each with probability ``gamma``, returning the
-  best-scoring configuration: Liu & Talwar's random stopping, 3·ε_t-DP
-  (:mod:`dpmodels.privacy.private_selection`), with ε_t = ε_s/3 for a selection budget ε_s. A
-  cap on the number of trials adds δ = (1 + e^{ε_s})(1 − γ)^T, chosen to fit ``delta``;
-  ``delta=0`` means no cap. Only the best configuration and its noisy score are released: the
-  other trials' scores and the number of trials are not covered by the theorem and are not kept.
+* **the search** (``tuner="liu-talwar"``, the default) repeats trials and stops after each with
+  probability ``gamma``, returning the best-scoring configuration: Liu & Talwar's random
+  stopping, 3·ε_t-DP (:mod:`dpmodels.privacy.private_selection`), with ε_t = ε_s/3 for a
+  selection budget ε_s. A cap on the number of trials adds δ = (1 + e^{ε_s})(1 − γ)^T, chosen to
+  fit ``delta``; ``delta=0`` means no cap. With ``tuner="rdp"`` the number of trials is drawn
+  first from a truncated negative binomial law TNB(``shape``, γ) (Papernot & Steinke 2022) and
+  :func:`~dpmodels.privacy.private_selection.tnb_trial_epsilon` solves their bound for the
+  largest ε_t that fits (ε_s, δ): ε_t = ε_s/(2 + η) for pure-DP trials (η = ``shape``; 0, the
+  logarithmic law, by default: ε_s/2 per trial instead of ε_s/3), half of δ for the cap.
+  Only the best configuration and its noisy score are released: the other trials' scores and
+  the number of trials are not covered by the theorems and are not kept.
 * **the model**: with ``refit_share`` r > 0 (default 0.8), ε_s = (1 − r)·ε and the chosen
   configuration is refitted on every record at r·ε (sequential composition: ε in total);
   with r = 0 the best trial's model (trained on its training part) is returned and ε_s = ε.
@@ -29,6 +34,7 @@ yours), which spends nothing on the private data.
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
 import numpy as np
@@ -38,7 +44,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from .privacy import PrivacyLedger, check_random_state
 from .privacy.ledger import check_delta, check_epsilon
 from .privacy.mechanisms import noisy_histogram
-from .privacy.private_selection import random_stopping_selection, runs_cap
+from .privacy.private_selection import (
+    random_stopping_selection,
+    runs_cap,
+    tnb_gamma,
+    tnb_runs_cap,
+    tnb_selection,
+    tnb_tail,
+    tnb_trial_epsilon,
+)
 
 __all__ = ["PrivateSearch", "accuracy_vs_epsilon"]
 
@@ -55,10 +69,15 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
     estimator : a dpmodels DP estimator taking ``epsilon`` and ``random_state`` (its public inputs,
         e.g. ``classes``, ``bounds``, ``categories``, must be declared on it).
     candidates : list of dicts of parameters to try (e.g. ``[{"max_depth": 2}, {"max_depth": 4}]``).
-    epsilon : the whole search's ε; each trial spends ε/3 (Liu & Talwar, Theorem 3.4).
-    delta : δ budget for capping the number of trials (0: no cap).
-    gamma : stop probability after each trial (default 1/len(candidates): about as many trials as
-        candidates on average).
+    epsilon : the whole search's ε; the selection gets ε_s = (1 − refit_share)·ε: ε_s/3 per trial with
+        Liu & Talwar (Theorem 3.4), ε_s/(2 + shape) with ``tuner="rdp"`` (docs/privacy.md, (P4), (P7)).
+    delta : δ budget for capping the number of trials (0: no cap); with ``tuner="rdp"`` half of it
+        for the cap, the rest for the RDP-to-(ε, δ) conversion when that beats the pure bound.
+    gamma : stop probability after each trial (Liu–Talwar) or the γ of TNB(shape, γ) (``"rdp"``);
+        default: as many trials as candidates on average (1/len(candidates) for Liu–Talwar).
+    tuner : ``"liu-talwar"`` (random stopping, 3·ε_t) or ``"rdp"`` (Papernot & Steinke's truncated
+        negative binomial, (2 + shape)·ε_t for pure-DP trials).
+    shape : η > −1 of the truncated negative binomial (``tuner="rdp"`` only; 1 is the geometric law).
     holdout : probability that a record is held out for scoring in a trial.
     refit_share : share of ε for refitting the chosen configuration on every record (0: keep the
         best trial's model).
@@ -75,6 +94,8 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         gamma=None,
         holdout=0.3,
         refit_share=0.8,
+        tuner="liu-talwar",
+        shape=0.0,
         random_state=None,
     ):
         self.estimator = estimator
@@ -84,6 +105,8 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         self.gamma = gamma
         self.holdout = holdout
         self.refit_share = refit_share
+        self.tuner = tuner
+        self.shape = shape
         self.random_state = random_state
 
     def _check_params(self):
@@ -105,9 +128,21 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
             if "epsilon" in c or "random_state" in c:
                 raise ValueError("candidates may not set epsilon or random_state: the search decides them")
             clone(self.estimator).set_params(**c)
-        gamma = 1.0 / len(cands) if self.gamma is None else self.gamma
-        if not isinstance(gamma, Real) or not (0.0 < gamma <= 1.0):
-            raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
+        if self.tuner not in ("liu-talwar", "rdp"):
+            raise ValueError(f"tuner must be 'liu-talwar' or 'rdp', got {self.tuner!r}")
+        if self.tuner == "rdp":
+            if not isinstance(self.shape, Real) or not (-1.0 < self.shape < math.inf):
+                raise ValueError(f"shape must be a finite number > -1, got {self.shape!r}")
+            if self.gamma is None:
+                gamma = tnb_gamma(self.shape, len(cands)) if len(cands) > 1 else 0.5
+            elif not isinstance(self.gamma, Real) or not (0.0 < self.gamma < 1.0):
+                raise ValueError(f"gamma must be in (0, 1) for tuner='rdp', got {self.gamma!r}")
+            else:
+                gamma = self.gamma
+        else:
+            gamma = 1.0 / len(cands) if self.gamma is None else self.gamma
+            if not isinstance(gamma, Real) or not (0.0 < gamma <= 1.0):
+                raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
         if not isinstance(self.holdout, Real) or not (0.0 < self.holdout < 1.0):
             raise ValueError(f"holdout must be in (0, 1), got {self.holdout!r}")
         if not isinstance(self.refit_share, Real) or not (0.0 <= self.refit_share < 1.0):
@@ -126,8 +161,15 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
                     getattr(est, hook)()
                     break
         eps_refit = float(self.refit_share) * eps
-        eps_t = (eps - eps_refit) / 3.0
-        cap = runs_cap(eps_t, gamma, delta)
+        eps_sel = eps - eps_refit
+        if self.tuner == "rdp":
+            # the estimator splits δ: half for the cap on trials, the rest for the bound's conversion
+            eta = float(self.shape)
+            cap = tnb_runs_cap(eta, gamma, eps_sel, delta / 2.0)
+            eps_t = tnb_trial_epsilon(eps_sel, delta, eta, gamma, cap)
+        else:
+            eps_t = eps_sel / 3.0
+            cap = runs_cap(eps_t, gamma, delta)
         rng = check_random_state(self.random_state)
         ledger = PrivacyLedger(eps, delta)
         y = pd.Series(y) if not isinstance(y, pd.Series) else y
@@ -146,15 +188,23 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
             score = r / (r + w) if r + w > 0 else 0.0
             return score, (params, est)
 
-        score, (params, est), _runs = random_stopping_selection(  # the run count is not released
-            trial,
-            eps_t,
-            gamma,
-            rng,
-            max_runs=cap,
-            ledger=ledger,
-            what=f"private selection among {len(cands)} configuration(s) of {type(self.estimator).__name__}",
-        )
+        what = f"private selection among {len(cands)} configuration(s) of {type(self.estimator).__name__}"
+        if self.tuner == "rdp":  # the run count is not released
+            score, (params, est), _runs = tnb_selection(
+                trial,
+                eps_t,
+                float(self.shape),
+                gamma,
+                rng,
+                delta=delta - (0.0 if cap is None else (1.0 + math.exp(eps_sel)) * tnb_tail(cap, self.shape, gamma)),
+                max_runs=cap,
+                ledger=ledger,
+                what=what,
+            )
+        else:
+            score, (params, est), _runs = random_stopping_selection(
+                trial, eps_t, gamma, rng, max_runs=cap, ledger=ledger, what=what
+            )
         if eps_refit > 0:
             seed = None if self.random_state is None else int(rng.integers(2**63 - 1))
             est = clone(self.estimator).set_params(**params, epsilon=eps_refit, random_state=seed).fit(X, y)
