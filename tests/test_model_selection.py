@@ -86,9 +86,10 @@ def test_saved_model_states_the_search_total(compas, tmp_path):
         (dict(candidates=[]), "non-empty list"),
         (dict(candidates=[{"depth": 2}]), "'depth' is not a parameter"),
         (dict(candidates=[{"epsilon": 2}]), "may not set epsilon"),
-        (dict(candidates=[{"max_depth": 2}], gamma=0), "gamma must be in (0, 1]"),
-        (dict(candidates=[{"max_depth": 2}], holdout=1.0), "holdout must be in (0, 1)"),
-        (dict(candidates=[{"max_depth": 2}], refit_share=1.0), "refit_share must be in [0, 1)"),
+        (dict(candidates=[{"max_depth": 2}], gamma=0), "'gamma' parameter of PrivateSearch must be None or a float in"),
+        (dict(candidates=[{"max_depth": 2}], holdout=1.0), "'holdout' parameter of PrivateSearch must be a float"),
+        (dict(candidates=[{"max_depth": 2}], refit_share=1.0), "'refit_share' parameter of PrivateSearch must be"),
+        (dict(candidates=[{"max_depth": 2}], tuner="rdp", gamma=1.0), "gamma must be in (0, 1) for tuner='rdp'"),
         (dict(candidates=[{"max_depth": 2}], epsilon=0), "epsilon"),
         (dict(candidates=[{"max_depth": -3}]), "max_depth"),
     ],
@@ -142,12 +143,12 @@ def test_rdp_tuner_is_an_sklearn_estimator(compas):
 @pytest.mark.parametrize(
     "kw, msg",
     [
-        (dict(tuner="renyi"), "tuner must be"),
-        (dict(tuner="rdp", shape=-1.0), "shape must be"),
-        (dict(tuner="rdp", shape=float("inf")), "shape must be"),
+        (dict(tuner="renyi"), "'tuner' parameter of PrivateSearch must be"),
+        (dict(tuner="rdp", shape=-1.0), "'shape' parameter of PrivateSearch must be"),
+        (dict(tuner="rdp", shape=float("inf")), "'shape' parameter of PrivateSearch must be"),
         (dict(tuner="rdp", gamma=1.0), "gamma must be in (0, 1)"),
-        (dict(tuner="rdp", gamma=0.0), "gamma must be in (0, 1)"),
-        (dict(tuner="rdp", shape="0"), "shape must be"),
+        (dict(tuner="rdp", gamma=0.0), "'gamma' parameter of PrivateSearch must be"),
+        (dict(tuner="rdp", shape="0"), "'shape' parameter of PrivateSearch must be"),
     ],
 )
 def test_rdp_tuner_refuses_bad_parameters_before_any_fit(compas, monkeypatch, kw, msg):

@@ -13,6 +13,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation
 
+from dpmodels.model_selection import PrivateSearch
 from dpmodels.privacy import BudgetAccountant
 from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
 from dpmodels.tree.baselines import BDPTClassifier, DPAClassifier, DPGDFClassifier
@@ -22,6 +23,9 @@ ESTIMATORS = [
     PrivaTreeRegressor(epsilon=1.0, bounds=(-5.0, 5.0), label_bounds=(-10.0, 10.0), random_state=0),
     BDPTClassifier(epsilon=1.0, bounds=(-5.0, 5.0), classes=[0, 1, 2], random_state=0),
     DPAClassifier(n_estimators=5),
+    PrivateSearch(
+        PrivaTreeClassifier(bounds=(-5.0, 5.0), classes=[0, 1, 2]), [{"max_depth": 1}, {"max_depth": 2}], random_state=0
+    ),
 ]
 
 

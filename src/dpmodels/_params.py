@@ -23,13 +23,23 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import (
+    HasMethods,
     Interval,
     InvalidParameterError,
     StrOptions,
     validate_parameter_constraints,
 )
 
-__all__ = ["Integral", "Interval", "InvalidParameterError", "Real", "StrOptions", "validate_params", "proportion"]
+__all__ = [
+    "HasMethods",
+    "Integral",
+    "Interval",
+    "InvalidParameterError",
+    "Real",
+    "StrOptions",
+    "validate_params",
+    "proportion",
+]
 
 
 def proportion(closed: str = "right") -> Interval:

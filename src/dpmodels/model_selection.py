@@ -35,12 +35,12 @@ yours), which spends nothing on the private data.
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
+from ._params import HasMethods, Interval, Real, StrOptions, validate_params
 from .privacy import PrivacyLedger, check_random_state
 from .privacy.ledger import check_delta, check_epsilon
 from .privacy.mechanisms import noisy_histogram
@@ -109,10 +109,24 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         self.shape = shape
         self.random_state = random_state
 
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "get_params", "set_params"])],
+        "candidates": [list, tuple],
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+        "delta": "no_validation",  # check_delta
+        "gamma": [None, Interval(Real, 0, 1, closed="right")],
+        "holdout": [Interval(Real, 0, 1, closed="neither")],
+        "refit_share": [Interval(Real, 0, 1, closed="left")],
+        "tuner": [StrOptions({"liu-talwar", "rdp"})],
+        "shape": [Interval(Real, -1, None, closed="neither")],
+        "random_state": "no_validation",  # samplers.check_random_state
+    }
+
     def _check_params(self):
+        validate_params(self)
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        cands = list(self.candidates) if self.candidates is not None else []
+        cands = list(self.candidates)
         if not cands or not all(isinstance(c, dict) for c in cands):
             raise ValueError("candidates must be a non-empty list of parameter dicts")
         params = self.estimator.get_params(deep=False)
@@ -128,25 +142,15 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
             if "epsilon" in c or "random_state" in c:
                 raise ValueError("candidates may not set epsilon or random_state: the search decides them")
             clone(self.estimator).set_params(**c)
-        if self.tuner not in ("liu-talwar", "rdp"):
-            raise ValueError(f"tuner must be 'liu-talwar' or 'rdp', got {self.tuner!r}")
         if self.tuner == "rdp":
-            if not isinstance(self.shape, Real) or not (-1.0 < self.shape < math.inf):
-                raise ValueError(f"shape must be a finite number > -1, got {self.shape!r}")
             if self.gamma is None:
                 gamma = tnb_gamma(self.shape, len(cands)) if len(cands) > 1 else 0.5
-            elif not isinstance(self.gamma, Real) or not (0.0 < self.gamma < 1.0):
+            elif self.gamma >= 1.0:
                 raise ValueError(f"gamma must be in (0, 1) for tuner='rdp', got {self.gamma!r}")
             else:
                 gamma = self.gamma
         else:
             gamma = 1.0 / len(cands) if self.gamma is None else self.gamma
-            if not isinstance(gamma, Real) or not (0.0 < gamma <= 1.0):
-                raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
-        if not isinstance(self.holdout, Real) or not (0.0 < self.holdout < 1.0):
-            raise ValueError(f"holdout must be in (0, 1), got {self.holdout!r}")
-        if not isinstance(self.refit_share, Real) or not (0.0 <= self.refit_share < 1.0):
-            raise ValueError(f"refit_share must be in [0, 1), got {self.refit_share!r}")
         return eps, delta, cands, float(gamma)
 
     def fit(self, X, y, sample_weight=None):
