@@ -1083,14 +1083,14 @@ register(
         "002-fig3",
         paper="002",
         kind="figure",
-        title="Guaranteed accuracy vs poisoned samples (compas-two-years)",
+        title="Guaranteed accuracy vs poisoned samples (adult, compas-two-years)",
         draws="Corollary 2 guarantee of PrivaTree (ε 0.01, 0.1) and DPA's certified accuracy (1000 trees) vs 0–1 % "
-        "poisoned, 50 random splits, compas-two-years; Table VIII's points overlaid",
+        "poisoned, 50 random splits, adult and compas-two-years; Table VIII's points overlaid",
         cells=_fig3_cells,
         plot=_fig3_plot,
         table=_fig3_table,
-        full_cost="≈ 15 s on 2 idle cores (26 CPU-s)",
-        quick_cost="≈ 3 s",
+        full_cost="≈ 40 s on 2 idle cores (72 CPU-s)",
+        quick_cost="≈ 5 s",
     )
 )
 
