@@ -143,3 +143,13 @@ def test_bad_variant_is_refused_before_any_spend(Est):
     X, y = mixed_data(n=50)
     with pytest.raises(ValueError, match="variant"):
         Est(epsilon=1.0, classes=[0, 1], variant="paper").fit(X, y)
+
+
+def test_bdpt_published_cannot_be_saved(tmp_path):
+    from dpmodels.io import save_model
+
+    X, y = mixed_data(n=100)
+    m = _fit(BDPTClassifier(epsilon=1.0, max_depth=2, random_state=0, variant="published", **PUBLIC), X, y)
+    with pytest.raises(TypeError, match="variant='published'"):
+        save_model(m, tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
