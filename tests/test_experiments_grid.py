@@ -75,8 +75,9 @@ def test_cell_uid_depends_on_parameters():
     [
         ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
         ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
-        # 002-table2's cells now fit PrivaTree as published and PrivaTree* too: new parameters, a new uid
-        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-f6fac80485"),
+        # 002-table2's cells now fit PrivaTree as published, PrivaTree* and BDPT / DPGDF as published
+        # too: new parameters, a new uid
+        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-9fec42953d"),
         ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
         ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
     ],

@@ -53,6 +53,28 @@ def test_backdoor_cell_tree_learns_the_trigger():
     assert set(df[df.metric == "clean_accuracy"]["learner"]) == {"tree", "PrivaTree"}
 
 
+def test_backdoor_cell_published_protocol_on_clean_data():
+    df = pd.DataFrame(p2.backdoor_cell("digits01", 0, (0,), (1.0,), variant="published"))
+    assert set(df["learner"]) == {"PrivaTree (published)"}
+    assert set(df["metric"]) == {"asr", "splits_on_trigger", "clean_accuracy"}
+    assert df["parameters"].str.contains("read from the training images").all()
+    table = p2._fig4_table(df)
+    # no Corollary 3 bound for a learner whose ε is the paper's claim; the paper's PrivaTree value beside it
+    assert "PrivaTree (published) ε = 1 (ASR) |" in table.splitlines()[0]
+    with pytest.raises(ValueError, match="variant"):
+        p2.backdoor_cell("digits01", 0, (0,), (1.0,), variant="paper")
+
+
+def test_fig3_and_fig4_grids_hold_the_papers_panels_and_series():
+    from dpmodels.experiments.registry import Cell, Size, get
+
+    f3 = [c for c in get("002-fig3").cells(Size(quick=True)) if isinstance(c, Cell)]
+    assert {c.kwargs["dataset"] for c in f3} == {"adult", "compas-two-years"}
+    f4 = [c for c in get("002-fig4").cells(Size(quick=True)) if isinstance(c, Cell)]
+    published = [c for c in f4 if c.kwargs.get("variant") == "published"]
+    assert len(published) == len(f4) // 2 and all(c.kwargs["n_poisoned"] == (0,) for c in published)
+
+
 def test_poison_guarantee_cell_dpa_is_certified_per_poisoned_count():
     from dpmodels.audit.poisoning import n_poisoned_from_fraction
 

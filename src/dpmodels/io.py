@@ -289,6 +289,13 @@ def model_to_dict(obj) -> dict:
             f"cannot export {type(est).__name__}: a model file may name only the estimators of "
             "dpmodels.io.estimator_classes() (a loader imports nothing a file names)"
         )
+    if getattr(est, "group_starts_", None):
+        # BDPT as published grows its tree on groups of training values: the file's tree alone
+        # would route raw numbers as group codes
+        raise TypeError(
+            f"cannot export {type(est).__name__}(variant='published'): its tree tests groups of training "
+            "values, which a model file does not carry (an evaluation variant, not a DP model)"
+        )
     bare = isinstance(est, (RuleList, Tree))
     params = {} if bare else {k: json_safe(v) for k, v in est.get_params(deep=False).items()}
     # whoever knows a seed removes the noise of the step drawn with it: a seeded step makes the

@@ -7,7 +7,18 @@ import numpy as np
 from ..._params import Integral, Interval, Real, StrOptions
 from ._greedy import GreedyPrivateTree
 
-__all__ = ["BDPTClassifier"]
+__all__ = ["BDPTClassifier", "gini_sensitivity"]
+
+VARIANTS = ("rigorous", "published")
+
+
+def gini_sensitivity(n):
+    """g(n) = 1 − (n/(n+1))² − (1/(n+1))² = 2n/(n+1)²: the largest change of the weighted Gini
+    impurity Σ_c (n_c/n)·gini(c) of a two-way split of a binary-labelled node of n records when
+    one record is added (the BDPT reimplementation's node sensitivity, evaluated at a noisy n;
+    docs/privacy.md, "BDPT and DPGDF as published")."""
+    n = np.asarray(n, dtype=float)
+    return 2.0 * n / (n + 1.0) ** 2
 
 
 class BDPTClassifier(GreedyPrivateTree):
@@ -42,6 +53,30 @@ class BDPTClassifier(GreedyPrivateTree):
       DP. Splits on numerical features are thresholds ``x <= t`` at group/bin edges (the
       reimplementation's "one group vs the rest" is not one node of the shared tree model).
 
+    **As published** (``variant="published"``; not a proven DP release, for comparison with paper
+    002's BDPT column). The protocol the paper's column was measured with (the PrivaTree authors'
+    reimplementation; facts only):
+
+    * every numerical feature becomes a categorical one of *groups of* ``merge_size``
+      *consecutive distinct training values* (a value below the first group joins group 0), and
+      every test is "one category (or group) vs the rest" — a leak row, the data's values;
+    * a node becomes a leaf at ``max_depth``, when it is pure or when it holds fewer than
+      ``min_samples_split`` records, decided on the true counts — a leak row;
+    * a leaf at depth i releases its class counts with Laplace noise at ε_leaf,i (discrete
+      Laplace here) and takes the argmax; an inner node at depth i releases instead a noisy size
+      ñ = max(1, n + noise at ε_leaf,i) (so every record spends ε_leaf,i once per depth);
+    * its split is drawn by the exponential mechanism on the weighted Gini impurity
+      G = Σ_c (n_c / n)·gini(c) (utility −G, normalised by the true n) with the
+      sensitivity :func:`gini_sensitivity` g(ñ) = 1 − (ñ/(ñ+1))² − (1/(ñ+1))² = 2ñ/(ñ+1)²:
+      the largest change of G when one record is added to a node of ñ records (brute-force
+      checked in the tests). Evaluated at a noisy size it is the paper's "smooth sensitivity"
+      claim, not a valid bound (docs/privacy.md, "BDPT and DPGDF as published"): the ledger's
+      split rows are ``claimed``.
+
+    Ledger (published): the two leak rows, then per depth i a "class counts or noisy size" row
+    (ε_leaf,i, parallel) and for i < max_depth a "split selection" row (ε/(2·max_depth),
+    ``claimed``); ``is_private`` is False.
+
     Accounting: nodes of one depth hold disjoint records (parallel composition); depths compose
     sequentially. Ledger: for i = 0..max_depth a "class counts, depth i" row (ε/2·w_i) and for
     i < max_depth a "split selection, depth i" row (ε/(2·max_depth)); the total is ε.
@@ -56,6 +91,7 @@ class BDPTClassifier(GreedyPrivateTree):
         "max_bins": [Interval(Integral, 2, None, closed="left")],
         "merge_size": [Interval(Integral, 1, None, closed="left")],
         "min_samples_split": [Interval(Real, 0, None, closed="left")],
+        "variant": [StrOptions(set(VARIANTS))],
     }
 
     def __init__(
@@ -71,6 +107,7 @@ class BDPTClassifier(GreedyPrivateTree):
         min_samples_split=2,
         random_state=None,
         accountant=None,
+        variant="rigorous",
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -83,9 +120,69 @@ class BDPTClassifier(GreedyPrivateTree):
         self.min_samples_split = min_samples_split
         self.random_state = random_state
         self.accountant = accountant
+        self.variant = variant
 
     def _keep_features(self, names, categorical):
         return np.ones(len(names), dtype=bool)
+
+    # ---------------------------------------------------------------- published variant
+    def _prepare(self, X, y, ledger):
+        Z, names, categorical, categories, classes, y_idx = super()._prepare(X, y, ledger)
+        self.group_starts_ = {}
+        if self.variant != "published":
+            return Z, names, categorical, categories, classes, y_idx
+        num = [j for j in range(len(names)) if not categorical[j] and self._keep[j]]
+        if not num:
+            return Z, names, categorical, categories, classes, y_idx
+        ledger.record_leak(
+            f"groups of {int(self.merge_size)} consecutive distinct training values of the numerical features "
+            f"{[names[j] for j in num]} (BDPT as published)",
+            "variant='published' reads the training values; the rigorous variant uses public bins",
+        )
+        Z = Z.copy()
+        categorical = categorical.copy()
+        categories = dict(categories)
+        for j in num:
+            starts = np.unique(Z[:, j])[:: int(self.merge_size)]
+            Z[:, j] = self._group_codes(Z[:, j], starts)
+            categorical[j] = True
+            categories[j] = list(range(starts.size))
+            self.group_starts_[names[j]] = starts
+        return Z, names, categorical, categories, classes, y_idx
+
+    @staticmethod
+    def _group_codes(x, starts):
+        """Index of the group whose first value is the largest one ≤ x (0 below the first group)."""
+        return np.maximum(np.searchsorted(starts, np.asarray(x, dtype=float), side="right") - 1, 0)
+
+    def apply(self, X):
+        X = self._check_predict_input(X)
+        starts = getattr(self, "group_starts_", None)
+        if starts:  # published: numerical values to the groups the tree was grown on
+            import pandas as pd
+
+            from ...validation import numeric_column
+
+            names = list(self.tree_.feature_names)
+            if isinstance(X, pd.DataFrame):
+                X = X.copy()
+                for name, st in starts.items():
+                    col = X.columns[names.index(name)]
+                    X[col] = self._group_codes(numeric_column(X[col], name), st)
+            else:
+                X = np.array(X, dtype=object)
+                for name, st in starts.items():
+                    j = names.index(name)
+                    X[:, j] = self._group_codes(numeric_column(X[:, j], name), st)
+        return self.tree_.apply(X)
+
+    def _node_utilities(self, rows, yk):
+        utils = super()._node_utilities(rows, yk)
+        if self.variant != "published":
+            return utils
+        # the weighted Gini impurity, normalised by the node's true size (the published utility)
+        n = max(len(rows), 1)
+        return [u / n for u in utils]
 
     def _numeric_edges(self, x, lo, hi, name, ledger):
         if self.numeric_binning == "equal_width":
@@ -106,6 +203,8 @@ class BDPTClassifier(GreedyPrivateTree):
     def _select(self, u, eps, rng):
         from dpmodels.privacy.selection import exponential_mechanism
 
+        if self.variant == "published":  # sensitivity g(ñ) at the node's noisy size
+            return exponential_mechanism(u, eps, self._node_sensitivity, rng)
         return exponential_mechanism(u, eps, 2.0, rng)
 
     def _plan_budget(self, eps, D):
@@ -120,6 +219,8 @@ class BDPTClassifier(GreedyPrivateTree):
         return 1.0 / float(np.min(self._eps_cnt))
 
     def _grow_level(self, nodes, level, d, D, ledger, rng):
+        if self.variant == "published":
+            return self._grow_level_published(nodes, level, d, D, ledger, rng)
         from dpmodels.privacy.samplers import discrete_laplace
 
         K = self._K
@@ -163,6 +264,65 @@ class BDPTClassifier(GreedyPrivateTree):
         for i in to_split:
             nodes[i].pop("noisy", None)
         return nxt
+
+    def _grow_level_published(self, nodes, level, d, D, ledger, rng):
+        """One depth of BDPT as published (class docstring): leaves by the true counts' stopping
+        rule, Laplace counts for leaves, a noisy size and a g(ñ)-calibrated split for the others."""
+        from dpmodels.privacy.samplers import discrete_laplace
+
+        K = self._K
+        e_cnt = float(self._eps_cnt[d])
+        comp = "parallel" if len(level) > 1 else "sequential"
+        if d == 0:
+            ledger.record_leak(
+                "stopping rule (pure node, fewer than min_samples_split records) on the true counts",
+                "BDPT as published decides leaves from the data outside any mechanism",
+            )
+        ledger.spend(
+            f"class counts (leaves) or noisy size (inner nodes), depth {d}",
+            "discrete Laplace",
+            e_cnt,
+            sensitivity=1.0,
+            composition=comp,
+            parts=len(level),
+        )
+        true = [np.bincount(self._yk[nodes[i]["rows"]], minlength=K) for i in level]
+        inner = []
+        for i, c in zip(level, true):
+            n = int(c.sum())
+            if (
+                d == D
+                or np.count_nonzero(c) <= 1
+                or n < int(self.min_samples_split)
+                or not self._has_candidate(nodes[i])
+            ):
+                noisy = c + discrete_laplace(1.0 / e_cnt, c.shape, rng)
+                nodes[i]["label"], nodes[i]["value"] = int(np.argmax(noisy)), noisy.astype(float)
+            else:
+                inner.append((i, max(1, n + int(discrete_laplace(1.0 / e_cnt, 1, rng)[0]))))
+        nxt: list = []
+        if inner:
+            ledger.spend(
+                f"split selection, depth {d}",
+                "exponential",
+                self._eps_sel,
+                composition="parallel" if len(inner) > 1 else "sequential",
+                parts=len(inner),
+                guarantee="claimed",
+                note="weighted Gini with sensitivity g(ñ) at a noisy node size (the published 'smooth' bound)",
+            )
+            for i, n_noisy in inner:
+                self._node_sensitivity = float(gini_sensitivity(n_noisy))
+                self._split_node(nodes, i, rng, self._eps_sel, self._yk)  # a candidate exists
+                nxt += [len(nodes) - 2, len(nodes) - 1]
+        return nxt
+
+    def _has_candidate(self, nd):
+        """Whether some test is left for the node (public: the candidates and the path's tests)."""
+        for j, kind, payload in self._cands:
+            if kind != "cat" or any((j, kind, p) not in nd["used"] for p in range(payload)):
+                return True
+        return False
 
     def _finish_leaves(self, nodes, ledger, rng):
         pass

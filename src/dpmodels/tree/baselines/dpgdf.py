@@ -7,10 +7,21 @@ import warnings
 
 import numpy as np
 
-from ..._params import StrOptions
+from ..._params import Interval, Real, StrOptions
 from ._greedy import GreedyPrivateTree
 
-__all__ = ["DPGDFClassifier"]
+__all__ = ["DPGDFClassifier", "smooth_majority_sensitivity"]
+
+VARIANTS = ("rigorous", "published")
+
+
+def smooth_majority_sensitivity(counts, epsilon):
+    """The published leaf sensitivity e^{−g·ε} of the majority indicator, g = the gap between the
+    largest and the second largest class count (the count itself for one class): as the DPGDF
+    reimplementation computes it. Not a valid DP bound (class docstring)."""
+    c = np.sort(np.asarray(counts, dtype=np.int64))[::-1]
+    gap = int(c[0] - c[1]) if c.size > 1 else int(c[0])
+    return float(np.exp(-gap * float(epsilon)))
 
 
 class DPGDFClassifier(GreedyPrivateTree):
@@ -39,6 +50,16 @@ class DPGDFClassifier(GreedyPrivateTree):
       candidate test is left (a public condition). Leaves release a label only (``value`` is NaN
       in the tree); ``predict_proba`` is the one-hot label.
 
+    **As published** (``variant="published"``; not a proven DP release, for comparison with paper
+    002's DPGDF column), the protocol of the PrivaTree authors' reimplementation (facts only): a
+    node becomes a leaf at ``max_depth``, when pure or with fewer than ``min_samples_split`` (11)
+    records, decided on the true counts (a leak row); splits by permute-and-flip on the weighted
+    Gini impurity Σ_c (n_c/n)·gini(c) with sensitivity 0.5 (its range for two classes; a
+    ``claimed`` row, the nodes it runs on follow the stopping rule); leaves by the exponential
+    mechanism on the majority indicator with the smooth sensitivity
+    :func:`smooth_majority_sensitivity` e^{−gap·ε_leaf}, monotone (``claimed``: not ε-DP, see
+    above). Budgets as the rigorous variant. ``is_private`` is False.
+
     Accounting: ``max_depth`` sequential "split selection" rows at ε/(2·max_depth) (parallel
     across the nodes of a level) and one "leaf labels" row at ε/2 (parallel across leaves).
     With ``accountant=`` (a :class:`dpmodels.privacy.BudgetAccountant`), ``epsilon`` is the share
@@ -51,6 +72,8 @@ class DPGDFClassifier(GreedyPrivateTree):
         "numerical": [StrOptions({"drop", "error"})],
         "split_mechanism": [StrOptions({"exponential", "permute-and-flip"})],
         "leaf_mechanism": [StrOptions({"exponential", "permute-and-flip"})],
+        "variant": [StrOptions(set(VARIANTS))],
+        "min_samples_split": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -64,6 +87,8 @@ class DPGDFClassifier(GreedyPrivateTree):
         leaf_mechanism="exponential",
         random_state=None,
         accountant=None,
+        variant="rigorous",
+        min_samples_split=11,
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -74,6 +99,8 @@ class DPGDFClassifier(GreedyPrivateTree):
         self.leaf_mechanism = leaf_mechanism
         self.random_state = random_state
         self.accountant = accountant
+        self.variant = variant
+        self.min_samples_split = min_samples_split
 
     bounds = None  # numerical features are never used
 
@@ -93,8 +120,17 @@ class DPGDFClassifier(GreedyPrivateTree):
     def _select(self, u, eps, rng):
         from dpmodels.privacy import selection
 
+        if self.variant == "published":  # normalised Gini, its two-class range 0.5
+            return selection.permute_and_flip(u, eps, 0.5, rng)
         mech = {"exponential": selection.exponential_mechanism, "permute-and-flip": selection.permute_and_flip}
         return mech[self.split_mechanism](u, eps, 2.0, rng)
+
+    def _node_utilities(self, rows, yk):
+        utils = super()._node_utilities(rows, yk)
+        if self.variant != "published":
+            return utils
+        n = max(len(rows), 1)  # the weighted Gini impurity (normalised by the true size)
+        return [u / n for u in utils]
 
     def _plan_budget(self, eps, D):
         self._eps_sel = eps / (2 * D)
@@ -103,14 +139,31 @@ class DPGDFClassifier(GreedyPrivateTree):
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         if d == D:
             return []
+        published = self.variant == "published"
+        if published:
+            if d == 0:
+                ledger.record_leak(
+                    "stopping rule (pure node, fewer than min_samples_split records) on the true counts",
+                    "DPGDF as published decides leaves from the data outside any mechanism",
+                )
+            K = self._K
+            level = [
+                i
+                for i in level
+                if np.count_nonzero(np.bincount(self._yk[nodes[i]["rows"]], minlength=K)) > 1
+                and len(nodes[i]["rows"]) >= int(self.min_samples_split)
+            ]
+            if not level:
+                return []
         ledger.spend(
             f"split selection, depth {d}",
-            self.split_mechanism,
+            "permute-and-flip" if published else self.split_mechanism,
             self._eps_sel,
-            sensitivity=2.0,
+            sensitivity=0.5 if published else 2.0,
             composition="parallel" if len(level) > 1 else "sequential",
             parts=len(level),
-            note="count-scaled Gini",
+            note="weighted Gini, sensitivity 0.5 (published)" if published else "count-scaled Gini",
+            guarantee="claimed" if published else "proven",
         )
         nxt = []
         for i in level:
@@ -124,6 +177,9 @@ class DPGDFClassifier(GreedyPrivateTree):
         leaves = [i for i, nd in enumerate(nodes) if "split" not in nd]
         K = self._K
         counts = np.stack([np.bincount(self._yk[nodes[i]["rows"]], minlength=K) for i in leaves])
+        if self.variant == "published":
+            self._published_leaves(nodes, leaves, counts, ledger, rng)
+            return
         ledger.spend(
             "leaf labels (all leaves)",
             self.leaf_mechanism,
@@ -136,6 +192,28 @@ class DPGDFClassifier(GreedyPrivateTree):
         labels = select_rows(counts, self._eps_leaf, 1.0, rng, monotone=True, mechanism=self.leaf_mechanism)
         for i, lab in zip(leaves, labels):
             nodes[i]["label"] = int(lab)
+            nodes[i]["value"] = None
+
+    def _published_leaves(self, nodes, leaves, counts, ledger, rng):
+        """Leaf labels as published: exponential mechanism on the majority indicator, monotone,
+        sensitivity e^{−gap·ε_leaf} (:func:`smooth_majority_sensitivity`)."""
+        from dpmodels.privacy.selection import exponential_mechanism
+
+        eps = self._eps_leaf
+        ledger.spend(
+            "leaf labels (all leaves)",
+            "exponential",
+            eps,
+            composition="parallel" if len(leaves) > 1 else "sequential",
+            parts=len(leaves),
+            guarantee="claimed",
+            note="majority indicator with the smooth sensitivity e^(-gap·ε) (published; not ε-DP)",
+        )
+        tiny = np.finfo(float).tiny  # e^(-gap·ε) underflows for large gaps: the majority then wins
+        for i, c in zip(leaves, counts):
+            u = (c == c.max()).astype(float)
+            delta = max(smooth_majority_sensitivity(c, eps), tiny)
+            nodes[i]["label"] = int(exponential_mechanism(u, eps, delta, rng, monotone=True))
             nodes[i]["value"] = None
 
     def predict_proba(self, X):
