@@ -374,7 +374,9 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     lam = eps[:, None] / (2.0 * JOINTEXP_SENSITIVITY)
     lam = np.where(n > 0, lam, 0.0)  # n == 0: every gap is 0, the utility is constant
     s = np.zeros((F, G))
-    np.cumsum(H[:, :-1], axis=1, out=s[:, 1:])  # records below cell k (exact: integers < 2^53)
+    # records below cell k (exact: integers < 2^53); summed in H's own dtype, then converted (a
+    # cumsum into a float output casts element by element: many times slower for the same values)
+    s[:, 1:] = np.cumsum(H[:, :-1], axis=1)
     gaps = np.diff(np.concatenate((np.zeros(1), q, np.ones(1))))[None, :] * n  # (F, m+1)
     top = float(np.max(lam * (n + gaps.max(axis=1, keepdims=True)))) if F else 0.0
     mode = "direct" if top <= _DIRECT_LIMIT else "blocks" if top <= _LINEAR_LIMIT else "log"
@@ -444,25 +446,29 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     np.greater(H[:, :-1], 0, out=new_run[:, 1:])
     n_runs = new_run.sum(axis=1)
     Rm = int(n_runs.max())
-    fr, kr = np.nonzero(new_run)  # row-major: runs of a row in order
+    # row-major positions of the run starts (np.nonzero's order; through the flat indices, which
+    # is much faster than a 2-d nonzero)
+    fr = np.repeat(np.arange(F), n_runs)
+    kr = np.flatnonzero(new_run) - fr * G
     col = np.arange(fr.size) - np.repeat(np.cumsum(n_runs) - n_runs, n_runs)
+    at = fr * Rm + col  # flat position of each run in the (F, Rm) tables
     start = np.zeros((F, Rm), dtype=np.int64)
-    start[fr, col] = kr
+    start.ravel()[at] = kr
     L = np.zeros((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
     ends = np.empty_like(kr)
     ends[:-1] = kr[1:]
     last_of_row = np.cumsum(n_runs) - 1
     ends[last_of_row] = G
-    ends[:-1][np.diff(fr) != 0] = G
-    L[fr, col] = ends - kr
+    L.ravel()[at] = ends - kr
     sr = np.repeat(s[:, -1:], Rm, axis=1)  # padding: the last count, keeps every row sorted
-    sr[fr, col] = s[fr, kr]
+    sr.ravel()[at] = s.ravel()[fr * G + kr]
     live = L > 0
     # binom[c] = C(L + c - 1, c), c = 0..m
     binom = np.empty((m + 1, F, Rm))
     binom[0] = 1.0
-    for c in range(1, m + 1):
-        binom[c] = binom[c - 1] * (L + c - 1) / c
+    for c in range(1, m + 1):  # binom[c - 1] * (L + c - 1) / c, in place
+        np.multiply(binom[c - 1], L + (c - 1), out=binom[c])
+        binom[c] /= c
     t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
     Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
     Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
@@ -472,35 +478,59 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     off = (np.arange(F) * (top + 2.0))[:, None]
     key = (sr + off).ravel()
     row0 = (np.arange(F) * Rm)[:, None]
-    w1 = np.zeros((m + 1, F, Rm))  # w1[j] = W_j(., 1)
-    B = np.zeros((m + 1, F, Rm))
+    # s is integer-valued, at most n: with a table of size F·(n + 2) (not larger than the grid),
+    # the count of runs with s_R' <= v is one lookup, ``below[f, v + 1]``, instead of a binary search
+    below = None
+    width_t = int(top) + 2
+    if F * width_t <= 4 * H.size:
+        row_t = (np.arange(F) * width_t)[:, None]
+        below = np.cumsum(np.bincount((sr.ravel()[at] + 1.0).astype(np.int64) + fr * width_t, minlength=F * width_t))
+        row_base = (np.cumsum(n_runs) - n_runs)[:, None]
+    # w1[j] = W_j(., 1) and B[j] = B_j for j = 1..m (row 0 is never read: no zero fill)
+    w1 = np.empty((m + 1, F, Rm))
+    B = np.empty((m + 1, F, Rm))
     w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
     cpz = np.zeros((F, Rm + 1))
     cmz = np.zeros((F, Rm + 1))
-    p1_of = {}
-    Wc = np.zeros((m + 1, F, Rm))  # Wc[c] = W_j(., c) for the current j
+    p1_of, factors_of = {}, {}
+    # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
+    # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
+    # by exp(-lam t_j) and puts W_j(., 1) in front (no shift of the table)
+    Wr = np.empty((m + 1, F, Rm))  # row 0 is never read; row m + 1 - j is written at step j
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
+    tmp = np.empty((F, Rm))
     for j in range(1, m + 1):
         if j > 1:
-            Wc[2 : j + 1] = Wc[1:j] * kappa[:, j - 1 : j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
-        Wc[1] = w1[j]
-        acc = np.einsum("cfr,cfr->fr", Wc[1 : j + 1], binom[1 : j + 1])  # B_j
-        B[j] = acc
+            Wr[m + 2 - j : m + 1] *= kappa[:, j - 1 : j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
+        Wr[m + 1 - j] = w1[j]
+        acc = B[j]
+        np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
         if j == m:
             break
         tj = t[:, j : j + 1]  # t_{j+1}
         ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
         if ck not in p1_of:
-            v = np.maximum(np.floor(sr - tj), -1.0) + off  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
-            p1 = np.searchsorted(key, v.ravel(), side="right").reshape(F, Rm) - row0  # p + 1
+            v = np.maximum(np.floor(sr - tj), -1.0)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
+                p1 = below.take((v + 1.0).astype(np.int64) + row_t) - row_base
+            else:
+                p1 = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
             p1_of[ck] = (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel()  # flat index into cpz
         p1 = p1_of[ck]
-        np.cumsum(acc * ep, axis=1, out=cpz[:, 1:])
-        np.cumsum(acc * em, axis=1, out=cmz[:, 1:])
-        elt = np.exp(lam * tj)
-        left = cpz.take(p1).reshape(F, Rm) * (em * elt)
-        window = (cmz[:, :Rm] - cmz.take(p1).reshape(F, Rm)) * (ep / elt)  # p < R' < R
-        np.add(left, window, out=w1[j + 1])
+        tk = tj.tobytes()
+        if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
+            elt = np.exp(lam * tj)
+            factors_of[tk] = (em * elt, ep / elt)
+        em_elt, ep_elt = factors_of[tk]
+        np.multiply(acc, ep, out=tmp)
+        np.cumsum(tmp, axis=1, out=cpz[:, 1:])
+        np.multiply(acc, em, out=tmp)
+        np.cumsum(tmp, axis=1, out=cmz[:, 1:])
+        out = w1[j + 1]
+        np.multiply(cpz.take(p1).reshape(F, Rm), em_elt, out=out)  # left
+        np.subtract(cmz[:, :Rm], cmz.take(p1).reshape(F, Rm), out=tmp)
+        tmp *= ep_elt  # window: p < R' < R
+        out += tmp
     rows = np.arange(F)
     cs = np.arange(1, m + 1)
     # backward over (run, count) groups
@@ -510,11 +540,10 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     Rcur = np.zeros(F, dtype=np.int64)
     weight_R = B[m] * np.exp(-lam * np.abs(n - sr - t[:, m:]))
     g = 0
+    active = jf > 0
     while True:
-        active = jf > 0
-        if not active.any():
-            break
-        R = _inverse_cdf(np.where(active[:, None], weight_R, 1.0), rng.random(F), False)
+        every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
+        R = _inverse_cdf(weight_R if every else np.where(active[:, None], weight_R, 1.0), rng.random(F), False)
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
         idx = jf[:, None] - cs[None, :] + 1  # (F, m)
         ok = idx >= 1
@@ -522,16 +551,22 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         wc = w1[idx, rows[:, None], R[:, None]] * binom[cs[None, :], rows[:, None], R[:, None]]
         wc *= np.exp(-lam * (Tc[rows, jf][:, None] - Tc[rows[:, None], idx]))
         wc = np.where(ok, wc, 0.0)
-        c = _inverse_cdf(np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
+        c = _inverse_cdf(wc if every else np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
         grp_run[:, g] = np.where(active, R, 0)
         grp_cnt[:, g] = np.where(active, c, 0)
         g += 1
         jf = np.where(active, jf - c, 0)
         Rcur = np.where(active, R, Rcur)
-        # the output just before: R' < Rcur, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|)
+        active = jf > 0
+        if not active.any():
+            break
+        # the output just before: R' < Rcur, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|); only
+        # the runs before the largest Rcur can have weight (the inverse CDF of a prefix that holds
+        # every nonzero weight draws the same index)
         jj = np.maximum(jf, 1)
-        e = -lam[:, 0][:, None] * np.abs(sr[rows, Rcur][:, None] - sr - t[rows, jj][:, None])
-        weight_R = np.where(np.arange(Rm)[None, :] < Rcur[:, None], B[jj, rows] * np.exp(e), 0.0)
+        K = max(int(Rcur.max()), 1)
+        e = -lam[:, 0][:, None] * np.abs(sr[rows, Rcur][:, None] - sr[:, :K] - t[rows, jj][:, None])
+        weight_R = np.where(np.arange(K)[None, :] < Rcur[:, None], B[jj, rows, :K] * np.exp(e), 0.0)
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
         start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng

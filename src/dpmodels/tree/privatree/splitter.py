@@ -68,16 +68,18 @@ def root_region(grid, categorical) -> np.ndarray:
     """
     m = grid.n_bins.size
     alive = np.zeros((m, grid.B), dtype=bool)
-    for j in range(m):
-        nb = int(grid.n_bins[j])
-        if categorical[j]:
-            alive[j, : nb - 1] = True
-            continue
-        t = grid.thresholds[j]
-        upper = np.minimum(np.r_[t, np.inf], grid.bounds[j][1])
-        lower = np.r_[-np.inf, t]
-        alive[j, :nb] = lower < upper
-        alive[j, 0] = True
+    for j in np.flatnonzero(categorical):
+        alive[j, : int(grid.n_bins[j]) - 1] = True
+    num = np.flatnonzero(~np.asarray(categorical, dtype=bool))
+    nbs = np.unique(np.asarray(grid.n_bins)[num])
+    for nb in nbs.tolist():  # the numerical features with nb bins (one group in PrivaTree): at once
+        num = np.flatnonzero(~np.asarray(categorical, dtype=bool) & (np.asarray(grid.n_bins) == nb))
+        t = np.stack([grid.thresholds[int(j)] for j in num]).reshape(num.size, nb - 1)
+        hi = np.array([grid.bounds[int(j)][1] for j in num], dtype=float)
+        upper = np.minimum(np.concatenate([t, np.full((num.size, 1), np.inf)], axis=1), hi[:, None])
+        lower = np.concatenate([np.full((num.size, 1), -np.inf), t], axis=1)
+        alive[num, :nb] = lower < upper
+        alive[num, 0] = True
     return alive
 
 
