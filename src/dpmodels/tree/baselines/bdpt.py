@@ -113,7 +113,7 @@ class BDPTClassifier(GreedyPrivateTree):
         return 1.0 / float(np.min(self._eps_cnt))
 
     def _grow_level(self, nodes, level, d, D, ledger, rng):
-        from dpmodels.privacy.samplers import discrete_laplace
+        from dpmodels.privacy.mechanisms import noisy_histogram
 
         K = self._K
         yk_all = self._yk
@@ -127,7 +127,7 @@ class BDPTClassifier(GreedyPrivateTree):
             parts=len(level),
         )
         true = np.stack([np.bincount(yk_all[nodes[i]["rows"]], minlength=K) for i in level])
-        noisy = true + discrete_laplace(1.0 / e_cnt, true.shape, rng)
+        noisy = noisy_histogram(true, e_cnt, rng)  # + DLap(1/ε_cnt): L1 sensitivity 1
         to_split = []
         for i, c in zip(level, noisy):
             if d == D or c.sum() < int(self.min_samples_split):

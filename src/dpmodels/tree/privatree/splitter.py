@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...privacy import samplers
+from ...privacy.mechanisms import noisy_integer_sums
 from ...privacy.selection import select_rows
 from .criteria import CRITERIA, gini_impurity, one_vs_rest_scores
 
@@ -205,7 +205,7 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
             composition=comp,
             parts=A,
         )
-        Hs = H[:, sort_feats] + samplers.discrete_laplace(sort_feats.size / eps_sort, H[:, sort_feats].shape, rng)
+        Hs = noisy_integer_sums(H[:, sort_feats], eps_sort, int(sort_feats.size), rng)  # scale Δ/ε_sort
         ratio = np.zeros((A, m, B))
         ratio[:, sort_feats] = _noisy_ratio(np.clip(Hs, 0, None).astype(float))
     order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
@@ -258,9 +258,9 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
     )
     Hn = H.astype(np.int64).copy()
     if (~cat).any():
-        Hn[:, ~cat] += samplers.discrete_laplace(1.0 / eps_num, Hn[:, ~cat].shape, rng)
+        Hn[:, ~cat] = noisy_integer_sums(Hn[:, ~cat], eps_num, 1, rng)
     if cat.any():
-        Hn[:, cat] += samplers.discrete_laplace(1.0 / eps_cat, Hn[:, cat].shape, rng)
+        Hn[:, cat] = noisy_integer_sums(Hn[:, cat], eps_cat, 1, rng)
     Hn = np.clip(Hn, 0, None).astype(float)
     n_alive = alive.sum(axis=2)
     sort_feats = np.array(
