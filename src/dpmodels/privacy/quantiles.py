@@ -490,8 +490,16 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     w1 = np.empty((m + 1, F, Rm))
     B = np.empty((m + 1, F, Rm))
     w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
-    cpz = np.zeros((F, Rm + 1))
-    cmz = np.zeros((F, Rm + 1))
+    # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} and B_j·e^{-lam s}
+    # over the runs (a leading 0), p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t}
+    # and e^{lam s_R}·e^{-lam t}
+    CP = np.empty((m, F, Rm + 1))
+    CM = np.empty((m, F, Rm + 1))
+    CP[:, :, 0] = 0.0
+    CM[:, :, 0] = 0.0
+    P1 = np.empty((m, F, Rm), dtype=np.int64)
+    EMF = np.empty((m, F, Rm))
+    EPF = np.empty((m, F, Rm))
     p1_of, factors_of = {}, {}
     # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
     # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
@@ -500,8 +508,8 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
     tmp = np.empty((F, Rm))
     for j in range(1, m + 1):
-        if j > 1:
-            Wr[m + 2 - j : m + 1] *= kappa[:, j - 1 : j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
+        if j > 1:  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j); the factor spelled out per run
+            Wr[m + 2 - j : m + 1] *= np.repeat(kappa[:, j - 1 : j], Rm, axis=1)  # (no broadcast buffering)
         Wr[m + 1 - j] = w1[j]
         acc = B[j]
         np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
@@ -515,13 +523,15 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
                 p1 = below.take((v + 1.0).astype(np.int64) + row_t) - row_base
             else:
                 p1 = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
-            p1_of[ck] = (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel()  # flat index into cpz
-        p1 = p1_of[ck]
+            p1_of[ck] = (p1, (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel())  # and flat into cpz
+        P1[j], p1 = p1_of[ck]
         tk = tj.tobytes()
         if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
             elt = np.exp(lam * tj)
             factors_of[tk] = (em * elt, ep / elt)
         em_elt, ep_elt = factors_of[tk]
+        EMF[j], EPF[j] = em_elt, ep_elt
+        cpz, cmz = CP[j], CM[j]
         np.multiply(acc, ep, out=tmp)
         np.cumsum(tmp, axis=1, out=cpz[:, 1:])
         np.multiply(acc, em, out=tmp)
@@ -539,11 +549,12 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     jf = np.full(F, m)
     Rcur = np.zeros(F, dtype=np.int64)
     weight_R = B[m] * np.exp(-lam * np.abs(n - sr - t[:, m:]))
+    R = _inverse_cdf(weight_R, rng.random(F), False)  # the run of the last output
     g = 0
     active = jf > 0
+    ar = np.arange(Rm)
     while True:
         every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
-        R = _inverse_cdf(weight_R if every else np.where(active[:, None], weight_R, 1.0), rng.random(F), False)
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
         idx = jf[:, None] - cs[None, :] + 1  # (F, m)
         ok = idx >= 1
@@ -560,13 +571,12 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         active = jf > 0
         if not active.any():
             break
-        # the output just before: R' < Rcur, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|); only
-        # the runs before the largest Rcur can have weight (the inverse CDF of a prefix that holds
-        # every nonzero weight draws the same index)
-        jj = np.maximum(jf, 1)
-        K = max(int(Rcur.max()), 1)
-        e = -lam[:, 0][:, None] * np.abs(sr[rows, Rcur][:, None] - sr[:, :K] - t[rows, jj][:, None])
-        weight_R = np.where(np.arange(K)[None, :] < Rcur[:, None], B[jj, rows, :K] * np.exp(e), 0.0)
+        # the run R' < Rcur of the output j just before, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|):
+        # its CDF over R' is the forward step's split at R = Rcur — prefix sums of B_j e^{lam s}
+        # up to p (the runs at least t_{j+1} below), then of B_j e^{-lam s} in the window p < R' —
+        # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
+        # a direct inverse CDF of the weights: the same law)
+        R = _runs_before(CP, CM, P1, EMF, EPF, np.maximum(jf, 1), Rcur, ar, rng.random(F))
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
         start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
@@ -574,6 +584,28 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     width = (hi - lo) / G
     out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
+
+
+def _runs_before(CP, CM, P1, EMF, EPF, j, Rcur, ar, u):
+    """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
+    t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
+    cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
+    forward step j kept (:func:`_sample_by_runs`)."""
+    rows = np.arange(j.size)
+    K = max(int(Rcur.max()), 1)
+    p1 = P1[j, rows, np.minimum(Rcur, P1.shape[2] - 1)]  # p + 1 at R = Rcur
+    a = EMF[j, rows, np.minimum(Rcur, EMF.shape[2] - 1)][:, None]
+    b = EPF[j, rows, np.minimum(Rcur, EPF.shape[2] - 1)][:, None]
+    left = CP[j, rows, p1][:, None] * a  # the weight of the runs up to p
+    cdf = np.where(
+        ar[None, :K] < p1[:, None],
+        CP[j, rows, 1 : K + 1] * a,
+        left + (CM[j, rows, 1 : K + 1] - CM[j, rows, p1][:, None]) * b,
+    )
+    last = np.maximum(Rcur - 1, 0)
+    total = cdf[rows, np.minimum(last, K - 1)]
+    idx = np.sum((cdf <= (u * total)[:, None]) & (ar[None, :K] < Rcur[:, None]), axis=1)
+    return np.where(idx >= Rcur, last, idx)  # u·total rounded up to the total: the last run
 
 
 def _multisets_in_runs(start, length, count, m, rng):

@@ -74,17 +74,24 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     n, k = cells.shape
     nt = T.shape[1]
     c = np.arange(G)
-    first = np.empty((k, G), dtype=np.intp)  # thresholds below the (widened) cell
-    last = np.empty((k, G), dtype=np.intp)  # thresholds up to the (widened) cell's end
-    for f in range(k):
-        width = (hi[f] - lo[f]) / G
-        if hi[f] <= lo[f]:
-            first[f] = last[f] = 0  # every value is lo; thresholds are lo: code 0
-        elif width > 1e-9 * max(abs(lo[f]), abs(hi[f])):
-            first[f] = np.searchsorted(T[f], lo[f] + (c - 0.5) * width, side="left")
-            last[f] = np.searchsorted(T[f], lo[f] + (c + 1.5) * width, side="right")
-        else:  # cells too narrow for float round-off: compare every value with every threshold
-            first[f], last[f] = 0, nt
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    width = (hi - lo) / G
+    wide = (hi > lo) & (width > 1e-9 * np.maximum(np.abs(lo), np.abs(hi)))
+    # thresholds below the (widened) cell: searchsorted(T[f], lo + (c - 0.5)·width, "left"), i.e.
+    # the number of thresholds < that edge; up to its end: searchsorted(..., "right"), the number
+    # <= the other edge; counted for every feature at once, one threshold at a time (T is sorted)
+    edge_lo = lo[:, None] + (c - 0.5)[None, :] * width[:, None]
+    edge_hi = lo[:, None] + (c + 1.5)[None, :] * width[:, None]
+    first = np.zeros((k, G), dtype=np.intp)
+    last = np.zeros((k, G), dtype=np.intp)
+    for i in range(nt):
+        first += edge_lo > T[:, i : i + 1]
+        last += edge_hi >= T[:, i : i + 1]
+    first[hi <= lo] = 0  # every value is lo; thresholds are lo: code 0
+    last[hi <= lo] = 0
+    narrow = (hi > lo) & ~wide  # cells too narrow for float round-off: compare every value with every threshold
+    first[narrow] = 0
+    last[narrow] = nt
     table = np.where(first == last, first, _SPECIAL).astype(codes.dtype).ravel()
     span = int((last - first).max()) if k else 0
     first, T_flat = first.ravel(), T.ravel()
