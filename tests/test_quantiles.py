@@ -299,12 +299,13 @@ def test_runs_backward_draw_is_the_inverse_cdf_of_the_direct_weights():
         CM[1, :, 1:] = np.cumsum(Bj * em, axis=1)
         P1 = np.zeros((m, F, R), dtype=np.int64)
         P1[1] = [np.searchsorted(sr[f], np.floor(sr[f] - t[f]), side="right") for f in range(F)]
-        EMF = np.zeros((m, F, R))
-        EPF = np.zeros((m, F, R))
-        EMF[1], EPF[1] = em * np.exp(lam * t), ep / np.exp(lam * t)
+        ELT = np.ones((m, F))
+        ELT[1] = np.exp(lam * t)[:, 0]
         Rcur = rng.integers(1, R, size=F)
         u = rng.random(F)
-        got = quantiles_mod._runs_before(CP, CM, P1, EMF, EPF, np.ones(F, dtype=np.int64), Rcur, np.arange(R), u)
+        slot = np.array([0, 1, 0])
+        j = np.ones(F, dtype=np.int64)
+        got = quantiles_mod._runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, np.arange(R), u)
         for f in range(F):
             w = Bj[f, : Rcur[f]] * np.exp(-lam[f] * np.abs(sr[f, Rcur[f]] - sr[f, : Rcur[f]] - t[f]))
             c = np.cumsum(w)

@@ -51,6 +51,8 @@ on small data).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from scipy.special import gammaln
 
@@ -373,15 +375,15 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     n = H.sum(axis=1).astype(float)[:, None]
     lam = eps[:, None] / (2.0 * JOINTEXP_SENSITIVITY)
     lam = np.where(n > 0, lam, 0.0)  # n == 0: every gap is 0, the utility is constant
-    s = np.zeros((F, G))
-    # records below cell k (exact: integers < 2^53); summed in H's own dtype, then converted (a
-    # cumsum into a float output casts element by element: many times slower for the same values)
-    s[:, 1:] = np.cumsum(H[:, :-1], axis=1)
     gaps = np.diff(np.concatenate((np.zeros(1), q, np.ones(1))))[None, :] * n  # (F, m+1)
     top = float(np.max(lam * (n + gaps.max(axis=1, keepdims=True)))) if F else 0.0
     mode = "direct" if top <= _DIRECT_LIMIT else "blocks" if top <= _LINEAR_LIMIT else "log"
     if mode == "direct" and _runs_fit(G, m):
-        return _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng)
+        return _sample_by_runs(H, n, lam, gaps, lo, hi, rng)
+    s = np.zeros((F, G))
+    # records below cell k (exact: integers < 2^53); summed in H's own dtype, then converted (a
+    # cumsum into a float output casts element by element: many times slower for the same values)
+    s[:, 1:] = np.cumsum(H[:, :-1], axis=1)
     log = mode == "log"
     kernel = _Kernel(s, lam, mode)
     tables = np.empty((m, F, G))
@@ -410,6 +412,39 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
 
 
+_LOCAL = threading.local()
+_WORKSPACE_MAX = 1 << 20  # float64 elements kept between calls (8 MB per thread at most)
+
+
+class _Workspace:
+    """Uninitialised float64 tables of the given shapes, carved from one buffer that each thread
+    keeps between calls when it is small enough.
+
+    The run sampler's tables are a few MB; allocated afresh, they are returned to the operating
+    system when freed and every call pays a page fault per 4 kB on first touch — on small data
+    that costs more than the arithmetic. Nothing is read before it is written (the callers fill
+    every entry they read), so reusing the memory changes no value.
+    """
+
+    def __init__(self, *shapes):
+        self.shapes = list(shapes)
+        sizes = [int(np.prod(sh)) for sh in shapes]
+        total = sum(sizes)
+        if total > _WORKSPACE_MAX:
+            buf = np.empty(total)
+        else:
+            buf = getattr(_LOCAL, "buf", None)
+            if buf is None or buf.size < total:
+                buf = _LOCAL.buf = np.empty(max(total, 1 << 16))
+        self.buf, self.sizes, self.at = buf, sizes, 0
+
+    def next(self) -> np.ndarray:
+        shape, size = self.shapes.pop(0), self.sizes.pop(0)
+        out = self.buf[self.at : self.at + size].reshape(shape)
+        self.at += size
+        return out
+
+
 def _runs_fit(G, m):
     """Whether the run tables of :func:`_sample_by_runs` stay within float range: every entry lies
     in ``[exp(-1.5 m), C(G + m - 1, m)]`` when ``lam (n + t) <= _DIRECT_LIMIT``."""
@@ -417,7 +452,7 @@ def _runs_fit(G, m):
     return bool(log_c <= 600.0 and 1.5 * m <= 600.0)
 
 
-def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
+def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     """The law of :func:`_sample_from_histograms`, drawn through the *runs* of each feature.
 
     A run is a maximal stretch of consecutive cells with the same ``s`` (a nonempty cell followed by
@@ -460,11 +495,19 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     last_of_row = np.cumsum(n_runs) - 1
     ends[last_of_row] = G
     L.ravel()[at] = ends - kr
-    sr = np.repeat(s[:, -1:], Rm, axis=1)  # padding: the last count, keeps every row sorted
-    sr.ravel()[at] = s.ravel()[fr * G + kr]
+    # s_R, the records below run R's first cell: the count of the nonempty cell just before
+    # each run (none before run 0) summed along the row (exact integers; no (F, G) table)
+    Hf = H.reshape(-1)
+    before = np.where(kr > 0, Hf[np.maximum(fr * G + kr - 1, 0)], 0)
+    cum = np.cumsum(before)
+    s_run = cum - np.repeat(cum[last_of_row - n_runs + 1], n_runs)
+    sr = np.repeat((H[:, :-1].sum(axis=1) if G > 1 else np.zeros(F))[:, None].astype(float), Rm, axis=1)
+    sr.ravel()[at] = s_run  # padding: the records below the last cell, keeps every row sorted
     live = L > 0
     # binom[c] = C(L + c - 1, c), c = 0..m
-    binom = np.empty((m + 1, F, Rm))
+    # binom, w1, CP, CM, Wr (in the order they are taken)
+    tables = _Workspace((m + 1, F, Rm), (m + 1, F, Rm), (m, F, Rm + 1), (m, F, Rm + 1), (m + 1, F, Rm))
+    binom = tables.next()
     binom[0] = 1.0
     for c in range(1, m + 1):  # binom[c - 1] * (L + c - 1) / c, in place
         np.multiply(binom[c - 1], L + (c - 1), out=binom[c])
@@ -486,32 +529,32 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         row_t = (np.arange(F) * width_t)[:, None]
         below = np.cumsum(np.bincount((sr.ravel()[at] + 1.0).astype(np.int64) + fr * width_t, minlength=F * width_t))
         row_base = (np.cumsum(n_runs) - n_runs)[:, None]
-    # w1[j] = W_j(., 1) and B[j] = B_j for j = 1..m (row 0 is never read: no zero fill)
-    w1 = np.empty((m + 1, F, Rm))
-    B = np.empty((m + 1, F, Rm))
+    # w1[j] = W_j(., 1) for j = 1..m (row 0 is never read: no zero fill); B_j lives in ``acc``
+    # for one step only (the backward draws read the prefix sums below), B_m at the end
+    w1 = tables.next()
+    acc = np.empty((F, Rm))
     w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
     # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} and B_j·e^{-lam s}
     # over the runs (a leading 0), p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t}
     # and e^{lam s_R}·e^{-lam t}
-    CP = np.empty((m, F, Rm + 1))
-    CM = np.empty((m, F, Rm + 1))
+    CP = tables.next()
+    CM = tables.next()
     CP[:, :, 0] = 0.0
     CM[:, :, 0] = 0.0
-    P1 = np.empty((m, F, Rm), dtype=np.int64)
-    EMF = np.empty((m, F, Rm))
-    EPF = np.empty((m, F, Rm))
+    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is slots[slot[j]] (they repeat)
+    slots: list = []
+    ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
     p1_of, factors_of = {}, {}
     # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
     # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
     # by exp(-lam t_j) and puts W_j(., 1) in front (no shift of the table)
-    Wr = np.empty((m + 1, F, Rm))  # row 0 is never read; row m + 1 - j is written at step j
+    Wr = tables.next()  # row 0 is never read; row m + 1 - j is written at step j
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
     tmp = np.empty((F, Rm))
     for j in range(1, m + 1):
         if j > 1:  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j); the factor spelled out per run
             Wr[m + 2 - j : m + 1] *= np.repeat(kappa[:, j - 1 : j], Rm, axis=1)  # (no broadcast buffering)
         Wr[m + 1 - j] = w1[j]
-        acc = B[j]
         np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
         if j == m:
             break
@@ -523,14 +566,15 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
                 p1 = below.take((v + 1.0).astype(np.int64) + row_t) - row_base
             else:
                 p1 = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
-            p1_of[ck] = (p1, (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel())  # and flat into cpz
-        P1[j], p1 = p1_of[ck]
+            slots.append(p1)
+            p1_of[ck] = (len(slots) - 1, (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel())  # flat: cpz
+        slot[j], p1 = p1_of[ck]
         tk = tj.tobytes()
         if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
             elt = np.exp(lam * tj)
-            factors_of[tk] = (em * elt, ep / elt)
-        em_elt, ep_elt = factors_of[tk]
-        EMF[j], EPF[j] = em_elt, ep_elt
+            factors_of[tk] = (elt, em * elt, ep / elt)
+        elt, em_elt, ep_elt = factors_of[tk]
+        ELT[j] = elt[:, 0]
         cpz, cmz = CP[j], CM[j]
         np.multiply(acc, ep, out=tmp)
         np.cumsum(tmp, axis=1, out=cpz[:, 1:])
@@ -548,7 +592,8 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     grp_cnt = np.zeros((F, m), dtype=np.int64)
     jf = np.full(F, m)
     Rcur = np.zeros(F, dtype=np.int64)
-    weight_R = B[m] * np.exp(-lam * np.abs(n - sr - t[:, m:]))
+    weight_R = acc * np.exp(-lam * np.abs(n - sr - t[:, m:]))  # acc = B_m
+    P1 = np.stack(slots) if slots else np.zeros((1, F, Rm), dtype=np.int64)
     R = _inverse_cdf(weight_R, rng.random(F), False)  # the run of the last output
     g = 0
     active = jf > 0
@@ -576,7 +621,7 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         # up to p (the runs at least t_{j+1} below), then of B_j e^{-lam s} in the window p < R' —
         # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
         # a direct inverse CDF of the weights: the same law)
-        R = _runs_before(CP, CM, P1, EMF, EPF, np.maximum(jf, 1), Rcur, ar, rng.random(F))
+        R = _runs_before(CP, CM, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F))
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
         start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
@@ -586,21 +631,27 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
 
 
-def _runs_before(CP, CM, P1, EMF, EPF, j, Rcur, ar, u):
+def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
     """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
     t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
     cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
     forward step j kept (:func:`_sample_by_runs`)."""
     rows = np.arange(j.size)
     K = max(int(Rcur.max()), 1)
-    p1 = P1[j, rows, np.minimum(Rcur, P1.shape[2] - 1)]  # p + 1 at R = Rcur
-    a = EMF[j, rows, np.minimum(Rcur, EMF.shape[2] - 1)][:, None]
-    b = EPF[j, rows, np.minimum(Rcur, EPF.shape[2] - 1)][:, None]
-    left = CP[j, rows, p1][:, None] * a  # the weight of the runs up to p
+    Rc = np.minimum(Rcur, P1.shape[2] - 1)
+    p1 = P1[slot[j], rows, Rc]  # p + 1 at R = Rcur
+    elt = ELT[j, rows]
+    a = (em[rows, Rc] * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
+    b = (ep[rows, Rc] / elt)[:, None]
+    # the rows (j[f], f) of the prefix-sum tables, gathered whole (contiguous copies)
+    sel = j * rows.size + rows
+    cp = CP.reshape(-1, CP.shape[2]).take(sel, axis=0)
+    cm = CM.reshape(-1, CM.shape[2]).take(sel, axis=0)
+    left = cp[rows, p1][:, None] * a  # the weight of the runs up to p
     cdf = np.where(
         ar[None, :K] < p1[:, None],
-        CP[j, rows, 1 : K + 1] * a,
-        left + (CM[j, rows, 1 : K + 1] - CM[j, rows, p1][:, None]) * b,
+        cp[:, 1 : K + 1] * a,
+        left + (cm[:, 1 : K + 1] - cm[rows, p1][:, None]) * b,
     )
     last = np.maximum(Rcur - 1, 0)
     total = cdf[rows, np.minimum(last, K - 1)]
