@@ -327,21 +327,30 @@ def test_paper_protocol_on_raw_data_runs_one_split():
 
 
 def test_integer_declared_features_get_integer_thresholds():
-    """Integer bounds declare an integer column: its thresholds are ⌊c⌋, which selects the same
-    integers as c, so the transform on integer data is unchanged and the names read as integers."""
+    """``integer_features`` declares integer columns: their thresholds are ⌊c⌋, which selects the
+    same integers as c, so the transform on integer data is unchanged and the names read as
+    integers; integer-valued bounds alone declare nothing (a real column may have bounds (-3, 3))."""
     rng = np.random.default_rng(3)
     X = rng.integers(1, 17, size=(2000, 2)).astype(float)
-    kw = dict(epsilon=1.0, n_bins=5, random_state=7)
-    b_int = Binarizer(bounds={0: (1, 16), 1: (1.0, 16.0)}, **kw).fit(X)
-    b_real = Binarizer(bounds={0: (1.0, 16.0), 1: (1.0, 16.0)}, **kw).fit(X)
-    names = list(b_int.get_feature_names_out())
+    kw = dict(epsilon=1.0, n_bins=5, random_state=7, bounds={0: (1, 16), 1: (1, 16)})
+    b_int = Binarizer(integer_features=[0], **kw).fit(X)
+    b_real = Binarizer(**kw).fit(X)
+    names, real_names = list(b_int.get_feature_names_out()), list(b_real.get_feature_names_out())
     assert all(n.split("<=")[1].isdigit() for n in names if n.startswith("x0"))
-    assert [n for n in names if n.startswith("x1")] == [n for n in b_real.get_feature_names_out() if n.startswith("x1")]
+    assert not all(n.split("<=")[1].isdigit() for n in real_names if n.startswith("x0"))  # the control
+    assert [n for n in names if n.startswith("x1")] == [n for n in real_names if n.startswith("x1")]
     # same draws, same tests on integers: every x0 column of the integer fit equals a real-fit column
     Ti, Tr = np.asarray(b_int.transform(X)), np.asarray(b_real.transform(X))
-    real_x0 = {tuple(Tr[:, k]) for k, n in enumerate(b_real.get_feature_names_out()) if n.startswith("x0")}
+    real_x0 = {tuple(Tr[:, k]) for k, n in enumerate(real_names) if n.startswith("x0")}
     int_x0 = {tuple(Ti[:, k]) for k, n in enumerate(names) if n.startswith("x0")}
     assert int_x0 <= real_x0 and len(int_x0) >= 1
     # declared cut points are kept as given
-    b_cut = Binarizer(bounds={0: (1, 16), 1: (1, 16)}, cut_points={0: [4.5]}, **kw).fit(X)
+    b_cut = Binarizer(integer_features=[0], cut_points={0: [4.5]}, **kw).fit(X)
     assert "x0<=4.5" in list(b_cut.get_feature_names_out())
+    # bad declarations are one-line errors before anything is spent
+    for bad, msg in (([5], "unknown feature"), ("x0", "must be None or a list")):
+        with pytest.raises(ValueError, match=msg):
+            Binarizer(integer_features=bad, **kw).fit(X)
+    Xc = pd.DataFrame({"a": X[:, 0], "c": np.where(X[:, 1] > 8, "u", "v")})
+    with pytest.raises(ValueError, match="'c' is categorical"):
+        Binarizer(integer_features=["c"], epsilon=1.0, bounds={"a": (1, 16)}, categories={"c": ["u", "v"]}).fit(Xc)

@@ -128,24 +128,25 @@ def test_published_variants_budget_is_eq_9_10_and_not_proven(variant, depth):
 
 def test_published_noise_is_one_histogram_per_feature_at_the_node_budget():
     """The per-feature histograms get discrete-Laplace scale 1/ε_node,num or 1/ε_node,cat (not
-    m/ε_level as the rigorous histogram selection): the scales drawn are recorded by a spy."""
-    from dpmodels.tree.privatree import splitter
+    m/ε_level as the rigorous histogram selection): the scales drawn are recorded by a spy on the
+    sampler (the learner draws through dpmodels.privacy.mechanisms, which calls it)."""
+    from dpmodels.privacy import samplers
 
     X, y = planted(n=2000, seed=3)
     captured = []
-    orig = splitter.samplers.discrete_laplace
+    orig = samplers.discrete_laplace
 
     def spy(scale, size, rng):
         captured.append(scale)
         return orig(scale, size, rng)
 
-    splitter.samplers.discrete_laplace = spy
+    samplers.discrete_laplace = spy
     try:
         m = PrivaTreeClassifier(
             epsilon=2.0, max_depth=2, variant="published", random_state=0, **dict(PUB, n_public=2000)
         ).fit(X, y)
     finally:
-        splitter.samplers.discrete_laplace = orig
+        samplers.discrete_laplace = orig
     eps_num, eps_cat, _ = m._level_budget
     scales = set(np.round(captured, 12))
     assert {round(1 / eps_num, 12), round(1 / eps_cat, 12)} <= scales  # one histogram per feature kind

@@ -278,3 +278,38 @@ def test_degenerate_bounds_and_empty_data():
     assert np.all(jointexp_quantiles([1, 2], [0.25, 0.75], 1.0, (2, 2), 0) == 2)
     out = jointexp_quantiles([], [0.5], 1.0, (0, 1), 0)
     assert 0 <= out[0] <= 1
+
+
+def test_runs_backward_draw_is_the_inverse_cdf_of_the_direct_weights():
+    """The backward step of the run sampler reads the forward step's prefix sums: the run R' <
+    Rcur drawn at a uniform u is the one the inverse CDF of the direct weights B_j(R')
+    exp(-lam |s_Rcur - s_R' - t|) gives (brute-force oracle; the same law, and the same draw
+    except when u·total falls within rounding of a cumulative weight)."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        F, R, m = int(rng.integers(1, 5)), int(rng.integers(2, 30)), 3
+        sr = np.cumsum(rng.integers(1, 6, size=(F, R)), axis=1).astype(float) - 1.0
+        lam = rng.uniform(0.001, 0.05, size=(F, 1))
+        t = rng.uniform(0.5, 8.0, size=(F, 1))
+        Bj = rng.random((F, R)) + 0.05
+        ep, em = np.exp(lam * sr), np.exp(-lam * sr)
+        CP = np.zeros((m, F, R + 1))
+        CM = np.zeros((m, F, R + 1))
+        CP[1, :, 1:] = np.cumsum(Bj * ep, axis=1)
+        CM[1, :, 1:] = np.cumsum(Bj * em, axis=1)
+        P1 = np.zeros((m, F, R), dtype=np.int64)
+        P1[1] = [np.searchsorted(sr[f], np.floor(sr[f] - t[f]), side="right") for f in range(F)]
+        ELT = np.ones((m, F))
+        ELT[1] = np.exp(lam * t)[:, 0]
+        Rcur = rng.integers(1, R, size=F)
+        u = rng.random(F)
+        slot = np.array([0, 1, 0])
+        j = np.ones(F, dtype=np.int64)
+        got = quantiles_mod._runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, np.arange(R), u)
+        for f in range(F):
+            w = Bj[f, : Rcur[f]] * np.exp(-lam[f] * np.abs(sr[f, Rcur[f]] - sr[f, : Rcur[f]] - t[f]))
+            c = np.cumsum(w)
+            assert 0 <= got[f] < Rcur[f]
+            # got is the first run whose cumulative weight exceeds u·total, up to rounding
+            assert c[got[f]] >= u[f] * c[-1] * (1 - 1e-12)
+            assert got[f] == 0 or c[got[f] - 1] <= u[f] * c[-1] * (1 + 1e-12)

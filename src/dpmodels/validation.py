@@ -293,6 +293,8 @@ def check_y(y, estimator_name: str = "estimator") -> np.ndarray:
     from sklearn.utils.validation import column_or_1d
 
     y = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    if y.ndim == 1 and y.dtype.kind in "biuf" and y.flags.c_contiguous:
+        return y  # what column_or_1d returns for it (same array), without its generic checks
     if np.iscomplexobj(y):
         raise ValueError("Complex data not supported")
     return column_or_1d(y, warn=True)

@@ -770,9 +770,14 @@ def _binarizer_pipeline(args, X, dec: Declarations):
     cuts = {c: list(d.cut_points) for c in X.columns if (d := dec.columns.get(c)) is not None and d.cut_points}
     bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
     need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
+    integer = [c for c in need if (d := dec.columns.get(c)) is not None and d.integer] or None
     if args.model != "dp-rulelist":
         binarizer = Binarizer(
-            cut_points=cuts or None, n_bins=args.n_bins, bounds=bounds or None, categories=cats or None
+            cut_points=cuts or None,
+            n_bins=args.n_bins,
+            bounds=bounds or None,
+            categories=cats or None,
+            integer_features=integer,
         )
         return [binarizer], _rule_list_estimator(args, dec, args.epsilon)
     learner = _rule_list_estimator(args, dec, args.epsilon)
@@ -787,6 +792,7 @@ def _binarizer_pipeline(args, X, dec: Declarations):
         epsilon=share * args.epsilon if need else None,
         accountant=acc,
         random_state=args.random_state,
+        integer_features=integer,
     )
     learner = _rule_list_estimator(args, dec, (1.0 - share) * args.epsilon, accountant=acc)
     return [binarizer], learner

@@ -25,10 +25,9 @@ explicitly:
    threshold snaps to 0 (``vicprice<=0``). ``rounding="significant"`` keeps 2 significant digits
    of each released value instead (300 stays 300, 0.00037 stays 0.00037), ``rounding=None``
    keeps the released values as they are, and a larger ``grid_size`` makes the cells finer (the
-   privacy guarantee does not depend on either: both are public choices). A feature whose
-   bounds are a pair of integers (``{"age": (17, 90)}``, the declaration that it holds integers)
-   gets integer thresholds ⌊c⌋ — the same test on integers, read ``age<=37``; write
-   ``(17.0, 90.0)`` for a real-valued column. Bounds
+   privacy guarantee does not depend on either: both are public choices). A feature named in
+   ``integer_features`` (declared to hold integers) gets integer thresholds ⌊c⌋ — the same test
+   on integers, read ``age<=37`` instead of ``age<=37.6``. Bounds
    missing altogether are read from the data (a leak row); a dict of bounds that lacks a feature
    needing them is an error.
 3. Otherwise (no ``epsilon``, no cut points): **not private** — the data's quantiles
@@ -107,7 +106,6 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from .._format import declared_integer_features
 from ..privacy.accountant import PROVENANCE_ATTR, check_accountant, ledger_for_fit, published_ledger
 from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
 from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
@@ -173,15 +171,6 @@ def _feature_index(key, names, what):
     raise ValueError(f"{what}: unknown feature {key!r}")
 
 
-def _integer_declared(bounds, names) -> set:
-    """Indices of the features whose declared bounds are a pair of integers (the declaration that a
-    column holds integers, :func:`dpmodels._format.declared_integer_features`)."""
-    if not isinstance(bounds, dict):
-        return set()
-    declared = set(declared_integer_features(bounds))
-    return {_feature_index(k, names, "bounds") for k in bounds if str(k) in declared}
-
-
 def _check_cuts(values, name):
     if isinstance(values, (str, bytes)) or not np.iterable(values):
         raise ValueError(f"cut_points[{name!r}] must be a list of numbers")
@@ -224,6 +213,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         How DP thresholds are rounded for reading (post-processing): to the power of ten at or
         below (hi − lo)/100, to 2 significant digits of each value (for skewed columns with wide
         bounds), or not at all.
+    integer_features : None or list, default=None
+        Names or indices of numerical features declared to hold integers: their DP (or data)
+        thresholds are written ⌊c⌋, which selects the same integers (post-processing; declared
+        ``cut_points`` are kept as given). The command line passes its ``--integer`` columns.
     encoding : {"thermometer", "onehot"}, default="thermometer"
         Columns of a numerical feature: ``x<=c`` per threshold, or one column per bin.
     drop : {"if_binary", None}, default="if_binary"
@@ -276,6 +269,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         random_state=None,
         grid_size=4096,
         rounding="range",
+        integer_features=None,
     ):
         self.cut_points = cut_points
         self.n_bins = n_bins
@@ -288,6 +282,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.grid_size = grid_size
         self.rounding = rounding
+        self.integer_features = integer_features
 
     # ================================================================== parameters
     def _check_params(self):
@@ -311,6 +306,21 @@ class Binarizer(TransformerMixin, BaseEstimator):
         check_accountant(self.accountant, type(self).__name__)
         return eps
 
+    def _integer_indices(self, names, categorical) -> set:
+        """Indices of the ``integer_features`` (one-line errors: unknown or categorical names)."""
+        if self.integer_features is None:
+            return set()
+        if isinstance(self.integer_features, (str, bytes)) or not np.iterable(self.integer_features):
+            raise ValueError("integer_features must be None or a list of feature names or indices")
+        names_s = [str(v) for v in names]
+        out = set()
+        for k in self.integer_features:
+            j = _feature_index(k, names_s, "integer_features")
+            if categorical[j]:
+                raise ValueError(f"integer_features: {names_s[j]!r} is categorical (it has no thresholds)")
+            out.add(j)
+        return out
+
     # ================================================================== fit
     def _budget_request(self):
         """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`)."""
@@ -332,6 +342,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             X, self.categories, None, bounds=self.bounds, cut_points=self.cut_points
         )
         cuts_in = self._declared_cuts(names, categorical)
+        self._integer_indices(names, categorical)
         num_idx = [j for j in range(m) if not categorical[j]]
         for j in num_idx:
             numeric_column(_column(X, j), names[j])  # schema errors
@@ -415,6 +426,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         (read only for the data quantiles, which partitioned input refuses)."""
         name = type(self).__name__
         m = len(names)
+        integer = self._integer_indices(names, categorical)  # before any release
         # thresholds: public, then data quantiles (leaks), then the DP releases
         levels = np.arange(1, int(self.n_bins)) / int(self.n_bins)
         cuts = {}
@@ -454,7 +466,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
         # a feature declared integer-valued (a pair of integer bounds) gets integer thresholds:
         # x <= c and x <= ⌊c⌋ select the same integers, and the column reads `age<=37`, not
         # `age<=37.6` (post-processing of released or declared-leak values; user cut points stay)
-        integer = _integer_declared(self.bounds, [str(v) for v in names])
         for j in num_idx:
             if source[j] != "public" and j in integer and cuts[j].size:
                 lo, hi = bounds.get(j, (-np.inf, np.inf))

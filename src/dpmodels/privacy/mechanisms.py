@@ -16,6 +16,9 @@ from .ledger import PrivacyLedger, charge, check_epsilon
 __all__ = [
     "noisy_histogram",
     "noisy_integer_sums",
+    "noisy_count",
+    "discrete_laplace_counts",
+    "noisy_counts_argmax",
     "laplace_threshold",
     "laplace_vector",
     "gaussian_vector",
@@ -66,6 +69,38 @@ def noisy_integer_sums(
         note=note,
     )
     return c.astype(np.int64) + samplers.discrete_laplace(float(sensitivity) / eps, c.shape, rng)
+
+
+def noisy_count(count, epsilon, rng) -> int:
+    """One count + two-sided geometric noise of scale 1/ε: ε-DP for a count (adding or removing
+    one record moves it by at most 1; Ghosh et al. 2009). Used for the size of a training set
+    when it is not declared (docs/privacy.md, principle 9). Returns an int (may be < 0)."""
+    return int(count) + int(samplers.discrete_laplace(1.0 / epsilon, 1, rng)[0])
+
+
+def discrete_laplace_counts(counts, scale, rng):
+    """Integer counts + two-sided geometric noise of the given ``scale`` in every cell.
+
+    ε-DP for a vector of counts of L1 sensitivity Δ₁ when the caller calibrates ``scale = Δ₁/ε``
+    (e.g. a class histogram of every feature at once, where one record is in every feature's
+    histogram: Δ₁ = the number of features). The calibration stays with the caller, which decides
+    the budget; this function only draws. Returns int64."""
+    c = np.asarray(counts)
+    return c + samplers.discrete_laplace(scale, c.shape, rng)
+
+
+def noisy_counts_argmax(counts, epsilon, rng):
+    """Report-noisy-max over rows: ``(noisy, labels)`` with ``noisy = counts + DLap(1/ε)`` per cell
+    and ``labels[i]`` the argmax of row i of ``noisy``.
+
+    ε-DP for a (part, class) table of counts over disjoint parts (one record changes one cell by
+    1: parallel composition over the parts); the labels are post-processing of the noisy counts.
+    Ties are broken by independent uniform jitter in [0, 0.5) (it never reorders distinct integer
+    counts), drawn after the noise and independent of the data."""
+    c = np.asarray(counts)
+    noisy = c + samplers.discrete_laplace(1.0 / epsilon, c.shape, rng)
+    labels = np.argmax(noisy + 0.5 * rng.random(noisy.shape), axis=1)
+    return noisy, labels
 
 
 def laplace_threshold(

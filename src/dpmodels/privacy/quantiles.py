@@ -51,6 +51,8 @@ on small data).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from scipy.special import gammaln
 
@@ -373,13 +375,15 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     n = H.sum(axis=1).astype(float)[:, None]
     lam = eps[:, None] / (2.0 * JOINTEXP_SENSITIVITY)
     lam = np.where(n > 0, lam, 0.0)  # n == 0: every gap is 0, the utility is constant
-    s = np.zeros((F, G))
-    np.cumsum(H[:, :-1], axis=1, out=s[:, 1:])  # records below cell k (exact: integers < 2^53)
     gaps = np.diff(np.concatenate((np.zeros(1), q, np.ones(1))))[None, :] * n  # (F, m+1)
     top = float(np.max(lam * (n + gaps.max(axis=1, keepdims=True)))) if F else 0.0
     mode = "direct" if top <= _DIRECT_LIMIT else "blocks" if top <= _LINEAR_LIMIT else "log"
     if mode == "direct" and _runs_fit(G, m):
-        return _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng)
+        return _sample_by_runs(H, n, lam, gaps, lo, hi, rng)
+    s = np.zeros((F, G))
+    # records below cell k (exact: integers < 2^53); summed in H's own dtype, then converted (a
+    # cumsum into a float output casts element by element: many times slower for the same values)
+    s[:, 1:] = np.cumsum(H[:, :-1], axis=1)
     log = mode == "log"
     kernel = _Kernel(s, lam, mode)
     tables = np.empty((m, F, G))
@@ -408,6 +412,39 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
 
 
+_LOCAL = threading.local()
+_WORKSPACE_MAX = 1 << 20  # float64 elements kept between calls (8 MB per thread at most)
+
+
+class _Workspace:
+    """Uninitialised float64 tables of the given shapes, carved from one buffer that each thread
+    keeps between calls when it is small enough.
+
+    The run sampler's tables are a few MB; allocated afresh, they are returned to the operating
+    system when freed and every call pays a page fault per 4 kB on first touch — on small data
+    that costs more than the arithmetic. Nothing is read before it is written (the callers fill
+    every entry they read), so reusing the memory changes no value.
+    """
+
+    def __init__(self, *shapes):
+        self.shapes = list(shapes)
+        sizes = [int(np.prod(sh)) for sh in shapes]
+        total = sum(sizes)
+        if total > _WORKSPACE_MAX:
+            buf = np.empty(total)
+        else:
+            buf = getattr(_LOCAL, "buf", None)
+            if buf is None or buf.size < total:
+                buf = _LOCAL.buf = np.empty(max(total, 1 << 16))
+        self.buf, self.sizes, self.at = buf, sizes, 0
+
+    def next(self) -> np.ndarray:
+        shape, size = self.shapes.pop(0), self.sizes.pop(0)
+        out = self.buf[self.at : self.at + size].reshape(shape)
+        self.at += size
+        return out
+
+
 def _runs_fit(G, m):
     """Whether the run tables of :func:`_sample_by_runs` stay within float range: every entry lies
     in ``[exp(-1.5 m), C(G + m - 1, m)]`` when ``lam (n + t) <= _DIRECT_LIMIT``."""
@@ -415,7 +452,7 @@ def _runs_fit(G, m):
     return bool(log_c <= 600.0 and 1.5 * m <= 600.0)
 
 
-def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
+def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     """The law of :func:`_sample_from_histograms`, drawn through the *runs* of each feature.
 
     A run is a maximal stretch of consecutive cells with the same ``s`` (a nonempty cell followed by
@@ -444,25 +481,37 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     np.greater(H[:, :-1], 0, out=new_run[:, 1:])
     n_runs = new_run.sum(axis=1)
     Rm = int(n_runs.max())
-    fr, kr = np.nonzero(new_run)  # row-major: runs of a row in order
+    # row-major positions of the run starts (np.nonzero's order; through the flat indices, which
+    # is much faster than a 2-d nonzero)
+    fr = np.repeat(np.arange(F), n_runs)
+    kr = np.flatnonzero(new_run) - fr * G
     col = np.arange(fr.size) - np.repeat(np.cumsum(n_runs) - n_runs, n_runs)
+    at = fr * Rm + col  # flat position of each run in the (F, Rm) tables
     start = np.zeros((F, Rm), dtype=np.int64)
-    start[fr, col] = kr
+    start.ravel()[at] = kr
     L = np.zeros((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
     ends = np.empty_like(kr)
     ends[:-1] = kr[1:]
     last_of_row = np.cumsum(n_runs) - 1
     ends[last_of_row] = G
-    ends[:-1][np.diff(fr) != 0] = G
-    L[fr, col] = ends - kr
-    sr = np.repeat(s[:, -1:], Rm, axis=1)  # padding: the last count, keeps every row sorted
-    sr[fr, col] = s[fr, kr]
+    L.ravel()[at] = ends - kr
+    # s_R, the records below run R's first cell: the count of the nonempty cell just before
+    # each run (none before run 0) summed along the row (exact integers; no (F, G) table)
+    Hf = H.reshape(-1)
+    before = np.where(kr > 0, Hf[np.maximum(fr * G + kr - 1, 0)], 0)
+    cum = np.cumsum(before)
+    s_run = cum - np.repeat(cum[last_of_row - n_runs + 1], n_runs)
+    sr = np.repeat((H[:, :-1].sum(axis=1) if G > 1 else np.zeros(F))[:, None].astype(float), Rm, axis=1)
+    sr.ravel()[at] = s_run  # padding: the records below the last cell, keeps every row sorted
     live = L > 0
     # binom[c] = C(L + c - 1, c), c = 0..m
-    binom = np.empty((m + 1, F, Rm))
+    # binom, w1, CP, CM, Wr (in the order they are taken)
+    tables = _Workspace((m + 1, F, Rm), (m + 1, F, Rm), (m, F, Rm + 1), (m, F, Rm + 1), (m + 1, F, Rm))
+    binom = tables.next()
     binom[0] = 1.0
-    for c in range(1, m + 1):
-        binom[c] = binom[c - 1] * (L + c - 1) / c
+    for c in range(1, m + 1):  # binom[c - 1] * (L + c - 1) / c, in place
+        np.multiply(binom[c - 1], L + (c - 1), out=binom[c])
+        binom[c] /= c
     t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
     Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
     Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
@@ -472,35 +521,70 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     off = (np.arange(F) * (top + 2.0))[:, None]
     key = (sr + off).ravel()
     row0 = (np.arange(F) * Rm)[:, None]
-    w1 = np.zeros((m + 1, F, Rm))  # w1[j] = W_j(., 1)
-    B = np.zeros((m + 1, F, Rm))
+    # s is integer-valued, at most n: with a table of size F·(n + 2) (not larger than the grid),
+    # the count of runs with s_R' <= v is one lookup, ``below[f, v + 1]``, instead of a binary search
+    below = None
+    width_t = int(top) + 2
+    if F * width_t <= 4 * H.size:
+        row_t = (np.arange(F) * width_t)[:, None]
+        below = np.cumsum(np.bincount((sr.ravel()[at] + 1.0).astype(np.int64) + fr * width_t, minlength=F * width_t))
+        row_base = (np.cumsum(n_runs) - n_runs)[:, None]
+    # w1[j] = W_j(., 1) for j = 1..m (row 0 is never read: no zero fill); B_j lives in ``acc``
+    # for one step only (the backward draws read the prefix sums below), B_m at the end
+    w1 = tables.next()
+    acc = np.empty((F, Rm))
     w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
-    cpz = np.zeros((F, Rm + 1))
-    cmz = np.zeros((F, Rm + 1))
-    p1_of = {}
-    Wc = np.zeros((m + 1, F, Rm))  # Wc[c] = W_j(., c) for the current j
+    # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} and B_j·e^{-lam s}
+    # over the runs (a leading 0), p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t}
+    # and e^{lam s_R}·e^{-lam t}
+    CP = tables.next()
+    CM = tables.next()
+    CP[:, :, 0] = 0.0
+    CM[:, :, 0] = 0.0
+    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is slots[slot[j]] (they repeat)
+    slots: list = []
+    ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
+    p1_of, factors_of = {}, {}
+    # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
+    # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
+    # by exp(-lam t_j) and puts W_j(., 1) in front (no shift of the table)
+    Wr = tables.next()  # row 0 is never read; row m + 1 - j is written at step j
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
+    tmp = np.empty((F, Rm))
     for j in range(1, m + 1):
-        if j > 1:
-            Wc[2 : j + 1] = Wc[1:j] * kappa[:, j - 1 : j]  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j)
-        Wc[1] = w1[j]
-        acc = np.einsum("cfr,cfr->fr", Wc[1 : j + 1], binom[1 : j + 1])  # B_j
-        B[j] = acc
+        if j > 1:  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j); the factor spelled out per run
+            Wr[m + 2 - j : m + 1] *= np.repeat(kappa[:, j - 1 : j], Rm, axis=1)  # (no broadcast buffering)
+        Wr[m + 1 - j] = w1[j]
+        np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
         if j == m:
             break
         tj = t[:, j : j + 1]  # t_{j+1}
         ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
         if ck not in p1_of:
-            v = np.maximum(np.floor(sr - tj), -1.0) + off  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
-            p1 = np.searchsorted(key, v.ravel(), side="right").reshape(F, Rm) - row0  # p + 1
-            p1_of[ck] = (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel()  # flat index into cpz
-        p1 = p1_of[ck]
-        np.cumsum(acc * ep, axis=1, out=cpz[:, 1:])
-        np.cumsum(acc * em, axis=1, out=cmz[:, 1:])
-        elt = np.exp(lam * tj)
-        left = cpz.take(p1).reshape(F, Rm) * (em * elt)
-        window = (cmz[:, :Rm] - cmz.take(p1).reshape(F, Rm)) * (ep / elt)  # p < R' < R
-        np.add(left, window, out=w1[j + 1])
+            v = np.maximum(np.floor(sr - tj), -1.0)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
+                p1 = below.take((v + 1.0).astype(np.int64) + row_t) - row_base
+            else:
+                p1 = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
+            slots.append(p1)
+            p1_of[ck] = (len(slots) - 1, (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel())  # flat: cpz
+        slot[j], p1 = p1_of[ck]
+        tk = tj.tobytes()
+        if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
+            elt = np.exp(lam * tj)
+            factors_of[tk] = (elt, em * elt, ep / elt)
+        elt, em_elt, ep_elt = factors_of[tk]
+        ELT[j] = elt[:, 0]
+        cpz, cmz = CP[j], CM[j]
+        np.multiply(acc, ep, out=tmp)
+        np.cumsum(tmp, axis=1, out=cpz[:, 1:])
+        np.multiply(acc, em, out=tmp)
+        np.cumsum(tmp, axis=1, out=cmz[:, 1:])
+        out = w1[j + 1]
+        np.multiply(cpz.take(p1).reshape(F, Rm), em_elt, out=out)  # left
+        np.subtract(cmz[:, :Rm], cmz.take(p1).reshape(F, Rm), out=tmp)
+        tmp *= ep_elt  # window: p < R' < R
+        out += tmp
     rows = np.arange(F)
     cs = np.arange(1, m + 1)
     # backward over (run, count) groups
@@ -508,13 +592,14 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     grp_cnt = np.zeros((F, m), dtype=np.int64)
     jf = np.full(F, m)
     Rcur = np.zeros(F, dtype=np.int64)
-    weight_R = B[m] * np.exp(-lam * np.abs(n - sr - t[:, m:]))
+    weight_R = acc * np.exp(-lam * np.abs(n - sr - t[:, m:]))  # acc = B_m
+    P1 = np.stack(slots) if slots else np.zeros((1, F, Rm), dtype=np.int64)
+    R = _inverse_cdf(weight_R, rng.random(F), False)  # the run of the last output
     g = 0
+    active = jf > 0
+    ar = np.arange(Rm)
     while True:
-        active = jf > 0
-        if not active.any():
-            break
-        R = _inverse_cdf(np.where(active[:, None], weight_R, 1.0), rng.random(F), False)
+        every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
         idx = jf[:, None] - cs[None, :] + 1  # (F, m)
         ok = idx >= 1
@@ -522,16 +607,21 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
         wc = w1[idx, rows[:, None], R[:, None]] * binom[cs[None, :], rows[:, None], R[:, None]]
         wc *= np.exp(-lam * (Tc[rows, jf][:, None] - Tc[rows[:, None], idx]))
         wc = np.where(ok, wc, 0.0)
-        c = _inverse_cdf(np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
+        c = _inverse_cdf(wc if every else np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
         grp_run[:, g] = np.where(active, R, 0)
         grp_cnt[:, g] = np.where(active, c, 0)
         g += 1
         jf = np.where(active, jf - c, 0)
         Rcur = np.where(active, R, Rcur)
-        # the output just before: R' < Rcur, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|)
-        jj = np.maximum(jf, 1)
-        e = -lam[:, 0][:, None] * np.abs(sr[rows, Rcur][:, None] - sr - t[rows, jj][:, None])
-        weight_R = np.where(np.arange(Rm)[None, :] < Rcur[:, None], B[jj, rows] * np.exp(e), 0.0)
+        active = jf > 0
+        if not active.any():
+            break
+        # the run R' < Rcur of the output j just before, ∝ B_j(R') exp(-lam |s_Rcur - s_R' - t_{j+1}|):
+        # its CDF over R' is the forward step's split at R = Rcur — prefix sums of B_j e^{lam s}
+        # up to p (the runs at least t_{j+1} below), then of B_j e^{-lam s} in the window p < R' —
+        # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
+        # a direct inverse CDF of the weights: the same law)
+        R = _runs_before(CP, CM, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F))
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
         start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
@@ -539,6 +629,34 @@ def _sample_by_runs(H, s, n, lam, gaps, lo, hi, rng):
     width = (hi - lo) / G
     out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
+
+
+def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
+    """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
+    t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
+    cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
+    forward step j kept (:func:`_sample_by_runs`)."""
+    rows = np.arange(j.size)
+    K = max(int(Rcur.max()), 1)
+    Rc = np.minimum(Rcur, P1.shape[2] - 1)
+    p1 = P1[slot[j], rows, Rc]  # p + 1 at R = Rcur
+    elt = ELT[j, rows]
+    a = (em[rows, Rc] * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
+    b = (ep[rows, Rc] / elt)[:, None]
+    # the rows (j[f], f) of the prefix-sum tables, gathered whole (contiguous copies)
+    sel = j * rows.size + rows
+    cp = CP.reshape(-1, CP.shape[2]).take(sel, axis=0)
+    cm = CM.reshape(-1, CM.shape[2]).take(sel, axis=0)
+    left = cp[rows, p1][:, None] * a  # the weight of the runs up to p
+    cdf = np.where(
+        ar[None, :K] < p1[:, None],
+        cp[:, 1 : K + 1] * a,
+        left + (cm[:, 1 : K + 1] - cm[rows, p1][:, None]) * b,
+    )
+    last = np.maximum(Rcur - 1, 0)
+    total = cdf[rows, np.minimum(last, K - 1)]
+    idx = np.sum((cdf <= (u * total)[:, None]) & (ar[None, :K] < Rcur[:, None]), axis=1)
+    return np.where(idx >= Rcur, last, idx)  # u·total rounded up to the total: the last run
 
 
 def _multisets_in_runs(start, length, count, m, rng):

@@ -221,7 +221,7 @@ class BDPTClassifier(GreedyPrivateTree):
     def _grow_level(self, nodes, level, d, D, ledger, rng):
         if self.variant == "published":
             return self._grow_level_published(nodes, level, d, D, ledger, rng)
-        from dpmodels.privacy.samplers import discrete_laplace
+        from dpmodels.privacy.mechanisms import noisy_histogram
 
         K = self._K
         yk_all = self._yk
@@ -235,7 +235,7 @@ class BDPTClassifier(GreedyPrivateTree):
             parts=len(level),
         )
         true = np.stack([np.bincount(yk_all[nodes[i]["rows"]], minlength=K) for i in level])
-        noisy = true + discrete_laplace(1.0 / e_cnt, true.shape, rng)
+        noisy = noisy_histogram(true, e_cnt, rng)  # + DLap(1/ε_cnt): L1 sensitivity 1
         to_split = []
         for i, c in zip(level, noisy):
             if d == D or c.sum() < int(self.min_samples_split):
@@ -268,7 +268,7 @@ class BDPTClassifier(GreedyPrivateTree):
     def _grow_level_published(self, nodes, level, d, D, ledger, rng):
         """One depth of BDPT as published (class docstring): leaves by the true counts' stopping
         rule, Laplace counts for leaves, a noisy size and a g(ñ)-calibrated split for the others."""
-        from dpmodels.privacy.samplers import discrete_laplace
+        from dpmodels.privacy.mechanisms import discrete_laplace_counts, noisy_count
 
         K = self._K
         e_cnt = float(self._eps_cnt[d])
@@ -296,10 +296,10 @@ class BDPTClassifier(GreedyPrivateTree):
                 or n < int(self.min_samples_split)
                 or not self._has_candidate(nodes[i])
             ):
-                noisy = c + discrete_laplace(1.0 / e_cnt, c.shape, rng)
+                noisy = discrete_laplace_counts(c, 1.0 / e_cnt, rng)
                 nodes[i]["label"], nodes[i]["value"] = int(np.argmax(noisy)), noisy.astype(float)
             else:
-                inner.append((i, max(1, n + int(discrete_laplace(1.0 / e_cnt, 1, rng)[0]))))
+                inner.append((i, max(1, noisy_count(n, e_cnt, rng))))
         nxt: list = []
         if inner:
             ledger.spend(

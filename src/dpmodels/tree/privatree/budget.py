@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...privacy import samplers
+from ...privacy.mechanisms import noisy_count
 
 __all__ = [
     "leaf_epsilon_for_error",
@@ -61,7 +61,7 @@ def estimate_n(n, epsilon, n_public, ledger, rng):
         return float(n_public), 0.0
     eps_n = N_SHARE * epsilon
     ledger.spend("training-set size n", "discrete Laplace", eps_n, sensitivity=1.0)
-    n_noisy = n + int(samplers.discrete_laplace(1.0 / eps_n, 1, rng)[0])
+    n_noisy = noisy_count(n, eps_n, rng)
     return max(1.0, n_noisy - math.log(10.0) / eps_n), eps_n
 
 

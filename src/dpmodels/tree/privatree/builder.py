@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...guards import progress
-from ...privacy import samplers
+from ...privacy.mechanisms import noisy_counts_argmax, noisy_integer_sums
 from ...privacy.selection import select_rows
 from ..model import Tree
 from .histograms import Histograms, children_histograms
@@ -144,8 +144,7 @@ def release_leaf_counts(leaf_labels, Hl, eps_leaf, ledger, rng):
             parts=n_leaves,
             note="label by report-noisy-max (post-processing)",
         )
-        counts = Hl + samplers.discrete_laplace(1.0 / eps_leaf, Hl.shape, rng)
-        labels = np.argmax(counts + 0.5 * rng.random(counts.shape), axis=1)  # random tie-break
+        counts, labels = noisy_counts_argmax(Hl, eps_leaf, rng)  # random tie-break
     else:
         ledger.spend(
             "leaf labels",
@@ -165,7 +164,7 @@ def release_leaf_counts(leaf_labels, Hl, eps_leaf, ledger, rng):
             composition=comp,
             parts=n_leaves,
         )
-        counts = Hl + samplers.discrete_laplace(2.0 / eps_leaf, Hl.shape, rng)
+        counts = noisy_integer_sums(Hl, eps_leaf / 2, 1, rng)  # scale 1/(ε_leaf/2) = 2/ε_leaf
     return counts, labels
 
 

@@ -42,6 +42,7 @@ from ...guards import check_tree_size
 from ...privacy import samplers
 from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
+from ...privacy.mechanisms import discrete_laplace_counts
 from ...validation import (
     apply_unit_sample_weight,
     check_n_public,
@@ -347,7 +348,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _noisy_histograms(self, H, scale, rng):
         """The released split histograms (all features, classes, bins of a level)."""
-        return H + samplers.discrete_laplace(scale, H.shape, rng)
+        return discrete_laplace_counts(H, scale, rng)
 
     # ================================================================== prediction
     def _encode(self, X):

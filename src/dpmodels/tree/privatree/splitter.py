@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...privacy import samplers
+from ...privacy.mechanisms import noisy_integer_sums
 from ...privacy.selection import select_rows
 from .criteria import CRITERIA, gini_impurity, one_vs_rest_scores
 
@@ -68,16 +68,18 @@ def root_region(grid, categorical) -> np.ndarray:
     """
     m = grid.n_bins.size
     alive = np.zeros((m, grid.B), dtype=bool)
-    for j in range(m):
-        nb = int(grid.n_bins[j])
-        if categorical[j]:
-            alive[j, : nb - 1] = True
-            continue
-        t = grid.thresholds[j]
-        upper = np.minimum(np.r_[t, np.inf], grid.bounds[j][1])
-        lower = np.r_[-np.inf, t]
-        alive[j, :nb] = lower < upper
-        alive[j, 0] = True
+    for j in np.flatnonzero(categorical):
+        alive[j, : int(grid.n_bins[j]) - 1] = True
+    num = np.flatnonzero(~np.asarray(categorical, dtype=bool))
+    nbs = np.unique(np.asarray(grid.n_bins)[num])
+    for nb in nbs.tolist():  # the numerical features with nb bins (one group in PrivaTree): at once
+        num = np.flatnonzero(~np.asarray(categorical, dtype=bool) & (np.asarray(grid.n_bins) == nb))
+        t = np.stack([grid.thresholds[int(j)] for j in num]).reshape(num.size, nb - 1)
+        hi = np.array([grid.bounds[int(j)][1] for j in num], dtype=float)
+        upper = np.minimum(np.concatenate([t, np.full((num.size, 1), np.inf)], axis=1), hi[:, None])
+        lower = np.concatenate([np.full((num.size, 1), -np.inf), t], axis=1)
+        alive[num, :nb] = lower < upper
+        alive[num, 0] = True
     return alive
 
 
@@ -203,7 +205,7 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
             composition=comp,
             parts=A,
         )
-        Hs = H[:, sort_feats] + samplers.discrete_laplace(sort_feats.size / eps_sort, H[:, sort_feats].shape, rng)
+        Hs = noisy_integer_sums(H[:, sort_feats], eps_sort, int(sort_feats.size), rng)  # scale Δ/ε_sort
         ratio = np.zeros((A, m, B))
         ratio[:, sort_feats] = _noisy_ratio(np.clip(Hs, 0, None).astype(float))
     order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
@@ -256,9 +258,9 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
     )
     Hn = H.astype(np.int64).copy()
     if (~cat).any():
-        Hn[:, ~cat] += samplers.discrete_laplace(1.0 / eps_num, Hn[:, ~cat].shape, rng)
+        Hn[:, ~cat] = noisy_integer_sums(Hn[:, ~cat], eps_num, 1, rng)
     if cat.any():
-        Hn[:, cat] += samplers.discrete_laplace(1.0 / eps_cat, Hn[:, cat].shape, rng)
+        Hn[:, cat] = noisy_integer_sums(Hn[:, cat], eps_cat, 1, rng)
     Hn = np.clip(Hn, 0, None).astype(float)
     n_alive = alive.sum(axis=2)
     sort_feats = np.array(

@@ -1,0 +1,237 @@
+"""Same seed, same model: digests of models fitted by the code *before* the fixed-cost work on
+PrivaTree and the Binarizer (and before the learners' noise draws moved behind
+:mod:`dpmodels.privacy.mechanisms`), pinned here.
+
+Each digest is the SHA-256 of the canonical JSON of everything a fit releases: the tree (structure,
+thresholds, category subsets, noisy counts, labels), the ledger rows, the budget shares and the n
+estimate (PrivaTree); the tree and the ledger (BDPT, the regressor); the Binarizer's saved form
+(thresholds, columns, ledger) and its output. A change of a draw, of its order, of the budget
+arithmetic or of a ledger row changes the digest. The digests were printed by
+``python tests/test_privatree_identity.py`` on the branch point and pasted below; a deliberate change
+of law or of random-stream order must come with exact-law tests and new digests, never silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpmodels.data import Binarizer
+from dpmodels.privacy import PrivacyLeakWarning
+from dpmodels.tree import PrivaTreeClassifier
+from dpmodels.tree.baselines import BDPTClassifier
+from dpmodels.tree.privatree.regressor import PrivaTreeRegressor
+
+
+def _digest(obj) -> str:
+    s = json.dumps(obj, sort_keys=True, default=repr, allow_nan=True)
+    return hashlib.sha256(s.encode()).hexdigest()[:20]
+
+
+def _numeric(n, seed, m=24):
+    """The benchmark's data (benchmarks/bench_privatree.py) at other sizes and seeds."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] + rng.normal(size=n) > 0).astype(np.int64)
+    return X, y
+
+
+def _mixed(n, seed, k=2):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"x{i}": rng.normal(size=n) for i in range(3)})
+    X["c"] = rng.choice(["a", "b", "c", "d", "other"], size=n)  # "other" is outside the declared list
+    X["k"] = rng.integers(0, 3, size=n)
+    score = X.x0 + (X.c == "a") - 0.5 * X.k + rng.normal(size=n) * 0.5
+    labels = ["no", "yes", "maybe"][:k]
+    y = np.array(labels)[np.clip(np.floor(score + 1).astype(int), 0, k - 1)]
+    return X, y, labels
+
+
+MIXED = dict(
+    epsilon=1.0,
+    max_depth=3,
+    bounds={"x0": (-3, 3), "x1": (-3, 3), "x2": (-2, 2)},
+    categories={"c": ["a", "b", "c", "d"], "k": [0, 1, 2]},
+)
+
+
+def _privatree(X, y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        m = PrivaTreeClassifier(**kw).fit(X, y)
+    return {
+        "tree": m.tree_.to_dict(),
+        "ledger": m.privacy_ledger_.to_dict(),
+        "budget": m.budget_,
+        "n": m.n_estimate_,
+    }
+
+
+def _cases():
+    """name -> zero-argument function returning the released content of one fit."""
+    c = {}
+    for n in (300, 1000, 5000):
+        for seed in (0, 1, 2):
+            c[f"privatree-numeric-n{n}-s{seed}"] = lambda n=n, seed=seed: _privatree(
+                *_numeric(n, seed), epsilon=1.0, max_depth=4, bounds=(-6.0, 6.0), classes=[0, 1], random_state=seed
+            )
+    c["privatree-numeric-public-n"] = lambda: _privatree(
+        *_numeric(2000, 5), max_depth=5, bounds=(-6.0, 6.0), classes=[0, 1], n_public=2000, random_state=5
+    )
+    c["privatree-numeric-leaks"] = lambda: _privatree(*_numeric(800, 6, m=5), random_state=6)
+    settings = {
+        "default": {},
+        "pf-exp-gini": dict(
+            leaf_labels="permute-and-flip", split_selection="exponential", split_criterion="gini", max_depth=4
+        ),
+        "histogram": dict(split_selection="histogram", n_public=2000),
+        "published": dict(variant="published"),
+        "published-star": dict(variant="published*"),
+        "ovr-public": dict(one_vs_rest=True, category_order="public", max_bins=4),
+        "ovr-histogram": dict(one_vs_rest=True, split_selection="histogram"),
+        "shares": dict(budget_shares=(0.2, 0.5, 0.3), max_bins=16),
+        "depth0": dict(max_depth=0),
+    }
+    for k in (2, 3):
+        for name, params in settings.items():
+            for seed in (0, 3):
+
+                def fit(k=k, params=params, seed=seed):
+                    X, y, labels = _mixed(1500, seed, k)
+                    return _privatree(X, y, **{**MIXED, **params}, classes=labels, random_state=seed)
+
+                c[f"privatree-mixed-k{k}-{name}-s{seed}"] = fit
+
+    def bdpt(seed, **kw):
+        X, y, labels = _mixed(1200, seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            m = BDPTClassifier(
+                epsilon=1.0,
+                max_depth=4,
+                bounds=MIXED["bounds"],
+                categories=MIXED["categories"],
+                classes=labels,
+                random_state=seed,
+                **kw,
+            ).fit(X, y)
+        return {"tree": m.tree_.to_dict(), "ledger": m.privacy_ledger_.to_dict()}
+
+    for seed in (0, 1):
+        c[f"bdpt-s{seed}"] = lambda seed=seed: bdpt(seed)
+    c["bdpt-merge5"] = lambda: bdpt(2, numeric_binning="merge5")
+
+    def regressor(seed):
+        X, _, _ = _mixed(1500, seed)
+        y = X.x0.to_numpy() * 2 + (X.c == "b") + np.random.default_rng(seed).normal(size=len(X))
+        m = PrivaTreeRegressor(
+            epsilon=1.0,
+            max_depth=3,
+            bounds=MIXED["bounds"],
+            label_bounds=(-8, 8),
+            categories=MIXED["categories"],
+            random_state=seed,
+        ).fit(X, y)
+        return {"tree": m.tree_.to_dict(), "ledger": m.privacy_ledger_.to_dict()}
+
+    for seed in (0, 1):
+        c[f"regressor-s{seed}"] = lambda seed=seed: regressor(seed)
+
+    def binarizer(seed, **kw):
+        X, _, _ = _mixed(3000, seed)
+        b = Binarizer(epsilon=0.5, bounds=MIXED["bounds"], categories=MIXED["categories"], random_state=seed, **kw).fit(
+            X
+        )
+        out = b.transform(X)
+        return {"saved": b.to_dict(), "out": hashlib.sha256(np.ascontiguousarray(out).tobytes()).hexdigest()}
+
+    for seed in (0, 1, 2):
+        c[f"binarizer-s{seed}"] = lambda seed=seed: binarizer(seed)
+    c["binarizer-onehot-5bins"] = lambda: binarizer(4, n_bins=5, encoding="onehot")
+    return c
+
+
+CASES = _cases()
+
+# printed by this file's __main__ on the branch point (commit 4ee4fe4), before any change
+PINNED = {
+    "bdpt-merge5": "c30f78d134a85f673a4b",
+    "bdpt-s0": "2eee29f5f3f00619ca7a",
+    "bdpt-s1": "d5be25050d40197a7e07",
+    "binarizer-onehot-5bins": "0fa391b782a1bebfee4e",
+    "binarizer-s0": "abcfb752bb793c7e12e6",
+    "binarizer-s1": "a7b71417f5d691c383c4",
+    "binarizer-s2": "6c32724163ba0bf5b01c",
+    "privatree-mixed-k2-default-s0": "fadb271f7f6c4650496f",
+    "privatree-mixed-k2-default-s3": "a6bd8b9e01b8af0aa817",
+    "privatree-mixed-k2-depth0-s0": "0485df86762aa2bd672b",
+    "privatree-mixed-k2-depth0-s3": "6729cb96089ea5b6e97f",
+    "privatree-mixed-k2-histogram-s0": "9cfb6fe18d0b0f78e84e",
+    "privatree-mixed-k2-histogram-s3": "c3440483da2db496c507",
+    "privatree-mixed-k2-ovr-histogram-s0": "d8a3c3b93373b3a2aebb",
+    "privatree-mixed-k2-ovr-histogram-s3": "ed2b5345dd31c623b5d2",
+    "privatree-mixed-k2-ovr-public-s0": "77b00fdcdb1eccbed007",
+    "privatree-mixed-k2-ovr-public-s3": "2768867f20aa670bdf3c",
+    "privatree-mixed-k2-pf-exp-gini-s0": "d77c80e90c24f9c2ea7b",
+    "privatree-mixed-k2-pf-exp-gini-s3": "5ed17cc73b247aaced35",
+    "privatree-mixed-k2-published-s0": "6b27cadcf796602bd27c",
+    "privatree-mixed-k2-published-s3": "b3154ffff4ef79d0ed5d",
+    "privatree-mixed-k2-published-star-s0": "4bc783d7c968ec6445d6",
+    "privatree-mixed-k2-published-star-s3": "e38a609ade06e0469040",
+    "privatree-mixed-k2-shares-s0": "3f190ecac07cef2087b2",
+    "privatree-mixed-k2-shares-s3": "167ece3f0b1f720eeb42",
+    "privatree-mixed-k3-default-s0": "62200729422085728d0a",
+    "privatree-mixed-k3-default-s3": "c1527985edd79291ae86",
+    "privatree-mixed-k3-depth0-s0": "70e818add06aa3dab064",
+    "privatree-mixed-k3-depth0-s3": "05ab9e4e5c7cd7cf5cae",
+    "privatree-mixed-k3-histogram-s0": "af33e2944d27f296d0c6",
+    "privatree-mixed-k3-histogram-s3": "a8aaa7e73a134c38129d",
+    "privatree-mixed-k3-ovr-histogram-s0": "e87e4e99557c642059ee",
+    "privatree-mixed-k3-ovr-histogram-s3": "45cd737cd6fc9956f9b4",
+    "privatree-mixed-k3-ovr-public-s0": "dd63ade2aecfae2e7961",
+    "privatree-mixed-k3-ovr-public-s3": "3e3af326fc4433270b62",
+    "privatree-mixed-k3-pf-exp-gini-s0": "61b829c84bb26e8c4b29",
+    "privatree-mixed-k3-pf-exp-gini-s3": "829a869e964c0789e725",
+    "privatree-mixed-k3-published-s0": "97e3fc55761513dffedf",
+    "privatree-mixed-k3-published-s3": "c685a7857ca262fed9e0",
+    "privatree-mixed-k3-published-star-s0": "a85d4406248d809e3135",
+    "privatree-mixed-k3-published-star-s3": "f16f84d2e00eb1287493",
+    "privatree-mixed-k3-shares-s0": "df2fcb2bd670b7109001",
+    "privatree-mixed-k3-shares-s3": "f7a21756a479018d62d9",
+    "privatree-numeric-leaks": "e26876b55b33acf91c35",
+    "privatree-numeric-n1000-s0": "bdb6975c3e523f3392d5",
+    "privatree-numeric-n1000-s1": "888677a0fd9be280ddaf",
+    "privatree-numeric-n1000-s2": "1df016d1bed459b681bb",
+    "privatree-numeric-n300-s0": "89bf3f4759234884fd2c",
+    "privatree-numeric-n300-s1": "9b40c0e95626073cba8a",
+    "privatree-numeric-n300-s2": "9c5bb8bc6cf882ffc65e",
+    "privatree-numeric-n5000-s0": "29665d4a1e51ef9a3669",
+    "privatree-numeric-n5000-s1": "ce2b84196f4dd60fad61",
+    "privatree-numeric-n5000-s2": "9dc2392e7d8fcd1696b5",
+    "privatree-numeric-public-n": "64205288afd17d8ee06a",
+    "regressor-s0": "badc6f119e382eb99f63",
+    "regressor-s1": "31414f194e84e4141924",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_seed_same_model_as_before(name):
+    assert _digest(CASES[name]()) == PINNED[name]
+
+
+def test_the_pins_cover_every_case_and_differ():
+    assert set(PINNED) == set(CASES)
+    # distinct fits give distinct digests (a digest of nothing would be constant)
+    assert len(set(PINNED.values())) == len(PINNED)
+
+
+if __name__ == "__main__":  # print the table of digests (run on the branch point)
+    print("PINNED = {")
+    for name in sorted(CASES):
+        print(f"    {name!r}: {_digest(CASES[name]())!r},")
+    print("}")
