@@ -13,6 +13,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation
 
+from dpmodels.data import Binarizer
 from dpmodels.model_selection import PrivateSearch
 from dpmodels.privacy import BudgetAccountant
 from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
@@ -23,6 +24,7 @@ ESTIMATORS = [
     PrivaTreeRegressor(epsilon=1.0, bounds=(-5.0, 5.0), label_bounds=(-10.0, 10.0), random_state=0),
     BDPTClassifier(epsilon=1.0, bounds=(-5.0, 5.0), classes=[0, 1, 2], random_state=0),
     DPAClassifier(n_estimators=5),
+    Binarizer(epsilon=1.0, bounds=(-5.0, 5.0), random_state=0),
     PrivateSearch(
         PrivaTreeClassifier(bounds=(-5.0, 5.0), classes=[0, 1, 2]), [{"max_depth": 1}, {"max_depth": 2}], random_state=0
     ),
@@ -47,6 +49,8 @@ def test_sklearn_param_validation(est):
         (BDPTClassifier(), "max_depth", 0),
         (DPGDFClassifier(), "leaf_mechanism", "laplace"),
         (DPAClassifier(), "n_estimators", 0),
+        (Binarizer(epsilon=1.0, bounds=(-5.0, 5.0)), "rounding", "sig"),
+        (Binarizer(epsilon=1.0, bounds=(-5.0, 5.0)), "n_bins", True),
     ],
 )
 def test_bad_parameter_is_one_line_before_any_spending(est, param, bad):

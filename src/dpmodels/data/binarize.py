@@ -106,6 +106,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
+from .._params import Integral, Interval, StrOptions, validate_params
 from ..privacy.accountant import PROVENANCE_ATTR, check_accountant, ledger_for_fit, published_ledger
 from ..privacy.ledger import PrivacyLedger, charge, check_epsilon
 from ..privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms, grid_histogram
@@ -285,23 +286,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.integer_features = integer_features
 
     # ================================================================== parameters
+    _parameter_constraints: dict = {
+        "cut_points": [None, dict],
+        "n_bins": [Interval(Integral, 2, _MAX_BINS, closed="both")],
+        "bounds": "no_validation",  # declarations: dpmodels.validation
+        "categories": [None, dict],
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy); None: no DP release
+        "encoding": [StrOptions(set(ENCODINGS))],
+        "drop": [StrOptions({"if_binary"}), None],
+        "accountant": "no_validation",  # check_accountant
+        "random_state": "no_validation",  # samplers.check_random_state
+        "grid_size": [Interval(Integral, 1, 2**24, closed="both")],
+        "rounding": [StrOptions({"range", "significant"}), None],
+        "integer_features": "no_validation",  # needs the feature names: _integer_indices
+    }
+
     def _check_params(self):
-        nb = self.n_bins
-        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or not (2 <= nb <= _MAX_BINS):
-            raise ValueError(f"n_bins must be an integer in [2, {_MAX_BINS}], got {nb!r}")
-        if self.encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {ENCODINGS}, got {self.encoding!r}")
-        gs = self.grid_size
-        if isinstance(gs, bool) or not isinstance(gs, numbers.Integral) or not 1 <= gs <= 2**24:
-            raise ValueError(f"grid_size must be an integer in [1, 2**24], got {gs!r}")
-        if self.rounding not in ROUNDINGS:
-            raise ValueError(f"rounding must be one of {ROUNDINGS}, got {self.rounding!r}")
-        if self.drop not in ("if_binary", None):
-            raise ValueError(f"drop must be 'if_binary' or None, got {self.drop!r}")
-        if self.cut_points is not None and not isinstance(self.cut_points, dict):
-            raise ValueError("cut_points must be None or a dict {feature: [thresholds]}")
-        if self.categories is not None and not isinstance(self.categories, dict):
-            raise ValueError("categories must be None or a dict {feature: [values]}")
+        validate_params(self)
         eps = None if self.epsilon is None else check_epsilon(self.epsilon)
         check_accountant(self.accountant, type(self).__name__)
         return eps
