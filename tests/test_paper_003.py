@@ -64,6 +64,50 @@ def test_one_support_count_for_every_learner(n, lam):
     assert (m / n >= lam) and ((m - 1) / n < lam)  # OptimalRL's test captured / n ≥ λ
 
 
+@pytest.mark.parametrize("n", [3907, 5771, 977, 1000, 123, 100])
+@pytest.mark.parametrize("lam", [0.01, 0.02, 0.03, 0.04, 0.05])
+def test_floor_support_is_the_authors_count(n, lam):
+    # brute force: the largest count m with m ≤ λn (at least 1), as int(λ * n) truncates
+    m = p3.min_count(lam, n, "floor")
+    assert m == max(1, max(k for k in range(n + 1) if k <= lam * n))
+    assert math.ceil((m - 0.5) / n * n) == m  # OptimalRL's ⌈λ'·n⌉ with λ' = (m − ½)/n
+    assert p3.min_count(lam, n, "ceil") - m == (0 if float(lam * n).is_integer() else 1)
+    with pytest.raises(ValueError, match="rounding"):
+        p3.min_count(lam, n, "round")
+
+
+def test_floor_grid_gives_trees_and_optimal_lists_the_floor_count():
+    Xtr, _, ytr, _ = p3.load_split("adult", 0)
+    n, lam = len(ytr), 0.01
+    m = p3.min_count(lam, n, "floor")
+    assert (m, p3.min_count(lam, n)) == (39, 40)  # the brief's example: 39 instead of 40 records
+    trees = p3.tree_cell("adult", 0, depths=(6,), supports=(lam,), largest=(6, lam), rounding="floor")
+    opt = p3.optimal_rulelist_cell("adult", 0, support=lam, lengths=(3,), largest=(3, lam), rounding="floor")
+    for rows in (trees, opt):
+        p = json.loads(rows[0]["parameters"])
+        assert p["min_count"] == m and p["rounding"] == "floor"
+    est = DecisionTreeClassifier(max_depth=6, min_samples_leaf=m, random_state=1).fit(Xtr, ytr)
+    assert _metrics(trees)["dist_g"] == pytest.approx(reconstruction_leak(est, Xtr, ytr, domains="binary").dist_g)
+    o = OptimalRuleListClassifier(max_rules=4, min_support=(m - 0.5) / n, min_literal_support=lam).fit(Xtr, ytr)
+    assert o.certificate_.min_captured == m
+    assert _metrics(opt)["dist_g"] == pytest.approx(reconstruction_leak(o, Xtr, ytr).dist_g)
+    cells = p3._grid_cells(Size(quick=True, datasets=("compas",)), rounding="floor", dl85_time_limit=3600.0)
+    assert all(c.kwargs.get("rounding") == "floor" for c in cells if isinstance(c, Cell))
+    assert all(c.kwargs["time_limit"] == 3600.0 for c in cells if isinstance(c, Cell) and c.key.startswith("DL8.5"))
+
+
+def test_grid_runs_the_authors_greedy_list_as_greedyrl():
+    rows = p3.rulelist_cell(
+        "compas", 0, lengths=(10,), supports=(0.01,), largest=(10, 0.01), criteria=("authors", "captured", "split")
+    )
+    assert {r["learner"] for r in rows} == {"GreedyRL", "GreedyRL-draft", "GreedyRL-split"}
+    Xtr, _, ytr, _ = p3.load_split("compas", 0)
+    g = GreedyRuleListClassifier(max_rules=11, min_support=0.01, max_width=1, criterion="authors").fit(Xtr, ytr)
+    got = _metrics(rows, "GreedyRL")
+    assert got["size"] == len(g.rule_list_.rules)
+    assert got["dist_g"] == pytest.approx(reconstruction_leak(g, Xtr, ytr).dist_g, abs=1e-12)
+
+
 def test_quick_grid_and_skips_without_pydl85(monkeypatch):
     monkeypatch.setattr(p3, "_has_dl85", lambda: False)
     items = p3._grid_cells(Size(quick=True))

@@ -142,12 +142,21 @@ def load_split(dataset: str, seed: int):
     return tuple(train_test_split(X, y, test_size=TEST_SIZE, random_state=int(seed)))
 
 
-def min_count(support: float, n: int) -> int:
-    """m = ⌈λ·n⌉ (≥ 1), the minimum number of records per leaf / captured per rule.
+ROUNDINGS = ("ceil", "floor")
 
-    Computed as scikit-learn does for a float ``min_samples_leaf`` (``ceil(λ * n)`` in floating
-    point), so the two agree exactly.
+
+def min_count(support: float, n: int, rounding: str = "ceil") -> int:
+    """m, the minimum number of records per leaf / captured per rule (≥ 1).
+
+    ``"ceil"`` (the grid's default): m = ⌈λ·n⌉, computed as scikit-learn does for a float
+    ``min_samples_leaf`` (``ceil(λ * n)`` in floating point), so the two agree exactly.
+    ``"floor"``: m = ⌊λ·n⌋ as the authors' scripts compute it for the trees (``int(λ * n)``,
+    at least 1) and as their modified CORELS truncates ``λ * n`` to an integer count.
     """
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
+    if rounding == "floor":
+        return max(1, int(support * n))
     return max(1, int(math.ceil(support * n)))
 
 
@@ -206,8 +215,9 @@ def _internal_nodes(feature) -> int:
 
 
 # --------------------------------------------------------------------------- cells
-def tree_cell(dataset, seed, depths, supports, largest):
-    """Every sklearn_DT fit of one split (cheap): rows for each (max depth, λ)."""
+def tree_cell(dataset, seed, depths, supports, largest, rounding="ceil"):
+    """Every sklearn_DT fit of one split (cheap): rows for each (max depth, λ); ``rounding`` of
+    the leaf support as in :func:`min_count`."""
     from sklearn.tree import DecisionTreeClassifier
 
     split = load_split(dataset, seed)
@@ -216,10 +226,11 @@ def tree_cell(dataset, seed, depths, supports, largest):
     rows = []
     for lam in supports:
         for depth in depths:
-            m = min_count(lam, n)
-            est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=float(lam), random_state=1 + int(seed))
+            m = min_count(lam, n, rounding)
+            leaf = float(lam) if rounding == "ceil" else m  # a float λ is ⌈λ·n⌉ in scikit-learn
+            est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=leaf, random_state=1 + int(seed))
             model, secs, cpu = _timed(est, Xtr, ytr)
-            params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n)
+            params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n, **_rounding_param(rounding))
             rows += _measure(
                 model,
                 "sklearn_DT",
@@ -285,7 +296,13 @@ def _address_space_limit(share):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT):
+def _rounding_param(rounding):
+    """The ``rounding`` key of a row's parameters (absent for the default, so that the default
+    grid's rows and cells stay as they were)."""
+    return {} if rounding == "ceil" else {"rounding": rounding}
+
+
+def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT, rounding="ceil"):
     """One DL8.5 fit (optimal tree); ``optimal`` = 0 when the time limit stopped the search.
 
     ``time_limit`` is wall-clock (PyDL8.5's timer): on a loaded machine the search gets less CPU
@@ -298,7 +315,7 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
     """
     import multiprocessing
 
-    args = (dataset, seed, depth, support, largest, time_limit)
+    args = (dataset, seed, depth, support, largest, time_limit, rounding)
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - no fork (Windows): in this process
@@ -322,7 +339,18 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
                 f"the DL8.5 fit's process ended with exit code {proc.exitcode} ({dataset}, seed "
                 f"{seed}, depth {depth}, support {support})"
             )
-        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0, exitcode=proc.exitcode)]
+        return [
+            _oom_row(
+                dataset,
+                seed,
+                depth,
+                support,
+                time_limit,
+                time.perf_counter() - t0,
+                exitcode=proc.exitcode,
+                rounding=rounding,
+            )
+        ]
     return out
 
 
@@ -336,27 +364,32 @@ def _dl85_child(conn, args):
     conn.close()
 
 
-def _dl85_params(depth, support, n, time_limit):
+def _dl85_params(depth, support, n, time_limit, rounding="ceil"):
     return dict(
-        depth=int(depth), support=float(support), min_count=min_count(support, n), n_train=n, time_limit=time_limit
+        depth=int(depth),
+        support=float(support),
+        min_count=min_count(support, n, rounding),
+        n_train=n,
+        time_limit=time_limit,
+        **_rounding_param(rounding),
     )
 
 
-def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
+def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None, rounding="ceil"):
     n = len(load_split(dataset, seed)[2])
     gb = round(DL85_MEMORY_SHARE * (_physical_memory() or 0) / 2**30, 1)
-    params = dict(_dl85_params(depth, support, n, time_limit), memory_cap_gb=gb)
+    params = dict(_dl85_params(depth, support, n, time_limit, rounding), memory_cap_gb=gb)
     if exitcode is not None:
         params["exitcode"] = exitcode
     return row(dataset, "DL8.5", params, math.inf, 0.0, seed, "out_of_memory", gb, secs)
 
 
-def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
+def _dl85_rows(dataset, seed, depth, support, largest, time_limit, rounding="ceil"):
     from ...tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
-    params = _dl85_params(depth, support, len(ytr), time_limit)
+    params = _dl85_params(depth, support, len(ytr), time_limit, rounding)
     est = DL85Classifier(max_depth=int(depth), min_sup=params["min_count"], time_limit=time_limit)
     t0 = time.perf_counter()
     try:
@@ -364,7 +397,7 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
     except MemoryError:
-        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0)]
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0, rounding=rounding)]
     rows = _measure(
         model,
         "DL8.5",
@@ -384,18 +417,19 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     return rows
 
 
-# GreedyRL criterion -> learner label: the authors' learner is the paper's GreedyRL; paper 000's
-# split Gini (the library's default criterion) is the extra series "GreedyRL-split"
-GREEDY_SERIES = {"captured": "GreedyRL", "split": "GreedyRL-split"}
+# GreedyRL criterion -> learner label: the authors' learner as they ran it is the paper's GreedyRL;
+# their first draft and paper 000's split Gini (the library's default criterion) are extra series
+GREEDY_SERIES = {"authors": "GreedyRL", "captured": "GreedyRL-draft", "split": "GreedyRL-split"}
 
 
-def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)):
+def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",), rounding="ceil"):
     """Every GreedyRL fit of one split (width 1): rows for each (criterion, length L, λ).
 
-    ``criteria``: ``"captured"`` (the authors' learner, ``criterion="captured"``: its own test
-    captured/n ≥ λ is the count m) and/or ``"split"`` (paper 000's criterion at
-    λ' = (m + ½)/n); labels in :data:`GREEDY_SERIES` (with only ``"split"``, the label
-    "GreedyRL" of the earlier grid)."""
+    ``criteria``: ``"authors"`` (the authors' learner, its own test captured/n ≥ λ, i.e. ⌈λn⌉,
+    whatever ``rounding``: so their script does), ``"captured"`` (their draft, same test) and/or
+    ``"split"`` (paper 000's criterion at λ' = (m ± ½)/n, so that it captures ≥ m of
+    :func:`min_count`); labels in :data:`GREEDY_SERIES` (with only ``"split"``, the label
+    "GreedyRL" of the earliest grid)."""
     from ...rulelist import GreedyRuleListClassifier
 
     split = load_split(dataset, seed)
@@ -405,13 +439,14 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
     for crit in criteria:
         label = "GreedyRL" if tuple(criteria) == ("split",) else GREEDY_SERIES[crit]
         for lam in supports:
-            m = min_count(lam, n)
-            lam_fit = float(lam) if crit == "captured" else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
+            own = crit in ("authors", "captured")  # their own ratio test: ⌈λn⌉
+            m = min_count(lam, n, "ceil" if own else rounding)
+            lam_fit = float(lam) if own else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
             for L in lengths:
                 est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1, criterion=crit)
                 model, secs, cpu = _timed(est, Xtr, ytr)
                 k = len(model.rule_list_.rules)
-                params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n)
+                params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n, **_rounding_param(rounding))
                 rows += _measure(
                     model,
                     label,
@@ -428,23 +463,29 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
     return rows
 
 
-def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=OPTIMAL_RL_TIME_LIMIT):
-    """Certifiably optimal width-1 rule lists of one split and λ, for each length L."""
+def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=OPTIMAL_RL_TIME_LIMIT, rounding="ceil"):
+    """Certifiably optimal width-1 rule lists of one split and λ, for each length L; ``"floor"``:
+    each rule captures ≥ ⌊λn⌋ records as the authors' modified CORELS counts (literals still mined
+    in [λ, 1 − λ])."""
     from ...rulelist import OptimalRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
     n = len(ytr)
-    m = min_count(support, n)
+    m = min_count(support, n, rounding)
+    # ⌈λ'·n⌉ = m for λ' = (m − ½)/n; the mining keeps λ
+    lam_fit = float(support) if rounding == "ceil" else (m - 0.5) / n
     rows = []
     for L in lengths:
-        est = OptimalRuleListClassifier(max_rules=int(L) + 1, min_support=float(support), time_limit=time_limit)
+        est = OptimalRuleListClassifier(
+            max_rules=int(L) + 1, min_support=lam_fit, min_literal_support=float(support), time_limit=time_limit
+        )
         model, secs, cpu = _timed(est, Xtr, ytr)
         cert = model.certificate_
         if cert.min_captured != m:  # the learner's own count must be the grid's m
             raise RuntimeError(f"OptimalRuleListClassifier used {cert.min_captured} records, expected {m}")
         k = len(model.rule_list_.rules)
-        params = dict(depth=int(L), support=float(support), min_count=m, n_train=n)
+        params = dict(depth=int(L), support=float(support), min_count=m, n_train=n, **_rounding_param(rounding))
         rows += _measure(
             model,
             "OptimalRL",
@@ -494,8 +535,13 @@ def grid_sizes(size):
     return depths, supports, seeds
 
 
-def _grid_cells(size):
+def _grid_cells(size, rounding="ceil", dl85_time_limit=DL85_TIME_LIMIT):
+    """The cells of the 003 grid. Options (the default grid: ``"ceil"``, 300 s): ``rounding="floor"``
+    gives the trees and OptimalRL the authors' ⌊λn⌋ (GreedyRL keeps its own ⌈λn⌉ test, as theirs
+    did); ``dl85_time_limit=3600`` is the paper's budget of one hour per DL8.5 fit (PyDL8.5 counts
+    wall-clock time, so on a loaded machine a fit gets less than an hour of CPU)."""
     depths, supports, seeds = grid_sizes(size)
+    extra = _rounding_param(rounding)
     largest = (max(depths), min(supports))
     dl85 = _has_dl85()
     cells = []
@@ -505,7 +551,7 @@ def _grid_cells(size):
                 Cell(
                     f"sklearn_DT-{ds}-s{s}",
                     tree_cell,
-                    dict(dataset=ds, seed=s, depths=tuple(depths), supports=tuple(supports), largest=largest),
+                    dict(dataset=ds, seed=s, depths=tuple(depths), supports=tuple(supports), largest=largest, **extra),
                     cost=1.0,
                 )
             )
@@ -519,7 +565,8 @@ def _grid_cells(size):
                         lengths=tuple(depths),
                         supports=tuple(supports),
                         largest=largest,
-                        criteria=("captured", "split"),
+                        criteria=("authors", "captured", "split"),
+                        **extra,
                     ),
                     cost=0.5,
                 )
@@ -536,6 +583,7 @@ def _grid_cells(size):
                             lengths=tuple(depths),
                             largest=largest,
                             time_limit=OPTIMAL_RL_TIME_LIMIT,
+                            **extra,
                         ),
                         cost=10.0,
                     )
@@ -554,7 +602,8 @@ def _grid_cells(size):
                                     depth=d,
                                     support=lam,
                                     largest=largest,
-                                    time_limit=DL85_TIME_LIMIT,
+                                    time_limit=dl85_time_limit,
+                                    **extra,
                                 ),
                                 cost=3.0**d / lam,
                             )
