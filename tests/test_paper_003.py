@@ -284,6 +284,43 @@ def test_statement_checks_follow_the_data():
     assert t.loc["same_accuracy", "verdict"] == "holds"  # as accurate and leaks less
 
 
+def _seeded(values):
+    """Tidy rows from {(dataset, learner, depth, support, seed): dist_g}."""
+    return pd.DataFrame(
+        [
+            row(ds, lr, dict(depth=d, support=s), math.inf, 0.0, sd, "dist_g", v)
+            for (ds, lr, d, s, sd), v in values.items()
+        ]
+    )
+
+
+def test_paired_uncertainty_against_brute_force():
+    rng = np.random.default_rng(7)
+    vals = {}
+    for d in (2, 3, 4):
+        for lam in (0.01, 0.02):
+            for sd in range(5):
+                base = rng.uniform(0.7, 0.9)
+                vals[("adult", "a", d, lam, sd)] = base + rng.normal(0, 0.01)
+                vals[("adult", "b", d, lam, sd)] = base
+    vals[("adult", "a", 1, 0.01, 0)] = 0.0  # depth 1 is left out (min_depth=2)
+    df = _seeded(vals)
+    u = p3.paired_uncertainty(df, "a", "b", "adult", sign=-1, n_boot=500)
+    diffs = [
+        np.mean([vals[("adult", "a", d, lam, sd)] - vals[("adult", "b", d, lam, sd)] for sd in range(5)])
+        for d in (2, 3, 4)
+        for lam in (0.01, 0.02)
+    ]
+    assert u["n"] == 6 and u["k"] == sum(x < 0 for x in diffs) and u["seeds"] == 5
+    assert u["diff"] == pytest.approx(np.mean(diffs))
+    assert u["ci"][0] <= u["share"] <= u["ci"][1] and u["diff_ci"][0] <= u["diff"] <= u["diff_ci"][1]
+    # a difference of one sign in every seed: the share is 1 under any resampling of the seeds
+    sure = {k: (v - 0.05 if k[1] == "a" else v) for k, v in vals.items() if k[2] >= 2}
+    u = p3.paired_uncertainty(_seeded(sure), "a", "b", "adult", sign=-1, n_boot=200)
+    assert u["share"] == 1.0 and u["ci"] == (1.0, 1.0) and u["p_sign"] == pytest.approx(2 * 0.5**6)
+    assert p3.paired_uncertainty(_seeded(sure), "a", "b", "compas")["n"] == 0
+
+
 def test_extremes_statement_reads_the_quantiles():
     q = {f"per_record_q{k}": 0.55 + 0.41 * k / 100 for k in range(101)}
     df = _fake({("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.8, size=10, train_accuracy=0.8, **q)})

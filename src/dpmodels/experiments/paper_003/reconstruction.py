@@ -82,6 +82,7 @@ __all__ = [
     "optimal_rulelist_cell",
     "dp_cell",
     "check_statements",
+    "paired_uncertainty",
 ]
 
 DATASETS = ("adult", "compas")
@@ -966,6 +967,65 @@ PUBLISHED = (
 )
 
 
+def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2, n_boot=2000, seed=0):
+    """How sure the share "``a`` below ``b``" (``sign=-1``; ``+1``: above) over a grid's settings is.
+
+    ``df``: tidy rows. Per setting (depth ≥ ``min_depth``, λ) of ``dataset`` the seed-mean
+    difference d = a − b of ``metric`` over the seeds both learners have (paired: one split per
+    seed). Returns a dict: ``share`` (settings with sign(d) as stated), ``n`` settings, ``ci``
+    (2.5 %, 97.5 %) of that share when the seeds are resampled with replacement ``n_boot`` times
+    (one draw of seeds for every setting, so settings stay dependent as in the data), ``diff``
+    (mean d over settings) with its bootstrap ``diff_ci``, and ``p_sign``: the exact two-sided
+    sign test of the settings' signs against ½ (settings share their seeds and nest in depth, so
+    they are not independent: read it as a descriptive number, the bootstrap as the uncertainty).
+    """
+    from scipy.stats import binomtest
+
+    nan2 = (float("nan"), float("nan"))
+    empty = dict(share=float("nan"), k=0, n=0, ci=nan2, diff=float("nan"), diff_ci=nan2, p_sign=float("nan"), seeds=0)
+    d = _with_params(df[(df["metric"] == metric) & (df["dataset"] == dataset) & df["learner"].isin([a, b])])
+    if d.empty:
+        return empty
+    d = d[d["depth"] >= min_depth]
+    wide = d.pivot_table(index=["depth", "support", "seed"], columns="learner", values="value").dropna()
+    if wide.empty or a not in wide or b not in wide:
+        return empty
+    diff = (wide[a] - wide[b]).unstack("seed")  # settings × seeds
+    seeds = diff.columns.to_numpy()
+    vals = diff.to_numpy()
+    mean = np.nanmean(vals, axis=1)
+    ok = sign * mean > 0
+    rng = np.random.default_rng(seed)
+    shares, diffs = np.empty(n_boot), np.empty(n_boot)
+    for i in range(n_boot):
+        pick = rng.integers(0, len(seeds), len(seeds))
+        m = np.nanmean(vals[:, pick], axis=1)
+        shares[i] = np.mean(sign * m > 0)
+        diffs[i] = np.nanmean(m)
+    nz = int(np.sum(mean != 0))
+    p = float(binomtest(int(ok.sum()), nz, 0.5).pvalue) if nz else float("nan")
+    return dict(
+        share=float(ok.mean()),
+        k=int(ok.sum()),
+        n=int(ok.size),
+        ci=tuple(float(v) for v in np.quantile(shares, [0.025, 0.975])),
+        diff=float(np.mean(mean)),
+        diff_ci=tuple(float(v) for v in np.quantile(diffs, [0.025, 0.975])),
+        p_sign=p,
+        seeds=int(len(seeds)),
+    )
+
+
+def _uncertainty_text(u) -> str:
+    if not u["n"]:
+        return "–"
+    return (
+        f"{u['k']}/{u['n']} (seed-bootstrap 95 % CI of the share {u['ci'][0]:.2f}–{u['ci'][1]:.2f}; mean "
+        f"difference {u['diff']:+.4f}, CI {u['diff_ci'][0]:+.4f} to {u['diff_ci'][1]:+.4f}; sign test p = "
+        f"{u['p_sign']:.2g})"
+    )
+
+
 def _pair(w, a, b, metric, min_depth=1):
     """Seed-mean ``metric`` of learners a and b on their common settings (depth ≥ min_depth)."""
     cols = ["dataset", "depth", "support"]
@@ -1123,7 +1183,8 @@ def _check(key, df, w):
             ok = (g["dist_g_a"] < g["dist_g_b"]) if ds == "adult" else (g["dist_g_b"] < g["dist_g_a"])
             fr.append(ok.mean())
             who = "sklearn_DT leaks more" if ds == "adult" else "DL8.5 leaks more"
-            parts.append(f"{ds} ({who}): {_share(ok.to_numpy())}")
+            u = paired_uncertainty(df, "sklearn_DT", "DL8.5", ds, sign=-1 if ds == "adult" else 1)
+            parts.append(f"{ds} ({who}): {_uncertainty_text(u) if u['n'] else _share(ok.to_numpy())}")
         return "; ".join(parts), _verdict(min(fr), 0.75, 0.5)
     if key == "rl_lengths":
         p = _pair(w, "OptimalRL", "GreedyRL", "size", min_depth=2)
@@ -1147,7 +1208,8 @@ def _check(key, df, w):
         for ds, g in p.groupby("dataset"):
             ok = (g["dist_g_a"] < g["dist_g_b"]).to_numpy()
             fr.append(ok.mean())
-            parts.append(f"{ds}: {_share(ok)}")
+            u = paired_uncertainty(df, "OptimalRL", "GreedyRL", ds, sign=-1)
+            parts.append(f"{ds}: {_uncertainty_text(u) if u['n'] else _share(ok)}")
         return "; ".join(parts), _verdict(np.mean(fr), 0.8, 0.5)
     if key in ("support_trees", "support_rls"):
         learners = TREES if key == "support_trees" else RULE_LISTS
