@@ -381,3 +381,14 @@ def test_toy_id_recomputes_the_papers_worked_examples():
     assert md.count("| yes |") == 5 and "| **no** |" not in md  # Table IV, row by row
     assert "Dist_G of Rule List 1 = 0.450" in md
     assert "| 0.500 | 0.5 | 0.613 | 0.613 |" in md and "| 0.500 | 0.5 | 0.387 | 0.387 |" in md
+
+
+def test_paired_uncertainty_leaves_out_settings_missing_a_seed():
+    vals = {}
+    for d in (2, 3):
+        for sd in range(3):
+            vals[("adult", "a", d, 0.01, sd)] = 0.5
+            vals[("adult", "b", d, 0.01, sd)] = 0.6
+    del vals[("adult", "b", 3, 0.01, 2)]  # depth 3 lacks a seed of b: not a complete pair
+    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
+    assert (u["k"], u["n"], u["seeds"]) == (1, 1, 3) and u["diff"] == pytest.approx(-0.1)

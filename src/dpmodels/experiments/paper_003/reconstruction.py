@@ -9,20 +9,27 @@ Protocol (paper 003, Sec. V-A; the facts of the authors' public scripts where th
   rows, COMPAS: 5,771).
 * **Grid.** Maximum depth (trees) or length (rule lists, if-then rules without the default)
   1–10 × relative minimum support λ ∈ {0.01, …, 0.05}. The support is a *count* m = ⌈λ·n_train⌉
-  for every learner, so that greedy and optimal models face the same constraint (the authors'
-  scripts used ⌊λ·n⌋ for the trees — 39 instead of 40 records on Adult at λ = 0.01):
+  for every learner, so that greedy and optimal models face the same constraint. The authors'
+  scripts count differently per learner: ⌊λ·n⌋ for the trees (``int(λ * n)``) and in their
+  modified CORELS (an integer truncation of λ·n), ``captured / n ≥ λ`` (⌈λn⌉) in their greedy
+  list — 39 instead of 40 records on Adult at λ = 0.01. ``_grid_cells(size, rounding="floor")``
+  runs the grid with their counts (GreedyRL keeps its own test):
 
   - ``sklearn_DT``: ``DecisionTreeClassifier(max_depth=D, min_samples_leaf=λ, random_state=1+s)``
-    (a float λ is ⌈λ·n⌉ records per leaf in scikit-learn).
+    (a float λ is ⌈λ·n⌉ records per leaf in scikit-learn; the count m with ``"floor"``).
   - ``DL8.5``: :class:`~dpmodels.tree.optimal.DL85Classifier` (PyDL8.5, exact search, its
     suboptimal depth-2 solver off), ``min_sup=m``, a time limit per fit (:data:`DL85_TIME_LIMIT`;
-    the paper gave 1 h of CPU). A fit that times out keeps PyDL8.5's best tree and is recorded
-    with ``optimal = 0``.
-  - ``GreedyRL``: the authors' greedy list,
-    ``GreedyRuleListClassifier(criterion="captured", max_width=1, max_rules=L+1, min_support=λ)``:
-    literals pre-mined by training support in [λ, 1 − λ], the captured records' Gini, each rule
-    capturing ≥ λ·n training records (``captured / n ≥ λ``, i.e. m), stopping only when no rule
-    meets the support (what the paper's Appendix A describes).
+    the paper gave 1 h of CPU: ``_grid_cells(size, dl85_time_limit=3600)``, wall-clock as PyDL8.5
+    counts it). A fit that times out keeps PyDL8.5's best tree and is recorded with ``optimal = 0``.
+  - ``GreedyRL``: the authors' greedy list as they ran it for the paper,
+    ``GreedyRuleListClassifier(criterion="authors", max_width=1, max_rules=L+1, min_support=λ)``:
+    literals pre-mined by training support in [λ, 1 − λ], the split's Gini with ties to the purer
+    side, each rule capturing ≥ λ·n training records (``captured / n ≥ λ``, i.e. m), stopping
+    when no rule beats not splitting (in exact arithmetic: the remaining records are pure, or no
+    literal meets the support while leaving a record on the other side).
+  - ``GreedyRL-draft`` (beside it): the first draft in the authors' repository,
+    ``criterion="captured"`` (the captured records' Gini, stops only for support), which the
+    grid ran as ``GreedyRL`` before the authors' final learner was identified.
   - ``GreedyRL-split`` (the library's criterion, beside it): paper 000's greedy list (the split's
     weighted Gini, Eq. (1)+(2)), ``max_width=1``, λ' = (m + ½)/n so that its "captures ≥ ⌊λ'·n⌋
     of the remaining records" is the same count m; it also stops when no rule lowers the Gini
@@ -971,8 +978,8 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
     """How sure the share "``a`` below ``b``" (``sign=-1``; ``+1``: above) over a grid's settings is.
 
     ``df``: tidy rows. Per setting (depth ≥ ``min_depth``, λ) of ``dataset`` the seed-mean
-    difference d = a − b of ``metric`` over the seeds both learners have (paired: one split per
-    seed). Returns a dict: ``share`` (settings with sign(d) as stated), ``n`` settings, ``ci``
+    difference d = a − b of ``metric`` over the seeds (paired: one split per seed); a setting
+    that misses a seed of either learner (a partial grid) is left out. Returns a dict: ``share`` (settings with sign(d) as stated), ``n`` settings, ``ci``
     (2.5 %, 97.5 %) of that share when the seeds are resampled with replacement ``n_boot`` times
     (one draw of seeds for every setting, so settings stay dependent as in the data), ``diff``
     (mean d over settings) with its bootstrap ``diff_ci``, and ``p_sign``: the exact two-sided
@@ -990,18 +997,20 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
     wide = d.pivot_table(index=["depth", "support", "seed"], columns="learner", values="value").dropna()
     if wide.empty or a not in wide or b not in wide:
         return empty
-    diff = (wide[a] - wide[b]).unstack("seed")  # settings × seeds
+    diff = (wide[a] - wide[b]).unstack("seed").dropna(how="any")  # settings × seeds, every seed run
+    if diff.empty:
+        return empty
     seeds = diff.columns.to_numpy()
     vals = diff.to_numpy()
-    mean = np.nanmean(vals, axis=1)
+    mean = vals.mean(axis=1)
     ok = sign * mean > 0
     rng = np.random.default_rng(seed)
     shares, diffs = np.empty(n_boot), np.empty(n_boot)
     for i in range(n_boot):
         pick = rng.integers(0, len(seeds), len(seeds))
-        m = np.nanmean(vals[:, pick], axis=1)
+        m = vals[:, pick].mean(axis=1)
         shares[i] = np.mean(sign * m > 0)
-        diffs[i] = np.nanmean(m)
+        diffs[i] = m.mean()
     nz = int(np.sum(mean != 0))
     p = float(binomtest(int(ok.sum()), nz, 0.5).pvalue) if nz else float("nan")
     return dict(
