@@ -159,7 +159,9 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
         return sup
 
-    # Label handling shared with the rule lists (same `classes=`: declared, else the schema {0, 1}).
+    # Label handling shared with the rule lists (same `classes=`: declared, else the schema {0, 1});
+    # DL8.5's trees here are binary-class
+    _binary_only = True
     _encode_labels = RuleListEstimator._encode_labels
 
     def _to_binary(self, X) -> np.ndarray:
