@@ -64,6 +64,50 @@ def test_one_support_count_for_every_learner(n, lam):
     assert (m / n >= lam) and ((m - 1) / n < lam)  # OptimalRL's test captured / n ≥ λ
 
 
+@pytest.mark.parametrize("n", [3907, 5771, 977, 1000, 123, 100])
+@pytest.mark.parametrize("lam", [0.01, 0.02, 0.03, 0.04, 0.05])
+def test_floor_support_is_the_authors_count(n, lam):
+    # brute force: the largest count m with m ≤ λn (at least 1), as int(λ * n) truncates
+    m = p3.min_count(lam, n, "floor")
+    assert m == max(1, max(k for k in range(n + 1) if k <= lam * n))
+    assert math.ceil((m - 0.5) / n * n) == m  # OptimalRL's ⌈λ'·n⌉ with λ' = (m − ½)/n
+    assert p3.min_count(lam, n, "ceil") - m == (0 if float(lam * n).is_integer() else 1)
+    with pytest.raises(ValueError, match="rounding"):
+        p3.min_count(lam, n, "round")
+
+
+def test_floor_grid_gives_trees_and_optimal_lists_the_floor_count():
+    Xtr, _, ytr, _ = p3.load_split("adult", 0)
+    n, lam = len(ytr), 0.01
+    m = p3.min_count(lam, n, "floor")
+    assert (m, p3.min_count(lam, n)) == (39, 40)  # the brief's example: 39 instead of 40 records
+    trees = p3.tree_cell("adult", 0, depths=(6,), supports=(lam,), largest=(6, lam), rounding="floor")
+    opt = p3.optimal_rulelist_cell("adult", 0, support=lam, lengths=(3,), largest=(3, lam), rounding="floor")
+    for rows in (trees, opt):
+        p = json.loads(rows[0]["parameters"])
+        assert p["min_count"] == m and p["rounding"] == "floor"
+    est = DecisionTreeClassifier(max_depth=6, min_samples_leaf=m, random_state=1).fit(Xtr, ytr)
+    assert _metrics(trees)["dist_g"] == pytest.approx(reconstruction_leak(est, Xtr, ytr, domains="binary").dist_g)
+    o = OptimalRuleListClassifier(max_rules=4, min_support=(m - 0.5) / n, min_literal_support=lam).fit(Xtr, ytr)
+    assert o.certificate_.min_captured == m
+    assert _metrics(opt)["dist_g"] == pytest.approx(reconstruction_leak(o, Xtr, ytr).dist_g)
+    cells = p3._grid_cells(Size(quick=True, datasets=("compas",)), rounding="floor", dl85_time_limit=3600.0)
+    assert all(c.kwargs.get("rounding") == "floor" for c in cells if isinstance(c, Cell))
+    assert all(c.kwargs["time_limit"] == 3600.0 for c in cells if isinstance(c, Cell) and c.key.startswith("DL8.5"))
+
+
+def test_grid_runs_the_authors_greedy_list_as_greedyrl():
+    rows = p3.rulelist_cell(
+        "compas", 0, lengths=(10,), supports=(0.01,), largest=(10, 0.01), criteria=("authors", "captured", "split")
+    )
+    assert {r["learner"] for r in rows} == {"GreedyRL", "GreedyRL-draft", "GreedyRL-split"}
+    Xtr, _, ytr, _ = p3.load_split("compas", 0)
+    g = GreedyRuleListClassifier(max_rules=11, min_support=0.01, max_width=1, criterion="authors").fit(Xtr, ytr)
+    got = _metrics(rows, "GreedyRL")
+    assert got["size"] == len(g.rule_list_.rules)
+    assert got["dist_g"] == pytest.approx(reconstruction_leak(g, Xtr, ytr).dist_g, abs=1e-12)
+
+
 def test_quick_grid_and_skips_without_pydl85(monkeypatch):
     monkeypatch.setattr(p3, "_has_dl85", lambda: False)
     items = p3._grid_cells(Size(quick=True))
@@ -240,6 +284,43 @@ def test_statement_checks_follow_the_data():
     assert t.loc["same_accuracy", "verdict"] == "holds"  # as accurate and leaks less
 
 
+def _seeded(values):
+    """Tidy rows from {(dataset, learner, depth, support, seed): dist_g}."""
+    return pd.DataFrame(
+        [
+            row(ds, lr, dict(depth=d, support=s), math.inf, 0.0, sd, "dist_g", v)
+            for (ds, lr, d, s, sd), v in values.items()
+        ]
+    )
+
+
+def test_paired_uncertainty_against_brute_force():
+    rng = np.random.default_rng(7)
+    vals = {}
+    for d in (2, 3, 4):
+        for lam in (0.01, 0.02):
+            for sd in range(5):
+                base = rng.uniform(0.7, 0.9)
+                vals[("adult", "a", d, lam, sd)] = base + rng.normal(0, 0.01)
+                vals[("adult", "b", d, lam, sd)] = base
+    vals[("adult", "a", 1, 0.01, 0)] = 0.0  # depth 1 is left out (min_depth=2)
+    df = _seeded(vals)
+    u = p3.paired_uncertainty(df, "a", "b", "adult", sign=-1, n_boot=500)
+    diffs = [
+        np.mean([vals[("adult", "a", d, lam, sd)] - vals[("adult", "b", d, lam, sd)] for sd in range(5)])
+        for d in (2, 3, 4)
+        for lam in (0.01, 0.02)
+    ]
+    assert u["n"] == 6 and u["k"] == sum(x < 0 for x in diffs) and u["seeds"] == 5
+    assert u["diff"] == pytest.approx(np.mean(diffs))
+    assert u["ci"][0] <= u["share"] <= u["ci"][1] and u["diff_ci"][0] <= u["diff"] <= u["diff_ci"][1]
+    # a difference of one sign in every seed: the share is 1 under any resampling of the seeds
+    sure = {k: (v - 0.05 if k[1] == "a" else v) for k, v in vals.items() if k[2] >= 2}
+    u = p3.paired_uncertainty(_seeded(sure), "a", "b", "adult", sign=-1, n_boot=200)
+    assert u["share"] == 1.0 and u["ci"] == (1.0, 1.0) and u["p_sign"] == pytest.approx(2 * 0.5**6)
+    assert p3.paired_uncertainty(_seeded(sure), "a", "b", "compas")["n"] == 0
+
+
 def test_extremes_statement_reads_the_quantiles():
     q = {f"per_record_q{k}": 0.55 + 0.41 * k / 100 for k in range(101)}
     df = _fake({("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.8, size=10, train_accuracy=0.8, **q)})
@@ -300,3 +381,14 @@ def test_toy_id_recomputes_the_papers_worked_examples():
     assert md.count("| yes |") == 5 and "| **no** |" not in md  # Table IV, row by row
     assert "Dist_G of Rule List 1 = 0.450" in md
     assert "| 0.500 | 0.5 | 0.613 | 0.613 |" in md and "| 0.500 | 0.5 | 0.387 | 0.387 |" in md
+
+
+def test_paired_uncertainty_leaves_out_settings_missing_a_seed():
+    vals = {}
+    for d in (2, 3):
+        for sd in range(3):
+            vals[("adult", "a", d, 0.01, sd)] = 0.5
+            vals[("adult", "b", d, 0.01, sd)] = 0.6
+    del vals[("adult", "b", 3, 0.01, 2)]  # depth 3 lacks a seed of b: not a complete pair
+    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
+    assert (u["k"], u["n"], u["seeds"]) == (1, 1, 3) and u["diff"] == pytest.approx(-0.1)

@@ -6,6 +6,7 @@ Oracles: brute-force supports of every literal pair (mining), the bins' partitio
 guarantee column (what is proven and what is the paper's claim).
 """
 
+from fractions import Fraction
 from itertools import combinations
 
 import numpy as np
@@ -235,11 +236,19 @@ def test_shared_split_with_columns_and_paper_calibration_is_the_estimator(mechan
         shared.fit(random_state=0, **dict(params, candidates="conjunctions"))
 
 
-# ------------------------------------------------------------- GreedyRL criterion="captured"
-def _authors_greedy(X, y, max_len, lam):
-    """Brute-force reading of paper 003's authors' learner (width 1): pre-mine literals with
-    training support in [λ, 1 − λ]; repeatedly take the first literal (column order, positive
-    before negated) of lowest captured Gini among those capturing ≥ λ·n; stop when none."""
+# ------------------------------------------- GreedyRL criterion="authors" / "captured"
+def _q(pos, tot):
+    """Exact Gini 2p(1 − p) of pos positives among tot records."""
+    return Fraction(2 * pos * (tot - pos), tot * tot) if tot else Fraction(0)
+
+
+def _authors_greedy(X, y, max_len, lam, criterion="authors"):
+    """Brute-force reading of paper 003's authors' learner (width 1), in exact fractions, scanned
+    as their script scans: pre-mine literals (column order, positive before negated) with training
+    share in [λ, 1 − λ]; at each position walk the list, drop literals capturing no record or
+    < λ·n, and keep the first literal that beats the best so far — "authors": by split Gini S,
+    then weighted captured Gini W, starting from (G, G) of the remaining records (no rule beats it:
+    stop); "captured": by captured Gini, starting from nothing."""
     n, p = X.shape
     lits = []
     for j in range(p):
@@ -250,63 +259,118 @@ def _authors_greedy(X, y, max_len, lam):
     remaining = np.ones(n, bool)
     out = []
     while len(out) < max_len:
-        best, best_g = None, 1.0
+        N, P = int(remaining.sum()), int(y[remaining].sum())
+        best = None
+        best_key = (_q(P, N), _q(P, N)) if criterion == "authors" else None
         for j, pos in list(lits):
             cap = remaining & (X[:, j] if pos else ~X[:, j])
-            c = cap.sum()
-            if c > 0 and c / n >= lam:
-                q = y[cap].mean()
-                g = 1 - q**2 - (1 - q) ** 2
-                if g < best_g - 1e-12:
-                    best, best_g = (j, pos), g
-            else:
+            c, k = int(cap.sum()), int(y[cap].sum())
+            if not (c > 0 and c / n >= lam):
                 lits.remove((j, pos))
+                continue
+            if criterion == "authors":
+                if c == N:  # nothing left on the other side: never taken
+                    continue
+                w = Fraction(c, N) * _q(k, c)
+                key = (w + Fraction(N - c, N) * _q(P - k, N - c), w)
+            else:
+                key = (_q(k, c),)
+            if best_key is None or key < best_key:
+                best, best_key = (j, pos), key
         if best is None:
             break
         cap = remaining & (X[:, best[0]] if best[1] else ~X[:, best[0]])
-        out.append((best, int(y[cap].mean() >= 0.5)))
+        out.append((best, int(2 * y[cap].sum() >= cap.sum())))
         remaining &= ~cap
         lits.remove(best)
-    default = int(y[remaining].mean() >= 0.5) if remaining.any() else int(y.mean() >= 0.5)
+    default = int(2 * y[remaining].sum() >= remaining.sum()) if remaining.any() else int(2 * y.sum() >= n)
     return out, default
 
 
-def _captured_case(seed, lam, max_len):
+def _draw(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(30, 200))
     X = rng.random((n, 5)) < rng.uniform(0.05, 0.95, 5)
     y = ((X[:, 0] & ~X[:, 1]) ^ (rng.random(n) < 0.2)).astype(int)
-    g = GreedyRuleListClassifier(criterion="captured", max_width=1, max_rules=max_len + 1, min_support=lam)
-    g.fit(pd.DataFrame(X.astype(np.uint8), columns=[f"c{j}" for j in range(5)]), y)
-    rules, default = _authors_greedy(X, y, max_len, lam)
+    return X, y
+
+
+def _fit_greedy(X, y, max_len, lam, criterion):
+    g = GreedyRuleListClassifier(criterion=criterion, max_width=1, max_rules=max_len + 1, min_support=lam)
+    g.fit(pd.DataFrame(X.astype(np.uint8), columns=[f"c{j}" for j in range(X.shape[1])]), y)
     got = [((int(r.literals[0][0][1:]), r.literals[0][1]), r.prediction) for r in g.rule_list_.rules]
-    assert got == rules
-    assert g.rule_list_.default.prediction == default
+    return got, g.rule_list_.default.prediction
 
 
-# A known disagreement with the oracle, found by hypothesis in a fresh run: seed 44, λ = 0.01, 3
-# rules — the learner picks (c2 = 0) second where the oracle picks (c0 = 0). Not yet explained (the
-# learner's captured-Gini tie rule or the oracle): tracked here until it is.
-KNOWN_MISMATCH = (44, 0.01, 3)
+def _captured_case(seed, lam, max_len, criterion="captured"):
+    X, y = _draw(seed)
+    assert _fit_greedy(X, y, max_len, lam, criterion) == _authors_greedy(X, y, max_len, lam, criterion)
 
 
-@pytest.mark.xfail(strict=False, reason=f"known mismatch {KNOWN_MISMATCH} (see below); other draws agree")
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([0.01, 0.05, 0.2]), st.integers(1, 6))
 def test_captured_criterion_equals_the_authors_algorithm(seed, lam, max_len):
     _captured_case(seed, lam, max_len)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 8, 13, 21])
-def test_captured_criterion_equals_the_authors_algorithm_on_fixed_draws(seed):
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.01, 0.05, 0.2]), st.integers(1, 6))
+def test_authors_criterion_equals_the_authors_algorithm(seed, lam, max_len):
+    _captured_case(seed, lam, max_len, "authors")
+
+
+@pytest.mark.parametrize("criterion", ["captured", "authors"])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 8, 13, 21, 44])
+def test_authors_learners_equal_the_oracle_on_fixed_draws(seed, criterion):
     for lam in (0.01, 0.05, 0.2):
         for max_len in (1, 3, 6):
-            _captured_case(seed, lam, max_len)
+            _captured_case(seed, lam, max_len, criterion)
 
 
-@pytest.mark.xfail(strict=True, reason="the learner and the authors' oracle disagree on this draw")
-def test_captured_criterion_known_mismatch():
-    _captured_case(*KNOWN_MISMATCH)
+def test_captured_criterion_exact_tie_goes_to_the_first_literal():
+    # seed 44, λ = 0.01, second position: (c0 = 0) captures 3 of 15 positive, (c2 = 0) 28 of 35 and
+    # c3 28 of 35: all Gini 8/25. In floats 2p(1 − p) orders them by rounding (c2 = 0 came out
+    # lowest); as fractions they tie and the first literal, (c0 = 0), is the authors' choice.
+    X, y = _draw(44)
+    rules, _ = _fit_greedy(X, y, 3, 0.01, "captured")
+    assert [r[0] for r in rules] == [(1, True), (0, False), (2, False)]
+    assert _q(3, 15) == _q(28, 35) == Fraction(8, 25)
+
+
+def test_authors_criterion_stops_when_no_rule_lowers_the_gini():
+    # c0 isolates the 8 positives (S = 0); the 12 records left are all negative (G = 0) and c1 still
+    # splits them with enough support, but S = W = 0 does not beat (G, G): the list stops at one
+    # rule although 9 are allowed; the draft ("captured") takes c1 (captured Gini 0) and goes on
+    c0 = np.r_[np.ones(8), np.zeros(12)].astype(bool)
+    c1 = np.r_[np.zeros(8), np.ones(4), np.zeros(8)].astype(bool)
+    X, y = np.c_[c0, c1], c0.astype(int)
+    got = _fit_greedy(X, y, 9, 0.05, "authors")
+    assert got == _authors_greedy(X, y, 9, 0.05, "authors") == ([((0, True), 1)], 0)
+    draft = _fit_greedy(X, y, 9, 0.05, "captured")
+    assert draft == _authors_greedy(X, y, 9, 0.05, "captured") and len(draft[0]) == 2
+
+
+def test_authors_criterion_takes_a_split_that_keeps_the_class_rate():
+    # c0 captures 10 records, 5 positive, of 20 with 10 positive: S = G (no Gini gain) but
+    # W = G/2 < G, so the authors' tie clause takes it (c0 before "not c0": same S, same W); then
+    # "not c0" would capture everything left (the other side empty): never taken, the list stops
+    c0 = np.r_[np.ones(10), np.zeros(10)].astype(bool)
+    y = np.r_[np.ones(5), np.zeros(5), np.ones(5), np.zeros(5)].astype(int)
+    got = _fit_greedy(c0[:, None], y, 5, 0.05, "authors")
+    assert got == _authors_greedy(c0[:, None], y, 5, 0.05, "authors") == ([((0, True), 1)], 1)
+
+
+@pytest.mark.parametrize("criterion", ["captured", "authors"])
+def test_authors_support_is_the_ceiling_of_lambda_n(criterion):
+    # n = 40, λ = 0.06: λn = 2.4, so a literal needs 3 records; c0 captures 2 (never taken), c1 3
+    n = 40
+    X = np.zeros((n, 2), bool)
+    X[:2, 0] = True
+    X[2:5, 1] = True
+    y = np.r_[np.ones(5), np.zeros(35)].astype(int)
+    rules, _ = _fit_greedy(X, y, 3, 0.06, criterion)
+    assert (0, True) not in [r[0] for r in rules] and (1, True) in [r[0] for r in rules]
+    assert _fit_greedy(X, y, 3, 0.06, criterion) == _authors_greedy(X, y, 3, 0.06, criterion)
 
 
 def test_captured_criterion_rejects_unknown_criterion():

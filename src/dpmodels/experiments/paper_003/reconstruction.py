@@ -9,20 +9,27 @@ Protocol (paper 003, Sec. V-A; the facts of the authors' public scripts where th
   rows, COMPAS: 5,771).
 * **Grid.** Maximum depth (trees) or length (rule lists, if-then rules without the default)
   1–10 × relative minimum support λ ∈ {0.01, …, 0.05}. The support is a *count* m = ⌈λ·n_train⌉
-  for every learner, so that greedy and optimal models face the same constraint (the authors'
-  scripts used ⌊λ·n⌋ for the trees — 39 instead of 40 records on Adult at λ = 0.01):
+  for every learner, so that greedy and optimal models face the same constraint. The authors'
+  scripts count differently per learner: ⌊λ·n⌋ for the trees (``int(λ * n)``) and in their
+  modified CORELS (an integer truncation of λ·n), ``captured / n ≥ λ`` (⌈λn⌉) in their greedy
+  list — 39 instead of 40 records on Adult at λ = 0.01. ``_grid_cells(size, rounding="floor")``
+  runs the grid with their counts (GreedyRL keeps its own test):
 
   - ``sklearn_DT``: ``DecisionTreeClassifier(max_depth=D, min_samples_leaf=λ, random_state=1+s)``
-    (a float λ is ⌈λ·n⌉ records per leaf in scikit-learn).
+    (a float λ is ⌈λ·n⌉ records per leaf in scikit-learn; the count m with ``"floor"``).
   - ``DL8.5``: :class:`~dpmodels.tree.optimal.DL85Classifier` (PyDL8.5, exact search, its
     suboptimal depth-2 solver off), ``min_sup=m``, a time limit per fit (:data:`DL85_TIME_LIMIT`;
-    the paper gave 1 h of CPU). A fit that times out keeps PyDL8.5's best tree and is recorded
-    with ``optimal = 0``.
-  - ``GreedyRL``: the authors' greedy list,
-    ``GreedyRuleListClassifier(criterion="captured", max_width=1, max_rules=L+1, min_support=λ)``:
-    literals pre-mined by training support in [λ, 1 − λ], the captured records' Gini, each rule
-    capturing ≥ λ·n training records (``captured / n ≥ λ``, i.e. m), stopping only when no rule
-    meets the support (what the paper's Appendix A describes).
+    the paper gave 1 h of CPU: ``_grid_cells(size, dl85_time_limit=3600)``, wall-clock as PyDL8.5
+    counts it). A fit that times out keeps PyDL8.5's best tree and is recorded with ``optimal = 0``.
+  - ``GreedyRL``: the authors' greedy list as they ran it for the paper,
+    ``GreedyRuleListClassifier(criterion="authors", max_width=1, max_rules=L+1, min_support=λ)``:
+    literals pre-mined by training support in [λ, 1 − λ], the split's Gini with ties to the purer
+    side, each rule capturing ≥ λ·n training records (``captured / n ≥ λ``, i.e. m), stopping
+    when no rule beats not splitting (in exact arithmetic: the remaining records are pure, or no
+    literal meets the support while leaving a record on the other side).
+  - ``GreedyRL-draft`` (beside it): the first draft in the authors' repository,
+    ``criterion="captured"`` (the captured records' Gini, stops only for support), which the
+    grid ran as ``GreedyRL`` before the authors' final learner was identified.
   - ``GreedyRL-split`` (the library's criterion, beside it): paper 000's greedy list (the split's
     weighted Gini, Eq. (1)+(2)), ``max_width=1``, λ' = (m + ½)/n so that its "captures ≥ ⌊λ'·n⌋
     of the remaining records" is the same count m; it also stops when no rule lowers the Gini
@@ -82,6 +89,7 @@ __all__ = [
     "optimal_rulelist_cell",
     "dp_cell",
     "check_statements",
+    "paired_uncertainty",
 ]
 
 DATASETS = ("adult", "compas")
@@ -142,12 +150,21 @@ def load_split(dataset: str, seed: int):
     return tuple(train_test_split(X, y, test_size=TEST_SIZE, random_state=int(seed)))
 
 
-def min_count(support: float, n: int) -> int:
-    """m = ⌈λ·n⌉ (≥ 1), the minimum number of records per leaf / captured per rule.
+ROUNDINGS = ("ceil", "floor")
 
-    Computed as scikit-learn does for a float ``min_samples_leaf`` (``ceil(λ * n)`` in floating
-    point), so the two agree exactly.
+
+def min_count(support: float, n: int, rounding: str = "ceil") -> int:
+    """m, the minimum number of records per leaf / captured per rule (≥ 1).
+
+    ``"ceil"`` (the grid's default): m = ⌈λ·n⌉, computed as scikit-learn does for a float
+    ``min_samples_leaf`` (``ceil(λ * n)`` in floating point), so the two agree exactly.
+    ``"floor"``: m = ⌊λ·n⌋ as the authors' scripts compute it for the trees (``int(λ * n)``,
+    at least 1) and as their modified CORELS truncates ``λ * n`` to an integer count.
     """
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
+    if rounding == "floor":
+        return max(1, int(support * n))
     return max(1, int(math.ceil(support * n)))
 
 
@@ -206,8 +223,9 @@ def _internal_nodes(feature) -> int:
 
 
 # --------------------------------------------------------------------------- cells
-def tree_cell(dataset, seed, depths, supports, largest):
-    """Every sklearn_DT fit of one split (cheap): rows for each (max depth, λ)."""
+def tree_cell(dataset, seed, depths, supports, largest, rounding="ceil"):
+    """Every sklearn_DT fit of one split (cheap): rows for each (max depth, λ); ``rounding`` of
+    the leaf support as in :func:`min_count`."""
     from sklearn.tree import DecisionTreeClassifier
 
     split = load_split(dataset, seed)
@@ -216,10 +234,11 @@ def tree_cell(dataset, seed, depths, supports, largest):
     rows = []
     for lam in supports:
         for depth in depths:
-            m = min_count(lam, n)
-            est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=float(lam), random_state=1 + int(seed))
+            m = min_count(lam, n, rounding)
+            leaf = float(lam) if rounding == "ceil" else m  # a float λ is ⌈λ·n⌉ in scikit-learn
+            est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=leaf, random_state=1 + int(seed))
             model, secs, cpu = _timed(est, Xtr, ytr)
-            params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n)
+            params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n, **_rounding_param(rounding))
             rows += _measure(
                 model,
                 "sklearn_DT",
@@ -285,7 +304,13 @@ def _address_space_limit(share):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT):
+def _rounding_param(rounding):
+    """The ``rounding`` key of a row's parameters (absent for the default, so that the default
+    grid's rows and cells stay as they were)."""
+    return {} if rounding == "ceil" else {"rounding": rounding}
+
+
+def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT, rounding="ceil"):
     """One DL8.5 fit (optimal tree); ``optimal`` = 0 when the time limit stopped the search.
 
     ``time_limit`` is wall-clock (PyDL8.5's timer): on a loaded machine the search gets less CPU
@@ -298,7 +323,7 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
     """
     import multiprocessing
 
-    args = (dataset, seed, depth, support, largest, time_limit)
+    args = (dataset, seed, depth, support, largest, time_limit, rounding)
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - no fork (Windows): in this process
@@ -322,7 +347,18 @@ def dl85_cell(dataset, seed, depth, support, largest, time_limit=DL85_TIME_LIMIT
                 f"the DL8.5 fit's process ended with exit code {proc.exitcode} ({dataset}, seed "
                 f"{seed}, depth {depth}, support {support})"
             )
-        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0, exitcode=proc.exitcode)]
+        return [
+            _oom_row(
+                dataset,
+                seed,
+                depth,
+                support,
+                time_limit,
+                time.perf_counter() - t0,
+                exitcode=proc.exitcode,
+                rounding=rounding,
+            )
+        ]
     return out
 
 
@@ -336,27 +372,32 @@ def _dl85_child(conn, args):
     conn.close()
 
 
-def _dl85_params(depth, support, n, time_limit):
+def _dl85_params(depth, support, n, time_limit, rounding="ceil"):
     return dict(
-        depth=int(depth), support=float(support), min_count=min_count(support, n), n_train=n, time_limit=time_limit
+        depth=int(depth),
+        support=float(support),
+        min_count=min_count(support, n, rounding),
+        n_train=n,
+        time_limit=time_limit,
+        **_rounding_param(rounding),
     )
 
 
-def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None):
+def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None, rounding="ceil"):
     n = len(load_split(dataset, seed)[2])
     gb = round(DL85_MEMORY_SHARE * (_physical_memory() or 0) / 2**30, 1)
-    params = dict(_dl85_params(depth, support, n, time_limit), memory_cap_gb=gb)
+    params = dict(_dl85_params(depth, support, n, time_limit, rounding), memory_cap_gb=gb)
     if exitcode is not None:
         params["exitcode"] = exitcode
     return row(dataset, "DL8.5", params, math.inf, 0.0, seed, "out_of_memory", gb, secs)
 
 
-def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
+def _dl85_rows(dataset, seed, depth, support, largest, time_limit, rounding="ceil"):
     from ...tree.optimal import DL85Classifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
-    params = _dl85_params(depth, support, len(ytr), time_limit)
+    params = _dl85_params(depth, support, len(ytr), time_limit, rounding)
     est = DL85Classifier(max_depth=int(depth), min_sup=params["min_count"], time_limit=time_limit)
     t0 = time.perf_counter()
     try:
@@ -364,7 +405,7 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
         return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
     except MemoryError:
-        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0)]
+        return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0, rounding=rounding)]
     rows = _measure(
         model,
         "DL8.5",
@@ -384,18 +425,19 @@ def _dl85_rows(dataset, seed, depth, support, largest, time_limit):
     return rows
 
 
-# GreedyRL criterion -> learner label: the authors' learner is the paper's GreedyRL; paper 000's
-# split Gini (the library's default criterion) is the extra series "GreedyRL-split"
-GREEDY_SERIES = {"captured": "GreedyRL", "split": "GreedyRL-split"}
+# GreedyRL criterion -> learner label: the authors' learner as they ran it is the paper's GreedyRL;
+# their first draft and paper 000's split Gini (the library's default criterion) are extra series
+GREEDY_SERIES = {"authors": "GreedyRL", "captured": "GreedyRL-draft", "split": "GreedyRL-split"}
 
 
-def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)):
+def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",), rounding="ceil"):
     """Every GreedyRL fit of one split (width 1): rows for each (criterion, length L, λ).
 
-    ``criteria``: ``"captured"`` (the authors' learner, ``criterion="captured"``: its own test
-    captured/n ≥ λ is the count m) and/or ``"split"`` (paper 000's criterion at
-    λ' = (m + ½)/n); labels in :data:`GREEDY_SERIES` (with only ``"split"``, the label
-    "GreedyRL" of the earlier grid)."""
+    ``criteria``: ``"authors"`` (the authors' learner, its own test captured/n ≥ λ, i.e. ⌈λn⌉,
+    whatever ``rounding``: so their script does), ``"captured"`` (their draft, same test) and/or
+    ``"split"`` (paper 000's criterion at λ' = (m ± ½)/n, so that it captures ≥ m of
+    :func:`min_count`); labels in :data:`GREEDY_SERIES` (with only ``"split"``, the label
+    "GreedyRL" of the earliest grid)."""
     from ...rulelist import GreedyRuleListClassifier
 
     split = load_split(dataset, seed)
@@ -405,13 +447,14 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
     for crit in criteria:
         label = "GreedyRL" if tuple(criteria) == ("split",) else GREEDY_SERIES[crit]
         for lam in supports:
-            m = min_count(lam, n)
-            lam_fit = float(lam) if crit == "captured" else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
+            own = crit in ("authors", "captured")  # their own ratio test: ⌈λn⌉
+            m = min_count(lam, n, "ceil" if own else rounding)
+            lam_fit = float(lam) if own else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
             for L in lengths:
                 est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1, criterion=crit)
                 model, secs, cpu = _timed(est, Xtr, ytr)
                 k = len(model.rule_list_.rules)
-                params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n)
+                params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n, **_rounding_param(rounding))
                 rows += _measure(
                     model,
                     label,
@@ -428,23 +471,29 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
     return rows
 
 
-def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=OPTIMAL_RL_TIME_LIMIT):
-    """Certifiably optimal width-1 rule lists of one split and λ, for each length L."""
+def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=OPTIMAL_RL_TIME_LIMIT, rounding="ceil"):
+    """Certifiably optimal width-1 rule lists of one split and λ, for each length L; ``"floor"``:
+    each rule captures ≥ ⌊λn⌋ records as the authors' modified CORELS counts (literals still mined
+    in [λ, 1 − λ])."""
     from ...rulelist import OptimalRuleListClassifier
 
     split = load_split(dataset, seed)
     Xtr, ytr = split[0], split[2]
     n = len(ytr)
-    m = min_count(support, n)
+    m = min_count(support, n, rounding)
+    # ⌈λ'·n⌉ = m for λ' = (m − ½)/n; the mining keeps λ
+    lam_fit = float(support) if rounding == "ceil" else (m - 0.5) / n
     rows = []
     for L in lengths:
-        est = OptimalRuleListClassifier(max_rules=int(L) + 1, min_support=float(support), time_limit=time_limit)
+        est = OptimalRuleListClassifier(
+            max_rules=int(L) + 1, min_support=lam_fit, min_literal_support=float(support), time_limit=time_limit
+        )
         model, secs, cpu = _timed(est, Xtr, ytr)
         cert = model.certificate_
         if cert.min_captured != m:  # the learner's own count must be the grid's m
             raise RuntimeError(f"OptimalRuleListClassifier used {cert.min_captured} records, expected {m}")
         k = len(model.rule_list_.rules)
-        params = dict(depth=int(L), support=float(support), min_count=m, n_train=n)
+        params = dict(depth=int(L), support=float(support), min_count=m, n_train=n, **_rounding_param(rounding))
         rows += _measure(
             model,
             "OptimalRL",
@@ -494,8 +543,13 @@ def grid_sizes(size):
     return depths, supports, seeds
 
 
-def _grid_cells(size):
+def _grid_cells(size, rounding="ceil", dl85_time_limit=DL85_TIME_LIMIT):
+    """The cells of the 003 grid. Options (the default grid: ``"ceil"``, 300 s): ``rounding="floor"``
+    gives the trees and OptimalRL the authors' ⌊λn⌋ (GreedyRL keeps its own ⌈λn⌉ test, as theirs
+    did); ``dl85_time_limit=3600`` is the paper's budget of one hour per DL8.5 fit (PyDL8.5 counts
+    wall-clock time, so on a loaded machine a fit gets less than an hour of CPU)."""
     depths, supports, seeds = grid_sizes(size)
+    extra = _rounding_param(rounding)
     largest = (max(depths), min(supports))
     dl85 = _has_dl85()
     cells = []
@@ -505,7 +559,7 @@ def _grid_cells(size):
                 Cell(
                     f"sklearn_DT-{ds}-s{s}",
                     tree_cell,
-                    dict(dataset=ds, seed=s, depths=tuple(depths), supports=tuple(supports), largest=largest),
+                    dict(dataset=ds, seed=s, depths=tuple(depths), supports=tuple(supports), largest=largest, **extra),
                     cost=1.0,
                 )
             )
@@ -519,7 +573,8 @@ def _grid_cells(size):
                         lengths=tuple(depths),
                         supports=tuple(supports),
                         largest=largest,
-                        criteria=("captured", "split"),
+                        criteria=("authors", "captured", "split"),
+                        **extra,
                     ),
                     cost=0.5,
                 )
@@ -536,6 +591,7 @@ def _grid_cells(size):
                             lengths=tuple(depths),
                             largest=largest,
                             time_limit=OPTIMAL_RL_TIME_LIMIT,
+                            **extra,
                         ),
                         cost=10.0,
                     )
@@ -554,7 +610,8 @@ def _grid_cells(size):
                                     depth=d,
                                     support=lam,
                                     largest=largest,
-                                    time_limit=DL85_TIME_LIMIT,
+                                    time_limit=dl85_time_limit,
+                                    **extra,
                                 ),
                                 cost=3.0**d / lam,
                             )
@@ -917,6 +974,67 @@ PUBLISHED = (
 )
 
 
+def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2, n_boot=2000, seed=0):
+    """How sure the share "``a`` below ``b``" (``sign=-1``; ``+1``: above) over a grid's settings is.
+
+    ``df``: tidy rows. Per setting (depth ≥ ``min_depth``, λ) of ``dataset`` the seed-mean
+    difference d = a − b of ``metric`` over the seeds (paired: one split per seed); a setting
+    that misses a seed of either learner (a partial grid) is left out. Returns a dict: ``share`` (settings with sign(d) as stated), ``n`` settings, ``ci``
+    (2.5 %, 97.5 %) of that share when the seeds are resampled with replacement ``n_boot`` times
+    (one draw of seeds for every setting, so settings stay dependent as in the data), ``diff``
+    (mean d over settings) with its bootstrap ``diff_ci``, and ``p_sign``: the exact two-sided
+    sign test of the settings' signs against ½ (settings share their seeds and nest in depth, so
+    they are not independent: read it as a descriptive number, the bootstrap as the uncertainty).
+    """
+    from scipy.stats import binomtest
+
+    nan2 = (float("nan"), float("nan"))
+    empty = dict(share=float("nan"), k=0, n=0, ci=nan2, diff=float("nan"), diff_ci=nan2, p_sign=float("nan"), seeds=0)
+    d = _with_params(df[(df["metric"] == metric) & (df["dataset"] == dataset) & df["learner"].isin([a, b])])
+    if d.empty:
+        return empty
+    d = d[d["depth"] >= min_depth]
+    wide = d.pivot_table(index=["depth", "support", "seed"], columns="learner", values="value").dropna()
+    if wide.empty or a not in wide or b not in wide:
+        return empty
+    diff = (wide[a] - wide[b]).unstack("seed").dropna(how="any")  # settings × seeds, every seed run
+    if diff.empty:
+        return empty
+    seeds = diff.columns.to_numpy()
+    vals = diff.to_numpy()
+    mean = vals.mean(axis=1)
+    ok = sign * mean > 0
+    rng = np.random.default_rng(seed)
+    shares, diffs = np.empty(n_boot), np.empty(n_boot)
+    for i in range(n_boot):
+        pick = rng.integers(0, len(seeds), len(seeds))
+        m = vals[:, pick].mean(axis=1)
+        shares[i] = np.mean(sign * m > 0)
+        diffs[i] = m.mean()
+    nz = int(np.sum(mean != 0))
+    p = float(binomtest(int(ok.sum()), nz, 0.5).pvalue) if nz else float("nan")
+    return dict(
+        share=float(ok.mean()),
+        k=int(ok.sum()),
+        n=int(ok.size),
+        ci=tuple(float(v) for v in np.quantile(shares, [0.025, 0.975])),
+        diff=float(np.mean(mean)),
+        diff_ci=tuple(float(v) for v in np.quantile(diffs, [0.025, 0.975])),
+        p_sign=p,
+        seeds=int(len(seeds)),
+    )
+
+
+def _uncertainty_text(u) -> str:
+    if not u["n"]:
+        return "–"
+    return (
+        f"{u['k']}/{u['n']} (seed-bootstrap 95 % CI of the share {u['ci'][0]:.2f}–{u['ci'][1]:.2f}; mean "
+        f"difference {u['diff']:+.4f}, CI {u['diff_ci'][0]:+.4f} to {u['diff_ci'][1]:+.4f}; sign test p = "
+        f"{u['p_sign']:.2g})"
+    )
+
+
 def _pair(w, a, b, metric, min_depth=1):
     """Seed-mean ``metric`` of learners a and b on their common settings (depth ≥ min_depth)."""
     cols = ["dataset", "depth", "support"]
@@ -1074,7 +1192,8 @@ def _check(key, df, w):
             ok = (g["dist_g_a"] < g["dist_g_b"]) if ds == "adult" else (g["dist_g_b"] < g["dist_g_a"])
             fr.append(ok.mean())
             who = "sklearn_DT leaks more" if ds == "adult" else "DL8.5 leaks more"
-            parts.append(f"{ds} ({who}): {_share(ok.to_numpy())}")
+            u = paired_uncertainty(df, "sklearn_DT", "DL8.5", ds, sign=-1 if ds == "adult" else 1)
+            parts.append(f"{ds} ({who}): {_uncertainty_text(u) if u['n'] else _share(ok.to_numpy())}")
         return "; ".join(parts), _verdict(min(fr), 0.75, 0.5)
     if key == "rl_lengths":
         p = _pair(w, "OptimalRL", "GreedyRL", "size", min_depth=2)
@@ -1098,7 +1217,8 @@ def _check(key, df, w):
         for ds, g in p.groupby("dataset"):
             ok = (g["dist_g_a"] < g["dist_g_b"]).to_numpy()
             fr.append(ok.mean())
-            parts.append(f"{ds}: {_share(ok)}")
+            u = paired_uncertainty(df, "OptimalRL", "GreedyRL", ds, sign=-1)
+            parts.append(f"{ds}: {_uncertainty_text(u) if u['n'] else _share(ok)}")
         return "; ".join(parts), _verdict(np.mean(fr), 0.8, 0.5)
     if key in ("support_trees", "support_rls"):
         learners = TREES if key == "support_trees" else RULE_LISTS
