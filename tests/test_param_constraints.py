@@ -16,8 +16,10 @@ from sklearn.utils.estimator_checks import check_param_validation
 from dpmodels.data import Binarizer
 from dpmodels.model_selection import PrivateSearch
 from dpmodels.privacy import BudgetAccountant
+from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
 from dpmodels.tree.baselines import BDPTClassifier, DPAClassifier, DPGDFClassifier
+from dpmodels.tree.optimal import DL85Classifier
 
 ESTIMATORS = [
     PrivaTreeClassifier(epsilon=1.0, bounds=(-5.0, 5.0), classes=[0, 1, 2], random_state=0),
@@ -25,6 +27,9 @@ ESTIMATORS = [
     BDPTClassifier(epsilon=1.0, bounds=(-5.0, 5.0), classes=[0, 1, 2], random_state=0),
     DPAClassifier(n_estimators=5),
     Binarizer(epsilon=1.0, bounds=(-5.0, 5.0), random_state=0),
+    GreedyRuleListClassifier(classes=[0, 1, 2]),
+    DPRuleListClassifier(classes=[0, 1, 2], random_state=0),
+    OptimalRuleListClassifier(),
     PrivateSearch(
         PrivaTreeClassifier(bounds=(-5.0, 5.0), classes=[0, 1, 2]), [{"max_depth": 1}, {"max_depth": 2}], random_state=0
     ),
@@ -51,6 +56,12 @@ def test_sklearn_param_validation(est):
         (DPAClassifier(), "n_estimators", 0),
         (Binarizer(epsilon=1.0, bounds=(-5.0, 5.0)), "rounding", "sig"),
         (Binarizer(epsilon=1.0, bounds=(-5.0, 5.0)), "n_bins", True),
+        (GreedyRuleListClassifier(), "criterion", "gini"),
+        (DPRuleListClassifier(), "gamma", 1.0),
+        (DPRuleListClassifier(), "max_width", 0),
+        (OptimalRuleListClassifier(), "time_limit", float("inf")),
+        (DL85Classifier(), "min_sup", 1.5),
+        (DL85Classifier(), "fast_depth_two", 1),
     ],
 )
 def test_bad_parameter_is_one_line_before_any_spending(est, param, bad):

@@ -43,7 +43,7 @@ def private_pipe(acc, eq=0.2, el=0.8, bin_kw=(), **learner_kw):
 @pytest.mark.parametrize(
     "bad, match",
     [
-        (dict(mechanism="permute-and-fip"), "unknown mechanism"),
+        (dict(mechanism="permute-and-fip"), "'mechanism' parameter of DPRuleListClassifier"),
         (dict(max_rules=0), "max_rules"),
         (dict(classes=["no", "yes"]), "outside the declared classes"),
         (dict(max_width=3, _guard=True), "candidate"),
@@ -354,7 +354,7 @@ def test_make_private_rule_list_is_one_estimator_with_one_budget(tmp_path):
     assert led.rows[0].what == "Binarizer: 2 quantiles of 'age'" and led.rows[0].epsilon == pytest.approx(0.25)
     loaded = load_model(save_model(pipe, tmp_path / "m.json"))
     assert np.array_equal(loaded.predict(X), pipe.predict(X))
-    with pytest.raises(ValueError, match="unknown mechanism"):
+    with pytest.raises(ValueError, match="'mechanism' parameter of DPRuleListClassifier"):
         make_private_rule_list(epsilon=1.0, classes=[0, 1], mechanism="pf")
     bad = make_private_rule_list(epsilon=1.0, classes=[0, 1], bounds=BOUNDS, categories=CATS, max_width=3)
     with limits(max_candidates=40), pytest.raises(ResourceLimitError):

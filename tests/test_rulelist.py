@@ -344,7 +344,7 @@ def test_sklearn_conventions(Est, compas):
         (dict(max_rules=2.5), "max_rules"),
         (dict(min_support=1.0), "min_support"),
         (dict(min_support=-0.1), "min_support"),
-        (dict(mechanism="magic"), "unknown mechanism"),
+        (dict(mechanism="magic"), "'mechanism' parameter of DPRuleListClassifier must be a str among"),
         (dict(gate="none"), "gate"),
         (dict(mechanism="sm-laplace"), "needs δ"),
         (dict(mechanism="gl-gaussian", delta=0.0), "delta > 0"),

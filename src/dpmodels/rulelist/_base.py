@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -11,6 +9,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, v
 
 from .._binary import binary_matrix, encode_labels
 from .._format import estimator_header
+from .._params import Integral, Interval, Real, StrOptions, validate_params
 from ..data.rules import GROUPS_ATTR, check_feature_groups
 from ..validation import apply_unit_sample_weight, check_y, resolve_classes
 
@@ -28,18 +27,6 @@ from .model import RuleList
 __all__ = ["count_scaled_gini", "count_scaled_gini_k", "SplitStats", "RuleListEstimator"]
 
 
-def _check_positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _check_fraction(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0.0 <= value < 1.0):
-        raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
-    return float(value)
-
-
 class RuleListEstimator(ClassifierMixin, BaseEstimator):
     """scikit-learn plumbing shared by the greedy and the private rule-list classifiers."""
 
@@ -53,10 +40,18 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ validation
+    # the parameters the greedy and private lists share; subclasses add theirs (dpmodels._params)
+    _parameter_constraints: dict = {
+        "max_rules": [Interval(Integral, 1, None, closed="left")],
+        "min_support": [Interval(Real, 0, 1, closed="left")],
+        "max_width": [Interval(Integral, 1, None, closed="left")],
+        "classes": "no_validation",  # declarations: dpmodels.validation
+        "feature_groups": [StrOptions({"auto"}), None, dict],
+        "candidates": [StrOptions({"conjunctions", "columns"})],
+    }
+
     def _check_common_params(self):
-        _check_positive_int(self.max_rules, "max_rules")
-        _check_fraction(self.min_support, "min_support")
-        _check_positive_int(self.max_width, "max_width")
+        validate_params(self)
 
     def _validate_fit_data(self, X, y):
         X = validate_data(self, X, dtype=None, ensure_all_finite=True)

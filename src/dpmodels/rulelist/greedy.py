@@ -45,6 +45,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._params import StrOptions
 from ..guards import progress
 from ._base import RuleListEstimator
 from .candidates import MemoryCounts, SplitStats
@@ -113,10 +114,13 @@ class GreedyRuleListClassifier(RuleListEstimator):
         self.candidates = candidates
         self.criterion = criterion
 
+    _parameter_constraints: dict = {
+        **RuleListEstimator._parameter_constraints,
+        "criterion": [StrOptions(set(CRITERIA))],
+    }
+
     def _fit(self, X, y):
         self._check_common_params()
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
         Xb, yb, names = self._validate_fit_data(X, y)
         # non-private learner: its true n may size the estimate (it releases the data anyway)
         cands = self._guarded_candidates(X, names, len(Xb))

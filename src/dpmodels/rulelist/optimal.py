@@ -40,13 +40,13 @@ non-private baseline), so no privacy ledger is attached.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .._params import Integral, Interval, Real, validate_params
 from ..validation import check_y, resolve_classes
-from ._base import RuleListEstimator, _check_fraction, _check_positive_int
+from ._base import RuleListEstimator
 from ._bnb import RuleListSearch, support_threshold
 from .model import Rule
 
@@ -145,18 +145,17 @@ class OptimalRuleListClassifier(RuleListEstimator):
         self.classes = classes
 
     # ------------------------------------------------------------------ checks
+    _parameter_constraints: dict = {
+        "max_rules": [Interval(Integral, 1, None, closed="left")],
+        "min_support": [Interval(Real, 0, 1, closed="left")],
+        "min_literal_support": [None, Interval(Real, 0, 0.5, closed="both")],
+        "regularization": [Interval(Real, 0, 1, closed="left")],
+        "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+        "classes": "no_validation",  # declarations: dpmodels.validation
+    }
+
     def _check_params(self):
-        _check_positive_int(self.max_rules, "max_rules")
-        _check_fraction(self.min_support, "min_support")
-        s = self.min_literal_support
-        if s is not None:
-            if isinstance(s, bool) or not isinstance(s, numbers.Real) or not (0.0 <= s <= 0.5):
-                raise ValueError(f"min_literal_support must be None or a number in [0, 0.5], got {s!r}")
-        _check_fraction(self.regularization, "regularization")
-        t = self.time_limit
-        if t is not None:
-            if isinstance(t, bool) or not isinstance(t, numbers.Real) or not (t > 0 and math.isfinite(t)):
-                raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
+        validate_params(self)
 
     def _validate_params(self):
         # the shared hook of dpmodels.pipeline's pre-spend checks: this learner has no max_width

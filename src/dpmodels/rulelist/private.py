@@ -64,6 +64,7 @@ import math
 
 import numpy as np
 
+from .._params import Interval, Real, StrOptions
 from ..guards import progress
 from ..privacy import mechanisms as mech
 from ..privacy import selection
@@ -206,19 +207,23 @@ class DPRuleListClassifier(RuleListEstimator):
         m = self.mechanism
         return m in ("sm-laplace", "gl-gaussian") or (m == "sm-cauchy" and self.gate == "ptr")
 
+    _parameter_constraints: dict = {
+        **RuleListEstimator._parameter_constraints,
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+        "delta": "no_validation",  # None, or check_delta (below)
+        "mechanism": [StrOptions(set(MECHANISMS))],
+        "confidence": [Interval(Real, 0, 1, closed="neither")],
+        "gate": [StrOptions(set(GATES))],
+        "gamma": [Interval(Real, 1, None, closed="neither")],
+        "calibration": [StrOptions(set(CALIBRATIONS))],
+        "n_public": "no_validation",  # check_n_public
+        "random_state": "no_validation",  # samplers.check_random_state
+        "accountant": "no_validation",  # check_accountant
+    }
+
     def _resolve_params(self):
-        eps = check_epsilon(self.epsilon)
-        if self.mechanism not in MECHANISMS:
-            raise ValueError(f"unknown mechanism {self.mechanism!r}; choose one of {MECHANISMS}")
-        if self.gate not in GATES:
-            raise ValueError(f"gate must be one of {GATES}, got {self.gate!r}")
-        if self.calibration not in CALIBRATIONS:
-            raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         self._check_common_params()
-        if not (0.0 < float(self.confidence) < 1.0):
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
-        if not float(self.gamma) > 1.0:
-            raise ValueError(f"gamma must be > 1, got {self.gamma!r}")
+        eps = check_epsilon(self.epsilon)
         check_n_public(self.n_public, integer=True)
         check_accountant(self.accountant, type(self).__name__)
         if self.delta is None:

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._binary import binary_matrix, encode_labels
+from .._params import Integral, Interval, Real, validate_params
 from .model import TREE_LEAF, TREE_UNDEFINED, Tree, TreeEstimatorMixin
 
 __all__ = ["DL85Classifier", "tree_from_dl85"]
@@ -137,27 +138,20 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self, n: int) -> int:
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-            raise ValueError(f"max_depth must be a positive integer, got {d!r}")
+    _parameter_constraints: dict = {
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "min_sup": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0, 1, closed="neither")],
+        "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+        "classes": "no_validation",  # declarations: dpmodels.validation
+        "fast_depth_two": ["boolean"],
+    }
+
+    def _support(self, n: int) -> int:
+        """The minimum leaf support in records: ``min_sup`` itself, or ⌈min_sup·n⌉ for a fraction."""
         s = self.min_sup
-        if isinstance(s, bool) or not isinstance(s, numbers.Real):
-            raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
         if isinstance(s, numbers.Integral):
-            if int(s) < 1:
-                raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
-            sup = int(s)
-        else:
-            if not (0.0 < float(s) < 1.0):
-                raise ValueError(f"min_sup must be an int >= 1 or a float in (0, 1), got {s!r}")
-            sup = max(1, math.ceil(float(s) * n))
-        t = self.time_limit
-        if t is not None and (
-            isinstance(t, bool) or not isinstance(t, numbers.Real) or not (float(t) > 0 and math.isfinite(float(t)))
-        ):
-            raise ValueError(f"time_limit must be None or a positive number of seconds, got {t!r}")
-        return sup
+            return int(s)
+        return max(1, math.ceil(float(s) * n))
 
     # Label handling shared with the rule lists (same `classes=`: declared, else the schema {0, 1});
     # DL8.5's trees here are binary-class
@@ -170,10 +164,11 @@ class DL85Classifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------------------- fit
     def fit(self, X, y):
+        validate_params(self)
         _DL85 = _import_dl85()  # fails the same way whatever the data
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, y_numeric=False)
         Xb = self._to_binary(X)
-        sup = self._check_params(Xb.shape[0])
+        sup = self._support(Xb.shape[0])
         yb = self._encode_labels(y)
         names = (
             [str(c) for c in self.feature_names_in_]
