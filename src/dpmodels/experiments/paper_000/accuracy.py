@@ -103,9 +103,10 @@ def _split(dataset, run, protocol="library"):
 
 
 # --------------------------------------------------------------------------- cells
-def accuracy_cell(dataset, run, epsilons, learners, evaluate="test", protocol="library"):
+def accuracy_cell(dataset, run, epsilons, learners, evaluate="test", protocol="library", max_rules=MAX_RULES):
     """Every (learner, ε) fit on run ``run``'s split of ``dataset`` plus GreedyRL; tidy rows with
-    metrics ``{evaluate}_accuracy`` and ``n_rules``. ``protocol``: one of :data:`PROTOCOLS`."""
+    metrics ``{evaluate}_accuracy`` and ``n_rules`` (rules before the default). ``protocol``: one
+    of :data:`PROTOCOLS`; ``max_rules``: K, the list's length including the default rule."""
     import time
 
     from ...rulelist import GreedyRuleListClassifier
@@ -119,7 +120,7 @@ def accuracy_cell(dataset, run, epsilons, learners, evaluate="test", protocol="l
     ye = np.asarray(ye)
     metric = f"{evaluate}_accuracy"
     paper = protocol == "paper"
-    common = dict(max_rules=MAX_RULES, min_support=lam, max_width=1 if paper else MAX_WIDTH)
+    common = dict(max_rules=int(max_rules), min_support=lam, max_width=1 if paper else MAX_WIDTH)
     if paper:
         common["candidates"] = "columns"  # the pre-mined rules, one column each
     rows = []
