@@ -552,7 +552,7 @@ _paper_twin(
     (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
     FIG23_LEARNERS,
     "train",
-    full_cost="≈ 40 s on 2 idle cores (61 CPU-s measured, 200 cells)",
+    full_cost="275 CPU-s measured (200 cells; 7.5 min wall at load 4)",
 )
 _paper_twin(
     "000-fig4",
