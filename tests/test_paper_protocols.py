@@ -16,10 +16,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmodels.data.paper_protocols import (
+    AUTHORS_000,
     PAPER_000,
+    authors_adult_columns,
     mine_rules,
+    mine_rules_authors,
     paper_000_data,
+    paper_000_features,
     quantile_onehot,
+    rules_from_columns,
 )
 from dpmodels.data.rules import RuleCandidates
 from dpmodels.experiments.paper_000.batch import SharedSplit
@@ -27,25 +32,134 @@ from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
 
 # ----------------------------------------------------------------------------- data
-@pytest.mark.parametrize("name", ["german", "compas", "adult"])
-def test_paper_000_data_counts(name):
-    R, y, info = paper_000_data(name)
-    cfg = PAPER_000[name]
-    assert R.shape == (info["rows"], cfg["n_rules"])  # |R| as the paper's, by construction
-    assert info["mined"] >= cfg["n_rules"]
-    assert len(y) == len(R) and set(np.unique(y)) <= {0, 1}
-    assert set(np.unique(R.to_numpy())) <= {0, 1}
-    expected_rows = {"german": 1000, "adult": 48842, "compas": 6172}[name]  # compas: 22 more than the paper
-    assert info["rows"] == expected_rows
+@pytest.mark.parametrize(
+    "name, source", [("german", "sec-v-a"), ("compas", "sec-v-a"), ("adult", "sec-v-a"), ("compas", "authors")]
+)
+def test_paper_000_data_counts(name, source):
+    R, y, info = paper_000_data(name, source=source)
+    assert info["source"] == source
+    cfg = PAPER_000[name] if source == "sec-v-a" else dict(AUTHORS_000[name], sensitive=AUTHORS_000[name]["removed"])
     lam = cfg["lam"]
+    assert len(y) == len(R) == info["rows"] and set(np.unique(y)) <= {0, 1}
+    assert set(np.unique(R.to_numpy())) <= {0, 1}
     s = R.mean().to_numpy()
     assert np.all(s >= lam) and np.all(s <= 1 - lam)
     assert not any(sens in c for c in R.columns for sens in cfg["sensitive"])
-    # no two rules capture the same rows
-    assert len({R[c].to_numpy().tobytes() for c in R.columns}) == R.shape[1]
+    # the rules' literals rebuild the rule columns from the attribute columns
+    B, yb = paper_000_features(name, source=source)
+    assert (np.asarray(yb) == np.asarray(y)).all()
+    assert (rules_from_columns(B, R.attrs["literals"]).to_numpy() == R.to_numpy()).all()
+    if source == "sec-v-a":
+        assert R.shape[1] == PAPER_000[name]["n_rules"]  # |R| as the paper's, by construction
+        assert info["mined"] >= PAPER_000[name]["n_rules"]
+        expected_rows = {"german": 1000, "adult": 48842, "compas": 6172}[name]  # compas: 22 more than the paper
+        assert info["rows"] == expected_rows
+        # no two rules capture the same rows
+        assert len({R[c].to_numpy().tobytes() for c in R.columns}) == R.shape[1]
+    else:
+        assert (info["rows"], info["columns"], R.shape[1]) == (7214, 12, 152)
     # the copy returned is the caller's
     R.iloc[0, 0] = 1 - R.iloc[0, 0]
-    assert paper_000_data(name)[0].iloc[0, 0] != R.iloc[0, 0]
+    assert paper_000_data(name, source=source)[0].iloc[0, 0] != R.iloc[0, 0]
+
+
+def test_paper_000_default_sources():
+    assert paper_000_data("german")[2]["source"] == "sec-v-a"  # the authors' German file is not public
+    for name in ("compas", "adult"):
+        assert paper_000_data(name)[2]["source"] == "authors"
+    with pytest.raises(ValueError, match="not public"):
+        paper_000_data("german", source="authors")
+    with pytest.raises(ValueError, match="source"):
+        paper_000_data("adult", source="kaggle")
+
+
+def test_authors_adult_columns_on_hand_made_rows():
+    """Each group and threshold of the authors' Adult binarization (module docstring)."""
+    X = pd.DataFrame(
+        {
+            "sex": ["Female", "Male", "Male", None],
+            "age": [36, 37, 90, 17],
+            "hours_per_week": [39, 40, 99, 1],
+            "capital_gain": [0, 1, 0, 0],
+            "capital_loss": [0, 0, 5, 0],
+            "workclass": ["Self-emp-inc", "Federal-gov", "Without-pay", None],
+            "occupation": ["Tech-support", "Armed-Forces", "Farming-fishing", "Adm-clerical"],
+            "education": ["Prof-school", "Doctorate", "Assoc-acdm", "Preschool"],
+        }
+    )
+    A = authors_adult_columns(X)
+    assert A.shape == (4, 24) and list(A.columns[:2]) == ["gender_Female", "gender_Male"]
+    on = {c for c in A.columns if A.loc[0, c]}
+    assert on == {
+        "gender_Female", "age_low", "hours_per_week_low", "capital_gain_0", "capital_loss_0",
+        "workclass_Self-Employed", "occupation_Service", "education_School_Prof-School",
+    }  # fmt: skip
+    on1 = {c for c in A.columns if A.loc[1, c]}
+    assert {
+        "age_high",
+        "hours_per_week_high",
+        "capital_gain_>0",
+        "workclass_Government",
+        "education_Masters_Doctorate",
+    } <= on1
+    assert not any(c.startswith("occupation") for c in on1)  # Armed-Forces sets no column
+    on2 = {c for c in A.columns if A.loc[2, c]}
+    assert {"capital_loss_>0", "occupation_Blue-Collar", "education_Assoc"} <= on2
+    assert not any(c.startswith("workclass") for c in on2)  # Without-pay sets no column
+    assert not A.loc[3, ["gender_Female", "gender_Male"]].any()  # a missing value sets none
+
+
+def test_authors_adult_matches_the_bundled_raw_file_marginals():
+    """The authors' Adult file's column shares (read off their public file, 48,842 rows)."""
+    B, y = paper_000_features("adult")
+    assert B.shape == (48842, 20) and not any(c.startswith(("gender", "age")) for c in B.columns)
+    share = B.mean()
+    for c, v in {
+        "hours_per_week_high": 0.761, "occupation_Blue-Collar": 0.308, "capital_gain_>0": 0.083,
+        "workclass_Private": 0.694, "education_HS-grad": 0.323, "occupation_Service": 0.155,
+        "capital_loss_>0": 0.047, "education_School_Prof-School": 0.148,
+    }.items():  # fmt: skip
+        assert share[c] == pytest.approx(v, abs=6e-4), c
+    assert np.mean(y) == pytest.approx(0.2393, abs=1e-4)
+
+
+def _brute_force_authors(B, lam, max_card):
+    """Every literal (column, then its negation) and every pair of frequent literals, by itertools."""
+    X = B.to_numpy().astype(bool)
+    lits = [(n, p, X[:, j] if p else ~X[:, j]) for j, n in enumerate(B.columns) for p in (True, False)]
+    out = [((n, p),) for n, p, m in lits if lam <= m.mean() <= 1 - lam]
+    if max_card == 2:
+        freq = [lit for lit in lits if lit[2].mean() >= lam]
+        for i in range(len(freq)):
+            for j in range(i + 1, len(freq)):
+                (na, pa, ma), (nb, pb, mb) = freq[i], freq[j]
+                if lam <= (ma & mb).mean() <= 1 - lam:
+                    out.append(((na, pa), (nb, pb)))
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([1, 2]), st.sampled_from([0.0, 0.05, 0.2]))
+def test_authors_mining_matches_brute_force(seed, max_card, lam):
+    rng = np.random.default_rng(seed)
+    B = pd.DataFrame(rng.random((30, 4)) < rng.random(4), columns=list("abcd")).astype(np.uint8)
+    R = mine_rules_authors(B, min_support=lam, max_card=max_card)
+    oracle = _brute_force_authors(B, lam, max_card)
+    assert list(R.attrs["literals"].values()) == oracle  # same rules, same (enumeration) order
+    assert R.shape[1] == len(oracle)
+    assert (rules_from_columns(B, R.attrs["literals"]).to_numpy() == R.to_numpy()).all()
+    s = R.mean().to_numpy()
+    assert np.all(s >= lam) and np.all(s <= 1 - lam)
+
+
+def test_authors_mining_rejects_bad_parameters():
+    B = pd.DataFrame({"a": [0, 1]}, dtype=np.uint8)
+    with pytest.raises(ValueError, match="max_card"):
+        mine_rules_authors(B, min_support=0.1, max_card=3)
+    with pytest.raises(ValueError, match="min_support"):
+        mine_rules_authors(B, min_support=0.7)
+    with pytest.raises(ValueError, match="empty"):
+        mine_rules_authors(B.iloc[:0], min_support=0.1)
 
 
 def test_quantile_onehot_bins_partition_each_numerical_feature():
@@ -421,7 +535,7 @@ def test_paper_protocol_twins_of_tables_2_and_3():
     )
     assert by["gl-laplace"] and all('"calibration": "paper"' in r["parameters"] for r in by["gl-laplace"])
     assert by["permute-and-flip"] and all("calibration" not in r["parameters"] for r in by["permute-and-flip"])
-    # the same fit as the accuracy ids' paper protocol: GreedyRL on the 18 COMPAS rules
+    # the same fit as the accuracy ids' paper protocol: GreedyRL on the authors' COMPAS rules
     acc = next(r["value"] for r in by["GreedyRL"] if r["metric"] == "accuracy")
     from dpmodels.experiments.paper_000 import accuracy
 

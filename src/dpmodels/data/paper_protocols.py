@@ -39,6 +39,43 @@ published, so :func:`paper_000_data` rebuilds them by a fixed, documented proced
 The result is a 0/1 DataFrame with one column per mined rule (named like a rule,
 ``"age=(25, 37] and not job=A173"``), to be used with ``candidates="columns"`` of the rule-list
 learners (each column is one candidate rule, no further conjunctions or negations).
+
+The authors' public files and mining (``source="authors"``, the default for COMPAS and Adult)
+--------------------------------------------------------------------------------------------
+The authors' public code (Ly et al.'s DP greedy rule-list repository, a fork of Ferry et al.'s
+ProbabilisticDatasetsReconstruction, which the paper cites as its GreedyRL baseline) loads
+pre-binarized files and mines R itself. What it does, read from that code (nothing is copied):
+
+* **COMPAS** is the bundled binarized file (``load_dataset("compas")``, 7,214 rows, the rule-list
+  literature's COMPAS binarization): the authors' ``compas.csv`` has the same rows in the same
+  order (checked column by column on the 25 columns both name alike). The paper's "6,150 rows,
+  5 quantile bins" describes neither this file nor the ProPublica filter (6,172 rows).
+* **Adult** is a 24-column binarization of ``adult.data`` + ``adult.test`` (48,842 rows, the
+  paper's count): ``gender_Female/Male``; ``age_high`` = age ≥ 37 and ``age_low`` = age < 37 (the
+  median); ``hours_per_week_high`` = hours ≥ 40 and ``_low`` < 40 (the median); ``capital_gain``
+  and ``capital_loss`` as ``>0`` / ``0``; workclass grouped into Private / Self-Employed
+  (Self-emp-inc, Self-emp-not-inc) / Government (Federal-, Local-, State-gov); occupation into
+  Blue-Collar (Craft-repair, Machine-op-inspct, Transport-moving, Handlers-cleaners,
+  Farming-fishing) / White-Collar (Exec-managerial, Adm-clerical) / Professional
+  (Prof-specialty) / Sales / Service (Other-service, Priv-house-serv, Protective-serv,
+  Tech-support); education into HS-grad / Some-college / Bachelors / Assoc (-voc, -acdm) /
+  Masters_Doctorate / School_Prof-School (Prof-school and every grade below HS). Missing values
+  and the remaining categories (Without-pay, Never-worked, Armed-Forces) set no column. This
+  rebuild (:func:`authors_adult_columns`) gives exactly the authors' ``adult.csv``: the same
+  multiset of 48,842 (features, label) rows (checked 2026-11-24). There is no marital-status or
+  relationship attribute, so the paper's Adult lists cannot hinge on ``Married``.
+* **Sensitive attributes**: the authors drop every column whose name starts with ``Race``,
+  ``Age`` or ``Gender`` (COMPAS) and ``gender`` or ``age`` (Adult): 12 / 20 columns remain.
+* **Mining** (:func:`mine_rules_authors`): literals are every column and its negation (both
+  orientations, the column first); the single literals with support in [λ, 1 − λ] are rules;
+  every pair of literals that each have support ≥ λ (any two, even of the same attribute) whose
+  conjunction has support in [λ, 1 − λ] is a rule, in enumeration order; nothing is
+  de-duplicated or cut. With λ = 0.05 and at most two literals (the authors' experiment grid) this
+  gives 152 COMPAS and 582 Adult rules, not the paper's 18 and 47. The authors mine on the
+  training split inside ``fit`` (a data-dependent R, not DP); here R is mined once on the whole
+  file, as public preprocessing like the binarization.
+* German credit's file is not in the public repository, so German keeps the Sec. V-A rebuild
+  above (``source="sec-v-a"``); ``info["source"]`` says which one a frame is.
 """
 
 from __future__ import annotations
@@ -49,7 +86,17 @@ from itertools import combinations, pairwise
 import numpy as np
 import pandas as pd
 
-__all__ = ["PAPER_000", "mine_rules", "paper_000_data", "quantile_onehot"]
+__all__ = [
+    "AUTHORS_000",
+    "PAPER_000",
+    "authors_adult_columns",
+    "mine_rules",
+    "mine_rules_authors",
+    "paper_000_data",
+    "paper_000_features",
+    "quantile_onehot",
+    "rules_from_columns",
+]
 
 # dataset -> the paper's Sec. V-A settings (rows and |R| as printed in the paper)
 PAPER_000: dict[str, dict] = {
@@ -57,6 +104,15 @@ PAPER_000: dict[str, dict] = {
     "compas": dict(n_bins=5, lam=0.05, max_width=2, n_rules=18, rows=6150, sensitive=("race",)),
     "adult": dict(n_bins=3, lam=0.05, max_width=1, n_rules=47, rows=48842, sensitive=("race", "sex")),
 }
+
+
+# dataset -> the authors' public files and mining (module docstring): the columns' removed name
+# prefixes (their "sensitive attributes"), λ and the rules' maximum number of literals
+AUTHORS_000: dict[str, dict] = {
+    "compas": dict(removed=("Race", "Age", "Gender"), lam=0.05, max_card=2),
+    "adult": dict(removed=("gender", "age"), lam=0.05, max_card=2),
+}
+SOURCES = ("authors", "sec-v-a")
 
 
 def _interval(lo: float, hi: float) -> str:
@@ -135,10 +191,12 @@ def mine_rules(
         return names[j] if pos else f"not {names[j]}"
 
     masks, labels, widths = [], [], []
+    defs: list[tuple[tuple[str, bool], ...]] = []
     for k, (j, pos) in enumerate(lits):
         masks.append(L[:, k])
         labels.append(lit_name(j, pos))
         widths.append(1)
+        defs.append(((names[j], pos),))
     if max_width == 2:
         for a, b in combinations(range(len(lits)), 2):
             (ja, pa), (jb, pb) = lits[a], lits[b]
@@ -147,6 +205,7 @@ def mine_rules(
             masks.append(L[:, a] & L[:, b])
             labels.append(f"{lit_name(ja, pa)} and {lit_name(jb, pb)}")
             widths.append(2)
+            defs.append(((names[ja], pa), (names[jb], pb)))
     M = np.stack(masks, axis=1)
     support = M.sum(axis=0) / n
     keep = (support >= min_support) & (support <= max_support)
@@ -164,16 +223,189 @@ def mine_rules(
     if n_rules is not None:
         chosen = chosen[: int(n_rules)]
     out = pd.DataFrame({labels[i]: M[:, i] for i in chosen}, index=B.index).astype(np.uint8)
+    out.attrs["literals"] = {labels[i]: defs[i] for i in chosen}
     return out, n_mined
 
 
-@functools.lru_cache(maxsize=3)
-def _paper_000(name: str):
+def rules_from_columns(B: pd.DataFrame, literals: dict) -> pd.DataFrame:
+    """The rule columns named by ``literals`` ({rule: ((column, positive), ...)}, what the miners
+    store in ``R.attrs["literals"]``) recomputed from the 0/1 frame ``B``: a rule captures a row
+    when each of its literals holds (``column == 1`` if positive, ``== 0`` otherwise). Used to
+    permute an attribute column and see every rule built on it change (Table III)."""
+    X = {c: B[c].to_numpy().astype(bool) for c in {c for lits in literals.values() for c, _ in lits}}
+    cols = {}
+    for name, lits in literals.items():
+        m = np.ones(len(B), dtype=bool)
+        for c, pos in lits:
+            m &= X[c] if pos else ~X[c]
+        cols[name] = m
+    out = pd.DataFrame(cols, index=B.index).astype(np.uint8)
+    out.attrs["literals"] = dict(literals)
+    return out
+
+
+def mine_rules_authors(B: pd.DataFrame, *, min_support: float, max_card: int = 2) -> pd.DataFrame:
+    """The authors' rule mining (module docstring, "The authors' public files and mining").
+
+    Literals: each column then its negation, in column order. Rules: every literal whose support
+    (share of rows) lies in [λ, 1 − λ]; then, for ``max_card`` = 2, every pair of literals that
+    each have support ≥ λ (in that enumeration order, any two) whose conjunction's support lies
+    in [λ, 1 − λ]. No de-duplication, no cut. Returns one 0/1 column per rule (named ``"a"``,
+    ``"not a"``, ``"a and not b"``) with the definitions in ``attrs["literals"]``.
+    """
+    if max_card not in (1, 2):
+        raise ValueError(f"max_card must be 1 or 2, got {max_card!r}")
+    if not 0.0 <= float(min_support) <= 0.5:
+        raise ValueError(f"min_support must lie in [0, 0.5], got {min_support!r}")
+    X = B.to_numpy().astype(bool)
+    if X.shape[0] == 0:
+        raise ValueError("cannot mine rules from an empty frame")
+    lam = float(min_support)
+    names = [str(c) for c in B.columns]
+    rules: dict = {}
+    masks: dict = {}
+    frequent = []  # literals with support >= λ, kept for the pairs
+    for j, name in enumerate(names):
+        for pos in (True, False):
+            m = X[:, j] if pos else ~X[:, j]
+            s = m.mean()
+            if s >= lam:
+                frequent.append(((name, pos), m))
+                if s <= 1.0 - lam:
+                    label = name if pos else f"not {name}"
+                    rules[label] = ((name, pos),)
+                    masks[label] = m
+    if max_card == 2:
+        for (la, ma), (lb, mb) in combinations(frequent, 2):
+            m = ma & mb
+            s = m.mean()
+            if lam <= s <= 1.0 - lam:
+                label = " and ".join(n if p else f"not {n}" for n, p in (la, lb))
+                rules[label] = (la, lb)
+                masks[label] = m
+    out = pd.DataFrame(masks, index=B.index).astype(np.uint8)
+    out.attrs["literals"] = rules
+    return out
+
+
+# the authors' Adult binarization (module docstring): column -> (raw feature, values) or a threshold
+_AUTHORS_ADULT_GROUPS = {
+    "occupation": {
+        "Blue-Collar": (
+            "Craft-repair",
+            "Machine-op-inspct",
+            "Transport-moving",
+            "Handlers-cleaners",
+            "Farming-fishing",
+        ),
+        "Sales": ("Sales",),
+        "Professional": ("Prof-specialty",),
+        "White-Collar": ("Exec-managerial", "Adm-clerical"),
+        "Service": ("Other-service", "Priv-house-serv", "Protective-serv", "Tech-support"),
+    },
+    "workclass": {
+        "Self-Employed": ("Self-emp-not-inc", "Self-emp-inc"),
+        "Private": ("Private",),
+        "Government": ("Local-gov", "State-gov", "Federal-gov"),
+    },
+    "education": {
+        "Masters_Doctorate": ("Masters", "Doctorate"),
+        "Some-college": ("Some-college",),
+        "Assoc": ("Assoc-voc", "Assoc-acdm"),
+        "HS-grad": ("HS-grad",),
+        "School_Prof-School": (
+            "Prof-school",
+            "11th",
+            "10th",
+            "7th-8th",
+            "9th",
+            "12th",
+            "5th-6th",
+            "1st-4th",
+            "Preschool",
+        ),
+        "Bachelors": ("Bachelors",),
+    },
+}
+# the authors' column order
+_AUTHORS_ADULT_ORDER = (
+    "gender_Female gender_Male age_high age_low hours_per_week_high hours_per_week_low occupation_Blue-Collar "
+    "capital_gain_>0 workclass_Self-Employed capital_gain_0 workclass_Private education_Masters_Doctorate "
+    "capital_loss_>0 education_Some-college occupation_Sales education_Assoc workclass_Government "
+    "occupation_Professional occupation_White-Collar education_HS-grad education_School_Prof-School "
+    "capital_loss_0 occupation_Service education_Bachelors"
+).split()
+
+
+def authors_adult_columns(X: pd.DataFrame) -> pd.DataFrame:
+    """The authors' 24-column Adult binarization of the raw frame ``X`` (``load_dataset("adult",
+    binarized=False, dropna=False)``), in their column order (module docstring)."""
+    cols = {
+        "gender_Female": X["sex"].astype(str) == "Female",
+        "gender_Male": X["sex"].astype(str) == "Male",
+        "age_high": X["age"] >= 37,
+        "age_low": X["age"] < 37,
+        "hours_per_week_high": X["hours_per_week"] >= 40,
+        "hours_per_week_low": X["hours_per_week"] < 40,
+        "capital_gain_>0": X["capital_gain"] > 0,
+        "capital_gain_0": X["capital_gain"] == 0,
+        "capital_loss_>0": X["capital_loss"] > 0,
+        "capital_loss_0": X["capital_loss"] == 0,
+    }
+    for feature, groups in _AUTHORS_ADULT_GROUPS.items():
+        values = X[feature].astype(str)
+        for group, members in groups.items():
+            cols[f"{feature}_{group}"] = values.isin(members)
+    return pd.DataFrame({c: cols[c] for c in _AUTHORS_ADULT_ORDER}, index=X.index).astype(np.uint8)
+
+
+def _authors_columns(name: str) -> tuple[pd.DataFrame, pd.Series]:
+    """The authors' binarized attribute columns of ``name``, sensitive prefixes removed."""
+    from .datasets import load_dataset
+
+    if name == "compas":
+        B, y = load_dataset("compas", binarized=True)
+    else:
+        X, y = load_dataset("adult", binarized=False, dropna=False)
+        B = authors_adult_columns(X)
+    removed = AUTHORS_000[name]["removed"]
+    B = B[[c for c in B.columns if not str(c).startswith(removed)]].astype(np.uint8)
+    return B, y
+
+
+def _default_source(name: str) -> str:
+    return "authors" if name in AUTHORS_000 else "sec-v-a"
+
+
+@functools.lru_cache(maxsize=6)
+def _paper_000(name: str, source: str):
     from .datasets import load_dataset
 
     if name not in PAPER_000:
         raise ValueError(f"paper 000's protocol covers {sorted(PAPER_000)}, not {name!r}")
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
     cfg = PAPER_000[name]
+    if source == "authors":
+        if name not in AUTHORS_000:
+            raise ValueError(f"the authors' file for {name!r} is not public: use source='sec-v-a'")
+        acfg = AUTHORS_000[name]
+        B, y = _authors_columns(name)
+        R = mine_rules_authors(B, min_support=acfg["lam"], max_card=acfg["max_card"])
+        info = dict(
+            dataset=name,
+            source=source,
+            rows=len(R),
+            paper_rows=cfg["rows"],
+            columns=B.shape[1],
+            mined=R.shape[1],
+            rules=R.shape[1],
+            paper_rules=cfg["n_rules"],
+            lam=acfg["lam"],
+            max_width=acfg["max_card"],
+            sensitive=list(acfg["removed"]),
+        )
+        return B, R, y, info
     X, y = load_dataset(name, binarized=False, dropna=False)
     B, feature_of = quantile_onehot(X, cfg["n_bins"], X.attrs["categorical"], drop=cfg["sensitive"])
     R, n_mined = mine_rules(
@@ -186,6 +418,7 @@ def _paper_000(name: str):
     )
     info = dict(
         dataset=name,
+        source=source,
         rows=len(R),
         paper_rows=cfg["rows"],
         columns=B.shape[1],
@@ -197,15 +430,34 @@ def _paper_000(name: str):
         max_width=cfg["max_width"],
         sensitive=list(cfg["sensitive"]),
     )
-    return R, y, info
+    return B, R, y, info
 
 
-def paper_000_data(name: str) -> tuple[pd.DataFrame, pd.Series, dict]:
+def _copy(frame):
+    out = frame.copy()
+    out.attrs = {k: dict(v) if isinstance(v, dict) else v for k, v in frame.attrs.items()}
+    return out
+
+
+def paper_000_data(name: str, source: str | None = None) -> tuple[pd.DataFrame, pd.Series, dict]:
     """Paper 000's protocol data for ``name`` ∈ {german, compas, adult} (module docstring).
 
-    Returns ``(R, y, info)``: ``R`` one 0/1 column per pre-mined rule (use with
-    ``candidates="columns"``), ``y`` the 0/1 labels, ``info`` the row / column / rule counts beside
-    the paper's (``mined``: candidates in the support window before the cut to |R|).
+    ``source``: ``"authors"`` (the authors' public files and mining; the default for COMPAS and
+    Adult) or ``"sec-v-a"`` (the rebuild from Sec. V-A's description; the default for German, whose
+    file is not public). Returns ``(R, y, info)``: ``R`` one 0/1 column per pre-mined rule (use
+    with ``candidates="columns"``; the rules' literals in ``R.attrs["literals"]``), ``y`` the 0/1
+    labels, ``info`` the row / column / rule counts beside the paper's (``mined``: candidates in
+    the support window before any cut).
     """
-    R, y, info = _paper_000(str(name))
-    return R.copy(), y.copy(), dict(info)
+    name = str(name)
+    _, R, y, info = _paper_000(name, _default_source(name) if source is None else str(source))
+    return _copy(R), y.copy(), dict(info)
+
+
+def paper_000_features(name: str, source: str | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    """The binarized attribute columns behind :func:`paper_000_data`'s rules (same rows), from
+    which :func:`rules_from_columns` rebuilds the rule columns: the features whose permutation
+    importance the authors' Table III script ranks."""
+    name = str(name)
+    B, _, y, _ = _paper_000(name, _default_source(name) if source is None else str(source))
+    return B.copy(), y.copy()

@@ -23,7 +23,13 @@ id            what it reproduces                                          module
 000-fig6      Fig. 6: membership-inference ROC curves (000-mia's cells)   :mod:`.attacks`
 000-mia       beyond the paper: membership inference on every learner     :mod:`.attacks`
 000-raw       beyond the paper: raw files through the DP Binarizer        :mod:`.protocol`
+000-k-sweep   Sec. V-D: the sweep of K (no figure in the paper)           :mod:`.extras`
+000-label-only  App. C: label-only membership inference ("sub-par")       :mod:`.extras`
 ============  ==========================================================  =====================
+
+The ``-paper`` ids and the two ids of :mod:`.extras` run the paper protocol
+(:mod:`dpmodels.data.paper_protocols`): the authors' public COMPAS and Adult files and rule mining,
+German rebuilt from Sec. V-A.
 
 Helpers: :mod:`.batch` (many DP fits on one split sharing their noise-independent counts) and
 :mod:`.protocol` (the paper's λ, the learner table and Table II's published values, and the

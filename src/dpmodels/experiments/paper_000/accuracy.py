@@ -103,9 +103,10 @@ def _split(dataset, run, protocol="library"):
 
 
 # --------------------------------------------------------------------------- cells
-def accuracy_cell(dataset, run, epsilons, learners, evaluate="test", protocol="library"):
+def accuracy_cell(dataset, run, epsilons, learners, evaluate="test", protocol="library", max_rules=MAX_RULES):
     """Every (learner, ε) fit on run ``run``'s split of ``dataset`` plus GreedyRL; tidy rows with
-    metrics ``{evaluate}_accuracy`` and ``n_rules``. ``protocol``: one of :data:`PROTOCOLS`."""
+    metrics ``{evaluate}_accuracy`` and ``n_rules`` (rules before the default). ``protocol``: one
+    of :data:`PROTOCOLS`; ``max_rules``: K, the list's length including the default rule."""
     import time
 
     from ...rulelist import GreedyRuleListClassifier
@@ -119,7 +120,7 @@ def accuracy_cell(dataset, run, epsilons, learners, evaluate="test", protocol="l
     ye = np.asarray(ye)
     metric = f"{evaluate}_accuracy"
     paper = protocol == "paper"
-    common = dict(max_rules=MAX_RULES, min_support=lam, max_width=1 if paper else MAX_WIDTH)
+    common = dict(max_rules=int(max_rules), min_support=lam, max_width=1 if paper else MAX_WIDTH)
     if paper:
         common["candidates"] = "columns"  # the pre-mined rules, one column each
     rows = []
@@ -502,8 +503,9 @@ register(
 # --------------------------------------------------------------------------- the paper's protocol
 def _paper_table(table, df):
     return table(df) + (
-        "\n\nProtocol 'paper': Sec. V-A's binarizations and pre-mined rules rebuilt from the raw files "
-        "(dpmodels.data.paper_protocols; COMPAS 6,172 rows vs the paper's 6,150), and the paper's calibration "
+        "\n\nProtocol 'paper' (dpmodels.data.paper_protocols): the authors' public COMPAS and Adult files and "
+        "their rule mining (7,214 / 48,842 rows, 152 / 582 rules; the paper prints 6,150 rows and 18 / 47 rules), "
+        "German rebuilt from Sec. V-A (1,000 rows, 49 rules), and the paper's calibration "
         "of gl-Laplace / gl-Gaussian / noisy counts (calibration='paper': report-noisy-max at Δ/ε, one score's "
         "Δ for the Gaussian, ε_node/(2|R|) per count query) — where a caption above says 2Δ/ε, that is the "
         "library protocol's."
@@ -521,8 +523,8 @@ def _paper_twin(eid, datasets, epsilons, learners, evaluate, full_cost, title_su
             paper="000",
             kind=base.kind,
             title=base.title + title_suffix,
-            draws=base.draws + "; protocol='paper': the paper's binarizations and 49 / 18 / 47 pre-mined rules "
-            "(dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
+            draws=base.draws + "; protocol='paper': the authors' COMPAS and Adult files and rules, German from "
+            "Sec. V-A (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
             cells=lambda size: _accuracy_cells(size, datasets, epsilons, learners, evaluate, protocol="paper"),
             plot=base.plot,
             table=functools.partial(_paper_table, base.table),
@@ -534,14 +536,15 @@ def _paper_twin(eid, datasets, epsilons, learners, evaluate, full_cost, title_su
     )
 
 
-# full-size costs measured 2026-11-24 on the shared 2-core machine, 1 worker, 1-min load 5–9
+# full-size costs measured 2026-11-24 on the shared 2-core machine, 1 worker, under the authors' data
+# and rules (COMPAS 152, Adult 582 rules)
 _paper_twin(
     "000-fig2",
     ("compas",),
     (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
     FIG23_LEARNERS,
     "train",
-    full_cost="≈ 10 s on 2 idle cores (7.5 CPU-s measured, 100 cells)",
+    full_cost="16 CPU-s measured (100 cells; 2.3 min wall at load 19)",
 )
 _paper_twin(
     "000-fig3",
@@ -549,7 +552,7 @@ _paper_twin(
     (np.logspace(-1, 4, 11), np.logspace(-1, 4, 51)),
     FIG23_LEARNERS,
     "train",
-    full_cost="≈ 40 s on 2 idle cores (61 CPU-s measured, 200 cells)",
+    full_cost="275 CPU-s measured (200 cells; 7.5 min wall at load 4)",
 )
 _paper_twin(
     "000-fig4",
@@ -557,7 +560,7 @@ _paper_twin(
     (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)),
     FIG4_LEARNERS,
     "test",
-    full_cost="≈ 4 min on 2 idle cores (≈ 8 CPU-min estimated: 4.8 CPU-s per run measured on 3 runs)",
+    full_cost="≈ 65 CPU-min estimated for the 200-ε grid (Adult, 582 rules: ≈ 0.19 CPU-s per ε per run); 17 ε × 100 runs: 232 CPU-s measured",
 )
 _paper_twin(
     "000-table1",
@@ -565,5 +568,5 @@ _paper_twin(
     (TABLE1_EPSILONS, TABLE1_EPSILONS),
     FIG4_LEARNERS,
     "test",
-    full_cost="≈ 15 s on 2 idle cores (23 CPU-s measured, 300 cells)",
+    full_cost="149 CPU-s measured (300 cells; 28 min wall at load 15)",
 )
