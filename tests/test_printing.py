@@ -561,7 +561,10 @@ def test_binarizer_rounding_grid_is_a_documented_choice_on_skewed_columns():
     assert all(len(f"{v:g}".rstrip("0").replace(".", "")) <= 2 for v in sig)
     raw = Binarizer(rounding=None, grid_size=2**20, **kw).fit(X).cut_points_["vicprice"]
     assert not np.allclose(raw, np.round(raw, -1))  # not rounded
-    for bad, match in ((dict(rounding="log"), "rounding must be"), (dict(grid_size=0), "grid_size must be")):
+    for bad, match in (
+        (dict(rounding="log"), "'rounding' parameter of Binarizer"),
+        (dict(grid_size=0), "'grid_size' parameter"),
+    ):
         b = Binarizer(**bad, **kw)
         with pytest.raises(ValueError, match=match):
             b.fit(X)
