@@ -108,3 +108,17 @@ def test_new_ids_are_registered_with_a_cost(eid):
     exp = get(eid)
     assert exp.paper == "000" and exp.full_cost and exp.quick_cost
     assert exp.cells(Size(quick=True, runs=1))
+
+
+def test_k_sweep_smooth_vs_global_counts_both_readings():
+    """One (dataset, ε, K) setting, hand-made: sm-Laplace .70 and sm-Cauchy .50 (pooled .60)
+    against gl-Laplace .65. The pooled reading loses, the better-smooth reading wins."""
+    base = dict(dataset="toy", parameters='{"max_rules": 3}', epsilon=1.0, delta=0.0)
+    rows = []
+    for learner, acc in (("sm-Laplace", 0.70), ("sm-Cauchy", 0.50), ("gl-Laplace", 0.65)):
+        for seed in (0, 1):
+            for metric, value in (("test_accuracy", acc), ("n_rules", 2.0)):
+                rows.append(base | dict(learner=learner, seed=seed, metric=metric, value=value))
+    md = extras.k_sweep_markdown(pd.DataFrame(rows))
+    assert "pooled mean is ≥ the best global one's in 0 of 1" in md
+    assert "the better smooth mechanism's mean in 1." in md

@@ -1224,7 +1224,7 @@ register(
         plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2-paper.png")],
         table=functools.partial(_paper_note, table2_markdown),
         published=pub.P000_TABLE2_VULNERABILITY,
-        full_cost="≈ 13 CPU-min estimated (159 CPU-s measured for 20 of the 100 runs; 37 min wall at load 13–20)",
+        full_cost="284 CPU-s measured (300 cells; 3.9 min wall with 2 workers at load 3)",
         quick_cost="≈ 5 s",
     )
 )

@@ -102,19 +102,24 @@ def k_sweep_markdown(df: pd.DataFrame) -> str:
     n5 = sum(best[key] == 5 for key in dp)
     k7 = nr[nr.K == 7]
     r7 = k7.groupby(["learner"]).reached.mean()
+    # two readings of "our smooth sensitivity method beats the global ones": the two smooth
+    # mechanisms' runs pooled, and the better of the two; each against the best global mechanism
     sm = acc[acc.learner.isin(SMOOTH)].groupby(["dataset", "epsilon", "K"]).value.mean()
+    smb = acc[acc.learner.isin(SMOOTH)].groupby(["dataset", "epsilon", "K", "learner"]).value.mean()
+    smmax = smb.groupby(level=[0, 1, 2]).max()
     gl = acc[acc.learner.isin(GLOBAL)].groupby(["dataset", "epsilon", "K", "learner"]).value.mean()
     glmax = gl.groupby(level=[0, 1, 2]).max()
-    both = pd.concat([sm.rename("smooth"), glmax.rename("global")], axis=1).dropna()
+    both = pd.concat([sm.rename("smooth"), smmax.rename("best smooth"), glmax.rename("global")], axis=1).dropna()
     wins = int((both.smooth >= both["global"]).sum())
+    wins_best = int((both["best smooth"] >= both["global"]).sum())
     lines += [
         "",
         "§V-D's statements, measured:",
         f"* best K = 5: {n5} of {len(dp)} (dataset, DP learner, ε) settings have their highest mean accuracy at K = 5; "
         f"in {sum(near5.get(key, False) for key in dp)} K = 5 is within 2 s.e. of the best K.",
         "* K = 7 reached: " + ", ".join(f"{lr} {v:.2f}" for lr, v in r7.items()) + " (share of lists).",
-        f"* smooth ≥ global for every K: the better smooth mechanism's mean is ≥ the best global one's in {wins} of "
-        f"{len(both)} (dataset, ε, K) settings.",
+        f"* smooth ≥ global for every K: the smooth mechanisms' pooled mean is ≥ the best global one's in {wins} of "
+        f"{len(both)} (dataset, ε, K) settings; the better smooth mechanism's mean in {wins_best}.",
     ]
     return "\n".join(lines)
 
@@ -144,7 +149,7 @@ register(
         "100 runs, German / COMPAS / Adult, paper protocol",
         cells=_k_cells,
         table=k_sweep_markdown,
-        full_cost="≈ 10 CPU-min estimated (40 CPU-s measured for 65 cells: German and COMPAS ≈ 0.3 CPU-s, Adult ≈ 5)",
+        full_cost="230 CPU-s measured (300 cells; 3.2 min wall with 2 workers at load 3.5)",
         quick_cost="≈ 10 s",
         notes="Sec. V-D: 'K = 5 was on average the best performing for all models'; 'for K = 7 this value was "
         "most of the time not reached'.",
