@@ -62,6 +62,18 @@ __all__ = ["PrivaTreeClassifier"]
 _MAX_DEPTH = 20
 VARIANTS = ("rigorous", "published", "published*")
 
+# the parameters PrivaTree's classifier and regressor share (dpmodels._params)
+TREE_PARAMETER_CONSTRAINTS: dict = {
+    "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+    "max_depth": [Interval(Integral, 0, _MAX_DEPTH, closed="both")],
+    "max_bins": [Interval(Integral, 2, 255, closed="both")],
+    "bounds": "no_validation",  # declarations: dpmodels.validation
+    "categories": [None, dict],
+    "budget_shares": "no_validation",  # check_budget_shares
+    "random_state": "no_validation",  # samplers.check_random_state
+    "accountant": "no_validation",  # check_accountant
+}
+
 
 class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-differentially private decision tree (PrivaTree, corrected accounting).
@@ -185,20 +197,13 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     # ================================================================== parameters
     _parameter_constraints: dict = {
-        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
-        "max_depth": [Interval(Integral, 0, _MAX_DEPTH, closed="both")],
-        "max_bins": [Interval(Integral, 2, 255, closed="both")],
-        "bounds": "no_validation",  # declarations: dpmodels.validation
-        "categories": [None, dict],
+        **TREE_PARAMETER_CONSTRAINTS,
         "leaf_error": [proportion("right")],
         "split_selection": [StrOptions({"permute-and-flip", "exponential", "histogram"})],
         "leaf_labels": [StrOptions({"noisy-counts", "permute-and-flip"})],
         "split_criterion": [StrOptions({"gini", "error"})],
         "n_public": "no_validation",
-        "random_state": "no_validation",  # samplers.check_random_state
         "classes": "no_validation",
-        "accountant": "no_validation",
-        "budget_shares": "no_validation",
         "one_vs_rest": ["boolean"],
         "category_order": [StrOptions({"noisy-ratio", "public"})],
         "variant": [StrOptions(set(VARIANTS))],

@@ -33,7 +33,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
-from ..._params import Integral, Interval, StrOptions, validate_params
+from ..._params import StrOptions, validate_params
 from ...guards import check_tree_size, progress
 from ...privacy import mechanisms as mech
 from ...privacy import samplers
@@ -45,7 +45,7 @@ from ..model import encode_matrix
 from ..regression_model import REGRESSION_COLUMNS, RegressionTree, regression_header
 from .budget import BudgetPlan, check_budget_shares
 from .builder import Structure
-from .estimator import _MAX_DEPTH, _encode_fit
+from .estimator import TREE_PARAMETER_CONSTRAINTS, _encode_fit
 from .grid import build_grid
 from .splitter import candidate_mask, child_regions, node_orders, root_region
 
@@ -248,16 +248,9 @@ class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
         self.accountant = accountant
 
     _parameter_constraints: dict = {
-        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
-        "max_depth": [Interval(Integral, 0, _MAX_DEPTH, closed="both")],
-        "max_bins": [Interval(Integral, 2, 255, closed="both")],
-        "bounds": "no_validation",  # declarations: dpmodels.validation
+        **TREE_PARAMETER_CONSTRAINTS,
         "label_bounds": "no_validation",  # _check_label_bounds
-        "categories": [None, dict],
         "split_selection": [StrOptions({"permute-and-flip", "exponential"})],
-        "budget_shares": "no_validation",  # check_budget_shares
-        "random_state": "no_validation",  # samplers.check_random_state
-        "accountant": "no_validation",  # check_accountant
     }
 
     def _check_params(self):
