@@ -33,6 +33,8 @@ import weakref
 
 import numpy as np
 
+from .counts import split_partition
+
 __all__ = ["EncodedCache", "encoded_cache"]
 
 
@@ -77,9 +79,7 @@ class EncodedCache:
 
 
 def _prepare_part(prepare, columns, label, part):
-    X = part[columns]
-    y = None if label is None else part[label].to_numpy()
-    return tuple(prepare(X, y))
+    return tuple(prepare(*split_partition(columns, label, part)))
 
 
 def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:

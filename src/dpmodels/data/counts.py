@@ -36,10 +36,14 @@ def _apply(fn, shape, X, y):
     return _checked(fn(X, y), shape)
 
 
+def split_partition(columns, label, part):
+    """A Dask partition (one frame) as ``(X, y)``: the feature columns, and the label column's
+    values (None for a source without labels)."""
+    return part[columns], (None if label is None else part[label].to_numpy())
+
+
 def _apply_part(fn, shape, columns, label, part):
-    X = part[columns]
-    y = None if label is None else part[label].to_numpy()
-    return _checked(fn(X, y), shape)
+    return _checked(fn(*split_partition(columns, label, part)), shape)
 
 
 def _add(a, b):
