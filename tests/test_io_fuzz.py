@@ -261,3 +261,18 @@ def test_the_unmutated_bases_load_and_predict():
 def test_mutated_model_files_long_run(kt):
     k, text = kt
     _check_file(text, k)
+
+
+@pytest.mark.parametrize("bad", [2, -2])
+def test_an_internal_node_label_outside_the_classes_is_a_model_file_error(bad):
+    """Found by the long fuzz run: a label out of range on an internal node loaded and then
+    crashed the printer (leaf_proba indexed it); every label must be -1 or a class index."""
+    doc, _ = next((d, X) for d, X in _bases() if d["kind"] == "tree")
+    doc = json.loads(json.dumps(doc))
+    labels = doc["model"]["label"]
+    internal = [i for i, c in enumerate(doc["model"]["children_left"]) if c != -1]
+    labels[internal[0]] = bad
+    p = Path(_DIR) / "bad_label.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ModelFileError, match="node labels must be -1"):
+        load_model(p)

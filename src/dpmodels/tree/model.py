@@ -190,6 +190,8 @@ class Tree:
         lab = self.label[leaf]
         if np.any(lab < 0) or np.any(lab >= self.n_classes):
             raise ValueError("every leaf needs a label in [0, n_classes)")
+        if np.any(self.label < -1) or np.any(self.label >= self.n_classes):
+            raise ValueError("node labels must be -1 (none) or in [0, n_classes)")
         for f in np.flatnonzero(self.categorical):
             if int(f) not in self.categories:
                 raise ValueError(f"categorical feature {f} has no category list")
