@@ -258,6 +258,18 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
 
 # parameters of the estimator that the proxy search decides (per proxy fit) or refuses
 _DECIDED = ("epsilon", "random_state", "n_public", "accountant")
+# declarations about one dataset: a proxy with its own params does not inherit the private data's
+_DECLARATIONS = ("bounds", "categories", "classes", "label_bounds")
+
+
+def _proxy_estimator(estimator, own):
+    """``estimator`` with a proxy's declarations: the estimator's own (``own`` None: the proxy
+    shares the private data's schema) or ``own``, the other declarations unset (None)."""
+    if own is None:
+        return clone(estimator)
+    have = estimator.get_params(deep=False)
+    unset = {k: None for k in _DECLARATIONS if k in have and k not in own}
+    return clone(estimator).set_params(**unset, **own)
 
 
 def _take(X, idx):
@@ -304,7 +316,9 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
         ``(X_pub, y_pub)`` shares the private data's schema: it must have the same columns as the
         private ``X`` and is fitted with the estimator's own declarations. ``params`` (a dict of the
         estimator's parameters, e.g. ``dataset_schema(name).fit_params()``) gives another dataset's
-        own declarations (bounds, categories, classes), so a proxy may have other features.
+        own declarations, so a proxy may have other features: the estimator's ``bounds``,
+        ``categories``, ``classes`` (and ``label_bounds``) are then replaced by ``params``, unset
+        (read from the public proxy) where ``params`` leaves them out; its other parameters stay.
     epsilon : ε of the private fit, all of it (the selection costs nothing).
     n_public : the private training-set size as a public number (an order of magnitude is enough),
         used only to match ε on the proxies. ``None``: the estimator's ``n_public``; if that is
@@ -429,7 +443,7 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
             yp = check_y(item[1], f"proxy {j}")
             if yp.shape[0] != n_j:
                 raise ValueError(f"proxy {j}: X has {n_j} rows but y has {yp.shape[0]}")
-            est = clone(self.estimator).set_params(**(own or {}))
+            est = _proxy_estimator(self.estimator, own)
             classes = est.get_params(deep=False).get("classes")
             if classes is not None:
                 try:
@@ -483,7 +497,7 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
                 splitter = self.cv
             folds = list(splitter.split(Xp, yp))
             seeds = rng.integers(2**63 - 1, size=len(folds))
-            base = clone(self.estimator).set_params(**(own or {}))
+            base = _proxy_estimator(self.estimator, own)
             # a declared n stays declared on the proxy (as the proxy's own size), an estimated one estimated
             declares_n = base.get_params(deep=False).get("n_public") is not None
             for f, ((tr, te), s) in enumerate(zip(folds, seeds)):
