@@ -387,7 +387,7 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
     }
 
     # ------------------------------------------------------------------ checks (public inputs only)
-    def _check_params(self):
+    def _check_params(self, private_columns=None):
         from sklearn.base import is_classifier
         from sklearn.model_selection import ParameterGrid
 
@@ -412,9 +412,9 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
         bad = [k for c in cands for k in c if k in _DECIDED]
         if bad:
             raise ValueError(f"candidates may not set {bad[0]!r}: the search decides it")
-        return eps, n_pub, cands, self._check_proxies(cands)
+        return eps, n_pub, cands, self._check_proxies(cands, private_columns)
 
-    def _check_proxies(self, cands) -> list:
+    def _check_proxies(self, cands, private_columns=None) -> list:
         """``[(X, y, own params or None)]``, every proxy checked as each candidate's fit would check
         it (labels in the declared classes, declarations against its columns, tree size), so that
         a bad proxy is one error before anything is fitted."""
@@ -466,6 +466,13 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
                         "a proxy without its own params must have the private data's columns"
                     )
                 shared = shared or (j, cols)
+                if private_columns is not None and (
+                    cols[0] != private_columns[0] or (cols[1] and private_columns[1] and cols[1] != private_columns[1])
+                ):
+                    raise ValueError(
+                        f"X has {private_columns[0]} features but proxy {j} (without its own params) has {cols[0]} "
+                        "(or other names): a proxy without its own params must have the private data's columns"
+                    )
             hook = getattr(est, "_validate_before_spend", None)
             if hook is not None:
                 for c in cands:
@@ -476,7 +483,6 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
                     except (ValueError, TypeError) as e:
                         raise type(e)(f"proxy {j}: {e}") from None
             out.append((Xp, yp, own))
-        self._shared_columns = None if shared is None else shared[1]
         return out
 
     # ------------------------------------------------------------------ ranking (public data only)
@@ -541,14 +547,8 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
         """Rank on the proxies, then fit the chosen configuration on ``(X, y)`` at the whole ε.
         Before the final fit the private data are read only for their column count and names
         (their schema), and for n when no ``n_public`` is declared (a leak, recorded)."""
-        eps, n_pub, cands, proxies = self._check_params()
-        if self._shared_columns is not None:
-            m, names = _columns(X)
-            if m != self._shared_columns[0] or (names and self._shared_columns[1] and names != self._shared_columns[1]):
-                raise ValueError(
-                    f"X has {m} features but the proxies without their own params have {self._shared_columns[0]} "
-                    "(or other names): they must have the private data's columns"
-                )
+        # the private data's schema (column count and names), not their rows
+        eps, n_pub, cands, proxies = self._check_params(private_columns=_columns(X))
         pre = PrivacyLedger(eps, 0.0)
         if n_pub is None:
             from sklearn.utils.validation import _num_samples
