@@ -323,7 +323,7 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
     n_public : the private training-set size as a public number (an order of magnitude is enough),
         used only to match ε on the proxies. ``None``: the estimator's ``n_public``; if that is
         ``None`` too, ``fit`` reads n from the data, warns (``PrivacyLeakWarning``) and records a
-        leak row, so the model is not private (docs/privacy.md, "Public inputs").
+        leak row, so the model is not private (docs/privacy.md, "What is public for each learner").
     cv : int (stratified folds of each proxy, shuffled by the search's seed, ``n_repeats`` times)
         or a scikit-learn splitter (used as is).
     n_repeats : repetitions of the ``cv`` folds with fresh shuffles (int ``cv`` only).
