@@ -37,40 +37,14 @@ from pathlib import Path
 from sklearn.model_selection import train_test_split
 
 from dpmodels.data import dataset_schema, load_dataset
+from dpmodels.experiments.library.private_search import proxy_pool
 from dpmodels.model_selection import PrivateSearch, ProxySearch
 from dpmodels.tree import PrivaTreeClassifier
 
 DEPTHS = [{"max_depth": d} for d in range(2, 7)]
 
-# The proxy pool, fixed before any proxy result on Adult or COMPAS was seen: every bundled dataset
-# with a binary label and a documented public schema (dataset_schema), and every bundled OpenML
-# tabular-benchmark set of paper 002 in its numerical version (clf_num), minus the target and any
-# set derived from the target's source. nursery is left out (five classes; the targets are binary).
-# The OpenML sets have no documented bounds: they are public, so their own ranges are their bounds.
-POOL_UCI = ("adult", "breast-w", "compas", "diabetes", "german", "mushroom", "vote")
-DERIVED = {"compas": ("compas-two-years",), "adult": ()}
 
-
-def proxy_pool(target: str) -> list[tuple]:
-    """``[(X, y, params)]``: the public proxies for ``target`` (leave the target out)."""
-    import numpy as np
-
-    from dpmodels.data.openml import list_openml, load_openml
-
-    pool = []
-    for name in POOL_UCI:
-        if name != target and name not in DERIVED.get(target, ()):
-            X, y = load_dataset(name, binarized=False)
-            pool.append((X, y, dataset_schema(name).fit_params()))
-    for name, version in list_openml(bundled=True):
-        if version != "num" or name == target or name in DERIVED.get(target, ()):
-            continue
-        X, y = load_openml(name, version)
-        bounds = {c: (float(np.min(X[c])), float(np.max(X[c]))) for c in X.columns}
-        pool.append((X, y, dict(bounds=bounds, classes=[0, 1])))
-    return pool
-
-
+# the proxy pool (its rule, fixed before any result, is in dpmodels.experiments.library.private_search)
 def proxy_choices(name, X, s, rankings, n_train):
     """``{(ε, r): (depth by mean accuracy, depth by mean rank, ranking table)}`` for ``rankings``
     independent rankings (seeds 0, 1, …) per ε: public inputs only."""

@@ -433,3 +433,17 @@ def test_proxy_search_is_an_sklearn_estimator(public_proxies):
     assert c.get_params()["candidates"] == {"max_depth": [2, 3]} and c.get_params()["aggregate"] == "mean-accuracy"
     c.set_params(aggregate="mean-rank")
     assert c.aggregate == "mean-rank"
+
+
+def test_lib_search_proxy_learner_uses_a_public_ranking():
+    import pandas as pd
+
+    from dpmodels.experiments.library.private_search import markdown_table, proxy_pool, study_cell
+
+    assert all(len(p) == 3 for p in proxy_pool("compas", ("german", "heloc")))
+    assert len(proxy_pool("compas", ("compas", "german"))) == 1  # the target is never its own proxy
+    rows = study_cell("compas", 1.0, splits=2, proxy_rankings=1, proxy_names=("german", "diabetes"))
+    proxy = [r for r in rows if r["learner"] == "search-proxy"]
+    depths = {r["value"] for r in proxy if r["metric"] == "depth"}
+    assert len(proxy) == 4 and len(depths) == 1 and depths <= {2, 3, 4, 5, 6}  # one ranking for both splits
+    assert markdown_table(pd.DataFrame(rows)).count("| search-proxy |") == 1
