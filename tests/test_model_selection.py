@@ -5,6 +5,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpmodels.data import dataset_schema, load_dataset
@@ -447,3 +449,26 @@ def test_lib_search_proxy_learner_uses_a_public_ranking():
     depths = {r["value"] for r in proxy if r["metric"] == "depth"}
     assert len(proxy) == 4 and len(depths) == 1 and depths <= {2, 3, 4, 5, 6}  # one ranking for both splits
     assert markdown_table(pd.DataFrame(rows)).count("| search-proxy |") == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    eps=st.floats(0.01, 20.0),
+    n_pub=st.integers(1, 10**7),
+    sizes=st.lists(st.integers(20, 120), min_size=1, max_size=3),
+    cap=st.floats(0.5, 100.0),
+)
+def test_proxy_epsilon_and_ledger_for_any_public_inputs(eps, n_pub, sizes, cap):
+    from sklearn.model_selection import KFold
+
+    proxies = [_synthetic(i, n=n, m=3) for i, n in enumerate(sizes)]
+    _Tree.log = []
+    ps = ProxySearch(_Tree(), [{"max_depth": 1}, {"max_depth": 3}], proxies, epsilon=eps, n_public=n_pub, cv=KFold(2))
+    ps.set_params(max_proxy_epsilon=cap).fit(*_synthetic(7, n=50, m=3))
+    want = [
+        min(eps * n_pub / len(tr), max(cap, eps)) for X, _ in proxies for tr, _ in KFold(2).split(X) for _ in (1, 3)
+    ]
+    assert [e for e, *_ in _Tree.log[:-1]] == pytest.approx(want) and _Tree.log[-1][0] == eps
+    led = ps.privacy_ledger_
+    assert [r.epsilon for r in led.rows] == [0.0, eps] and led.rows[0].guarantee == "proven"
+    assert led.is_private and led.epsilon_spent == pytest.approx(eps)
