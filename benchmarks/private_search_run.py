@@ -13,7 +13,15 @@ refitted at 0.8·ε, the search's refit budget), the search with ``refit_share=0
 and ``holdout=0.15`` (``rdp-h0.15``); part ``diag2``: shape −½ (``rdp-eta-0.5``), no refit
 (``rdp-r0``) and no refit over five copies of depth 4 (``rdp-r0-d4``); part ``trial``: one trial's
 exact held-out accuracy per depth at each tuner's ε_t (``t{k}@lt``, ``t{k}@rdp``; not a test-set
-score). Splits already in ``--out`` are skipped. ``--summary`` (with ``--with`` more CSVs) prints
+score). Part ``proxy``: :class:`~dpmodels.model_selection.ProxySearch`, which spends nothing on
+choosing: candidates ranked on public proxy datasets only (:func:`proxy_pool`, leave-the-target-out,
+rule fixed before any result), ε matched as ε·n_public/n_j with n_public the training size of the
+split (70 %, the same for every split); ``proxy`` (mean accuracy over the proxies, the default) and
+``proxy-rank`` (mean rank) refit the chosen depth on the split's training part at the whole ε; and
+``d{k}@1`` (depth k at the whole ε, for the best fixed depth). The ranking reads no private record,
+so it is computed ``--rankings`` times per (data, ε) with seeds 0, 1, … and split s uses ranking
+s mod ``--rankings``: ``ProxySearch.fit`` is exactly ``rank()`` then this one fit
+(tests/test_model_selection.py). Splits already in ``--out`` are skipped. ``--summary`` (with ``--with`` more CSVs) prints
 means ± s.e. and paired differences to ``fixed``. Not part of any test suite; the numbers are in
 docs/results.md, "Private hyper-parameter selection".
 """
@@ -22,16 +30,44 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import time
 from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
 from dpmodels.data import dataset_schema, load_dataset
-from dpmodels.model_selection import PrivateSearch
+from dpmodels.experiments.library.private_search import proxy_pool
+from dpmodels.model_selection import PrivateSearch, ProxySearch
 from dpmodels.tree import PrivaTreeClassifier
 
 DEPTHS = [{"max_depth": d} for d in range(2, 7)]
+
+
+# the proxy pool (its rule, fixed before any result, is in dpmodels.experiments.library.private_search)
+def proxy_choices(name, X, s, rankings, n_train):
+    """``{(ε, r): (depth by mean accuracy, depth by mean rank, ranking table)}`` for ``rankings``
+    independent rankings (seeds 0, 1, …) per ε: public inputs only."""
+    pool = proxy_pool(name)
+    out = {}
+    for eps in (0.1, 1.0):
+        for r in range(rankings):
+            t0 = time.process_time()
+            ps = ProxySearch(
+                PrivaTreeClassifier(**s.fit_params()), DEPTHS, pool, epsilon=eps, n_public=n_train, random_state=r
+            ).rank()
+            tab = ps.ranking_
+            by_rank = int(tab["params"][int(tab["mean_rank"].to_numpy().argmin())]["max_depth"])
+            out[eps, r] = (ps.best_params_["max_depth"], by_rank, tab)
+            print(
+                f"{name} ε={eps} ranking {r}: depth {out[eps, r][0]} (mean acc.), {by_rank} (mean rank), "
+                f"{len(pool)} proxies, {time.process_time() - t0:.1f} CPU-s; mean acc. "
+                + ", ".join(f"{v:.4f}" for v in tab["mean_accuracy"])
+                + "; mean rank "
+                + ", ".join(f"{v:.2f}" for v in tab["mean_rank"]),
+                flush=True,
+            )
+    return out
 
 
 class Trial:
@@ -54,9 +90,16 @@ class Trial:
         return self.acc_
 
 
-def methods(part, s, eps, seed):
+def methods(part, s, eps, seed, choice=None):
     base = s.fit_params()
-    if part == "main":
+    if part == "proxy":
+        by_acc, by_rank, _ = choice
+        yield "fixed", PrivaTreeClassifier(max_depth=4, epsilon=eps, random_state=seed, **base)
+        for d in (2, 3, 5, 6):
+            yield f"d{d}@1", PrivaTreeClassifier(max_depth=d, epsilon=eps, random_state=seed + 20 + d, **base)
+        yield "proxy", PrivaTreeClassifier(max_depth=by_acc, epsilon=eps, random_state=seed + 3, **base)
+        yield "proxy-rank", PrivaTreeClassifier(max_depth=by_rank, epsilon=eps, random_state=seed + 5, **base)
+    elif part == "main":
         yield "fixed", PrivaTreeClassifier(max_depth=4, epsilon=eps, random_state=seed, **base)
         yield "lt", PrivateSearch(PrivaTreeClassifier(**base), DEPTHS, epsilon=eps, random_state=seed + 1)
         yield "rdp", PrivateSearch(PrivaTreeClassifier(**base), DEPTHS, epsilon=eps, tuner="rdp", random_state=seed + 2)
@@ -107,10 +150,16 @@ def summary(paths: list[Path]) -> None:
             if "fixed" in wide and m != "fixed":
                 d = (wide[m] - wide["fixed"]).dropna()
                 line += f"   − fixed: {d.mean():+.4f} ± {d.std(ddof=1) / len(d) ** 0.5:.4f} (n={len(d)})"
-            if m in ("lt", "rdp") or m.startswith("rdp-"):
+            if m in ("lt", "rdp") or m.startswith("rdp-") or m.startswith("proxy"):
                 counts = depth[m].dropna().astype(int).value_counts().reindex(range(2, 7), fill_value=0)
                 line += "   depths 2..6: " + ", ".join(str(c) for c in counts)
             print(line)
+        fixed_depths = [m for m in wide.columns if m == "fixed" or (m.startswith("d") and m.endswith("@1"))]
+        if len(fixed_depths) > 1:  # the best fixed depth (chosen after the fact: an oracle no user has)
+            best = max(fixed_depths, key=lambda m: wide[m].mean())
+            for m in [c for c in wide.columns if c.startswith("proxy")]:
+                d = (wide[m] - wide[best]).dropna()
+                print(f"  {m} − best fixed ({best}): {d.mean():+.4f} ± {d.std(ddof=1) / len(d) ** 0.5:.4f}")
 
 
 def main():
@@ -118,7 +167,8 @@ def main():
     ap.add_argument("--splits", type=int, default=100)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--with", dest="more", type=Path, nargs="*", default=[], help="more CSVs for --summary")
-    ap.add_argument("--part", choices=["main", "diag", "diag2", "trial"], default="main")
+    ap.add_argument("--part", choices=["main", "diag", "diag2", "trial", "proxy"], default="main")
+    ap.add_argument("--rankings", type=int, default=5, help="independent proxy rankings per (data, ε)")
     ap.add_argument("--data", nargs="+", default=["adult", "compas"])
     ap.add_argument("--summary", action="store_true", help="print the summary of --out and exit")
     a = ap.parse_args()
@@ -131,6 +181,12 @@ def main():
             done = {(r["split"], r["data"], r["epsilon"], r["method"]) for r in csv.DictReader(f)}
     new = not a.out.exists()
     data = {n: (*load_dataset(n, binarized=False), dataset_schema(n)) for n in a.data}
+    choices = {}
+    if a.part == "proxy":
+        for name, (X, _, s) in data.items():
+            n_train = len(X) - math.ceil(0.3 * len(X))  # train_test_split's training size: public
+            for key, c in proxy_choices(name, X, s, a.rankings, n_train).items():
+                choices[(name, *key)] = c
     with a.out.open("a", newline="") as f:
         w = csv.writer(f)
         if new:
@@ -140,7 +196,8 @@ def main():
             for name, (X, y, s) in data.items():
                 Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=split)
                 for eps in (0.1, 1.0):
-                    for m, est in methods(a.part, s, eps, 10_000 * split + int(eps * 10)):
+                    choice = choices.get((name, eps, split % a.rankings))
+                    for m, est in methods(a.part, s, eps, 10_000 * split + int(eps * 10), choice):
                         if (str(split), name, str(eps), m) in done:
                             continue
                         est.fit(Xtr, ytr)

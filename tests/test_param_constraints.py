@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import check_param_validation
 
 from dpmodels.data import Binarizer
-from dpmodels.model_selection import PrivateSearch
+from dpmodels.model_selection import PrivateSearch, ProxySearch
 from dpmodels.privacy import BudgetAccountant
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
@@ -32,6 +32,13 @@ ESTIMATORS = [
     OptimalRuleListClassifier(),
     PrivateSearch(
         PrivaTreeClassifier(bounds=(-5.0, 5.0), classes=[0, 1, 2]), [{"max_depth": 1}, {"max_depth": 2}], random_state=0
+    ),
+    ProxySearch(
+        PrivaTreeClassifier(bounds=(-5.0, 5.0), classes=[0, 1, 2]),
+        [{"max_depth": 1}, {"max_depth": 2}],
+        [(np.random.default_rng(0).uniform(size=(30, 5)), np.arange(30) % 3)],
+        n_public=20,
+        random_state=0,
     ),
 ]
 
@@ -62,6 +69,8 @@ def test_sklearn_param_validation(est):
         (OptimalRuleListClassifier(), "time_limit", float("inf")),
         (DL85Classifier(), "min_sup", 1.5),
         (DL85Classifier(), "fast_depth_two", 1),
+        (ProxySearch(PrivaTreeClassifier(), [{"max_depth": 1}], [(np.zeros((4, 2)), [0, 1, 0, 1])]), "n_repeats", 0),
+        (ProxySearch(PrivaTreeClassifier(), [{"max_depth": 1}], [(np.zeros((4, 2)), [0, 1, 0, 1])]), "proxies", "x"),
     ],
 )
 def test_bad_parameter_is_one_line_before_any_spending(est, param, bad):

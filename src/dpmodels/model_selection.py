@@ -28,6 +28,13 @@ functions of the data, and shuffled folds are not neighbour-preserving (docs/pri
 The model's ledger is the search's (``privacy_ledger_``: the selection row, then the refit's
 rows), so a saved model states the total.
 
+:class:`ProxySearch` spends **nothing** on choosing: it ranks every candidate on one or more
+*public* proxy datasets, each fitted at the ε that gives it the private fit's signal-to-noise
+(ε_j = ε·n_public/n_j, n_public the declared private size), then fits the chosen configuration once
+on the private data at the whole ε. The choice is a function of public inputs only, so the model is
+exactly as private as that one fit (docs/privacy.md, "Selection on public proxies"). Measured
+against the searches above in docs/results.md, "Private hyper-parameter selection".
+
 Helper :func:`accuracy_vs_epsilon` draws accuracy against ε on a *public* proxy dataset (bundled or
 yours), which spends nothing on the private data.
 """
@@ -35,14 +42,15 @@ yours), which spends nothing on the private data.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from ._params import HasMethods, Interval, Real, StrOptions, validate_params
+from ._params import HasMethods, Integral, Interval, Real, StrOptions, validate_params
 from .privacy import PrivacyLedger, check_random_state
-from .privacy.ledger import check_delta, check_epsilon
+from .privacy.ledger import LedgerRow, PrivacyLeakWarning, check_delta, check_epsilon
 from .privacy.mechanisms import noisy_histogram
 from .privacy.private_selection import (
     random_stopping_selection,
@@ -54,11 +62,29 @@ from .privacy.private_selection import (
     tnb_trial_epsilon,
 )
 
-__all__ = ["PrivateSearch", "accuracy_vs_epsilon"]
+__all__ = ["PrivateSearch", "ProxySearch", "accuracy_vs_epsilon"]
 
 
 def _rows(X, mask):
     return X[mask] if isinstance(X, (pd.DataFrame, pd.Series)) else np.asarray(X)[mask]
+
+
+def _check_candidates(estimator, cands: list) -> list:
+    """The candidate dicts, checked against ``estimator``'s parameters (public inputs only)."""
+    if not cands or not all(isinstance(c, dict) for c in cands):
+        raise ValueError("candidates must be a non-empty list of parameter dicts")
+    params = estimator.get_params(deep=False)
+    for key in ("epsilon", "random_state"):
+        if key not in params:
+            raise ValueError(f"estimator must take `{key}` (a dpmodels DP estimator), got {type(estimator).__name__}")
+    for c in cands:
+        bad = [k for k in c if k not in params]
+        if bad:
+            raise ValueError(f"candidate {c!r}: {bad[0]!r} is not a parameter of {type(estimator).__name__}")
+        if "epsilon" in c or "random_state" in c:
+            raise ValueError("candidates may not set epsilon or random_state: the search decides them")
+        clone(estimator).set_params(**c)
+    return cands
 
 
 class PrivateSearch(ClassifierMixin, BaseEstimator):
@@ -126,22 +152,7 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         validate_params(self)
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        cands = list(self.candidates)
-        if not cands or not all(isinstance(c, dict) for c in cands):
-            raise ValueError("candidates must be a non-empty list of parameter dicts")
-        params = self.estimator.get_params(deep=False)
-        for key in ("epsilon", "random_state"):
-            if key not in params:
-                raise ValueError(
-                    f"estimator must take `{key}` (a dpmodels DP estimator), got {type(self.estimator).__name__}"
-                )
-        for c in cands:
-            bad = [k for k in c if k not in params]
-            if bad:
-                raise ValueError(f"candidate {c!r}: {bad[0]!r} is not a parameter of {type(self.estimator).__name__}")
-            if "epsilon" in c or "random_state" in c:
-                raise ValueError("candidates may not set epsilon or random_state: the search decides them")
-            clone(self.estimator).set_params(**c)
+        cands = _check_candidates(self.estimator, list(self.candidates))
         if self.tuner == "rdp":
             if self.gamma is None:
                 gamma = tnb_gamma(self.shape, len(cands)) if len(cands) > 1 else 0.5
@@ -236,6 +247,346 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         self.privacy_ledger_ = ledger
         est.privacy_ledger_ = ledger  # the model's guarantee is the search's (module docstring)
         self.classes_ = est.classes_
+        return self
+
+    def predict(self, X):
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        return self.best_estimator_.predict_proba(X)
+
+
+# parameters of the estimator that the proxy search decides (per proxy fit) or refuses
+_DECIDED = ("epsilon", "random_state", "n_public", "accountant")
+# declarations about one dataset: a proxy with its own params does not inherit the private data's
+_DECLARATIONS = ("bounds", "categories", "classes", "label_bounds")
+
+
+def _proxy_estimator(estimator, own):
+    """``estimator`` with a proxy's declarations: the estimator's own (``own`` None: the proxy
+    shares the private data's schema) or ``own``, the other declarations unset (None)."""
+    if own is None:
+        return clone(estimator)
+    have = estimator.get_params(deep=False)
+    unset = {k: None for k in _DECLARATIONS if k in have and k not in own}
+    return clone(estimator).set_params(**unset, **own)
+
+
+def _take(X, idx):
+    """Rows ``idx`` (integer positions) of a DataFrame, Series or array."""
+    return X.iloc[idx] if isinstance(X, (pd.DataFrame, pd.Series)) else np.asarray(X)[idx]
+
+
+def _columns(X):
+    """``(number of columns, names or None)`` of ``X``: its schema, never its rows."""
+    cols = getattr(X, "columns", None)
+    if cols is not None:
+        return len(cols), [str(c) for c in cols]
+    return int(np.shape(X)[1]), None
+
+
+class ProxySearch(ClassifierMixin, BaseEstimator):
+    """Choose a configuration on **public** proxy datasets, then fit it once on the private data.
+
+    Spends nothing on choosing (docs/privacy.md, "Selection on public proxies"): every candidate
+    is fitted and scored on each proxy dataset only, and the private data enter exactly one fit,
+    of the chosen configuration at the whole ``epsilon``. That choice is a function of public
+    inputs (the proxies, ``epsilon``, ``n_public``, the candidates, the seed), so the model is as
+    private as that one fit, and its ledger is that fit's rows after one zero-cost row that states
+    how the configuration was chosen.
+
+    **The proxies must be public**: data you could publish, e.g. a bundled or open dataset of a
+    similar task. A split, sample or copy of the private data is NOT a proxy — ranking on it is an
+    unaccounted release of the private data, and nothing here can detect it.
+
+    Matched signal-to-noise: the noise of a DP count is about 1/ε while the counts grow with n, so
+    a learner like PrivaTree behaves mostly as a function of ε·n. A trial on proxy j whose training
+    part has n_j records runs at ε_j = min(ε·n_public/n_j, max(ε, ``max_proxy_epsilon``)), so it
+    sees the private fit's ratio of noise to counts (the cap only binds on very small proxies,
+    where the noise is already negligible). Each candidate is scored by its plain accuracy on the
+    held-out folds (the proxy is public), averaged per proxy, then aggregated over the proxies.
+
+    Parameters
+    ----------
+    estimator : a dpmodels DP classifier taking ``epsilon`` and ``random_state``, with the private
+        data's public inputs (``classes``, ``bounds``, ``categories``…) declared on it.
+    candidates : list of parameter dicts (e.g. ``[{"max_depth": 2}, {"max_depth": 4}]``) or a dict
+        of lists (scikit-learn's ``param_grid``, expanded by ``ParameterGrid``).
+    proxies : non-empty list of public datasets ``(X_pub, y_pub)`` or ``(X_pub, y_pub, params)``.
+        ``(X_pub, y_pub)`` shares the private data's schema: it must have the same columns as the
+        private ``X`` and is fitted with the estimator's own declarations. ``params`` (a dict of the
+        estimator's parameters, e.g. ``dataset_schema(name).fit_params()``) gives another dataset's
+        own declarations, so a proxy may have other features: the estimator's ``bounds``,
+        ``categories``, ``classes`` (and ``label_bounds``) are then replaced by ``params``, unset
+        (read from the public proxy) where ``params`` leaves them out; its other parameters stay.
+    epsilon : ε of the private fit, all of it (the selection costs nothing).
+    n_public : the private training-set size as a public number (an order of magnitude is enough),
+        used only to match ε on the proxies. ``None``: the estimator's ``n_public``; if that is
+        ``None`` too, ``fit`` reads n from the data, warns (``PrivacyLeakWarning``) and records a
+        leak row, so the model is not private (docs/privacy.md, "What is public for each learner").
+    cv : int (stratified folds of each proxy, shuffled by the search's seed, ``n_repeats`` times)
+        or a scikit-learn splitter (used as is).
+    n_repeats : repetitions of the ``cv`` folds with fresh shuffles (int ``cv`` only).
+    aggregate : ``"mean-accuracy"`` (default: the candidate with the highest accuracy averaged over
+        the proxies, so proxies where the candidates differ weigh more than flat ones) or
+        ``"mean-rank"`` (the best mean rank, every proxy weighing the same). Ties: the first
+        candidate.
+    max_proxy_epsilon : cap of ε_j (never below ``epsilon``); at the default 50 a count's noise is a
+        small fraction of one record.
+    random_state : None (OS entropy: the private fit's noise is private) or a seed (reproducible
+        research, not private). Proxy fits of one fold share a seed across candidates (common
+        random numbers: the candidates are compared under the same noise draws where they can).
+
+    Attributes
+    ----------
+    best_params_, best_index_ : the chosen candidate (a function of public inputs).
+    ranking_ : DataFrame, one row per candidate: ``params``, ``mean_accuracy``, ``mean_rank``.
+    proxy_scores_ : DataFrame, one row per (proxy, fold, candidate): ``epsilon`` (ε_j),
+        ``n_train`` (n_j), ``accuracy`` on the held-out fold.
+    n_public_ : the private size used for matching; ``best_estimator_`` (the private fit);
+    privacy_ledger_ (the selection row, then the fit's rows; also ``best_estimator_``'s);
+    classes_, n_features_in_.
+    """
+
+    def __init__(
+        self,
+        estimator,
+        candidates,
+        proxies,
+        *,
+        epsilon=1.0,
+        n_public=None,
+        cv=5,
+        n_repeats=1,
+        aggregate="mean-accuracy",
+        max_proxy_epsilon=50.0,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.candidates = candidates
+        self.proxies = proxies
+        self.epsilon = epsilon
+        self.n_public = n_public
+        self.cv = cv
+        self.n_repeats = n_repeats
+        self.aggregate = aggregate
+        self.max_proxy_epsilon = max_proxy_epsilon
+        self.random_state = random_state
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict", "get_params", "set_params"])],
+        "candidates": [list, tuple, dict],
+        "proxies": [list, tuple],
+        "epsilon": "no_validation",  # check_epsilon (dpmodels.privacy)
+        "n_public": "no_validation",  # validation.check_n_public
+        "cv": [Interval(Integral, 2, None, closed="left"), HasMethods(["split"])],
+        "n_repeats": [Interval(Integral, 1, None, closed="left")],
+        "aggregate": [StrOptions({"mean-accuracy", "mean-rank"})],
+        "max_proxy_epsilon": [Interval(Real, 0, None, closed="neither")],
+        "random_state": "no_validation",  # samplers.check_random_state
+    }
+
+    # ------------------------------------------------------------------ checks (public inputs only)
+    def _check_params(self, private_columns=None):
+        from sklearn.base import is_classifier
+        from sklearn.model_selection import ParameterGrid
+
+        from .validation import check_n_public
+
+        validate_params(self)
+        eps = check_epsilon(self.epsilon)
+        n_pub = check_n_public(self.n_public)
+        if not is_classifier(self.estimator):
+            raise ValueError(
+                f"ProxySearch scores by accuracy: estimator must be a classifier, got {type(self.estimator).__name__}"
+            )
+        grid = self.candidates
+        cands = _check_candidates(
+            self.estimator, list(ParameterGrid(grid)) if isinstance(grid, dict) and grid else list(grid)
+        )
+        params = self.estimator.get_params(deep=False)
+        if params.get("accountant") is not None:
+            raise ValueError("ProxySearch fits without an accountant: give the search its ε instead")
+        if n_pub is None and params.get("n_public") is not None:
+            n_pub = check_n_public(params["n_public"])
+        bad = [k for c in cands for k in c if k in _DECIDED]
+        if bad:
+            raise ValueError(f"candidates may not set {bad[0]!r}: the search decides it")
+        return eps, n_pub, cands, self._check_proxies(cands, private_columns)
+
+    def _check_proxies(self, cands, private_columns=None) -> list:
+        """``[(X, y, own params or None)]``, every proxy checked as each candidate's fit would check
+        it (labels in the declared classes, declarations against its columns, tree size), so that
+        a bad proxy is one error before anything is fitted."""
+        import warnings
+
+        from .validation import check_X_shape, check_y, resolve_classes
+
+        items = self.proxies
+        if len(items) == 0:
+            raise ValueError("proxies must be a non-empty list of public datasets (X, y) or (X, y, params)")
+        params = self.estimator.get_params(deep=False)
+        tuned = {k for c in cands for k in c}
+        out, shared = [], None
+        for j, item in enumerate(items):
+            if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                raise ValueError(f"proxy {j}: expected (X, y) or (X, y, params), got {type(item).__name__}")
+            own = item[2] if len(item) == 3 else None
+            if own is not None and not isinstance(own, dict):
+                raise ValueError(f"proxy {j}: params must be a dict of {type(self.estimator).__name__}'s parameters")
+            for k in own or {}:
+                if k not in params:
+                    raise ValueError(f"proxy {j}: {k!r} is not a parameter of {type(self.estimator).__name__}")
+                if k in _DECIDED or k in tuned:
+                    raise ValueError(f"proxy {j}: params may not set {k!r} (the search decides it)")
+            Xp, n_j, m_j = check_X_shape(item[0], f"proxy {j}")
+            yp = check_y(item[1], f"proxy {j}")
+            if yp.shape[0] != n_j:
+                raise ValueError(f"proxy {j}: X has {n_j} rows but y has {yp.shape[0]}")
+            est = _proxy_estimator(self.estimator, own)
+            classes = est.get_params(deep=False).get("classes")
+            if classes is not None:
+                try:
+                    resolve_classes(classes, yp, None)
+                except ValueError:
+                    raise ValueError(
+                        f"proxy {j}: y holds a label outside the declared classes={list(classes)!r}"
+                    ) from None
+            if isinstance(self.cv, numbers.Integral):
+                _, counts = np.unique(np.asarray(yp, dtype=object).astype(str), return_counts=True)
+                if counts.min() < self.cv:
+                    raise ValueError(f"proxy {j}: every label needs at least cv={self.cv} rows for stratified folds")
+            if own is None:  # the private data's schema: the same columns for every such proxy
+                cols = _columns(Xp)
+                if shared is not None and (
+                    cols[0] != shared[1][0] or (cols[1] and shared[1][1] and cols[1] != shared[1][1])
+                ):
+                    raise ValueError(
+                        f"proxy {j} has {cols[0]} features, proxy {shared[0]} has {shared[1][0]} (or other names): "
+                        "a proxy without its own params must have the private data's columns"
+                    )
+                shared = shared or (j, cols)
+                if private_columns is not None and (
+                    cols[0] != private_columns[0] or (cols[1] and private_columns[1] and cols[1] != private_columns[1])
+                ):
+                    raise ValueError(
+                        f"X has {private_columns[0]} features but proxy {j} (without its own params) has {cols[0]} "
+                        "(or other names): a proxy without its own params must have the private data's columns"
+                    )
+            hook = getattr(est, "_validate_before_spend", None)
+            if hook is not None:
+                for c in cands:
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", PrivacyLeakWarning)  # the proxy is public
+                            clone(est).set_params(**c)._validate_before_spend(Xp, yp)
+                    except (ValueError, TypeError) as e:
+                        raise type(e)(f"proxy {j}: {e}") from None
+            out.append((Xp, yp, own))
+        return out
+
+    # ------------------------------------------------------------------ ranking (public data only)
+    def _rank(self, eps, n_priv, cands, proxies, rng) -> None:
+        import warnings
+
+        from sklearn.model_selection import RepeatedStratifiedKFold
+
+        cap = max(float(self.max_proxy_epsilon), eps)
+        rows = []
+        for j, (Xp, yp, own) in enumerate(proxies):
+            if isinstance(self.cv, numbers.Integral):
+                seed = int(rng.integers(2**31 - 1))
+                splitter = RepeatedStratifiedKFold(
+                    n_splits=int(self.cv), n_repeats=int(self.n_repeats), random_state=seed
+                )
+            else:
+                splitter = self.cv
+            folds = list(splitter.split(Xp, yp))
+            seeds = rng.integers(2**63 - 1, size=len(folds))
+            base = _proxy_estimator(self.estimator, own)
+            # a declared n stays declared on the proxy (as the proxy's own size), an estimated one estimated
+            declares_n = base.get_params(deep=False).get("n_public") is not None
+            for f, ((tr, te), s) in enumerate(zip(folds, seeds)):
+                n_j = len(tr)
+                eps_j = min(eps * float(n_priv) / n_j, cap)
+                extra = {"n_public": n_j} if declares_n else {}
+                Xtr, ytr, Xte = _take(Xp, tr), _take(yp, tr), _take(Xp, te)
+                yte = np.asarray(_take(yp, te), dtype=object)
+                for i, c in enumerate(cands):
+                    est = clone(base).set_params(**c, **extra, epsilon=eps_j, random_state=int(s))
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", PrivacyLeakWarning)  # what it reads is public
+                        est.fit(Xtr, ytr)
+                    acc = float(np.mean(np.asarray(est.predict(Xte), dtype=object) == yte))
+                    rows.append(dict(proxy=j, fold=f, candidate=i, epsilon=eps_j, n_train=n_j, accuracy=acc))
+        scores = pd.DataFrame(rows)
+        per = scores.groupby(["proxy", "candidate"])["accuracy"].mean().unstack("candidate")
+        mean_acc = per.mean(axis=0).to_numpy()
+        mean_rank = per.rank(axis=1, ascending=False, method="average").mean(axis=0).to_numpy()
+        best = int(np.argmax(mean_acc)) if self.aggregate == "mean-accuracy" else int(np.argmin(mean_rank))
+        self.proxy_scores_ = scores
+        self.ranking_ = pd.DataFrame({"params": cands, "mean_accuracy": mean_acc, "mean_rank": mean_rank})
+        self.best_index_ = best
+        self.best_params_ = dict(cands[best])
+
+    def rank(self):
+        """Rank the candidates on the proxies only, without any private data: sets ``best_params_``,
+        ``best_index_``, ``ranking_``, ``proxy_scores_`` (what :meth:`fit` would choose under the
+        same ``random_state``). Needs a declared ``n_public``."""
+        eps, n_pub, cands, proxies = self._check_params()
+        if n_pub is None:
+            raise ValueError("rank() needs the private size as a public input: declare n_public")
+        rng = check_random_state(self.random_state)
+        rng.integers(2**63 - 1)  # the private fit's seed, drawn first in fit as well
+        self._rank(eps, n_pub, cands, proxies, rng)
+        self.n_public_ = n_pub
+        return self
+
+    # ------------------------------------------------------------------ the one private fit
+    def fit(self, X, y, sample_weight=None):
+        """Rank on the proxies, then fit the chosen configuration on ``(X, y)`` at the whole ε.
+        Before the final fit the private data are read only for their column count and names
+        (their schema), and for n when no ``n_public`` is declared (a leak, recorded)."""
+        # the private data's schema (column count and names), not their rows
+        eps, n_pub, cands, proxies = self._check_params(private_columns=_columns(X))
+        pre = PrivacyLedger(eps, 0.0)
+        if n_pub is None:
+            from sklearn.utils.validation import _num_samples
+
+            from .validation import resolve_n
+
+            n_pub = resolve_n(None, _num_samples(y), pre, what="training-set size n (to match ε on the proxies)")
+        rng = check_random_state(self.random_state)
+        seed = None if self.random_state is None else int(rng.integers(2**63 - 1))
+        if seed is None:
+            rng.integers(2**63 - 1)  # keep the ranking's draws aligned with rank()
+        self._rank(eps, n_pub, cands, proxies, rng)
+        est = clone(self.estimator).set_params(**self.best_params_, epsilon=eps, random_state=seed)
+        est.fit(X, y) if sample_weight is None else est.fit(X, y, sample_weight=sample_weight)
+        ledger = getattr(est, "privacy_ledger_", None)
+        if ledger is None:
+            raise TypeError(f"{type(est).__name__} keeps no privacy_ledger_: not a dpmodels DP estimator")
+        choice = LedgerRow(
+            f"configuration {self.best_params_!r} chosen among {len(cands)} on {len(proxies)} public proxy dataset(s)",
+            "public inputs only (no data access)",
+            0.0,
+            0.0,
+            None,
+            "sequential",
+            1,
+            f"ranked by {self.aggregate} on the proxies only, each fitted at ε_j = ε·n_public/n_j "
+            f"(ε={eps:g}, n_public={float(n_pub):g}, ε_j ≤ {max(float(self.max_proxy_epsilon), eps):g}); the private "
+            "data enter only the fit below (docs/privacy.md, 'Selection on public proxies')",
+            "proven",
+        )
+        ledger.rows[:0] = [*pre.rows, choice]
+        ledger.check()
+        self.n_public_ = n_pub
+        self.best_estimator_ = est
+        self.privacy_ledger_ = ledger
+        self.classes_ = est.classes_
+        if hasattr(est, "n_features_in_"):
+            self.n_features_in_ = est.n_features_in_
         return self
 
     def predict(self, X):
