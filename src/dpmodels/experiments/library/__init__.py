@@ -8,6 +8,6 @@ id              what it measures                                            modu
 lib-proba       predict_proba from noisy counts: raw shares vs shrinkage    :mod:`.proba_shrinkage`
 lib-multiclass  rule lists over K classes (nursery, wine): accuracy         :mod:`.multiclass`
 lib-regression  PrivaTreeRegressor vs sklearn / diffprivlib: held-out R²    :mod:`.regression`
-lib-search      private depth selection (2 tuners) vs the fixed default     :mod:`.private_search`
+lib-search      depth choice: 2 private tuners, public proxies, vs default  :mod:`.private_search`
 ==============  ==========================================================  =======================
 """
