@@ -119,3 +119,33 @@ def test_row_words_pack_every_column_and_group_equal_rows(p):
     assert len(first) == len(np.unique(ref_inverse))
     assert np.array_equal(inverse[first], np.arange(len(first)))
     assert np.array_equal(X[first][inverse], X)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(0, 120),
+    p=st.integers(1, 140),
+    order=st.sampled_from(["C", "F", "strided"]),
+    dtype=st.sampled_from([np.uint8, bool, np.float64, np.int64]),
+)
+def test_row_bytes_and_distinct_rows_whatever_the_memory_layout(seed, n, p, order, dtype):
+    """The packed bytes equal np.packbits for row-major, column-major (a DataFrame's to_numpy)
+    and strided input of any 0/1 dtype; the distinct rows returned are the rows themselves."""
+    from dpmodels.rulelist.candidates import _distinct_rows, _row_bytes
+
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, p)) < rng.uniform(0.05, 0.95)).astype(np.uint8)
+    if n > 4:
+        X[n // 2 :] = X[rng.integers(0, n // 2, n - n // 2)]  # repeated rows
+    Xo = X.astype(dtype)
+    if order == "F":
+        Xo = np.asfortranarray(Xo)
+    elif order == "strided":
+        Xo = np.asfortranarray(np.repeat(Xo, 2, axis=1))[:, ::2]
+    assert np.array_equal(_row_bytes(Xo), np.packbits(X, axis=1, bitorder="little"))
+    first, inverse, rows = _distinct_rows(Xo, return_rows=True)
+    assert rows.dtype == np.uint8 and rows.shape == (len(first), p)
+    assert np.array_equal(rows, X[first])
+    assert np.array_equal(rows[inverse], X)
+    assert len(first) == (len(np.unique(X, axis=0)) if n else 0)

@@ -364,8 +364,7 @@ class SplitStats:
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
         self.candidates = candidates
-        first, self.inverse = _distinct_rows(Xf)
-        self._P8 = np.asarray(Xf)[first].astype(np.uint8)  # the distinct rows, 0/1
+        _, self.inverse, self._P8 = _distinct_rows(Xf, return_rows=True)  # the distinct rows, 0/1 uint8
         self._patterns: np.ndarray | None = None
         K = self.n_classes = int(n_classes)
         self.yk = np.asarray(y).astype(np.int64)
@@ -549,33 +548,45 @@ class SplitStats:
         return np.concatenate([[float(tot) - pos.sum()], pos])
 
 
-_GATHER = np.uint64(0x0102040810204080)  # Σ_i 2^(56 − 7i): moves bit 8i of a word to bit 56 + i
+def _row_bytes(X: np.ndarray) -> np.ndarray:
+    """Each 0/1 row packed into ⌈p/8⌉ bytes, (n, ⌈p/8⌉) uint8: column j is bit j mod 8 of byte
+    ⌊j/8⌋ (``np.packbits(X, axis=1, bitorder="little")``; checked by the tests).
 
-
-def _row_words(X: np.ndarray) -> np.ndarray:
-    """Each 0/1 row packed into 64-bit words, (n, ⌈p/64⌉) uint64 (a row's key, nothing more).
-
-    The row's bytes (one per column, 0 or 1), read eight at a time as a little-endian uint64,
-    hold column 8t + i at bit 8i; multiplying by ``_GATHER`` (mod 2^64) adds the copies shifted by
-    56 − 7j: term (i, j) lands on bit 56 + i + 7(i − j), which is in the top byte only for i = j,
-    and the terms below it are distinct bits (no carry reaches the top byte), so the top byte is
-    the eight columns packed (``np.packbits(..., bitorder="little")``; checked by the tests)."""
+    A row-major matrix goes through ``np.packbits``. A column-major one (what a DataFrame's
+    ``to_numpy`` gives) would be slow to read row by row, so its columns — each contiguous —
+    are shifted into place and OR-ed into the byte rows of the transposed result, one vectorised
+    pass per column; the result is returned as a (non-contiguous) view of shape (n, ⌈p/8⌉)."""
     X = np.asarray(X)
-    if X.dtype != np.uint8:
-        X = (X != 0).view(np.uint8)
+    if X.dtype != np.uint8 and X.dtype != bool:
+        X = X != 0
     n, p = X.shape
-    nbytes = -(-p // 8)  # packed bytes per row
+    if not (X.flags.f_contiguous and not X.flags.c_contiguous and n):
+        return np.packbits(X, axis=1, bitorder="little")
+    Xt = X.T.view(np.uint8)  # (p, n), C-contiguous: row j is column j of X (0/1 bytes)
+    out = np.zeros((-(-p // 8), n), dtype=np.uint8)
+    tmp = np.empty(n, dtype=np.uint8)
+    for j in range(p):
+        np.left_shift(Xt[j], j & 7, out=tmp)
+        np.bitwise_or(out[j >> 3], tmp, out=out[j >> 3])
+    return out.T
+
+
+def _row_words(X: np.ndarray, row_bytes: np.ndarray | None = None) -> np.ndarray:
+    """Each 0/1 row packed into 64-bit words, (n, ⌈p/64⌉) uint64 (a row's key, nothing more): the
+    bytes of :func:`_row_bytes` (or ``row_bytes``, already computed) padded with zeros to a
+    multiple of eight."""
+    b = _row_bytes(X) if row_bytes is None else row_bytes
+    n, nbytes = b.shape
     words = max(1, -(-nbytes // 8))
-    wide = np.zeros((n, nbytes * 8), dtype=np.uint8)
-    wide[:, :p] = X
-    packed = ((wide.view(np.uint64) * _GATHER) >> np.uint64(56)).astype(np.uint8)  # (n, nbytes)
     buf = np.zeros((n, words * 8), dtype=np.uint8)
-    buf[:, :nbytes] = packed
+    buf[:, :nbytes] = b
     return buf.view(np.uint64)
 
 
-def _distinct_rows(Xf: np.ndarray):
-    """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group.
+def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
+    """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group;
+    with ``return_rows``, also the distinct rows themselves ((len(first), p) uint8, 0/1,
+    unpacked from their packed bytes: no gather of rows from a column-major matrix).
 
     Rows are packed into 64-bit words (:func:`_row_words`) and grouped by hashing
     (``pandas.factorize``, linear in n; a sort would be n log n): one word at a time, the codes so
@@ -585,18 +596,26 @@ def _distinct_rows(Xf: np.ndarray):
     """
     import pandas as pd
 
-    keys = _row_words(Xf)
+    Xf = np.asarray(Xf)
+    p = Xf.shape[1]
+    row_bytes = _row_bytes(Xf)
+    keys = _row_words(Xf, row_bytes)
     n = keys.shape[0]
     if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    codes, uniq = pd.factorize(keys[:, 0])
-    for j in range(1, keys.shape[1]):
-        c2, u2 = pd.factorize(keys[:, j])
-        codes, uniq = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
-    codes = codes.astype(np.int64)
-    seen = np.maximum.accumulate(codes)
-    first = np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
-    return first, codes
+        first = np.zeros(0, dtype=np.int64)
+        codes = np.zeros(0, dtype=np.int64)
+    else:
+        codes, uniq = pd.factorize(keys[:, 0])
+        for j in range(1, keys.shape[1]):
+            c2, u2 = pd.factorize(keys[:, j])
+            codes, uniq = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
+        codes = codes.astype(np.int64)
+        seen = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
+    if not return_rows:
+        return first, codes
+    rows = np.unpackbits(row_bytes[first], axis=1, count=p, bitorder="little")
+    return first, codes, rows
 
 
 @functools.cache
