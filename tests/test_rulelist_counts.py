@@ -144,8 +144,68 @@ def test_row_bytes_and_distinct_rows_whatever_the_memory_layout(seed, n, p, orde
     elif order == "strided":
         Xo = np.asfortranarray(np.repeat(Xo, 2, axis=1))[:, ::2]
     assert np.array_equal(_row_bytes(Xo), np.packbits(X, axis=1, bitorder="little"))
-    first, inverse, rows = _distinct_rows(Xo, return_rows=True)
+    first, inverse, rows, packed = _distinct_rows(Xo, return_rows=True)
     assert rows.dtype == np.uint8 and rows.shape == (len(first), p)
+    assert np.array_equal(packed, np.packbits(X[first], axis=1, bitorder="little"))
     assert np.array_equal(rows, X[first])
     assert np.array_equal(rows[inverse], X)
     assert len(first) == (len(np.unique(X, axis=0)) if n else 0)
+
+
+def _rare_data(seed, n, p_dense, p_rare, K):
+    """Dense columns, then a one-hot block of rare columns (most rows in none of them), and
+    repeated rows, so that the Gram products split the rare columns off."""
+    rng = np.random.default_rng(seed)
+    dense = rng.random((n, p_dense)) < rng.uniform(0.2, 0.8, p_dense)
+    which = rng.integers(0, 8 * p_rare, n)  # one rare column for ~1/8 of the rows
+    rare = which[:, None] == np.arange(p_rare)[None, :]
+    X = np.concatenate([dense, rare], axis=1).astype(np.uint8)
+    X = X[:, rng.permutation(X.shape[1])]  # the rare columns anywhere
+    X[n // 2 :] = X[rng.integers(0, n // 2, n - n // 2)]  # repeated rows: weights above 1
+    return X, rng.integers(0, K, n)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(60, 400),
+    p_rare=st.integers(4, 30),
+    K=st.integers(2, 3),
+    cached=st.booleans(),
+    block=st.sampled_from([7, 1 << 14]),
+)
+def test_gram_with_rare_columns_apart_equals_brute_force(seed, n, p_rare, K, cached, block):
+    """The width-2 counts with the rare columns' rows computed apart (every call: the first
+    products, downdates, recomputations; float64 copies or uint8 blocks) equal brute force."""
+    import dpmodels.rulelist.candidates as C
+
+    X, y = _rare_data(seed, n, 6, p_rare, K)
+    cands = RuleCandidates.from_features([f"c{i}" for i in range(X.shape[1])], 2)
+    old = C._FLOAT_CACHE_CELLS, C._BLOCK_ROWS
+    C._FLOAT_CACHE_CELLS, C._BLOCK_ROWS = (old[0] if cached else 0), block
+    try:
+        stats = SplitStats(cands, X, y, n_classes=K)
+        assert stats._S.size > 0  # the split is exercised
+        mem = MemoryCounts(stats, cands, X, y, K)
+        rng = np.random.default_rng(seed + 1)
+        for _ in range(4):
+            N, P, cap, cap_pos = mem.counts()
+            oracle = _brute(cands, X, y, mem.remaining, K)
+            assert N == mem.remaining.sum()
+            assert np.array_equal(cap, oracle.sum(axis=0))
+            assert np.array_equal(cap_pos, oracle[1] if K == 2 else oracle[1:])
+            mem.take(int(rng.integers(len(cands))))
+    finally:
+        C._FLOAT_CACHE_CELLS, C._BLOCK_ROWS = old
+
+
+def test_rare_columns_are_split_off_only_when_it_pays():
+    from dpmodels.rulelist.candidates import _dense_and_rare_columns
+
+    X, _ = _rare_data(0, 2000, 10, 40, 2)
+    dense, rare = _dense_and_rare_columns(X)
+    assert sorted([*dense, *rare]) == list(range(50))
+    assert rare.size >= 30 and X[:, rare].sum(axis=0).max() <= X[:, dense].sum(axis=0).min()
+    Xd = (np.random.default_rng(0).random((2000, 30)) < 0.5).astype(np.uint8)  # no rare column
+    assert _dense_and_rare_columns(Xd)[1].size == 0
+    assert _dense_and_rare_columns(Xd[:0])[1].size == 0

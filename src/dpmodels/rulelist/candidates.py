@@ -339,6 +339,30 @@ def count_scaled_gini_k(counts, tot):
     return np.divide(tot * tot - sq, tot, out=np.zeros(np.broadcast(sq, tot).shape), where=tot > 0)
 
 
+def _dense_and_rare_columns(Q8: np.ndarray):
+    """``(dense, rare)``: the columns of the 0/1 rows ``Q8`` split for :meth:`SplitStats._product`
+    (both ascending; ``rare`` empty: no split). With m rows the Gram matrix costs ≈ m·p²/2
+    multiply-adds as one symmetric product; with the k rarest columns apart, ≈ m·(p − k)²/2 for
+    the dense block plus r_k·k·p for the rare columns' rows, r_k the rows holding a rare column
+    (bounded by the sum of their supports, exact for the columns of one one-hot feature). k
+    minimises that estimate, the supports read from at most 4,096 evenly spaced rows. The split
+    only changes which exact products are summed, never a count."""
+    m, p = Q8.shape
+    every = np.arange(p)
+    if m == 0 or p < 2:
+        return every, every[:0]
+    step = max(1, m // 4096)
+    sup = Q8[::step].sum(axis=0, dtype=np.int64) * step
+    order = np.argsort(sup, kind="stable")  # rarest first
+    k = np.arange(p + 1)
+    rows = np.minimum(m, np.concatenate([[0], np.cumsum(sup[order])]))
+    cost = m * (p - k) ** 2 / 2 + rows * k * p
+    best = int(np.argmin(cost))
+    if best == 0 or cost[best] > 0.8 * cost[0]:  # not worth a second product
+        return every, every[:0]
+    return np.sort(order[best:]), np.sort(order[:best])
+
+
 class SplitStats:
     """Counts of the remaining records captured by every candidate (vectorised, no noise).
 
@@ -355,7 +379,13 @@ class SplitStats:
     others. The weight columns of the counts are then [every class, class 1, …, class K−1]:
     A = Σ_k A_k. Successive calls of a rule-list fit only remove records, so A_k is *downdated*
     by the distinct rows whose weights changed when they are fewer than half the rows still
-    holding class k (exact integer weights, like the full product).
+    holding class k (exact integer weights, like the full product). Rare columns (e.g. the
+    categories of a one-hot feature with many values) are set apart: their rows of A_k come from
+    the few rows holding one of them, the rest from a product over the dense columns only
+    (:func:`_dense_and_rare_columns`). Which rows are distinct, which are downdated and which
+    columns are rare change only which exact products are summed, never a count: the running
+    time, which is not part of a release (docs/privacy.md says the same of the JointExp quantile
+    sampler's arithmetic routes).
 
     ``n_classes`` K: y holds class indices 0..K−1. K = 2: ``P`` and ``captured_pos`` count class 1
     (a scalar and a vector). K > 2: one weight column per class 1..K−1, so ``P`` has shape (K−1,)
@@ -364,7 +394,8 @@ class SplitStats:
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
         self.candidates = candidates
-        _, self.inverse, self._P8 = _distinct_rows(Xf, return_rows=True)  # the distinct rows, 0/1 uint8
+        # the distinct rows (0/1 uint8) and their packed bytes
+        _, self.inverse, self._P8, self._B8 = _distinct_rows(Xf, return_rows=True)
         self._patterns: np.ndarray | None = None
         K = self.n_classes = int(n_classes)
         self.yk = np.asarray(y).astype(np.int64)
@@ -389,8 +420,27 @@ class SplitStats:
         self._pair_class = (uniq % K)[order]
         self._slices = np.searchsorted(self._pair_class, np.arange(K + 1))
         rows = (uniq // K)[order]
-        self._Q = self._P8[rows].astype(np.float64) if rows.size * self._P8.shape[1] <= _FLOAT_CACHE_CELLS else None
-        self._Q8 = self._P8[rows] if self._Q is None else None
+        Q8 = self._P8[rows]  # the pairs' rows, 0/1 uint8
+        # rare columns apart: the Gram matrix is the dense columns' block (syrk over every pair)
+        # plus the rare columns' rows (a product over the few pairs holding a rare column)
+        self._D, self._S = _dense_and_rare_columns(Q8)
+        if self._S.size:
+            words = _row_words(None, self._B8[rows])
+            rare = _row_words(
+                None, np.packbits(np.isin(np.arange(Q8.shape[1]), self._S)[None, :], axis=1, bitorder="little")
+            )
+            self._has_rare = ((words & rare) != 0).any(axis=1)
+        else:
+            self._has_rare = np.zeros(Q8.shape[0], dtype=bool)
+        self._R = np.flatnonzero(self._has_rare)  # the pairs holding a rare column, ascending
+        self._R_pos = np.cumsum(self._has_rare) - 1  # a pair's row in the rare block (where it has one)
+        cached = Q8.shape[0] * Q8.shape[1] <= _FLOAT_CACHE_CELLS
+        dense = Q8 if not self._S.size else np.take(Q8, self._D, axis=1)
+        self._Qd = dense.astype(np.float64) if cached else None  # dense columns, C-contiguous
+        QR = Q8[self._R].astype(np.float64) if cached else None
+        self._QR = QR  # the rare pairs, every column
+        self._QRs = np.ascontiguousarray(QR[:, self._S]) if QR is not None else None  # and their rare columns
+        self._Q8 = None if cached else Q8
         self._w: np.ndarray | None = None  # pair weights of the last call and the Gram matrices
         self._Ak: list | None = None
 
@@ -401,29 +451,59 @@ class SplitStats:
             self._patterns = self._P8.astype(np.float64)
         return self._patterns
 
-    def _rows(self, r):
-        """The float64 rows ``r`` (a slice or an index array) of the ordered pairs."""
-        if self._Q is not None:
-            return self._Q[r]
+    def _dense_rows(self, r):
+        """The float64 dense columns of the pairs ``r`` (a slice or an index array)."""
+        if self._Qd is not None:
+            return self._Qd[r]
         assert self._Q8 is not None
-        return self._Q8[r].astype(np.float64)
+        rows = self._Q8[r]
+        return (np.take(rows, self._D, axis=1) if self._S.size else rows).astype(np.float64)
+
+    def _rare_rows(self, r):
+        """``(all, rare)``: the float64 rows of the pairs ``r`` (each holding a rare column),
+        every column and the rare columns only."""
+        if self._QR is not None:
+            assert self._QRs is not None
+            i = self._R_pos[r]
+            return self._QR[i], self._QRs[i]
+        assert self._Q8 is not None
+        Xr = self._Q8[r].astype(np.float64)
+        return Xr, Xr[:, self._S]
 
     def _product(self, r, w):
-        """Σ_{i ∈ r} w_i q_i q_iᵀ (float64, exact), in blocks of rows; ``w`` None: weights 1, a
-        symmetric rank-k product (``X.T @ X`` on one operand: BLAS ``syrk``, half the work)."""
-        p = self._P8.shape[1]
-        A = np.zeros((p, p))
-        if isinstance(r, slice):
-            r = np.arange(r.start, r.stop) if self._Q is None or w is not None else r
-        if isinstance(r, slice):  # contiguous rows of the float64 copy: a view, no gather
+        """Σ_{i ∈ r} w_i q_i q_iᵀ (float64, exact); ``w`` None: weights 1, symmetric rank-k
+        products (``X.T @ X`` on one operand: BLAS ``syrk``, half the work). The dense columns'
+        block is a product over every pair of ``r``; the rare columns' rows (rare × every
+        column) a product over the pairs of ``r`` that hold a rare column — every other pair adds
+        zeros there — mirrored into the rare columns (:func:`_dense_and_rare_columns`)."""
+        p, D, S = self._P8.shape[1], self._D, self._S
+        Add = np.zeros((D.size, D.size))
+        Ar = np.zeros((S.size, p))
+        if isinstance(r, slice) and (self._Qd is None or w is not None):
+            r = np.arange(r.start, r.stop)
+        if isinstance(r, slice):  # contiguous pairs of the float64 copies: views, no gather
+            assert self._Qd is not None and self._QR is not None and self._QRs is not None
             if r.stop > r.start:
-                Xf = self._Q[r]
-                A += Xf.T @ Xf
-            return A
-        for a in range(0, r.size, _BLOCK_ROWS):
-            b = r[a : a + _BLOCK_ROWS]
-            Xf = self._rows(b)
-            A += Xf.T @ Xf if w is None else Xf.T @ (Xf * w[b].astype(np.float64)[:, None])
+                Xd = self._Qd[r]
+                Add += Xd.T @ Xd
+                lo, hi = np.searchsorted(self._R, [r.start, r.stop])
+                if hi > lo:
+                    Ar += self._QRs[lo:hi].T @ self._QR[lo:hi]
+        else:
+            for a in range(0, r.size, _BLOCK_ROWS):
+                b = r[a : a + _BLOCK_ROWS]
+                Xd = self._dense_rows(b)
+                Add += Xd.T @ Xd if w is None else Xd.T @ (Xd * w[b].astype(np.float64)[:, None])
+                rb = b[self._has_rare[b]]
+                if rb.size:
+                    Xr, Xrs = self._rare_rows(rb)
+                    Ar += Xrs.T @ (Xr if w is None else Xr * w[rb].astype(np.float64)[:, None])
+        if not S.size:
+            return Add
+        A = np.empty((p, p))
+        A[np.ix_(D, D)] = Add
+        A[S, :] = Ar
+        A[:, S] = Ar.T
         return A
 
     def _gram(self, k, w):
@@ -571,7 +651,7 @@ def _row_bytes(X: np.ndarray) -> np.ndarray:
     return out.T
 
 
-def _row_words(X: np.ndarray, row_bytes: np.ndarray | None = None) -> np.ndarray:
+def _row_words(X, row_bytes: np.ndarray | None = None) -> np.ndarray:
     """Each 0/1 row packed into 64-bit words, (n, ⌈p/64⌉) uint64 (a row's key, nothing more): the
     bytes of :func:`_row_bytes` (or ``row_bytes``, already computed) padded with zeros to a
     multiple of eight."""
@@ -586,7 +666,8 @@ def _row_words(X: np.ndarray, row_bytes: np.ndarray | None = None) -> np.ndarray
 def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
     """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group;
     with ``return_rows``, also the distinct rows themselves ((len(first), p) uint8, 0/1,
-    unpacked from their packed bytes: no gather of rows from a column-major matrix).
+    unpacked from their packed bytes: no gather of rows from a column-major matrix) and their
+    packed bytes (:func:`_row_bytes`).
 
     Rows are packed into 64-bit words (:func:`_row_words`) and grouped by hashing
     (``pandas.factorize``, linear in n; a sort would be n log n): one word at a time, the codes so
@@ -614,8 +695,8 @@ def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
         first = np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
     if not return_rows:
         return first, codes
-    rows = np.unpackbits(row_bytes[first], axis=1, count=p, bitorder="little")
-    return first, codes, rows
+    packed = row_bytes[first]
+    return first, codes, np.unpackbits(packed, axis=1, count=p, bitorder="little"), packed
 
 
 @functools.cache
