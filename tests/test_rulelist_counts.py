@@ -209,3 +209,20 @@ def test_rare_columns_are_split_off_only_when_it_pays():
     Xd = (np.random.default_rng(0).random((2000, 30)) < 0.5).astype(np.uint8)  # no rare column
     assert _dense_and_rare_columns(Xd)[1].size == 0
     assert _dense_and_rare_columns(Xd[:0])[1].size == 0
+
+
+def test_row_groups_survive_a_hash_collision():
+    """Two different rows whose mixed hash collides are still two groups (the check falls back
+    to the exact grouping); equal rows stay one group."""
+    from dpmodels.rulelist.candidates import _MIX, _group_words
+
+    a0, a1 = np.uint64(12345), np.uint64(678)
+    b0 = np.uint64(999)
+    with np.errstate(over="ignore"):
+        b1 = (a0 * _MIX) ^ a1 ^ (b0 * _MIX)  # b0·MIX ^ b1 == a0·MIX ^ a1 (mod 2^64)
+        assert (b0 * _MIX) ^ b1 == (a0 * _MIX) ^ a1
+    keys = np.array([[a0, a1], [b0, b1], [a0, a1], [b0, b1], [b0, a1]], dtype=np.uint64)
+    first, codes = _group_words(keys)
+    assert first.tolist() == [0, 1, 4] and codes.tolist() == [0, 1, 0, 1, 2]
+    first, codes = _group_words(keys[[0, 2, 4]])  # no collision: the hashed path
+    assert first.tolist() == [0, 2] and codes.tolist() == [0, 0, 1]

@@ -410,13 +410,18 @@ class SplitStats:
             return
         # width 2: the distinct (row, class) pairs, ordered by class and, within a class, the rows
         # of weight 1 first — so that the first call's products run on contiguous slices
+        # (linear: the codes are below m·K, so counting them replaces a sort)
         code = self.inverse * K + self.yk
-        uniq, pair_of = np.unique(code, return_inverse=True)
-        w0 = np.bincount(pair_of, minlength=uniq.size)
-        order = np.lexsort(((w0 != 1), uniq % K))
-        rank = np.empty_like(order)
+        present = np.bincount(code, minlength=self._P8.shape[0] * K)
+        uniq = np.flatnonzero(present)  # the distinct pairs, ascending
+        w0 = present[uniq]  # each pair's number of records
+        # by class, then weight 1 before heavier (a stable radix sort of a small key)
+        order = np.argsort(((uniq % K) * 2 + (w0 != 1)).astype(np.int16 if K < 16384 else np.int64), kind="stable")
+        rank = np.empty(uniq.size, dtype=np.int64)
         rank[order] = np.arange(order.size)
-        self._pair_of = rank[pair_of.ravel()]  # each record's pair, in the new order
+        pair_index = np.zeros(present.size, dtype=np.int64)
+        pair_index[uniq] = np.arange(uniq.size)
+        self._pair_of = rank[pair_index[code]]  # each record's pair, in the new order
         self._pair_class = (uniq % K)[order]
         self._slices = np.searchsorted(self._pair_class, np.arange(K + 1))
         rows = (uniq // K)[order]
@@ -663,6 +668,45 @@ def _row_words(X, row_bytes: np.ndarray | None = None) -> np.ndarray:
     return buf.view(np.uint64)
 
 
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit multiplier (2^64 / golden ratio)
+
+
+def _first_of_groups(codes: np.ndarray) -> np.ndarray:
+    """The first row of each group, for groups numbered in order of first appearance: a row is
+    the first of its group exactly when its code exceeds every earlier code."""
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
+
+
+def _group_words(keys: np.ndarray):
+    """``(first, codes)``: the rows of ``keys`` (n, w) uint64 grouped by equality, groups numbered
+    in order of first appearance (``pandas.factorize``: hashing, linear in n).
+
+    One word: factorised as it is. Several: the words are mixed into one 64-bit hash (multiply
+    by an odd constant, xor the next word), factorised, and the grouping is *verified* — every
+    row equal, word for word, to the first row of its group; a hash collision (two different
+    rows in one group) fails the check and the words are grouped exactly instead, one at a time:
+    the codes so far and the next word's codes combined into one integer (< n², exact in int64)
+    and factorised again. Either way the groups are exactly the distinct rows."""
+    import pandas as pd
+
+    if keys.shape[1] > 1:
+        h = keys[:, 0].copy()
+        for j in range(1, keys.shape[1]):
+            h *= _MIX
+            h ^= keys[:, j]
+        codes = pd.factorize(h)[0].astype(np.int64)
+        first = _first_of_groups(codes)
+        if np.array_equal(keys[first][codes], keys):
+            return first, codes
+    codes, _ = pd.factorize(keys[:, 0])
+    for j in range(1, keys.shape[1]):
+        c2, u2 = pd.factorize(keys[:, j])
+        codes, _ = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
+    codes = codes.astype(np.int64)
+    return _first_of_groups(codes), codes
+
+
 def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
     """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group;
     with ``return_rows``, also the distinct rows themselves ((len(first), p) uint8, 0/1,
@@ -670,12 +714,8 @@ def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
     packed bytes (:func:`_row_bytes`).
 
     Rows are packed into 64-bit words (:func:`_row_words`) and grouped by hashing
-    (``pandas.factorize``, linear in n; a sort would be n log n): one word at a time, the codes so
-    far and the next word's codes are combined into one integer (< n², exact in int64) and
-    factorised again. Groups are numbered in order of first appearance, so a row is the first of
-    its group exactly when its code exceeds every earlier code.
+    (:func:`_group_words`, linear in n; a sort would be n log n).
     """
-    import pandas as pd
 
     Xf = np.asarray(Xf)
     p = Xf.shape[1]
@@ -686,13 +726,7 @@ def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
         first = np.zeros(0, dtype=np.int64)
         codes = np.zeros(0, dtype=np.int64)
     else:
-        codes, uniq = pd.factorize(keys[:, 0])
-        for j in range(1, keys.shape[1]):
-            c2, u2 = pd.factorize(keys[:, j])
-            codes, uniq = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
-        codes = codes.astype(np.int64)
-        seen = np.maximum.accumulate(codes)
-        first = np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
+        first, codes = _group_words(keys)
     if not return_rows:
         return first, codes
     packed = row_bytes[first]
