@@ -201,7 +201,27 @@ class RuleCandidates:
             raise ValueError("counts_from_gram needs max_width <= 2")
         return self._pair_counts(A, s, total)
 
+    @functools.cached_property
+    def _pair_flat(self) -> np.ndarray:
+        """``max_width == 2``: each candidate's position in the (4, p, p) table of
+        :meth:`_pair_counts` — polarity pattern (+,+), (+,−), (−,+), (−,−), then its two columns
+        (a width-1 candidate repeats its literal: the diagonal). Public: the candidates only."""
+        p = self.n_features
+        f1, f2 = self.features[:, 0], self.features[:, 1]
+        code = 2 * (~self.positive[:, 0]) + (~self.positive[:, 1])
+        return (code * p + f1) * p + f2
+
     def _pair_counts(self, A, s, total, idx=slice(None)):
+        if self.max_width == 2 and A is not None and isinstance(idx, slice) and idx == slice(None):
+            # every pattern's counts on the p × p grid (the four formulas of the module docstring),
+            # then one gather: the same exact integers as the expression below
+            p = len(s)
+            T = np.empty((4, p, p))
+            T[0] = A
+            np.subtract(s[:, None], A, out=T[1])
+            np.subtract(s[None, :], A, out=T[2])
+            T[3] = total - s[:, None] - s[None, :] + A
+            return T.ravel()[self._pair_flat]
         c = 1 if self.max_width >= 2 else 0  # the second literal (a width-1 candidate repeats the first)
         f1, f2 = self.features[idx, 0], self.features[idx, c]
         p1 = self.positive[idx, 0].astype(np.float64)
@@ -429,12 +449,12 @@ class SplitStats:
         # rare columns apart: the Gram matrix is the dense columns' block (syrk over every pair)
         # plus the rare columns' rows (a product over the few pairs holding a rare column)
         self._D, self._S = _dense_and_rare_columns(Q8)
-        if self._S.size:
-            words = _row_words(None, self._B8[rows])
-            rare = _row_words(
-                None, np.packbits(np.isin(np.arange(Q8.shape[1]), self._S)[None, :], axis=1, bitorder="little")
-            )
-            self._has_rare = ((words & rare) != 0).any(axis=1)
+        if self._S.size:  # a distinct row holds a rare column when its packed bytes meet theirs
+            is_rare = np.zeros(Q8.shape[1], dtype=bool)
+            is_rare[self._S] = True
+            mask = np.packbits(is_rare, bitorder="little")
+            used = np.flatnonzero(mask)  # the bytes holding a rare column
+            self._has_rare = (self._B8[:, used] & mask[used]).any(axis=1)[rows]
         else:
             self._has_rare = np.zeros(Q8.shape[0], dtype=bool)
         self._R = np.flatnonzero(self._has_rare)  # the pairs holding a rare column, ascending
@@ -459,7 +479,7 @@ class SplitStats:
     def _dense_rows(self, r):
         """The float64 dense columns of the pairs ``r`` (a slice or an index array)."""
         if self._Qd is not None:
-            return self._Qd[r]
+            return self._Qd[r] if isinstance(r, slice) else np.take(self._Qd, r, axis=0)
         assert self._Q8 is not None
         rows = self._Q8[r]
         return (np.take(rows, self._D, axis=1) if self._S.size else rows).astype(np.float64)
@@ -470,7 +490,7 @@ class SplitStats:
         if self._QR is not None:
             assert self._QRs is not None
             i = self._R_pos[r]
-            return self._QR[i], self._QRs[i]
+            return np.take(self._QR, i, axis=0), np.take(self._QRs, i, axis=0)
         assert self._Q8 is not None
         Xr = self._Q8[r].astype(np.float64)
         return Xr, Xr[:, self._S]
@@ -560,7 +580,10 @@ class SplitStats:
 
     def _update_grams(self, w):
         """The per-class Gram matrices for the pair weights ``w``: recomputed, or downdated by the
-        pairs whose weights changed since the last call, whichever touches fewer rows."""
+        pairs whose weights changed since the last call, whichever costs less. A pair that lost
+        one record is subtracted by a symmetric product (half the work of a weighted one), as
+        the rows of weight 1 are added by one; in units of a symmetric product per row, a
+        downdate costs (lost one) + 2·(other changes), a recomputation (weight 1) + 2·(heavier)."""
         K = self.n_classes
         if self._Ak is None or self._w is None:
             self._Ak = [self._gram(k, w) for k in range(K)]
@@ -571,8 +594,13 @@ class SplitStats:
                 changed = lo + np.flatnonzero(d[lo:hi])
                 if not changed.size:
                     continue
-                if 2 * changed.size < np.count_nonzero(w[lo:hi]):
-                    self._Ak[k] += self._product(changed, d)
+                unit = d[changed] == -1
+                wk = w[lo:hi]
+                n1 = int(np.count_nonzero(wk == 1))
+                if changed.size + int((~unit).sum()) < n1 + 2 * (int(np.count_nonzero(wk)) - n1):
+                    self._Ak[k] -= self._product(changed[unit], None)
+                    if not unit.all():
+                        self._Ak[k] += self._product(changed[~unit], d)
                 else:
                     self._Ak[k] = self._gram(k, w)
         self._w = w
@@ -697,7 +725,7 @@ def _group_words(keys: np.ndarray):
             h ^= keys[:, j]
         codes = pd.factorize(h)[0].astype(np.int64)
         first = _first_of_groups(codes)
-        if np.array_equal(keys[first][codes], keys):
+        if np.array_equal(np.take(np.take(keys, first, axis=0), codes, axis=0), keys):
             return first, codes
     codes, _ = pd.factorize(keys[:, 0])
     for j in range(1, keys.shape[1]):
