@@ -226,3 +226,15 @@ def test_row_groups_survive_a_hash_collision():
     assert first.tolist() == [0, 1, 4] and codes.tolist() == [0, 1, 0, 1, 2]
     first, codes = _group_words(keys[[0, 2, 4]])  # no collision: the hashed path
     assert first.tolist() == [0, 2] and codes.tolist() == [0, 0, 1]
+
+
+def test_column_major_packing_across_blocks(monkeypatch):
+    """Blocks of records that are not multiples of 8 pack like one block (np.packbits)."""
+    import dpmodels.rulelist.candidates as C
+
+    rng = np.random.default_rng(5)
+    X = np.asfortranarray((rng.random((203, 21)) < 0.4).astype(np.uint8))
+    want = np.packbits(X, axis=1, bitorder="little")
+    for block in (1, 7, 8, 13, 64, 1 << 18):
+        monkeypatch.setattr(C, "_PACK_BLOCK", block)
+        assert np.array_equal(C._row_bytes(X), want)

@@ -445,7 +445,7 @@ class SplitStats:
         self._pair_class = (uniq % K)[order]
         self._slices = np.searchsorted(self._pair_class, np.arange(K + 1))
         rows = (uniq // K)[order]
-        Q8 = self._P8[rows]  # the pairs' rows, 0/1 uint8
+        Q8 = np.take(self._P8, rows, axis=0)  # the pairs' rows, 0/1 uint8
         # rare columns apart: the Gram matrix is the dense columns' block (syrk over every pair)
         # plus the rare columns' rows (a product over the few pairs holding a rare column)
         self._D, self._S = _dense_and_rare_columns(Q8)
@@ -460,12 +460,16 @@ class SplitStats:
         self._R = np.flatnonzero(self._has_rare)  # the pairs holding a rare column, ascending
         self._R_pos = np.cumsum(self._has_rare) - 1  # a pair's row in the rare block (where it has one)
         cached = Q8.shape[0] * Q8.shape[1] <= _FLOAT_CACHE_CELLS
-        dense = Q8 if not self._S.size else np.take(Q8, self._D, axis=1)
-        self._Qd = dense.astype(np.float64) if cached else None  # dense columns, C-contiguous
-        QR = Q8[self._R].astype(np.float64) if cached else None
-        self._QR = QR  # the rare pairs, every column
-        self._QRs = np.ascontiguousarray(QR[:, self._S]) if QR is not None else None  # and their rare columns
-        self._Q8 = None if cached else Q8
+        # float64 copies when they fit: the dense columns of every pair (C-contiguous), the rare
+        # pairs with every column and with their rare columns; else uint8 rows, converted per block
+        self._Qd = self._QR = self._QRs = self._Q8 = None
+        if cached:
+            self._Qd = (np.take(Q8, self._D, axis=1) if self._S.size else Q8).astype(np.float64)
+            R8 = np.take(Q8, self._R, axis=0)
+            self._QR = R8.astype(np.float64)
+            self._QRs = np.take(R8, self._S, axis=1).astype(np.float64)
+        else:
+            self._Q8 = Q8
         self._w: np.ndarray | None = None  # pair weights of the last call and the Gram matrices
         self._Ak: list | None = None
 
@@ -661,14 +665,19 @@ class SplitStats:
         return np.concatenate([[float(tot) - pos.sum()], pos])
 
 
+_PACK_BLOCK = 1 << 18  # records packed at a time from a column-major matrix (bounded memory)
+
+
 def _row_bytes(X: np.ndarray) -> np.ndarray:
     """Each 0/1 row packed into ⌈p/8⌉ bytes, (n, ⌈p/8⌉) uint8: column j is bit j mod 8 of byte
     ⌊j/8⌋ (``np.packbits(X, axis=1, bitorder="little")``; checked by the tests).
 
     A row-major matrix goes through ``np.packbits``. A column-major one (what a DataFrame's
-    ``to_numpy`` gives) would be slow to read row by row, so its columns — each contiguous —
-    are shifted into place and OR-ed into the byte rows of the transposed result, one vectorised
-    pass per column; the result is returned as a (non-contiguous) view of shape (n, ⌈p/8⌉)."""
+    ``to_numpy`` gives) would be slow to read row by row, so its columns — each contiguous — are
+    shifted into place and OR-ed together, eight records at a time: a block of columns is copied
+    to rows padded to a multiple of 8 bytes and read as uint64, and since every byte is 0 or 1, a
+    shift by j mod 8 < 8 moves each byte's bit inside its byte, whatever the byte order. The
+    result is a (non-contiguous) view of shape (n, ⌈p/8⌉)."""
     X = np.asarray(X)
     if X.dtype != np.uint8 and X.dtype != bool:
         X = X != 0
@@ -676,11 +685,22 @@ def _row_bytes(X: np.ndarray) -> np.ndarray:
     if not (X.flags.f_contiguous and not X.flags.c_contiguous and n):
         return np.packbits(X, axis=1, bitorder="little")
     Xt = X.T.view(np.uint8)  # (p, n), C-contiguous: row j is column j of X (0/1 bytes)
-    out = np.zeros((-(-p // 8), n), dtype=np.uint8)
-    tmp = np.empty(n, dtype=np.uint8)
-    for j in range(p):
-        np.left_shift(Xt[j], j & 7, out=tmp)
-        np.bitwise_or(out[j >> 3], tmp, out=out[j >> 3])
+    nb = -(-p // 8)
+    out = np.empty((nb, n), dtype=np.uint8)
+    shifts = np.arange(8, dtype=np.uint64)
+    for a in range(0, n, _PACK_BLOCK):
+        L = min(n, a + _PACK_BLOCK) - a
+        L8 = -(-L // 8) * 8
+        buf = np.empty((p, L8), dtype=np.uint8)
+        buf[:, :L] = Xt[:, a : a + L]
+        buf[:, L:] = 0
+        src = buf.view(np.uint64)  # (p, L8 / 8): eight records a word
+        acc = np.zeros((nb, L8 // 8), dtype=np.uint64)
+        tmp = np.empty(L8 // 8, dtype=np.uint64)
+        for j in range(p):
+            np.left_shift(src[j], shifts[j & 7], out=tmp)
+            np.bitwise_or(acc[j >> 3], tmp, out=acc[j >> 3])
+        out[:, a : a + L] = acc.view(np.uint8)[:, :L]
     return out.T
 
 
