@@ -199,12 +199,14 @@ def _ab(rounds, names, base_src, base_names):
     )
     med = {j: 1000 * np.median(np.array(v), axis=0) for j, v in res.items()}
     for (wk, n), (c, w) in med.items():
-        ref = med.get(("this", "narrow_imodels" if n.startswith("narrow_") else "imodels"))
-        ratio = (
-            f"  imodels ÷ {wk}: CPU {ref[0] / c:.2f}x, wall {ref[1] / w:.2f}x"
-            if ref is not None and "imodels" not in n
-            else ""
-        )
+        peer = ("this", "narrow_imodels" if n.startswith("narrow_") else "imodels")
+        ratio = ""
+        if peer in med and "imodels" not in n:
+            per_round = np.array(res[peer])[:, 0] / np.array(res[(wk, n)])[:, 0]  # CPU, same round
+            ratio = (
+                f"  imodels ÷ {wk}: CPU {med[peer][0] / c:.2f}x, wall {med[peer][1] / w:.2f}x"
+                f" (CPU per round {per_round.min():.2f}–{per_round.max():.2f}x)"
+            )
         print(f"{wk:5s} {n:18s} CPU {c:7.1f} ms  wall {w:7.1f} ms{ratio}")
 
 
