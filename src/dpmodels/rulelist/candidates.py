@@ -459,7 +459,8 @@ class SplitStats:
             self._has_rare = np.zeros(Q8.shape[0], dtype=bool)
         self._R = np.flatnonzero(self._has_rare)  # the pairs holding a rare column, ascending
         self._R_pos = np.cumsum(self._has_rare) - 1  # a pair's row in the rare block (where it has one)
-        cached = Q8.shape[0] * Q8.shape[1] <= _FLOAT_CACHE_CELLS
+        # float64 cells of the copies below (the dense block, the rare pairs twice): within the cap
+        cached = Q8.shape[0] * self._D.size + self._R.size * (Q8.shape[1] + self._S.size) <= _FLOAT_CACHE_CELLS
         # float64 copies when they fit: the dense columns of every pair (C-contiguous), the rare
         # pairs with every column and with their rare columns; else uint8 rows, converted per block
         self._Qd = self._QR = self._QRs = self._Q8 = None
