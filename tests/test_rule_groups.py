@@ -82,6 +82,34 @@ def test_category_group_drops_impossible_and_redundant_pairs():
     assert len(full) - len(kept) == 3 * 3  # three pairs, three of four polarities each
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    n_atoms=st.integers(1, 20),
+    masks=st.lists(st.integers(0, 2**20 - 1), min_size=1, max_size=9),
+)
+def test_group_pair_tables_vectorised_equal_the_loop(n_atoms, masks):
+    """The numpy tables of one group (bitmasks below 2^63) equal the Python-integer loop."""
+    from dpmodels.data.rules import _group_pairs_loop, _group_pairs_vectorised
+
+    full = (1 << n_atoms) - 1
+    masks = [m & full for m in masks]
+    k1, s1 = _group_pairs_loop(masks, full)
+    k2, s2 = _group_pairs_vectorised(masks, full)
+    assert np.array_equal(k1, k2) and np.array_equal(s1, s2)
+
+
+def test_a_category_group_beyond_63_values_prunes_like_a_small_one():
+    """70 values (71 atoms with "other"): the Python-integer path; the same pruning pattern."""
+    names = [f"c={v}" for v in range(70)] + ["z"]
+    groups = {n: dict(feature="c", kind="category", value=str(v)) for v, n in enumerate(names[:-1])}
+    kept = RuleCandidates.from_features(names, 2, check_feature_groups(groups, names))
+    k = set(kept.names)
+    assert "c=0 and c=69" not in k and "c=0 and not c=69" not in k and "not c=0 and c=69" not in k
+    assert "c≠0 and c≠69" in k and "c=0 and z" in k and "c=69" in k
+    # every pair of values loses three of its four polarities
+    assert kept.n_pruned == 3 * (70 * 69 // 2)
+
+
 def test_thermometer_group_keeps_only_intervals():
     names = ["age<=20", "age<=30", "age<=45"]
     groups = {n: dict(feature="age", kind="interval", value=[None, float(n[5:])]) for n in names}

@@ -384,3 +384,28 @@ def test_large_delta_warns():
 def test_unknown_dataset():
     with pytest.raises(ValueError):
         load_dataset("no-such-data")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, bool])
+def test_binary_frames_skip_conversion_checks_with_the_same_result(dtype):
+    """A frame of uint8 (or bool) columns takes the short validation path: the same names,
+    count and model as the same values in int64 columns (the full scikit-learn path), and a
+    value other than 0/1 is still the one-line schema error."""
+    from dpmodels.rulelist._base import _binary_frame
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame((rng.random((300, 6)) < 0.4).astype(dtype), columns=[f"c{i}" for i in range(6)])
+    y = (X["c0"].astype(int) | X["c3"].astype(int)).to_numpy()
+    X64 = X.astype(np.int64)
+    assert _binary_frame(X) and not _binary_frame(X64) and not _binary_frame(X.iloc[:0])
+    assert not _binary_frame(X.assign(c5=X["c5"].astype(np.int64)))  # mixed dtypes: the full path
+    for est in (GreedyRuleListClassifier(max_width=2), DPRuleListClassifier(epsilon=1.0, random_state=0)):
+        a, b = clone(est).fit(X, y), clone(est).fit(X64, y)
+        assert list(a.feature_names_in_) == list(b.feature_names_in_) == list(X.columns)
+        assert a.n_features_in_ == b.n_features_in_ == 6
+        assert a.to_text() == b.to_text()
+    if dtype is np.uint8:
+        bad = X.copy()
+        bad.iloc[5, 2] = 2
+        with pytest.raises(ValueError, match="column 2 holds another value"):
+            GreedyRuleListClassifier().fit(bad, y)

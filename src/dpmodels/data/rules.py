@@ -194,21 +194,43 @@ def _pair_tables(groups, p):
             by_feature.setdefault((g[0], g[1]), []).append((i, g[2]))
     for (_, kind), members in by_feature.items():
         masks, full = _group_masks(members, kind)
-        lit = {}
-        for (i, _), m in zip(members, masks):
-            lit[i] = (full & ~m, m)  # polarity 0 (negated), 1 (positive)
-            single[i, 0], single[i, 1] = lit[i][0] != 0, m != 0
-        literal_sets = {s for pair_ in lit.values() for s in pair_}
-        idx = [i for i, _ in members]
-        for i in idx:
-            for j in idx:
-                if i == j:
-                    continue
-                for a in (0, 1):
-                    for b in (0, 1):
-                        both = lit[i][a] & lit[j][b]
-                        pair[i, j, a, b] = both != 0 and both not in literal_sets
+        idx = np.array([i for i, _ in members], dtype=np.int64)
+        fill = _group_pairs_vectorised if full < 2**63 else _group_pairs_loop
+        keep, lit_single = fill(masks, full)
+        single[idx] = lit_single
+        g = idx.size
+        a, b, s, t = (x.ravel() for x in np.indices((2, 2, g, g)))
+        off = s != t  # (i, i) is not a pair: left as it is
+        pair[idx[s[off]], idx[t[off]], a[off], b[off]] = keep.ravel()[off]
     return pair, single
+
+
+def _group_pairs_loop(masks, full):
+    """``(keep, single)`` for one group, bitmasks as Python integers (any number of atoms):
+    ``keep[a, b, s, t]`` for members s, t with polarities a, b (0 negated, 1 positive): their
+    conjunction is nonempty and no literal of the group; ``single[s, a]``: the literal is nonempty."""
+    g = len(masks)
+    lit = [(full & ~m, m) for m in masks]  # polarity 0 (negated), 1 (positive)
+    literal_sets = {x for pair_ in lit for x in pair_}
+    keep = np.zeros((2, 2, g, g), dtype=bool)
+    for s in range(g):
+        for t in range(g):
+            for a in (0, 1):
+                for b in (0, 1):
+                    both = lit[s][a] & lit[t][b]
+                    keep[a, b, s, t] = both != 0 and both not in literal_sets
+    single = np.array([[x != 0 for x in pair_] for pair_ in lit], dtype=bool).reshape(g, 2)
+    return keep, single
+
+
+def _group_pairs_vectorised(masks, full):
+    """:func:`_group_pairs_loop` with the bitmasks as uint64 (fewer than 64 atoms), in numpy."""
+    m = np.array(masks, dtype=np.uint64)
+    lit = np.stack([np.uint64(full) & ~m, m])  # (2, g): polarity 0 (negated), 1 (positive)
+    literal_sets = np.unique(lit)
+    both = lit[:, None, :, None] & lit[None, :, None, :]  # (2, 2, g, g)
+    keep = (both != 0) & ~np.isin(both, literal_sets)
+    return keep, (lit != 0).T
 
 
 def _keep_mask(F, P, groups):
@@ -219,11 +241,14 @@ def _keep_mask(F, P, groups):
     third literal); so nothing a candidate could capture is lost.
     """
     pair, single = _pair_tables(groups, len(groups))
-    Pi = P.astype(np.int64)
+    # flat tables indexed by literals, a literal (column f, polarity q) being 2f + q: single at
+    # 2f + q, pair[i, j, a, b] — laid out as (i, a, j, b) — at (2i + a)·2p + (2j + b)
+    pair, single = pair.transpose(0, 2, 1, 3).ravel(), single.ravel()
+    lit = [2 * F[:, k] + P[:, k] for k in range(F.shape[1])]
     keep = np.ones(F.shape[0], dtype=bool)
-    w = F.shape[1]
+    w, p2 = F.shape[1], 2 * len(groups)
     for k in range(w):
-        keep &= single[F[:, k], Pi[:, k]]
+        keep &= single[lit[k]]
         for l in range(k + 1, w):
-            keep &= pair[F[:, k], F[:, l], Pi[:, k], Pi[:, l]]
+            keep &= pair[lit[k] * p2 + lit[l]]
     return keep

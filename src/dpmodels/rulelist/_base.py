@@ -54,7 +54,13 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         validate_params(self)
 
     def _validate_fit_data(self, X, y):
-        X = validate_data(self, X, dtype=None, ensure_all_finite=True)
+        if _binary_frame(X):
+            # already 0/1-typed columns of one dtype (a Binarizer's output): scikit-learn records
+            # the feature names and count without its per-column conversion checks; the values
+            # are still checked by _to_binary
+            X = validate_data(self, X, skip_check_array=True).to_numpy()
+        else:
+            X = validate_data(self, X, dtype=None, ensure_all_finite=True)
         y = check_y(y, type(self).__name__)
         check_consistent_length(X, y)
         Xb = self._to_binary(X)
@@ -219,6 +225,15 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
 
     def _build_rule_list(self, names, rules, default, noisy) -> RuleList:
         return RuleList(list(names), rules, default, list(self.classes_.tolist()), noisy)
+
+
+def _binary_frame(X) -> bool:
+    """A non-empty DataFrame whose columns are all uint8 or all bool (numpy dtypes): its
+    ``to_numpy()`` is the matrix scikit-learn's ``check_array`` would return."""
+    if not isinstance(X, pd.DataFrame) or X.shape[0] < 1 or X.shape[1] < 1:
+        return False
+    dtypes = set(X.dtypes)
+    return dtypes == {np.dtype(np.uint8)} or dtypes == {np.dtype(bool)}
 
 
 def _binary_matrix(X) -> np.ndarray:

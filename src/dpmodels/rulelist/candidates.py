@@ -201,7 +201,27 @@ class RuleCandidates:
             raise ValueError("counts_from_gram needs max_width <= 2")
         return self._pair_counts(A, s, total)
 
+    @functools.cached_property
+    def _pair_flat(self) -> np.ndarray:
+        """``max_width == 2``: each candidate's position in the (4, p, p) table of
+        :meth:`_pair_counts` — polarity pattern (+,+), (+,−), (−,+), (−,−), then its two columns
+        (a width-1 candidate repeats its literal: the diagonal). Public: the candidates only."""
+        p = self.n_features
+        f1, f2 = self.features[:, 0], self.features[:, 1]
+        code = 2 * (~self.positive[:, 0]) + (~self.positive[:, 1])
+        return (code * p + f1) * p + f2
+
     def _pair_counts(self, A, s, total, idx=slice(None)):
+        if self.max_width == 2 and A is not None and isinstance(idx, slice) and idx == slice(None):
+            # every pattern's counts on the p × p grid (the four formulas of the module docstring),
+            # then one gather: the same exact integers as the expression below
+            p = len(s)
+            T = np.empty((4, p, p))
+            T[0] = A
+            np.subtract(s[:, None], A, out=T[1])
+            np.subtract(s[None, :], A, out=T[2])
+            T[3] = total - s[:, None] - s[None, :] + A
+            return T.ravel()[self._pair_flat]
         c = 1 if self.max_width >= 2 else 0  # the second literal (a width-1 candidate repeats the first)
         f1, f2 = self.features[idx, 0], self.features[idx, c]
         p1 = self.positive[idx, 0].astype(np.float64)
@@ -339,6 +359,30 @@ def count_scaled_gini_k(counts, tot):
     return np.divide(tot * tot - sq, tot, out=np.zeros(np.broadcast(sq, tot).shape), where=tot > 0)
 
 
+def _dense_and_rare_columns(Q8: np.ndarray):
+    """``(dense, rare)``: the columns of the 0/1 rows ``Q8`` split for :meth:`SplitStats._product`
+    (both ascending; ``rare`` empty: no split). With m rows the Gram matrix costs ≈ m·p²/2
+    multiply-adds as one symmetric product; with the k rarest columns apart, ≈ m·(p − k)²/2 for
+    the dense block plus r_k·k·p for the rare columns' rows, r_k the rows holding a rare column
+    (bounded by the sum of their supports, exact for the columns of one one-hot feature). k
+    minimises that estimate, the supports read from at most 4,096 evenly spaced rows. The split
+    only changes which exact products are summed, never a count."""
+    m, p = Q8.shape
+    every = np.arange(p)
+    if m == 0 or p < 2:
+        return every, every[:0]
+    step = max(1, m // 4096)
+    sup = Q8[::step].sum(axis=0, dtype=np.int64) * step
+    order = np.argsort(sup, kind="stable")  # rarest first
+    k = np.arange(p + 1)
+    rows = np.minimum(m, np.concatenate([[0], np.cumsum(sup[order])]))
+    cost = m * (p - k) ** 2 / 2 + rows * k * p
+    best = int(np.argmin(cost))
+    if best == 0 or cost[best] > 0.8 * cost[0]:  # not worth a second product
+        return every, every[:0]
+    return np.sort(order[best:]), np.sort(order[:best])
+
+
 class SplitStats:
     """Counts of the remaining records captured by every candidate (vectorised, no noise).
 
@@ -355,7 +399,13 @@ class SplitStats:
     others. The weight columns of the counts are then [every class, class 1, …, class K−1]:
     A = Σ_k A_k. Successive calls of a rule-list fit only remove records, so A_k is *downdated*
     by the distinct rows whose weights changed when they are fewer than half the rows still
-    holding class k (exact integer weights, like the full product).
+    holding class k (exact integer weights, like the full product). Rare columns (e.g. the
+    categories of a one-hot feature with many values) are set apart: their rows of A_k come from
+    the few rows holding one of them, the rest from a product over the dense columns only
+    (:func:`_dense_and_rare_columns`). Which rows are distinct, which are downdated and which
+    columns are rare change only which exact products are summed, never a count: the running
+    time, which is not part of a release (docs/privacy.md says the same of the JointExp quantile
+    sampler's arithmetic routes).
 
     ``n_classes`` K: y holds class indices 0..K−1. K = 2: ``P`` and ``captured_pos`` count class 1
     (a scalar and a vector). K > 2: one weight column per class 1..K−1, so ``P`` has shape (K−1,)
@@ -364,8 +414,8 @@ class SplitStats:
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
         self.candidates = candidates
-        first, self.inverse = _distinct_rows(Xf)
-        self._P8 = np.asarray(Xf)[first].astype(np.uint8)  # the distinct rows, 0/1
+        # the distinct rows (0/1 uint8) and their packed bytes
+        _, self.inverse, self._P8, self._B8 = _distinct_rows(Xf, return_rows=True)
         self._patterns: np.ndarray | None = None
         K = self.n_classes = int(n_classes)
         self.yk = np.asarray(y).astype(np.int64)
@@ -380,18 +430,47 @@ class SplitStats:
             return
         # width 2: the distinct (row, class) pairs, ordered by class and, within a class, the rows
         # of weight 1 first — so that the first call's products run on contiguous slices
+        # (linear: the codes are below m·K, so counting them replaces a sort)
         code = self.inverse * K + self.yk
-        uniq, pair_of = np.unique(code, return_inverse=True)
-        w0 = np.bincount(pair_of, minlength=uniq.size)
-        order = np.lexsort(((w0 != 1), uniq % K))
-        rank = np.empty_like(order)
+        present = np.bincount(code, minlength=self._P8.shape[0] * K)
+        uniq = np.flatnonzero(present)  # the distinct pairs, ascending
+        w0 = present[uniq]  # each pair's number of records
+        # by class, then weight 1 before heavier (a stable radix sort of a small key)
+        order = np.argsort(((uniq % K) * 2 + (w0 != 1)).astype(np.int16 if K < 16384 else np.int64), kind="stable")
+        rank = np.empty(uniq.size, dtype=np.int64)
         rank[order] = np.arange(order.size)
-        self._pair_of = rank[pair_of.ravel()]  # each record's pair, in the new order
+        pair_index = np.zeros(present.size, dtype=np.int64)
+        pair_index[uniq] = np.arange(uniq.size)
+        self._pair_of = rank[pair_index[code]]  # each record's pair, in the new order
         self._pair_class = (uniq % K)[order]
         self._slices = np.searchsorted(self._pair_class, np.arange(K + 1))
         rows = (uniq // K)[order]
-        self._Q = self._P8[rows].astype(np.float64) if rows.size * self._P8.shape[1] <= _FLOAT_CACHE_CELLS else None
-        self._Q8 = self._P8[rows] if self._Q is None else None
+        Q8 = np.take(self._P8, rows, axis=0)  # the pairs' rows, 0/1 uint8
+        # rare columns apart: the Gram matrix is the dense columns' block (syrk over every pair)
+        # plus the rare columns' rows (a product over the few pairs holding a rare column)
+        self._D, self._S = _dense_and_rare_columns(Q8)
+        if self._S.size:  # a distinct row holds a rare column when its packed bytes meet theirs
+            is_rare = np.zeros(Q8.shape[1], dtype=bool)
+            is_rare[self._S] = True
+            mask = np.packbits(is_rare, bitorder="little")
+            used = np.flatnonzero(mask)  # the bytes holding a rare column
+            self._has_rare = (self._B8[:, used] & mask[used]).any(axis=1)[rows]
+        else:
+            self._has_rare = np.zeros(Q8.shape[0], dtype=bool)
+        self._R = np.flatnonzero(self._has_rare)  # the pairs holding a rare column, ascending
+        self._R_pos = np.cumsum(self._has_rare) - 1  # a pair's row in the rare block (where it has one)
+        # float64 cells of the copies below (the dense block, the rare pairs twice): within the cap
+        cached = Q8.shape[0] * self._D.size + self._R.size * (Q8.shape[1] + self._S.size) <= _FLOAT_CACHE_CELLS
+        # float64 copies when they fit: the dense columns of every pair (C-contiguous), the rare
+        # pairs with every column and with their rare columns; else uint8 rows, converted per block
+        self._Qd = self._QR = self._QRs = self._Q8 = None
+        if cached:
+            self._Qd = (np.take(Q8, self._D, axis=1) if self._S.size else Q8).astype(np.float64)
+            R8 = np.take(Q8, self._R, axis=0)
+            self._QR = R8.astype(np.float64)
+            self._QRs = np.take(R8, self._S, axis=1).astype(np.float64)
+        else:
+            self._Q8 = Q8
         self._w: np.ndarray | None = None  # pair weights of the last call and the Gram matrices
         self._Ak: list | None = None
 
@@ -402,29 +481,59 @@ class SplitStats:
             self._patterns = self._P8.astype(np.float64)
         return self._patterns
 
-    def _rows(self, r):
-        """The float64 rows ``r`` (a slice or an index array) of the ordered pairs."""
-        if self._Q is not None:
-            return self._Q[r]
+    def _dense_rows(self, r):
+        """The float64 dense columns of the pairs ``r`` (a slice or an index array)."""
+        if self._Qd is not None:
+            return self._Qd[r] if isinstance(r, slice) else np.take(self._Qd, r, axis=0)
         assert self._Q8 is not None
-        return self._Q8[r].astype(np.float64)
+        rows = self._Q8[r]
+        return (np.take(rows, self._D, axis=1) if self._S.size else rows).astype(np.float64)
+
+    def _rare_rows(self, r):
+        """``(all, rare)``: the float64 rows of the pairs ``r`` (each holding a rare column),
+        every column and the rare columns only."""
+        if self._QR is not None:
+            assert self._QRs is not None
+            i = self._R_pos[r]
+            return np.take(self._QR, i, axis=0), np.take(self._QRs, i, axis=0)
+        assert self._Q8 is not None
+        Xr = self._Q8[r].astype(np.float64)
+        return Xr, Xr[:, self._S]
 
     def _product(self, r, w):
-        """Σ_{i ∈ r} w_i q_i q_iᵀ (float64, exact), in blocks of rows; ``w`` None: weights 1, a
-        symmetric rank-k product (``X.T @ X`` on one operand: BLAS ``syrk``, half the work)."""
-        p = self._P8.shape[1]
-        A = np.zeros((p, p))
-        if isinstance(r, slice):
-            r = np.arange(r.start, r.stop) if self._Q is None or w is not None else r
-        if isinstance(r, slice):  # contiguous rows of the float64 copy: a view, no gather
+        """Σ_{i ∈ r} w_i q_i q_iᵀ (float64, exact); ``w`` None: weights 1, symmetric rank-k
+        products (``X.T @ X`` on one operand: BLAS ``syrk``, half the work). The dense columns'
+        block is a product over every pair of ``r``; the rare columns' rows (rare × every
+        column) a product over the pairs of ``r`` that hold a rare column — every other pair adds
+        zeros there — mirrored into the rare columns (:func:`_dense_and_rare_columns`)."""
+        p, D, S = self._P8.shape[1], self._D, self._S
+        Add = np.zeros((D.size, D.size))
+        Ar = np.zeros((S.size, p))
+        if isinstance(r, slice) and (self._Qd is None or w is not None):
+            r = np.arange(r.start, r.stop)
+        if isinstance(r, slice):  # contiguous pairs of the float64 copies: views, no gather
+            assert self._Qd is not None and self._QR is not None and self._QRs is not None
             if r.stop > r.start:
-                Xf = self._Q[r]
-                A += Xf.T @ Xf
-            return A
-        for a in range(0, r.size, _BLOCK_ROWS):
-            b = r[a : a + _BLOCK_ROWS]
-            Xf = self._rows(b)
-            A += Xf.T @ Xf if w is None else Xf.T @ (Xf * w[b].astype(np.float64)[:, None])
+                Xd = self._Qd[r]
+                Add += Xd.T @ Xd
+                lo, hi = np.searchsorted(self._R, [r.start, r.stop])
+                if hi > lo:
+                    Ar += self._QRs[lo:hi].T @ self._QR[lo:hi]
+        else:
+            for a in range(0, r.size, _BLOCK_ROWS):
+                b = r[a : a + _BLOCK_ROWS]
+                Xd = self._dense_rows(b)
+                Add += Xd.T @ Xd if w is None else Xd.T @ (Xd * w[b].astype(np.float64)[:, None])
+                rb = b[self._has_rare[b]]
+                if rb.size:
+                    Xr, Xrs = self._rare_rows(rb)
+                    Ar += Xrs.T @ (Xr if w is None else Xr * w[rb].astype(np.float64)[:, None])
+        if not S.size:
+            return Add
+        A = np.empty((p, p))
+        A[np.ix_(D, D)] = Add
+        A[S, :] = Ar
+        A[:, S] = Ar.T
         return A
 
     def _gram(self, k, w):
@@ -476,7 +585,10 @@ class SplitStats:
 
     def _update_grams(self, w):
         """The per-class Gram matrices for the pair weights ``w``: recomputed, or downdated by the
-        pairs whose weights changed since the last call, whichever touches fewer rows."""
+        pairs whose weights changed since the last call, whichever costs less. A pair that lost
+        one record is subtracted by a symmetric product (half the work of a weighted one), as
+        the rows of weight 1 are added by one; in units of a symmetric product per row, a
+        downdate costs (lost one) + 2·(other changes), a recomputation (weight 1) + 2·(heavier)."""
         K = self.n_classes
         if self._Ak is None or self._w is None:
             self._Ak = [self._gram(k, w) for k in range(K)]
@@ -487,8 +599,13 @@ class SplitStats:
                 changed = lo + np.flatnonzero(d[lo:hi])
                 if not changed.size:
                     continue
-                if 2 * changed.size < np.count_nonzero(w[lo:hi]):
-                    self._Ak[k] += self._product(changed, d)
+                unit = d[changed] == -1
+                wk = w[lo:hi]
+                n1 = int(np.count_nonzero(wk == 1))
+                if changed.size + int((~unit).sum()) < n1 + 2 * (int(np.count_nonzero(wk)) - n1):
+                    self._Ak[k] -= self._product(changed[unit], None)
+                    if not unit.all():
+                        self._Ak[k] += self._product(changed[~unit], d)
                 else:
                     self._Ak[k] = self._gram(k, w)
         self._w = w
@@ -549,54 +666,120 @@ class SplitStats:
         return np.concatenate([[float(tot) - pos.sum()], pos])
 
 
-_GATHER = np.uint64(0x0102040810204080)  # Σ_i 2^(56 − 7i): moves bit 8i of a word to bit 56 + i
+_PACK_BLOCK = 1 << 18  # records packed at a time from a column-major matrix (bounded memory)
 
 
-def _row_words(X: np.ndarray) -> np.ndarray:
-    """Each 0/1 row packed into 64-bit words, (n, ⌈p/64⌉) uint64 (a row's key, nothing more).
+def _row_bytes(X: np.ndarray) -> np.ndarray:
+    """Each 0/1 row packed into ⌈p/8⌉ bytes, (n, ⌈p/8⌉) uint8: column j is bit j mod 8 of byte
+    ⌊j/8⌋ (``np.packbits(X, axis=1, bitorder="little")``; checked by the tests).
 
-    The row's bytes (one per column, 0 or 1), read eight at a time as a little-endian uint64,
-    hold column 8t + i at bit 8i; multiplying by ``_GATHER`` (mod 2^64) adds the copies shifted by
-    56 − 7j: term (i, j) lands on bit 56 + i + 7(i − j), which is in the top byte only for i = j,
-    and the terms below it are distinct bits (no carry reaches the top byte), so the top byte is
-    the eight columns packed (``np.packbits(..., bitorder="little")``; checked by the tests)."""
+    A row-major matrix goes through ``np.packbits``. A column-major one (what a DataFrame's
+    ``to_numpy`` gives) would be slow to read row by row, so its columns — each contiguous — are
+    shifted into place and OR-ed together, eight records at a time: a block of columns is copied
+    to rows padded to a multiple of 8 bytes and read as uint64, and since every byte is 0 or 1, a
+    shift by j mod 8 < 8 moves each byte's bit inside its byte, whatever the byte order. The
+    result is a (non-contiguous) view of shape (n, ⌈p/8⌉)."""
     X = np.asarray(X)
-    if X.dtype != np.uint8:
-        X = (X != 0).view(np.uint8)
+    if X.dtype != np.uint8 and X.dtype != bool:
+        X = X != 0
     n, p = X.shape
-    nbytes = -(-p // 8)  # packed bytes per row
+    if not (X.flags.f_contiguous and not X.flags.c_contiguous and n):
+        return np.packbits(X, axis=1, bitorder="little")
+    Xt = X.T.view(np.uint8)  # (p, n), C-contiguous: row j is column j of X (0/1 bytes)
+    nb = -(-p // 8)
+    out = np.empty((nb, n), dtype=np.uint8)
+    shifts = np.arange(8, dtype=np.uint64)
+    for a in range(0, n, _PACK_BLOCK):
+        L = min(n, a + _PACK_BLOCK) - a
+        L8 = -(-L // 8) * 8
+        buf = np.empty((p, L8), dtype=np.uint8)
+        buf[:, :L] = Xt[:, a : a + L]
+        buf[:, L:] = 0
+        src = buf.view(np.uint64)  # (p, L8 / 8): eight records a word
+        acc = np.zeros((nb, L8 // 8), dtype=np.uint64)
+        tmp = np.empty(L8 // 8, dtype=np.uint64)
+        for j in range(p):
+            np.left_shift(src[j], shifts[j & 7], out=tmp)
+            np.bitwise_or(acc[j >> 3], tmp, out=acc[j >> 3])
+        out[:, a : a + L] = acc.view(np.uint8)[:, :L]
+    return out.T
+
+
+def _row_words(X, row_bytes: np.ndarray | None = None) -> np.ndarray:
+    """Each 0/1 row packed into 64-bit words, (n, ⌈p/64⌉) uint64 (a row's key, nothing more): the
+    bytes of :func:`_row_bytes` (or ``row_bytes``, already computed) padded with zeros to a
+    multiple of eight."""
+    b = _row_bytes(X) if row_bytes is None else row_bytes
+    n, nbytes = b.shape
     words = max(1, -(-nbytes // 8))
-    wide = np.zeros((n, nbytes * 8), dtype=np.uint8)
-    wide[:, :p] = X
-    packed = ((wide.view(np.uint64) * _GATHER) >> np.uint64(56)).astype(np.uint8)  # (n, nbytes)
     buf = np.zeros((n, words * 8), dtype=np.uint8)
-    buf[:, :nbytes] = packed
+    buf[:, :nbytes] = b
     return buf.view(np.uint64)
 
 
-def _distinct_rows(Xf: np.ndarray):
-    """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group.
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit multiplier (2^64 / golden ratio)
 
-    Rows are packed into 64-bit words (:func:`_row_words`) and grouped by hashing
-    (``pandas.factorize``, linear in n; a sort would be n log n): one word at a time, the codes so
-    far and the next word's codes are combined into one integer (< n², exact in int64) and
-    factorised again. Groups are numbered in order of first appearance, so a row is the first of
-    its group exactly when its code exceeds every earlier code.
-    """
+
+def _first_of_groups(codes: np.ndarray) -> np.ndarray:
+    """The first row of each group, for groups numbered in order of first appearance: a row is
+    the first of its group exactly when its code exceeds every earlier code."""
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
+
+
+def _group_words(keys: np.ndarray):
+    """``(first, codes)``: the rows of ``keys`` (n, w) uint64 grouped by equality, groups numbered
+    in order of first appearance (``pandas.factorize``: hashing, linear in n).
+
+    One word: factorised as it is. Several: the words are mixed into one 64-bit hash (multiply
+    by an odd constant, xor the next word), factorised, and the grouping is *verified* — every
+    row equal, word for word, to the first row of its group; a hash collision (two different
+    rows in one group) fails the check and the words are grouped exactly instead, one at a time:
+    the codes so far and the next word's codes combined into one integer (< n², exact in int64)
+    and factorised again. Either way the groups are exactly the distinct rows."""
     import pandas as pd
 
-    keys = _row_words(Xf)
-    n = keys.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    codes, uniq = pd.factorize(keys[:, 0])
+    if keys.shape[1] > 1:
+        h = keys[:, 0].copy()
+        for j in range(1, keys.shape[1]):
+            h *= _MIX
+            h ^= keys[:, j]
+        codes = pd.factorize(h)[0].astype(np.int64)
+        first = _first_of_groups(codes)
+        if np.array_equal(np.take(np.take(keys, first, axis=0), codes, axis=0), keys):
+            return first, codes
+    codes, _ = pd.factorize(keys[:, 0])
     for j in range(1, keys.shape[1]):
         c2, u2 = pd.factorize(keys[:, j])
-        codes, uniq = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
+        codes, _ = pd.factorize(codes.astype(np.int64) * len(u2) + c2)
     codes = codes.astype(np.int64)
-    seen = np.maximum.accumulate(codes)
-    first = np.flatnonzero(np.concatenate([[True], codes[1:] > seen[:-1]]))
-    return first, codes
+    return _first_of_groups(codes), codes
+
+
+def _distinct_rows(Xf: np.ndarray, *, return_rows: bool = False):
+    """``(first, inverse)``: the index of one row per distinct 0/1 row, and each row's group;
+    with ``return_rows``, also the distinct rows themselves ((len(first), p) uint8, 0/1,
+    unpacked from their packed bytes: no gather of rows from a column-major matrix) and their
+    packed bytes (:func:`_row_bytes`).
+
+    Rows are packed into 64-bit words (:func:`_row_words`) and grouped by hashing
+    (:func:`_group_words`, linear in n; a sort would be n log n).
+    """
+
+    Xf = np.asarray(Xf)
+    p = Xf.shape[1]
+    row_bytes = _row_bytes(Xf)
+    keys = _row_words(Xf, row_bytes)
+    n = keys.shape[0]
+    if n == 0:
+        first = np.zeros(0, dtype=np.int64)
+        codes = np.zeros(0, dtype=np.int64)
+    else:
+        first, codes = _group_words(keys)
+    if not return_rows:
+        return first, codes
+    packed = row_bytes[first]
+    return first, codes, np.unpackbits(packed, axis=1, count=p, bitorder="little"), packed
 
 
 @functools.cache
