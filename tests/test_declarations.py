@@ -456,11 +456,16 @@ def test_any_value_in_a_declared_categorical_column_routes_to_its_code_or_unknow
     declared=st.one_of(
         st.lists(st.integers(-3, 3), min_size=1, max_size=4, unique=True),
         st.lists(
-            st.sampled_from(["a", "b", "red", "1x", "0", " 1", "2.5", 2, 1.5, True]), min_size=1, max_size=4, unique=True
+            st.sampled_from(["a", "b", "red", "1x", "0", " 1", "2.5", 2, 1.5, True]),
+            min_size=1,
+            max_size=4,
+            unique=True,
         ),
     ),
     cells=st.lists(
-        st.one_of(st.none(), st.sampled_from(["a", "A", "a ", "b", "red", "0", "00", "1", " 1 ", "1.0", "2.5", "1x", ""])),
+        st.one_of(
+            st.none(), st.sampled_from(["a", "A", "a ", "b", "red", "0", "00", "1", " 1 ", "1.0", "2.5", "1x", ""])
+        ),
         min_size=1,
         max_size=8,
     ),
