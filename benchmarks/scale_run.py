@@ -24,18 +24,26 @@ NUM = [f"x{i}" for i in range(10)]
 FILE_ROWS = 500_000
 
 
+def _draw(rng, n: int):
+    """One file's random draws, in the generator's order (one stream for all the files)."""
+    num = {c: rng.normal(size=n) for c in NUM}
+    codes = {c: rng.integers(0, len(vals), n) for c, vals in CATS.items()}
+    return num, codes, rng.normal(scale=0.7, size=n)
+
+
 def write(d: Path, rows: int, seed: int = 0) -> None:
     d.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     for i, a in enumerate(range(0, rows, FILE_ROWS)):
         f = d / f"part-{i:05d}.parquet"
-        if f.exists():
-            continue
         n = min(FILE_ROWS, rows - a)
-        df = pd.DataFrame({c: rng.normal(size=n) for c in NUM})
+        num, codes, noise = _draw(rng, n)  # drawn for a file already written too: a resumed
+        if f.exists():  # run writes the same later files as a fresh one
+            continue
+        df = pd.DataFrame(num)
         for c, vals in CATS.items():
-            df[c] = pd.Categorical.from_codes(rng.integers(0, len(vals), n), vals).astype(str)
-        score = df.x0 + 0.5 * df.x1 - (df.c0 == "v1") + rng.normal(scale=0.7, size=n)
+            df[c] = pd.Categorical.from_codes(codes[c], vals).astype(str)
+        score = df.x0 + 0.5 * df.x1 - (df.c0 == "v1") + noise
         df["label"] = (score > 0).astype(np.int64)
         df.to_parquet(f, index=False)
 

@@ -451,6 +451,40 @@ def test_any_value_in_a_declared_categorical_column_routes_to_its_code_or_unknow
         assert category_codes(pd.Series(col2), declared)[:-1].tolist() == got.tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    declared=st.one_of(
+        st.lists(st.integers(-3, 3), min_size=1, max_size=4, unique=True),
+        st.lists(
+            st.sampled_from(["a", "b", "red", "1x", "0", " 1", "2.5", 2, 1.5, True]),
+            min_size=1,
+            max_size=4,
+            unique=True,
+        ),
+    ),
+    cells=st.lists(
+        st.one_of(
+            st.none(), st.sampled_from(["a", "A", "a ", "b", "red", "0", "00", "1", " 1 ", "1.0", "2.5", "1x", ""])
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    storage=st.sampled_from(["python", "pyarrow"]),
+)
+def test_text_dtype_column_codes_as_its_object_column(declared, cells, storage):
+    """A pandas string column (Dask's Parquet text) takes its own path: the same codes as the
+    same values in an object column, missing values unknown."""
+    if storage == "pyarrow":
+        pytest.importorskip("pyarrow")
+    col = pd.Series(cells, dtype=pd.StringDtype(storage))
+    obj = np.empty(len(cells), dtype=object)
+    obj[:] = cells
+    got = category_codes(col, declared)
+    assert got.dtype == np.int64
+    assert got.tolist() == category_codes(obj, declared).tolist()
+    assert got.tolist() == [oracle_code(u, declared) for u in cells]
+
+
 @settings(max_examples=300, deadline=None)
 @given(cells=st.lists(plain_values, min_size=1, max_size=6), extra=any_values)
 def test_numeric_column_reads_each_cell_on_its_own(cells, extra):

@@ -238,3 +238,57 @@ def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model):
     assert a["model"] == b["model"] and a.get("privacy") == b.get("privacy")
     r3 = cli("predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
     assert r3.returncode == 0, r3.stderr
+
+
+def _pipeline(seed):
+    from dpmodels.pipeline import make_private_pipeline
+
+    acc = BudgetAccountant(1.0)
+    return make_private_pipeline(
+        Binarizer(**BIN, accountant=acc, random_state=seed),
+        DPRuleListClassifier(epsilon=0.7, accountant=acc, random_state=seed),
+    )
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 7])  # 1003 rows: 7 partitions do not divide them
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_binarizer_then_rule_list_dask_one_accountant_equals_in_memory(dd, nparts, as_frame):
+    """The pipeline of the out-of-core benchmark (docs/benchmarks.md) on Dask's synchronous
+    scheduler, given a DaskSource or the frame and its label column: model, ledger rows and
+    predictions equal the in-memory fit of the same rows. (Given the frame, the rule list reads
+    the binarizer's groups from the transformed frame's meta: dropped, it enumerated another
+    candidate set.)"""
+    import dask
+
+    from dpmodels.data import DaskSource
+
+    X, y = _raw(seed=nparts)
+    ddf = dd.from_pandas(X.assign(label=y), npartitions=nparts, sort=False)
+    assert ddf.npartitions == nparts
+    for seed in (0, 3):
+        p1 = _pipeline(seed).fit(X, y)
+        with dask.config.set(scheduler="synchronous"):
+            src = (ddf[list(X.columns)], ddf["label"]) if as_frame else (DaskSource(ddf, label="label"), None)
+            p2 = _pipeline(seed).fit(*src)
+        _same(p1[-1], p2[-1])
+        assert p2[-1].privacy_ledger_.is_private
+        assert p2[-1].n_partitions_ == nparts
+        assert len(p2[-1].privacy_ledger_.rows) > 3  # the binarizer's quantiles and the rule list's rows
+        assert np.array_equal(p1.predict(X), p2.predict(X))
+
+
+def test_binarizer_then_rule_list_dask_local_cluster_one_accountant(dd):
+    """Same on a threaded ``LocalCluster`` (``processes=False``): the passes run as tasks on
+    ``distributed``'s workers, partitions of unequal sizes."""
+    distributed = pytest.importorskip("distributed")
+    X, y = _raw(seed=11)
+    ddf = dd.from_pandas(X.assign(label=y), npartitions=3, sort=False)
+    p1 = _pipeline(2).fit(X, y)
+    with (
+        distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+    ):
+        p2 = _pipeline(2).fit(ddf[list(X.columns)], ddf["label"])
+    _same(p1[-1], p2[-1])
+    assert p2[-1].privacy_ledger_.is_private
+    assert np.array_equal(p1.predict(X), p2.predict(X))

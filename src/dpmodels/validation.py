@@ -258,6 +258,12 @@ def category_codes(col, values) -> np.ndarray:
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
         lut = np.array([lookup(u) for u in col.cat.categories] + [UNKNOWN_CATEGORY], dtype=np.int64)
         return lut[np.asarray(col.cat.codes, dtype=np.int64)]  # code -1 (NaN) -> last entry
+    if isinstance(col, pd.Series) and isinstance(col.dtype, pd.StringDtype):
+        # a text column (Dask reads Parquet text as pyarrow strings): every value is a str or
+        # missing, factorized by pandas without turning each into a Python object first
+        inv, uniq = pd.factorize(col, use_na_sentinel=True)
+        lut = np.array([lookup(str(u)) for u in uniq] + [UNKNOWN_CATEGORY], dtype=np.int64)
+        return lut[np.asarray(inv, dtype=np.int64)]  # code -1 (missing) -> last entry
     a = _flat(col)
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)

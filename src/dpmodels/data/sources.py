@@ -17,6 +17,7 @@ pyarrow nor Dask is imported by the in-memory path: this module imports them laz
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 from pathlib import Path
@@ -52,12 +53,19 @@ def _schema_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     A Parquet dictionary or a Dask ``category`` column carries categories read from the data
     (the file's dictionary, Dask's known categories): for partitioned input they do not count as
     a declaration; the categories must be passed as ``categories=``.
+
+    The frame's ``attrs`` are kept, as ``frame.iloc[:0]`` keeps them: a Binarizer's output carries
+    its declared feature groups and its release there (docs/privacy.md, "Rule lists at scale"),
+    and a Dask frame it transformed carries them in its ``_meta`` — without them a rule list on
+    that frame would enumerate another candidate set than the in-memory fit.
     """
     out = {}
     for c in frame.columns:
         dt = frame.dtypes[c]
         out[c] = pd.Series([], dtype=object if isinstance(dt, pd.CategoricalDtype) else dt)
-    return pd.DataFrame(out, columns=list(frame.columns))
+    empty = pd.DataFrame(out, columns=list(frame.columns))
+    empty.attrs.update(copy.deepcopy(dict(frame.attrs)))
+    return empty
 
 
 class InMemorySource:
