@@ -32,6 +32,8 @@ comparison with the paper's columns, neither is a proven DP release. ``BDPT (pub
 ``DPGDF (published)`` are the baselines as the paper ran them (``variant="published"``: BDPT's
 groups of 5 training values and g(ñ)-calibrated splits, DPGDF's smooth-sensitivity leaves, both
 with the data-dependent stopping rule; leak and ``claimed`` ledger rows), beside the rebuilds.
+Fig. 1, 3 and 4 run these paper-protocol learners in cells of their own (keys ending
+``-published``) on the same splits as the library-protocol cells, whose keys stay unchanged.
 """
 
 from __future__ import annotations
