@@ -138,6 +138,29 @@ def test_fig1_paper_protocol_cells_and_paired_claims():
     assert "vs DiffPrivLib: ahead at every ε ≥ 1, behind at 0.01" in line
 
 
+def test_fig1_plot_draws_a_row_per_protocol_with_results(tmp_path):
+    rows = []
+    for lr, eps in (("tree", math.inf), ("PrivaTree", 0.1), ("PrivaTree", 1.0), ("DiffPrivLib", 0.1)):
+        for seed in range(2):
+            rows.append(
+                dict(
+                    dataset="compas-two-years",
+                    learner=lr,
+                    epsilon=eps,
+                    seed=seed,
+                    metric="test_accuracy",
+                    value=0.6 + 0.01 * seed,
+                )
+            )
+    df = pd.DataFrame(rows)
+    assert [t for t, _ in p2._fig1_protocols(df)] == ["library protocol"]  # no published series: one row
+    df = pd.concat([df, df[df.learner == "PrivaTree"].assign(learner="PrivaTree (published)")])
+    assert [t for t, _ in p2._fig1_protocols(df)] == ["library protocol", "paper's protocol"]
+    (png,) = p2._fig1_plot(df, tmp_path)
+    assert png.exists() and png.stat().st_size > 1000
+    assert "| compas-two-years | PrivaTree (published) |" in p2._fig1_table(df)
+
+
 def test_budget_shares_are_public_parameters():
     X, y, meta = p2.load_002("pol", "num")
     idx = np.random.default_rng(0).permutation(len(X))[:800]
