@@ -89,6 +89,78 @@ def test_poison_guarantee_cell_dpa_is_certified_per_poisoned_count():
     assert set(df[df.metric == "test_accuracy"]["learner"]) == {"tree", "PrivaTree"}
 
 
+def test_poison_guarantee_cell_published_protocol_is_privatree_only():
+    rows = p2.poison_guarantee_cell("breast-w", "uci", 0, (0.1, 1.0), (0.0, 0.01), variant="published")
+    df = pd.DataFrame(rows)
+    acc = df[df.metric == "test_accuracy"]
+    assert set(acc["learner"]) == {"PrivaTree (published)"} and sorted(acc["epsilon"]) == [0.1, 1.0]
+    assert "certified_accuracy" not in set(df["metric"])  # DPA and the tree are the rigorous cell's
+    with pytest.raises(ValueError, match="variant"):
+        p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), (0.0,), variant="paper")
+    # the published series gets its own Corollary 2 curve and a clean-accuracy column beside the rigorous one
+    both = pd.concat(
+        [pd.DataFrame(p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), (0.0, 0.01), dpa_estimators=20)), df]
+    )
+    curves = p2._fig3_curves(both)
+    assert {"PrivaTree ε = 1", "PrivaTree (published) ε = 1", "PrivaTree (published) ε = 0.1"} <= set(curves["method"])
+    pub_clean = acc[acc.epsilon == 1.0]["value"].iloc[0]
+    c = curves[(curves.method == "PrivaTree (published) ε = 1") & (curves.fraction == 0.0)]
+    assert c["guarantee"].iloc[0] == pytest.approx(pub_clean)  # x = 0: the clean accuracy itself
+    table = p2._fig3_table(both)
+    assert "| breast-w | PrivaTree (published) ε = 1 |" in table and "clean accuracy" in table.splitlines()[0]
+
+
+def test_fig1_paper_protocol_cells_and_paired_claims():
+    from dpmodels.experiments.registry import Cell, Size, get
+
+    cells = [c for c in get("002-fig1").cells(Size(quick=True)) if isinstance(c, Cell)]
+    published = [c for c in cells if c.key.endswith("-published")]
+    rigorous = [c for c in cells if not c.key.endswith(("-published", "-diffprivlib"))]
+    assert published and len(published) == len(rigorous)
+    for c in published:  # the paper's learners only, the tree served by the rigorous cell of the split
+        assert c.kwargs["learners"] == ("PrivaTree (published)", "BDPT (published)", "DPGDF (published)")
+        assert c.kwargs["with_tree"] is False and c.requires is None
+    # a synthetic grid where the paper's PrivaTree leads BDPT everywhere and DiffPrivLib only at ε = 1
+    rows = []
+    rng = np.random.default_rng(0)
+    for seed in range(6):
+        for eps, lead_dpl in ((0.01, -0.05), (1.0, 0.05)):
+            base = 0.7 + 0.01 * rng.standard_normal()
+            for lr, v in (
+                ("PrivaTree (published)", base),
+                ("BDPT (published)", base - 0.03),
+                ("DiffPrivLib", base - lead_dpl),
+            ):
+                rows.append(dict(dataset="adult", learner=lr, epsilon=eps, seed=seed, metric="test_accuracy", value=v))
+    claims = p2.fig1_claims(pd.DataFrame(rows))
+    (line,) = [x for x in claims.splitlines() if "paper's protocol, adult" in x]
+    assert "vs BDPT (published): ahead at every ε ≥ 0.01" in line
+    assert "vs DiffPrivLib: ahead at every ε ≥ 1, behind at 0.01" in line
+
+
+def test_fig1_plot_draws_a_row_per_protocol_with_results(tmp_path):
+    rows = []
+    for lr, eps in (("tree", math.inf), ("PrivaTree", 0.1), ("PrivaTree", 1.0), ("DiffPrivLib", 0.1)):
+        for seed in range(2):
+            rows.append(
+                dict(
+                    dataset="compas-two-years",
+                    learner=lr,
+                    epsilon=eps,
+                    seed=seed,
+                    metric="test_accuracy",
+                    value=0.6 + 0.01 * seed,
+                )
+            )
+    df = pd.DataFrame(rows)
+    assert [t for t, _ in p2._fig1_protocols(df)] == ["library protocol"]  # no published series: one row
+    df = pd.concat([df, df[df.learner == "PrivaTree"].assign(learner="PrivaTree (published)")])
+    assert [t for t, _ in p2._fig1_protocols(df)] == ["library protocol", "paper's protocol"]
+    (png,) = p2._fig1_plot(df, tmp_path)
+    assert png.exists() and png.stat().st_size > 1000
+    assert "| compas-two-years | PrivaTree (published) |" in p2._fig1_table(df)
+
+
 def test_budget_shares_are_public_parameters():
     X, y, meta = p2.load_002("pol", "num")
     idx = np.random.default_rng(0).permutation(len(X))[:800]
