@@ -51,6 +51,7 @@ on small data).
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -413,36 +414,39 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
 
 
 _LOCAL = threading.local()
-_WORKSPACE_MAX = 1 << 20  # float64 elements kept between calls (8 MB per thread at most)
+_ARENA_MAX = 1 << 24  # bytes of scratch memory each thread keeps between calls (16 MB at most)
 
 
-class _Workspace:
-    """Uninitialised float64 tables of the given shapes, carved from one buffer that each thread
-    keeps between calls when it is small enough.
+class _Arena:
+    """Scratch arrays of one call of the run sampler, carved one after the other from a byte buffer
+    that each thread keeps between calls (when it is at most :data:`_ARENA_MAX` bytes).
 
-    The run sampler's tables are a few MB; allocated afresh, they are returned to the operating
-    system when freed and every call pays a page fault per 4 kB on first touch — on small data
-    that costs more than the arithmetic. Nothing is read before it is written (the callers fill
-    every entry they read), so reusing the memory changes no value.
+    On small data the sampler's arithmetic costs less than fresh memory: its tables and
+    temporaries (a few MB), allocated afresh, are returned to the operating system when freed, and
+    every call then pays a page fault per 4 kB on first touch. Nothing is read before it is written
+    (the callers fill every entry they read), so reusing the memory changes no value. An array that
+    does not fit is allocated afresh, and the buffer is enlarged for the next call.
     """
 
-    def __init__(self, *shapes):
-        self.shapes = list(shapes)
-        sizes = [int(np.prod(sh)) for sh in shapes]
-        total = sum(sizes)
-        if total > _WORKSPACE_MAX:
-            buf = np.empty(total)
-        else:
-            buf = getattr(_LOCAL, "buf", None)
-            if buf is None or buf.size < total:
-                buf = _LOCAL.buf = np.empty(max(total, 1 << 16))
-        self.buf, self.sizes, self.at = buf, sizes, 0
+    def __init__(self):
+        buf = getattr(_LOCAL, "arena", None)
+        self.buf = buf if buf is not None else np.empty(0, dtype=np.uint8)
+        self.at = 0
 
-    def next(self) -> np.ndarray:
-        shape, size = self.shapes.pop(0), self.sizes.pop(0)
-        out = self.buf[self.at : self.at + size].reshape(shape)
-        self.at += size
-        return out
+    def __call__(self, shape, dtype=np.float64):
+        dt = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        size = math.prod(shape) * dt.itemsize
+        a = -(-self.at // 64) * 64  # every array starts on a 64-byte boundary
+        self.at = a + size
+        if self.at > self.buf.size:
+            return np.empty(shape, dtype=dt)
+        return self.buf[a : self.at].view(dt).reshape(shape)
+
+    def close(self):
+        """Keep a buffer large enough for this call's arrays (the next call of this size allocates none)."""
+        if self.buf.size < self.at <= _ARENA_MAX:
+            _LOCAL.arena = np.empty(min(self.at + self.at // 4, _ARENA_MAX), dtype=np.uint8)
 
 
 def _runs_fit(G, m):
@@ -473,87 +477,138 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     exp(-lam |s_R - s_R' - t_{j+1}|)`` and ``c' ∝ W_j(R', c') C(L_R' + c' - 1, c')``, and so on.
     Only the ~n nonempty cells cost anything: on small data most of the grid is empty.
     """
+    ws = _Arena()
+    try:
+        return _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws)
+    finally:
+        ws.close()
+
+
+def _iota(k):
+    """``np.arange(k)`` (int64), from a range each thread keeps (read only)."""
+    a = getattr(_LOCAL, "iota", None)
+    if a is None or a.size < k:
+        if k > _ARENA_MAX // 8:
+            return np.arange(k, dtype=np.int64)
+        a = _LOCAL.iota = np.arange(max(k, 1 << 12), dtype=np.int64)
+    return a[:k]
+
+
+def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
+    """The body of :func:`_sample_by_runs`; every table of the size of the runs comes from ``ws``
+    (an :class:`_Arena`) and is written in place."""
     F, G = H.shape
     m = gaps.shape[1] - 1
+    H = H if H.dtype == np.int64 else H.astype(np.int64)  # counts: exact integers
     # runs: a new one starts at cell 0 and after every nonempty cell
-    new_run = np.empty((F, G), dtype=bool)
+    new_run = ws((F, G), bool)
     new_run[:, 0] = True
     np.greater(H[:, :-1], 0, out=new_run[:, 1:])
     n_runs = new_run.sum(axis=1)
     Rm = int(n_runs.max())
-    # row-major positions of the run starts (np.nonzero's order; through the flat indices, which
-    # is much faster than a 2-d nonzero)
-    fr = np.repeat(np.arange(F), n_runs)
-    kr = np.flatnonzero(new_run) - fr * G
-    col = np.arange(fr.size) - np.repeat(np.cumsum(n_runs) - n_runs, n_runs)
-    at = fr * Rm + col  # flat position of each run in the (F, Rm) tables
-    start = np.zeros((F, Rm), dtype=np.int64)
-    start.ravel()[at] = kr
-    L = np.zeros((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
-    ends = np.empty_like(kr)
-    ends[:-1] = kr[1:]
-    last_of_row = np.cumsum(n_runs) - 1
-    ends[last_of_row] = G
-    L.ravel()[at] = ends - kr
+    first = np.cumsum(n_runs) - n_runs  # flat index of each row's first run
+    # row-major positions of the run starts (np.nonzero's order: row f's runs are the flat runs
+    # first[f] .. first[f] + n_runs[f] - 1; through the flat indices, much faster than a 2-d nonzero)
+    flat = np.flatnonzero(new_run)
+    N = flat.size
+    fr = np.floor_divide(flat, G, out=ws(N, np.int64))  # row of each run
+    kr = np.multiply(fr, G, out=ws(N, np.int64))
+    np.subtract(flat, kr, out=kr)  # first cell of each run
+    at = np.multiply(fr, Rm, out=ws(N, np.int64))  # flat position of each run in the (F, Rm) tables
+    at += _iota(N)
+    at -= first.take(fr, out=ws(N, np.int64))
+    ln = ws(N, np.int64)  # run lengths (cells)
+    ln[:-1] = kr[1:]
+    ln[first + n_runs - 1] = G
+    ln -= kr
+    L = ws((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
+    L.fill(0.0)
+    L.ravel()[at] = ln
     # s_R, the records below run R's first cell: the count of the nonempty cell just before
-    # each run (none before run 0) summed along the row (exact integers; no (F, G) table)
-    Hf = H.reshape(-1)
-    before = np.where(kr > 0, Hf[np.maximum(fr * G + kr - 1, 0)], 0)
-    cum = np.cumsum(before)
-    s_run = cum - np.repeat(cum[last_of_row - n_runs + 1], n_runs)
-    sr = np.repeat((H[:, :-1].sum(axis=1) if G > 1 else np.zeros(F))[:, None].astype(float), Rm, axis=1)
-    sr.ravel()[at] = s_run  # padding: the records below the last cell, keeps every row sorted
-    live = L > 0
+    # each run (none before a row's first run) summed along the row (exact integers; no (F, G) table)
+    prev = np.subtract(flat, 1, out=ws(N, np.int64))
+    prev[0] = 0  # the first run of row 0 (its count is set to 0 just below)
+    before = H.reshape(-1).take(prev, out=ws(N, np.int64))
+    before[first] = 0
+    cum = np.cumsum(before, out=ws(N, np.int64))
+    s_run = cum[first].take(fr, out=ws(N, np.int64))
+    np.subtract(cum, s_run, out=s_run)
+    sr = ws((F, Rm))
+    sr[...] = (n[:, 0] - H[:, -1])[:, None]  # padding: the records below the last cell, keeps every row sorted
+    sr.ravel()[at] = s_run
+    live = np.greater(L, 0.0, out=ws((F, Rm), bool))
+    tmp = ws((F, Rm))
     # binom[c] = C(L + c - 1, c), c = 0..m
-    # binom, w1, CP, CM, Wr (in the order they are taken)
-    tables = _Workspace((m + 1, F, Rm), (m + 1, F, Rm), (m, F, Rm + 1), (m, F, Rm + 1), (m + 1, F, Rm))
-    binom = tables.next()
+    binom = ws((m + 1, F, Rm))
     binom[0] = 1.0
     for c in range(1, m + 1):  # binom[c - 1] * (L + c - 1) / c, in place
-        np.multiply(binom[c - 1], L + (c - 1), out=binom[c])
+        np.add(L, c - 1, out=tmp)
+        np.multiply(binom[c - 1], tmp, out=binom[c])
         binom[c] /= c
     t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
     Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
     Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
-    ep = np.where(live, np.exp(lam * sr), 0.0)  # 0 on padding runs: their W stays 0
-    em = np.where(live, np.exp(-lam * sr), 0.0)
-    top = float(sr.max()) + 1.0 if sr.size else 1.0
-    off = (np.arange(F) * (top + 2.0))[:, None]
-    key = (sr + off).ravel()
-    row0 = (np.arange(F) * Rm)[:, None]
+    # e^{lam s}, e^{-lam s}; 0 on padding runs (x·1 = x, x·0 = 0 exactly): their W stays 0
+    ep = np.multiply(lam, sr, out=ws((F, Rm)))
+    np.exp(ep, out=ep)
+    ep *= live
+    em = np.multiply(-lam, sr, out=ws((F, Rm)))
+    np.exp(em, out=em)
+    em *= live
+    top = float(sr.max()) + 1.0
     # s is integer-valued, at most n: with a table of size F·(n + 2) (not larger than the grid),
     # the count of runs with s_R' <= v is one lookup, ``below[f, v + 1]``, instead of a binary search
     below = None
     width_t = int(top) + 2
     if F * width_t <= 4 * H.size:
         row_t = (np.arange(F) * width_t)[:, None]
-        below = np.cumsum(np.bincount((sr.ravel()[at] + 1.0).astype(np.int64) + fr * width_t, minlength=F * width_t))
-        row_base = (np.cumsum(n_runs) - n_runs)[:, None]
+        # s_R strictly increases along a row (every run but the first starts after a nonempty
+        # cell): one mark per run never collides, and the cumulative sum of the marks counts runs
+        mark = ws(F * width_t, np.int64)
+        mark.fill(0)
+        pos = np.multiply(fr, width_t, out=ws(N, np.int64))
+        pos += s_run
+        pos += 1
+        mark[pos] = 1
+        below = np.cumsum(mark, out=ws(F * width_t, np.int64))
+        row_base = first[:, None]
+    else:
+        off = (np.arange(F) * (top + 2.0))[:, None]
+        key = (sr + off).ravel()
+        row0 = (np.arange(F) * Rm)[:, None]
     # w1[j] = W_j(., 1) for j = 1..m (row 0 is never read: no zero fill); B_j lives in ``acc``
     # for one step only (the backward draws read the prefix sums below), B_m at the end
-    w1 = tables.next()
-    acc = np.empty((F, Rm))
-    w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
-    # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} and B_j·e^{-lam s}
-    # over the runs (a leading 0), p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t}
-    # and e^{lam s_R}·e^{-lam t}
-    CP = tables.next()
-    CM = tables.next()
-    CP[:, :, 0] = 0.0
-    CM[:, :, 0] = 0.0
-    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is slots[slot[j]] (they repeat)
-    slots: list = []
+    w1 = ws((m + 1, F, Rm))
+    acc = ws((F, Rm))
+    np.subtract(sr, t[:, :1], out=w1[1])
+    np.abs(w1[1], out=w1[1])
+    np.multiply(-lam, w1[1], out=w1[1])
+    np.exp(w1[1], out=w1[1])
+    w1[1] *= live
+    # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} (real part) and
+    # B_j·e^{-lam s} (imaginary part) over the runs, with a leading 0: one complex cumulative sum
+    # does both (each part is summed on its own, in the same order: the same values as two real
+    # sums, in half the time); p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t} and
+    # e^{lam s_R}·e^{-lam t}
+    CPM = ws((m, F, Rm + 1), np.complex128)
+    CPM[:, :, 0] = 0.0
+    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is P1[slot[j]] (the gaps repeat)
+    P1 = ws((m, F, Rm), np.int64)
+    n_slots = 0
     ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
     p1_of, factors_of = {}, {}
     # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
     # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
     # by exp(-lam t_j) and puts W_j(., 1) in front (no shift of the table)
-    Wr = tables.next()  # row 0 is never read; row m + 1 - j is written at step j
+    Wr = ws((m + 1, F, Rm))  # row 0 is never read; row m + 1 - j is written at step j
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
-    tmp = np.empty((F, Rm))
+    kap = ws((F, Rm))
+    z = ws((F, Rm), np.complex128)
+    got = ws((F, Rm), np.complex128)
     for j in range(1, m + 1):
         if j > 1:  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j); the factor spelled out per run
-            Wr[m + 2 - j : m + 1] *= np.repeat(kappa[:, j - 1 : j], Rm, axis=1)  # (no broadcast buffering)
+            kap[...] = kappa[:, j - 1 : j]  # (no broadcast buffering)
+            Wr[m + 2 - j : m + 1] *= kap
         Wr[m + 1 - j] = w1[j]
         np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
         if j == m:
@@ -561,28 +616,37 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
         tj = t[:, j : j + 1]  # t_{j+1}
         ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
         if ck not in p1_of:
-            v = np.maximum(np.floor(sr - tj), -1.0)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            v = np.subtract(sr, tj, out=ws((F, Rm)))
+            np.floor(v, out=v)
+            np.maximum(v, -1.0, out=v)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            p1 = P1[n_slots]
             if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
-                p1 = below.take((v + 1.0).astype(np.int64) + row_t) - row_base
+                v += 1.0
+                v += row_t  # exact: integers far below 2^53
+                iv = ws((F, Rm), np.int64)
+                np.copyto(iv, v, casting="unsafe")
+                below.take(iv, out=p1)
+                p1 -= row_base
             else:
-                p1 = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
-            slots.append(p1)
-            p1_of[ck] = (len(slots) - 1, (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel())  # flat: cpz
+                p1[...] = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
+            flat_p1 = np.add(p1, (np.arange(F) * (Rm + 1))[:, None], out=ws((F, Rm), np.int64))
+            p1_of[ck] = (n_slots, flat_p1.ravel())  # flat: into CPM[j]
+            n_slots += 1
         slot[j], p1 = p1_of[ck]
         tk = tj.tobytes()
         if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
             elt = np.exp(lam * tj)
-            factors_of[tk] = (elt, em * elt, ep / elt)
+            factors_of[tk] = (elt, np.multiply(em, elt, out=ws((F, Rm))), np.divide(ep, elt, out=ws((F, Rm))))
         elt, em_elt, ep_elt = factors_of[tk]
         ELT[j] = elt[:, 0]
-        cpz, cmz = CP[j], CM[j]
-        np.multiply(acc, ep, out=tmp)
-        np.cumsum(tmp, axis=1, out=cpz[:, 1:])
-        np.multiply(acc, em, out=tmp)
-        np.cumsum(tmp, axis=1, out=cmz[:, 1:])
+        cpm = CPM[j]
+        np.multiply(acc, ep, out=z.real)
+        np.multiply(acc, em, out=z.imag)
+        np.cumsum(z, axis=1, out=cpm[:, 1:])
         out = w1[j + 1]
-        np.multiply(cpz.take(p1).reshape(F, Rm), em_elt, out=out)  # left
-        np.subtract(cmz[:, :Rm], cmz.take(p1).reshape(F, Rm), out=tmp)
+        cpm.take(p1, out=got.reshape(-1))
+        np.multiply(got.real, em_elt, out=out)  # left
+        np.subtract(cpm.imag[:, :Rm], got.imag, out=tmp)
         tmp *= ep_elt  # window: p < R' < R
         out += tmp
     rows = np.arange(F)
@@ -592,12 +656,19 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     grp_cnt = np.zeros((F, m), dtype=np.int64)
     jf = np.full(F, m)
     Rcur = np.zeros(F, dtype=np.int64)
-    weight_R = acc * np.exp(-lam * np.abs(n - sr - t[:, m:]))  # acc = B_m
-    P1 = np.stack(slots) if slots else np.zeros((1, F, Rm), dtype=np.int64)
-    R = _inverse_cdf(weight_R, rng.random(F), False)  # the run of the last output
+    weight_R = np.subtract(n, sr, out=ws((F, Rm)))
+    weight_R -= t[:, m:]
+    np.abs(weight_R, out=weight_R)
+    np.multiply(-lam, weight_R, out=weight_R)
+    np.exp(weight_R, out=weight_R)
+    weight_R *= acc  # acc = B_m
+    P1 = P1[: max(n_slots, 1)]
+    R = _inverse_cdf(weight_R, rng.random(F), False, ws)  # the run of the last output
     g = 0
     active = jf > 0
-    ar = np.arange(Rm)
+    ar = _iota(Rm)
+    CP, CM = CPM.real, CPM.imag
+    scratch = ws.at  # the backward steps' tables reuse the same memory
     while True:
         every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
@@ -621,22 +692,29 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
         # up to p (the runs at least t_{j+1} below), then of B_j e^{-lam s} in the window p < R' —
         # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
         # a direct inverse CDF of the weights: the same law)
-        R = _runs_before(CP, CM, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F))
+        ws.at = scratch
+        R = _runs_before(CP, CM, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F), ws)
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
-        start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
+        kr.take(first[:, None] + grp_run), L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
     )
     width = (hi - lo) / G
     out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
 
 
-def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
+def _fresh(shape, dtype=np.float64):
+    """Allocator of :func:`_runs_before` outside the sampler (new arrays)."""
+    return np.empty(shape, dtype=dtype)
+
+
+def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
     """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
     t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
     cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
-    forward step j kept (:func:`_sample_by_runs`)."""
-    rows = np.arange(j.size)
+    forward step j kept (:func:`_sample_by_runs`). ``ws`` allocates the scratch tables."""
+    F = j.size
+    rows = np.arange(F)
     K = max(int(Rcur.max()), 1)
     Rc = np.minimum(Rcur, P1.shape[2] - 1)
     p1 = P1[slot[j], rows, Rc]  # p + 1 at R = Rcur
@@ -644,18 +722,22 @@ def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
     a = (em[rows, Rc] * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
     b = (ep[rows, Rc] / elt)[:, None]
     # the rows (j[f], f) of the prefix-sum tables, gathered whole (contiguous copies)
-    sel = j * rows.size + rows
-    cp = CP.reshape(-1, CP.shape[2]).take(sel, axis=0)
-    cm = CM.reshape(-1, CM.shape[2]).take(sel, axis=0)
+    sel = j * F + rows
+    W = CP.shape[2]
+    cp = CP.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
+    cm = CM.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
     left = cp[rows, p1][:, None] * a  # the weight of the runs up to p
-    cdf = np.where(
-        ar[None, :K] < p1[:, None],
-        cp[:, 1 : K + 1] * a,
-        left + (cm[:, 1 : K + 1] - cm[rows, p1][:, None]) * b,
-    )
+    cdf = np.subtract(cm[:, 1 : K + 1], cm[rows, p1][:, None], out=ws((F, K)))
+    cdf *= b
+    cdf += left  # runs R' >= p: left + the window p < R'' <= R'
+    low = np.less(ar[None, :K], p1[:, None], out=ws((F, K), bool))
+    np.copyto(cdf, np.multiply(cp[:, 1 : K + 1], a, out=ws((F, K))), where=low)  # runs up to p
     last = np.maximum(Rcur - 1, 0)
     total = cdf[rows, np.minimum(last, K - 1)]
-    idx = np.sum((cdf <= (u * total)[:, None]) & (ar[None, :K] < Rcur[:, None]), axis=1)
+    # the CDF never decreases along a row (sums of nonnegative terms, scaled and shifted by the
+    # same numbers; left part and window meet at ``left`` exactly), so the runs R' < Rcur whose
+    # cumulative weight is at most u·total are the first min(count, Rcur) of the row
+    idx = np.minimum(np.count_nonzero(np.less_equal(cdf, (u * total)[:, None], out=low), axis=1), Rcur)
     return np.where(idx >= Rcur, last, idx)  # u·total rounded up to the total: the last run
 
 
@@ -706,13 +788,14 @@ def _log_binom(a, b):
     return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
 
 
-def _inverse_cdf(w, u, log):
+def _inverse_cdf(w, u, log, ws=_fresh):
     """Index drawn with probability ``∝ w[f]`` (``∝ exp(w[f])`` if ``log``) in every row f, from the
-    uniforms ``u``: the first k with ``cumsum(w)[k] > u·sum(w)`` (never a zero-weight cell)."""
+    uniforms ``u``: the first k with ``cumsum(w)[k] > u·sum(w)`` (never a zero-weight cell).
+    ``ws`` allocates the (F, K) temporaries."""
     if log:
         w = np.exp(w - w.max(axis=1, keepdims=True))
-    c = np.cumsum(w, axis=1)
-    idx = np.sum(c <= (u * c[:, -1])[:, None], axis=1)
+    c = np.cumsum(w, axis=1, out=ws(w.shape))
+    idx = np.count_nonzero(np.less_equal(c, (u * c[:, -1])[:, None], out=ws(w.shape, bool)), axis=1)
     over = idx >= w.shape[1]  # u·sum rounded up to the sum: the last cell with weight
     if over.any():
         last = w.shape[1] - 1 - np.argmax(w[:, ::-1] > 0, axis=1)
