@@ -306,6 +306,9 @@ def test_runs_backward_draw_is_the_inverse_cdf_of_the_direct_weights():
         slot = np.array([0, 1, 0])
         j = np.ones(F, dtype=np.int64)
         got = quantiles_mod._runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, np.arange(R), u)
+        # the sampler's form: both prefix sums as the parts of one complex table
+        both = quantiles_mod._runs_before(CP + 1j * CM, None, P1, slot, ELT, em, ep, j, Rcur, np.arange(R), u)
+        assert np.array_equal(got, both)
         for f in range(F):
             w = Bj[f, : Rcur[f]] * np.exp(-lam[f] * np.abs(sr[f, Rcur[f]] - sr[f, : Rcur[f]] - t[f]))
             c = np.cumsum(w)

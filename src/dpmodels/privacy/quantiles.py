@@ -667,7 +667,6 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     g = 0
     active = jf > 0
     ar = _iota(Rm)
-    CP, CM = CPM.real, CPM.imag
     scratch = ws.at  # the backward steps' tables reuse the same memory
     while True:
         every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
@@ -693,7 +692,7 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
         # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
         # a direct inverse CDF of the weights: the same law)
         ws.at = scratch
-        R = _runs_before(CP, CM, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F), ws)
+        R = _runs_before(CPM, None, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F), ws)
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
         kr.take(first[:, None] + grp_run), L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
@@ -712,7 +711,8 @@ def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
     """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
     t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
     cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
-    forward step j kept (:func:`_sample_by_runs`). ``ws`` allocates the scratch tables."""
+    forward step j kept (:func:`_sample_by_runs`): ``CP`` and ``CM`` (m, F, R + 1), or ``CP``
+    complex with both (``CP.real``, ``CP.imag``) and ``CM`` None. ``ws`` allocates the scratch tables."""
     F = j.size
     rows = np.arange(F)
     K = max(int(Rcur.max()), 1)
@@ -724,8 +724,12 @@ def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
     # the rows (j[f], f) of the prefix-sum tables, gathered whole (contiguous copies)
     sel = j * F + rows
     W = CP.shape[2]
-    cp = CP.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
-    cm = CM.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
+    if CM is None:  # CP holds both: B_j e^{lam s} sums in the real part, B_j e^{-lam s} in the imaginary
+        both = CP.reshape(-1, W).take(sel, axis=0, out=ws((F, W), np.complex128))
+        cp, cm = both.real, both.imag
+    else:
+        cp = CP.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
+        cm = CM.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
     left = cp[rows, p1][:, None] * a  # the weight of the runs up to p
     cdf = np.subtract(cm[:, 1 : K + 1], cm[rows, p1][:, None], out=ws((F, K)))
     cdf *= b
