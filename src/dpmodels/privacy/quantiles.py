@@ -707,12 +707,24 @@ def _fresh(shape, dtype=np.float64):
     return np.empty(shape, dtype=dtype)
 
 
+_BLOCK = 32  # runs per block of the backward run draw's two-level search
+
+
 def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
     """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
     t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
     cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
     forward step j kept (:func:`_sample_by_runs`): ``CP`` and ``CM`` (m, F, R + 1), or ``CP``
-    complex with both (``CP.real``, ``CP.imag``) and ``CM`` None. ``ws`` allocates the scratch tables."""
+    complex with both (``CP.real``, ``CP.imag``) and ``CM`` None; ``ar`` = ``arange(R)``. ``ws``
+    (an allocator) is not needed: the search reads a few entries of each row.
+
+    The cumulative weight of R' is ``CP[p + 1]·a`` up to p and ``left + (CM[R' + 1] − CM[p])·b``
+    after it. It never decreases along a row (sums of nonnegative terms, scaled and shifted by the
+    same numbers; the two parts meet at ``left`` exactly), so the runs whose cumulative weight is
+    at most u·total are a prefix of the row: its length is found from the last run of every block of
+    :data:`_BLOCK` runs, then inside the first block that goes beyond — the same entries, computed
+    by the same operations, as a comparison of the whole row, at a fraction of the cost.
+    """
     F = j.size
     rows = np.arange(F)
     K = max(int(Rcur.max()), 1)
@@ -721,27 +733,32 @@ def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
     elt = ELT[j, rows]
     a = (em[rows, Rc] * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
     b = (ep[rows, Rc] / elt)[:, None]
-    # the rows (j[f], f) of the prefix-sum tables, gathered whole (contiguous copies)
-    sel = j * F + rows
     W = CP.shape[2]
-    if CM is None:  # CP holds both: B_j e^{lam s} sums in the real part, B_j e^{-lam s} in the imaginary
-        both = CP.reshape(-1, W).take(sel, axis=0, out=ws((F, W), np.complex128))
-        cp, cm = both.real, both.imag
-    else:
-        cp = CP.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
-        cm = CM.reshape(-1, W).take(sel, axis=0, out=ws((F, W)))
-    left = cp[rows, p1][:, None] * a  # the weight of the runs up to p
-    cdf = np.subtract(cm[:, 1 : K + 1], cm[rows, p1][:, None], out=ws((F, K)))
-    cdf *= b
-    cdf += left  # runs R' >= p: left + the window p < R'' <= R'
-    low = np.less(ar[None, :K], p1[:, None], out=ws((F, K), bool))
-    np.copyto(cdf, np.multiply(cp[:, 1 : K + 1], a, out=ws((F, K))), where=low)  # runs up to p
+    base = ((j * F + rows) * W)[:, None]  # flat start of the row (j[f], f) of the tables
+    flat_p, flat_m = CP.reshape(-1), None if CM is None else CM.reshape(-1)
+
+    def sums(i):  # the prefix sums at the flat positions i
+        if flat_m is None:  # CP holds both: B_j e^{lam s} sums in the real part, B_j e^{-lam s} in the imaginary
+            g = flat_p.take(i)
+            return g.real, g.imag
+        return flat_p.take(i), flat_m.take(i)
+
+    cp_p, cm_p = sums(base + p1[:, None])
+    left = cp_p * a  # the weight of the runs up to p
+
+    def cdf(cols):  # cumulative weight of the runs ``cols`` (F, k) of every row
+        cp, cm = sums(base + cols + 1)
+        return np.where(cols < p1[:, None], cp * a, left + (cm - cm_p) * b)
+
     last = np.maximum(Rcur - 1, 0)
-    total = cdf[rows, np.minimum(last, K - 1)]
-    # the CDF never decreases along a row (sums of nonnegative terms, scaled and shifted by the
-    # same numbers; left part and window meet at ``left`` exactly), so the runs R' < Rcur whose
-    # cumulative weight is at most u·total are the first min(count, Rcur) of the row
-    idx = np.minimum(np.count_nonzero(np.less_equal(cdf, (u * total)[:, None], out=low), axis=1), Rcur)
+    thr = u[:, None] * cdf(np.minimum(last, K - 1)[:, None])  # u·total
+    nblk = -(-K // _BLOCK)
+    ends = np.minimum(ar[:nblk] * _BLOCK + (_BLOCK - 1), K - 1)
+    full = np.count_nonzero(cdf(np.broadcast_to(ends, (F, nblk))) <= thr, axis=1)  # blocks wholly below
+    cols = np.minimum(np.minimum(full, nblk - 1)[:, None] * _BLOCK + ar[None, :_BLOCK], K - 1)
+    # columns past K - 1 repeat column K - 1, which lies beyond u·total whenever its block is searched
+    count = np.where(full >= nblk, K, full * _BLOCK + np.count_nonzero(cdf(cols) <= thr, axis=1))
+    idx = np.minimum(count, Rcur)
     return np.where(idx >= Rcur, last, idx)  # u·total rounded up to the total: the last run
 
 
