@@ -651,3 +651,22 @@ def test_predict_proba_argmax_is_the_label_even_on_negative_noisy_counts():
         assert np.array_equal(est.classes_[np.argmax(est.predict_proba(X), axis=1)], est.predict(X))
         p = est.tree_.leaf_proba()
         np.testing.assert_allclose(p.sum(axis=1), 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(A=st.integers(1, 5), m=st.integers(1, 6), B=st.integers(2, 12), K=st.integers(2, 4), seed=st.integers(0, 2**32 - 1))
+def test_own_order_path_equals_the_identity_order(A, m, B, K, seed):
+    """Numerical features only: the candidates and criteria computed without an order (``None``)
+    equal those with the explicit identity order (the general path, take_along_axis)."""
+    from dpmodels.tree.privatree.criteria import gini_impurity, misclassified, prefix_counts
+    from dpmodels.tree.privatree.splitter import candidate_mask
+
+    rng = np.random.default_rng(seed)
+    alive = rng.random((A, m, B)) < 0.7
+    H = rng.integers(0, 20, (A, m, B, K)).astype(float)
+    ident = np.broadcast_to(np.arange(B), (A, m, B)).copy()
+    assert np.array_equal(candidate_mask(alive, None), candidate_mask(alive, ident))
+    for a, b in zip(prefix_counts(H, None), prefix_counts(H, ident)):
+        assert np.array_equal(a, b)
+    assert np.array_equal(misclassified(H, None), misclassified(H, ident))
+    assert np.array_equal(gini_impurity(H, None), gini_impurity(H, ident))

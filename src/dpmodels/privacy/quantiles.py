@@ -668,14 +668,22 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     active = jf > 0
     ar = _iota(Rm)
     scratch = ws.at  # the backward steps' tables reuse the same memory
+    # flat views and offsets: the entries read below are gathered with ``take`` (the same values
+    # as indexing the tables by (c, f, R), without the cost of multi-dimensional fancy indexing)
+    FR = F * Rm
+    w1f, binf, Tcf = w1.reshape(-1), binom.reshape(-1), Tc.reshape(-1)
+    bin_off = cs[None, :] * FR
+    tc_row = rows * (m + 1)
+    neg_lam = -lam
     while True:
         every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
         idx = jf[:, None] - cs[None, :] + 1  # (F, m)
         ok = idx >= 1
         idx = np.maximum(idx, 1)
-        wc = w1[idx, rows[:, None], R[:, None]] * binom[cs[None, :], rows[:, None], R[:, None]]
-        wc *= np.exp(-lam * (Tc[rows, jf][:, None] - Tc[rows[:, None], idx]))
+        at_R = (rows * Rm + R)[:, None]
+        wc = w1f.take(idx * FR + at_R) * binf.take(bin_off + at_R)  # W_j(R, 1)_{j = j_f - c + 1}, C(L + c - 1, c)
+        wc *= np.exp(neg_lam * (Tcf.take(tc_row + jf)[:, None] - Tcf.take(tc_row[:, None] + idx)))
         wc = np.where(ok, wc, 0.0)
         c = _inverse_cdf(wc if every else np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
         grp_run[:, g] = np.where(active, R, 0)
@@ -728,11 +736,13 @@ def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
     F = j.size
     rows = np.arange(F)
     K = max(int(Rcur.max()), 1)
-    Rc = np.minimum(Rcur, P1.shape[2] - 1)
-    p1 = P1[slot[j], rows, Rc]  # p + 1 at R = Rcur
-    elt = ELT[j, rows]
-    a = (em[rows, Rc] * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
-    b = (ep[rows, Rc] / elt)[:, None]
+    R = P1.shape[2]
+    Rc = np.minimum(Rcur, R - 1)
+    at = rows * R + Rc  # (f, Rc) in the (F, R) tables; flat gathers, the same entries as indexing
+    p1 = np.ravel(P1).take(slot[j] * (F * R) + at)  # p + 1 at R = Rcur
+    elt = np.ravel(ELT).take(j * F + rows)
+    a = (np.ravel(em).take(at) * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
+    b = (np.ravel(ep).take(at) / elt)[:, None]
     W = CP.shape[2]
     base = ((j * F + rows) * W)[:, None]  # flat start of the row (j[f], f) of the tables
     flat_p, flat_m = CP.reshape(-1), None if CM is None else CM.reshape(-1)

@@ -29,8 +29,9 @@ def count_scaled_gini(v: np.ndarray) -> np.ndarray:
 
 
 def prefix_counts(H, order):
-    """Left (first b + 1 bins of the order) and right class counts of every candidate b."""
-    Ho = np.take_along_axis(H, order[..., None], axis=2)
+    """Left (first b + 1 bins of the order) and right class counts of every candidate b
+    (``order`` None: every feature in its own bin order)."""
+    Ho = H if order is None else np.take_along_axis(H, order[..., None], axis=2)
     L = np.cumsum(Ho, axis=2)
     R = H.sum(axis=2, keepdims=True) - L
     return L, R
