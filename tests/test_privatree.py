@@ -654,7 +654,9 @@ def test_predict_proba_argmax_is_the_label_even_on_negative_noisy_counts():
 
 
 @settings(max_examples=40, deadline=None)
-@given(A=st.integers(1, 5), m=st.integers(1, 6), B=st.integers(2, 12), K=st.integers(2, 4), seed=st.integers(0, 2**32 - 1))
+@given(
+    A=st.integers(1, 5), m=st.integers(1, 6), B=st.integers(2, 12), K=st.integers(2, 4), seed=st.integers(0, 2**32 - 1)
+)
 def test_own_order_path_equals_the_identity_order(A, m, B, K, seed):
     """Numerical features only: the candidates and criteria computed without an order (``None``)
     equal those with the explicit identity order (the general path, take_along_axis)."""
