@@ -316,3 +316,17 @@ def test_runs_backward_draw_is_the_inverse_cdf_of_the_direct_weights():
             # got is the first run whose cumulative weight exceeds u·total, up to rounding
             assert c[got[f]] >= u[f] * c[-1] * (1 - 1e-12)
             assert got[f] == 0 or c[got[f] - 1] <= u[f] * c[-1] * (1 + 1e-12)
+
+
+def test_multisets_from_the_log_factorial_table_equal_the_direct_gammaln(monkeypatch):
+    """The table of log k! gives the very draws of the direct gammaln formula (same values at the
+    same integer points), for long runs and many outputs in one run."""
+    rng = np.random.default_rng(4)
+    F, ng, m = 300, 3, 9
+    start = rng.integers(0, 50, (F, ng))
+    length = rng.integers(1, 3000, (F, ng))
+    count = rng.multinomial(m, [0.5, 0.3, 0.2], size=F)
+    got = quantiles_mod._multisets_in_runs(start, length, count, m, np.random.default_rng(9))
+    monkeypatch.setattr(quantiles_mod, "_LGAMMA_MAX", 0)  # no table: gammaln at every step
+    ref = quantiles_mod._multisets_in_runs(start, length, count, m, np.random.default_rng(9))
+    assert np.array_equal(got, ref)

@@ -794,16 +794,25 @@ def _multisets_in_runs(start, length, count, m, rng):
         lo_v = np.minimum((u * Lc).astype(np.int64), np.maximum(Lc - 1, 0))
         many = act & (c >= 2)
         if many.any():
-            cc = c[many].astype(float)
-            target = np.log(u[many]) + _log_binom(Lc[many] + cc - 1, cc)
-            a = np.zeros(cc.size, dtype=np.int64)
-            b = Lc[many] - 1
+            cm, Lm = c[many], Lc[many]
+            lg = _lgamma_table(int(Lm.max() + cm.max()) + 1)
+            if lg is None:
+                cc = cm.astype(float)
+                target = np.log(u[many]) + _log_binom(Lm + cc - 1, cc)
+            else:  # log C(a, b) from the table: the same gammaln values at the same (integer) points
+                lgc = lg.take(cm)
+                target = np.log(u[many]) + ((lg.take(Lm + cm - 1) - lgc) - lg.take(Lm - 1))
+            a = np.zeros(cm.size, dtype=np.int64)
+            b = Lm - 1
             while True:  # smallest v in [a, b] with log C(v + c, c) >= target (P(max <= v) >= u)
                 open_ = a < b
                 if not open_.any():
                     break
                 mid = (a + b) // 2
-                ge = _log_binom(mid + cc, cc) >= target
+                if lg is None:
+                    ge = _log_binom(mid + cc, cc) >= target
+                else:
+                    ge = (lg.take(mid + cm) - lgc) - lg.take(mid) >= target
                 b = np.where(open_ & ge, mid, b)
                 a = np.where(open_ & ~ge, mid + 1, a)
             lo_v[many] = a
@@ -817,6 +826,22 @@ def _multisets_in_runs(start, length, count, m, rng):
 
 def _log_binom(a, b):
     return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+
+_LGAMMA_MAX = 1 << 17  # entries of the per-thread table of log k! (1 MB)
+
+
+def _lgamma_table(k):
+    """``gammaln(v + 1)`` for v = 0 .. k - 1 (at least), from a table each thread keeps; None if k
+    is above :data:`_LGAMMA_MAX`. ``_log_binom(a, b)`` at integers a >= b >= 0 is then
+    ``(t[a] - t[b]) - t[a - b]``: the same three gammaln values (its arguments ``a + 1``, ``b + 1``,
+    ``a - b + 1`` are exact integers) subtracted in the same order."""
+    if k > _LGAMMA_MAX:
+        return None
+    t = getattr(_LOCAL, "lgamma", None)
+    if t is None or t.size < k:
+        t = _LOCAL.lgamma = gammaln(np.arange(max(k, 1 << 12), dtype=float) + 1.0)
+    return t
 
 
 def _inverse_cdf(w, u, log, ws=_fresh):
