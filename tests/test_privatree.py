@@ -671,4 +671,6 @@ def test_own_order_path_equals_the_identity_order(A, m, B, K, seed):
     for a, b in zip(prefix_counts(H, None), prefix_counts(H, ident)):
         assert np.array_equal(a, b)
     assert np.array_equal(misclassified(H, None), misclassified(H, ident))
+    # the level's integer path: the same numbers from int64 counts
+    assert np.array_equal(misclassified(H.astype(np.int64), None).astype(float), misclassified(H, None))
     assert np.array_equal(gini_impurity(H, None), gini_impurity(H, ident))

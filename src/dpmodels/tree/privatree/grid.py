@@ -93,9 +93,8 @@ def cell_code_bounds(T, lo, hi, G):
     def count(off, strict):
         # e_t = #{c in [0, G): edge(c) <= t} (#{c: edge(c) < t} if strict) for every threshold t,
         # edge(c) = lo + (c + off)·w computed as the searches compute it
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            e = np.floor((T - l0) / w - off) + 1.0
-        e = np.clip(np.nan_to_num(e, nan=0.0), 0, G).astype(np.int64)
+        e = np.floor((T - l0) / w - off) + 1.0
+        e = np.fmin(np.fmax(e, 0.0), float(G)).astype(np.int64)  # (fmax: NaN -> 0)
         cmp = np.less if strict else np.less_equal
         while True:  # the estimate is off by rounding only: a step or two
             up = (e < G) & cmp(l0 + (np.minimum(e, G - 1) + off) * w, T)
@@ -109,8 +108,9 @@ def cell_code_bounds(T, lo, hi, G):
 
     # first: t < edge(c) at the left edge (off −0.5): c >= e_t, so first[c] = #{t: e_t <= c};
     # last: t <= edge(c) at the right edge (off 1.5): c >= d_t = #{c': edge(c') < t}
-    first = count(-0.5, False).astype(np.int16)
-    last = count(1.5, True).astype(np.int16)
+    with np.errstate(invalid="ignore", over="ignore"):
+        first = count(-0.5, False).astype(np.int16)
+        last = count(1.5, True).astype(np.int16)
     first[dead | narrow] = 0
     last[dead] = 0
     last[narrow & ~dead] = nt

@@ -53,7 +53,7 @@ import numpy as np
 
 from ...privacy.mechanisms import noisy_integer_sums
 from ...privacy.selection import select_rows
-from .criteria import CRITERIA, gini_impurity, one_vs_rest_scores
+from .criteria import CRITERIA, gini_impurity, misclassified, one_vs_rest_scores
 
 __all__ = ["root_region", "node_orders", "candidate_mask", "child_regions", "select_level"]
 
@@ -213,7 +213,11 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     own = order if np.any(categorical) else None  # numerical features only: every order is the identity
     valid = candidate_mask(alive, own)
     fn, sens, what = CRITERIA[est.split_criterion]
-    util = np.where(valid, -fn(H.astype(float), own), -np.inf).reshape(A, m * B)
+    if fn is misclassified:  # integer counts in, integers out: exact in int64, then as floats
+        score = misclassified(H, own).astype(float)
+    else:
+        score = fn(H.astype(float), own)
+    util = np.where(valid, -score, -np.inf).reshape(A, m * B)
     mech = "permute-and-flip" if sel == "permute-and-flip" else "exponential"
     n_valid = valid.reshape(A, -1).sum(axis=1)
     if ovr_on:
