@@ -418,35 +418,52 @@ _ARENA_MAX = 1 << 24  # bytes of scratch memory each thread keeps between calls 
 
 
 class _Arena:
-    """Scratch arrays of one call of the run sampler, carved one after the other from a byte buffer
-    that each thread keeps between calls (when it is at most :data:`_ARENA_MAX` bytes).
+    """Scratch arrays of one call of the run sampler, carved from a byte buffer that each thread
+    keeps between calls (when it is at most :data:`_ARENA_MAX` bytes): tables that live to the end
+    of the call from the front (``ws(shape, dtype)``), temporaries from the back
+    (``ws.scratch(shape, dtype)``, released together by restoring ``ws.top``).
 
     On small data the sampler's arithmetic costs less than fresh memory: its tables and
     temporaries (a few MB), allocated afresh, are returned to the operating system when freed, and
-    every call then pays a page fault per 4 kB on first touch. Nothing is read before it is written
-    (the callers fill every entry they read), so reusing the memory changes no value. An array that
-    does not fit is allocated afresh, and the buffer is enlarged for the next call.
+    every call then pays a page fault per 4 kB on first touch; reusing the temporaries' memory
+    keeps the memory the call touches (and evicts from the caches) small. Nothing is read before
+    it is written (the callers fill every entry they read), so reusing the memory changes no value.
+    An array that does not fit is allocated afresh, and the buffer is enlarged for the next call.
     """
 
     def __init__(self):
         buf = getattr(_LOCAL, "arena", None)
         self.buf = buf if buf is not None else np.empty(0, dtype=np.uint8)
-        self.at = 0
+        self.at, self.top, self.need = 0, self.buf.size, 0
 
-    def __call__(self, shape, dtype=np.float64):
+    @staticmethod
+    def _size(shape, dtype):
         dt = np.dtype(dtype)
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        size = math.prod(shape) * dt.itemsize
+        return dt, shape, math.prod(shape) * dt.itemsize
+
+    def __call__(self, shape, dtype=np.float64):
+        dt, shape, size = self._size(shape, dtype)
         a = -(-self.at // 64) * 64  # every array starts on a 64-byte boundary
         self.at = a + size
-        if self.at > self.buf.size:
+        self.need = max(self.need, self.at + self.buf.size - self.top)
+        if self.at > self.top:
             return np.empty(shape, dtype=dt)
         return self.buf[a : self.at].view(dt).reshape(shape)
 
+    def scratch(self, shape, dtype=np.float64):
+        dt, shape, size = self._size(shape, dtype)
+        t = (self.top - size) // 64 * 64
+        self.top = t
+        self.need = max(self.need, self.at + self.buf.size - t)
+        if t < self.at:
+            return np.empty(shape, dtype=dt)
+        return self.buf[t : t + size].view(dt).reshape(shape)
+
     def close(self):
         """Keep a buffer large enough for this call's arrays (the next call of this size allocates none)."""
-        if self.buf.size < self.at <= _ARENA_MAX:
-            _LOCAL.arena = np.empty(min(self.at + self.at // 4, _ARENA_MAX), dtype=np.uint8)
+        if self.buf.size < self.need <= _ARENA_MAX:
+            _LOCAL.arena = np.empty(min(self.need + self.need // 4, _ARENA_MAX), dtype=np.uint8)
 
 
 def _runs_fit(G, m):
@@ -501,7 +518,8 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     m = gaps.shape[1] - 1
     H = H if H.dtype == np.int64 else H.astype(np.int64)  # counts: exact integers
     # runs: a new one starts at cell 0 and after every nonempty cell
-    new_run = ws((F, G), bool)
+    mark0 = ws.top  # temporaries of the set-up (``ws.scratch``) are released before the forward steps
+    new_run = ws.scratch((F, G), bool)
     new_run[:, 0] = True
     np.greater(H[:, :-1], 0, out=new_run[:, 1:])
     n_runs = new_run.sum(axis=1)
@@ -511,13 +529,13 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     # first[f] .. first[f] + n_runs[f] - 1; through the flat indices, much faster than a 2-d nonzero)
     flat = np.flatnonzero(new_run)
     N = flat.size
-    fr = np.floor_divide(flat, G, out=ws(N, np.int64))  # row of each run
+    fr = np.floor_divide(flat, G, out=ws.scratch(N, np.int64))  # row of each run
     kr = np.multiply(fr, G, out=ws(N, np.int64))
     np.subtract(flat, kr, out=kr)  # first cell of each run
-    at = np.multiply(fr, Rm, out=ws(N, np.int64))  # flat position of each run in the (F, Rm) tables
+    at = np.multiply(fr, Rm, out=ws.scratch(N, np.int64))  # flat position of each run in the (F, Rm) tables
     at += _iota(N)
-    at -= first.take(fr, out=ws(N, np.int64))
-    ln = ws(N, np.int64)  # run lengths (cells)
+    at -= first.take(fr, out=ws.scratch(N, np.int64))
+    ln = ws.scratch(N, np.int64)  # run lengths (cells)
     ln[:-1] = kr[1:]
     ln[first + n_runs - 1] = G
     ln -= kr
@@ -526,25 +544,27 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     L.ravel()[at] = ln
     # s_R, the records below run R's first cell: the count of the nonempty cell just before
     # each run (none before a row's first run) summed along the row (exact integers; no (F, G) table)
-    prev = np.subtract(flat, 1, out=ws(N, np.int64))
+    prev = np.subtract(flat, 1, out=ws.scratch(N, np.int64))
     prev[0] = 0  # the first run of row 0 (its count is set to 0 just below)
-    before = H.reshape(-1).take(prev, out=ws(N, np.int64))
+    before = H.reshape(-1).take(prev, out=ws.scratch(N, np.int64))
     before[first] = 0
-    cum = np.cumsum(before, out=ws(N, np.int64))
-    s_run = cum[first].take(fr, out=ws(N, np.int64))
+    cum = np.cumsum(before, out=ws.scratch(N, np.int64))
+    s_run = cum[first].take(fr, out=ws.scratch(N, np.int64))
     np.subtract(cum, s_run, out=s_run)
     sr = ws((F, Rm))
     sr[...] = (n[:, 0] - H[:, -1])[:, None]  # padding: the records below the last cell, keeps every row sorted
     sr.ravel()[at] = s_run
     live = np.greater(L, 0.0, out=ws((F, Rm), bool))
     tmp = ws((F, Rm))
-    # binom[c] = C(L + c - 1, c), c = 0..m
+    # binom[c] = C(L + c - 1, c), c = 1..m (row 0, ones, is never read)
     binom = ws((m + 1, F, Rm))
-    binom[0] = 1.0
     for c in range(1, m + 1):  # binom[c - 1] * (L + c - 1) / c, in place
         np.add(L, c - 1, out=tmp)
-        np.multiply(binom[c - 1], tmp, out=binom[c])
-        binom[c] /= c
+        if c == 1:  # 1·(L + 0)/1 = L exactly
+            binom[1] = tmp
+        else:
+            np.multiply(binom[c - 1], tmp, out=binom[c])
+            binom[c] /= c
     t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
     Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
     Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
@@ -556,6 +576,15 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     np.exp(em, out=em)
     em *= live
     top = float(sr.max()) + 1.0
+    # per forward step j: p + 1 for every run R (the runs R' with s_R' <= s_R - t_{j+1}) and the
+    # factors e^{-lam s_R}·e^{lam t} and e^{lam s_R}·e^{-lam t}, once per distinct gap (they repeat)
+    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is P1[slot[j]]
+    ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
+    p1_of, factors_of = {}, {}
+    ck_of = [np.ceil(t[:, j : j + 1]).tobytes() for j in range(m)]  # p depends on t only through ceil(t)
+    n_slots = len(set(ck_of[1:]))
+    P1 = ws((max(n_slots, 1), F, Rm), np.int64)
+    P1f = ws((max(n_slots, 1), F, Rm), np.int64)  # the same, as flat positions in CPM[j]
     # s is integer-valued, at most n: with a table of size F·(n + 2) (not larger than the grid),
     # the count of runs with s_R' <= v is one lookup, ``below[f, v + 1]``, instead of a binary search
     below = None
@@ -564,18 +593,44 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
         row_t = (np.arange(F) * width_t)[:, None]
         # s_R strictly increases along a row (every run but the first starts after a nonempty
         # cell): one mark per run never collides, and the cumulative sum of the marks counts runs
-        mark = ws(F * width_t, np.int64)
+        mark = ws.scratch(F * width_t, np.int64)
         mark.fill(0)
-        pos = np.multiply(fr, width_t, out=ws(N, np.int64))
+        pos = np.multiply(fr, width_t, out=ws.scratch(N, np.int64))
         pos += s_run
         pos += 1
         mark[pos] = 1
-        below = np.cumsum(mark, out=ws(F * width_t, np.int64))
+        below = np.cumsum(mark, out=ws.scratch(F * width_t, np.int64))
         row_base = first[:, None]
     else:
         off = (np.arange(F) * (top + 2.0))[:, None]
         key = (sr + off).ravel()
         row0 = (np.arange(F) * Rm)[:, None]
+    for j in range(1, m):
+        tj = t[:, j : j + 1]  # t_{j+1}
+        ck = ck_of[j]
+        if ck not in p1_of:
+            v = np.subtract(sr, tj, out=ws.scratch((F, Rm)))
+            np.floor(v, out=v)
+            np.maximum(v, -1.0, out=v)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            p1 = P1[len(p1_of)]
+            if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
+                v += 1.0
+                v += row_t  # exact: integers far below 2^53
+                iv = ws.scratch((F, Rm), np.int64)
+                np.copyto(iv, v, casting="unsafe")
+                below.take(iv, out=p1)
+                p1 -= row_base
+            else:
+                p1[...] = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
+            np.add(p1, (np.arange(F) * (Rm + 1))[:, None], out=P1f[len(p1_of)])
+            p1_of[ck] = len(p1_of)
+        slot[j] = p1_of[ck]
+        tk = tj.tobytes()
+        if tk not in factors_of:  # em·exp(lam t), ep / exp(lam t)
+            elt = np.exp(lam * tj)
+            factors_of[tk] = (elt, np.multiply(em, elt, out=ws((F, Rm))), np.divide(ep, elt, out=ws((F, Rm))))
+        ELT[j] = factors_of[tk][0][:, 0]
+    ws.top = mark0
     # w1[j] = W_j(., 1) for j = 1..m (row 0 is never read: no zero fill); B_j lives in ``acc``
     # for one step only (the backward draws read the prefix sums below), B_m at the end
     w1 = ws((m + 1, F, Rm))
@@ -588,23 +643,17 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} (real part) and
     # B_j·e^{-lam s} (imaginary part) over the runs, with a leading 0: one complex cumulative sum
     # does both (each part is summed on its own, in the same order: the same values as two real
-    # sums, in half the time); p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t} and
-    # e^{lam s_R}·e^{-lam t}
+    # sums, in half the time)
     CPM = ws((m, F, Rm + 1), np.complex128)
-    CPM[:, :, 0] = 0.0
-    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is P1[slot[j]] (the gaps repeat)
-    P1 = ws((m, F, Rm), np.int64)
-    n_slots = 0
-    ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
-    p1_of, factors_of = {}, {}
+    CPM[1:, :, 0] = 0.0  # (row 0 is never used)
     # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
     # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
     # by exp(-lam t_j) and puts W_j(., 1) in front (no shift of the table)
     Wr = ws((m + 1, F, Rm))  # row 0 is never read; row m + 1 - j is written at step j
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
-    kap = ws((F, Rm))
-    z = ws((F, Rm), np.complex128)
-    got = ws((F, Rm), np.complex128)
+    kap = ws.scratch((F, Rm))
+    z = ws.scratch((F, Rm), np.complex128)
+    got = ws.scratch((F, Rm), np.complex128)
     for j in range(1, m + 1):
         if j > 1:  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j); the factor spelled out per run
             kap[...] = kappa[:, j - 1 : j]  # (no broadcast buffering)
@@ -613,32 +662,8 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
         np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
         if j == m:
             break
-        tj = t[:, j : j + 1]  # t_{j+1}
-        ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
-        if ck not in p1_of:
-            v = np.subtract(sr, tj, out=ws((F, Rm)))
-            np.floor(v, out=v)
-            np.maximum(v, -1.0, out=v)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
-            p1 = P1[n_slots]
-            if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
-                v += 1.0
-                v += row_t  # exact: integers far below 2^53
-                iv = ws((F, Rm), np.int64)
-                np.copyto(iv, v, casting="unsafe")
-                below.take(iv, out=p1)
-                p1 -= row_base
-            else:
-                p1[...] = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
-            flat_p1 = np.add(p1, (np.arange(F) * (Rm + 1))[:, None], out=ws((F, Rm), np.int64))
-            p1_of[ck] = (n_slots, flat_p1.ravel())  # flat: into CPM[j]
-            n_slots += 1
-        slot[j], p1 = p1_of[ck]
-        tk = tj.tobytes()
-        if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
-            elt = np.exp(lam * tj)
-            factors_of[tk] = (elt, np.multiply(em, elt, out=ws((F, Rm))), np.divide(ep, elt, out=ws((F, Rm))))
-        elt, em_elt, ep_elt = factors_of[tk]
-        ELT[j] = elt[:, 0]
+        p1 = P1f[slot[j]].reshape(-1)
+        _, em_elt, ep_elt = factors_of[t[:, j : j + 1].tobytes()]
         cpm = CPM[j]
         np.multiply(acc, ep, out=z.real)
         np.multiply(acc, em, out=z.imag)
@@ -649,6 +674,7 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
         np.subtract(cpm.imag[:, :Rm], got.imag, out=tmp)
         tmp *= ep_elt  # window: p < R' < R
         out += tmp
+    ws.top = mark0
     rows = np.arange(F)
     cs = np.arange(1, m + 1)
     # backward over (run, count) groups
@@ -656,18 +682,17 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     grp_cnt = np.zeros((F, m), dtype=np.int64)
     jf = np.full(F, m)
     Rcur = np.zeros(F, dtype=np.int64)
-    weight_R = np.subtract(n, sr, out=ws((F, Rm)))
+    weight_R = np.subtract(n, sr, out=ws.scratch((F, Rm)))
     weight_R -= t[:, m:]
     np.abs(weight_R, out=weight_R)
     np.multiply(-lam, weight_R, out=weight_R)
     np.exp(weight_R, out=weight_R)
     weight_R *= acc  # acc = B_m
-    P1 = P1[: max(n_slots, 1)]
-    R = _inverse_cdf(weight_R, rng.random(F), False, ws)  # the run of the last output
+    R = _inverse_cdf(weight_R, rng.random(F), False, ws.scratch)  # the run of the last output
+    ws.top = mark0
     g = 0
     active = jf > 0
     ar = _iota(Rm)
-    scratch = ws.at  # the backward steps' tables reuse the same memory
     # flat views and offsets: the entries read below are gathered with ``take`` (the same values
     # as indexing the tables by (c, f, R), without the cost of multi-dimensional fancy indexing)
     FR = F * Rm
@@ -699,8 +724,7 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
         # up to p (the runs at least t_{j+1} below), then of B_j e^{-lam s} in the window p < R' —
         # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
         # a direct inverse CDF of the weights: the same law)
-        ws.at = scratch
-        R = _runs_before(CPM, None, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F), ws)
+        R = _runs_before(CPM, None, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F))
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
         kr.take(first[:, None] + grp_run), L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
@@ -711,20 +735,19 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
 
 
 def _fresh(shape, dtype=np.float64):
-    """Allocator of :func:`_runs_before` outside the sampler (new arrays)."""
+    """Allocator of :func:`_inverse_cdf` outside the run sampler (new arrays)."""
     return np.empty(shape, dtype=dtype)
 
 
 _BLOCK = 32  # runs per block of the backward run draw's two-level search
 
 
-def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u, ws=_fresh):
+def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
     """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
     t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
     cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
     forward step j kept (:func:`_sample_by_runs`): ``CP`` and ``CM`` (m, F, R + 1), or ``CP``
-    complex with both (``CP.real``, ``CP.imag``) and ``CM`` None; ``ar`` = ``arange(R)``. ``ws``
-    (an allocator) is not needed: the search reads a few entries of each row.
+    complex with both (``CP.real``, ``CP.imag``) and ``CM`` None; ``ar`` = ``arange(R)``.
 
     The cumulative weight of R' is ``CP[p + 1]·a`` up to p and ``left + (CM[R' + 1] − CM[p])·b``
     after it. It never decreases along a row (sums of nonnegative terms, scaled and shifted by the
