@@ -696,19 +696,23 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     # flat views and offsets: the entries read below are gathered with ``take`` (the same values
     # as indexing the tables by (c, f, R), without the cost of multi-dimensional fancy indexing)
     FR = F * Rm
-    w1f, binf, Tcf = w1.reshape(-1), binom.reshape(-1), Tc.reshape(-1)
+    w1f, binf = w1.reshape(-1), binom.reshape(-1)
     bin_off = cs[None, :] * FR
-    tc_row = rows * (m + 1)
-    neg_lam = -lam
+    # for every number j_f of outputs still to place (0..m) and count c: the index j_f - c + 1 of
+    # the first of them (valid if >= 1), and the factor exp(-lam (Tc[j_f] - Tc[j_f - c + 1])) of
+    # every row (tables: the same values as computing them in every step)
+    jtab = np.arange(m + 1)[:, None] - cs[None, :] + 1  # (m + 1, m)
+    oktab = jtab >= 1
+    jtab = np.maximum(jtab, 1)
+    etab = np.exp(-lam[:, :, None] * (Tc[:, :, None] - Tc[:, jtab])).reshape(-1)  # (F, m + 1, m)
+    e_row = (rows * ((m + 1) * m))[:, None] + np.arange(m)[None, :]
     while True:
         every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
-        idx = jf[:, None] - cs[None, :] + 1  # (F, m)
-        ok = idx >= 1
-        idx = np.maximum(idx, 1)
+        idx, ok = jtab[jf], oktab[jf]  # (F, m)
         at_R = (rows * Rm + R)[:, None]
         wc = w1f.take(idx * FR + at_R) * binf.take(bin_off + at_R)  # W_j(R, 1)_{j = j_f - c + 1}, C(L + c - 1, c)
-        wc *= np.exp(neg_lam * (Tcf.take(tc_row + jf)[:, None] - Tcf.take(tc_row[:, None] + idx)))
+        wc *= etab.take(e_row + (jf * m)[:, None])
         wc = np.where(ok, wc, 0.0)
         c = _inverse_cdf(wc if every else np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
         grp_run[:, g] = np.where(active, R, 0)
@@ -776,21 +780,32 @@ def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
             return g.real, g.imag
         return flat_p.take(i), flat_m.take(i)
 
-    cp_p, cm_p = sums(base + p1[:, None])
-    left = cp_p * a  # the weight of the runs up to p
+    last = np.maximum(Rcur - 1, 0)
+    nblk = -(-K // _BLOCK)
+    # first pass, one gather: the sums at p, and the cumulative weights of the last run (the
+    # total) and of the last run of every block
+    cols = np.empty((F, nblk + 1), dtype=np.int64)
+    cols[:, 0] = np.minimum(last, K - 1)
+    cols[:, 1:] = np.minimum(ar[:nblk] * _BLOCK + (_BLOCK - 1), K - 1)
+    at = np.empty((F, nblk + 2), dtype=np.int64)
+    at[:, 0] = p1
+    np.add(cols, 1, out=at[:, 1:])
+    at += base
+    cp, cm = sums(at)
+    left = cp[:, :1] * a  # the weight of the runs up to p
+    cm_p = cm[:, :1]
 
-    def cdf(cols):  # cumulative weight of the runs ``cols`` (F, k) of every row
-        cp, cm = sums(base + cols + 1)
+    def cdf(cols, cp, cm):  # cumulative weight of the runs ``cols`` (F, k) of every row
         return np.where(cols < p1[:, None], cp * a, left + (cm - cm_p) * b)
 
-    last = np.maximum(Rcur - 1, 0)
-    thr = u[:, None] * cdf(np.minimum(last, K - 1)[:, None])  # u·total
-    nblk = -(-K // _BLOCK)
-    ends = np.minimum(ar[:nblk] * _BLOCK + (_BLOCK - 1), K - 1)
-    full = np.count_nonzero(cdf(np.broadcast_to(ends, (F, nblk))) <= thr, axis=1)  # blocks wholly below
+    v = cdf(cols, cp[:, 1:], cm[:, 1:])
+    thr = u[:, None] * v[:, :1]  # u·total
+    full = np.count_nonzero(v[:, 1:] <= thr, axis=1)  # blocks wholly below
     cols = np.minimum(np.minimum(full, nblk - 1)[:, None] * _BLOCK + ar[None, :_BLOCK], K - 1)
     # columns past K - 1 repeat column K - 1, which lies beyond u·total whenever its block is searched
-    count = np.where(full >= nblk, K, full * _BLOCK + np.count_nonzero(cdf(cols) <= thr, axis=1))
+    count = np.where(
+        full >= nblk, K, full * _BLOCK + np.count_nonzero(cdf(cols, *sums(base + cols + 1)) <= thr, axis=1)
+    )
     idx = np.minimum(count, Rcur)
     return np.where(idx >= Rcur, last, idx)  # u·total rounded up to the total: the last run
 
