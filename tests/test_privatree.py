@@ -672,5 +672,15 @@ def test_own_order_path_equals_the_identity_order(A, m, B, K, seed):
         assert np.array_equal(a, b)
     assert np.array_equal(misclassified(H, None), misclassified(H, ident))
     # the level's integer path: the same numbers from int64 counts
-    assert np.array_equal(misclassified(H.astype(np.int64), None).astype(float), misclassified(H, None))
+    Hi = H.astype(np.int64)
+    assert np.array_equal(misclassified(Hi, None).astype(float), misclassified(H, None))
+    assert np.array_equal(misclassified(Hi, ident).astype(float), misclassified(H, ident))
+    for a, b in zip(prefix_counts(Hi, ident), prefix_counts(H, ident)):
+        assert np.array_equal(a.astype(float), b)
+    # the candidates against their definition: bin order[b] alive and some bin after it alive
+    ao = np.take_along_axis(alive, ident, axis=2)
+    ref = np.zeros_like(ao)
+    for b in range(B):
+        ref[..., b] = ao[..., b] & ao[..., b + 1 :].any(axis=2)
+    assert np.array_equal(candidate_mask(alive, None), ref)
     assert np.array_equal(gini_impurity(H, None), gini_impurity(H, ident))

@@ -104,9 +104,10 @@ def candidate_mask(alive, order) -> np.ndarray:
     """``valid[node, feature, b]``: bin ``order[b]`` is alive and some bin after it is alive
     (``order`` None: the bins' own order)."""
     ao = alive if order is None else np.take_along_axis(alive, order, axis=2)
-    after = np.zeros_like(ao)
-    after[..., :-1] = np.flip(np.logical_or.accumulate(np.flip(ao, axis=2), axis=2), axis=2)[..., 1:]
-    return ao & after
+    B = ao.shape[2]
+    # some bin after b is alive <=> b is before the last alive one (rows with none: ao is False)
+    last = (B - 1) - np.argmax(ao[..., ::-1], axis=2)
+    return ao & (np.arange(B) < last[..., None])
 
 
 def child_regions(alive, f_sel, go_left):
