@@ -330,3 +330,28 @@ def test_multisets_from_the_log_factorial_table_equal_the_direct_gammaln(monkeyp
     monkeypatch.setattr(quantiles_mod, "_LGAMMA_MAX", 0)  # no table: gammaln at every step
     ref = quantiles_mod._multisets_in_runs(start, length, count, m, np.random.default_rng(9))
     assert np.array_equal(got, ref)
+
+
+def test_run_sampler_reuses_its_arena_without_carrying_values():
+    """The run sampler's scratch memory is kept between calls (per thread): calls of other sizes in
+    between, or in other threads at the same time, change no draw, and a returned array is never
+    overwritten by a later call."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(2)
+    H = np.stack([np.histogram(rng.normal(size=700), bins=512, range=(-6, 6))[0] for _ in range(6)])
+    lo, hi = np.full(6, -6.0), np.full(6, 6.0)
+
+    def draw(h, seed):
+        return _sample_from_histograms(h, DECILES, 0.004, lo[: len(h)], hi[: len(h)], np.random.default_rng(seed))
+
+    first = draw(H, 1)
+    kept = first.copy()
+    draw(H[::-1].copy(), 5)  # other histograms of the same shape
+    draw(H[:2], 6)  # a smaller batch
+    assert np.array_equal(first, kept)
+    assert np.array_equal(draw(H, 1), first)
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda s: draw(H, s), [1, 2, 1, 2, 1, 2]))
+    assert all(np.array_equal(o, outs[i % 2]) for i, o in enumerate(outs))
+    assert np.array_equal(outs[0], first)
