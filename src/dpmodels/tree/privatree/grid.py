@@ -228,7 +228,6 @@ def build_grid(
             note="PrivaTree* (paper 002): quantiles computed non-privately",
         )
     T = np.empty((num_idx.size, max_bins - 1))
-    thresholds, bounds = {}, {}
     live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
     if release_quantiles and live.size and quantiles == "data":  # PrivaTree*: a recorded leak
         for k in live:
@@ -251,10 +250,12 @@ def build_grid(
         T[live] = np.linspace(lo[live], hi[live], max_bins + 1, axis=1)[:, 1:-1]  # unused (depth 0)
     dead = np.flatnonzero(hi <= lo) if num_idx.size else live
     T[dead] = lo[dead][:, None]  # a single public value: nothing to release
-    for i, j in enumerate(num_idx):
-        thresholds[int(j)] = T[i].copy()
-        bounds[int(j)] = (float(lo[i]), float(hi[i]))
-        n_bins[j] = max_bins
+    # one copy of T: every feature's thresholds are a row of it (independent of T, which bin_codes reads)
+    thresholds = dict(zip(num_idx.tolist(), T.copy()))
+    bounds = dict(
+        zip(num_idx.tolist(), zip(np.asarray(lo, dtype=float).tolist(), np.asarray(hi, dtype=float).tolist()))
+    )
+    n_bins[num_idx] = max_bins
     if num_idx.size:
         bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
         del cells
