@@ -185,12 +185,12 @@ class Tree:
         for i in internal[on_cat].tolist():
             if i > first_bad:
                 break
-            f = int(self.feature[i])
+            feat = int(self.feature[i])
             if self.left_categories[i] is None:
                 raise ValueError(f"categorical node {i} needs left_categories")
-            k = len(self.categories.get(f, ()))
+            k = len(self.categories.get(feat, ()))
             if any(c < 0 or c >= k for c in self.left_categories[i]):
-                raise ValueError(f"node {i}: category codes out of range for feature {f}")
+                raise ValueError(f"node {i}: category codes out of range for feature {feat}")
         if bad.size:
             raise ValueError(f"numerical node {first_bad} needs a finite threshold")
         lab = self.label[leaf]
