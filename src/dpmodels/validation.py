@@ -279,7 +279,7 @@ def category_codes(col, values) -> np.ndarray:
 def _integer_codes(a: np.ndarray, values) -> np.ndarray | None:
     """:func:`category_codes` of an integer array against declared integers (not bools): equal
     numbers, so a sorted search gives every code (None when the case does not apply)."""
-    if a.dtype.kind not in "iu" or (a.dtype.kind == "u" and a.dtype.itemsize >= 8):
+    if a.dtype.kind not in "iu" or (a.dtype.kind == "u" and a.dtype.itemsize >= 8) or len(values) == 0:
         return None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
         return None
