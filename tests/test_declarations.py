@@ -32,6 +32,7 @@ from dpmodels.tree.baselines.diffprivlib import clip_rows
 from dpmodels.validation import (
     UNKNOWN_CATEGORY,
     category_codes,
+    declared_lookup,
     numeric_column,
     resolve_categories,
     resolve_classes,
@@ -592,3 +593,20 @@ def test_baseline_encoder_takes_a_pair_of_bounds_as_a_declaration():
     assert enc.transform(X).tolist() == [[1, 0], [float(2**70), 1], [3, 0], [FMAX, -1]]
     with pytest.raises(ValueError, match="bounds must be None, a pair"):
         PrivaTreeClassifier(epsilon=1.0, classes=[0, 1], bounds="0:5").fit(X, [0, 1, 0, 1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    dtype=st.sampled_from(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]),
+    declared=st.lists(st.integers(-200, 300), min_size=0, max_size=6, unique=True),
+    numpy_ints=st.booleans(),
+    values=st.lists(st.integers(-128, 127), min_size=1, max_size=40),
+)
+def test_integer_labels_fast_path_equals_the_lookup(dtype, declared, numpy_ints, values):
+    """Integer arrays against declared integers take a sorted search: the codes equal the
+    value-by-value declared lookup (every other value the unknown code)."""
+    info = np.iinfo(dtype)
+    a = np.array([min(max(v, info.min), info.max) for v in values], dtype=dtype)
+    decl = [np.int64(d) for d in declared] if numpy_ints else declared
+    lookup = declared_lookup(decl)
+    assert category_codes(a, decl).tolist() == [lookup(u) for u in a]

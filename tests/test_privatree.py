@@ -461,6 +461,51 @@ def test_grid_cells_and_bin_codes_match_searchsorted(seed):
         assert np.array_equal(codes[:, j], np.searchsorted(T[f], x, side="left"))
 
 
+def _code_bounds_by_search(T, lo, hi, G):
+    """The code-table bounds one feature and one cell at a time (two searchsorted per feature)."""
+    k, nt = T.shape
+    c = np.arange(G)
+    first = np.empty((k, G), dtype=np.int16)
+    last = np.empty((k, G), dtype=np.int16)
+    for f in range(k):
+        width = (hi[f] - lo[f]) / G
+        if hi[f] <= lo[f]:
+            first[f] = last[f] = 0
+        elif width > 1e-9 * max(abs(lo[f]), abs(hi[f])):
+            first[f] = np.searchsorted(T[f], lo[f] + (c - 0.5) * width, side="left")
+            last[f] = np.searchsorted(T[f], lo[f] + (c + 1.5) * width, side="right")
+        else:
+            first[f], last[f] = 0, nt
+    return first, last
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cell_code_bounds_equal_the_searches(seed):
+    """The cumulative-count tables of bin_codes equal the per-feature searches exactly, with
+    thresholds on cell edges (the widened edges included), tied, outside the bounds, degenerate
+    and too-narrow features, every grid size."""
+    rng = np.random.default_rng(seed)
+    for _ in range(400):
+        k, nt, G = int(rng.integers(1, 8)), int(rng.integers(1, 20)), int(rng.choice([1, 2, 3, 16, 100, 2048]))
+        lo = rng.normal(0, 3, k) * rng.choice([1, 1e3, 1e-3])
+        hi = lo + np.abs(rng.normal(0, 3, k)) * rng.choice([1, 1e-6, 1e-12, 0])
+        if rng.random() < 0.2:
+            hi[0] = lo[0]
+        if rng.random() < 0.1:
+            lo[0], hi[0] = 1e6, 1e6 + 1e-6
+        w = (hi - lo) / G
+        T = rng.uniform(lo[:, None] - 0.1 * (hi - lo)[:, None], hi[:, None] + 0.1 * (hi - lo)[:, None], (k, nt))
+        on_edge = lo[:, None] + (rng.integers(0, G, (k, nt)) + rng.choice([-0.5, 1.5, 0.0, 1.0], (k, nt))) * w[:, None]
+        T = np.where(rng.random((k, nt)) < 0.4, on_edge, T)
+        if rng.random() < 0.5:
+            T = np.clip(T, lo[:, None], hi[:, None])
+        if rng.random() < 0.2:
+            T[:, : nt // 2] = T[:, :1]
+        T = np.sort(T, axis=1)
+        got, ref = ptg.cell_code_bounds(T, lo, hi, G), _code_bounds_by_search(T, lo, hi, G)
+        assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1])
+
+
 @pytest.mark.parametrize("B,K,m", [(10, 2, 24), (10, 3, 5), (4, 2, 7), (255, 2, 3), (40, 3, 4)])
 def test_level_histograms_match_a_record_by_record_count(B, K, m):
     """Packed joint counts, the per-feature bincount and the smaller-child subtraction all give
@@ -606,3 +651,36 @@ def test_predict_proba_argmax_is_the_label_even_on_negative_noisy_counts():
         assert np.array_equal(est.classes_[np.argmax(est.predict_proba(X), axis=1)], est.predict(X))
         p = est.tree_.leaf_proba()
         np.testing.assert_allclose(p.sum(axis=1), 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    A=st.integers(1, 5), m=st.integers(1, 6), B=st.integers(2, 12), K=st.integers(2, 4), seed=st.integers(0, 2**32 - 1)
+)
+def test_own_order_path_equals_the_identity_order(A, m, B, K, seed):
+    """Numerical features only: the candidates and criteria computed without an order (``None``)
+    equal those with the explicit identity order (the general path, take_along_axis)."""
+    from dpmodels.tree.privatree.criteria import gini_impurity, misclassified, prefix_counts
+    from dpmodels.tree.privatree.splitter import candidate_mask
+
+    rng = np.random.default_rng(seed)
+    alive = rng.random((A, m, B)) < 0.7
+    H = rng.integers(0, 20, (A, m, B, K)).astype(float)
+    ident = np.broadcast_to(np.arange(B), (A, m, B)).copy()
+    assert np.array_equal(candidate_mask(alive, None), candidate_mask(alive, ident))
+    for a, b in zip(prefix_counts(H, None), prefix_counts(H, ident)):
+        assert np.array_equal(a, b)
+    assert np.array_equal(misclassified(H, None), misclassified(H, ident))
+    # the level's integer path: the same numbers from int64 counts
+    Hi = H.astype(np.int64)
+    assert np.array_equal(misclassified(Hi, None).astype(float), misclassified(H, None))
+    assert np.array_equal(misclassified(Hi, ident).astype(float), misclassified(H, ident))
+    for a, b in zip(prefix_counts(Hi, ident), prefix_counts(H, ident)):
+        assert np.array_equal(a.astype(float), b)
+    # the candidates against their definition: bin order[b] alive and some bin after it alive
+    ao = np.take_along_axis(alive, ident, axis=2)
+    ref = np.zeros_like(ao)
+    for b in range(B):
+        ref[..., b] = ao[..., b] & ao[..., b + 1 :].any(axis=2)
+    assert np.array_equal(candidate_mask(alive, None), ref)
+    assert np.array_equal(gini_impurity(H, None), gini_impurity(H, ident))

@@ -306,6 +306,9 @@ def test_runs_backward_draw_is_the_inverse_cdf_of_the_direct_weights():
         slot = np.array([0, 1, 0])
         j = np.ones(F, dtype=np.int64)
         got = quantiles_mod._runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, np.arange(R), u)
+        # the sampler's form: both prefix sums as the parts of one complex table
+        both = quantiles_mod._runs_before(CP + 1j * CM, None, P1, slot, ELT, em, ep, j, Rcur, np.arange(R), u)
+        assert np.array_equal(got, both)
         for f in range(F):
             w = Bj[f, : Rcur[f]] * np.exp(-lam[f] * np.abs(sr[f, Rcur[f]] - sr[f, : Rcur[f]] - t[f]))
             c = np.cumsum(w)
@@ -313,3 +316,42 @@ def test_runs_backward_draw_is_the_inverse_cdf_of_the_direct_weights():
             # got is the first run whose cumulative weight exceeds u·total, up to rounding
             assert c[got[f]] >= u[f] * c[-1] * (1 - 1e-12)
             assert got[f] == 0 or c[got[f] - 1] <= u[f] * c[-1] * (1 + 1e-12)
+
+
+def test_multisets_from_the_log_factorial_table_equal_the_direct_gammaln(monkeypatch):
+    """The table of log k! gives the very draws of the direct gammaln formula (same values at the
+    same integer points), for long runs and many outputs in one run."""
+    rng = np.random.default_rng(4)
+    F, ng, m = 300, 3, 9
+    start = rng.integers(0, 50, (F, ng))
+    length = rng.integers(1, 3000, (F, ng))
+    count = rng.multinomial(m, [0.5, 0.3, 0.2], size=F)
+    got = quantiles_mod._multisets_in_runs(start, length, count, m, np.random.default_rng(9))
+    monkeypatch.setattr(quantiles_mod, "_LGAMMA_MAX", 0)  # no table: gammaln at every step
+    ref = quantiles_mod._multisets_in_runs(start, length, count, m, np.random.default_rng(9))
+    assert np.array_equal(got, ref)
+
+
+def test_run_sampler_reuses_its_arena_without_carrying_values():
+    """The run sampler's scratch memory is kept between calls (per thread): calls of other sizes in
+    between, or in other threads at the same time, change no draw, and a returned array is never
+    overwritten by a later call."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(2)
+    H = np.stack([np.histogram(rng.normal(size=700), bins=512, range=(-6, 6))[0] for _ in range(6)])
+    lo, hi = np.full(6, -6.0), np.full(6, 6.0)
+
+    def draw(h, seed):
+        return _sample_from_histograms(h, DECILES, 0.004, lo[: len(h)], hi[: len(h)], np.random.default_rng(seed))
+
+    first = draw(H, 1)
+    kept = first.copy()
+    draw(H[::-1].copy(), 5)  # other histograms of the same shape
+    draw(H[:2], 6)  # a smaller batch
+    assert np.array_equal(first, kept)
+    assert np.array_equal(draw(H, 1), first)
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda s: draw(H, s), [1, 2, 1, 2, 1, 2]))
+    assert all(np.array_equal(o, outs[i % 2]) for i, o in enumerate(outs))
+    assert np.array_equal(outs[0], first)

@@ -191,6 +191,29 @@ def test_validation_errors(change):
         Tree(**kw)
 
 
+@pytest.mark.parametrize(
+    "categorical_first, message",
+    [(True, "categorical node 1 needs left_categories"), (False, "numerical node 1 needs a finite threshold")],
+)
+def test_validation_reports_the_first_bad_node(categorical_first, message):
+    """A bad numerical node and a bad categorical node: the error names the one with the smaller id."""
+    kw = dict(
+        children_left=[1, 3, 5, -1, -1, -1, -1],
+        children_right=[2, 4, 6, -1, -1, -1, -1],
+        feature=[0, 1, 0, -2, -2, -2, -2] if categorical_first else [0, 0, 1, -2, -2, -2, -2],
+        threshold=[0.5] + [np.nan] * 6,
+        left_categories=[None] * 7,
+        value=np.zeros((7, 2)),
+        label=[-1, -1, -1, 0, 1, 0, 1],
+        classes=np.array(["a", "b"]),
+        feature_names=["x", "c"],
+        categorical=[False, True],
+        categories={1: ["u", "v", "w"]},
+    )
+    with pytest.raises(ValueError, match=message):
+        Tree(**kw)
+
+
 def test_apply_is_vectorised_on_large_input():
     t = small_tree()
     n = 200_000

@@ -267,6 +267,9 @@ def category_codes(col, values) -> np.ndarray:
     a = _flat(col)
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)
+    codes = _integer_codes(a, values)
+    if codes is not None:
+        return codes
     if _plain(a):
         try:  # hash-based: no ordering of mixed types; no floating-point warning on any content
             with np.errstate(all="ignore"):
@@ -277,6 +280,23 @@ def category_codes(col, values) -> np.ndarray:
             lut = np.array([lookup(u) for u in uniq] + [UNKNOWN_CATEGORY], dtype=np.int64)
             return lut[inv]
     return np.fromiter((lookup(u) for u in a), dtype=np.int64, count=a.size)
+
+
+def _integer_codes(a: np.ndarray, values) -> np.ndarray | None:
+    """:func:`category_codes` of an integer array against declared integers (not bools): equal
+    numbers, so a sorted search gives every code (None when the case does not apply)."""
+    if a.dtype.kind not in "iu" or (a.dtype.kind == "u" and a.dtype.itemsize >= 8) or len(values) == 0:
+        return None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        return None
+    try:
+        v = np.array([int(x) for x in values], dtype=np.int64)
+    except OverflowError:
+        return None
+    order = np.argsort(v, kind="stable")
+    sv = v[order]
+    pos = np.minimum(np.searchsorted(sv, a), v.size - 1)
+    return np.where(sv[pos] == a, order[pos], UNKNOWN_CATEGORY).astype(np.int64)
 
 
 def _flat(col) -> np.ndarray:

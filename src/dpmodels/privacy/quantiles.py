@@ -51,6 +51,7 @@ on small data).
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -413,36 +414,56 @@ def _sample_from_histograms(H, q, eps, lo, hi, rng):
 
 
 _LOCAL = threading.local()
-_WORKSPACE_MAX = 1 << 20  # float64 elements kept between calls (8 MB per thread at most)
+_ARENA_MAX = 1 << 24  # bytes of scratch memory each thread keeps between calls (16 MB at most)
 
 
-class _Workspace:
-    """Uninitialised float64 tables of the given shapes, carved from one buffer that each thread
-    keeps between calls when it is small enough.
+class _Arena:
+    """Scratch arrays of one call of the run sampler, carved from a byte buffer that each thread
+    keeps between calls (when it is at most :data:`_ARENA_MAX` bytes): tables that live to the end
+    of the call from the front (``ws(shape, dtype)``), temporaries from the back
+    (``ws.scratch(shape, dtype)``, released together by restoring ``ws.top``).
 
-    The run sampler's tables are a few MB; allocated afresh, they are returned to the operating
-    system when freed and every call pays a page fault per 4 kB on first touch — on small data
-    that costs more than the arithmetic. Nothing is read before it is written (the callers fill
-    every entry they read), so reusing the memory changes no value.
+    On small data the sampler's arithmetic costs less than fresh memory: its tables and
+    temporaries (a few MB), allocated afresh, are returned to the operating system when freed, and
+    every call then pays a page fault per 4 kB on first touch; reusing the temporaries' memory
+    keeps the memory the call touches (and evicts from the caches) small. Nothing is read before
+    it is written (the callers fill every entry they read), so reusing the memory changes no value.
+    An array that does not fit is allocated afresh, and the buffer is enlarged for the next call.
     """
 
-    def __init__(self, *shapes):
-        self.shapes = list(shapes)
-        sizes = [int(np.prod(sh)) for sh in shapes]
-        total = sum(sizes)
-        if total > _WORKSPACE_MAX:
-            buf = np.empty(total)
-        else:
-            buf = getattr(_LOCAL, "buf", None)
-            if buf is None or buf.size < total:
-                buf = _LOCAL.buf = np.empty(max(total, 1 << 16))
-        self.buf, self.sizes, self.at = buf, sizes, 0
+    def __init__(self):
+        buf = getattr(_LOCAL, "arena", None)
+        self.buf = buf if buf is not None else np.empty(0, dtype=np.uint8)
+        self.at, self.top, self.need = 0, self.buf.size, 0
 
-    def next(self) -> np.ndarray:
-        shape, size = self.shapes.pop(0), self.sizes.pop(0)
-        out = self.buf[self.at : self.at + size].reshape(shape)
-        self.at += size
-        return out
+    @staticmethod
+    def _size(shape, dtype):
+        dt = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        return dt, shape, math.prod(shape) * dt.itemsize
+
+    def __call__(self, shape, dtype=np.float64):
+        dt, shape, size = self._size(shape, dtype)
+        a = -(-self.at // 64) * 64  # every array starts on a 64-byte boundary
+        self.at = a + size
+        self.need = max(self.need, self.at + self.buf.size - self.top)
+        if self.at > self.top:
+            return np.empty(shape, dtype=dt)
+        return self.buf[a : self.at].view(dt).reshape(shape)
+
+    def scratch(self, shape, dtype=np.float64):
+        dt, shape, size = self._size(shape, dtype)
+        t = (self.top - size) // 64 * 64
+        self.top = t
+        self.need = max(self.need, self.at + self.buf.size - t)
+        if t < self.at:
+            return np.empty(shape, dtype=dt)
+        return self.buf[t : t + size].view(dt).reshape(shape)
+
+    def close(self):
+        """Keep a buffer large enough for this call's arrays (the next call of this size allocates none)."""
+        if self.buf.size < self.need <= _ARENA_MAX:
+            _LOCAL.arena = np.empty(min(self.need + self.need // 4, _ARENA_MAX), dtype=np.uint8)
 
 
 def _runs_fit(G, m):
@@ -473,118 +494,187 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     exp(-lam |s_R - s_R' - t_{j+1}|)`` and ``c' ∝ W_j(R', c') C(L_R' + c' - 1, c')``, and so on.
     Only the ~n nonempty cells cost anything: on small data most of the grid is empty.
     """
+    ws = _Arena()
+    try:
+        return _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws)
+    finally:
+        ws.close()
+
+
+def _iota(k):
+    """``np.arange(k)`` (int64), from a range each thread keeps (read only)."""
+    a = getattr(_LOCAL, "iota", None)
+    if a is None or a.size < k:
+        if k > _ARENA_MAX // 8:
+            return np.arange(k, dtype=np.int64)
+        a = _LOCAL.iota = np.arange(max(k, 1 << 12), dtype=np.int64)
+    return a[:k]
+
+
+def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
+    """The body of :func:`_sample_by_runs`; every table of the size of the runs comes from ``ws``
+    (an :class:`_Arena`) and is written in place."""
     F, G = H.shape
     m = gaps.shape[1] - 1
+    H = H if H.dtype == np.int64 else H.astype(np.int64)  # counts: exact integers
     # runs: a new one starts at cell 0 and after every nonempty cell
-    new_run = np.empty((F, G), dtype=bool)
+    mark0 = ws.top  # temporaries of the set-up (``ws.scratch``) are released before the forward steps
+    new_run = ws.scratch((F, G), bool)
     new_run[:, 0] = True
     np.greater(H[:, :-1], 0, out=new_run[:, 1:])
     n_runs = new_run.sum(axis=1)
     Rm = int(n_runs.max())
-    # row-major positions of the run starts (np.nonzero's order; through the flat indices, which
-    # is much faster than a 2-d nonzero)
-    fr = np.repeat(np.arange(F), n_runs)
-    kr = np.flatnonzero(new_run) - fr * G
-    col = np.arange(fr.size) - np.repeat(np.cumsum(n_runs) - n_runs, n_runs)
-    at = fr * Rm + col  # flat position of each run in the (F, Rm) tables
-    start = np.zeros((F, Rm), dtype=np.int64)
-    start.ravel()[at] = kr
-    L = np.zeros((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
-    ends = np.empty_like(kr)
-    ends[:-1] = kr[1:]
-    last_of_row = np.cumsum(n_runs) - 1
-    ends[last_of_row] = G
-    L.ravel()[at] = ends - kr
+    first = np.cumsum(n_runs) - n_runs  # flat index of each row's first run
+    # row-major positions of the run starts (np.nonzero's order: row f's runs are the flat runs
+    # first[f] .. first[f] + n_runs[f] - 1; through the flat indices, much faster than a 2-d nonzero)
+    flat = np.flatnonzero(new_run)
+    N = flat.size
+    fr = np.floor_divide(flat, G, out=ws.scratch(N, np.int64))  # row of each run
+    kr = np.multiply(fr, G, out=ws(N, np.int64))
+    np.subtract(flat, kr, out=kr)  # first cell of each run
+    at = np.multiply(fr, Rm, out=ws.scratch(N, np.int64))  # flat position of each run in the (F, Rm) tables
+    at += _iota(N)
+    at -= first.take(fr, out=ws.scratch(N, np.int64))
+    ln = ws.scratch(N, np.int64)  # run lengths (cells)
+    ln[:-1] = kr[1:]
+    ln[first + n_runs - 1] = G
+    ln -= kr
+    L = ws((F, Rm))  # padding runs have no cell: weight 0 (C(c - 1, c) = 0)
+    L.fill(0.0)
+    L.ravel()[at] = ln
     # s_R, the records below run R's first cell: the count of the nonempty cell just before
-    # each run (none before run 0) summed along the row (exact integers; no (F, G) table)
-    Hf = H.reshape(-1)
-    before = np.where(kr > 0, Hf[np.maximum(fr * G + kr - 1, 0)], 0)
-    cum = np.cumsum(before)
-    s_run = cum - np.repeat(cum[last_of_row - n_runs + 1], n_runs)
-    sr = np.repeat((H[:, :-1].sum(axis=1) if G > 1 else np.zeros(F))[:, None].astype(float), Rm, axis=1)
-    sr.ravel()[at] = s_run  # padding: the records below the last cell, keeps every row sorted
-    live = L > 0
-    # binom[c] = C(L + c - 1, c), c = 0..m
-    # binom, w1, CP, CM, Wr (in the order they are taken)
-    tables = _Workspace((m + 1, F, Rm), (m + 1, F, Rm), (m, F, Rm + 1), (m, F, Rm + 1), (m + 1, F, Rm))
-    binom = tables.next()
-    binom[0] = 1.0
+    # each run (none before a row's first run) summed along the row (exact integers; no (F, G) table)
+    prev = np.subtract(flat, 1, out=ws.scratch(N, np.int64))
+    prev[0] = 0  # the first run of row 0 (its count is set to 0 just below)
+    before = H.reshape(-1).take(prev, out=ws.scratch(N, np.int64))
+    before[first] = 0
+    cum = np.cumsum(before, out=ws.scratch(N, np.int64))
+    s_run = cum[first].take(fr, out=ws.scratch(N, np.int64))
+    np.subtract(cum, s_run, out=s_run)
+    sr = ws((F, Rm))
+    sr[...] = (n[:, 0] - H[:, -1])[:, None]  # padding: the records below the last cell, keeps every row sorted
+    sr.ravel()[at] = s_run
+    live = np.greater(L, 0.0, out=ws((F, Rm), bool))
+    tmp = ws((F, Rm))
+    # binom[c] = C(L + c - 1, c), c = 1..m (row 0, ones, is never read)
+    binom = ws((m + 1, F, Rm))
     for c in range(1, m + 1):  # binom[c - 1] * (L + c - 1) / c, in place
-        np.multiply(binom[c - 1], L + (c - 1), out=binom[c])
-        binom[c] /= c
+        np.add(L, c - 1, out=tmp)
+        if c == 1:  # 1·(L + 0)/1 = L exactly
+            binom[1] = tmp
+        else:
+            np.multiply(binom[c - 1], tmp, out=binom[c])
+            binom[c] /= c
     t = gaps  # (F, m + 1): t_1 .. t_{m+1} in columns 0 .. m
     Tc = np.zeros((F, m + 1))  # Tc[:, j] = t_2 + ... + t_j (j >= 1), for prod exp(-lam t_i)
     Tc[:, 2:] = np.cumsum(t[:, 1:m], axis=1)
-    ep = np.where(live, np.exp(lam * sr), 0.0)  # 0 on padding runs: their W stays 0
-    em = np.where(live, np.exp(-lam * sr), 0.0)
-    top = float(sr.max()) + 1.0 if sr.size else 1.0
-    off = (np.arange(F) * (top + 2.0))[:, None]
-    key = (sr + off).ravel()
-    row0 = (np.arange(F) * Rm)[:, None]
+    # e^{lam s}, e^{-lam s}; 0 on padding runs (x·1 = x, x·0 = 0 exactly): their W stays 0
+    ep = np.multiply(lam, sr, out=ws((F, Rm)))
+    np.exp(ep, out=ep)
+    ep *= live
+    em = np.multiply(-lam, sr, out=ws((F, Rm)))
+    np.exp(em, out=em)
+    em *= live
+    top = float(sr.max()) + 1.0
+    # per forward step j: p + 1 for every run R (the runs R' with s_R' <= s_R - t_{j+1}) and the
+    # factors e^{-lam s_R}·e^{lam t} and e^{lam s_R}·e^{-lam t}, once per distinct gap (they repeat)
+    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is P1[slot[j]]
+    ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
+    p1_of, factors_of = {}, {}
+    ck_of = [np.ceil(t[:, j : j + 1]).tobytes() for j in range(m)]  # p depends on t only through ceil(t)
+    n_slots = len(set(ck_of[1:]))
+    P1 = ws((max(n_slots, 1), F, Rm), np.int64)
+    P1f = ws((max(n_slots, 1), F, Rm), np.int64)  # the same, as flat positions in CPM[j]
     # s is integer-valued, at most n: with a table of size F·(n + 2) (not larger than the grid),
     # the count of runs with s_R' <= v is one lookup, ``below[f, v + 1]``, instead of a binary search
     below = None
     width_t = int(top) + 2
     if F * width_t <= 4 * H.size:
         row_t = (np.arange(F) * width_t)[:, None]
-        below = np.cumsum(np.bincount((sr.ravel()[at] + 1.0).astype(np.int64) + fr * width_t, minlength=F * width_t))
-        row_base = (np.cumsum(n_runs) - n_runs)[:, None]
+        # s_R strictly increases along a row (every run but the first starts after a nonempty
+        # cell): one mark per run never collides, and the cumulative sum of the marks counts runs
+        mark = ws.scratch(F * width_t, np.int64)
+        mark.fill(0)
+        pos = np.multiply(fr, width_t, out=ws.scratch(N, np.int64))
+        pos += s_run
+        pos += 1
+        mark[pos] = 1
+        below = np.cumsum(mark, out=ws.scratch(F * width_t, np.int64))
+        row_base = first[:, None]
+    else:
+        off = (np.arange(F) * (top + 2.0))[:, None]
+        key = (sr + off).ravel()
+        row0 = (np.arange(F) * Rm)[:, None]
+    for j in range(1, m):
+        tj = t[:, j : j + 1]  # t_{j+1}
+        ck = ck_of[j]
+        if ck not in p1_of:
+            v = np.subtract(sr, tj, out=ws.scratch((F, Rm)))
+            np.floor(v, out=v)
+            np.maximum(v, -1.0, out=v)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
+            p1 = P1[len(p1_of)]
+            if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
+                v += 1.0
+                v += row_t  # exact: integers far below 2^53
+                iv = ws.scratch((F, Rm), np.int64)
+                np.copyto(iv, v, casting="unsafe")
+                below.take(iv, out=p1)
+                p1 -= row_base
+            else:
+                p1[...] = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
+            np.add(p1, (np.arange(F) * (Rm + 1))[:, None], out=P1f[len(p1_of)])
+            p1_of[ck] = len(p1_of)
+        slot[j] = p1_of[ck]
+        tk = tj.tobytes()
+        if tk not in factors_of:  # em·exp(lam t), ep / exp(lam t)
+            elt = np.exp(lam * tj)
+            factors_of[tk] = (elt, np.multiply(em, elt, out=ws((F, Rm))), np.divide(ep, elt, out=ws((F, Rm))))
+        ELT[j] = factors_of[tk][0][:, 0]
+    ws.top = mark0
     # w1[j] = W_j(., 1) for j = 1..m (row 0 is never read: no zero fill); B_j lives in ``acc``
     # for one step only (the backward draws read the prefix sums below), B_m at the end
-    w1 = tables.next()
-    acc = np.empty((F, Rm))
-    w1[1] = np.where(live, np.exp(-lam * np.abs(sr - t[:, :1])), 0.0)
-    # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} and B_j·e^{-lam s}
-    # over the runs (a leading 0), p + 1 for every run R, and the factors e^{-lam s_R}·e^{lam t}
-    # and e^{lam s_R}·e^{-lam t}
-    CP = tables.next()
-    CM = tables.next()
-    CP[:, :, 0] = 0.0
-    CM[:, :, 0] = 0.0
-    slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is slots[slot[j]] (they repeat)
-    slots: list = []
-    ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
-    p1_of, factors_of = {}, {}
+    w1 = ws((m + 1, F, Rm))
+    acc = ws((F, Rm))
+    np.subtract(sr, t[:, :1], out=w1[1])
+    np.abs(w1[1], out=w1[1])
+    np.multiply(-lam, w1[1], out=w1[1])
+    np.exp(w1[1], out=w1[1])
+    w1[1] *= live
+    # per step j (kept for the backward draws): the prefix sums of B_j·e^{lam s} (real part) and
+    # B_j·e^{-lam s} (imaginary part) over the runs, with a leading 0: one complex cumulative sum
+    # does both (each part is summed on its own, in the same order: the same values as two real
+    # sums, in half the time)
+    CPM = ws((m, F, Rm + 1), np.complex128)
+    CPM[1:, :, 0] = 0.0  # (row 0 is never used)
     # W_j(., c) for the current j lives in Wr[m + 1 - j + c - 1]: c = 1..j is the slice
     # Wr[m + 1 - j : m + 1] in increasing c, so going from j - 1 to j multiplies the slice in place
     # by exp(-lam t_j) and puts W_j(., 1) in front (no shift of the table)
-    Wr = tables.next()  # row 0 is never read; row m + 1 - j is written at step j
+    Wr = ws((m + 1, F, Rm))  # row 0 is never read; row m + 1 - j is written at step j
     kappa = np.exp(-lam * t)  # kappa[:, j] = exp(-lam t_{j+1})
-    tmp = np.empty((F, Rm))
+    kap = ws.scratch((F, Rm))
+    z = ws.scratch((F, Rm), np.complex128)
+    got = ws.scratch((F, Rm), np.complex128)
     for j in range(1, m + 1):
         if j > 1:  # W_j(R, c) = W_{j-1}(R, c - 1) exp(-lam t_j); the factor spelled out per run
-            Wr[m + 2 - j : m + 1] *= np.repeat(kappa[:, j - 1 : j], Rm, axis=1)  # (no broadcast buffering)
+            kap[...] = kappa[:, j - 1 : j]  # (no broadcast buffering)
+            Wr[m + 2 - j : m + 1] *= kap
         Wr[m + 1 - j] = w1[j]
         np.einsum("cfr,cfr->fr", Wr[m + 1 - j : m + 1], binom[1 : j + 1], out=acc)  # B_j
         if j == m:
             break
-        tj = t[:, j : j + 1]  # t_{j+1}
-        ck = np.ceil(tj).tobytes()  # s is integer-valued: p depends on t only through ceil(t)
-        if ck not in p1_of:
-            v = np.maximum(np.floor(sr - tj), -1.0)  # s_R' <= s_R - t <=> s_R' <= floor(s_R - t)
-            if below is not None:  # p + 1 = the number of runs R' with s_R' <= v
-                p1 = below.take((v + 1.0).astype(np.int64) + row_t) - row_base
-            else:
-                p1 = np.searchsorted(key, (v + off).ravel(), side="right").reshape(F, Rm) - row0
-            slots.append(p1)
-            p1_of[ck] = (len(slots) - 1, (p1 + np.arange(F)[:, None] * (Rm + 1)).ravel())  # flat: cpz
-        slot[j], p1 = p1_of[ck]
-        tk = tj.tobytes()
-        if tk not in factors_of:  # the quantile gaps repeat: em·exp(lam t), ep / exp(lam t) once each
-            elt = np.exp(lam * tj)
-            factors_of[tk] = (elt, em * elt, ep / elt)
-        elt, em_elt, ep_elt = factors_of[tk]
-        ELT[j] = elt[:, 0]
-        cpz, cmz = CP[j], CM[j]
-        np.multiply(acc, ep, out=tmp)
-        np.cumsum(tmp, axis=1, out=cpz[:, 1:])
-        np.multiply(acc, em, out=tmp)
-        np.cumsum(tmp, axis=1, out=cmz[:, 1:])
+        p1 = P1f[slot[j]].reshape(-1)
+        _, em_elt, ep_elt = factors_of[t[:, j : j + 1].tobytes()]
+        cpm = CPM[j]
+        np.multiply(acc, ep, out=z.real)
+        np.multiply(acc, em, out=z.imag)
+        np.cumsum(z, axis=1, out=cpm[:, 1:])
         out = w1[j + 1]
-        np.multiply(cpz.take(p1).reshape(F, Rm), em_elt, out=out)  # left
-        np.subtract(cmz[:, :Rm], cmz.take(p1).reshape(F, Rm), out=tmp)
+        cpm.take(p1, out=got.reshape(-1))
+        np.multiply(got.real, em_elt, out=out)  # left
+        np.subtract(cpm.imag[:, :Rm], got.imag, out=tmp)
         tmp *= ep_elt  # window: p < R' < R
         out += tmp
+    ws.top = mark0
     rows = np.arange(F)
     cs = np.arange(1, m + 1)
     # backward over (run, count) groups
@@ -592,20 +682,37 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     grp_cnt = np.zeros((F, m), dtype=np.int64)
     jf = np.full(F, m)
     Rcur = np.zeros(F, dtype=np.int64)
-    weight_R = acc * np.exp(-lam * np.abs(n - sr - t[:, m:]))  # acc = B_m
-    P1 = np.stack(slots) if slots else np.zeros((1, F, Rm), dtype=np.int64)
-    R = _inverse_cdf(weight_R, rng.random(F), False)  # the run of the last output
+    weight_R = np.subtract(n, sr, out=ws.scratch((F, Rm)))
+    weight_R -= t[:, m:]
+    np.abs(weight_R, out=weight_R)
+    np.multiply(-lam, weight_R, out=weight_R)
+    np.exp(weight_R, out=weight_R)
+    weight_R *= acc  # acc = B_m
+    R = _inverse_cdf(weight_R, rng.random(F), False, ws.scratch)  # the run of the last output
+    ws.top = mark0
     g = 0
     active = jf > 0
-    ar = np.arange(Rm)
+    ar = _iota(Rm)
+    # flat views and offsets: the entries read below are gathered with ``take`` (the same values
+    # as indexing the tables by (c, f, R), without the cost of multi-dimensional fancy indexing)
+    FR = F * Rm
+    w1f, binf = w1.reshape(-1), binom.reshape(-1)
+    bin_off = cs[None, :] * FR
+    # for every number j_f of outputs still to place (0..m) and count c: the index j_f - c + 1 of
+    # the first of them (valid if >= 1), and the factor exp(-lam (Tc[j_f] - Tc[j_f - c + 1])) of
+    # every row (tables: the same values as computing them in every step)
+    jtab = np.arange(m + 1)[:, None] - cs[None, :] + 1  # (m + 1, m)
+    oktab = jtab >= 1
+    jtab = np.maximum(jtab, 1)
+    etab = np.exp(-lam[:, :, None] * (Tc[:, :, None] - Tc[:, jtab])).reshape(-1)  # (F, m + 1, m)
+    e_row = (rows * ((m + 1) * m))[:, None] + np.arange(m)[None, :]
     while True:
         every = bool(active.all())  # then np.where(active, ., 1.0) is the identity: skipped
         # count c <= j_f of the outputs j_f - c + 1 .. j_f in run R
-        idx = jf[:, None] - cs[None, :] + 1  # (F, m)
-        ok = idx >= 1
-        idx = np.maximum(idx, 1)
-        wc = w1[idx, rows[:, None], R[:, None]] * binom[cs[None, :], rows[:, None], R[:, None]]
-        wc *= np.exp(-lam * (Tc[rows, jf][:, None] - Tc[rows[:, None], idx]))
+        idx, ok = jtab[jf], oktab[jf]  # (F, m)
+        at_R = (rows * Rm + R)[:, None]
+        wc = w1f.take(idx * FR + at_R) * binf.take(bin_off + at_R)  # W_j(R, 1)_{j = j_f - c + 1}, C(L + c - 1, c)
+        wc *= etab.take(e_row + (jf * m)[:, None])
         wc = np.where(ok, wc, 0.0)
         c = _inverse_cdf(wc if every else np.where(active[:, None], wc, 1.0), rng.random(F), False) + 1
         grp_run[:, g] = np.where(active, R, 0)
@@ -621,41 +728,85 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
         # up to p (the runs at least t_{j+1} below), then of B_j e^{-lam s} in the window p < R' —
         # so the inverse CDF needs no new exponential and no new sum (one uniform per feature, as
         # a direct inverse CDF of the weights: the same law)
-        R = _runs_before(CP, CM, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F))
+        R = _runs_before(CPM, None, P1, slot, ELT, em, ep, np.maximum(jf, 1), Rcur, ar, rng.random(F))
     grp_run, grp_cnt = grp_run[:, :g], grp_cnt[:, :g]
     cells = _multisets_in_runs(
-        start[rows[:, None], grp_run], L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
+        kr.take(first[:, None] + grp_run), L[rows[:, None], grp_run].astype(np.int64), grp_cnt, m, rng
     )
     width = (hi - lo) / G
     out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
 
 
+def _fresh(shape, dtype=np.float64):
+    """Allocator of :func:`_inverse_cdf` outside the run sampler (new arrays)."""
+    return np.empty(shape, dtype=dtype)
+
+
+_BLOCK = 32  # runs per block of the backward run draw's two-level search
+
+
 def _runs_before(CP, CM, P1, slot, ELT, em, ep, j, Rcur, ar, u):
     """For every row f, the run R' < Rcur[f] with probability ``∝ B_j(R') exp(-lam |s_Rcur - s_R' -
     t_{j+1}|)`` (j = ``j[f]``), by the inverse CDF at the uniform ``u[f]``: the first R' whose
     cumulative weight exceeds ``u·total`` (never a zero-weight run), from the tables that the
-    forward step j kept (:func:`_sample_by_runs`)."""
-    rows = np.arange(j.size)
+    forward step j kept (:func:`_sample_by_runs`): ``CP`` and ``CM`` (m, F, R + 1), or ``CP``
+    complex with both (``CP.real``, ``CP.imag``) and ``CM`` None; ``ar`` = ``arange(R)``.
+
+    The cumulative weight of R' is ``CP[p + 1]·a`` up to p and ``left + (CM[R' + 1] − CM[p])·b``
+    after it. It never decreases along a row (sums of nonnegative terms, scaled and shifted by the
+    same numbers; the two parts meet at ``left`` exactly), so the runs whose cumulative weight is
+    at most u·total are a prefix of the row: its length is found from the last run of every block of
+    :data:`_BLOCK` runs, then inside the first block that goes beyond — the same entries, computed
+    by the same operations, as a comparison of the whole row, at a fraction of the cost.
+    """
+    F = j.size
+    rows = np.arange(F)
     K = max(int(Rcur.max()), 1)
-    Rc = np.minimum(Rcur, P1.shape[2] - 1)
-    p1 = P1[slot[j], rows, Rc]  # p + 1 at R = Rcur
-    elt = ELT[j, rows]
-    a = (em[rows, Rc] * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
-    b = (ep[rows, Rc] / elt)[:, None]
-    # the rows (j[f], f) of the prefix-sum tables, gathered whole (contiguous copies)
-    sel = j * rows.size + rows
-    cp = CP.reshape(-1, CP.shape[2]).take(sel, axis=0)
-    cm = CM.reshape(-1, CM.shape[2]).take(sel, axis=0)
-    left = cp[rows, p1][:, None] * a  # the weight of the runs up to p
-    cdf = np.where(
-        ar[None, :K] < p1[:, None],
-        cp[:, 1 : K + 1] * a,
-        left + (cm[:, 1 : K + 1] - cm[rows, p1][:, None]) * b,
-    )
+    R = P1.shape[2]
+    Rc = np.minimum(Rcur, R - 1)
+    at = rows * R + Rc  # (f, Rc) in the (F, R) tables; flat gathers, the same entries as indexing
+    p1 = np.ravel(P1).take(slot[j] * (F * R) + at)  # p + 1 at R = Rcur
+    elt = np.ravel(ELT).take(j * F + rows)
+    a = (np.ravel(em).take(at) * elt)[:, None]  # e^{-lam s_Rcur} e^{lam t}, as the forward step's factor
+    b = (np.ravel(ep).take(at) / elt)[:, None]
+    W = CP.shape[2]
+    base = ((j * F + rows) * W)[:, None]  # flat start of the row (j[f], f) of the tables
+    flat_p, flat_m = CP.reshape(-1), None if CM is None else CM.reshape(-1)
+
+    def sums(i):  # the prefix sums at the flat positions i
+        if flat_m is None:  # CP holds both: B_j e^{lam s} sums in the real part, B_j e^{-lam s} in the imaginary
+            g = flat_p.take(i)
+            return g.real, g.imag
+        return flat_p.take(i), flat_m.take(i)
+
     last = np.maximum(Rcur - 1, 0)
-    total = cdf[rows, np.minimum(last, K - 1)]
-    idx = np.sum((cdf <= (u * total)[:, None]) & (ar[None, :K] < Rcur[:, None]), axis=1)
+    nblk = -(-K // _BLOCK)
+    # first pass, one gather: the sums at p, and the cumulative weights of the last run (the
+    # total) and of the last run of every block
+    cols = np.empty((F, nblk + 1), dtype=np.int64)
+    cols[:, 0] = np.minimum(last, K - 1)
+    cols[:, 1:] = np.minimum(ar[:nblk] * _BLOCK + (_BLOCK - 1), K - 1)
+    at = np.empty((F, nblk + 2), dtype=np.int64)
+    at[:, 0] = p1
+    np.add(cols, 1, out=at[:, 1:])
+    at += base
+    cp, cm = sums(at)
+    left = cp[:, :1] * a  # the weight of the runs up to p
+    cm_p = cm[:, :1]
+
+    def cdf(cols, cp, cm):  # cumulative weight of the runs ``cols`` (F, k) of every row
+        return np.where(cols < p1[:, None], cp * a, left + (cm - cm_p) * b)
+
+    v = cdf(cols, cp[:, 1:], cm[:, 1:])
+    thr = u[:, None] * v[:, :1]  # u·total
+    full = np.count_nonzero(v[:, 1:] <= thr, axis=1)  # blocks wholly below
+    cols = np.minimum(np.minimum(full, nblk - 1)[:, None] * _BLOCK + ar[None, :_BLOCK], K - 1)
+    # columns past K - 1 repeat column K - 1, which lies beyond u·total whenever its block is searched
+    count = np.where(
+        full >= nblk, K, full * _BLOCK + np.count_nonzero(cdf(cols, *sums(base + cols + 1)) <= thr, axis=1)
+    )
+    idx = np.minimum(count, Rcur)
     return np.where(idx >= Rcur, last, idx)  # u·total rounded up to the total: the last run
 
 
@@ -681,16 +832,25 @@ def _multisets_in_runs(start, length, count, m, rng):
         lo_v = np.minimum((u * Lc).astype(np.int64), np.maximum(Lc - 1, 0))
         many = act & (c >= 2)
         if many.any():
-            cc = c[many].astype(float)
-            target = np.log(u[many]) + _log_binom(Lc[many] + cc - 1, cc)
-            a = np.zeros(cc.size, dtype=np.int64)
-            b = Lc[many] - 1
+            cm, Lm = c[many], Lc[many]
+            lg = _lgamma_table(int(Lm.max() + cm.max()) + 1)
+            if lg is None:
+                cc = cm.astype(float)
+                target = np.log(u[many]) + _log_binom(Lm + cc - 1, cc)
+            else:  # log C(a, b) from the table: the same gammaln values at the same (integer) points
+                lgc = lg.take(cm)
+                target = np.log(u[many]) + ((lg.take(Lm + cm - 1) - lgc) - lg.take(Lm - 1))
+            a = np.zeros(cm.size, dtype=np.int64)
+            b = Lm - 1
             while True:  # smallest v in [a, b] with log C(v + c, c) >= target (P(max <= v) >= u)
                 open_ = a < b
                 if not open_.any():
                     break
                 mid = (a + b) // 2
-                ge = _log_binom(mid + cc, cc) >= target
+                if lg is None:
+                    ge = _log_binom(mid + cc, cc) >= target
+                else:
+                    ge = (lg.take(mid + cm) - lgc) - lg.take(mid) >= target
                 b = np.where(open_ & ge, mid, b)
                 a = np.where(open_ & ~ge, mid + 1, a)
             lo_v[many] = a
@@ -706,13 +866,30 @@ def _log_binom(a, b):
     return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
 
 
-def _inverse_cdf(w, u, log):
+_LGAMMA_MAX = 1 << 17  # entries of the per-thread table of log k! (1 MB)
+
+
+def _lgamma_table(k):
+    """``gammaln(v + 1)`` for v = 0 .. k - 1 (at least), from a table each thread keeps; None if k
+    is above :data:`_LGAMMA_MAX`. ``_log_binom(a, b)`` at integers a >= b >= 0 is then
+    ``(t[a] - t[b]) - t[a - b]``: the same three gammaln values (its arguments ``a + 1``, ``b + 1``,
+    ``a - b + 1`` are exact integers) subtracted in the same order."""
+    if k > _LGAMMA_MAX:
+        return None
+    t = getattr(_LOCAL, "lgamma", None)
+    if t is None or t.size < k:
+        t = _LOCAL.lgamma = gammaln(np.arange(max(k, 1 << 12), dtype=float) + 1.0)
+    return t
+
+
+def _inverse_cdf(w, u, log, ws=_fresh):
     """Index drawn with probability ``∝ w[f]`` (``∝ exp(w[f])`` if ``log``) in every row f, from the
-    uniforms ``u``: the first k with ``cumsum(w)[k] > u·sum(w)`` (never a zero-weight cell)."""
+    uniforms ``u``: the first k with ``cumsum(w)[k] > u·sum(w)`` (never a zero-weight cell).
+    ``ws`` allocates the (F, K) temporaries."""
     if log:
         w = np.exp(w - w.max(axis=1, keepdims=True))
-    c = np.cumsum(w, axis=1)
-    idx = np.sum(c <= (u * c[:, -1])[:, None], axis=1)
+    c = np.cumsum(w, axis=1, out=ws(w.shape))
+    idx = np.count_nonzero(np.less_equal(c, (u * c[:, -1])[:, None], out=ws(w.shape, bool)), axis=1)
     over = idx >= w.shape[1]  # u·sum rounded up to the sum: the last cell with weight
     if over.any():
         last = w.shape[1] - 1 - np.argmax(w[:, ::-1] > 0, axis=1)

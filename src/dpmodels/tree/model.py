@@ -177,16 +177,22 @@ class Tree:
         internal = np.flatnonzero(~leaf)
         if np.any(self.feature[internal] < 0) or np.any(self.feature[internal] >= self.n_features):
             raise ValueError("internal nodes need a feature index in [0, n_features)")
-        for i in internal:
-            f = self.feature[i]
-            if self.categorical[f]:
-                if self.left_categories[i] is None:
-                    raise ValueError(f"categorical node {i} needs left_categories")
-                k = len(self.categories.get(int(f), ()))
-                if any(c < 0 or c >= k for c in self.left_categories[i]):
-                    raise ValueError(f"node {i}: category codes out of range for feature {f}")
-            elif not np.isfinite(self.threshold[i]):
-                raise ValueError(f"numerical node {i} needs a finite threshold")
+        # node by node in id order (the first bad node raises); numerical nodes checked at once
+        on_cat = self.categorical[self.feature[internal]]
+        num = internal[~on_cat]
+        bad = num[~np.isfinite(self.threshold[num])]
+        first_bad = int(bad[0]) if bad.size else n
+        for i in internal[on_cat].tolist():
+            if i > first_bad:
+                break
+            feat = int(self.feature[i])
+            if self.left_categories[i] is None:
+                raise ValueError(f"categorical node {i} needs left_categories")
+            k = len(self.categories.get(feat, ()))
+            if any(c < 0 or c >= k for c in self.left_categories[i]):
+                raise ValueError(f"node {i}: category codes out of range for feature {feat}")
+        if bad.size:
+            raise ValueError(f"numerical node {first_bad} needs a finite threshold")
         lab = self.label[leaf]
         if np.any(lab < 0) or np.any(lab >= self.n_classes):
             raise ValueError("every leaf needs a label in [0, n_classes)")

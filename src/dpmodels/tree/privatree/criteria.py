@@ -29,16 +29,22 @@ def count_scaled_gini(v: np.ndarray) -> np.ndarray:
 
 
 def prefix_counts(H, order):
-    """Left (first b + 1 bins of the order) and right class counts of every candidate b."""
-    Ho = np.take_along_axis(H, order[..., None], axis=2)
+    """Left (first b + 1 bins of the order) and right class counts of every candidate b
+    (``order`` None: every feature in its own bin order)."""
+    Ho = H if order is None else np.take_along_axis(H, order[..., None], axis=2)
     L = np.cumsum(Ho, axis=2)
-    R = H.sum(axis=2, keepdims=True) - L
+    if H.dtype.kind in "iu":  # exact integers: the node's total is the last prefix
+        R = L[:, :, -1:] - L
+    else:
+        R = H.sum(axis=2, keepdims=True) - L
     return L, R
 
 
 def misclassified(H, order):
     """Training records misclassified by majority children of every split: Σ_c (n_c − max_k n_ck)."""
     L, R = prefix_counts(H, order)
+    if H.shape[-1] == 2 and H.dtype.kind in "iu":  # two classes, exact integers: n − max = min
+        return np.minimum(L[..., 0], L[..., 1]) + np.minimum(R[..., 0], R[..., 1])
     return (L.sum(-1) - L.max(-1)) + (R.sum(-1) - R.max(-1))
 
 

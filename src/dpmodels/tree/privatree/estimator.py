@@ -210,7 +210,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     }
 
     def _check_params(self):
-        validate_params(self)
+        # the constrained parameters themselves (what get_params would list for them, without
+        # its signature inspection): the same checks
+        validate_params(self, {k: getattr(self, k) for k in type(self)._parameter_constraints})
         eps = check_epsilon(self.epsilon)
         if self.variant != "rigorous" and self.budget_shares is not None:
             raise ValueError("budget_shares applies to the rigorous variant only")

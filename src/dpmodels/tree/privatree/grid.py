@@ -70,6 +70,53 @@ def grid_cells(Z, num_idx, lo, hi, G):
 _SPECIAL = 255  # code-table mark of a grid cell that needs the exact comparison (codes <= 254)
 
 
+def cell_code_bounds(T, lo, hi, G):
+    """The thresholds near every grid cell: ``first[f, c] = searchsorted(T[f], lo_f + (c − 0.5)·w_f,
+    'left')`` (thresholds below the cell widened by half a cell) and ``last[f, c] =
+    searchsorted(T[f], lo_f + (c + 1.5)·w_f, 'right')`` (thresholds up to its widened end), with
+    ``w_f = (hi_f − lo_f)/G``; (0, 0) where ``hi <= lo`` (every value and threshold is lo) and
+    (0, nt) where the cells are too narrow for float round-off (every value is compared with every
+    threshold). int16 (k, G) tables: at most 254 thresholds.
+
+    The cell edges increase along c, so instead of a search per cell, every threshold finds the
+    number of edges at or below it (``e``, from its quotient by the width, corrected with the very
+    same edge values until exact), and ``first[f, c]`` = the number of thresholds with ``e <= c``: a
+    cumulative count (the same integers as the searches, for all features at once).
+    """
+    k, nt = T.shape
+    width = (hi - lo) / G
+    narrow = width <= 1e-9 * np.maximum(np.abs(lo), np.abs(hi))
+    dead = hi <= lo
+    w = np.where(narrow | dead, 1.0, width)[:, None]
+    l0 = lo[:, None]
+
+    def count(off, strict):
+        # e_t = #{c in [0, G): edge(c) <= t} (#{c: edge(c) < t} if strict) for every threshold t,
+        # edge(c) = lo + (c + off)·w computed as the searches compute it
+        e = np.floor((T - l0) / w - off) + 1.0
+        e = np.fmin(np.fmax(e, 0.0), float(G)).astype(np.int64)  # (fmax: NaN -> 0)
+        cmp = np.less if strict else np.less_equal
+        while True:  # the estimate is off by rounding only: a step or two
+            up = (e < G) & cmp(l0 + (np.minimum(e, G - 1) + off) * w, T)
+            down = (e > 0) & ~cmp(l0 + (np.maximum(e - 1, 0) + off) * w, T)
+            if not (up.any() or down.any()):
+                break
+            e += up
+            e -= down
+        h = np.bincount((e + np.arange(k)[:, None] * (G + 1)).ravel(), minlength=k * (G + 1))
+        return np.cumsum(h.reshape(k, G + 1)[:, :G], axis=1)
+
+    # first: t < edge(c) at the left edge (off −0.5): c >= e_t, so first[c] = #{t: e_t <= c};
+    # last: t <= edge(c) at the right edge (off 1.5): c >= d_t = #{c': edge(c') < t}
+    with np.errstate(invalid="ignore", over="ignore"):
+        first = count(-0.5, False).astype(np.int16)
+        last = count(1.5, True).astype(np.int16)
+    first[dead | narrow] = 0
+    last[dead] = 0
+    last[narrow & ~dead] = nt
+    return first, last
+
+
 def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     """``codes[:, num_idx[f]] = searchsorted(T[f], clip(x), 'left')`` for every numerical feature.
 
@@ -79,19 +126,7 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     """
     n, k = cells.shape
     nt = T.shape[1]
-    c = np.arange(G)
-    # int16: at most 254 thresholds (sums of two stay exact); a quarter of the memory of intp
-    first = np.empty((k, G), dtype=np.int16)  # thresholds below the (widened) cell
-    last = np.empty((k, G), dtype=np.int16)  # thresholds up to the (widened) cell's end
-    for f in range(k):
-        width = (hi[f] - lo[f]) / G
-        if hi[f] <= lo[f]:
-            first[f] = last[f] = 0  # every value is lo; thresholds are lo: code 0
-        elif width > 1e-9 * max(abs(lo[f]), abs(hi[f])):
-            first[f] = np.searchsorted(T[f], lo[f] + (c - 0.5) * width, side="left")
-            last[f] = np.searchsorted(T[f], lo[f] + (c + 1.5) * width, side="right")
-        else:  # cells too narrow for float round-off: compare every value with every threshold
-            first[f], last[f] = 0, nt
+    first, last = cell_code_bounds(T, lo, hi, G)
     table = np.where(first == last, first, _SPECIAL).astype(codes.dtype).ravel()
     span = int((last - first).max()) if k else 0
     first, T_flat = first.ravel(), T.ravel()
@@ -193,7 +228,6 @@ def build_grid(
             note="PrivaTree* (paper 002): quantiles computed non-privately",
         )
     T = np.empty((num_idx.size, max_bins - 1))
-    thresholds, bounds = {}, {}
     live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
     if release_quantiles and live.size and quantiles == "data":  # PrivaTree*: a recorded leak
         for k in live:
@@ -216,10 +250,12 @@ def build_grid(
         T[live] = np.linspace(lo[live], hi[live], max_bins + 1, axis=1)[:, 1:-1]  # unused (depth 0)
     dead = np.flatnonzero(hi <= lo) if num_idx.size else live
     T[dead] = lo[dead][:, None]  # a single public value: nothing to release
-    for i, j in enumerate(num_idx):
-        thresholds[int(j)] = T[i].copy()
-        bounds[int(j)] = (float(lo[i]), float(hi[i]))
-        n_bins[j] = max_bins
+    # one copy of T: every feature's thresholds are a row of it (independent of T, which bin_codes reads)
+    thresholds = dict(zip(num_idx.tolist(), T.copy()))
+    bounds = dict(
+        zip(num_idx.tolist(), zip(np.asarray(lo, dtype=float).tolist(), np.asarray(hi, dtype=float).tolist()))
+    )
+    n_bins[num_idx] = max_bins
     if num_idx.size:
         bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
         del cells

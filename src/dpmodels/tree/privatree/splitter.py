@@ -53,7 +53,7 @@ import numpy as np
 
 from ...privacy.mechanisms import noisy_integer_sums
 from ...privacy.selection import select_rows
-from .criteria import CRITERIA, gini_impurity, one_vs_rest_scores
+from .criteria import CRITERIA, gini_impurity, misclassified, one_vs_rest_scores
 
 __all__ = ["root_region", "node_orders", "candidate_mask", "child_regions", "select_level"]
 
@@ -101,11 +101,13 @@ def node_orders(alive, categorical, n_bins, ratio=None, sort_feats=()):
 
 
 def candidate_mask(alive, order) -> np.ndarray:
-    """``valid[node, feature, b]``: bin ``order[b]`` is alive and some bin after it is alive."""
-    ao = np.take_along_axis(alive, order, axis=2)
-    after = np.zeros_like(ao)
-    after[..., :-1] = np.flip(np.logical_or.accumulate(np.flip(ao, axis=2), axis=2), axis=2)[..., 1:]
-    return ao & after
+    """``valid[node, feature, b]``: bin ``order[b]`` is alive and some bin after it is alive
+    (``order`` None: the bins' own order)."""
+    ao = alive if order is None else np.take_along_axis(alive, order, axis=2)
+    B = ao.shape[2]
+    # some bin after b is alive <=> b is before the last alive one (rows with none: ao is False)
+    last = (B - 1) - np.argmax(ao[..., ::-1], axis=2)
+    return ao & (np.arange(B) < last[..., None])
 
 
 def child_regions(alive, f_sel, go_left):
@@ -209,9 +211,14 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         ratio = np.zeros((A, m, B))
         ratio[:, sort_feats] = _noisy_ratio(np.clip(Hs, 0, None).astype(float))
     order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
-    valid = candidate_mask(alive, order)
+    own = order if np.any(categorical) else None  # numerical features only: every order is the identity
+    valid = candidate_mask(alive, own)
     fn, sens, what = CRITERIA[est.split_criterion]
-    util = np.where(valid, -fn(H.astype(float), order), -np.inf).reshape(A, m * B)
+    if fn is misclassified:  # integer counts in, integers out: exact in int64, then as floats
+        score = misclassified(H, own).astype(float)
+    else:
+        score = fn(H.astype(float), own)
+    util = np.where(valid, -score, -np.inf).reshape(A, m * B)
     mech = "permute-and-flip" if sel == "permute-and-flip" else "exponential"
     n_valid = valid.reshape(A, -1).sum(axis=1)
     if ovr_on:
