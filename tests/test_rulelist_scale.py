@@ -292,3 +292,49 @@ def test_binarizer_then_rule_list_dask_local_cluster_one_accountant(dd):
     _same(p1[-1], p2[-1])
     assert p2[-1].privacy_ledger_.is_private
     assert np.array_equal(p1.predict(X), p2.predict(X))
+
+
+@pytest.mark.parametrize("kind, params", [LEARNERS[0], LEARNERS[-1]])
+def test_rule_list_predicts_on_dask_partition_by_partition(dd, kind, params):
+    """predict / predict_proba / apply on a Dask frame stay lazy (one task per partition, no
+    gathering of the frame) and equal the in-memory answers row for row."""
+    X, y = _data(n=N, p=7, seed=4)
+    m = _make(kind, params, 2).fit(X, y)
+    ddf = dd.from_pandas(X, npartitions=7, sort=False)
+    for method in ("predict", "predict_proba", "apply"):
+        lazy = getattr(m, method)(ddf)
+        assert type(lazy).__module__.split(".")[0] in ("dask", "dask_expr"), method
+        assert lazy.npartitions == 7
+        assert np.array_equal(np.asarray(lazy.compute()), getattr(m, method)(X)), method
+    assert list(m.predict_proba(ddf).columns) == [str(c) for c in m.classes_]
+
+
+def test_pipeline_predicts_raw_dask_frame_lazily(dd):
+    """The Binarizer's transform of a Dask frame is lazy and the rule list maps its partitions:
+    the fitted pipeline predicts raw out-of-core data without collecting it."""
+    X, y = _raw(seed=6)
+    p = _pipeline(1).fit(X, y)
+    ddf = dd.from_pandas(X, npartitions=5, sort=False)
+    lazy = p.predict(ddf)
+    assert type(lazy).__module__.split(".")[0] in ("dask", "dask_expr")
+    assert np.array_equal(lazy.compute().to_numpy(), p.predict(X))
+
+
+def test_privatree_apply_on_dask_partition_by_partition(dd):
+    from dpmodels.tree import PrivaTreeClassifier
+
+    X, y = _raw(seed=9)
+    t = PrivaTreeClassifier(
+        epsilon=1.0, max_depth=3, bounds=BIN["bounds"], categories=BIN["categories"], classes=[0, 1], random_state=0
+    ).fit(X, y)
+    lazy = t.apply(dd.from_pandas(X, npartitions=4, sort=False))
+    assert lazy.npartitions == 4 and np.array_equal(lazy.compute().to_numpy(), t.apply(X))
+
+
+def test_map_partitions_refuses_in_memory_input():
+    from dpmodels.data.sources import map_partitions
+
+    X, y = _data()
+    m = _make("greedy", {}, 0).fit(X, y)
+    with pytest.raises(TypeError, match="needs a dask DataFrame"):
+        map_partitions(m, X, "predict")

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned"]
+__all__ = ["ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned", "map_partitions"]
 
 _DEFAULT_BATCH_ROWS = 1 << 18
 _LABEL = "__dpmodels_label__"  # the label column of a Dask source built from (X, y)
@@ -300,3 +300,39 @@ def as_source(X, y=None, *, labels=True):
     if y is not None and _is_dask(y):
         raise TypeError("y is a dask collection but X is not: pass both from one dask DataFrame")
     raise TypeError(f"not a partitioned input: {type(X).__name__}")
+
+
+# ---------------------------------------------------------------------------- prediction
+class _Predict:
+    """One partition's predictions as a pandas object on the partition's index (picklable for
+    Dask's workers: the fitted estimator travels with it, the data stay where they are)."""
+
+    def __init__(self, est, method):
+        self.est, self.method = est, method
+
+    def __call__(self, part):
+        out = getattr(self.est, self.method)(part)
+        if self.method in ("predict", "apply"):
+            return pd.Series(out, index=part.index)
+        return pd.DataFrame(out, index=part.index, columns=[str(c) for c in self.est.classes_])
+
+
+def map_partitions(est, X, method):
+    """``est.predict`` / ``predict_proba`` / ``apply`` on a Dask DataFrame, partition by
+    partition and lazily: a Dask Series (labels, ids) or DataFrame (one column per class).
+
+    Prediction reads the released model only, so it touches no budget; each partition is
+    validated as a whole input would be (its schema errors surface when it is computed).
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est)
+    if not _is_dask(X) or not hasattr(X, "map_partitions"):
+        raise TypeError(f"{type(est).__name__}.{method}: partitioned prediction needs a dask DataFrame")
+    if method == "predict":  # the output's type, from the public label set (no empty-input fit)
+        meta = pd.Series(np.asarray(est.classes_)[:0])
+    elif method == "apply":
+        meta = pd.Series(np.zeros(0, dtype=np.int64))
+    else:
+        meta = pd.DataFrame({str(c): np.zeros(0, dtype=float) for c in est.classes_})
+    return X.map_partitions(_Predict(est, method), meta=meta)

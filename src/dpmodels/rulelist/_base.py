@@ -11,6 +11,7 @@ from .._binary import binary_matrix, encode_labels
 from .._format import estimator_header
 from .._params import Integral, Interval, Real, StrOptions, validate_params
 from ..data.rules import GROUPS_ATTR, check_feature_groups
+from ..data.sources import _is_dask, map_partitions
 from ..validation import apply_unit_sample_weight, check_y, resolve_classes
 
 # the candidates and their counting live in .candidates; re-exported for existing imports
@@ -192,15 +193,24 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
             return self._fit(X, y)
 
     def predict(self, X):
+        """Labels of the rows of ``X``; a Dask DataFrame gets a Dask Series (partition by partition)."""
+        if _is_dask(X):
+            return map_partitions(self, X, "predict")
         Xb = self._validate_predict_data(X)
         return self.classes_[self.rule_list_.predict_encoded(Xb)]
 
     def predict_proba(self, X):
+        """Class probabilities; a Dask DataFrame gets a Dask DataFrame (one column per class)."""
+        if _is_dask(X):
+            return map_partitions(self, X, "predict_proba")
         Xb = self._validate_predict_data(X)
         return self.rule_list_.predict_proba_encoded(Xb)
 
     def apply(self, X):
-        """Index of the rule capturing each row (``len(rule_list_.rules)`` is the default rule)."""
+        """Index of the rule capturing each row (``len(rule_list_.rules)`` is the default rule);
+        a Dask DataFrame gets a Dask Series."""
+        if _is_dask(X):
+            return map_partitions(self, X, "apply")
         return self.rule_list_.apply(self._validate_predict_data(X))
 
     _display_params: tuple[str, ...] = ("max_rules", "max_width", "min_support")

@@ -369,7 +369,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Labels of the rows of ``X``; a Dask DataFrame gets a Dask Series (partition by partition)."""
         if is_partitioned(X):
-            from .streaming import map_partitions
+            from ...data.sources import map_partitions
 
             return map_partitions(self, X, "predict")
         return super().predict(X)
@@ -377,13 +377,17 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities; a Dask DataFrame gets a Dask DataFrame (one column per class)."""
         if is_partitioned(X):
-            from .streaming import map_partitions
+            from ...data.sources import map_partitions
 
             return map_partitions(self, X, "predict_proba")
         return super().predict_proba(X)
 
     def apply(self, X):
-        """Leaf id of each row (as scikit-learn's ``apply``)."""
+        """Leaf id of each row (as scikit-learn's ``apply``); a Dask DataFrame gets a Dask Series."""
+        if is_partitioned(X):
+            from ...data.sources import map_partitions
+
+            return map_partitions(self, X, "apply")
         Z = self._encode(X)  # checks that the model is fitted first
         return self.tree_.apply_encoded(Z)
 

@@ -375,32 +375,3 @@ def _declared_categorical(schema, categories):
         elif isinstance(k, int) and 0 <= k < len(names):
             out[k] = True
     return out
-
-
-# ---------------------------------------------------------------------------- prediction
-class _Predict:
-    def __init__(self, est, method):
-        self.est, self.method = est, method
-
-    def __call__(self, part):
-        import pandas as pd
-
-        out = getattr(self.est, self.method)(part)
-        if self.method == "predict":
-            return pd.Series(out, index=part.index)
-        return pd.DataFrame(out, index=part.index, columns=[str(c) for c in self.est.classes_])
-
-
-def map_partitions(est, X, method):
-    """``est.predict`` / ``predict_proba`` on a Dask DataFrame, partition by partition (lazy)."""
-    import pandas as pd
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(est, "tree_")
-    if not hasattr(X, "map_partitions"):
-        raise TypeError(f"{type(est).__name__}.{method}: partitioned prediction needs a dask DataFrame")
-    fn = _Predict(est, method)
-    meta = fn(X._meta)
-    if method == "predict":
-        meta = pd.Series([], dtype=meta.dtype)
-    return X.map_partitions(fn, meta=meta)
