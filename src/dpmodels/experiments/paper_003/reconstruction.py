@@ -1131,8 +1131,8 @@ def same_accuracy_uncertainty(df, optimal, greedy, dataset, pairing="dominance",
         return empty
     ok, short = _accuracy_pairs(o, g, pairing)
     rng = np.random.default_rng(seed)
-    shares = np.empty(n_boot)
-    for i in range(n_boot):
+    shares = np.full(n_boot if len(seeds) > 1 else 1, ok.mean())  # one seed: nothing to resample
+    for i in range(n_boot if len(seeds) > 1 else 0):
         shares[i] = _accuracy_pairs(*means(rng.integers(0, len(seeds), len(seeds))), pairing)[0].mean()
     failing = short[~ok & np.isfinite(short)]
     return dict(
