@@ -512,3 +512,18 @@ def test_check_statements_takes_the_accuracy_pairing_and_the_table_shows_both():
     assert md.count("For a given accuracy level") == 2 and 'accuracy_pairing="curve"' in md
     with pytest.raises(ValueError, match="accuracy_pairing"):
         p3.check_statements(df, accuracy_pairing="nearest")
+
+
+def test_paired_uncertainty_counts_float_ties_as_ties():
+    # the same partition summed in another leaf order: Dist_G equal up to rounding, not "a leaks more"
+    vals = {}
+    for d in (2, 3, 4):
+        for sd in range(3):
+            vals[("adult", "a", d, 0.01, sd)] = 0.7 + 0.01 * d
+            vals[("adult", "b", d, 0.01, sd)] = 0.7 + 0.01 * d + (1e-16 if d == 2 else 0.0)
+    vals[("adult", "a", 4, 0.01, 0)] -= 0.03  # one real difference
+    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
+    assert (u["k"], u["n"]) == (1, 3) and u["p_sign"] == 1.0  # sign test over the 1 non-tie
+    assert u["ci"][1] == 1 / 3  # resampled, the float ties never count as "a below b"
+    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=1, n_boot=50)
+    assert u["k"] == 0

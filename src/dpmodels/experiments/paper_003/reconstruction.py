@@ -110,6 +110,9 @@ DL85_TIME_LIMIT = 300.0  # wall-clock seconds per DL8.5 fit (PyDL8.5 measures wa
 # room for two workers and the parent process.
 DL85_MEMORY_SHARE = 0.4
 OPTIMAL_RL_TIME_LIMIT = 600.0
+# Two learners' Dist_G closer than this are a tie: the same partition summed over its leaves in another
+# order differs by float rounding (~1e-16), which must not count as one learner leaking more.
+TIE_TOL = 1e-9
 QUANTILES = np.linspace(0.0, 1.0, 101)
 Q_METRICS = tuple(f"per_record_q{k}" for k in range(101))
 
@@ -982,7 +985,9 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
     difference d = a − b of ``metric`` over the seeds (paired: one split per seed); a setting
     that misses a seed of either learner (a partial grid) is left out. Returns a dict: ``share`` (settings with sign(d) as stated), ``n`` settings, ``ci``
     (2.5 %, 97.5 %) of that share when the seeds are resampled with replacement ``n_boot`` times
-    (one draw of seeds for every setting, so settings stay dependent as in the data), ``diff``
+    (one draw of seeds for every setting, so settings stay dependent as in the data; a mean
+    difference within :data:`TIE_TOL` of 0 is a tie: not the stated sign, and left out of the sign
+    test), ``diff``
     (mean d over settings) with its bootstrap ``diff_ci``, and ``p_sign``: the exact two-sided
     sign test of the settings' signs against ½ (settings share their seeds and nest in depth, so
     they are not independent: read it as a descriptive number, the bootstrap as the uncertainty).
@@ -1004,15 +1009,15 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
     seeds = diff.columns.to_numpy()
     vals = diff.to_numpy()
     mean = vals.mean(axis=1)
-    ok = sign * mean > 0
+    ok = sign * mean > TIE_TOL  # a tie (the same partition) is not the stated direction
     rng = np.random.default_rng(seed)
     shares, diffs = np.empty(n_boot), np.empty(n_boot)
     for i in range(n_boot):
         pick = rng.integers(0, len(seeds), len(seeds))
         m = vals[:, pick].mean(axis=1)
-        shares[i] = np.mean(sign * m > 0)
+        shares[i] = np.mean(sign * m > TIE_TOL)
         diffs[i] = m.mean()
-    nz = int(np.sum(mean != 0))
+    nz = int(np.sum(np.abs(mean) > TIE_TOL))
     p = float(binomtest(int(ok.sum()), nz, 0.5).pvalue) if nz else float("nan")
     return dict(
         share=float(ok.mean()),
@@ -1316,7 +1321,8 @@ def _check(key, df, w, accuracy_pairing="dominance"):
             return "–", "not measured"
         parts, fr = [], []
         for ds, g in p.groupby("dataset"):
-            ok = (g["dist_g_a"] < g["dist_g_b"]) if ds == "adult" else (g["dist_g_b"] < g["dist_g_a"])
+            d = g["dist_g_a"] - g["dist_g_b"]
+            ok = (d < -TIE_TOL) if ds == "adult" else (d > TIE_TOL)
             fr.append(ok.mean())
             who = "sklearn_DT leaks more" if ds == "adult" else "DL8.5 leaks more"
             u = paired_uncertainty(df, "sklearn_DT", "DL8.5", ds, sign=-1 if ds == "adult" else 1)
@@ -1342,7 +1348,7 @@ def _check(key, df, w, accuracy_pairing="dominance"):
             return "–", "not measured"
         parts, fr = [], []
         for ds, g in p.groupby("dataset"):
-            ok = (g["dist_g_a"] < g["dist_g_b"]).to_numpy()
+            ok = (g["dist_g_a"] < g["dist_g_b"] - TIE_TOL).to_numpy()
             fr.append(ok.mean())
             u = paired_uncertainty(df, "OptimalRL", "GreedyRL", ds, sign=-1)
             parts.append(f"{ds}: {_uncertainty_text(u) if u['n'] else _share(ok)}")
