@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
 from dpmodels.audit import reconstruction_leak
@@ -392,3 +394,136 @@ def test_paired_uncertainty_leaves_out_settings_missing_a_seed():
     del vals[("adult", "b", 3, 0.01, 2)]  # depth 3 lacks a seed of b: not a complete pair
     u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
     assert (u["k"], u["n"], u["seeds"]) == (1, 1, 3) and u["diff"] == pytest.approx(-0.1)
+
+
+# --------------------------------------------------------------------------- "at a given accuracy" (Fig. 2b / 3b)
+def _line_oracle(acc, dist, a):
+    """The authors' line (points sorted by (accuracy, Dist_G), joined by segments) at accuracy a, by
+    walking its segments: the highest Dist_G the polyline takes at a; None if a is outside."""
+    pts = sorted(zip(acc, dist))
+    best = None
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[-1:]):
+        if x0 == a:
+            best = y0 if best is None else max(best, y0)
+        if x0 < a < x1:
+            y = y0 + (a - x0) / (x1 - x0) * (y1 - y0)
+            best = y if best is None else max(best, y)
+    return best
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 20), st.floats(0.5, 1.0)), min_size=1, max_size=8),
+    st.integers(-2, 22),
+)
+@settings(max_examples=200, deadline=None)
+def test_optimal_line_at_an_accuracy_matches_walking_the_segments(points, a_int):
+    acc = [x / 20 for x, _ in points]
+    dist = [y for _, y in points]
+    a = a_int / 20
+    value, where = p3._optimal_at_accuracy(acc, dist, a)
+    if a > max(acc):
+        assert where == "above" and math.isnan(value)
+    elif a < min(acc):
+        assert where == "below" and value == max(d for x, d in zip(acc, dist) if x == min(acc))
+    else:
+        assert where == "on" and value == pytest.approx(_line_oracle(acc, dist, a), abs=1e-12)
+
+
+def test_accuracy_pairings_differ_where_the_optimal_line_passes_between_its_points():
+    # COMPAS's case: the greedy model's accuracy lies between two optimal depths; no fitted optimal
+    # model is at least as accurate *and* leaks no more, but the optimal line at that accuracy is higher
+    o = {"support": [0.01, 0.01], "train_accuracy": [0.664, 0.669], "dist_g": [0.918, 0.896]}
+    g = {"support": [0.01], "train_accuracy": [0.6666], "dist_g": [0.9008]}
+    ok_dom, short_dom = p3._accuracy_pairs(o, g, "dominance")
+    ok_cur, short_cur = p3._accuracy_pairs(o, g, "curve")
+    assert not ok_dom[0] and short_dom[0] == pytest.approx(0.9008 - 0.896)
+    line = 0.918 + (0.6666 - 0.664) / 0.005 * (0.896 - 0.918)
+    assert ok_cur[0] and short_cur[0] == pytest.approx(0.9008 - line)
+    # "curve" reads the line of the greedy model's own λ only; "dominance" any λ
+    o2 = {k: v + w for (k, v), w in zip(o.items(), ([0.05], [0.70], [0.99]))}
+    assert p3._accuracy_pairs(o2, g, "dominance")[0][0] and p3._accuracy_pairs(o2, g, "curve")[0][0]
+    g2 = {"support": [0.05], "train_accuracy": [0.71], "dist_g": [0.5]}  # more accurate than its λ's line
+    assert not p3._accuracy_pairs(o2, g2, "curve")[0][0]
+    with pytest.raises(ValueError, match="pairing"):
+        p3._accuracy_pairs(o, g, "nearest")
+
+
+def _seeded_acc(values):
+    """Tidy rows from {(dataset, learner, depth, support, seed): (train_accuracy, dist_g)}."""
+    out = []
+    for (ds, lr, d, s, sd), (acc, dg) in values.items():
+        p = dict(depth=d, support=s)
+        out += [
+            row(ds, lr, p, math.inf, 0.0, sd, "train_accuracy", acc),
+            row(ds, lr, p, math.inf, 0.0, sd, "dist_g", dg),
+        ]
+    return pd.DataFrame(out)
+
+
+def test_same_accuracy_uncertainty_against_brute_force():
+    rng = np.random.default_rng(3)
+    vals = {}
+    for sd in range(4):
+        for lam in (0.01, 0.05):
+            for d in (1, 2, 3):
+                vals[("compas", "opt", d, lam, sd)] = (0.60 + 0.02 * d + rng.normal(0, 0.004), 0.95 - 0.03 * d)
+                vals[("compas", "gr", d, lam, sd)] = (0.59 + 0.02 * d, 0.95 - 0.03 * d + rng.normal(0, 0.01))
+    df = _seeded_acc(vals)
+    for pairing in p3.ACCURACY_PAIRINGS:
+        u = p3.same_accuracy_uncertainty(df, "opt", "gr", "compas", pairing, n_boot=300)
+        means = {
+            (lr, d, lam): np.mean([vals[("compas", lr, d, lam, sd)] for sd in range(4)], axis=0)
+            for lr in ("opt", "gr")
+            for d in (1, 2, 3)
+            for lam in (0.01, 0.05)
+        }
+        oks = []
+        for (lr, _d, lam), (a, dg) in means.items():
+            if lr != "gr":
+                continue
+            if pairing == "dominance":
+                oks.append(any(o[0] >= a - 1e-12 and o[1] >= dg - 1e-12 for k, o in means.items() if k[0] == "opt"))
+            else:
+                line = [(o[0], o[1]) for k, o in means.items() if k[0] == "opt" and k[2] == lam]
+                ref, _ = p3._optimal_at_accuracy([x for x, _ in line], [y for _, y in line], a)
+                oks.append(bool(np.isfinite(ref) and ref >= dg - 1e-12))
+        assert (u["k"], u["n"], u["seeds"]) == (sum(oks), 6, 4)
+        assert u["ci"][0] <= u["share"] <= u["ci"][1]
+    # the optimal line far above the greedy points in every seed: the share is 1 under any resampling
+    sure = {k: ((v[0] + 0.01, v[1] + 0.2) if k[1] == "opt" else v) for k, v in vals.items()}
+    u = p3.same_accuracy_uncertainty(_seeded_acc(sure), "opt", "gr", "compas", "curve", n_boot=100)
+    assert u["share"] == 1.0 and u["ci"] == (1.0, 1.0) and math.isnan(u["shortfall"])
+    assert p3.same_accuracy_uncertainty(_seeded_acc(sure), "opt", "gr", "adult")["n"] == 0
+
+
+def test_check_statements_takes_the_accuracy_pairing_and_the_table_shows_both():
+    base = {
+        ("compas", "OptimalRL", 1, 0.01): dict(dist_g=0.918, size=1, train_accuracy=0.664),
+        ("compas", "OptimalRL", 2, 0.01): dict(dist_g=0.896, size=2, train_accuracy=0.669),
+        ("compas", "GreedyRL", 1, 0.01): dict(dist_g=0.915, size=1, train_accuracy=0.650),
+        ("compas", "GreedyRL", 2, 0.01): dict(dist_g=0.9008, size=2, train_accuracy=0.6666),
+    }
+    df = _fake({k: dict(v, test_accuracy=v["train_accuracy"]) for k, v in base.items()})
+    dom = p3.check_statements(df, ids=("003-fig3",)).set_index("key").loc["same_accuracy"]
+    cur = p3.check_statements(df, ids=("003-fig3",), accuracy_pairing="curve").set_index("key").loc["same_accuracy"]
+    assert "1/2" in dom["measured"] and dom["verdict"] == "partly"
+    assert "2/2" in cur["measured"] and cur["verdict"] == "holds"
+    md = get("003-fig3").table(df)
+    assert md.count("For a given accuracy level") == 2 and 'accuracy_pairing="curve"' in md
+    with pytest.raises(ValueError, match="accuracy_pairing"):
+        p3.check_statements(df, accuracy_pairing="nearest")
+
+
+def test_paired_uncertainty_counts_float_ties_as_ties():
+    # the same partition summed in another leaf order: Dist_G equal up to rounding, not "a leaks more"
+    vals = {}
+    for d in (2, 3, 4):
+        for sd in range(3):
+            vals[("adult", "a", d, 0.01, sd)] = 0.7 + 0.01 * d
+            vals[("adult", "b", d, 0.01, sd)] = 0.7 + 0.01 * d + (1e-16 if d == 2 else 0.0)
+    vals[("adult", "a", 4, 0.01, 0)] -= 0.03  # one real difference
+    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
+    assert (u["k"], u["n"]) == (1, 3) and u["p_sign"] == 1.0  # sign test over the 1 non-tie
+    assert u["ci"][1] == 1 / 3  # resampled, the float ties never count as "a below b"
+    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=1, n_boot=50)
+    assert u["k"] == 0

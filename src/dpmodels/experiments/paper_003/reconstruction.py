@@ -90,6 +90,7 @@ __all__ = [
     "dp_cell",
     "check_statements",
     "paired_uncertainty",
+    "same_accuracy_uncertainty",
 ]
 
 DATASETS = ("adult", "compas")
@@ -109,6 +110,9 @@ DL85_TIME_LIMIT = 300.0  # wall-clock seconds per DL8.5 fit (PyDL8.5 measures wa
 # room for two workers and the parent process.
 DL85_MEMORY_SHARE = 0.4
 OPTIMAL_RL_TIME_LIMIT = 600.0
+# Two learners' Dist_G closer than this are a tie: the same partition summed over its leaves in another
+# order differs by float rounding (~1e-16), which must not count as one learner leaking more.
+TIE_TOL = 1e-9
 QUANTILES = np.linspace(0.0, 1.0, 101)
 Q_METRICS = tuple(f"per_record_q{k}" for k in range(101))
 
@@ -981,7 +985,9 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
     difference d = a − b of ``metric`` over the seeds (paired: one split per seed); a setting
     that misses a seed of either learner (a partial grid) is left out. Returns a dict: ``share`` (settings with sign(d) as stated), ``n`` settings, ``ci``
     (2.5 %, 97.5 %) of that share when the seeds are resampled with replacement ``n_boot`` times
-    (one draw of seeds for every setting, so settings stay dependent as in the data), ``diff``
+    (one draw of seeds for every setting, so settings stay dependent as in the data; a mean
+    difference within :data:`TIE_TOL` of 0 is a tie: not the stated sign, and left out of the sign
+    test), ``diff``
     (mean d over settings) with its bootstrap ``diff_ci``, and ``p_sign``: the exact two-sided
     sign test of the settings' signs against ½ (settings share their seeds and nest in depth, so
     they are not independent: read it as a descriptive number, the bootstrap as the uncertainty).
@@ -1003,15 +1009,15 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
     seeds = diff.columns.to_numpy()
     vals = diff.to_numpy()
     mean = vals.mean(axis=1)
-    ok = sign * mean > 0
+    ok = sign * mean > TIE_TOL  # a tie (the same partition) is not the stated direction
     rng = np.random.default_rng(seed)
     shares, diffs = np.empty(n_boot), np.empty(n_boot)
     for i in range(n_boot):
         pick = rng.integers(0, len(seeds), len(seeds))
         m = vals[:, pick].mean(axis=1)
-        shares[i] = np.mean(sign * m > 0)
+        shares[i] = np.mean(sign * m > TIE_TOL)
         diffs[i] = m.mean()
-    nz = int(np.sum(mean != 0))
+    nz = int(np.sum(np.abs(mean) > TIE_TOL))
     p = float(binomtest(int(ok.sum()), nz, 0.5).pvalue) if nz else float("nan")
     return dict(
         share=float(ok.mean()),
@@ -1022,6 +1028,125 @@ def paired_uncertainty(df, a, b, dataset, metric="dist_g", sign=-1, min_depth=2,
         diff_ci=tuple(float(v) for v in np.quantile(diffs, [0.025, 0.975])),
         p_sign=p,
         seeds=int(len(seeds)),
+    )
+
+
+ACCURACY_PAIRINGS = ("dominance", "curve")
+
+
+def _optimal_at_accuracy(acc, dist, a, tol=1e-12):
+    """Dist_G of one optimal line of Fig. 2b / 3b at training accuracy ``a``.
+
+    The authors draw, per (learner, λ), the seed means over depths sorted by training accuracy and
+    joined by straight segments (Sec. V-B, Fig. 2b / 3b). Returns ``(value, where)``: ``"on"`` when
+    ``a`` lies in the line's accuracy range (linear interpolation on the segment that crosses it;
+    where the line takes that accuracy at several points, the highest Dist_G among them),
+    ``"below"`` when every point is more accurate (the least accurate point's Dist_G: a model of that
+    support exists that is more accurate), ``"above"`` when no point is as accurate (NaN).
+    """
+    acc = np.asarray(acc, dtype=float)
+    dist = np.asarray(dist, dtype=float)
+    if acc.size == 0 or a > acc.max() + tol:
+        return float("nan"), "above"
+    if a < acc.min() - tol:
+        return float(dist[acc <= acc.min() + tol].max()), "below"
+    at = np.abs(acc - a) <= tol
+    if at.any():
+        return float(dist[at].max()), "on"
+    lo, hi = acc < a, acc > a  # both non-empty here; the crossing segment joins their nearest points
+    i = np.flatnonzero(lo)[np.argmax(acc[lo])]
+    j = np.flatnonzero(hi)[np.argmin(acc[hi])]
+    # among points tied at the nearest accuracies the sorted line joins (acc_i, max) to (acc_j, min)
+    d_i = dist[np.abs(acc - acc[i]) <= tol].max()
+    d_j = dist[np.abs(acc - acc[j]) <= tol].min()
+    t = (a - acc[i]) / (acc[j] - acc[i])
+    return float(d_i + t * (d_j - d_i)), "on"
+
+
+def _accuracy_pairs(o, g, pairing="dominance", tol=1e-12):
+    """Per greedy setting (rows of ``g``), whether an optimal model "at its accuracy" leaks no more.
+
+    ``o`` / ``g``: seed means (frames or dicts of arrays) ``support``, ``train_accuracy``, ``dist_g`` of the optimal
+    and greedy learner on one dataset. ``pairing="dominance"``: some optimal setting (any depth, any
+    λ) is at least as accurate and has a Dist_G at least as high. ``pairing="curve"`` (the authors'
+    figure, Sec. V-B Fig. 2b / 3b): the optimal line of the *same* λ, read at the greedy setting's
+    accuracy (:func:`_optimal_at_accuracy`), is at least as high; a greedy setting more accurate
+    than every optimal setting of its λ fails. Returns ``(ok, shortfall)``: booleans, and the
+    greedy Dist_G minus the optimal one it was compared with (positive: the greedy model leaks less;
+    NaN where nothing was as accurate).
+    """
+    if pairing not in ACCURACY_PAIRINGS:
+        raise ValueError(f"pairing must be one of {ACCURACY_PAIRINGS}, got {pairing!r}")
+    ok, short = [], []
+    acc_all, dg_all = np.asarray(o["train_accuracy"], dtype=float), np.asarray(o["dist_g"], dtype=float)
+    sup_all = np.asarray(o["support"], dtype=float)
+    for a, d, lam in zip(g["train_accuracy"], g["dist_g"], g["support"]):
+        if pairing == "dominance":
+            accurate = acc_all >= a - tol
+            ref = float(dg_all[accurate].max()) if accurate.any() else float("nan")
+        else:
+            same = np.isclose(sup_all, float(lam))
+            ref, _ = _optimal_at_accuracy(acc_all[same], dg_all[same], float(a), tol)
+        ok.append(bool(np.isfinite(ref) and ref >= d - tol))
+        short.append(float(d - ref) if np.isfinite(ref) else float("nan"))
+    return np.array(ok, dtype=bool), np.array(short, dtype=float)
+
+
+def same_accuracy_uncertainty(df, optimal, greedy, dataset, pairing="dominance", n_boot=2000, seed=0):
+    """How sure the share of Fig. 2b / 3b's "at a given accuracy, optimal leaks no more" is.
+
+    ``df``: tidy rows. The share is over the greedy settings (depth, λ) of ``dataset`` with every
+    seed run for both learners, tested by :func:`_accuracy_pairs` with ``pairing`` on the seed
+    means. Its uncertainty: the seeds are resampled with replacement ``n_boot`` times (one draw for
+    every setting of both learners, as in :func:`paired_uncertainty`) and the share recomputed.
+    Returns a dict: ``share``, ``k``, ``n``, ``ci`` (2.5 %, 97.5 %), ``shortfall`` (the largest
+    greedy-minus-optimal Dist_G over the failing settings; NaN if none fails) and ``seeds``.
+    """
+    nan2 = (float("nan"), float("nan"))
+    empty = dict(share=float("nan"), k=0, n=0, ci=nan2, shortfall=float("nan"), seeds=0)
+    d = df[df["metric"].isin(["dist_g", "train_accuracy"]) & (df["dataset"] == dataset)]
+    d = _with_params(d[d["learner"].isin([optimal, greedy])])
+    if d.empty:
+        return empty
+    cube = d.pivot_table(index=["learner", "depth", "support"], columns=["metric", "seed"], values="value")
+    if optimal not in cube.index.get_level_values(0) or greedy not in cube.index.get_level_values(0):
+        return empty
+    cube = cube.dropna(how="any")  # a setting that misses a seed is left out
+    seeds = sorted(set(cube["dist_g"].columns) & set(cube["train_accuracy"].columns))
+    if not seeds or cube.empty:
+        return empty
+
+    arrays = {}
+    for lr in (optimal, greedy):
+        c = cube.loc[lr]
+        arrays[lr] = (
+            c.index.get_level_values("support").to_numpy(float),
+            c["train_accuracy"][seeds].to_numpy(float),
+            c["dist_g"][seeds].to_numpy(float),
+        )
+
+    def means(pick):
+        return tuple(
+            {"support": sup, "train_accuracy": acc[:, pick].mean(axis=1), "dist_g": dg[:, pick].mean(axis=1)}
+            for sup, acc, dg in (arrays[optimal], arrays[greedy])
+        )
+
+    o, g = means(np.arange(len(seeds)))
+    if not (len(o["support"]) and len(g["support"])):
+        return empty
+    ok, short = _accuracy_pairs(o, g, pairing)
+    rng = np.random.default_rng(seed)
+    shares = np.full(n_boot if len(seeds) > 1 else 1, ok.mean())  # one seed: nothing to resample
+    for i in range(n_boot if len(seeds) > 1 else 0):
+        shares[i] = _accuracy_pairs(*means(rng.integers(0, len(seeds), len(seeds))), pairing)[0].mean()
+    failing = short[~ok & np.isfinite(short)]
+    return dict(
+        share=float(ok.mean()),
+        k=int(ok.sum()),
+        n=int(ok.size),
+        ci=tuple(float(v) for v in np.quantile(shares, [0.025, 0.975])),
+        shortfall=float(failing.max()) if failing.size else float("nan"),
+        seeds=len(seeds),
     )
 
 
@@ -1060,8 +1185,15 @@ def _largest(w):
     return int(w["depth"].max()), float(w["support"].min())
 
 
-def _check(key, df, w):
-    """(measured, verdict) of the statement ``key`` on the tidy frame ``df`` / its wide means ``w``."""
+_PAIRING_TEXT = {
+    "dominance": "an optimal setting of any λ at least as accurate",
+    "curve": "the authors' lines: the optimal line of the same λ read at the greedy accuracy",
+}
+
+
+def _check(key, df, w, accuracy_pairing="dominance"):
+    """(measured, verdict) of the statement ``key`` on the tidy frame ``df`` / its wide means ``w``;
+    ``accuracy_pairing``: how "at a given accuracy" pairs models (:func:`_accuracy_pairs`)."""
     ds_all = _datasets_in(w)
     big = _largest(w)
     if key == "extremes":
@@ -1099,16 +1231,16 @@ def _check(key, df, w):
                 g = w[(w["dataset"] == ds) & (w["learner"] == gr)]
                 if o.empty or g.empty:
                     continue
-                acc_o, dg_o = o["train_accuracy"].to_numpy(), o["dist_g"].to_numpy()
-                tol = 1e-12
-                ok = np.array(
-                    [np.any((acc_o >= a - tol) & (dg_o >= d - tol)) for a, d in zip(g["train_accuracy"], g["dist_g"])]
-                )
+                ok, _ = _accuracy_pairs(o, g, accuracy_pairing)
                 fr.append(ok.mean())
-                parts.append(f"{fam}, {ds}: {_share(ok)}")
+                u = same_accuracy_uncertainty(df, opt, gr, ds, accuracy_pairing, n_boot=1000)
+                extra = ""
+                if u["seeds"] >= 2 and u["n"] == ok.size:
+                    extra = f" (seed-bootstrap CI of the share {u['ci'][0]:.2f}–{u['ci'][1]:.2f})"
+                parts.append(f"{fam}, {ds}: {_share(ok)}{extra}")
         if not fr:
             return "–", "not measured"
-        return "; ".join(parts), _verdict(min(fr), 0.95, 0.5)
+        return f"[{_PAIRING_TEXT[accuracy_pairing]}] " + "; ".join(parts), _verdict(min(fr), 0.95, 0.5)
     if key == "same_size":
         d = _with_params(df[df["metric"].isin(["dist_g", "size"])])
         wide = d.pivot_table(
@@ -1189,7 +1321,8 @@ def _check(key, df, w):
             return "–", "not measured"
         parts, fr = [], []
         for ds, g in p.groupby("dataset"):
-            ok = (g["dist_g_a"] < g["dist_g_b"]) if ds == "adult" else (g["dist_g_b"] < g["dist_g_a"])
+            d = g["dist_g_a"] - g["dist_g_b"]
+            ok = (d < -TIE_TOL) if ds == "adult" else (d > TIE_TOL)
             fr.append(ok.mean())
             who = "sklearn_DT leaks more" if ds == "adult" else "DL8.5 leaks more"
             u = paired_uncertainty(df, "sklearn_DT", "DL8.5", ds, sign=-1 if ds == "adult" else 1)
@@ -1215,7 +1348,7 @@ def _check(key, df, w):
             return "–", "not measured"
         parts, fr = [], []
         for ds, g in p.groupby("dataset"):
-            ok = (g["dist_g_a"] < g["dist_g_b"]).to_numpy()
+            ok = (g["dist_g_a"] < g["dist_g_b"] - TIE_TOL).to_numpy()
             fr.append(ok.mean())
             u = paired_uncertainty(df, "OptimalRL", "GreedyRL", ds, sign=-1)
             parts.append(f"{ds}: {_uncertainty_text(u) if u['n'] else _share(ok)}")
@@ -1248,13 +1381,18 @@ def _check(key, df, w):
     raise ValueError(f"unknown statement {key!r}")
 
 
-def check_statements(df: pd.DataFrame, ids=None) -> pd.DataFrame:
+def check_statements(df: pd.DataFrame, ids=None, accuracy_pairing="dominance") -> pd.DataFrame:
     """The paper's statements (:data:`PUBLISHED`) beside what our grid measures.
 
     Returns one row per statement (restricted to those listed for any of ``ids``) with the
     columns ``where``, ``statement``, ``test``, ``measured`` and ``verdict`` ("holds", "partly",
-    "does not hold", "not measured").
+    "does not hold", "not measured"). ``accuracy_pairing`` (Fig. 2b / 3b, "at a given accuracy"):
+    ``"dominance"`` (default: an optimal setting of any λ that is at least as accurate and leaks no
+    more) or ``"curve"`` (the authors' figure: the optimal line of the same λ, interpolated at the
+    greedy setting's training accuracy); see :func:`_accuracy_pairs`.
     """
+    if accuracy_pairing not in ACCURACY_PAIRINGS:
+        raise ValueError(f"accuracy_pairing must be one of {ACCURACY_PAIRINGS}, got {accuracy_pairing!r}")
     w = _wide(df)
     out = []
     for st in PUBLISHED:
@@ -1263,7 +1401,7 @@ def check_statements(df: pd.DataFrame, ids=None) -> pd.DataFrame:
         if w.empty:
             measured, verdict = "no results", "not measured"
         else:
-            measured, verdict = _check(st["key"], df, w)
+            measured, verdict = _check(st["key"], df, w, accuracy_pairing)
         out.append(
             dict(
                 key=st["key"],
@@ -1282,6 +1420,10 @@ def _statements_md(df, ids) -> str:
     lines = ["| where | the paper states | our test | measured here | verdict |", "|---|---|---|---|---|"]
     for r in t.itertuples():
         lines.append(f"| {r.where} | {r.statement} | {r.test} | {r.measured} | **{r.verdict}** |")
+        if r.key == "same_accuracy" and r.verdict != "not measured":  # the same statement read as the authors drew it
+            measured, verdict = _check("same_accuracy", df, _wide(df), "curve")
+            test = "as above, with the authors' figure's pairing (`accuracy_pairing=\"curve\"`)"
+            lines.append(f"| {r.where} | {r.statement} | {test} | {measured} | **{verdict}** |")
     return "\n".join(lines)
 
 
