@@ -140,3 +140,25 @@ def test_table3_script_cell_and_ids():
     assert len(get("000-table2-script").cells(size)) == 2
     with pytest.raises(ValueError, match="unknown learners"):
         scripts.table3_script_cells(learners=("gl-gaussian",))
+
+
+def test_authors_vulnerability_equals_the_brute_force_formula():
+    """Their V: τ(y) = ½ Σ_r |#{M=1, y, r}/|M=1| − #{M=0, y, r}/|M=0||, V = ½(1 + Σ_y P[y] τ(y)),
+    P[y] the pooled class rate; computed here by loops over rules and labels."""
+    from dpmodels.rulelist import GreedyRuleListClassifier
+
+    B, y = table2_script_columns("compas")
+    y = np.asarray(y)
+    tr, te = scripts.script_split(len(y), 1)
+    g = GreedyRuleListClassifier(max_rules=4, min_support=0.05, classes=[0, 1]).fit(B.iloc[tr], y[tr])
+    r_in, r_out = g.apply(B.iloc[tr]), g.apply(B.iloc[te])
+    pooled = np.r_[y[tr], y[te]]
+    v = 0.0
+    for label in (0, 1):
+        tau = 0.0
+        for r in range(len(g.rule_list_.rules) + 1):
+            a = sum(1 for i in range(len(tr)) if r_in[i] == r and y[tr][i] == label) / len(tr)
+            b = sum(1 for i in range(len(te)) if r_out[i] == r and y[te][i] == label) / len(te)
+            tau += abs(a - b) / 2
+        v += (pooled == label).mean() * tau
+    assert scripts.authors_vulnerability(g, B.iloc[tr], y[tr], B.iloc[te], y[te]) == pytest.approx(0.5 * (1 + v))
