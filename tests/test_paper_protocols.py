@@ -594,3 +594,21 @@ def test_smooth_cauchy_selection_with_gamma_2_is_cauchy_noise_at_scale_6s_over_e
             assert abs(wins - expected) < 5 * np.sqrt(expected * (1 - expected) / n)
         else:
             assert wins < expected - 0.01
+
+
+def test_table1_paper_twin_runs_the_authors_runner_split():
+    """000-table1-paper uses the authors' runner's 80/20 permutation split (their Table I's
+    s.e.); the other twins keep Sec. V-A's 70/30 and their cell arguments."""
+    from dpmodels.experiments.paper_000 import accuracy
+    from dpmodels.experiments.registry import Size, get
+
+    size = Size(quick=True, runs=1, epsilons=(1.0,))
+    assert all(c.kwargs["split"] == "runner" for c in get("000-table1-paper").cells(size))
+    assert all("split" not in c.kwargs for c in get("000-fig4-paper").cells(size))
+    rows = accuracy.accuracy_cell("german", 3, (1.0,), ("sm-Laplace",), protocol="paper", split="runner")
+    assert all('"n_public": 800' in r["parameters"] for r in rows if r["learner"] == "sm-Laplace")
+    Xtr, Xte, _, _ = accuracy._split("german", 3, "paper", "runner")
+    perm = np.random.default_rng(3).permutation(1000)
+    assert list(Xtr.index) == list(perm[:800]) and list(Xte.index) == list(perm[800:])
+    with pytest.raises(ValueError, match="split"):
+        accuracy._split("german", 3, "paper", "kfold")
