@@ -600,6 +600,6 @@ _paper_twin(
     (TABLE1_EPSILONS, TABLE1_EPSILONS),
     FIG4_LEARNERS,
     "test",
-    full_cost="149 CPU-s measured (300 cells; 28 min wall at load 15)",
+    full_cost="86 CPU-s measured with the runner split (300 cells; 24 min wall at load 15–19)",
     split="runner",
 )
