@@ -14,6 +14,10 @@ depend on which other ε values or learners are in the grid.
 All fits of one split share their noise-independent work (:mod:`.batch`): one cell =
 one (dataset, run) with every ε and mechanism.
 
+Under ``protocol="paper"`` (the ``-paper`` twins) sm-Cauchy runs with the authors' γ = 2, and
+``000-table1-paper`` splits as the authors' runner did (80/20 by a seeded permutation,
+``split="runner"``), since Table I's standard errors are those of a 20 % test set.
+
 Ids: ``000-fig1`` (noise amplitude, smooth vs global sensitivity), ``000-fig2`` (training
 accuracy, noisy Gini vs noisy counts vs GreedyRL, COMPAS, ε 0.1–10⁴), ``000-fig3`` (same, German
 and Adult), ``000-fig4`` (test accuracy vs ε, 200 log-spaced values in [0.01, 100], 100 runs, every
