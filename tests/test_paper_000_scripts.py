@@ -162,3 +162,13 @@ def test_authors_vulnerability_equals_the_brute_force_formula():
             tau += abs(a - b) / 2
         v += (pooled == label).mean() * tau
     assert scripts.authors_vulnerability(g, B.iloc[tr], y[tr], B.iloc[te], y[te]) == pytest.approx(0.5 * (1 + v))
+
+
+def test_table3_one_noise_stream_variant_reuses_the_scripts_seed():
+    """The script's sm-Laplace passes no seed: every run restarts the stream seeded 42; the other
+    learners draw fresh noise per (run, learner, ε)."""
+    name = "sm-laplace (C = 0.98, one noise stream)"
+    assert name in scripts.T3_LEARNERS
+    assert {scripts._noise_seed(name, r, e) for r in range(5) for e in (1.0, 10.0)} == {42}
+    other = "sm-laplace (C = 0.98)"
+    assert len({str(scripts._noise_seed(other, r, 1.0)) for r in range(5)}) == 5
