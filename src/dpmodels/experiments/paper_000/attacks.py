@@ -72,7 +72,7 @@ from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from .. import published as pub
 from ..plots import pyplot, save
 from ..registry import _REGISTRY, ROW_FIELDS, Cell, Experiment, register, row
-from .protocol import LEARNERS, PAPER_LAMBDA
+from .protocol import AUTHORS_CAUCHY_GAMMA, LEARNERS, PAPER_LAMBDA
 
 __all__ = [
     "PAPER_TABLE_II_VULNERABILITY",
@@ -176,6 +176,8 @@ def _rule_params(name, lam, n=None, protocol="library") -> dict:
     p = dict(p, **LEARNERS[name], confidence=CONFIDENCE, n_public=n)
     if protocol == "paper" and p["mechanism"] in PAPER_CALIBRATED:
         p["calibration"] = "paper"
+    if protocol == "paper" and p["mechanism"] == "sm-cauchy":
+        p["gamma"] = AUTHORS_CAUCHY_GAMMA
     return p
 
 
