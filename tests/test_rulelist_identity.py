@@ -21,17 +21,8 @@ import pandas as pd
 import pytest
 
 from dpmodels.data import Binarizer, dataset_schema, load_dataset
-from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from dpmodels.rulelist import MECHANISMS, DPRuleListClassifier, GreedyRuleListClassifier
 
-MECHANISMS = [
-    "permute-and-flip",
-    "sm-laplace",
-    "sm-cauchy",
-    "gl-laplace",
-    "gl-gaussian",
-    "gl-exponential",
-    "noisy-counts",
-]
 _DELTA = ("sm-laplace", "sm-cauchy", "gl-gaussian")
 
 
