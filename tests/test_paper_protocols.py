@@ -612,3 +612,91 @@ def test_table1_paper_twin_runs_the_authors_runner_split():
     assert list(Xtr.index) == list(perm[:800]) and list(Xte.index) == list(perm[800:])
     with pytest.raises(ValueError, match="split"):
         accuracy._split("german", 3, "paper", "kfold")
+
+
+# ------------------------------------- Fig. 4: the authors' runner's candidates for gl-*
+def test_runner_global_rules_are_every_literal_and_pair_on_the_same_rows():
+    """The runner's min_support = 0 candidates: every literal (both orientations) of the attribute
+    columns, and on COMPAS / Adult every pair of literals (C(2m, 2) of them, any two): 2m + C(2m, 2)
+    rules (m = 12 / 20 columns: 300 / 820), German 2m = 130 literals; the same rows as the mined
+    rules, each column the brute-force conjunction of its literals."""
+    from dpmodels.data.paper_protocols import RUNNER_MAX_CARD, paper_000_runner_global_rules
+
+    for name, expected in (("compas", 300), ("adult", 820), ("german", 130)):
+        B, _ = paper_000_features(name)
+        R, _, _ = paper_000_data(name)
+        S = paper_000_runner_global_rules(name)
+        m = B.shape[1]
+        two = 2 * m + (2 * m) * (2 * m - 1) // 2
+        assert S.shape[1] == (two if RUNNER_MAX_CARD[name] == 2 else 2 * m) == expected
+        assert list(S.index) == list(R.index) and len(set(S.columns)) == S.shape[1]
+        lits = S.attrs["literals"]
+        every = {(str(c), p) for c in B.columns for p in (True, False)}
+        assert {lit for rule in lits.values() for lit in rule} == every
+        if name != "german":  # the rules mined at λ are among them (same names, same columns)
+            assert set(R.columns) <= set(S.columns)
+        rng = np.random.default_rng(0)
+        for rule in rng.choice(list(lits), size=20, replace=False):
+            want = np.ones(len(B), dtype=bool)
+            for c, pos in lits[rule]:
+                want &= (B[c].to_numpy() == 1) == pos
+            assert np.array_equal(S[rule].to_numpy().astype(bool), want)
+
+
+def test_fig4_paper_gives_gl_the_support_0_candidates_and_the_others_the_mined_rules():
+    """000-fig4-paper's cells (only they) carry global_candidates="support-0"; in such a cell
+    gl-Laplace / gl-Gaussian / gl-Exponential fit the runner's rules — the same result as the
+    estimator fitted on those columns with the same Generator — while sm-*, permute-and-flip and
+    GreedyRL keep the rules mined at λ (rows identical to the cell without the option)."""
+    from dpmodels.data.paper_protocols import paper_000_runner_global_rules
+    from dpmodels.experiments.paper_000 import accuracy
+    from dpmodels.experiments.registry import Size, get
+
+    size = Size(quick=True, runs=1, epsilons=(1.0,))
+    assert all(c.kwargs["global_candidates"] == "support-0" for c in get("000-fig4-paper").cells(size))
+    for eid in ("000-fig4", "000-fig2-paper", "000-fig3-paper", "000-table1-paper"):
+        assert all("global_candidates" not in c.kwargs for c in get(eid).cells(size))
+    learners = ("sm-Laplace", "gl-Laplace", "gl-Gaussian", "gl-Exponential", "permute-and-flip")
+    eps = (0.1, 10.0)
+    new = accuracy.accuracy_cell("compas", 2, eps, learners, protocol="paper", global_candidates="support-0")
+    old = accuracy.accuracy_cell("compas", 2, eps, learners, protocol="paper")
+    key = lambda r: (r["learner"], r["epsilon"], r["metric"])  # noqa: E731
+    old_by = {key(r): r for r in old}
+    gl = ("gl-Laplace", "gl-Gaussian", "gl-Exponential")
+    for r in new:
+        if r["learner"] in gl:
+            assert '"rule_set": "support-0"' in r["parameters"]
+        else:
+            assert "rule_set" not in r["parameters"]
+            assert r["value"] == old_by[key(r)]["value"] and r["parameters"] == old_by[key(r)]["parameters"]
+    # oracle: the estimator on the support-0 columns of the same split, same seed
+    R0 = paper_000_runner_global_rules("compas")
+    R, y, _ = paper_000_data("compas")
+    from sklearn.model_selection import train_test_split
+
+    tr, te = train_test_split(np.arange(len(y)), test_size=0.3, random_state=2)
+    differs = 0
+    for lr in gl:
+        for e in eps:
+            params = dict(accuracy.LEARNERS[lr])
+            if params["mechanism"] in accuracy.PAPER_CALIBRATED:
+                params["calibration"] = "paper"
+            est = DPRuleListClassifier(
+                epsilon=e,
+                max_rules=accuracy.MAX_RULES,
+                min_support=0.05,
+                max_width=1,
+                candidates="columns",
+                confidence=accuracy.CONFIDENCE,
+                n_public=len(tr),
+                random_state=np.random.default_rng(accuracy.fit_seed(2, "compas", lr, e)),
+                **params,
+            ).fit(R0.iloc[tr], y.iloc[tr])
+            got = next(r["value"] for r in new if key(r) == (lr, e, "test_accuracy"))
+            assert got == pytest.approx(est.score(R0.iloc[te], y.iloc[te]))
+            differs += got != old_by[(lr, e, "test_accuracy")]["value"]
+    assert differs  # the candidate set changed some fit
+    with pytest.raises(ValueError, match="global_candidates"):
+        accuracy.accuracy_cell("compas", 0, (1.0,), gl, protocol="paper", global_candidates="all")
+    with pytest.raises(ValueError, match="paper protocol"):
+        accuracy.accuracy_cell("compas", 0, (1.0,), gl, global_candidates="support-0")

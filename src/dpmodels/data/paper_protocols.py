@@ -104,6 +104,7 @@ __all__ = [
     "mine_rules_authors",
     "paper_000_data",
     "paper_000_features",
+    "paper_000_runner_global_rules",
     "quantile_onehot",
     "rules_from_columns",
     "table2_script_columns",
@@ -124,6 +125,9 @@ AUTHORS_000: dict[str, dict] = {
     "adult": dict(removed=("gender", "age"), lam=0.05, max_card=2),
 }
 SOURCES = ("authors", "sec-v-a")
+# dataset -> the most literals per rule in the authors' accuracy runner's grid (2 on COMPAS and
+# Adult; their German grid sets max_card = 1)
+RUNNER_MAX_CARD: dict[str, int] = {"compas": 2, "adult": 2, "german": 1}
 
 
 def _interval(lo: float, hi: float) -> str:
@@ -489,3 +493,17 @@ def paper_000_features(name: str, source: str | None = None) -> tuple[pd.DataFra
     name = str(name)
     B, _, y, _ = _paper_000(name, _default_source(name) if source is None else str(source))
     return B.copy(), y.copy()
+
+
+def paper_000_runner_global_rules(name: str, source: str | None = None) -> pd.DataFrame:
+    """The candidates the authors' accuracy runner gives its global-sensitivity baselines
+    (gl-Laplace, gl-Gaussian, gl-Exponential) on ``name``: it calls them with ``min_support = 0``,
+    so every literal of :func:`paper_000_features`'s columns, and on COMPAS and Adult every pair of
+    literals, is a candidate (:func:`mine_rules_authors` with λ = 0 and the runner's most literals
+    per rule, :data:`RUNNER_MAX_CARD`): 300 COMPAS, 820 Adult and 130 German rules, where the
+    smooth mechanisms get :func:`paper_000_data`'s rules mined at λ. German, whose file is not
+    public, applies the same rule to the Sec. V-A rebuild's columns. Same rows as
+    :func:`paper_000_data`; one 0/1 column per rule, literals in ``attrs["literals"]``."""
+    name = str(name)
+    B, _, _, _ = _paper_000(name, _default_source(name) if source is None else str(source))
+    return mine_rules_authors(B, min_support=0.0, max_card=RUNNER_MAX_CARD[name])

@@ -89,13 +89,27 @@ PROTOCOLS = ("library", "paper")
 PAPER_CALIBRATED = ("gl-laplace", "gl-gaussian", "noisy-counts")
 
 
+# The candidate set of the global-sensitivity baselines under protocol="paper": "mined" gives them
+# the smooth mechanisms' rules (mined at λ), "support-0" what the authors' accuracy runner gives
+# them (min_support = 0: every literal and pair, paper_protocols.paper_000_runner_global_rules).
+# Permute-and-flip, the sm-* mechanisms and GreedyRL keep the mined rules either way.
+GLOBAL_CANDIDATES = ("mined", "support-0")
+RUNNER_SUPPORT0_MECHANISMS = ("gl-laplace", "gl-gaussian", "gl-exponential")
+
+
 @functools.lru_cache(maxsize=8)
-def _data(dataset, protocol="library"):
+def _data(dataset, protocol="library", rules="mined"):
+    if rules not in GLOBAL_CANDIDATES:
+        raise ValueError(f"rules must be one of {GLOBAL_CANDIDATES}, got {rules!r}")
     if protocol == "paper":
-        from ...data.paper_protocols import paper_000_data
+        from ...data.paper_protocols import paper_000_data, paper_000_runner_global_rules
 
         X, y, _ = paper_000_data(dataset)
+        if rules == "support-0":
+            X = paper_000_runner_global_rules(dataset)
         return X, y
+    if rules != "mined":
+        raise ValueError("rules='support-0' is the paper protocol's (the authors' runner's candidates)")
     if protocol != "library":
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     return load_dataset(dataset, binarized=True)
@@ -109,10 +123,10 @@ SPLITS = ("sec-v-a", "runner")
 RUNNER_TRAIN_SHARE = 0.8
 
 
-def _split(dataset, run, protocol="library", split="sec-v-a"):
+def _split(dataset, run, protocol="library", split="sec-v-a", rules="mined"):
     from sklearn.model_selection import train_test_split
 
-    X, y = _data(dataset, protocol)
+    X, y = _data(dataset, protocol, rules)
     if split == "runner":
         perm = np.random.default_rng(int(run)).permutation(len(y))
         k = int(len(y) * RUNNER_TRAIN_SHARE)
@@ -125,18 +139,33 @@ def _split(dataset, run, protocol="library", split="sec-v-a"):
 
 # --------------------------------------------------------------------------- cells
 def accuracy_cell(
-    dataset, run, epsilons, learners, evaluate="test", protocol="library", max_rules=MAX_RULES, split="sec-v-a"
+    dataset,
+    run,
+    epsilons,
+    learners,
+    evaluate="test",
+    protocol="library",
+    max_rules=MAX_RULES,
+    split="sec-v-a",
+    global_candidates="mined",
 ):
     """Every (learner, ε) fit on run ``run``'s split of ``dataset`` plus GreedyRL; tidy rows with
     metrics ``{evaluate}_accuracy`` and ``n_rules`` (rules before the default). ``protocol``: one
     of :data:`PROTOCOLS`; ``max_rules``: K, the list's length including the default rule;
-    ``split``: one of :data:`SPLITS` (Sec. V-A's 70/30, or the authors' runner's 80/20)."""
+    ``split``: one of :data:`SPLITS` (Sec. V-A's 70/30, or the authors' runner's 80/20);
+    ``global_candidates``: one of :data:`GLOBAL_CANDIDATES`, the candidate rules of gl-Laplace,
+    gl-Gaussian and gl-Exponential under ``protocol="paper"`` ("support-0": the authors' runner's,
+    every literal and pair; their rows' parameters then carry ``"rule_set": "support-0"``)."""
     import time
 
     from ...rulelist import GreedyRuleListClassifier
     from ...rulelist._base import single_threaded_blas
     from .batch import SharedSplit, binary_matrix
 
+    if global_candidates not in GLOBAL_CANDIDATES:
+        raise ValueError(f"global_candidates must be one of {GLOBAL_CANDIDATES}, got {global_candidates!r}")
+    if global_candidates != "mined" and protocol != "paper":
+        raise ValueError("global_candidates='support-0' is the paper protocol's (the authors' runner's candidates)")
     Xtr, Xte, ytr, yte = _split(dataset, run, protocol, split)
     lam = LAMBDA.get(dataset, 0.05)
     Xe, ye = (Xte, yte) if evaluate == "test" else (Xtr, ytr)
@@ -154,7 +183,17 @@ def accuracy_cell(
     acc = float(np.mean(g.rule_list_.predict_encoded(Xe_b) == ye))
     rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, metric, acc, secs))
     rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
-    shared = SharedSplit(Xtr, ytr, max_width=common["max_width"], candidates=common.get("candidates", "conjunctions"))
+    cand_kind = common.get("candidates", "conjunctions")
+    shared = SharedSplit(Xtr, ytr, max_width=common["max_width"], candidates=cand_kind)
+    support0 = None  # (shared split, evaluation matrix) of the runner's support-0 candidates
+    runner_gl = [lr for lr in learners if LEARNERS[lr]["mechanism"] in RUNNER_SUPPORT0_MECHANISMS]
+    if global_candidates == "support-0" and runner_gl:
+        # the same rows (the split depends on n and the run only), other rule columns
+        Xtr0, Xte0, _, _ = _split(dataset, run, protocol, split, rules="support-0")
+        support0 = (
+            SharedSplit(Xtr0, ytr, max_width=common["max_width"], candidates=cand_kind),
+            binary_matrix(Xte0 if evaluate == "test" else Xtr0).astype(bool),
+        )
     with single_threaded_blas():
         for lr in learners:
             params = dict(common, confidence=CONFIDENCE, n_public=len(Xtr), **LEARNERS[lr])
@@ -162,12 +201,16 @@ def accuracy_cell(
                 params["calibration"] = "paper"
             if paper and params["mechanism"] == "sm-cauchy":
                 params["gamma"] = AUTHORS_CAUCHY_GAMMA
+            fitter, Xe_lr, shown = shared, Xe_b, params
+            if support0 is not None and params["mechanism"] in RUNNER_SUPPORT0_MECHANISMS:
+                fitter, Xe_lr = support0
+                shown = dict(params, rule_set="support-0")  # recorded only; not an estimator parameter
             for eps in epsilons:
                 rng = np.random.default_rng(fit_seed(run, dataset, lr, eps))
-                rl, ledger, secs = shared.fit_timed(random_state=rng, single_thread=False, epsilon=float(eps), **params)
-                acc = float(np.mean(rl.predict_encoded(Xe_b) == ye))
-                rows.append(row(dataset, lr, params, eps, ledger.delta, run, metric, acc, secs))
-                rows.append(row(dataset, lr, params, eps, ledger.delta, run, "n_rules", len(rl.rules), secs))
+                rl, ledger, secs = fitter.fit_timed(random_state=rng, single_thread=False, epsilon=float(eps), **params)
+                acc = float(np.mean(rl.predict_encoded(Xe_lr) == ye))
+                rows.append(row(dataset, lr, shown, eps, ledger.delta, run, metric, acc, secs))
+                rows.append(row(dataset, lr, shown, eps, ledger.delta, run, "n_rules", len(rl.rules), secs))
     return rows
 
 
@@ -187,7 +230,16 @@ def _datasets(size, default):
 
 
 def _accuracy_cells(
-    size, datasets, epsilons, learners, evaluate, runs_quick=4, runs_full=100, protocol="library", split="sec-v-a"
+    size,
+    datasets,
+    epsilons,
+    learners,
+    evaluate,
+    runs_quick=4,
+    runs_full=100,
+    protocol="library",
+    split="sec-v-a",
+    global_candidates="mined",
 ):
     runs = _pick(size, runs_quick, runs_full, size.runs)
     eps = tuple(float(e) for e in _pick(size, epsilons[0], epsilons[1], size.epsilons))
@@ -195,6 +247,8 @@ def _accuracy_cells(
     extra = {} if protocol == "library" else dict(protocol=protocol)  # library cells keep their stored results
     if split != "sec-v-a":  # only then: the other cells keep their arguments (and stored results)
         extra["split"] = split
+    if global_candidates != "mined":  # likewise: only 000-fig4-paper's cells carry it
+        extra["global_candidates"] = global_candidates
     return [
         Cell(
             f"{ds}-run{r}",
@@ -531,23 +585,41 @@ register(
 
 
 # --------------------------------------------------------------------------- the paper's protocol
-def _paper_table(table, df):
-    return table(df) + (
-        "\n\nProtocol 'paper' (dpmodels.data.paper_protocols): the authors' public COMPAS and Adult files and "
-        "their rule mining (7,214 / 48,842 rows, 152 / 582 rules; the paper prints 6,150 rows and 18 / 47 rules), "
-        "German rebuilt from Sec. V-A (1,000 rows, 49 rules), and the paper's calibration "
-        "of gl-Laplace / gl-Gaussian / noisy counts (calibration='paper': report-noisy-max at Δ/ε, one score's "
-        "Δ for the Gaussian, ε_node/(2|R|) per count query) — where a caption above says 2Δ/ε, that is the "
-        "library protocol's."
+def _paper_table(table, df, global_candidates="mined"):
+    note = (
+        "\n\ngl-Laplace / gl-Gaussian / gl-Exponential get the candidates of the authors' accuracy runner "
+        "(min_support = 0: every literal and pair, 300 COMPAS / 820 Adult rules; German every literal, 130, as "
+        "their German grid's max_card = 1); sm-*, permute-and-flip and GreedyRL the rules mined at λ."
+    )
+    return (
+        table(df)
+        + (note if global_candidates == "support-0" else "")
+        + (
+            "\n\nProtocol 'paper' (dpmodels.data.paper_protocols): the authors' public COMPAS and Adult files and "
+            "their rule mining (7,214 / 48,842 rows, 152 / 582 rules; the paper prints 6,150 rows and 18 / 47 rules), "
+            "German rebuilt from Sec. V-A (1,000 rows, 49 rules), and the paper's calibration "
+            "of gl-Laplace / gl-Gaussian / noisy counts (calibration='paper': report-noisy-max at Δ/ε, one score's "
+            "Δ for the Gaussian, ε_node/(2|R|) per count query) — where a caption above says 2Δ/ε, that is the "
+            "library protocol's."
+        )
     )
 
 
 def _paper_twin(
-    eid, datasets, epsilons, learners, evaluate, full_cost, title_suffix=" (paper protocol)", split="sec-v-a"
+    eid,
+    datasets,
+    epsilons,
+    learners,
+    evaluate,
+    full_cost,
+    title_suffix=" (paper protocol)",
+    split="sec-v-a",
+    global_candidates="mined",
 ):
     """``{eid}-paper``: the id's grid under protocol="paper" (Sec. V-A's binarizations and
     pre-mined rules, the paper's calibration of the global-sensitivity baselines); same plot and
-    table as the library-protocol id. ``split="runner"``: the authors' runner's 80/20 split."""
+    table as the library-protocol id. ``split="runner"``: the authors' runner's 80/20 split;
+    ``global_candidates="support-0"``: the runner's candidates for gl-* (:func:`accuracy_cell`)."""
     base = _REGISTRY[eid]  # registered above in this module (get() would reload the plugins)
     register(
         Experiment(
@@ -556,12 +628,20 @@ def _paper_twin(
             kind=base.kind,
             title=base.title + title_suffix,
             draws=base.draws + "; protocol='paper': the authors' COMPAS and Adult files and rules, German from "
-            "Sec. V-A (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'",
+            "Sec. V-A (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'"
+            + ("; gl-* with the authors' runner's support-0 candidates" if global_candidates == "support-0" else ""),
             cells=lambda size: _accuracy_cells(
-                size, datasets, epsilons, learners, evaluate, protocol="paper", split=split
+                size,
+                datasets,
+                epsilons,
+                learners,
+                evaluate,
+                protocol="paper",
+                split=split,
+                global_candidates=global_candidates,
             ),
             plot=base.plot,
-            table=functools.partial(_paper_table, base.table),
+            table=functools.partial(_paper_table, base.table, global_candidates=global_candidates),
             published=base.published,
             full_cost=full_cost,
             quick_cost="≈ 5 s",
@@ -594,7 +674,8 @@ _paper_twin(
     (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)),
     FIG4_LEARNERS,
     "test",
-    full_cost="≈ 14 min on 2 idle cores (27 CPU-min measured for the 200-ε grid, 300 cells)",
+    full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells)",
+    global_candidates="support-0",  # the authors' runner gives gl-* min_support = 0 (Fig. 4's runs)
 )
 # Table I's standard errors are those of the authors' runner, whose test share is 20 %, not Sec.
 # V-A's 30 % (the split's share of the s.e. grows by √1.5): its twin runs their split
