@@ -17,54 +17,25 @@ import pytest
 from dpmodels.data import load_dataset
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
-
-@pytest.fixture(scope="module")
-def adult():
-    X, y = load_dataset("adult")
-    return X, y
-
-
-@pytest.mark.benchmark(group="rulelist-adult")
-def test_greedy_width2(benchmark, adult):
-    X, y = adult
-    benchmark(lambda: GreedyRuleListClassifier(max_rules=5, max_width=2).fit(X, y))
+# one table of learners for the pytest benchmarks and the A/B script (the ``narrow_`` twins of the
+# script fit the same learners on binarized Adult)
+_LEARNERS = {
+    "greedy_w2": lambda: GreedyRuleListClassifier(max_rules=5, max_width=2),
+    "dp_w2": lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=2),
+    "greedy_w1": lambda: GreedyRuleListClassifier(max_rules=5, max_width=1),
+    "greedy_w3": lambda: GreedyRuleListClassifier(max_rules=5, max_width=3),
+    "dp_w3": lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=3),
+}
 
 
-@pytest.mark.benchmark(group="rulelist-adult")
-def test_dp_permute_and_flip_width2(benchmark, adult):
-    X, y = adult
-    benchmark(lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=2).fit(X, y))
-
-
-@pytest.mark.benchmark(group="rulelist-adult")
-def test_greedy_width1(benchmark, adult):
-    X, y = adult
-    benchmark(lambda: GreedyRuleListClassifier(max_rules=5, max_width=1).fit(X, y))
-
-
-@pytest.mark.benchmark(group="rulelist-adult")
-def test_imodels_greedy(benchmark, adult):
-    imodels = pytest.importorskip("imodels")
-    X, y = adult
+def _imodels_fit(imodels, X, y):
     Xv, yv = X.to_numpy(), y.to_numpy()
-    benchmark(lambda: imodels.GreedyRuleListClassifier(max_depth=4).fit(Xv, yv))
+    return lambda: imodels.GreedyRuleListClassifier(max_depth=4).fit(Xv, yv)
 
 
-@pytest.mark.benchmark(group="rulelist-adult")
-def test_greedy_width3(benchmark, adult):
-    X, y = adult
-    benchmark(lambda: GreedyRuleListClassifier(max_rules=5, max_width=3).fit(X, y))
-
-
-@pytest.mark.benchmark(group="rulelist-adult")
-def test_dp_permute_and_flip_width3(benchmark, adult):
-    X, y = adult
-    benchmark(lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=3).fit(X, y))
-
-
-# ------------------------------------------------------------ wide data: raw Adult through the Binarizer
-@pytest.fixture(scope="module")
-def adult_wide():
+def _adult_wide():
+    """Raw Adult through the Binarizer over the documented categories (the data's terciles: a
+    baseline's input, so the PrivacyLeakWarning is silenced): 45,222 × 107 binary columns."""
     import warnings
 
     from dpmodels.data import Binarizer, dataset_schema
@@ -72,46 +43,39 @@ def adult_wide():
 
     X, y = load_dataset("adult", binarized=False)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)  # the data's terciles: a baseline's input
-        Xb = Binarizer(categories=dataset_schema("adult").categories).fit_transform(X)
-    return Xb, y
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return Binarizer(categories=dataset_schema("adult").categories).fit_transform(X), y
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return load_dataset("adult")
+
+
+@pytest.mark.benchmark(group="rulelist-adult")
+@pytest.mark.parametrize("name", ["greedy_w2", "dp_w2", "greedy_w1", "greedy_w3", "dp_w3", "imodels"])
+def test_adult(benchmark, adult, name):
+    fit = _imodels_fit(pytest.importorskip("imodels"), *adult) if name == "imodels" else None
+    benchmark(fit or (lambda: _LEARNERS[name]().fit(*adult)))
+
+
+# ------------------------------------------------------------ wide data: raw Adult through the Binarizer
+@pytest.fixture(scope="module")
+def adult_wide():
+    return _adult_wide()
 
 
 @pytest.mark.benchmark(group="rulelist-adult-wide")
-def test_wide_greedy_width2(benchmark, adult_wide):
-    X, y = adult_wide
-    benchmark(lambda: GreedyRuleListClassifier(max_rules=5, max_width=2).fit(X, y))
-
-
-@pytest.mark.benchmark(group="rulelist-adult-wide")
-def test_wide_dp_permute_and_flip_width2(benchmark, adult_wide):
-    X, y = adult_wide
-    benchmark(lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=2).fit(X, y))
-
-
-@pytest.mark.benchmark(group="rulelist-adult-wide")
-def test_wide_greedy_width1(benchmark, adult_wide):
-    X, y = adult_wide
-    benchmark(lambda: GreedyRuleListClassifier(max_rules=5, max_width=1).fit(X, y))
-
-
-@pytest.mark.benchmark(group="rulelist-adult-wide")
-def test_wide_imodels_greedy(benchmark, adult_wide):
-    imodels = pytest.importorskip("imodels")
-    X, y = adult_wide
-    Xv, yv = X.to_numpy(), y.to_numpy()
-    benchmark(lambda: imodels.GreedyRuleListClassifier(max_depth=4).fit(Xv, yv))
+@pytest.mark.parametrize("name", ["greedy_w2", "dp_w2", "greedy_w1", "imodels"])
+def test_adult_wide(benchmark, adult_wide, name):
+    fit = _imodels_fit(pytest.importorskip("imodels"), *adult_wide) if name == "imodels" else None
+    benchmark(fit or (lambda: _LEARNERS[name]().fit(*adult_wide)))
 
 
 # ------------------------------------------------- interleaved A/B across code versions (a script)
 _AB_FITS = {
-    "greedy_w2": ("wide", lambda: GreedyRuleListClassifier(max_rules=5, max_width=2)),
-    "dp_w2": ("wide", lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=2)),
-    "greedy_w1": ("wide", lambda: GreedyRuleListClassifier(max_rules=5, max_width=1)),
-    "narrow_greedy_w2": ("narrow", lambda: GreedyRuleListClassifier(max_rules=5, max_width=2)),
-    "narrow_dp_w2": ("narrow", lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=2)),
-    "narrow_greedy_w3": ("narrow", lambda: GreedyRuleListClassifier(max_rules=5, max_width=3)),
-    "narrow_dp_w3": ("narrow", lambda: DPRuleListClassifier(epsilon=1.0, max_rules=5, max_width=3)),
+    **{k: ("wide", _LEARNERS[k]) for k in ("greedy_w2", "dp_w2", "greedy_w1")},
+    **{f"narrow_{k}": ("narrow", _LEARNERS[k]) for k in ("greedy_w2", "dp_w2", "greedy_w3", "dp_w3")},
 }
 
 
@@ -123,23 +87,13 @@ def _ab_worker():
     import time
     import warnings
 
-    from dpmodels.data import Binarizer, dataset_schema
-    from dpmodels.privacy import PrivacyLeakWarning
-
-    X, y = load_dataset("adult", binarized=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        data = {
-            "wide": (Binarizer(categories=dataset_schema("adult").categories).fit_transform(X), y),
-            "narrow": load_dataset("adult"),
-        }
+    data = {"wide": _adult_wide(), "narrow": load_dataset("adult")}
     fits = {k: (lambda d=d, make=make: make().fit(*data[d])) for k, (d, make) in _AB_FITS.items()}
     try:
         import imodels
 
         for key, d in (("imodels", "wide"), ("narrow_imodels", "narrow")):
-            Xv, yv = data[d][0].to_numpy(), data[d][1].to_numpy()
-            fits[key] = lambda Xv=Xv, yv=yv: imodels.GreedyRuleListClassifier(max_depth=4).fit(Xv, yv)
+            fits[key] = _imodels_fit(imodels, *data[d])
     except ImportError:
         pass
     warnings.simplefilter("ignore")  # the DP fits' PrivacyLeakWarning (n read from the data)
