@@ -823,27 +823,35 @@ def table2_markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def table3_markdown(df: pd.DataFrame) -> str:
-    """I_k per (ε, learner) under the three variants, beside the paper's Table III."""
-    s = summarise(df[df.metric.isin(["I_k", "I_k (rank ties)", "I_k (AUC scoring)", "n important features"])])
+def _ik_table(df: pd.DataFrame, metrics, headers) -> list[str]:
+    """The markdown rows of a Table III rendering: per (learner, ε), mean ± s.e. of each of
+    ``metrics`` (column titles ``headers``), the important-feature count and the paper's value."""
+    s = summarise(df[df.metric.isin([*metrics, "n important features"])])
     lines = [
         f"Mean ± s.e. over {_runs(df)} runs ({', '.join(dict.fromkeys(df.dataset))}, k = 7, K = 5):",
         "",
-        "| ε | learner | I_k (ours) | I_k, rank ties | I_k, AUC scoring | important features | paper |",
-        "|---|---|---|---|---|---|---|",
+        f"| ε | learner | {' | '.join(headers)} | important features | paper |",
+        "|---|---|" + "---|" * len(headers) + "---|---|",
     ]
     for (lr, e), g in s.groupby(["learner", "epsilon"], sort=False):
         c = {m: (r["mean"], r["sem"]) for m, r in zip(g.metric, g.to_dict("records"))}
         if not np.isfinite(e):
-            lines.append(f"| – | {lr} (reference) | | | | {c['n important features'][0]:.1f} | |")
+            lines.append(f"| – | {lr} (reference) | {'| ' * len(headers)}{c['n important features'][0]:.1f} | |")
             continue
         p = PAPER_TABLE_III.get((e, lr))
+        cells = " | ".join(f"{c[m][0]:.3f} ± {c[m][1]:.3f}" for m in metrics)
         lines.append(
-            f"| {_eps_label(e)} | {lr} | {c['I_k'][0]:.3f} ± {c['I_k'][1]:.3f} | "
-            f"{c['I_k (rank ties)'][0]:.3f} ± {c['I_k (rank ties)'][1]:.3f} | "
-            f"{c['I_k (AUC scoring)'][0]:.3f} ± {c['I_k (AUC scoring)'][1]:.3f} | "
-            f"{c['n important features'][0]:.1f} | {'' if p is None else f'{p[0]} ± {p[1]}'} |"
+            f"| {_eps_label(e)} | {lr} | {cells} | {c['n important features'][0]:.1f} | "
+            f"{'' if p is None else f'{p[0]} ± {p[1]}'} |"
         )
+    return lines
+
+
+def table3_markdown(df: pd.DataFrame) -> str:
+    """I_k per (ε, learner) under the three variants, beside the paper's Table III."""
+    lines = _ik_table(
+        df, ("I_k", "I_k (rank ties)", "I_k (AUC scoring)"), ("I_k (ours)", "I_k, rank ties", "I_k, AUC scoring")
+    )
     lines += [
         "",
         "Paper 000, Table III: Adult, 100 runs, sm-Laplace and gl-Laplace only. 'I_k': only features "
@@ -1070,24 +1078,7 @@ def _t3_paper_cells(size):
 
 def table3_paper_markdown(df: pd.DataFrame) -> str:
     """I_k the authors' way (and under the two other tie rules) per (ε, learner), beside Table III."""
-    s = summarise(df[df.metric.isin([*IK_PAPER_VARIANTS, "n important features"])])
-    lines = [
-        f"Mean ± s.e. over {_runs(df)} runs ({', '.join(dict.fromkeys(df.dataset))}, k = 7, K = 5):",
-        "",
-        "| ε | learner | I_k (authors' ties) | I_k, rank ties | I_k, positive only | important features | paper |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for (lr, e), g in s.groupby(["learner", "epsilon"], sort=False):
-        c = {m: (r["mean"], r["sem"]) for m, r in zip(g.metric, g.to_dict("records"))}
-        if not np.isfinite(e):
-            lines.append(f"| – | {lr} (reference) | | | | {c['n important features'][0]:.1f} | |")
-            continue
-        p = PAPER_TABLE_III.get((e, lr))
-        cells = " | ".join(f"{c[m][0]:.3f} ± {c[m][1]:.3f}" for m in IK_PAPER_VARIANTS)
-        lines.append(
-            f"| {_eps_label(e)} | {lr} | {cells} | {c['n important features'][0]:.1f} | "
-            f"{'' if p is None else f'{p[0]} ± {p[1]}'} |"
-        )
+    lines = _ik_table(df, IK_PAPER_VARIANTS, ("I_k (authors' ties)", "I_k, rank ties", "I_k, positive only"))
     lines += [
         "",
         "The authors' procedure (their public Table III script): permutation importance (accuracy, 10 repeats, "
