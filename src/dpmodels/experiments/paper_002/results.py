@@ -327,45 +327,32 @@ def _table_cells(size, eps):
     repeats = size.runs or 1
     folds = 5
     epsilons = tuple(size.epsilons) if size.epsilons else (eps,)
-    cells = [
-        Cell(
-            f"{d}-{g}-r{r}-f{k}",
-            tree_accuracy_cell,
-            dict(
-                dataset=d,
-                group=g,
-                repeat=r,
-                fold=k,
-                folds=folds,
-                epsilons=epsilons,
-                learners=_learners(size),
-                **_source(d, g, size),
-            ),
-            cost=2.0,
+
+    def params(d, g, r, k, learners):
+        return dict(
+            dataset=d,
+            group=g,
+            repeat=r,
+            fold=k,
+            folds=folds,
+            epsilons=epsilons,
+            learners=learners,
+            **_source(d, g, size),
         )
-        for d, g in ok
-        for r in range(repeats)
-        for k in range(folds)
+
+    splits = [(d, g, r, k) for d, g in ok for r in range(repeats) for k in range(folds)]
+    cells = [
+        Cell(f"{d}-{g}-r{r}-f{k}", tree_accuracy_cell, params(d, g, r, k, _learners(size)), cost=2.0)
+        for d, g, r, k in splits
     ]
     cells += [
         Cell(
             f"{d}-{g}-r{r}-f{k}-diffprivlib",
             tree_accuracy_cell,
-            dict(
-                dataset=d,
-                group=g,
-                repeat=r,
-                fold=k,
-                folds=folds,
-                epsilons=epsilons,
-                learners=("DiffPrivLib",),
-                **_source(d, g, size),
-            ),
+            params(d, g, r, k, ("DiffPrivLib",)),
             requires=DIFFPRIVLIB,
         )
-        for d, g in ok
-        for r in range(repeats)
-        for k in range(folds)
+        for d, g, r, k in splits
     ]
     return cells + skips
 
@@ -813,46 +800,30 @@ def _fig1_cells(size):
     eps = tuple(size.epsilons) if size.epsilons else tuple(np.logspace(-3, 1, size.pick(5, 17)))
     runs = size.runs or size.pick(2, 50)
     learners = tuple(lr for lr in FIG1_LEARNERS if lr != "DiffPrivLib")
+
+    def params(d, g, r, learners, **kw):
+        return dict(dataset=d, group=g, rep=r, epsilons=eps, learners=learners, **kw, **_source(d, g, size))
+
+    splits = [(d, g, r) for d, g in ok for r in range(runs)]
     cells = [
-        Cell(
-            f"{d}-rep{r}",
-            curve_cell,
-            dict(dataset=d, group=g, rep=r, epsilons=eps, learners=learners, **_source(d, g, size)),
-            cost=5.0 if d == "adult" else 1.0,
-        )
-        for d, g in ok
-        for r in range(runs)
+        Cell(f"{d}-rep{r}", curve_cell, params(d, g, r, learners), cost=5.0 if d == "adult" else 1.0)
+        for d, g, r in splits
     ]
     # the paper's protocol in cells of their own (the library-protocol cells keep their keys); the
     # tree and the DiffPrivLib series of the same split are shared by both protocols
     published = tuple(lr for lr in FIG1_PAPER_LEARNERS if lr != "DiffPrivLib")
     cells += [
-        Cell(
-            f"{d}-rep{r}-published",
-            curve_cell,
-            dict(dataset=d, group=g, rep=r, epsilons=eps, learners=published, with_tree=False, **_source(d, g, size)),
-            cost=1.0,
-        )
-        for d, g in ok
-        for r in range(runs)
+        Cell(f"{d}-rep{r}-published", curve_cell, params(d, g, r, published, with_tree=False), cost=1.0)
+        for d, g, r in splits
     ]
     cells += [
         Cell(
             f"{d}-rep{r}-diffprivlib",
             curve_cell,
-            dict(
-                dataset=d,
-                group=g,
-                rep=r,
-                epsilons=eps,
-                learners=("DiffPrivLib",),
-                with_tree=False,
-                **_source(d, g, size),
-            ),
+            params(d, g, r, ("DiffPrivLib",), with_tree=False),
             requires=DIFFPRIVLIB,
         )
-        for d, g in ok
-        for r in range(runs)
+        for d, g, r in splits
     ]
     return cells + skips
 
@@ -1210,40 +1181,18 @@ def _fig3_cells(size):
     ok, skips = _dataset_list(size, FIG3_DATASETS)
     eps = tuple(size.epsilons) if size.epsilons else GUARANTEE_EPSILONS
     runs = size.runs or size.pick(3, 50)
+
+    def params(d, g, r, **kw):
+        return dict(dataset=d, group=g, rep=r, epsilons=eps, fractions=FIG3_FRACTIONS, **kw, **_source(d, g, size))
+
+    splits = [(d, g, r) for d, g in ok for r in range(runs)]
     cells = [
-        Cell(
-            f"{d}-rep{r}",
-            poison_guarantee_cell,
-            dict(
-                dataset=d,
-                group=g,
-                rep=r,
-                epsilons=eps,
-                fractions=FIG3_FRACTIONS,
-                dpa_estimators=size.pick(100, 1000),
-                **_source(d, g, size),
-            ),
-        )
-        for d, g in ok
-        for r in range(runs)
+        Cell(f"{d}-rep{r}", poison_guarantee_cell, params(d, g, r, dpa_estimators=size.pick(100, 1000)))
+        for d, g, r in splits
     ]
     # PrivaTree under the paper's protocol in cells of their own (the rigorous cells keep their keys)
     cells += [
-        Cell(
-            f"{d}-rep{r}-published",
-            poison_guarantee_cell,
-            dict(
-                dataset=d,
-                group=g,
-                rep=r,
-                epsilons=eps,
-                fractions=FIG3_FRACTIONS,
-                variant="published",
-                **_source(d, g, size),
-            ),
-        )
-        for d, g in ok
-        for r in range(runs)
+        Cell(f"{d}-rep{r}-published", poison_guarantee_cell, params(d, g, r, variant="published")) for d, g, r in splits
     ]
     return cells + skips
 
