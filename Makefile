@@ -105,7 +105,7 @@ diffprivlib-env: $(DPL_STAMP)
 
 # the tests that exercise diffprivlib (they skip in the main venv, where it does not import), the
 # paper-002 ids and the scikit-learn estimator checks, under the side env's scikit-learn 1.7
-DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_tree_baselines.py tests/test_edges_audit.py \
+DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_paper002_authors.py tests/test_tree_baselines.py tests/test_edges_audit.py \
 	tests/test_paper_002.py tests/test_paper_privatree.py tests/test_privatree_regressor.py tests/test_sklearn_checks.py
 test-diffprivlib: $(DPL_STAMP)
 	$(DPL_PY) -m pytest -q $(DPL_TESTS)
