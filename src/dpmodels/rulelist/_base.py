@@ -81,16 +81,14 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         bundled binarized loader) wrote in ``X.attrs["dpmodels_groups"]``; a dict declares the
         groups explicitly; ``None`` uses every conjunction. The declaration describes the columns,
         not the records: the candidate set stays a function of the schema.
+
+        The parameters were validated (``_parameter_constraints``) by the caller: every fit
+        path, and whoever builds candidates without fitting, validates first.
         """
-        mode = getattr(self, "candidates", "conjunctions")
-        if mode == "columns":  # a pre-mined rule set, one column per rule
+        if getattr(self, "candidates", "conjunctions") == "columns":  # a pre-mined rule set
             return RuleCandidates.from_columns(names)
-        if mode != "conjunctions":
-            raise ValueError(f"candidates must be 'conjunctions' or 'columns', got {mode!r}")
         fg = getattr(self, "feature_groups", None)  # a subclass without the parameter: no groups
-        if isinstance(fg, str):
-            if fg != "auto":
-                raise ValueError(f"feature_groups must be 'auto', None or a dict, got {fg!r}")
+        if fg == "auto":
             attrs = getattr(X, "attrs", None)
             declared = attrs.get(GROUPS_ATTR) if isinstance(attrs, dict) else None
             groups = check_feature_groups(declared, names, strict=False)

@@ -144,6 +144,7 @@ class SharedSplit:
         self.feature_groups = feature_groups
         self.candidates_mode = candidates
         maker = DPRuleListClassifier(max_width=self.max_width, feature_groups=feature_groups, candidates=candidates)
+        maker._validate_params()  # the one place these parameters are checked, as in a fit
         self.candidates = maker._make_candidates(X, names)  # the estimator's own (public) candidates
         self.stats = MemoSplitStats(self.candidates, self.Xb, self.yb, maxsize=memo_size)
 
