@@ -113,6 +113,16 @@ def test_table2_script_cell_runs_the_scripts_greedy_and_sm_laplace():
         scripts.table2_script_cells(datasets=("credit",))
 
 
+def test_table2_script_cell_k7_names_its_length():
+    rows = scripts.table2_script_cell("compas", 1, epsilons=(10.0,), n_permutations=0, ks=(7,))
+    assert {r["learner"] for r in rows} == {"GreedyRL (script), K = 7", "sm-laplace (confidence), K = 7"}
+    g = json.loads(next(r["parameters"] for r in rows if r["learner"].startswith("GreedyRL")))
+    sm = json.loads(next(r["parameters"] for r in rows if r["learner"].startswith("sm-laplace")))
+    assert g["max_rules"] == 8 and sm["max_rules"] == 7
+    assert scripts._printed_key("compas", "GreedyRL (script), K = 7") == ("compas", "GreedyRL")
+    assert scripts._printed_key("german [cp4im]", "sm-laplace (confidence), K = 5") == ("german", "sm-Laplace")
+
+
 def test_scripts_greedy_has_k_rules_before_the_default():
     """The authors' class stops at max_length rules before the default (the DP classes at
     max_length − 1): the script's GreedyRL is max_rules = K + 1 here."""
@@ -137,8 +147,11 @@ def test_table3_script_cell_and_ids():
     assert p["confidence"] == 0.98 and p["rules"] == 582
     size = Size(quick=True, runs=1)
     assert len(get("000-table3-script").cells(size)) == 1
-    t2 = get("000-table2-script").cells(size)  # compas, adult, german; CP4IM's German skipped without its file
-    assert [type(c).__name__ for c in t2] == ["Cell", "Cell", "Skip", "Cell"]
+    t2 = get("000-table2-script").cells(
+        size
+    )  # compas, adult (K = 5, 7), german; CP4IM's German skipped without its file
+    assert [type(c).__name__ for c in t2] == ["Cell"] * 4 + ["Skip", "Cell"]
+    assert [c.kwargs.get("ks") for c in t2[:4]] == [None, (7,), None, (7,)]
     with pytest.raises(ValueError, match="unknown learners"):
         scripts.table3_script_cells(learners=("gl-gaussian",))
 
@@ -219,6 +232,7 @@ def test_german_cells_skip_cp4im_without_its_file_and_run():
     assert len(skips) == 1 and "german-credit.txt" in skips[0].reason
     real = [c for c in cells if not isinstance(c, Skip)]
     assert len(real) == 2 and "cp4im" not in real[0].kwargs["files"]
+    assert real[0].kwargs["epsilons"] == (1.0, 10.0)  # German: the script's ε = 10 and ε = 1
     rows = scripts.german_script_cell(0, files=("sec-v-a, every column",), ks=(5,), n_permutations=0)
     learners = {r["learner"] for r in rows}
     assert learners == {"GreedyRL (script), K = 5", "sm-laplace (confidence), K = 5"}
@@ -246,7 +260,7 @@ def test_table2_agreement_combines_both_uncertainties():
     z_acc = (np.mean(vals) - 0.711) / np.sqrt(se2 + 5e-4 / 100 + (0.0005 / np.sqrt(3)) ** 2)
     z_v = (np.mean(vals) - 0.524) / np.sqrt(se2 + 3e-5 / 100 + (0.0005 / np.sqrt(3)) ** 2)
     cells = [c.strip() for c in line.strip("|").split("|")]
-    assert cells[4] == f"{z_acc:+.1f}" and cells[7] == f"{z_v:+.1f}"
+    assert cells[2] == "∞" and cells[5] == f"{z_acc:+.1f}" and cells[8] == f"{z_v:+.1f}"
 
 
 # ---------------------------------------------------------------- Table III's noise streams
