@@ -298,3 +298,15 @@ def test_table3_noise_stream_cells_and_table():
     assert f"| 1 | {centre:.3f} ± " in md
     # stream rows are not in the main table
     assert not any(ln.startswith("| 1 | sm-laplace (C = 0.98, noise stream") for ln in md.splitlines())
+
+
+def test_table2_script_id_reads_cp4im_from_data_dir(tmp_path):
+    """``--data-dir`` reaches the id: with german-credit.txt there, CP4IM's candidate runs (no Skip)."""
+    from dpmodels.experiments.registry import Size, Skip, get
+
+    np.savetxt(tmp_path / "german-credit.txt", np.random.default_rng(1).integers(0, 2, (1000, 5)), fmt="%d")
+    cells = get("000-table2-script").cells(Size(quick=True, runs=1, datasets=("german",), data_dir=str(tmp_path)))
+    assert not any(isinstance(c, Skip) for c in cells)
+    assert cells[0].kwargs["files"][-1] == "cp4im" and cells[0].kwargs["data_dir"] == str(tmp_path)
+    rows = cells[0].run()
+    assert {r["dataset"] for r in rows} >= {"german [cp4im]"}
