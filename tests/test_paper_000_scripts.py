@@ -109,8 +109,18 @@ def test_table2_script_cell_runs_the_scripts_greedy_and_sm_laplace():
     assert p["max_rules"] == 6 and p["min_support"] == 0.0 and p["criterion"] == "authors" and p["columns"] == 27
     acc = {r["learner"]: r["value"] for r in rows if r["metric"] == "accuracy"}
     assert all(0.5 < a < 0.75 for a in acc.values())
-    with pytest.raises(ValueError, match="German"):
-        scripts.table2_script_cells(datasets=("german",))
+    with pytest.raises(ValueError, match="covers compas, adult and german"):
+        scripts.table2_script_cells(datasets=("credit",))
+
+
+def test_table2_script_cell_k7_names_its_length():
+    rows = scripts.table2_script_cell("compas", 1, epsilons=(10.0,), n_permutations=0, ks=(7,))
+    assert {r["learner"] for r in rows} == {"GreedyRL (script), K = 7", "sm-laplace (confidence), K = 7"}
+    g = json.loads(next(r["parameters"] for r in rows if r["learner"].startswith("GreedyRL")))
+    sm = json.loads(next(r["parameters"] for r in rows if r["learner"].startswith("sm-laplace")))
+    assert g["max_rules"] == 8 and sm["max_rules"] == 7
+    assert scripts._printed_key("compas", "GreedyRL (script), K = 7") == ("compas", "GreedyRL")
+    assert scripts._printed_key("german [cp4im]", "sm-laplace (confidence), K = 5") == ("german", "sm-Laplace")
 
 
 def test_scripts_greedy_has_k_rules_before_the_default():
@@ -137,7 +147,11 @@ def test_table3_script_cell_and_ids():
     assert p["confidence"] == 0.98 and p["rules"] == 582
     size = Size(quick=True, runs=1)
     assert len(get("000-table3-script").cells(size)) == 1
-    assert len(get("000-table2-script").cells(size)) == 2
+    t2 = get("000-table2-script").cells(
+        size
+    )  # compas, adult (K = 5, 7), german; CP4IM's German skipped without its file
+    assert [type(c).__name__ for c in t2] == ["Cell"] * 4 + ["Skip", "Cell"]
+    assert [c.kwargs.get("ks") for c in t2[:4]] == [None, (7,), None, (7,)]
     with pytest.raises(ValueError, match="unknown learners"):
         scripts.table3_script_cells(learners=("gl-gaussian",))
 
@@ -172,3 +186,127 @@ def test_table3_one_noise_stream_variant_reuses_the_scripts_seed():
     assert {scripts._noise_seed(name, r, e) for r in range(5) for e in (1.0, 10.0)} == {42}
     other = "sm-laplace (C = 0.98)"
     assert len({str(scripts._noise_seed(other, r, 1.0)) for r in range(5)}) == 5
+
+
+# ------------------------------------------------------------------ Table II's German candidates
+# the attributes the script's filter keeps when the columns carry the UCI attribute names: those
+# whose name starts with none of the letters g, e, r, m, a, n, _, c, d, i, t (checked by hand)
+_KEPT_BY_LETTERS = {
+    "purpose", "savings", "personal_status_sex", "other_debtors", "property", "other_installment_plans",
+    "housing", "job", "own_telephone", "foreign_worker",
+}  # fmt: skip
+
+
+def test_german_candidates_columns():
+    allc, y = scripts.german_script_columns("sec-v-a, every column")
+    assert allc.shape == (1000, 70) and len(y) == 1000 and set(np.unique(y)) == {0, 1}
+    assert set(np.unique(allc.to_numpy())) <= {0, 1}
+    kept, _ = scripts.german_script_columns("sec-v-a, script filter")
+    assert {c.split("=")[0] for c in kept.columns} == _KEPT_BY_LETTERS
+    assert set(kept.columns) == {c for c in allc.columns if c.split("=")[0] in _KEPT_BY_LETTERS}
+    # one-hot: every categorical attribute's columns sum to 1 in every row; 2-bin quantiles likewise
+    for attr in {c.split("=")[0] for c in allc.columns}:
+        assert (allc[[c for c in allc.columns if c.split("=")[0] == attr]].sum(axis=1) == 1).all()
+    with pytest.raises(ValueError, match="needs german-credit.txt"):
+        scripts.german_script_columns("cp4im")
+    with pytest.raises(ValueError, match="unknown German file"):
+        scripts.german_script_columns("statlog")
+
+
+def test_german_cp4im_reads_the_label_first_file(tmp_path):
+    rng = np.random.default_rng(0)
+    A = rng.integers(0, 2, (1000, 9))
+    np.savetxt(tmp_path / "german-credit.txt", A, fmt="%d")
+    B, y = scripts.german_script_columns("cp4im", str(tmp_path))
+    assert np.array_equal(y, A[:, 0]) and np.array_equal(B.to_numpy(), A[:, 1:]) and B.shape[1] == 8
+    np.savetxt(tmp_path / "german-credit.txt", A[:10], fmt="%d")
+    with pytest.raises(ValueError, match="expected 1,000 rows"):
+        scripts.german_script_columns("cp4im", str(tmp_path))
+
+
+def test_german_cells_skip_cp4im_without_its_file_and_run():
+    from dpmodels.experiments.registry import Skip
+
+    cells = scripts.table2_script_cells(datasets=("german",), runs=2)
+    skips = [c for c in cells if isinstance(c, Skip)]
+    assert len(skips) == 1 and "german-credit.txt" in skips[0].reason
+    real = [c for c in cells if not isinstance(c, Skip)]
+    assert len(real) == 2 and "cp4im" not in real[0].kwargs["files"]
+    assert real[0].kwargs["epsilons"] == (1.0, 10.0)  # German: the script's ε = 10 and ε = 1
+    rows = scripts.german_script_cell(0, files=("sec-v-a, every column",), ks=(5,), n_permutations=0)
+    learners = {r["learner"] for r in rows}
+    assert learners == {"GreedyRL (script), K = 5", "sm-laplace (confidence), K = 5"}
+    g = json.loads(next(r["parameters"] for r in rows if r["learner"].startswith("GreedyRL")))
+    assert g["max_rules"] == 6 and g["max_width"] == 1 and g["min_support"] == 0.0
+    sm = json.loads(next(r["parameters"] for r in rows if r["learner"].startswith("sm-laplace")))
+    assert sm["min_support"] == 0.12 and sm["confidence"] == 0.99 and sm["max_rules"] == 5
+    acc = [r["value"] for r in rows if r["metric"] == "accuracy"]
+    assert all(0.55 < a < 0.8 for a in acc)
+    assert {r["dataset"] for r in rows} == {"german [sec-v-a, every column]"}
+
+
+def test_table2_agreement_combines_both_uncertainties():
+    """z = (ours − printed centre) / √(s.e.² + printed variance / 100 + rounding²), by hand."""
+    import pandas as pd
+
+    vals = [0.70, 0.72, 0.71, 0.69]
+    rows = [
+        dict(dataset="german [x]", learner="GreedyRL (script), K = 7", epsilon=np.inf, seed=i, metric=m, value=v)
+        for i, v in enumerate(vals)
+        for m in ("accuracy", "vulnerability (authors')")
+    ]
+    line = [ln for ln in scripts.table2_agreement_lines(pd.DataFrame(rows)) if ln.startswith("| german")][0]
+    se2 = np.var(vals, ddof=1) / 4
+    z_acc = (np.mean(vals) - 0.711) / np.sqrt(se2 + 5e-4 / 100 + (0.0005 / np.sqrt(3)) ** 2)
+    z_v = (np.mean(vals) - 0.524) / np.sqrt(se2 + 3e-5 / 100 + (0.0005 / np.sqrt(3)) ** 2)
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[2] == "∞" and cells[5] == f"{z_acc:+.1f}" and cells[8] == f"{z_v:+.1f}"
+
+
+# ---------------------------------------------------------------- Table III's noise streams
+def test_table3_noise_streams_share_one_seed_across_runs_and_eps():
+    seeds = {
+        s: {str(scripts._noise_seed(scripts.stream_learner(s), r, e)) for r in range(4) for e in (1.0, 10.0)}
+        for s in range(3)
+    }
+    assert all(len(v) == 1 for v in seeds.values())
+    assert len(set().union(*seeds.values())) == 3
+    assert str(scripts._noise_seed("sm-laplace (C = 0.98, one noise stream)", 0, 1.0)) not in set().union(
+        *seeds.values()
+    )
+
+
+def test_table3_noise_stream_cells_and_table():
+    import pandas as pd
+
+    plain = scripts.table3_script_cells(runs=3)
+    streams = scripts.table3_script_cells(runs=3, noise_streams=2, stream_runs=2)
+    assert [c.uid for c in plain][2] == [c.uid for c in streams][2]  # run 2 has no streams: same cell
+    assert streams[0].kwargs["noise_streams"] == 2 and "noise_streams" not in streams[2].kwargs
+    with pytest.raises(ValueError, match="stream_runs"):
+        scripts.table3_script_cells(runs=3, noise_streams=2, stream_runs=4)
+    rows = scripts.table3_script_cell(0, epsilons=(1.0, 10.0), learners=("gl-laplace (support 0)",), noise_streams=2)
+    rows += scripts.table3_script_cell(1, epsilons=(1.0, 10.0), learners=("gl-laplace (support 0)",), noise_streams=2)
+    df = pd.DataFrame(rows)
+    names = set(df.learner)
+    assert {scripts.stream_learner(0), scripts.stream_learner(1)} <= names
+    md = scripts.table3_script_markdown(df)
+    assert "2 noise streams × 2 runs" in md and "Paired by stream" in md
+    # the stream table's centre is the mean of the streams' means, by hand
+    m = df[(df.metric == "I_5 (script ties)") & df.learner.str.contains("noise stream") & (df.epsilon == 1.0)]
+    centre = m.groupby("learner")["value"].mean().mean()
+    assert f"| 1 | {centre:.3f} ± " in md
+    # stream rows are not in the main table
+    assert not any(ln.startswith("| 1 | sm-laplace (C = 0.98, noise stream") for ln in md.splitlines())
+
+
+def test_table2_script_id_reads_cp4im_from_data_dir(tmp_path):
+    """``--data-dir`` reaches the id: with german-credit.txt there, CP4IM's candidate runs (no Skip)."""
+    from dpmodels.experiments.registry import Size, Skip, get
+
+    np.savetxt(tmp_path / "german-credit.txt", np.random.default_rng(1).integers(0, 2, (1000, 5)), fmt="%d")
+    cells = get("000-table2-script").cells(Size(quick=True, runs=1, datasets=("german",), data_dir=str(tmp_path)))
+    assert not any(isinstance(c, Skip) for c in cells)
+    assert cells[0].kwargs["files"][-1] == "cp4im" and cells[0].kwargs["data_dir"] == str(tmp_path)
+    rows = cells[0].run()
+    assert {r["dataset"] for r in rows} >= {"german [cp4im]"}

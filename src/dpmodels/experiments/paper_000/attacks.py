@@ -1217,7 +1217,7 @@ register(
         plot=lambda df, out: [plot_table2(df, Path(out) / "000-table2-paper.png")],
         table=functools.partial(_paper_note, table2_markdown),
         published=pub.P000_TABLE2_VULNERABILITY,
-        full_cost="284 CPU-s measured (300 cells; 3.9 min wall with 2 workers at load 3)",
+        full_cost="279 CPU-s measured with sm-Cauchy at γ = 2 (300 cells; 34 min wall with 1 worker at load 10–13)",
         quick_cost="≈ 5 s",
     )
 )

@@ -149,7 +149,7 @@ register(
         "100 runs, German / COMPAS / Adult, paper protocol",
         cells=_k_cells,
         table=k_sweep_markdown,
-        full_cost="230 CPU-s measured (300 cells; 3.2 min wall with 2 workers at load 3.5)",
+        full_cost="262 CPU-s measured with sm-Cauchy at γ = 2 (300 cells; 31 min wall with 1 worker at load 10–13)",
         quick_cost="≈ 10 s",
         notes="Sec. V-D: 'K = 5 was on average the best performing for all models'; 'for K = 7 this value was "
         "most of the time not reached'.",
