@@ -95,18 +95,33 @@ PAPER_CALIBRATED = ("gl-laplace", "gl-gaussian", "noisy-counts")
 # Permute-and-flip, the sm-* mechanisms and GreedyRL keep the mined rules either way.
 GLOBAL_CANDIDATES = ("mined", "support-0")
 RUNNER_SUPPORT0_MECHANISMS = ("gl-laplace", "gl-gaussian", "gl-exponential")
+# The runner's non-private "vanilla" GreedyRL (accuracy_cell(runner=True)): minimum support 0, its
+# literals and pairs built from the attribute columns; max_rules = K + 1 and max_width are set per
+# cell (K rules before the default; 2 literals per rule on COMPAS / Adult, 1 on German)
+RUNNER_GREEDY = dict(criterion="authors", min_support=0.0, feature_groups=None)
+
+
+# The frames _data serves: "mined" (the rules mined at λ), "support-0" (the runner's gl-* candidates),
+# "runner-mined" (the runner's smooth-mechanism candidates: the authors' mining at λ with their
+# grid's literals per rule, paper_protocols.paper_000_runner_mined_rules) and "features" (the
+# binarized attribute columns, from which the runner's non-private GreedyRL builds its own rules).
+RULE_FRAMES = (*GLOBAL_CANDIDATES, "runner-mined", "features")
 
 
 @functools.lru_cache(maxsize=8)
 def _data(dataset, protocol="library", rules="mined"):
-    if rules not in GLOBAL_CANDIDATES:
-        raise ValueError(f"rules must be one of {GLOBAL_CANDIDATES}, got {rules!r}")
+    if rules not in RULE_FRAMES:
+        raise ValueError(f"rules must be one of {RULE_FRAMES}, got {rules!r}")
     if protocol == "paper":
-        from ...data.paper_protocols import paper_000_data, paper_000_runner_global_rules
+        from ...data import paper_protocols as pp
 
-        X, y, _ = paper_000_data(dataset)
+        X, y, _ = pp.paper_000_data(dataset)
         if rules == "support-0":
-            X = paper_000_runner_global_rules(dataset)
+            X = pp.paper_000_runner_global_rules(dataset)
+        elif rules == "runner-mined":
+            X = pp.paper_000_runner_mined_rules(dataset)
+        elif rules == "features":
+            X = pp.paper_000_features(dataset)[0]
         return X, y
     if rules != "mined":
         raise ValueError("rules='support-0' is the paper protocol's (the authors' runner's candidates)")
@@ -148,6 +163,7 @@ def accuracy_cell(
     max_rules=MAX_RULES,
     split="sec-v-a",
     global_candidates="mined",
+    runner=False,
 ):
     """Every (learner, ε) fit on run ``run``'s split of ``dataset`` plus GreedyRL; tidy rows with
     metrics ``{evaluate}_accuracy`` and ``n_rules`` (rules before the default). ``protocol``: one
@@ -155,7 +171,13 @@ def accuracy_cell(
     ``split``: one of :data:`SPLITS` (Sec. V-A's 70/30, or the authors' runner's 80/20);
     ``global_candidates``: one of :data:`GLOBAL_CANDIDATES`, the candidate rules of gl-Laplace,
     gl-Gaussian and gl-Exponential under ``protocol="paper"`` ("support-0": the authors' runner's,
-    every literal and pair; their rows' parameters then carry ``"rule_set": "support-0"``)."""
+    every literal and pair; their rows' parameters then carry ``"rule_set": "support-0"``);
+    ``runner``: the rest of the authors' accuracy runner (protocol "paper" only): its non-private
+    GreedyRL ("vanilla": minimum support 0, K rules *before* the default, its own literals and
+    pairs of the attribute columns, ties as :class:`GreedyRuleListClassifier` ``criterion="authors"``)
+    and its smooth mechanisms' candidates (:func:`~dpmodels.data.paper_protocols.paper_000_runner_mined_rules`:
+    on German single literals at λ = 0.12, as its German grid's ``max_card = 1``; on COMPAS and
+    Adult the rules mined at λ, unchanged), which every learner not on the support-0 set fits."""
     import time
 
     from ...rulelist import GreedyRuleListClassifier
@@ -166,7 +188,9 @@ def accuracy_cell(
         raise ValueError(f"global_candidates must be one of {GLOBAL_CANDIDATES}, got {global_candidates!r}")
     if global_candidates != "mined" and protocol != "paper":
         raise ValueError("global_candidates='support-0' is the paper protocol's (the authors' runner's candidates)")
-    Xtr, Xte, ytr, yte = _split(dataset, run, protocol, split)
+    if runner and protocol != "paper":
+        raise ValueError("runner=True is the paper protocol's (the authors' accuracy runner)")
+    Xtr, Xte, ytr, yte = _split(dataset, run, protocol, split, rules="runner-mined" if runner else "mined")
     lam = LAMBDA.get(dataset, 0.05)
     Xe, ye = (Xte, yte) if evaluate == "test" else (Xtr, ytr)
     Xe_b = binary_matrix(Xe).astype(bool)
@@ -178,11 +202,22 @@ def accuracy_cell(
         common["candidates"] = "columns"  # the pre-mined rules, one column each
     rows = []
     t = time.perf_counter()
-    g = GreedyRuleListClassifier(**common).fit(Xtr, ytr)
+    if runner:  # the runner's "vanilla" GreedyRL on the attribute columns of the same rows
+        from ...data.paper_protocols import RUNNER_MAX_CARD
+
+        gparams = dict(RUNNER_GREEDY, max_rules=int(max_rules) + 1, max_width=RUNNER_MAX_CARD[dataset])
+        Ftr, Fte, _, _ = _split(dataset, run, protocol, split, rules="features")
+        g = GreedyRuleListClassifier(classes=[0, 1], **gparams).fit(Ftr, ytr)
+        Fe_b = binary_matrix(Fte if evaluate == "test" else Ftr).astype(bool)
+        acc = float(np.mean(g.rule_list_.predict_encoded(Fe_b) == ye))
+        shown_g = dict(gparams, rule_set="runner")
+    else:
+        g = GreedyRuleListClassifier(**common).fit(Xtr, ytr)
+        acc = float(np.mean(g.rule_list_.predict_encoded(Xe_b) == ye))
+        shown_g = common
     secs = time.perf_counter() - t
-    acc = float(np.mean(g.rule_list_.predict_encoded(Xe_b) == ye))
-    rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, metric, acc, secs))
-    rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
+    rows.append(row(dataset, "GreedyRL", shown_g, math.inf, 0.0, run, metric, acc, secs))
+    rows.append(row(dataset, "GreedyRL", shown_g, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
     cand_kind = common.get("candidates", "conjunctions")
     shared = SharedSplit(Xtr, ytr, max_width=common["max_width"], candidates=cand_kind)
     support0 = None  # (shared split, evaluation matrix) of the runner's support-0 candidates
@@ -240,6 +275,7 @@ def _accuracy_cells(
     protocol="library",
     split="sec-v-a",
     global_candidates="mined",
+    runner=False,
 ):
     runs = _pick(size, runs_quick, runs_full, size.runs)
     eps = tuple(float(e) for e in _pick(size, epsilons[0], epsilons[1], size.epsilons))
@@ -249,6 +285,8 @@ def _accuracy_cells(
         extra["split"] = split
     if global_candidates != "mined":  # likewise: only 000-fig4-paper's cells carry it
         extra["global_candidates"] = global_candidates
+    if runner:  # likewise
+        extra["runner"] = True
     return [
         Cell(
             f"{ds}-run{r}",
@@ -585,7 +623,7 @@ register(
 
 
 # --------------------------------------------------------------------------- the paper's protocol
-def _paper_table(table, df, global_candidates="mined"):
+def _paper_table(table, df, global_candidates="mined", runner=False):
     note = (
         "\n\ngl-Laplace / gl-Gaussian / gl-Exponential get the candidates of the authors' accuracy runner "
         "(min_support = 0: every literal and pair, 300 COMPAS / 820 Adult rules; German every literal, 130, as "
@@ -594,6 +632,13 @@ def _paper_table(table, df, global_candidates="mined"):
     return (
         table(df)
         + (note if global_candidates == "support-0" else "")
+        + (
+            "\n\nGreedyRL is the runner's 'vanilla' one (minimum support 0, K = 5 rules before the default, its "
+            "own literals and pairs; German single literals), and on German the smooth mechanisms and "
+            "permute-and-flip get single literals at λ = 0.12 (the runner's German max_card = 1)."
+            if runner
+            else ""
+        )
         + (
             "\n\nProtocol 'paper' (dpmodels.data.paper_protocols): the authors' public COMPAS and Adult files and "
             "their rule mining (7,214 / 48,842 rows, 152 / 582 rules; the paper prints 6,150 rows and 18 / 47 rules), "
@@ -615,11 +660,13 @@ def _paper_twin(
     title_suffix=" (paper protocol)",
     split="sec-v-a",
     global_candidates="mined",
+    runner=False,
 ):
     """``{eid}-paper``: the id's grid under protocol="paper" (Sec. V-A's binarizations and
     pre-mined rules, the paper's calibration of the global-sensitivity baselines); same plot and
     table as the library-protocol id. ``split="runner"``: the authors' runner's 80/20 split;
-    ``global_candidates="support-0"``: the runner's candidates for gl-* (:func:`accuracy_cell`)."""
+    ``global_candidates="support-0"``: the runner's candidates for gl-*; ``runner``: the runner's
+    GreedyRL and smooth-mechanism candidates (:func:`accuracy_cell`)."""
     base = _REGISTRY[eid]  # registered above in this module (get() would reload the plugins)
     register(
         Experiment(
@@ -639,9 +686,10 @@ def _paper_twin(
                 protocol="paper",
                 split=split,
                 global_candidates=global_candidates,
+                runner=runner,
             ),
             plot=base.plot,
-            table=functools.partial(_paper_table, base.table, global_candidates=global_candidates),
+            table=functools.partial(_paper_table, base.table, global_candidates=global_candidates, runner=runner),
             published=base.published,
             full_cost=full_cost,
             quick_cost="≈ 5 s",
@@ -676,6 +724,7 @@ _paper_twin(
     "test",
     full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells)",
     global_candidates="support-0",  # the authors' runner gives gl-* min_support = 0 (Fig. 4's runs)
+    runner=True,  # and its GreedyRL support 0 / K + 1 rules, its German smooth mechanisms single literals
 )
 # Table I's standard errors are those of the authors' runner, whose test share is 20 %, not Sec.
 # V-A's 30 % (the split's share of the s.e. grows by √1.5): its twin runs their split
