@@ -39,11 +39,15 @@ def _g(pos, tot):
     return 1 - a * a - (1 - a) ** 2
 
 
-def _oracle(Xr, y, eps, kind, K=5):
-    """The authors' loop on raw rows (module docstring of fig23_script), the fake noise."""
+def _oracle(Xr, y, eps, kind, K=5, rng=None):
+    """The authors' loop on raw rows (module docstring of fig23_script): the fake noise, or with
+    ``rng`` Laplace draws one at a time in their order."""
     m = Xr.shape[1]
     eps_node = eps / (2 * K - 1)
-    nz = lambda v, s: float(_fake_noise([v], s)[0])  # noqa: E731
+    if rng is None:
+        nz = lambda v, s: float(_fake_noise([v], s)[0])  # noqa: E731
+    else:
+        nz = lambda v, s: float(v + rng.laplace(0.0, s))  # noqa: E731
     rem = np.arange(len(y))
     avail = list(range(m))
     rules = []
@@ -115,6 +119,24 @@ def test_script_learners_equal_the_authors_loop_on_raw_rows(fake_laplace, seed, 
         o_rules, o_default, o_acc = _oracle(Xr, y, eps, kind)
         assert rules == o_rules and default == o_default
         assert f23.training_accuracy(L, w, yu, rules, default) == pytest.approx(o_acc)
+
+
+@pytest.mark.parametrize("eps", [0.3, 30.0])
+def test_script_learners_draw_in_the_authors_order(eps):
+    """With real Laplace noise from one seeded Generator, the rebuild draws the same numbers in
+    the same order as the authors' loop (rule by rule; class 0 then class 1): same lists."""
+    rng = np.random.default_rng(7)
+    n, d = 400, 6
+    B = pd.DataFrame((rng.random((n, d)) < 0.4).astype(np.uint8), columns=list("abcdef"))
+    y = ((B["a"] | B["b"]).to_numpy() ^ (rng.random(n) < 0.15)).astype(int)
+    R = mine_rules_authors(B, min_support=0.0, max_card=2)
+    L, w, yu = f23.script_patterns(R, y)
+    Xr = R.to_numpy().astype(bool)
+    for kind, fn in (("gini", f23.script_noisy_gini), ("counts", f23.script_noisy_counts)):
+        for seed in range(5):
+            got = fn(L, w, yu, eps, np.random.default_rng(seed))
+            want = _oracle(Xr, y, eps, kind, rng=np.random.default_rng(seed))
+            assert got == want[:2]
 
 
 def test_script_calibrations(fake_laplace):

@@ -172,7 +172,8 @@ def script_noisy_counts(L, w, yu, epsilon, rng, max_length=MAX_LENGTH):
             (n_noisy,) = mech.laplace_vector([N], eps_count, 1.0, rng, what="remaining size (script)")
             idx = np.flatnonzero(available)
             c1, c0 = cap_pos[idx], cap[idx] - cap_pos[idx]
-            n0, n1 = mech.laplace_vector(np.stack([c0, c1]), eps_count, 1.0, rng, what="rule counts (script)")
+            # drawn rule by rule, class 0 then class 1 (the authors' order: same seed, same list)
+            n0, n1 = mech.laplace_vector(np.stack([c0, c1], axis=1), eps_count, 1.0, rng, what="rule counts (script)").T
             o0, o1 = f0 - n0, f1 - n1
             score = (n0 + n1) / n_noisy * _gini(n1, n0 + n1) + (o0 + o1) / n_noisy * _gini(o1, o0 + o1)
             score = np.where(np.isnan(score), np.inf, score)  # a NaN never compares below the best
