@@ -733,7 +733,8 @@ def _paper_twin(
             title=base.title + title_suffix,
             draws=base.draws + "; protocol='paper': the authors' COMPAS and Adult files and rules, German from "
             "Sec. V-A (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'"
-            + ("; gl-* with the authors' runner's support-0 candidates" if global_candidates == "support-0" else ""),
+            + ("; gl-* with the authors' runner's support-0 candidates" if global_candidates == "support-0" else "")
+            + ("; the runner's GreedyRL (support 0) and German single literals" if runner else ""),
             cells=lambda size: _accuracy_cells(
                 size,
                 datasets,
@@ -781,7 +782,8 @@ _paper_twin(
     (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)),
     FIG4_LEARNERS,
     "test",
-    full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells)",
+    full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells; "
+    "with the runner's GreedyRL and German literals the German panel took 132 CPU-s, 100 cells, 27 min wall at load 12–15)",
     global_candidates="support-0",  # the authors' runner gives gl-* min_support = 0 (Fig. 4's runs)
     runner=True,  # and its GreedyRL support 0 / K + 1 rules, its German smooth mechanisms single literals
 )
