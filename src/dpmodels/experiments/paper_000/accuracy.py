@@ -93,7 +93,8 @@ PAPER_CALIBRATED = ("gl-laplace", "gl-gaussian", "noisy-counts")
 # The candidate set of the global-sensitivity baselines under protocol="paper": "mined" gives them
 # the smooth mechanisms' rules (mined at λ), "support-0" what the authors' accuracy runner gives
 # them (min_support = 0: every literal and pair, paper_protocols.paper_000_runner_global_rules).
-# Permute-and-flip, the sm-* mechanisms and GreedyRL keep the mined rules either way.
+# Permute-and-flip, the sm-* mechanisms and GreedyRL keep the mined rules either way (accuracy_cell's
+# runner=True gives GreedyRL the runner's own candidates, and German's smooth mechanisms its literals).
 GLOBAL_CANDIDATES = ("mined", "support-0")
 RUNNER_SUPPORT0_MECHANISMS = ("gl-laplace", "gl-gaussian", "gl-exponential")
 # The runner's non-private "vanilla" GreedyRL (accuracy_cell(runner=True)): minimum support 0, its
@@ -683,7 +684,9 @@ def _paper_table(table, df, global_candidates="mined", runner=False, paired=Fals
     note = (
         "\n\ngl-Laplace / gl-Gaussian / gl-Exponential get the candidates of the authors' accuracy runner "
         "(min_support = 0: every literal and pair, 300 COMPAS / 820 Adult rules; German every literal, 130, as "
-        "their German grid's max_card = 1); sm-*, permute-and-flip and GreedyRL the rules mined at λ."
+        "their German grid's max_card = 1); "
+        + ("sm-* and permute-and-flip" if runner else "sm-*, permute-and-flip and GreedyRL")
+        + " the rules mined at λ."
     )
     return (
         table(df)
