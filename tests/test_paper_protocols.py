@@ -700,3 +700,88 @@ def test_fig4_paper_gives_gl_the_support_0_candidates_and_the_others_the_mined_r
         accuracy.accuracy_cell("compas", 0, (1.0,), gl, protocol="paper", global_candidates="all")
     with pytest.raises(ValueError, match="paper protocol"):
         accuracy.accuracy_cell("compas", 0, (1.0,), gl, global_candidates="support-0")
+
+
+def test_runner_mined_rules_are_single_literals_on_german_and_the_mined_rules_elsewhere():
+    """The runner's smooth-mechanism candidates: on COMPAS / Adult the rules of paper_000_data; on
+    German (its grid's max_card = 1) every literal of the Sec. V-A columns with support in
+    [0.12, 0.88], by brute force."""
+    from dpmodels.data.paper_protocols import paper_000_runner_mined_rules
+
+    R, _, _ = paper_000_data("compas")
+    M = paper_000_runner_mined_rules("compas")
+    assert list(M.columns) == list(R.columns) and np.array_equal(M.to_numpy(), R.to_numpy())
+    B, _ = paper_000_features("german")
+    G = paper_000_runner_mined_rules("german")
+    want = {}
+    for c in B.columns:
+        for pos in (True, False):
+            m = (B[c].to_numpy() == 1) == pos
+            if 0.12 <= m.mean() <= 0.88:
+                want[c if pos else f"not {c}"] = m
+    assert list(G.columns) == list(want) and all(len(v) == 1 for v in G.attrs["literals"].values())
+    assert all(np.array_equal(G[k].to_numpy().astype(bool), v) for k, v in want.items())
+
+
+def test_fig4_paper_runs_the_runners_greedy_and_german_literals():
+    """000-fig4-paper's cells (only they) carry runner=True: GreedyRL is the runner's "vanilla"
+    list (support 0, K + 1 rules, its own literals and pairs of the attribute columns), equal to
+    that estimator fitted on the same split; on German sm-Laplace fits the single literals at λ
+    (the estimator on those columns, same Generator); other learners as without the option."""
+    from sklearn.model_selection import train_test_split
+
+    from dpmodels.data.paper_protocols import paper_000_runner_mined_rules
+    from dpmodels.experiments.paper_000 import accuracy
+    from dpmodels.experiments.registry import Size, get
+
+    size = Size(quick=True, runs=1, epsilons=(1.0,))
+    assert all(c.kwargs["runner"] is True for c in get("000-fig4-paper").cells(size))
+    for eid in ("000-fig4", "000-fig2-paper", "000-table1-paper"):
+        assert all("runner" not in c.kwargs for c in get(eid).cells(size))
+    eps = (1.0,)
+    for ds, card in (("compas", 2), ("german", 1)):
+        kw = dict(protocol="paper", global_candidates="support-0")
+        rows = accuracy.accuracy_cell(ds, 1, eps, ("sm-Laplace", "gl-Laplace"), runner=True, **kw)
+        old = accuracy.accuracy_cell(ds, 1, eps, ("sm-Laplace", "gl-Laplace"), **kw)
+        get_ = lambda rs, lr: next(r for r in rs if r["learner"] == lr and r["metric"] == "test_accuracy")  # noqa: E731
+        B, y = paper_000_features(ds)
+        tr, te = train_test_split(np.arange(len(y)), test_size=0.3, random_state=1)
+        g = GreedyRuleListClassifier(
+            classes=[0, 1], criterion="authors", min_support=0.0, max_rules=6, max_width=card, feature_groups=None
+        ).fit(B.iloc[tr], y.iloc[tr])
+        assert get_(rows, "GreedyRL")["value"] == pytest.approx(g.score(B.iloc[te], y.iloc[te]))
+        assert '"rule_set": "runner"' in get_(rows, "GreedyRL")["parameters"]
+        assert get_(rows, "gl-Laplace")["value"] == get_(old, "gl-Laplace")["value"]
+        if ds == "compas":  # the mined rules are the runner's: unchanged
+            assert get_(rows, "sm-Laplace")["value"] == get_(old, "sm-Laplace")["value"]
+        else:
+            M = paper_000_runner_mined_rules("german")
+            est = DPRuleListClassifier(
+                epsilon=1.0, mechanism="sm-laplace", gate="confidence", max_rules=5, min_support=0.12, max_width=1,
+                candidates="columns", confidence=0.99, n_public=len(tr),
+                random_state=np.random.default_rng(accuracy.fit_seed(1, "german", "sm-Laplace", 1.0)),
+            ).fit(M.iloc[tr], y.iloc[tr])  # fmt: skip
+            assert get_(rows, "sm-Laplace")["value"] == pytest.approx(est.score(M.iloc[te], y.iloc[te]))
+    with pytest.raises(ValueError, match="runner"):
+        accuracy.accuracy_cell("compas", 0, eps, ("gl-Laplace",), runner=True)
+
+
+def test_paired_smooth_vs_global_judges_the_paired_difference():
+    """A smooth mechanism 0.01 behind a global one in every run is "behind" (its paired s.e. is
+    tiny) although the two means' own s.e. overlap; one level with it within noise is "level"."""
+    from dpmodels.experiments.paper_000 import accuracy
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for run in range(40):
+        base = 0.7 + 0.05 * rng.standard_normal()  # the split's difficulty, shared by every learner
+        for lr, shift in (("sm-Laplace", -0.01), ("sm-Cauchy", 0.0), ("gl-Laplace", 0.0)):
+            noise = 0.001 * rng.standard_normal()
+            for eps in (0.05, 1.0):
+                rows.append(dict(dataset="d", learner=lr, epsilon=eps, seed=run, metric="test_accuracy",
+                                 value=base + shift + noise))  # fmt: skip
+    res = accuracy.paired_smooth_vs_global(pd.DataFrame(rows))
+    assert set(res["epsilon"]) == {1.0}  # ε < 0.1 is outside the statement
+    v = {r.smooth: r.verdict for r in res.itertuples()}
+    assert v == {"sm-Laplace": "behind", "sm-Cauchy": "level"}
+    assert "| d | sm-Laplace | 1 | 1 | 0 | 0 |" in accuracy._paired_table(pd.DataFrame(rows))

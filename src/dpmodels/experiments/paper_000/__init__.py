@@ -22,6 +22,8 @@ id            what it reproduces                                          module
 000-table3-paper  Table III under the paper's protocol                    :mod:`.attacks`
 000-table2-script  Table II as the authors' script ran it (columns, split)  :mod:`.scripts`
 000-table3-script  Table III as the authors' script ran it (k = 5, ties)   :mod:`.scripts`
+000-fig2-script  Fig. 2 as the authors' script ran it (whole file, support 0)  :mod:`.fig23_script`
+000-fig3-script  Fig. 3 as the authors' script ran it                    :mod:`.fig23_script`
 000-fig6      Fig. 6: membership-inference ROC curves (000-mia's cells)   :mod:`.attacks`
 000-mia       beyond the paper: membership inference on every learner     :mod:`.attacks`
 000-raw       beyond the paper: raw files through the DP Binarizer        :mod:`.protocol`
@@ -29,8 +31,9 @@ id            what it reproduces                                          module
 000-label-only  App. C: label-only membership inference ("sub-par")       :mod:`.extras`
 ============  ==========================================================  =====================
 
-The ``-script`` ids run Tables II and III as the authors' public scripts did, where those differ
-from the paper's stated protocol (:mod:`.scripts`). The ``-paper`` ids and the two ids of
+The ``-script`` ids run Tables II and III (:mod:`.scripts`) and Fig. 2 and 3
+(:mod:`.fig23_script`) as the authors' public scripts did, where those differ from the paper's
+stated protocol. The ``-paper`` ids and the two ids of
 :mod:`.extras` run the paper protocol
 (:mod:`dpmodels.data.paper_protocols`): the authors' public COMPAS and Adult files and rule mining,
 German rebuilt from Sec. V-A.

@@ -31,6 +31,7 @@ import math
 import zlib
 
 import numpy as np
+import pandas as pd
 
 from ...data import load_dataset
 from .. import published as pub
@@ -92,21 +93,37 @@ PAPER_CALIBRATED = ("gl-laplace", "gl-gaussian", "noisy-counts")
 # The candidate set of the global-sensitivity baselines under protocol="paper": "mined" gives them
 # the smooth mechanisms' rules (mined at λ), "support-0" what the authors' accuracy runner gives
 # them (min_support = 0: every literal and pair, paper_protocols.paper_000_runner_global_rules).
-# Permute-and-flip, the sm-* mechanisms and GreedyRL keep the mined rules either way.
+# Permute-and-flip, the sm-* mechanisms and GreedyRL keep the mined rules either way (accuracy_cell's
+# runner=True gives GreedyRL the runner's own candidates, and German's smooth mechanisms its literals).
 GLOBAL_CANDIDATES = ("mined", "support-0")
 RUNNER_SUPPORT0_MECHANISMS = ("gl-laplace", "gl-gaussian", "gl-exponential")
+# The runner's non-private "vanilla" GreedyRL (accuracy_cell(runner=True)): minimum support 0, its
+# literals and pairs built from the attribute columns; max_rules = K + 1 and max_width are set per
+# cell (K rules before the default; 2 literals per rule on COMPAS / Adult, 1 on German)
+RUNNER_GREEDY = dict(criterion="authors", min_support=0.0, feature_groups=None)
+
+
+# The frames _data serves: "mined" (the rules mined at λ), "support-0" (the runner's gl-* candidates),
+# "runner-mined" (the runner's smooth-mechanism candidates: the authors' mining at λ with their
+# grid's literals per rule, paper_protocols.paper_000_runner_mined_rules) and "features" (the
+# binarized attribute columns, from which the runner's non-private GreedyRL builds its own rules).
+RULE_FRAMES = (*GLOBAL_CANDIDATES, "runner-mined", "features")
 
 
 @functools.lru_cache(maxsize=8)
 def _data(dataset, protocol="library", rules="mined"):
-    if rules not in GLOBAL_CANDIDATES:
-        raise ValueError(f"rules must be one of {GLOBAL_CANDIDATES}, got {rules!r}")
+    if rules not in RULE_FRAMES:
+        raise ValueError(f"rules must be one of {RULE_FRAMES}, got {rules!r}")
     if protocol == "paper":
-        from ...data.paper_protocols import paper_000_data, paper_000_runner_global_rules
+        from ...data import paper_protocols as pp
 
-        X, y, _ = paper_000_data(dataset)
+        X, y, _ = pp.paper_000_data(dataset)
         if rules == "support-0":
-            X = paper_000_runner_global_rules(dataset)
+            X = pp.paper_000_runner_global_rules(dataset)
+        elif rules == "runner-mined":
+            X = pp.paper_000_runner_mined_rules(dataset)
+        elif rules == "features":
+            X = pp.paper_000_features(dataset)[0]
         return X, y
     if rules != "mined":
         raise ValueError("rules='support-0' is the paper protocol's (the authors' runner's candidates)")
@@ -148,6 +165,7 @@ def accuracy_cell(
     max_rules=MAX_RULES,
     split="sec-v-a",
     global_candidates="mined",
+    runner=False,
 ):
     """Every (learner, ε) fit on run ``run``'s split of ``dataset`` plus GreedyRL; tidy rows with
     metrics ``{evaluate}_accuracy`` and ``n_rules`` (rules before the default). ``protocol``: one
@@ -155,7 +173,13 @@ def accuracy_cell(
     ``split``: one of :data:`SPLITS` (Sec. V-A's 70/30, or the authors' runner's 80/20);
     ``global_candidates``: one of :data:`GLOBAL_CANDIDATES`, the candidate rules of gl-Laplace,
     gl-Gaussian and gl-Exponential under ``protocol="paper"`` ("support-0": the authors' runner's,
-    every literal and pair; their rows' parameters then carry ``"rule_set": "support-0"``)."""
+    every literal and pair; their rows' parameters then carry ``"rule_set": "support-0"``);
+    ``runner``: the rest of the authors' accuracy runner (protocol "paper" only): its non-private
+    GreedyRL ("vanilla": minimum support 0, K rules *before* the default, its own literals and
+    pairs of the attribute columns, ties as :class:`GreedyRuleListClassifier` ``criterion="authors"``)
+    and its smooth mechanisms' candidates (:func:`~dpmodels.data.paper_protocols.paper_000_runner_mined_rules`:
+    on German single literals at λ = 0.12, as its German grid's ``max_card = 1``; on COMPAS and
+    Adult the rules mined at λ, unchanged), which every learner not on the support-0 set fits."""
     import time
 
     from ...rulelist import GreedyRuleListClassifier
@@ -166,7 +190,9 @@ def accuracy_cell(
         raise ValueError(f"global_candidates must be one of {GLOBAL_CANDIDATES}, got {global_candidates!r}")
     if global_candidates != "mined" and protocol != "paper":
         raise ValueError("global_candidates='support-0' is the paper protocol's (the authors' runner's candidates)")
-    Xtr, Xte, ytr, yte = _split(dataset, run, protocol, split)
+    if runner and protocol != "paper":
+        raise ValueError("runner=True is the paper protocol's (the authors' accuracy runner)")
+    Xtr, Xte, ytr, yte = _split(dataset, run, protocol, split, rules="runner-mined" if runner else "mined")
     lam = LAMBDA.get(dataset, 0.05)
     Xe, ye = (Xte, yte) if evaluate == "test" else (Xtr, ytr)
     Xe_b = binary_matrix(Xe).astype(bool)
@@ -178,11 +204,22 @@ def accuracy_cell(
         common["candidates"] = "columns"  # the pre-mined rules, one column each
     rows = []
     t = time.perf_counter()
-    g = GreedyRuleListClassifier(**common).fit(Xtr, ytr)
+    if runner:  # the runner's "vanilla" GreedyRL on the attribute columns of the same rows
+        from ...data.paper_protocols import RUNNER_MAX_CARD
+
+        gparams = dict(RUNNER_GREEDY, max_rules=int(max_rules) + 1, max_width=RUNNER_MAX_CARD[dataset])
+        Ftr, Fte, _, _ = _split(dataset, run, protocol, split, rules="features")
+        g = GreedyRuleListClassifier(classes=[0, 1], **gparams).fit(Ftr, ytr)
+        Fe_b = binary_matrix(Fte if evaluate == "test" else Ftr).astype(bool)
+        acc = float(np.mean(g.rule_list_.predict_encoded(Fe_b) == ye))
+        shown_g = dict(gparams, rule_set="runner")
+    else:
+        g = GreedyRuleListClassifier(**common).fit(Xtr, ytr)
+        acc = float(np.mean(g.rule_list_.predict_encoded(Xe_b) == ye))
+        shown_g = common
     secs = time.perf_counter() - t
-    acc = float(np.mean(g.rule_list_.predict_encoded(Xe_b) == ye))
-    rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, metric, acc, secs))
-    rows.append(row(dataset, "GreedyRL", common, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
+    rows.append(row(dataset, "GreedyRL", shown_g, math.inf, 0.0, run, metric, acc, secs))
+    rows.append(row(dataset, "GreedyRL", shown_g, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
     cand_kind = common.get("candidates", "conjunctions")
     shared = SharedSplit(Xtr, ytr, max_width=common["max_width"], candidates=cand_kind)
     support0 = None  # (shared split, evaluation matrix) of the runner's support-0 candidates
@@ -240,6 +277,7 @@ def _accuracy_cells(
     protocol="library",
     split="sec-v-a",
     global_candidates="mined",
+    runner=False,
 ):
     runs = _pick(size, runs_quick, runs_full, size.runs)
     eps = tuple(float(e) for e in _pick(size, epsilons[0], epsilons[1], size.epsilons))
@@ -249,6 +287,8 @@ def _accuracy_cells(
         extra["split"] = split
     if global_candidates != "mined":  # likewise: only 000-fig4-paper's cells carry it
         extra["global_candidates"] = global_candidates
+    if runner:  # likewise
+        extra["runner"] = True
     return [
         Cell(
             f"{ds}-run{r}",
@@ -472,6 +512,61 @@ def _fig4_table(df):
     )
 
 
+SMOOTH = ("sm-Laplace", "sm-Cauchy")
+GLOBAL = ("gl-Laplace", "gl-Gaussian", "gl-Exponential")
+
+
+def paired_smooth_vs_global(df, eps_min=0.1, z=2.0) -> pd.DataFrame:
+    """Sec. V-C's "for ε ≥ 0.1 the smooth mechanisms match or beat the global ones", tested the
+    way its figure's uncertainty allows: at every grid ε ≥ ``eps_min``, each smooth mechanism
+    minus each global one, paired by run (the same split), mean difference and its standard
+    error. One row per (dataset, smooth, global, ε) with ``diff``, ``se`` and ``verdict``:
+    "behind" (diff < −z·se), "ahead" (diff > z·se) or "level". (The paper's figure draws ± the
+    variance over runs, a band far narrower than one s.e., so it cannot show this.)"""
+    d = df[(df["metric"] == "test_accuracy") & (df["epsilon"] >= eps_min) & np.isfinite(df["epsilon"])]
+    wide = d.pivot_table(index=["dataset", "epsilon", "seed"], columns="learner", values="value", aggfunc="first")
+    out = []
+    for sm in [x for x in SMOOTH if x in wide]:
+        for gl in [x for x in GLOBAL if x in wide]:
+            diff = (wide[sm] - wide[gl]).dropna()
+            g = diff.groupby(level=["dataset", "epsilon"])
+            t = pd.DataFrame({"diff": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count()), "runs": g.count()})
+            t = t.reset_index().assign(smooth=sm, glob=gl)
+            out.append(t)
+    if not out:
+        return pd.DataFrame(columns=["dataset", "epsilon", "diff", "se", "runs", "smooth", "glob", "verdict"])
+    res = pd.concat(out, ignore_index=True)
+    res["verdict"] = np.where(
+        res["diff"] < -z * res["se"], "behind", np.where(res["diff"] > z * res["se"], "ahead", "level")
+    )
+    return res
+
+
+def _paired_table(df, z=2.0):
+    """Markdown summary of :func:`paired_smooth_vs_global`: per dataset and smooth mechanism, the
+    (ε, global) pairs behind / level / ahead, the largest deficit, and the ε range of the deficits."""
+    res = paired_smooth_vs_global(df, z=z)
+    if res.empty:
+        return ""
+    lines = [
+        f"Smooth minus global mechanisms at every grid ε ≥ 0.1, paired by run (verdict at ± {z:g} s.e. of the "
+        "paired difference):",
+        "",
+        "| dataset | smooth | pairs | behind | level | ahead | largest deficit (ε, vs) | ε of the deficits |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for (ds, sm), g in res.groupby(["dataset", "smooth"], sort=False):
+        n = g["verdict"].value_counts()
+        worst = g.loc[g["diff"].idxmin()]
+        beh = g[g["verdict"] == "behind"]["epsilon"]
+        rng = "–" if beh.empty else f"{beh.min():.3g}–{beh.max():.3g}"
+        lines.append(
+            f"| {ds} | {sm} | {len(g)} | {n.get('behind', 0)} | {n.get('level', 0)} | {n.get('ahead', 0)} | "
+            f"{worst['diff']:+.4f} ± {worst['se']:.4f} ({worst['epsilon']:.3g}, {worst['glob']}) | {rng} |"
+        )
+    return "\n".join(lines)
+
+
 def _table1(df):
     d = df[df["metric"] == "test_accuracy"]
     s = summarise(d, ["dataset", "learner", "epsilon"])
@@ -585,15 +680,25 @@ register(
 
 
 # --------------------------------------------------------------------------- the paper's protocol
-def _paper_table(table, df, global_candidates="mined"):
+def _paper_table(table, df, global_candidates="mined", runner=False, paired=False):
     note = (
         "\n\ngl-Laplace / gl-Gaussian / gl-Exponential get the candidates of the authors' accuracy runner "
         "(min_support = 0: every literal and pair, 300 COMPAS / 820 Adult rules; German every literal, 130, as "
-        "their German grid's max_card = 1); sm-*, permute-and-flip and GreedyRL the rules mined at λ."
+        "their German grid's max_card = 1); "
+        + ("sm-* and permute-and-flip" if runner else "sm-*, permute-and-flip and GreedyRL")
+        + " the rules mined at λ."
     )
     return (
         table(df)
+        + ("\n\n" + _paired_table(df) if paired else "")
         + (note if global_candidates == "support-0" else "")
+        + (
+            "\n\nGreedyRL is the runner's 'vanilla' one (minimum support 0, K = 5 rules before the default, its "
+            "own literals and pairs; German single literals), and on German the smooth mechanisms and "
+            "permute-and-flip get single literals at λ = 0.12 (the runner's German max_card = 1)."
+            if runner
+            else ""
+        )
         + (
             "\n\nProtocol 'paper' (dpmodels.data.paper_protocols): the authors' public COMPAS and Adult files and "
             "their rule mining (7,214 / 48,842 rows, 152 / 582 rules; the paper prints 6,150 rows and 18 / 47 rules), "
@@ -615,11 +720,13 @@ def _paper_twin(
     title_suffix=" (paper protocol)",
     split="sec-v-a",
     global_candidates="mined",
+    runner=False,
 ):
     """``{eid}-paper``: the id's grid under protocol="paper" (Sec. V-A's binarizations and
     pre-mined rules, the paper's calibration of the global-sensitivity baselines); same plot and
     table as the library-protocol id. ``split="runner"``: the authors' runner's 80/20 split;
-    ``global_candidates="support-0"``: the runner's candidates for gl-* (:func:`accuracy_cell`)."""
+    ``global_candidates="support-0"``: the runner's candidates for gl-*; ``runner``: the runner's
+    GreedyRL and smooth-mechanism candidates (:func:`accuracy_cell`)."""
     base = _REGISTRY[eid]  # registered above in this module (get() would reload the plugins)
     register(
         Experiment(
@@ -629,7 +736,8 @@ def _paper_twin(
             title=base.title + title_suffix,
             draws=base.draws + "; protocol='paper': the authors' COMPAS and Adult files and rules, German from "
             "Sec. V-A (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'"
-            + ("; gl-* with the authors' runner's support-0 candidates" if global_candidates == "support-0" else ""),
+            + ("; gl-* with the authors' runner's support-0 candidates" if global_candidates == "support-0" else "")
+            + ("; the runner's GreedyRL (support 0) and German single literals" if runner else ""),
             cells=lambda size: _accuracy_cells(
                 size,
                 datasets,
@@ -639,9 +747,12 @@ def _paper_twin(
                 protocol="paper",
                 split=split,
                 global_candidates=global_candidates,
+                runner=runner,
             ),
             plot=base.plot,
-            table=functools.partial(_paper_table, base.table, global_candidates=global_candidates),
+            table=functools.partial(
+                _paper_table, base.table, global_candidates=global_candidates, runner=runner, paired=eid == "000-fig4"
+            ),
             published=base.published,
             full_cost=full_cost,
             quick_cost="≈ 5 s",
@@ -674,8 +785,11 @@ _paper_twin(
     (np.logspace(-2, 2, 13), np.logspace(-2, 2, 200)),
     FIG4_LEARNERS,
     "test",
-    full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells)",
+    full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells; "
+    "with the runner's GreedyRL and German literals the German panel took 132 CPU-s, 100 cells, 27 min wall at load 12–15, "
+    "and COMPAS 106 CPU-s, 4.3 min wall at load ≈ 8)",
     global_candidates="support-0",  # the authors' runner gives gl-* min_support = 0 (Fig. 4's runs)
+    runner=True,  # and its GreedyRL support 0 / K + 1 rules, its German smooth mechanisms single literals
 )
 # Table I's standard errors are those of the authors' runner, whose test share is 20 %, not Sec.
 # V-A's 30 % (the split's share of the s.e. grows by √1.5): its twin runs their split
