@@ -51,6 +51,14 @@ import pandas as pd
 from .. import published as pub
 from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from .authors_tables import (
+    AUTHORS_LEARNERS,
+    AUTHORS_PAPER_COLUMN,
+    agreement,
+    agreement_lines,
+    authors_cells,
+    authors_checkout_given,
+)
 from .data import _ordinal  # integer codes of the public categories, numbers as float
 
 __all__ = [
@@ -354,6 +362,11 @@ def _table_cells(size, eps):
         )
         for d, g, r, k in splits
     ]
+    # the authors' own PrivaTree / PrivaTree* on the same splits, only when their checkout is
+    # named ($DPMODELS_AUTHORS_PRIVATREE; it imports diffprivlib): .authors_tables
+    checkout = authors_checkout_given()
+    if checkout is not None:
+        cells += authors_cells(splits, epsilons, folds, checkout, DIFFPRIVLIB)
     return cells + skips
 
 
@@ -386,7 +399,7 @@ def _accuracy_table(df, eps):
     d["group"] = d["parameters"].map(lambda s: json.loads(s)["group"])
     d["bounds"] = d["parameters"].map(lambda s: json.loads(s)["bounds"])
     s = summarise(d, ["dataset", "group", "learner", "epsilon"])
-    learners = [lr for lr in LEARNERS if lr in set(s["learner"])]
+    learners = [lr for lr in (*LEARNERS, *AUTHORS_LEARNERS) if lr in set(s["learner"])]
     epsilons = sorted(e for e in s["epsilon"].unique() if np.isfinite(e)) or [eps]
     head = ["dataset", "ε", *learners, "paper: " + " / ".join(pub.P002_COLUMNS)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -424,7 +437,52 @@ def _accuracy_table(df, eps):
         "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
         "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper')."
     )
+    if any(lr in AUTHORS_LEARNERS for lr in learners):
+        lines.append(
+            "'(authors' code)': the authors' public PrivaTreeClassifier run on the same folds with their script's "
+            "arguments (ranges and category counts from the training fold; PrivaTree*: use_private_quantiles=False; "
+            "commit in the rows' `implementation`; `paper_002.authors_tables`)."
+        )
+    lines += ["", *agreement_lines(_agreements(s, epsilons))]
+    lines.append("")
+    lines.append(
+        "Agreement with the paper's column (`paper_002.authors_tables`, criterion fixed before the comparison): "
+        "z = (ours − paper) / √(s.e.² + s.e.²) per row; a column reproduces when at most k(n) rows have |z| > 2 "
+        "(k: what 10 % per row reaches by chance with probability ≥ 5 %), none has |z| > 4, and the mean "
+        "difference is within 2 s.e. of 0."
+    )
     return "\n".join(lines)
+
+
+# the series compared with a column of the paper by the agreement test
+AGREEMENT_SERIES = {
+    "tree": "tree",
+    "BDPT (published)": "BDPT",
+    "DPGDF (published)": "DPGDF",
+    "DiffPrivLib": "DiffPrivLib",
+    "PrivaTree": "PrivaTree",
+    "PrivaTree (published)": "PrivaTree",
+    "PrivaTree*": "PrivaTree*",
+    **AUTHORS_PAPER_COLUMN,
+}
+
+
+def _agreements(s, epsilons):
+    """{"series (paper's column), ε": agreement dict} over the rows run here (:mod:`.authors_tables`)."""
+    out = {}
+    for e in epsilons:
+        for lr, col in AGREEMENT_SERIES.items():
+            ee = math.inf if lr == "tree" else e
+            pairs = []
+            for ds, grp in TABLE_DATASETS:
+                p = pub.P002_ACCURACY.get(e, {}).get((ds, grp), {}).get(col)
+                hit = s[(s["dataset"] == ds) & (s["group"] == grp) & (s["learner"] == lr) & (s["epsilon"] == ee)]
+                if p is None or hit.empty:
+                    continue
+                pairs.append((ds if grp == "uci" else f"{ds} ({grp})", hit["mean"].iloc[0], hit["se"].iloc[0], *p))
+            if pairs:
+                out[f"{lr} ({col}), ε = {e:g}"] = agreement(pairs)
+    return out
 
 
 def _runtime_table(df):
