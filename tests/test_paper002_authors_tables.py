@@ -94,3 +94,23 @@ def test_the_authors_cell_runs_on_our_folds():
     assert all(os.path.basename(ck) in r["parameters"] for r in rows)
     again = authors_tables.authors_accuracy_cell("vote", "uci", 0, 0, 5, (1.0,), ck, learners=learners)
     assert [r["value"] for r in again] == [r["value"] for r in rows]  # seeded by the cell's names
+
+
+def test_table8_gets_the_authors_privatree_on_the_same_folds(tmp_path, monkeypatch):
+    ck = tmp_path / "2aff7a0"
+    (ck / "privatree").mkdir(parents=True)
+    (ck / "privatree" / "privatree.py").write_text("")
+    monkeypatch.setenv(authors.AUTHORS_PRIVATREE_ENV, str(ck))
+    cells = [c for c in get("002-table8").cells(Size(quick=True)) if isinstance(c, Cell)]
+    mine = [c for c in cells if "-authors-" in c.key]
+    plain = [c for c in cells if c.fn.__name__ == "guarantee_cell"]
+    assert sorted(c.key.replace("-authors-2aff7a0", "") for c in mine) == sorted(c.key for c in plain)
+    assert all(c.kwargs["learners"] == ("PrivaTree (authors' code)",) for c in mine)
+    rows = []
+    for k in range(5):
+        rows.append(row("vote", "-", dict(group="uci"), math.nan, 0.0, k, "n_train", 186))
+        for lr in ("PrivaTree", "PrivaTree (authors' code)"):
+            rows.append(row("vote", lr, dict(group="uci"), 0.1, 0.0, k, "test_accuracy", 0.7, 0.1))
+    md = get("002-table8").table(pd.DataFrame(rows))
+    line = next(ln for ln in md.splitlines() if "| PrivaTree (authors' code) | 0.1 |" in ln)
+    assert line.endswith("| .75 / – / .75 / .68 |")  # the paper's PrivaTree row beside it

@@ -54,6 +54,7 @@ from . import authors
 
 __all__ = [
     "AUTHORS_LEARNERS",
+    "AUTHORS_PRIVATREE",
     "AUTHORS_PROTOCOL",
     "authors_checkout_given",
     "authors_accuracy_cell",
@@ -73,6 +74,7 @@ AUTHORS_LEARNERS = {
 # JointExp on its public grid of GRID equal-width cells over the feature's range
 GRID_QUANTILES = "PrivaTree (authors' code, our grid quantiles)"
 KNOB_LEARNERS = (GRID_QUANTILES,)
+AUTHORS_PRIVATREE = "PrivaTree (authors' code)"
 # the paper's column each series is compared with
 AUTHORS_PAPER_COLUMN = {"PrivaTree (authors' code)": "PrivaTree", "PrivaTree* (authors' code)": "PrivaTree*"}
 AUTHORS_PROTOCOL = (
@@ -176,14 +178,25 @@ def _grid_quantiles(module):
         module.private_quantiles = original
 
 
-def authors_cells(splits, epsilons, folds, checkout: Path, requires: str) -> list:
-    """One cell per (dataset, group, repeat, fold) of ``splits``, keyed ``…-authors-<directory>``."""
+def authors_cells(splits, epsilons, folds, checkout: Path, requires: str, learners=None) -> list:
+    """One cell per (dataset, group, repeat, fold) of ``splits``, keyed ``…-authors-<directory>``
+    (``learners``: a subset of :data:`AUTHORS_LEARNERS` and :data:`KNOB_LEARNERS`; default the former)."""
     label = checkout.name
+    extra = {} if learners is None else dict(learners=tuple(learners))
     return [
         Cell(
             f"{d}-{g}-r{r}-f{k}-authors-{label}",
             authors_accuracy_cell,
-            dict(dataset=d, group=g, repeat=r, fold=k, folds=folds, epsilons=tuple(epsilons), checkout=str(checkout)),
+            dict(
+                dataset=d,
+                group=g,
+                repeat=r,
+                fold=k,
+                folds=folds,
+                epsilons=tuple(epsilons),
+                checkout=str(checkout),
+                **extra,
+            ),
             requires=requires,
         )
         for d, g, r, k in splits

@@ -54,6 +54,7 @@ from ..registry import Cell, Experiment, Skip, register, row
 from .authors_tables import (
     AUTHORS_LEARNERS,
     AUTHORS_PAPER_COLUMN,
+    AUTHORS_PRIVATREE,
     agreement,
     agreement_lines,
     authors_cells,
@@ -655,6 +656,10 @@ def _guarantee_cells(size, default, quick_sets):
         for r in range(repeats)
         for k in range(5)
     ]
+    checkout = authors_checkout_given()
+    if checkout is not None:  # the authors' PrivaTree on the same folds (their Table VIII script's call)
+        splits = [(ds, g, r, k) for ds, g in ok for r in range(repeats) for k in range(5)]
+        cells += authors_cells(splits, eps, 5, checkout, DIFFPRIVLIB, learners=(AUTHORS_PRIVATREE,))
     return cells + skips
 
 
@@ -681,11 +686,12 @@ def _guarantee_table(df, datasets):
 
     for ds, grp in datasets:
         sub = s[s["dataset"] == ds]
-        for method in ("PrivaTree", "DP LR", "DP LR (public)"):
-            if method == "DP LR (public)" and method not in set(sub["learner"]):
-                continue  # only where the bounds are public (and diffprivlib ran)
+        for method in ("PrivaTree", AUTHORS_PRIVATREE, "DP LR", "DP LR (public)"):
+            if method in ("DP LR (public)", AUTHORS_PRIVATREE) and method not in set(sub["learner"]):
+                continue  # only where the bounds are public (and diffprivlib ran) / the checkout was given
             for e in GUARANTEE_EPSILONS:
-                p = pub.P002_GUARANTEE.get((ds, grp, method, e))
+                paper_method = "PrivaTree" if method == AUTHORS_PRIVATREE else method
+                p = pub.P002_GUARANTEE.get((ds, grp, paper_method, e))
                 ptxt = " / ".join(f2(p[k]) for k in ("accuracy", "0.1%", "0.5%", "1%")) if p else ""
                 hit = sub[(sub["learner"] == method) & (sub["epsilon"] == e)]
                 if hit.empty:
@@ -711,6 +717,12 @@ def _guarantee_table(df, datasets):
         "diffprivlib (scikit-learn < 1.8: `make reproduce-diffprivlib`); rows marked 'needs diffprivlib' were "
         "not run."
     )
+    if AUTHORS_PRIVATREE in set(s["learner"]):
+        lines.append(
+            f"'{AUTHORS_PRIVATREE}': the authors' public PrivaTreeClassifier on the same folds with their Table VIII "
+            "script's arguments (poison_comparison.py: ranges and category counts from the training fold; "
+            "`paper_002.authors_tables`); its rows' guarantee is the same Corollary 2 bound of its clean accuracy."
+        )
     for lr in LR_SERIES:
         paired = paired_privatree_vs_lr(df, datasets, lr=lr)
         if paired:
