@@ -69,14 +69,28 @@ AUTHORS_LEARNERS = {
     "PrivaTree (authors' code)": dict(use_private_quantiles=True),
     "PrivaTree* (authors' code)": dict(use_private_quantiles=False),
 }
+# their BDPT and DPGDF with the script's arguments (DPGDF on the categorical columns only)
+AUTHORS_BASELINES = ("BDPT (authors' code)", "DPGDF (authors' code)")
+# their BDPT maps test values to its groups of 5 training values through a threshold array made
+# with np.empty and one slot too long when a feature's distinct training values are a multiple of
+# 5: that last, never written slot (in practice 0.0) breaks the sorted search. This series is the
+# same fitted tree, predicting with the written slots only (a bisection, not a column of the paper).
+BDPT_FILLED = "BDPT (authors' code, written thresholds only)"
 # one knob of ours swapped into their code (a bisection, not a column of the paper): their
 # JointExp over the intervals between the sorted training values replaced by this library's
 # JointExp on its public grid of GRID equal-width cells over the feature's range
 GRID_QUANTILES = "PrivaTree (authors' code, our grid quantiles)"
-KNOB_LEARNERS = (GRID_QUANTILES,)
+KNOB_LEARNERS = (GRID_QUANTILES, BDPT_FILLED)
+# the series of the 002-table2 / -table6 / -table7 cells
+TABLE_LEARNERS = (*AUTHORS_LEARNERS, *AUTHORS_BASELINES, BDPT_FILLED)
 AUTHORS_PRIVATREE = "PrivaTree (authors' code)"
 # the paper's column each series is compared with
-AUTHORS_PAPER_COLUMN = {"PrivaTree (authors' code)": "PrivaTree", "PrivaTree* (authors' code)": "PrivaTree*"}
+AUTHORS_PAPER_COLUMN = {
+    "PrivaTree (authors' code)": "PrivaTree",
+    "PrivaTree* (authors' code)": "PrivaTree*",
+    "BDPT (authors' code)": "BDPT",
+    "DPGDF (authors' code)": "DPGDF",
+}
 AUTHORS_PROTOCOL = (
     "authors' code and script: feature ranges and category counts read from the training fold (not a DP release)"
 )
@@ -126,32 +140,66 @@ def authors_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, checkou
     categorical = np.array([c in meta["categories"] for c in X.columns])
     feature_range, cats = _authors_fold_inputs(A, tr, categorical)
     out = []
-    for name in learners or tuple(AUTHORS_LEARNERS):
-        extra = AUTHORS_LEARNERS.get(name, AUTHORS_LEARNERS["PrivaTree (authors' code)"])
+    names = tuple(learners or AUTHORS_LEARNERS)
+    unknown = [n for n in names if n not in (*AUTHORS_LEARNERS, *AUTHORS_BASELINES, *KNOB_LEARNERS)]
+    if unknown:
+        raise ValueError(f"unknown learners {unknown}")
+    for name in names:
+        if name == "DPGDF (authors' code)" and not categorical.any():
+            continue  # the script runs DPGDF on the categorical columns only ("–" without any)
+        cols = categorical if name == "DPGDF (authors' code)" else np.ones(A.shape[1], dtype=bool)
         for eps in epsilons:
-            seed = _crc(dataset, name, eps, repeat, fold)
-            est = module.PrivaTreeClassifier(
-                max_depth=depth,
-                max_bins=MAX_BINS,
-                epsilon=float(eps),
-                feature_range=feature_range,
-                categorical_features=cats,
-                random_state=np.random.RandomState(seed),
-                **extra,
-            )
+            seed = _crc(dataset, "BDPT (authors' code)" if name == BDPT_FILLED else name, eps, repeat, fold)
+            est = _authors_estimator(checkout, module, name, depth, float(eps), feature_range, cats, seed)
             t = time.perf_counter()
             if name == GRID_QUANTILES:
                 with _grid_quantiles(module):
                     est.fit(A[tr], yy[tr])
             else:
-                est.fit(A[tr], yy[tr])
+                est.fit(A[tr][:, cols], yy[tr])
             secs = time.perf_counter() - t
-            acc = float(np.mean(est.predict(A[te]) == yy[te]))
+            if name == BDPT_FILLED:
+                _written_thresholds_only(est)
+            acc = float(np.mean(est.predict(A[te][:, cols]) == yy[te]))
             params = dict(
                 depth=depth, group=group, fold=fold, folds=folds, bounds=AUTHORS_PROTOCOL, implementation=label
             )
             out.append(row(dataset, name, params, float(eps), 0.0, repeat * folds + fold, "test_accuracy", acc, secs))
     return out
+
+
+def _authors_estimator(checkout, module, name, depth, eps, feature_range, cats, seed):
+    """The authors' estimator of series ``name`` with their script's arguments."""
+    rs = np.random.RandomState(seed)
+    if name in ("BDPT (authors' code)", BDPT_FILLED):
+        bdpt = _authors_module(checkout, "bdpt")
+        return bdpt.BDPTClassifier(
+            max_depth=depth, epsilon=eps, feature_range=feature_range, categorical_features=cats, random_state=rs
+        )
+    if name == "DPGDF (authors' code)":
+        dpgdf = _authors_module(checkout, "dpgdf")
+        # the script: categorical_features=True (category counts read from the data by their code)
+        return dpgdf.DPGDTClassifier(
+            max_depth=depth, epsilon=eps, feature_range=feature_range, categorical_features=True, random_state=rs
+        )
+    extra = AUTHORS_LEARNERS.get(name, AUTHORS_LEARNERS["PrivaTree (authors' code)"])
+    return module.PrivaTreeClassifier(
+        max_depth=depth,
+        max_bins=MAX_BINS,
+        epsilon=eps,
+        feature_range=feature_range,
+        categorical_features=cats,
+        random_state=rs,
+        **extra,
+    )
+
+
+def _written_thresholds_only(est):
+    """Cut each numerical feature's test-time threshold array of a fitted authors' BDPT to the
+    slots its fit wrote (their ``categorical_features_`` holds how many groups it made)."""
+    for j, t in enumerate(est.num_feature_to_cat_):
+        if t is not None:
+            est.num_feature_to_cat_[j] = t[: int(est.categorical_features_[j])]
 
 
 @contextlib.contextmanager

@@ -52,7 +52,6 @@ from .. import published as pub
 from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
 from .authors_tables import (
-    AUTHORS_LEARNERS,
     AUTHORS_PAPER_COLUMN,
     AUTHORS_PRIVATREE,
     agreement,
@@ -60,6 +59,7 @@ from .authors_tables import (
     authors_cells,
     authors_checkout_given,
 )
+from .authors_tables import TABLE_LEARNERS as AUTHORS_TABLE_LEARNERS
 from .data import _ordinal  # integer codes of the public categories, numbers as float
 
 __all__ = [
@@ -367,7 +367,7 @@ def _table_cells(size, eps):
     # named ($DPMODELS_AUTHORS_PRIVATREE; it imports diffprivlib): .authors_tables
     checkout = authors_checkout_given()
     if checkout is not None:
-        cells += authors_cells(splits, epsilons, folds, checkout, DIFFPRIVLIB)
+        cells += authors_cells(splits, epsilons, folds, checkout, DIFFPRIVLIB, learners=AUTHORS_TABLE_LEARNERS)
     return cells + skips
 
 
@@ -400,7 +400,7 @@ def _accuracy_table(df, eps):
     d["group"] = d["parameters"].map(lambda s: json.loads(s)["group"])
     d["bounds"] = d["parameters"].map(lambda s: json.loads(s)["bounds"])
     s = summarise(d, ["dataset", "group", "learner", "epsilon"])
-    learners = [lr for lr in (*LEARNERS, *AUTHORS_LEARNERS) if lr in set(s["learner"])]
+    learners = [lr for lr in (*LEARNERS, *AUTHORS_TABLE_LEARNERS) if lr in set(s["learner"])]
     epsilons = sorted(e for e in s["epsilon"].unique() if np.isfinite(e)) or [eps]
     head = ["dataset", "ε", *learners, "paper: " + " / ".join(pub.P002_COLUMNS)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -438,11 +438,14 @@ def _accuracy_table(df, eps):
         "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
         "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper')."
     )
-    if any(lr in AUTHORS_LEARNERS for lr in learners):
+    if any(lr in AUTHORS_TABLE_LEARNERS for lr in learners):
         lines.append(
             "'(authors' code)': the authors' public PrivaTreeClassifier run on the same folds with their script's "
             "arguments (ranges and category counts from the training fold; PrivaTree*: use_private_quantiles=False; "
-            "commit in the rows' `implementation`; `paper_002.authors_tables`)."
+            "DPGDF on the categorical columns; commit in the rows' `implementation`; `paper_002.authors_tables`). "
+            "'BDPT (authors' code, written thresholds only)': the same fitted BDPT predicting through the slots of "
+            "its test-time threshold arrays that its fit wrote (their code leaves one np.empty slot when a feature "
+            "has a multiple of 5 distinct training values)."
         )
     lines += ["", *agreement_lines(_agreements(s, epsilons))]
     lines.append("")
