@@ -53,3 +53,40 @@ def test_noise_mass_does_not_decide_between_features():
 
     c = gini_impurity(H, order)
     assert c[0, 0, :2].min() > c[0, 1, :2].min()  # the count-scaled form ranks them the other way
+
+
+class _Ledger:
+    def spend(self, *args, **kwargs):
+        pass
+
+
+class _Est:
+    def __init__(self, root):
+        self._level_budget = (1.0, 1.0, 1.0)
+        self._root_bins = root
+
+
+def test_published_histograms_count_only_each_features_own_bins(monkeypatch):
+    """Padding slots (up to the widest feature), the unknown-category bucket and bins left empty by
+    repeated thresholds get no noise. With a stand-in "noise" of +40 on every count, feature 0 (2
+    categories, 80/20 vs 20/80) must win over feature 1 (10 numerical bins, 100/0 vs 0/100 but
+    spread over 10 noisy bins). Counting the 40s of feature 0's unknown bucket and 7 padding slots
+    makes feature 1 win: that is the difference the feature's own bins make."""
+    from dpmodels.tree.privatree import splitter
+
+    monkeypatch.setattr(splitter, "noisy_integer_sums", lambda H, eps, sens, rng: H + 40)
+    B = 10
+    H = np.zeros((1, 2, B, 2), dtype=np.int64)
+    H[0, 0, 0] = [80, 20]
+    H[0, 0, 1] = [20, 80]  # bins 2 (unknown bucket) to 9 (padding) of feature 0 are empty
+    H[0, 1, :5] = [20, 0]
+    H[0, 1, 5:] = [0, 20]
+    categorical = np.array([True, False])
+    n_bins = np.array([3, B])
+    root = np.ones((2, B), dtype=bool)
+    root[0, 2:] = False
+    args = (H, root[None].copy(), 0, categorical, n_bins, 2, _Ledger(), np.random.default_rng(0), "sequential")
+    f, b, _ = splitter._select_level_published(_Est(root), *args)
+    assert (int(f[0]), int(b[0])) == (0, 0)
+    f2, b2, _ = splitter._select_level_published(_Est(None), *args)
+    assert (int(f2[0]), int(b2[0])) == (1, 4)

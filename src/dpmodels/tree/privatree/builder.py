@@ -65,6 +65,8 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
     st.leaf_of = np.full(n, -1, dtype=np.intp)
     row_start = np.arange(n) * m  # flat offset of each row in the row-major codes
     alive = root_region(grid, categorical)[None]  # (open nodes, m, B)
+    if getattr(est, "variant", "rigorous") != "rigorous":
+        est._root_bins = alive[0]  # the published selection histograms these bins only (splitter.py)
     open_ids = [0]
     node = np.zeros(n, dtype=np.intp)  # open node (index into open_ids) of each record, or -1
     all_open = True  # every record still in an open node (the common case: no -1 in node)

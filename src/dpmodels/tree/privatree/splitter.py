@@ -47,7 +47,10 @@ histogram selection with one discrete-Laplace histogram per feature at scale 1/Î
 composition across features is its claim (the ledger row is ``claimed``); prefixes only. The
 split of least *weighted* Gini impurity wins, each feature's impurity normalised by its own noisy
 node total (what the authors' code does; the count-scaled Gini would favour the features whose
-clipped noise happened to add the least mass).
+clipped noise happened to add the least mass). Each feature's histogram has the feature's own
+bins only (its distinct public thresholds, its categories): the padding slots up to the widest
+feature, the bins left empty by repeated thresholds and the unknown-category bucket get no noise
+and count 0 (they are public facts of the grid; the authors' histograms do not have them).
 """
 
 from __future__ import annotations
@@ -272,6 +275,12 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
     if cat.any():
         Hn[:, cat] = noisy_integer_sums(Hn[:, cat], eps_cat, 1, rng)
     Hn = np.clip(Hn, 0, None).astype(float)
+    # the feature's own bins only: the paper's histogram of a feature has one count per bin of its
+    # binning (distinct thresholds, its categories), not the padding up to B, the bins left empty
+    # by repeated thresholds, or the bucket for values outside the public list (all public)
+    root = getattr(est, "_root_bins", None)
+    if root is not None:
+        Hn[:, ~root] = 0.0
     n_alive = alive.sum(axis=2)
     sort_feats = np.array(
         [j for j in np.flatnonzero(categorical) if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64
