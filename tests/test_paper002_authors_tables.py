@@ -110,7 +110,10 @@ def test_table8_gets_the_authors_privatree_on_the_same_folds(tmp_path, monkeypat
         rows.append(row("vote", "-", dict(group="uci"), math.nan, 0.0, k, "n_train", 186))
         for lr in ("PrivaTree", "PrivaTree (authors' code)"):
             rows.append(row("vote", lr, dict(group="uci"), 0.1, 0.0, k, "test_accuracy", 0.7, 0.1))
+        rows.append(row("vote", "DP LR", dict(group="uci"), 0.1, 0.0, k, "test_accuracy", 0.5 + 0.01 * k, 0.1))
     md = get("002-table8").table(pd.DataFrame(rows))
+    assert "**PrivaTree (authors' code) vs DP LR, paired by fold**" in md
+    assert "- ε = 0.1: PrivaTree (authors' code) ahead on 1, tied on 0, behind on 0 of 1 datasets" in md
     line = next(ln for ln in md.splitlines() if "| PrivaTree (authors' code) | 0.1 |" in ln)
     assert line.endswith("| .75 / – / .75 / .68 |")  # the paper's PrivaTree row beside it
 
