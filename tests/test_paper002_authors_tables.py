@@ -132,3 +132,16 @@ def test_the_authors_bdpt_loses_breast_w_to_an_unwritten_threshold_slot():
         rows += authors_tables.authors_accuracy_cell("breast-w", "uci", 0, k, 5, (1.0,), ck, learners=names)
     acc = pd.DataFrame(rows).groupby("learner")["value"].mean()
     assert acc[names[0]] < 0.65 < 0.85 < acc[names[1]]
+
+
+def test_the_papers_variants_take_the_training_size_as_public():
+    """Sec. IV: "the dataset size [is] publicly known": the published variants get n_public = the
+    training fold's size (no share of ε on estimating n); the library's PrivaTree does not."""
+    import json
+
+    from dpmodels.experiments.paper_002.results import tree_accuracy_cell
+
+    rows = tree_accuracy_cell("vote", "uci", 0, 0, 5, (1.0,), ("PrivaTree (published)", "PrivaTree*", "PrivaTree"))
+    params = {r["learner"]: json.loads(r["parameters"]) for r in rows}
+    assert params["PrivaTree (published)"]["n_public"] == params["PrivaTree*"]["n_public"]
+    assert "n_public" not in params["PrivaTree"]
