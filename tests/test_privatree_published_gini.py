@@ -90,3 +90,24 @@ def test_published_histograms_count_only_each_features_own_bins(monkeypatch):
     assert (int(f[0]), int(b[0])) == (0, 0)
     f2, b2, _ = splitter._select_level_published(_Est(None), *args)
     assert (int(f2[0]), int(b2[0])) == (1, 4)
+
+
+def test_published_variant_stops_at_pure_nodes_and_records_the_rule():
+    """Algorithm 1, line 7: a node whose records share one label becomes a leaf. Integer x in 0..9,
+    y = [x >= 5]: the root's split x <= 4 leaves two pure children, so a depth-3 tree has 2 leaves;
+    the rule reads the labels, which the ledger records as a leak row (the rigorous tree keeps
+    splitting inside the pure children)."""
+    import pandas as pd
+
+    from dpmodels.tree import PrivaTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.integers(0, 10, 4000).astype(float)})
+    y = (X["x"] >= 5).astype(int).to_numpy()
+    kw = dict(epsilon=1000.0, max_depth=3, bounds={"x": (0.0, 9.0)}, classes=[0, 1], n_public=4000, random_state=0)
+    pub = PrivaTreeClassifier(variant="published", **kw).fit(X, y)
+    assert len(np.unique(pub.apply(X))) == 2 and (pub.predict(X) == y).all()
+    leaks = [r.what for r in pub.privacy_ledger_.rows if r.guarantee == "none"]
+    assert any("stopping rule" in w for w in leaks)
+    rig = PrivaTreeClassifier(**kw).fit(X, y)
+    assert len(np.unique(rig.apply(X))) > 2
