@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser \
-	diffprivlib-env test-diffprivlib reproduce-diffprivlib
+	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -105,7 +105,8 @@ diffprivlib-env: $(DPL_STAMP)
 
 # the tests that exercise diffprivlib (they skip in the main venv, where it does not import), the
 # paper-002 ids and the scikit-learn estimator checks, under the side env's scikit-learn 1.7
-DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_paper002_authors.py tests/test_tree_baselines.py tests/test_edges_audit.py \
+DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_paper002_authors.py tests/test_paper002_authors_tables.py \
+	tests/test_tree_baselines.py tests/test_edges_audit.py \
 	tests/test_paper_002.py tests/test_paper_privatree.py tests/test_privatree_regressor.py tests/test_sklearn_checks.py
 test-diffprivlib: $(DPL_STAMP)
 	$(DPL_PY) -m pytest -q $(DPL_TESTS)
@@ -114,6 +115,18 @@ test-diffprivlib: $(DPL_STAMP)
 # (the cells are cached by hash, so `dpmodels reproduce 002 --finished-only` in $(VENV) reports them)
 reproduce-diffprivlib: $(DPL_STAMP)
 	$(DPL_VENV)/bin/dpmodels reproduce $(DPL_IDS) --workers $(DPL_WORKERS) --out results
+
+# paper 002's Tables II, VI, VII and VIII with the authors' own code as extra series, on the same
+# folds: PRIVATREE= a checkout of tudelft-cda-lab/PrivaTree (commit 2aff7a0 printed the tables), e.g.
+#   git --git-dir=<mirror> archive 2aff7a0 | tar -x -C /tmp/privatree-2aff7a0
+#   make reproduce-authors PRIVATREE=/tmp/privatree-2aff7a0
+# Their cells run in the side env (their code imports diffprivlib); the main env then reports them.
+AUTHORS_IDS ?= 002-table6 002-table2 002-table7 002-table8
+reproduce-authors: $(DPL_STAMP) $(STAMP)
+	test -f "$(PRIVATREE)/privatree/privatree.py" || (echo "PRIVATREE= must name a checkout of the authors' PrivaTree"; exit 1)
+	DPMODELS_AUTHORS_PRIVATREE="$(PRIVATREE)" $(PY) -m dpmodels reproduce $(AUTHORS_IDS) --workers $(DPL_WORKERS) --out results
+	DPMODELS_AUTHORS_PRIVATREE="$(PRIVATREE)" $(DPL_VENV)/bin/dpmodels reproduce $(AUTHORS_IDS) --workers $(DPL_WORKERS) --out results
+	DPMODELS_AUTHORS_PRIVATREE="$(PRIVATREE)" $(PY) -m dpmodels reproduce $(AUTHORS_IDS) --finished-only --out results
 
 clean:
 	rm -rf $(VENV) $(DPL_VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks

@@ -23,5 +23,8 @@ id            what it reproduces                                          module
 ============  ==========================================================  =====================
 
 Helper: :mod:`.data` (the bundled UCI data as the paper prepares it, the documented public
-bounds, the paper's Tables II/VI/VII as data, the learners of ``002-uci``).
+bounds, the paper's Tables II/VI/VII as data, the learners of ``002-uci``). :mod:`.authors` and
+:mod:`.authors_tables`: the authors' own code (a checkout named by ``DPMODELS_AUTHORS_PRIVATREE``)
+as extra series of ``002-table2/6/7/8`` on the same folds, and the agreement test with the paper's
+columns (``make reproduce-authors``).
 """

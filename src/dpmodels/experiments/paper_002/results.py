@@ -51,6 +51,15 @@ import pandas as pd
 from .. import published as pub
 from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from .authors_tables import (
+    AUTHORS_PAPER_COLUMN,
+    AUTHORS_PRIVATREE,
+    agreement,
+    agreement_lines,
+    authors_cells,
+    authors_checkout_given,
+)
+from .authors_tables import TABLE_LEARNERS as AUTHORS_TABLE_LEARNERS
 from .data import _ordinal  # integer codes of the public categories, numbers as float
 
 __all__ = [
@@ -290,6 +299,9 @@ def _kfold(y, folds, repeat):
 
 
 # --------------------------------------------------------------------------- Tables II, VI, VII, V
+PAPER_N_PUBLIC = ("PrivaTree (published)", "PrivaTree*")
+
+
 def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, data_dir=None, download=False):
     """Test accuracy of every learner and ε on one CV fold (rows: metric ``test_accuracy``)."""
     X, y, meta = load_002(dataset, group, data_dir, download)
@@ -298,13 +310,18 @@ def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, 
     rows = []
     for lr in learners:
         for eps in [math.inf] if lr == "tree" else epsilons:
-            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, repeat, fold))
+            # the paper's variants take the training-set size as public, as the paper assumes
+            # (Sec. IV: ranges, categories, labels and "the dataset size are publicly known")
+            extra = dict(n_public=len(tr)) if lr in PAPER_N_PUBLIC else {}
+            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, repeat, fold), **extra)
             if est is None:
                 continue
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
             params = dict(
                 depth=DEPTH, group=group, fold=fold, folds=folds, bounds=meta["bounds_policy"], leak_rows=leaks
             )
+            if extra:
+                params["n_public"] = "training-set size (the paper's assumption)"
             rows.append(row(dataset, lr, params, eps, 0.0, repeat * folds + fold, "test_accuracy", acc, secs))
     return rows
 
@@ -354,6 +371,11 @@ def _table_cells(size, eps):
         )
         for d, g, r, k in splits
     ]
+    # the authors' own PrivaTree / PrivaTree* on the same splits, only when their checkout is
+    # named ($DPMODELS_AUTHORS_PRIVATREE; it imports diffprivlib): .authors_tables
+    checkout = authors_checkout_given()
+    if checkout is not None:
+        cells += authors_cells(splits, epsilons, folds, checkout, DIFFPRIVLIB, learners=AUTHORS_TABLE_LEARNERS)
     return cells + skips
 
 
@@ -386,7 +408,7 @@ def _accuracy_table(df, eps):
     d["group"] = d["parameters"].map(lambda s: json.loads(s)["group"])
     d["bounds"] = d["parameters"].map(lambda s: json.loads(s)["bounds"])
     s = summarise(d, ["dataset", "group", "learner", "epsilon"])
-    learners = [lr for lr in LEARNERS if lr in set(s["learner"])]
+    learners = [lr for lr in (*LEARNERS, *AUTHORS_TABLE_LEARNERS) if lr in set(s["learner"])]
     epsilons = sorted(e for e in s["epsilon"].unique() if np.isfinite(e)) or [eps]
     head = ["dataset", "ε", *learners, "paper: " + " / ".join(pub.P002_COLUMNS)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -424,7 +446,55 @@ def _accuracy_table(df, eps):
         "bundled and was not given with --data-dir. Our PrivaTree is the corrected, rigorously DP one; the "
         "paper's PrivaTree column is its histogram method with per-feature accounting (`docs/privacy.md`, PrivaTree, 'What changed from the paper')."
     )
+    if any(lr in AUTHORS_TABLE_LEARNERS for lr in learners):
+        lines.append(
+            "'(authors' code)': the authors' public PrivaTreeClassifier run on the same folds with their script's "
+            "arguments (ranges and category counts from the training fold; PrivaTree*: use_private_quantiles=False; "
+            "DPGDF on the categorical columns; commit in the rows' `implementation`; `paper_002.authors_tables`). "
+            "'BDPT (authors' code, written thresholds only)': the same fitted BDPT predicting through the slots of "
+            "its test-time threshold arrays that its fit wrote (their code leaves one np.empty slot when a feature "
+            "has a multiple of 5 distinct training values)."
+        )
+    lines += ["", *agreement_lines(_agreements(s, epsilons))]
+    lines.append("")
+    lines.append(
+        "Agreement with the paper's column (`paper_002.authors_tables`, criterion fixed before the comparison): "
+        "z = (ours − paper) / √(s.e.² + s.e.²) per row; a column reproduces when at most k(n) rows have |z| > 2 "
+        "(k: what 10 % per row reaches by chance with probability ≥ 5 %), none has |z| > 4, and the mean "
+        "difference is within 2 s.e. of 0."
+    )
     return "\n".join(lines)
+
+
+# the series compared with a column of the paper by the agreement test
+AGREEMENT_SERIES = {
+    "tree": "tree",
+    "BDPT (published)": "BDPT",
+    "DPGDF (published)": "DPGDF",
+    "DiffPrivLib": "DiffPrivLib",
+    "PrivaTree": "PrivaTree",
+    "PrivaTree (published)": "PrivaTree",
+    "PrivaTree*": "PrivaTree*",
+    **AUTHORS_PAPER_COLUMN,
+}
+
+
+def _agreements(s, epsilons):
+    """{"series (paper's column), ε": agreement dict} over the rows run here (:mod:`.authors_tables`)."""
+    out = {}
+    for e in epsilons:
+        for lr, col in AGREEMENT_SERIES.items():
+            ee = math.inf if lr == "tree" else e
+            pairs = []
+            for ds, grp in TABLE_DATASETS:
+                p = pub.P002_ACCURACY.get(e, {}).get((ds, grp), {}).get(col)
+                hit = s[(s["dataset"] == ds) & (s["group"] == grp) & (s["learner"] == lr) & (s["epsilon"] == ee)]
+                if p is None or hit.empty:
+                    continue
+                pairs.append((ds if grp == "uci" else f"{ds} ({grp})", hit["mean"].iloc[0], hit["se"].iloc[0], *p))
+            if pairs:
+                out[f"{lr} ({col}), ε = {e:g}"] = agreement(pairs)
+    return out
 
 
 def _runtime_table(df):
@@ -476,7 +546,8 @@ for _eid, _eps, _tab in (("002-table6", 0.01, "VI"), ("002-table2", 0.1, "II"), 
             cells=functools.partial(_table_cells, eps=_eps),
             table=functools.partial(_accuracy_table, eps=_eps),
             published=pub.P002_ACCURACY[_eps],
-            full_cost="≈ 15 s on 2 idle cores (24 CPU-s)",
+            full_cost="≈ 15 s on 2 idle cores (24 CPU-s); with the authors' code (DPMODELS_AUTHORS_PRIVATREE, side "
+            "env, with DiffPrivLib) ≈ 3.5 min at load 10-15 (≈ 80 CPU-s)",
             quick_cost="≈ 5 s",
         )
     )
@@ -597,6 +668,10 @@ def _guarantee_cells(size, default, quick_sets):
         for r in range(repeats)
         for k in range(5)
     ]
+    checkout = authors_checkout_given()
+    if checkout is not None:  # the authors' PrivaTree on the same folds (their Table VIII script's call)
+        splits = [(ds, g, r, k) for ds, g in ok for r in range(repeats) for k in range(5)]
+        cells += authors_cells(splits, eps, 5, checkout, DIFFPRIVLIB, learners=(AUTHORS_PRIVATREE,))
     return cells + skips
 
 
@@ -623,11 +698,12 @@ def _guarantee_table(df, datasets):
 
     for ds, grp in datasets:
         sub = s[s["dataset"] == ds]
-        for method in ("PrivaTree", "DP LR", "DP LR (public)"):
-            if method == "DP LR (public)" and method not in set(sub["learner"]):
-                continue  # only where the bounds are public (and diffprivlib ran)
+        for method in ("PrivaTree", AUTHORS_PRIVATREE, "DP LR", "DP LR (public)"):
+            if method in ("DP LR (public)", AUTHORS_PRIVATREE) and method not in set(sub["learner"]):
+                continue  # only where the bounds are public (and diffprivlib ran) / the checkout was given
             for e in GUARANTEE_EPSILONS:
-                p = pub.P002_GUARANTEE.get((ds, grp, method, e))
+                paper_method = "PrivaTree" if method == AUTHORS_PRIVATREE else method
+                p = pub.P002_GUARANTEE.get((ds, grp, paper_method, e))
                 ptxt = " / ".join(f2(p[k]) for k in ("accuracy", "0.1%", "0.5%", "1%")) if p else ""
                 hit = sub[(sub["learner"] == method) & (sub["epsilon"] == e)]
                 if hit.empty:
@@ -653,14 +729,54 @@ def _guarantee_table(df, datasets):
         "diffprivlib (scikit-learn < 1.8: `make reproduce-diffprivlib`); rows marked 'needs diffprivlib' were "
         "not run."
     )
+    if AUTHORS_PRIVATREE in set(s["learner"]):
+        lines.append(
+            f"'{AUTHORS_PRIVATREE}': the authors' public PrivaTreeClassifier on the same folds with their Table VIII "
+            "script's arguments (poison_comparison.py: ranges and category counts from the training fold; "
+            "`paper_002.authors_tables`); its rows' guarantee is the same Corollary 2 bound of its clean accuracy."
+        )
     for lr in LR_SERIES:
         paired = paired_privatree_vs_lr(df, datasets, lr=lr)
         if paired:
             lines += ["", paired]
+    paired = paired_privatree_vs_lr(df, datasets, lr="DP LR", tree=AUTHORS_PRIVATREE)
+    if paired:
+        lines += ["", paired]
+    found = _guarantee_agreements(s, datasets)
+    if found:
+        lines += ["", *agreement_lines(found), ""]
+        lines.append(
+            "Clean accuracy against Table VIII's (agreement test of `paper_002.authors_tables`). Table VIII prints no "
+            "s.e.: a PrivaTree row takes the s.e. Table VI / II print for the same dataset and ε (the same code, "
+            "another run), a DP LR row takes ours."
+        )
     return "\n".join(lines)
 
 
-def paired_privatree_vs_lr(df, datasets, lr="DP LR") -> str:
+def _guarantee_agreements(s, datasets):
+    """{"method, ε": agreement dict} of the clean accuracies against Table VIII's (see the caption)."""
+    out = {}
+    for method in ("PrivaTree", AUTHORS_PRIVATREE, "DP LR"):
+        for e in GUARANTEE_EPSILONS:
+            pairs = []
+            for ds, grp in datasets:
+                paper_method = "PrivaTree" if method == AUTHORS_PRIVATREE else method
+                p = pub.P002_GUARANTEE.get((ds, grp, paper_method, e))
+                hit = s[(s["dataset"] == ds) & (s["learner"] == method) & (s["epsilon"] == e)]
+                if p is None or hit.empty:
+                    continue
+                m, se = float(hit["mean"].iloc[0]), float(hit["se"].iloc[0])
+                if paper_method == "PrivaTree":
+                    t = (pub.P002_ACCURACY.get(e, {}).get((ds, grp), {}).get("PrivaTree") or (None, se))[1]
+                else:
+                    t = se
+                pairs.append((ds if grp == "uci" else f"{ds} ({grp})", m, se, float(p["accuracy"]), float(t)))
+            if pairs:
+                out[f"{method} (Table VIII accuracy), ε = {e:g}"] = agreement(pairs)
+    return out
+
+
+def paired_privatree_vs_lr(df, datasets, lr="DP LR", tree="PrivaTree") -> str:
     """Paper 002's claim "PrivaTree outperforms private logistic regression" (Sec. VII-B), tested.
 
     Both learners run on the same folds (:func:`guarantee_cell`, :func:`dp_lr_cell`), so the test is
@@ -670,17 +786,18 @@ def paired_privatree_vs_lr(df, datasets, lr="DP LR") -> str:
     A row is a win (loss) when the difference is above (below) 2 s.e., a tie otherwise. The pooled
     line averages the per-dataset differences at one ε (s.e. from the per-dataset s.e.s, the
     datasets being independent) and compares with the same average of the paper's values.
-    ``lr``: the DP LR series (``"DP LR"``, the paper's protocol, or ``"DP LR (public)"``)."""
-    acc = df[(df["metric"] == "test_accuracy") & df["learner"].isin(["PrivaTree", lr])]
-    if acc.empty or lr not in set(acc["learner"]):
+    ``lr``: the DP LR series (``"DP LR"``, the paper's protocol, or ``"DP LR (public)"``); ``tree``:
+    the PrivaTree series (``"PrivaTree"``, or the authors' code where it ran)."""
+    acc = df[(df["metric"] == "test_accuracy") & df["learner"].isin([tree, lr])]
+    if acc.empty or lr not in set(acc["learner"]) or tree not in set(acc["learner"]):
         return ""
     wide = acc.pivot_table(index=["dataset", "epsilon", "seed"], columns="learner", values="value").dropna()
     if wide.empty:
         return ""
-    wide = wide.assign(diff=wide["PrivaTree"] - wide[lr]).reset_index()
-    head = ["dataset", "ε", "folds", f"PrivaTree − {lr} ± se", "verdict", "paper: PrivaTree − DP LR"]
+    wide = wide.assign(diff=wide[tree] - wide[lr]).reset_index()
+    head = ["dataset", "ε", "folds", f"{tree} − {lr} ± se", "verdict", "paper: PrivaTree − DP LR"]
     lines = [
-        f'**PrivaTree vs {lr}, paired by fold** ({LR_SERIES[lr][1]}; paper 002: "PrivaTrees outperform '
+        f'**{tree} vs {lr}, paired by fold** ({LR_SERIES[lr][1]}; paper 002: "PrivaTrees outperform '
         'private logistic regression at equal privacy levels")',
         "",
         "| " + " | ".join(head) + " |",
@@ -711,7 +828,7 @@ def paired_privatree_vs_lr(df, datasets, lr="DP LR") -> str:
         paper = [p[2] for p in ps if p[2] is not None]
         ptxt = f"; the paper's mean over the same datasets {np.mean(paper):+.3f}" if paper else ""
         lines.append(
-            f"- ε = {e:g}: PrivaTree ahead on {t['win']}, tied on {t['tie']}, behind on {t['loss']} of "
+            f"- ε = {e:g}: {tree} ahead on {t['win']}, tied on {t['tie']}, behind on {t['loss']} of "
             f"{len(ps)} datasets (2 s.e.); mean difference {m:+.3f} ± {se:.3f}{ptxt}."
         )
     return "\n".join(lines)
@@ -749,7 +866,8 @@ register(
         ),
         table=functools.partial(_guarantee_table, datasets=_MIXED),
         published=pub.P002_GUARANTEE,
-        full_cost="≈ 5 s on 2 idle cores (8 CPU-s)",
+        full_cost="≈ 5 s on 2 idle cores (8 CPU-s); with the authors' code (side env, with DP LR) ≈ 100 s at load 10 "
+        "(27 CPU-s)",
         quick_cost="≈ 3 s",
     )
 )

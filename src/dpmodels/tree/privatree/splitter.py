@@ -44,7 +44,13 @@ feature is rewritten with the category first and b = 0, which is how the split i
 ``variant="published"`` / ``"published*"`` (paper 002 as published, :mod:`.estimator`): the
 histogram selection with one discrete-Laplace histogram per feature at scale 1/ε_node,num
 (numerical) or 1/ε_node,cat (categorical) — the paper's per-feature budget, whose parallel
-composition across features is its claim (the ledger row is ``claimed``); prefixes only.
+composition across features is its claim (the ledger row is ``claimed``); prefixes only. The
+split of least *weighted* Gini impurity wins, each feature's impurity normalised by its own noisy
+node total (what the authors' code does; the count-scaled Gini would favour the features whose
+clipped noise happened to add the least mass). Each feature's histogram has the feature's own
+bins only (its distinct public thresholds, its categories): the padding slots up to the widest
+feature, the bins left empty by repeated thresholds and the unknown-category bucket get no noise
+and count 0 (they are public facts of the grid; the authors' histograms do not have them).
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import numpy as np
 
 from ...privacy.mechanisms import noisy_integer_sums
 from ...privacy.selection import select_rows
-from .criteria import CRITERIA, gini_impurity, misclassified, one_vs_rest_scores
+from .criteria import CRITERIA, gini_impurity, misclassified, one_vs_rest_scores, prefix_counts
 
 __all__ = ["root_region", "node_orders", "candidate_mask", "child_regions", "select_level"]
 
@@ -269,6 +275,12 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
     if cat.any():
         Hn[:, cat] = noisy_integer_sums(Hn[:, cat], eps_cat, 1, rng)
     Hn = np.clip(Hn, 0, None).astype(float)
+    # the feature's own bins only: the paper's histogram of a feature has one count per bin of its
+    # binning (distinct thresholds, its categories), not the padding up to B, the bins left empty
+    # by repeated thresholds, or the bucket for values outside the public list (all public)
+    root = getattr(est, "_root_bins", None)
+    if root is not None:
+        Hn[:, ~root] = 0.0
     n_alive = alive.sum(axis=2)
     sort_feats = np.array(
         [j for j in np.flatnonzero(categorical) if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64
@@ -276,6 +288,17 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
     ratio = _noisy_ratio(Hn) if K == 2 else None
     order = node_orders(alive, categorical, n_bins, ratio, sort_feats)
     valid = candidate_mask(alive, order)
-    score = np.where(valid, -gini_impurity(Hn, order), -np.inf).reshape(A, m * B)
+    score = np.where(valid, -_weighted_gini(Hn, order), -np.inf).reshape(A, m * B)
     pick = np.argmax(score, axis=1)
     return pick // B, pick % B, order
+
+
+def _weighted_gini(Hn, order):
+    """The weighted Gini impurity Σ_c (n_c/n)·(1 − Σ_k (n_ck/n_c)²) of every split, each feature's
+    n being its own noisy node total (the paper's "Gini impurity of the split", as the authors' code
+    computes it on each feature's noisy histogram): the count-scaled Gini divided by that total, so
+    the features' different noise totals do not decide the comparison (0 where the total is 0)."""
+    L, R = prefix_counts(Hn, order)
+    total = L.sum(axis=-1) + R.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, gini_impurity(Hn, order) / np.where(total > 0, total, 1.0), 0.0)

@@ -314,19 +314,43 @@ def fit_source(est, X, y=None, sample_weight=None):
     st = Structure()
     split_left: dict = {}
     alive = root_region(grid, categorical)[None]
+    # paper 002 as published: the same per-feature bins and stopping rule as builder.grow
+    published = est.variant != "rigorous"
+    if published:
+        est._root_bins = alive[0]
+        if depth > 0:
+            ledger.record_leak(
+                "stopping rule (pure node or < 2 records)",
+                note="paper 002 as published (Algorithm 1, line 7): a node whose records all have one label, or "
+                "that has fewer than 2 records, becomes a leaf",
+                warn=False,
+            )
     open_ids = [0]
     for level in range(depth + 1):
         A = len(open_ids)
         splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)
+        Hs = None
+        if published and splittable.any():  # the counts of the candidates first: the rule reads them
+            cidx = np.flatnonzero(splittable)
+            slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
+            slot_of_node[np.asarray(open_ids)[cidx]] = np.arange(cidx.size)
+            Hc = counts(
+                cache, _LevelPass(_Router(st, split_left, B), slot_of_node, cidx.size, B, K), (cidx.size, m, B, K)
+            )
+            cls = Hc[:, 0].sum(axis=1)
+            keep = ((cls > 0).sum(axis=1) >= 2) & (cls.sum(axis=1) >= 2)
+            splittable[cidx[~keep]] = False
+            Hs = Hc[keep]
         for a in np.flatnonzero(~splittable):
             st.leaf_ids.append(open_ids[a])
         sidx = np.flatnonzero(splittable)
         if sidx.size == 0:
             break
         S = sidx.size
-        slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
-        slot_of_node[np.asarray(open_ids)[sidx]] = np.arange(S)
-        Hs = counts(cache, _LevelPass(_Router(st, split_left, B), slot_of_node, S, B, K), (S, m, B, K))
+        if Hs is None:
+            slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
+            slot_of_node[np.asarray(open_ids)[sidx]] = np.arange(S)
+            Hs = counts(cache, _LevelPass(_Router(st, split_left, B), slot_of_node, S, B, K), (S, m, B, K))
         alive_s = alive[sidx]
         f_sel, b_sel, order = select_level(est, Hs, alive_s, level, categorical, n_bins, K, plan.level, ledger, rng)
         st.levels_used += 1
