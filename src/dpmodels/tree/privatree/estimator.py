@@ -56,6 +56,7 @@ from ..model import TreeEstimatorMixin, encode_matrix
 from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_published
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
+from .splitter import root_region
 
 __all__ = ["PrivaTreeClassifier"]
 
@@ -327,6 +328,10 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             release_quantiles=has_num,
             quantiles=q_mode,
         )
+        if self.variant != "rigorous":
+            # the paper's histograms have one bin per category / per quantile bin of the feature:
+            # the bins of the root's region (splitter._select_level_published)
+            self._level_budget = (*self._level_budget[:3], root_region(grid, categorical))
         # 4. levels, splitting only inside each node's region (builder.py, splitter.py)
         st = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
         # 5. leaves; levels that never happened (no node had a candidate: a fact about the

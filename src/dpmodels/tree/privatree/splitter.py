@@ -44,7 +44,10 @@ feature is rewritten with the category first and b = 0, which is how the split i
 ``variant="published"`` / ``"published*"`` (paper 002 as published, :mod:`.estimator`): the
 histogram selection with one discrete-Laplace histogram per feature at scale 1/ε_node,num
 (numerical) or 1/ε_node,cat (categorical) — the paper's per-feature budget, whose parallel
-composition across features is its claim (the ledger row is ``claimed``); prefixes only.
+composition across features is its claim (the ledger row is ``claimed``); prefixes only. Each
+feature's histogram has that feature's own bins only — its categories, or its quantile bins that
+are non-empty intervals: the root's region — as in the paper's Algorithm 1 and the authors' code;
+the padding up to B and the bucket of values outside a category list get neither counts nor noise.
 """
 
 from __future__ import annotations
@@ -246,8 +249,8 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
 def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp):
     """Paper 002's Algorithm 1 as published: per-feature noisy histograms (module docstring)."""
     A, m, B = alive.shape
-    plan = est._level_budget  # (ε_node,num, ε_node,cat, ε charged per level)
-    eps_num, eps_cat, eps_charged = plan
+    # (ε_node,num, ε_node,cat, ε charged per level, the features' bins: the root's region)
+    eps_num, eps_cat, eps_charged, feature_bins = est._level_budget
     cat = np.zeros(m, dtype=bool)
     cat[np.flatnonzero(categorical)] = True
     ledger.spend(
@@ -268,6 +271,12 @@ def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger
         Hn[:, ~cat] = noisy_integer_sums(Hn[:, ~cat], eps_num, 1, rng)
     if cat.any():
         Hn[:, cat] = noisy_integer_sums(Hn[:, cat], eps_cat, 1, rng)
+    # Each feature's histogram has its own bins only (Algorithm 1): the padding up to B and the
+    # bucket of values outside a categorical feature's public list are no bins of it, so they
+    # carry no count and no noise. Noise on them would put up to (B − bins) bins of phantom,
+    # class-balanced mass on the right of every candidate of the features with few bins and
+    # hand the root to the feature with the most bins. Dropping counts is post-processing.
+    Hn[:, ~feature_bins] = 0
     Hn = np.clip(Hn, 0, None).astype(float)
     n_alive = alive.sum(axis=2)
     sort_feats = np.array(

@@ -314,6 +314,8 @@ def fit_source(est, X, y=None, sample_weight=None):
     st = Structure()
     split_left: dict = {}
     alive = root_region(grid, categorical)[None]
+    if est.variant != "rigorous":  # the paper's histogram bins (splitter._select_level_published)
+        est._level_budget = (*est._level_budget[:3], alive[0])
     open_ids = [0]
     for level in range(depth + 1):
         A = len(open_ids)
