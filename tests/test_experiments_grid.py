@@ -54,8 +54,11 @@ def test_quick_cells_are_picklable_with_unique_keys(eid):
     src = get(exp.source) if exp.source else exp
     items = src.cells(Size(quick=True))
     cells = [c for c in items if isinstance(c, Cell)]
-    assert cells, eid
     assert all(isinstance(c, (Cell, Skip)) for c in items)
+    if eid == "002-authors" and not cells:  # needs a user-given checkout: skipped, with the reason
+        assert len(items) == 1 and "DPMODELS_AUTHORS_PRIVATREE" in items[0].reason
+        return
+    assert cells, eid
     uids = [c.uid for c in cells]
     assert len(uids) == len(set(uids))
     for c in cells[:3]:
