@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser \
-	diffprivlib-env test-diffprivlib reproduce-diffprivlib
+	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -108,12 +108,20 @@ diffprivlib-env: $(DPL_STAMP)
 DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_paper002_authors.py tests/test_tree_baselines.py tests/test_edges_audit.py \
 	tests/test_paper_002.py tests/test_paper_privatree.py tests/test_privatree_regressor.py tests/test_sklearn_checks.py
 test-diffprivlib: $(DPL_STAMP)
-	$(DPL_PY) -m pytest -q $(DPL_TESTS)
+	$(if $(AUTHORS),DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)") $(DPL_PY) -m pytest -q $(DPL_TESTS)
 
 # the DiffPrivLib series of paper 002 at full size, into the same results folder as `make reproduce`
 # (the cells are cached by hash, so `dpmodels reproduce 002 --finished-only` in $(VENV) reports them)
 reproduce-diffprivlib: $(DPL_STAMP)
 	$(DPL_VENV)/bin/dpmodels reproduce $(DPL_IDS) --workers $(DPL_WORKERS) --out results
+
+# paper 002 beside the authors' public PrivaTree (id 002-authors), in the side environment: give a
+# checkout of tudelft-cda-lab/PrivaTree, e.g. `make reproduce-authors AUTHORS=~/PrivaTree` (the
+# paper's code: commit 2aff7a0); nothing is downloaded. `make test-diffprivlib AUTHORS=...` also
+# runs the adapter's tests that need the checkout.
+reproduce-authors: $(DPL_STAMP)
+	@test -n "$(AUTHORS)" || { echo "set AUTHORS=/path/to/a/checkout/of/tudelft-cda-lab/PrivaTree"; exit 2; }
+	DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)" $(DPL_VENV)/bin/dpmodels reproduce 002-authors --workers $(DPL_WORKERS) --out results
 
 clean:
 	rm -rf $(VENV) $(DPL_VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks
