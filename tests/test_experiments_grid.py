@@ -79,8 +79,10 @@ def test_cell_uid_depends_on_parameters():
         ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
         ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
         # 002-table2's cells now fit PrivaTree as published, PrivaTree* and BDPT / DPGDF as published
-        # too: new parameters, a new uid
-        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-9fec42953d"),
+        # too: new parameters, a new uid; and they name the published rule (PUBLISHED_RULE) since its
+        # histograms were fixed, so results of the old rule are not reused: a new uid again
+        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-be1c3119f0"),
+        ("002-table2", "compas-two-years-cat-r0-f0-diffprivlib", "compas-two-years-cat-r0-f0-diffprivlib-de043fe5a2"),
         ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
         ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
     ],

@@ -294,8 +294,11 @@ def _kfold(y, folds, repeat):
 
 
 # --------------------------------------------------------------------------- Tables II, VI, VII, V
-def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, data_dir=None, download=False):
-    """Test accuracy of every learner and ε on one CV fold (rows: metric ``test_accuracy``)."""
+def tree_accuracy_cell(
+    dataset, group, repeat, fold, folds, epsilons, learners, data_dir=None, download=False, published_rule=None
+):
+    """Test accuracy of every learner and ε on one CV fold (rows: metric ``test_accuracy``).
+    ``published_rule``: only in the hash (:data:`PUBLISHED_RULE`)."""
     X, y, meta = load_002(dataset, group, data_dir, download)
     tr, te = _kfold(y, folds, repeat)[fold]
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
@@ -332,7 +335,7 @@ def _table_cells(size, eps):
     folds = 5
     epsilons = tuple(size.epsilons) if size.epsilons else (eps,)
 
-    def params(d, g, r, k, learners):
+    def params(d, g, r, k, learners, **kw):
         return dict(
             dataset=d,
             group=g,
@@ -341,12 +344,19 @@ def _table_cells(size, eps):
             folds=folds,
             epsilons=epsilons,
             learners=learners,
+            **kw,
             **_source(d, g, size),
         )
 
     splits = [(d, g, r, k) for d, g in ok for r in range(repeats) for k in range(folds)]
+    # the main cells fit PrivaTree as published and PrivaTree*: they name the published rule
     cells = [
-        Cell(f"{d}-{g}-r{r}-f{k}", tree_accuracy_cell, params(d, g, r, k, _learners(size)), cost=2.0)
+        Cell(
+            f"{d}-{g}-r{r}-f{k}",
+            tree_accuracy_cell,
+            params(d, g, r, k, _learners(size), published_rule=PUBLISHED_RULE),
+            cost=2.0,
+        )
         for d, g, r, k in splits
     ]
     cells += [
