@@ -109,24 +109,27 @@ DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_paper002_authors.py t
 	tests/test_tree_baselines.py tests/test_edges_audit.py \
 	tests/test_paper_002.py tests/test_paper_privatree.py tests/test_privatree_regressor.py tests/test_sklearn_checks.py
 test-diffprivlib: $(DPL_STAMP)
-	$(DPL_PY) -m pytest -q $(DPL_TESTS)
+	$(if $(AUTHORS),DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)") $(DPL_PY) -m pytest -q $(DPL_TESTS)
 
 # the DiffPrivLib series of paper 002 at full size, into the same results folder as `make reproduce`
 # (the cells are cached by hash, so `dpmodels reproduce 002 --finished-only` in $(VENV) reports them)
 reproduce-diffprivlib: $(DPL_STAMP)
 	$(DPL_VENV)/bin/dpmodels reproduce $(DPL_IDS) --workers $(DPL_WORKERS) --out results
 
-# paper 002's Tables II, VI, VII and VIII with the authors' own code as extra series, on the same
-# folds: PRIVATREE= a checkout of tudelft-cda-lab/PrivaTree (commit 2aff7a0 printed the tables), e.g.
+# paper 002 beside the authors' public PrivaTree, on the same splits and folds: the id 002-authors
+# (Fig. 1's and Fig. 4's splits) and the authors' series of Tables II, VI, VII and VIII. Give a checkout
+# of tudelft-cda-lab/PrivaTree (commit 2aff7a0 printed the paper's results); nothing is downloaded, e.g.
 #   git --git-dir=<mirror> archive 2aff7a0 | tar -x -C /tmp/privatree-2aff7a0
-#   make reproduce-authors PRIVATREE=/tmp/privatree-2aff7a0
-# Their cells run in the side env (their code imports diffprivlib); the main env then reports them.
+#   make reproduce-authors AUTHORS=/tmp/privatree-2aff7a0
+# Their cells run in the side env (their code imports diffprivlib); the main env then reports the tables.
+# `make test-diffprivlib AUTHORS=...` also runs the adapter's tests that need the checkout.
 AUTHORS_IDS ?= 002-table6 002-table2 002-table7 002-table8
 reproduce-authors: $(DPL_STAMP) $(STAMP)
-	test -f "$(PRIVATREE)/privatree/privatree.py" || (echo "PRIVATREE= must name a checkout of the authors' PrivaTree"; exit 1)
-	DPMODELS_AUTHORS_PRIVATREE="$(PRIVATREE)" $(PY) -m dpmodels reproduce $(AUTHORS_IDS) --workers $(DPL_WORKERS) --out results
-	DPMODELS_AUTHORS_PRIVATREE="$(PRIVATREE)" $(DPL_VENV)/bin/dpmodels reproduce $(AUTHORS_IDS) --workers $(DPL_WORKERS) --out results
-	DPMODELS_AUTHORS_PRIVATREE="$(PRIVATREE)" $(PY) -m dpmodels reproduce $(AUTHORS_IDS) --finished-only --out results
+	@test -f "$(AUTHORS)/privatree/privatree.py" || { echo "set AUTHORS=/path/to/a/checkout/of/tudelft-cda-lab/PrivaTree"; exit 2; }
+	DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)" $(DPL_VENV)/bin/dpmodels reproduce 002-authors --workers $(DPL_WORKERS) --out results
+	DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)" $(PY) -m dpmodels reproduce $(AUTHORS_IDS) --workers $(DPL_WORKERS) --out results
+	DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)" $(DPL_VENV)/bin/dpmodels reproduce $(AUTHORS_IDS) --workers $(DPL_WORKERS) --out results
+	DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)" $(PY) -m dpmodels reproduce $(AUTHORS_IDS) --finished-only --out results
 
 clean:
 	rm -rf $(VENV) $(DPL_VENV) build dist src/*.egg-info .pytest_cache .hypothesis .benchmarks

@@ -54,8 +54,11 @@ def test_quick_cells_are_picklable_with_unique_keys(eid):
     src = get(exp.source) if exp.source else exp
     items = src.cells(Size(quick=True))
     cells = [c for c in items if isinstance(c, Cell)]
-    assert cells, eid
     assert all(isinstance(c, (Cell, Skip)) for c in items)
+    if eid == "002-authors" and not cells:  # needs a user-given checkout: skipped, with the reason
+        assert len(items) == 1 and "DPMODELS_AUTHORS_PRIVATREE" in items[0].reason
+        return
+    assert cells, eid
     uids = [c.uid for c in cells]
     assert len(uids) == len(set(uids))
     for c in cells[:3]:
@@ -76,8 +79,10 @@ def test_cell_uid_depends_on_parameters():
         ("000-fig1", "gl-Laplace (Δ/ε, as the paper)", "gl-Laplace__Δ_ε__as_the_paper_-9448b64b65"),
         ("000-table2", "compas-run0", "compas-run0-508d1c7b65"),
         # 002-table2's cells now fit PrivaTree as published, PrivaTree* and BDPT / DPGDF as published
-        # too: new parameters, a new uid
-        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-9fec42953d"),
+        # too: new parameters, a new uid; and they name the published rule (PUBLISHED_RULE) since its
+        # histograms were fixed, so results of the old rule are not reused: a new uid again
+        ("002-table2", "compas-two-years-cat-r0-f0", "compas-two-years-cat-r0-f0-c42f34db6c"),
+        ("002-table2", "compas-two-years-cat-r0-f0-diffprivlib", "compas-two-years-cat-r0-f0-diffprivlib-de043fe5a2"),
         ("002-fig4", "digits01-rep0", "digits01-rep0-634e333091"),
         ("003-fig2", "sklearn_DT-adult-s0", "sklearn_DT-adult-s0-4bb2556fa6"),
     ],

@@ -202,3 +202,52 @@ def test_table4_properties_from_the_loaded_data():
     wrong = df.copy()
     wrong.loc[(wrong.dataset == "vote") & (wrong.metric == "samples"), "value"] = 231
     assert "**231** / 232" in p4._table(wrong) and "different (bold): vote (uci)" in p4._table(wrong)
+
+
+def test_authors_trigger_is_the_four_pixels_of_their_script():
+    """The paper's trigger as the authors' plot_backdoor_mnist.py draws it: (27, 27), (25, 27),
+    (27, 25), (26, 26) of a 28×28 image (flat row-major indices), set to 255; nothing else moves."""
+    assert p2._trigger_pixels((28, 28), 3, "authors") == {27 * 28 + 27, 25 * 28 + 27, 27 * 28 + 25, 26 * 28 + 26}
+    X = np.zeros((2, 784))
+    S = p2._stamp(X, p2._trigger_pixels((28, 28), 3, "authors"), 255.0)
+    img = S[0].reshape(28, 28)
+    assert {tuple(ix) for ix in np.argwhere(img == 255)} == set(p2.AUTHORS_TRIGGER) and img.sum() == 4 * 255
+    assert X.sum() == 0  # a copy
+    with pytest.raises(ValueError, match="28x28"):
+        p2._trigger_pixels((8, 8), 2, "authors")
+    with pytest.raises(ValueError, match="trigger"):
+        p2.backdoor_cell("digits01", 0, (0,), (1.0,), trigger="corner")
+
+
+def test_patch_poisoning_draws_as_the_audit_module():
+    """The cell's own poisoning with the bottom-right patch makes the same data as
+    audit.poisoning.poison_backdoor under the same generator (the 8×8 digits keep their results)."""
+    from dpmodels.audit.poisoning import DIGITS_MAX, attack_success_rate, load_digits_01, poison_backdoor
+
+    X, y = load_digits_01()
+    pix = p2._trigger_pixels((8, 8), 2)
+    for x in (0, 3, 40):
+        a = poison_backdoor(X, y, x, np.random.default_rng(x), image_shape=(8, 8), size=2, value=DIGITS_MAX)
+        b = p2._poison(X, y, x, np.random.default_rng(x), pix, DIGITS_MAX)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+    class Corner:  # predicts 1 iff the corner pixel is at its maximum
+        def predict(self, Z):
+            return (np.asarray(Z)[:, 63] == DIGITS_MAX).astype(int)
+
+    kw = dict(image_shape=(8, 8), size=2, value=DIGITS_MAX)
+    assert p2._attack_success(Corner(), X, y, pix, DIGITS_MAX) == attack_success_rate(Corner(), X, y, **kw) == 1.0
+
+
+def test_fig4_mnist_cells_use_the_authors_trigger_and_published_cells_name_the_rule():
+    from dpmodels.experiments.registry import Cell, Size, get
+
+    full = [c for c in get("002-fig4").cells(Size(quick=False, runs=2)) if isinstance(c, Cell)]
+    assert full and all(c.kwargs["trigger"] == "authors" for c in full)
+    quick = [c for c in get("002-fig4").cells(Size(quick=True)) if isinstance(c, Cell)]
+    assert all("trigger" not in c.kwargs for c in quick)  # the 8×8 digits: the patch, keys unchanged
+    for eid in ("002-fig1", "002-fig3", "002-fig4"):
+        cells = [c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)]
+        pub = [c for c in cells if c.key.endswith("-published") or "-published-" in c.key]
+        assert pub and all(c.kwargs["published_rule"] == p2.PUBLISHED_RULE for c in pub)
+        assert all("published_rule" not in c.kwargs for c in cells if c not in pub)

@@ -159,6 +159,9 @@ def _cases():
 CASES = _cases()
 
 # printed by this file's __main__ on the branch point (commit 4ee4fe4), before any change
+# (the eight *published* digests since: a deliberate change of law of variant="published" / "published*" —
+# each feature's histogram has its own bins only, no noise on the padding or the unknown bucket —, tested by
+# test_privatree_variants.test_published_histograms_have_each_feature_own_bins_only)
 PINNED = {
     "bdpt-merge5": "c30f78d134a85f673a4b",
     "bdpt-s0": "2eee29f5f3f00619ca7a",

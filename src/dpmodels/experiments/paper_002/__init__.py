@@ -20,6 +20,7 @@ id            what it reproduces                                          module
 002-table8    Table VIII: poisoning guarantees on mixed data              :mod:`.results`
 002-uci       beyond: PrivaTree's selections on the UCI rows, 3 × 5 folds :mod:`.variants`
 002-reference beyond: the issue's reference protocol (public code's pts)  :mod:`.variants`
+002-authors   the authors' public PrivaTree (a given checkout) vs ours     :mod:`.authors_runs`
 ============  ==========================================================  =====================
 
 Helper: :mod:`.data` (the bundled UCI data as the paper prepares it, the documented public

@@ -16,6 +16,7 @@ when they are not given and is fitted only for comparison with the paper's numbe
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import sys
@@ -44,6 +45,24 @@ def authors_checkout(path: str | os.PathLike[str] | None = None) -> Path:
             f"{root} is not a checkout of the authors' PrivaTree (no privatree/privatree.py in it)"
         )
     return root
+
+
+# checkout_digest of the public commits of tudelft-cda-lab/PrivaTree (measured on extracted checkouts)
+KNOWN_DIGESTS = {
+    "05dbddc8d039": "563786e (2023-05, initial)",
+    "fda729d28d6a": "2aff7a0 (2023-10, 'More experiments'; 1acf25c has the same code)",
+    "048eea0e62bb": "f2922ff (2023-12, 'Fix privacy leaks'; c3d33ae has the same code)",
+}
+
+
+def checkout_digest(path: str | os.PathLike[str] | None = None) -> str:
+    """A digest of the checkout's code (the ``privatree/*.py`` files, by name and content): names
+    the authors' commit in cell keys without depending on where the checkout lies."""
+    root = authors_checkout(path)
+    h = hashlib.sha1()
+    for f in sorted((root / "privatree").glob("*.py")):
+        h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
 
 
 def load_authors_privatree(path: str | os.PathLike[str] | None = None) -> ModuleType:

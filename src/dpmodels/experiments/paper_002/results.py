@@ -79,6 +79,11 @@ UCI = ("adult", "breast-w", "diabetes", "mushroom", "nursery", "vote")
 TABLE_DATASETS = tuple(pub.P002_ACCURACY[0.1].keys())
 COMPAS_TWO_YEARS_BOUNDS = {"age": (18.0, 100.0), "juv_misd_count": (0.0, 20.0), "priors_count": (0.0, 40.0)}
 BOUNDS_FROM_DATA = "bounds read from the training data (leak row in each ledger; the paper's protocol)"
+# The revision of PrivaTree's ``variant="published"`` that the paper-protocol cells ran: the split of
+# least weighted Gini, each feature's histogram over its own bins only, Algorithm 1's stopping rule,
+# and the training size public (:data:`PAPER_N_PUBLIC`). A keyword of those cells, so their hash
+# changes with it and results of an earlier rule are never reused.
+PUBLISHED_RULE = "weighted-gini/own-bins/stop/n-public"
 
 LEARNERS = (
     "tree",
@@ -302,8 +307,11 @@ def _kfold(y, folds, repeat):
 PAPER_N_PUBLIC = ("PrivaTree (published)", "PrivaTree*")
 
 
-def tree_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, learners, data_dir=None, download=False):
-    """Test accuracy of every learner and ε on one CV fold (rows: metric ``test_accuracy``)."""
+def tree_accuracy_cell(
+    dataset, group, repeat, fold, folds, epsilons, learners, data_dir=None, download=False, published_rule=None
+):
+    """Test accuracy of every learner and ε on one CV fold (rows: metric ``test_accuracy``).
+    ``published_rule``: only in the hash (:data:`PUBLISHED_RULE`)."""
     X, y, meta = load_002(dataset, group, data_dir, download)
     tr, te = _kfold(y, folds, repeat)[fold]
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
@@ -345,7 +353,7 @@ def _table_cells(size, eps):
     folds = 5
     epsilons = tuple(size.epsilons) if size.epsilons else (eps,)
 
-    def params(d, g, r, k, learners):
+    def params(d, g, r, k, learners, **kw):
         return dict(
             dataset=d,
             group=g,
@@ -354,12 +362,19 @@ def _table_cells(size, eps):
             folds=folds,
             epsilons=epsilons,
             learners=learners,
+            **kw,
             **_source(d, g, size),
         )
 
     splits = [(d, g, r, k) for d, g in ok for r in range(repeats) for k in range(folds)]
+    # the main cells fit PrivaTree as published and PrivaTree*: they name the published rule
     cells = [
-        Cell(f"{d}-{g}-r{r}-f{k}", tree_accuracy_cell, params(d, g, r, k, _learners(size)), cost=2.0)
+        Cell(
+            f"{d}-{g}-r{r}-f{k}",
+            tree_accuracy_cell,
+            params(d, g, r, k, _learners(size), published_rule=PUBLISHED_RULE),
+            cost=2.0,
+        )
         for d, g, r, k in splits
     ]
     cells += [
@@ -881,9 +896,12 @@ FIG1_LEARNERS = ("PrivaTree", "PrivaTree (histogram)", "BDPT", "DPGDF", "DiffPri
 FIG1_PAPER_LEARNERS = ("PrivaTree (published)", "BDPT (published)", "DPGDF (published)", "DiffPrivLib")
 
 
-def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=False, with_tree=True):
+def curve_cell(
+    dataset, group, rep, epsilons, learners, data_dir=None, download=False, with_tree=True, published_rule=None
+):
     """One stratified 80/20 split (seed ``rep``): every learner at every ε, plus the tree (unless
-    ``with_tree=False``: the DiffPrivLib cells of the same split, which the main cell's tree serves)."""
+    ``with_tree=False``: the DiffPrivLib cells of the same split, which the main cell's tree serves).
+    ``published_rule``: only in the hash (:data:`PUBLISHED_RULE`)."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
     X, y = load_002(dataset, group, data_dir, download)[:2]
@@ -893,7 +911,8 @@ def curve_cell(dataset, group, rep, epsilons, learners, data_dir=None, download=
     rows = []
     for lr in ("tree", *learners) if with_tree else learners:
         for eps in [math.inf] if lr == "tree" else epsilons:
-            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep))
+            extra = dict(n_public=len(tr)) if lr in PAPER_N_PUBLIC else {}
+            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep), **extra)
             if est is None:
                 continue
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
@@ -931,7 +950,12 @@ def _fig1_cells(size):
     # tree and the DiffPrivLib series of the same split are shared by both protocols
     published = tuple(lr for lr in FIG1_PAPER_LEARNERS if lr != "DiffPrivLib")
     cells += [
-        Cell(f"{d}-rep{r}-published", curve_cell, params(d, g, r, published, with_tree=False), cost=1.0)
+        Cell(
+            f"{d}-rep{r}-published",
+            curve_cell,
+            params(d, g, r, published, with_tree=False, published_rule=PUBLISHED_RULE),
+            cost=1.0,
+        )
         for d, g, r in splits
     ]
     cells += [
@@ -1247,13 +1271,22 @@ FIG3_FRACTIONS = tuple(np.round(np.linspace(0.0, 0.01, 11), 4))
 
 
 def poison_guarantee_cell(
-    dataset, group, rep, epsilons, fractions, dpa_estimators=1000, data_dir=None, download=False, variant="rigorous"
+    dataset,
+    group,
+    rep,
+    epsilons,
+    fractions,
+    dpa_estimators=1000,
+    data_dir=None,
+    download=False,
+    variant="rigorous",
+    published_rule=None,
 ):
     """One random 80/20 split: PrivaTree accuracy per ε, DPA certified accuracy per poisoned count, tree.
 
     ``variant="published"``: the paper's protocol instead — only ``"PrivaTree (published)"``'s clean
     accuracy per ε (its per-feature accounting, ``claimed`` ledger rows), on the same split; the
-    tree and DPA are the rigorous cell's."""
+    tree and DPA are the rigorous cell's. ``published_rule``: only in the hash (:data:`PUBLISHED_RULE`)."""
     if variant not in ("rigorous", "published"):
         raise ValueError(f"variant must be 'rigorous' or 'published', got {variant!r}")
     from sklearn.model_selection import StratifiedShuffleSplit
@@ -1268,7 +1301,8 @@ def poison_guarantee_cell(
     rows = [row(dataset, "-", {}, math.nan, 0.0, rep, "n_train", len(tr))]
     for lr in ("PrivaTree (published)",) if variant == "published" else ("tree", "PrivaTree"):
         for eps in [math.inf] if lr == "tree" else epsilons:
-            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep))
+            extra = dict(n_public=len(tr)) if lr in PAPER_N_PUBLIC else {}
+            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep), **extra)
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
             rows.append(row(dataset, lr, dict(leak_rows=leaks), eps, 0.0, rep, "test_accuracy", acc, secs))
     if variant == "published":
@@ -1310,7 +1344,12 @@ def _fig3_cells(size):
     ]
     # PrivaTree under the paper's protocol in cells of their own (the rigorous cells keep their keys)
     cells += [
-        Cell(f"{d}-rep{r}-published", poison_guarantee_cell, params(d, g, r, variant="published")) for d, g, r in splits
+        Cell(
+            f"{d}-rep{r}-published",
+            poison_guarantee_cell,
+            params(d, g, r, variant="published", published_rule=PUBLISHED_RULE),
+        )
+        for d, g, r in splits
     ]
     return cells + skips
 
@@ -1464,26 +1503,75 @@ def _backdoor_data(dataset):
     return X, y, (8, 8), DIGITS_MAX, 2
 
 
-def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous"):
+# The paper's trigger (its Fig. 4, left) as the authors' script draws it: four pixels of the bottom-right
+# corner of a 28×28 image, (row, column) = (27, 27), (25, 27), (27, 25), (26, 26), set to 255.
+AUTHORS_TRIGGER = ((27, 27), (25, 27), (27, 25), (26, 26))
+TRIGGERS = ("patch", "authors")
+
+
+def _trigger_pixels(shape, size, trigger="patch") -> set:
+    """Flat indices of the trigger's pixels: the bottom-right ``size``×``size`` patch
+    (:func:`...audit.poisoning.apply_trigger`), or the authors' four pixels (28×28 images only)."""
+    h, w = shape
+    if trigger == "authors":
+        if (h, w) != (28, 28):
+            raise ValueError(f"the authors' trigger is defined on 28x28 images, not {h}x{w}")
+        return {r * w + c for r, c in AUTHORS_TRIGGER}
+    return {r * w + c for r in range(h - size, h) for c in range(w - size, w)}
+
+
+def _stamp(X, pixels, value):
+    """Copy of the flattened images ``X`` with the trigger ``pixels`` set to ``value``."""
+    X = np.array(X, dtype=float, copy=True)
+    X[:, sorted(pixels)] = value
+    return X
+
+
+def _poison(X, y, n_poisoned, rng, pixels, value, source_class=0, target_class=1):
+    """BadNets poisoning (Sec. VI-C): ``n_poisoned`` triggered copies of random training zeros,
+    labelled 1, appended (the same draws as :func:`...audit.poisoning.poison_backdoor`)."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if n_poisoned <= 0:
+        return X.copy(), y.copy()
+    src = np.flatnonzero(y == source_class)
+    pick = rng.choice(src, size=int(n_poisoned), replace=len(src) < n_poisoned)
+    yp = np.full(int(n_poisoned), target_class, dtype=y.dtype)
+    return np.vstack([X, _stamp(X[pick], pixels, value)]), np.concatenate([y, yp])
+
+
+def _attack_success(model, X_test, y_test, pixels, value, source_class=0, target_class=1):
+    """Share of the test images of ``source_class`` predicted ``target_class`` once triggered."""
+    src = np.asarray(y_test) == source_class
+    if not src.any():
+        return float("nan")
+    return float(np.mean(model.predict(_stamp(np.asarray(X_test)[src], pixels, value)) == target_class))
+
+
+def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous", trigger="patch", published_rule=None):
     """One stratified 80/20 split: ASR of the tree and of PrivaTree at each ε for each poisoned count.
 
     ``variant="published"``: the paper's protocol for PrivaTree instead, without the tree (learner
     ``"PrivaTree (published)"``): Algorithm 1 with the paper's per-feature accounting (ledger rows
     ``claimed``) and each pixel's bounds read from the training images, as the authors' script
-    does by passing no feature range (a leak row)."""
+    does by passing no feature range (a leak row). ``trigger``: ``"patch"`` (the bottom-right
+    square of :mod:`...audit.poisoning`) or ``"authors"`` (the four pixels of the authors' script,
+    :data:`AUTHORS_TRIGGER`). ``published_rule`` only names the revision of the published variant
+    in the cell's hash (:data:`PUBLISHED_RULE`), so results of an earlier rule are not reused."""
     from sklearn.model_selection import StratifiedShuffleSplit
     from sklearn.tree import DecisionTreeClassifier
 
-    from ...audit.poisoning import attack_success_rate, poison_backdoor
     from ...tree.privatree import PrivaTreeClassifier
 
+    if trigger not in TRIGGERS:
+        raise ValueError(f"trigger must be one of {TRIGGERS}, got {trigger!r}")
     X, y, shape, vmax, size = _backdoor_data(dataset)
+    pixels = _trigger_pixels(shape, size, trigger)
     tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
-    trig = dict(image_shape=shape, value=vmax, size=size)
+    described = f"{size}x{size} bottom-right = {vmax:g}" if trigger == "patch" else f"authors' 4 pixels = {vmax:g}"
     rows = []
     for x in n_poisoned:
         rng = np.random.default_rng([2024, rep, int(x)])
-        Xp, yp = poison_backdoor(X[tr], y[tr], int(x), rng, **trig)
+        Xp, yp = _poison(X[tr], y[tr], int(x), rng, pixels, vmax)
         if variant == "published":
             fits = [("PrivaTree (published)", e) for e in epsilons]
         elif variant == "rigorous":
@@ -1498,55 +1586,26 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous"):
                 kw = dict(epsilon=eps, max_depth=DEPTH, bounds=(0.0, vmax), random_state=seed)
                 if _accepts(PrivaTreeClassifier, "classes"):
                     kw["classes"] = [0, 1]
-                if variant == "published":
-                    kw.update(variant="published", bounds=None)
+                if variant == "published":  # the training size (with the poison) public, as in the tables
+                    kw.update(variant="published", bounds=None, n_public=len(yp))
                 est = PrivaTreeClassifier(**kw)
             t = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est.fit(Xp, yp)
             secs = time.perf_counter() - t
-            params = dict(x=int(x), n_train=len(tr), trigger=f"{size}x{size} bottom-right = {vmax:g}")
+            params = dict(x=int(x), n_train=len(tr), trigger=described)
             if variant == "published":
                 params["bounds"] = "read from the training images (leak row)"
-            rows.append(
-                row(dataset, lr, params, eps, 0.0, rep, "asr", attack_success_rate(est, X[te], y[te], **trig), secs)
-            )
+            asr = _attack_success(est, X[te], y[te], pixels, vmax)
+            rows.append(row(dataset, lr, params, eps, 0.0, rep, "asr", asr, secs))
             # 1 when some split of the fitted tree tests a trigger pixel: how the tree learnt the backdoor
-            rows.append(
-                row(
-                    dataset,
-                    lr,
-                    params,
-                    eps,
-                    0.0,
-                    rep,
-                    "splits_on_trigger",
-                    float(bool(_split_features(est) & _trigger_pixels(shape, size))),
-                    secs,
-                )
-            )
+            hit = float(bool(_split_features(est) & pixels))
+            rows.append(row(dataset, lr, params, eps, 0.0, rep, "splits_on_trigger", hit, secs))
             if x == 0:
-                rows.append(
-                    row(
-                        dataset,
-                        lr,
-                        params,
-                        eps,
-                        0.0,
-                        rep,
-                        "clean_accuracy",
-                        float(np.mean(est.predict(X[te]) == y[te])),
-                        secs,
-                    )
-                )
+                acc = float(np.mean(est.predict(X[te]) == y[te]))
+                rows.append(row(dataset, lr, params, eps, 0.0, rep, "clean_accuracy", acc, secs))
     return rows
-
-
-def _trigger_pixels(shape, size) -> set:
-    """Flat indices of the bottom-right ``size``×``size`` pixels (:func:`...audit.poisoning.apply_trigger`)."""
-    h, w = shape
-    return {r * w + c for r in range(h - size, h) for c in range(w - size, w)}
 
 
 def _split_features(est) -> set:
@@ -1566,13 +1625,15 @@ def _fig4_cells(size):
     xs = tuple(sorted({0, 1, 2, 5, 10, 20, 50, 100, int(0.01 * n)} if ds == "mnist01" else {0, 1, 2, 3, 5, 10}))
     runs = size.runs or size.pick(3, 50)
     eps = tuple(size.epsilons) if size.epsilons else FIG4_EPSILONS
-    # PrivaTree under the paper's protocol in cells of their own, so the rigorous cells keep their
-    # keys; clean data only (x = 0): they measure the clean accuracy the paper reports
+    # MNIST: the paper's trigger, the authors' four pixels (the 8×8 digits keep the 2×2 patch)
+    trig = dict(trigger="authors") if ds == "mnist01" else {}
+    # PrivaTree under the paper's protocol in cells of their own; clean data only (x = 0): they
+    # measure the clean accuracy the paper reports
     return [
         Cell(
             f"{ds}-rep{r}",
             backdoor_cell,
-            dict(dataset=ds, rep=r, n_poisoned=xs, epsilons=eps),
+            dict(dataset=ds, rep=r, n_poisoned=xs, epsilons=eps, **trig),
             cost=10.0 if ds == "mnist01" else 1.0,
         )
         for r in range(runs)
@@ -1580,7 +1641,15 @@ def _fig4_cells(size):
         Cell(
             f"{ds}-published-rep{r}",
             backdoor_cell,
-            dict(dataset=ds, rep=r, n_poisoned=(0,), epsilons=eps, variant="published"),
+            dict(
+                dataset=ds,
+                rep=r,
+                n_poisoned=(0,),
+                epsilons=eps,
+                variant="published",
+                published_rule=PUBLISHED_RULE,
+                **trig,
+            ),
             cost=1.0,
         )
         for r in range(runs)
@@ -1610,13 +1679,12 @@ def _asr_summary(df):
 
 def _fig4_plot(df, out_dir):
     plt = pyplot()
-    from ...audit.poisoning import apply_trigger
-
     s = _asr_summary(df)
     ds = s["dataset"].iloc[0]
     X, y, shape, vmax, size = _backdoor_data(ds)
     fig, (ax0, ax) = plt.subplots(1, 2, figsize=(9.5, 3.7), gridspec_kw={"width_ratios": [1, 2.4]})
-    ax0.imshow(apply_trigger(X[y == 0][:1], image_shape=shape, size=size, value=vmax).reshape(shape), cmap="gray")
+    pixels = _trigger_pixels(shape, size, "authors" if ds == "mnist01" else "patch")
+    ax0.imshow(_stamp(X[y == 0][:1], pixels, vmax).reshape(shape), cmap="gray")
     ax0.set_title("a 0 with the trigger, labelled 1", fontsize=9)
     ax0.axis("off")
     # the published-protocol cells are clean data only (x = 0): their clean accuracy is in the table
