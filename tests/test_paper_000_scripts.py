@@ -149,8 +149,8 @@ def test_table3_script_cell_and_ids():
     assert len(get("000-table3-script").cells(size)) == 1
     t2 = get("000-table2-script").cells(
         size
-    )  # compas, adult (K = 5, 7), german; CP4IM's German skipped without its file
-    assert [type(c).__name__ for c in t2] == ["Cell"] * 4 + ["Skip", "Cell"]
+    )  # compas, adult (K = 5, 7), german (CP4IM's candidate from the bundled file: no Skip)
+    assert [type(c).__name__ for c in t2] == ["Cell"] * 5 and "cp4im" in t2[-1].kwargs["files"]
     assert [c.kwargs.get("ks") for c in t2[:4]] == [None, (7,), None, (7,)]
     with pytest.raises(ValueError, match="unknown learners"):
         scripts.table3_script_cells(learners=("gl-gaussian",))
