@@ -149,8 +149,8 @@ def test_table3_script_cell_and_ids():
     assert len(get("000-table3-script").cells(size)) == 1
     t2 = get("000-table2-script").cells(
         size
-    )  # compas, adult (K = 5, 7), german; CP4IM's German skipped without its file
-    assert [type(c).__name__ for c in t2] == ["Cell"] * 4 + ["Skip", "Cell"]
+    )  # compas, adult (K = 5, 7), german (CP4IM's candidate from the bundled file: no Skip)
+    assert [type(c).__name__ for c in t2] == ["Cell"] * 5 and "cp4im" in t2[-1].kwargs["files"]
     assert [c.kwargs.get("ks") for c in t2[:4]] == [None, (7,), None, (7,)]
     with pytest.raises(ValueError, match="unknown learners"):
         scripts.table3_script_cells(learners=("gl-gaussian",))
@@ -207,8 +207,8 @@ def test_german_candidates_columns():
     # one-hot: every categorical attribute's columns sum to 1 in every row; 2-bin quantiles likewise
     for attr in {c.split("=")[0] for c in allc.columns}:
         assert (allc[[c for c in allc.columns if c.split("=")[0] == attr]].sum(axis=1) == 1).all()
-    with pytest.raises(ValueError, match="needs german-credit.txt"):
-        scripts.german_script_columns("cp4im")
+    with pytest.raises(ValueError, match="german-credit.txt is not in data_dir"):
+        scripts.german_script_columns("cp4im", "/nonexistent-dir")
     with pytest.raises(ValueError, match="unknown German file"):
         scripts.german_script_columns("statlog")
 
@@ -224,14 +224,25 @@ def test_german_cp4im_reads_the_label_first_file(tmp_path):
         scripts.german_script_columns("cp4im", str(tmp_path))
 
 
-def test_german_cells_skip_cp4im_without_its_file_and_run():
+def test_german_cp4im_without_data_dir_is_the_bundled_file():
+    """No data_dir: CP4IM's german-credit.txt is the bundled copy (the "german" loader's source),
+    read the same way as a --data-dir copy (label first, 112 0/1 columns)."""
+    from dpmodels.data import load_dataset
+
+    B, y = scripts.german_script_columns("cp4im")
+    assert B.shape == (1000, 112) and list(B.columns[:2]) == ["c0", "c1"]
+    Xl, yl = load_dataset("german", binarized=True)
+    assert np.array_equal(B.to_numpy(), Xl.to_numpy()) and np.array_equal(y, np.asarray(yl))
+    assert int(y.sum()) == 700  # CP4IM's label 1 is the majority class (700 good credit risks)
+
+
+def test_german_cells_run_cp4im_from_the_bundled_file_and_run():
     from dpmodels.experiments.registry import Skip
 
     cells = scripts.table2_script_cells(datasets=("german",), runs=2)
-    skips = [c for c in cells if isinstance(c, Skip)]
-    assert len(skips) == 1 and "german-credit.txt" in skips[0].reason
-    real = [c for c in cells if not isinstance(c, Skip)]
-    assert len(real) == 2 and "cp4im" not in real[0].kwargs["files"]
+    assert not any(isinstance(c, Skip) for c in cells)
+    real = cells
+    assert len(real) == 2 and real[0].kwargs["files"][-1] == "cp4im" and "data_dir" not in real[0].kwargs
     assert real[0].kwargs["epsilons"] == (1.0, 10.0)  # German: the script's ε = 10 and ε = 1
     rows = scripts.german_script_cell(0, files=("sec-v-a, every column",), ks=(5,), n_permutations=0)
     learners = {r["learner"] for r in rows}

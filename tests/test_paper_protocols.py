@@ -785,3 +785,68 @@ def test_paired_smooth_vs_global_judges_the_paired_difference():
     v = {r.smooth: r.verdict for r in res.itertuples()}
     assert v == {"sm-Laplace": "behind", "sm-Cauchy": "level"}
     assert "| d | sm-Laplace | 1 | 1 | 0 | 0 |" in accuracy._paired_table(pd.DataFrame(rows))
+
+
+def test_fig4_paper_german_is_cp4ims_file_and_the_rebuild_a_labelled_alternative():
+    """000-fig4-paper's German cells build the runner's candidates from CP4IM's german-credit.txt
+    (the bundled copy, every column kept): sm-Laplace fits the literals with support in
+    [0.12, 0.88] (brute force), GreedyRL the 112 columns; ``--datasets german-sec-v-a`` runs the
+    Sec. V-A rebuild under the same runner, its rows equal to the rebuild's and labelled apart."""
+    from sklearn.model_selection import train_test_split
+
+    from dpmodels.experiments.paper_000 import accuracy
+    from dpmodels.experiments.paper_000.scripts import german_script_columns
+    from dpmodels.experiments.registry import Size, get
+
+    size = Size(quick=True, runs=1, epsilons=(1.0,))
+    cells = {c.key: c.kwargs for c in get("000-fig4-paper").cells(size)}
+    assert cells["german-run0"]["german_file"] == "cp4im" and "german_file" not in cells["compas-run0"]
+    alt = get("000-fig4-paper").cells(Size(quick=True, runs=1, epsilons=(1.0,), datasets=("german-sec-v-a",)))
+    assert [(c.key, c.kwargs["dataset"], c.kwargs["german_file"]) for c in alt] == [
+        ("german-sec-v-a-run0", "german", "sec-v-a")
+    ]
+    for eid in ("000-fig3-paper", "000-table1-paper"):
+        assert all("german_file" not in c.kwargs for c in get(eid).cells(size))
+        with pytest.raises(ValueError, match="not \\['german-sec-v-a'\\]"):
+            get(eid).cells(Size(quick=True, runs=1, datasets=("german-sec-v-a",)))
+
+    B, y = german_script_columns("cp4im")
+    want = {}
+    for c in B.columns:
+        for pos in (True, False):
+            m = (B[c].to_numpy() == 1) == pos
+            if 0.12 <= m.mean() <= 0.88:
+                want[c if pos else f"not {c}"] = m
+    M, _ = accuracy._data("german", "paper", "runner-mined", "cp4im")
+    assert list(M.columns) == list(want)
+    assert all(np.array_equal(M[k].to_numpy().astype(bool), v) for k, v in want.items())
+    assert accuracy._data("german", "paper", "support-0", "cp4im")[0].shape[1] == 2 * B.shape[1] == 224
+
+    eps, kw = (1.0,), dict(protocol="paper", global_candidates="support-0", runner=True)
+    rows = accuracy.accuracy_cell("german", 2, eps, ("sm-Laplace", "gl-Laplace"), german_file="cp4im", **kw)
+    get_ = lambda rs, lr: next(r for r in rs if r["learner"] == lr and r["metric"] == "test_accuracy")  # noqa: E731
+    assert {r["dataset"] for r in rows} == {"german"}
+    assert '"german_file": "cp4im"' in get_(rows, "sm-Laplace")["parameters"]
+    tr, te = train_test_split(np.arange(len(y)), test_size=0.3, random_state=2)
+    est = DPRuleListClassifier(
+        epsilon=1.0, mechanism="sm-laplace", gate="confidence", max_rules=5, min_support=0.12, max_width=1,
+        candidates="columns", confidence=0.99, n_public=len(tr),
+        random_state=np.random.default_rng(accuracy.fit_seed(2, "german", "sm-Laplace", 1.0)),
+    ).fit(M.iloc[tr], y[tr])  # fmt: skip
+    assert get_(rows, "sm-Laplace")["value"] == pytest.approx(est.score(M.iloc[te], y[te]))
+    g = GreedyRuleListClassifier(
+        classes=[0, 1], criterion="authors", min_support=0.0, max_rules=6, max_width=1, feature_groups=None
+    ).fit(B.iloc[tr], y[tr])
+    assert get_(rows, "GreedyRL")["value"] == pytest.approx(g.score(B.iloc[te], y[te]))
+
+    reb = accuracy.accuracy_cell("german", 2, eps, ("sm-Laplace",), german_file="sec-v-a", **kw)
+    old = accuracy.accuracy_cell("german", 2, eps, ("sm-Laplace",), **kw)
+    assert {r["dataset"] for r in reb} == {"german-sec-v-a"}
+    assert [r["value"] for r in reb] == [r["value"] for r in old]
+    for bad, match in (
+        (dict(dataset="compas", german_file="cp4im", **kw), "german_file chooses"),
+        (dict(dataset="german", german_file="cp4im", protocol="paper"), "german_file chooses"),
+        (dict(dataset="german", german_file="statlog", **kw), "german_file must be one of"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            accuracy.accuracy_cell(run=0, epsilons=eps, learners=("sm-Laplace",), **bad)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ...data import load_dataset
+from ...data.paper_protocols import mine_rules_authors
 from .. import published as pub
 from ..plots import curves_vs_epsilon, pyplot, save, summarise
 from ..registry import _REGISTRY, Cell, Experiment, register, row
@@ -43,7 +44,19 @@ __all__ = ["DATASETS", "LAMBDA", "LEARNERS", "accuracy_cell", "noise_cell"]
 
 DATASETS = ("german", "compas", "adult")  # the paper's panel order
 LAMBDA = {"compas": 0.05, "german": 0.12, "adult": 0.05}
-TITLES = {"german": "German credit", "compas": "COMPAS", "adult": "Adult"}
+TITLES = {
+    "german": "German credit",
+    "compas": "COMPAS",
+    "adult": "Adult",
+    "german-sec-v-a": "German credit (Sec. V-A rebuild)",
+}
+# German's file under 000-fig4-paper (accuracy_cell's german_file): "cp4im" is CP4IM's
+# german-credit.txt, the only German file the authors' repository ever held (bundled,
+# byte-identical); "sec-v-a" the rebuild of Sec. V-A (paper_protocols), which the other paper-protocol
+# ids use. The rebuild's rows are labelled GERMAN_REBUILD so both can sit in one results folder.
+GERMAN_FILES_FIG4 = ("cp4im", "sec-v-a")
+GERMAN_REBUILD = "german-sec-v-a"
+PANELS = ("german", GERMAN_REBUILD, "compas", "adult")  # tables' and figures' order
 MAX_RULES, MAX_WIDTH, CONFIDENCE, TEST_SIZE = 5, 2, 0.99, 0.3
 
 # label -> DPRuleListClassifier parameters (besides ε, K, λ, width, C, n_public)
@@ -110,10 +123,32 @@ RUNNER_GREEDY = dict(criterion="authors", min_support=0.0, feature_groups=None)
 RULE_FRAMES = (*GLOBAL_CANDIDATES, "runner-mined", "features")
 
 
-@functools.lru_cache(maxsize=8)
-def _data(dataset, protocol="library", rules="mined"):
+def _cp4im_german(rules):
+    """CP4IM's German under the authors' runner: its 112 columns all kept (the runner removes no
+    German column), the runner's one literal per rule; "runner-mined" at λ = 0.12, "support-0"
+    every literal, "features" the columns."""
+    from ...data.paper_protocols import RUNNER_MAX_CARD
+    from .scripts import german_script_columns
+
+    B, y = german_script_columns("cp4im")
+    card = RUNNER_MAX_CARD["german"]
+    if rules == "runner-mined":
+        X = mine_rules_authors(B, min_support=LAMBDA["german"], max_card=card)
+    elif rules == "support-0":
+        X = mine_rules_authors(B, min_support=0.0, max_card=card)
+    elif rules == "features":
+        X = B
+    else:
+        raise ValueError("German's CP4IM file is run with the authors' runner only (runner=True)")
+    return X, pd.Series(y, name="good")
+
+
+@functools.lru_cache(maxsize=12)
+def _data(dataset, protocol="library", rules="mined", german_file=None):
     if rules not in RULE_FRAMES:
         raise ValueError(f"rules must be one of {RULE_FRAMES}, got {rules!r}")
+    if german_file == "cp4im":
+        return _cp4im_german(rules)
     if protocol == "paper":
         from ...data import paper_protocols as pp
 
@@ -140,10 +175,10 @@ SPLITS = ("sec-v-a", "runner")
 RUNNER_TRAIN_SHARE = 0.8
 
 
-def _split(dataset, run, protocol="library", split="sec-v-a", rules="mined"):
+def _split(dataset, run, protocol="library", split="sec-v-a", rules="mined", german_file=None):
     from sklearn.model_selection import train_test_split
 
-    X, y = _data(dataset, protocol, rules)
+    X, y = _data(dataset, protocol, rules, german_file)
     if split == "runner":
         perm = np.random.default_rng(int(run)).permutation(len(y))
         k = int(len(y) * RUNNER_TRAIN_SHARE)
@@ -166,6 +201,7 @@ def accuracy_cell(
     split="sec-v-a",
     global_candidates="mined",
     runner=False,
+    german_file=None,
 ):
     """Every (learner, ε) fit on run ``run``'s split of ``dataset`` plus GreedyRL; tidy rows with
     metrics ``{evaluate}_accuracy`` and ``n_rules`` (rules before the default). ``protocol``: one
@@ -179,7 +215,12 @@ def accuracy_cell(
     pairs of the attribute columns, ties as :class:`GreedyRuleListClassifier` ``criterion="authors"``)
     and its smooth mechanisms' candidates (:func:`~dpmodels.data.paper_protocols.paper_000_runner_mined_rules`:
     on German single literals at λ = 0.12, as its German grid's ``max_card = 1``; on COMPAS and
-    Adult the rules mined at λ, unchanged), which every learner not on the support-0 set fits."""
+    Adult the rules mined at λ, unchanged), which every learner not on the support-0 set fits.
+    ``german_file`` (German with ``runner=True`` only): one of :data:`GERMAN_FILES_FIG4`, the file
+    the runner's candidates are built from ("cp4im": CP4IM's ``german-credit.txt``, every column
+    kept as the runner keeps every German column; "sec-v-a": the Sec. V-A rebuild, its rows
+    labelled :data:`GERMAN_REBUILD`); ``None`` is the rebuild, labelled "german". Seeds depend on
+    (run, "german", learner, ε) either way, so the files' fits are paired by run."""
     import time
 
     from ...rulelist import GreedyRuleListClassifier
@@ -192,7 +233,19 @@ def accuracy_cell(
         raise ValueError("global_candidates='support-0' is the paper protocol's (the authors' runner's candidates)")
     if runner and protocol != "paper":
         raise ValueError("runner=True is the paper protocol's (the authors' accuracy runner)")
-    Xtr, Xte, ytr, yte = _split(dataset, run, protocol, split, rules="runner-mined" if runner else "mined")
+    if german_file is not None:
+        if german_file not in GERMAN_FILES_FIG4:
+            raise ValueError(f"german_file must be one of {GERMAN_FILES_FIG4}, got {german_file!r}")
+        if dataset != "german" or not runner:
+            raise ValueError(
+                "german_file chooses German's file under the authors' runner (dataset='german', runner=True)"
+            )
+    gf = german_file if german_file == "cp4im" else None  # the rebuild is _data's default German
+    label = GERMAN_REBUILD if german_file == "sec-v-a" else dataset
+    tag = {} if german_file is None else dict(german_file=german_file)  # recorded in the rows' parameters
+    Xtr, Xte, ytr, yte = _split(
+        dataset, run, protocol, split, rules="runner-mined" if runner else "mined", german_file=gf
+    )
     lam = LAMBDA.get(dataset, 0.05)
     Xe, ye = (Xte, yte) if evaluate == "test" else (Xtr, ytr)
     Xe_b = binary_matrix(Xe).astype(bool)
@@ -208,25 +261,25 @@ def accuracy_cell(
         from ...data.paper_protocols import RUNNER_MAX_CARD
 
         gparams = dict(RUNNER_GREEDY, max_rules=int(max_rules) + 1, max_width=RUNNER_MAX_CARD[dataset])
-        Ftr, Fte, _, _ = _split(dataset, run, protocol, split, rules="features")
+        Ftr, Fte, _, _ = _split(dataset, run, protocol, split, rules="features", german_file=gf)
         g = GreedyRuleListClassifier(classes=[0, 1], **gparams).fit(Ftr, ytr)
         Fe_b = binary_matrix(Fte if evaluate == "test" else Ftr).astype(bool)
         acc = float(np.mean(g.rule_list_.predict_encoded(Fe_b) == ye))
-        shown_g = dict(gparams, rule_set="runner")
+        shown_g = dict(gparams, rule_set="runner", **tag)
     else:
         g = GreedyRuleListClassifier(**common).fit(Xtr, ytr)
         acc = float(np.mean(g.rule_list_.predict_encoded(Xe_b) == ye))
         shown_g = common
     secs = time.perf_counter() - t
-    rows.append(row(dataset, "GreedyRL", shown_g, math.inf, 0.0, run, metric, acc, secs))
-    rows.append(row(dataset, "GreedyRL", shown_g, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
+    rows.append(row(label, "GreedyRL", shown_g, math.inf, 0.0, run, metric, acc, secs))
+    rows.append(row(label, "GreedyRL", shown_g, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
     cand_kind = common.get("candidates", "conjunctions")
     shared = SharedSplit(Xtr, ytr, max_width=common["max_width"], candidates=cand_kind)
     support0 = None  # (shared split, evaluation matrix) of the runner's support-0 candidates
     runner_gl = [lr for lr in learners if LEARNERS[lr]["mechanism"] in RUNNER_SUPPORT0_MECHANISMS]
     if global_candidates == "support-0" and runner_gl:
         # the same rows (the split depends on n and the run only), other rule columns
-        Xtr0, Xte0, _, _ = _split(dataset, run, protocol, split, rules="support-0")
+        Xtr0, Xte0, _, _ = _split(dataset, run, protocol, split, rules="support-0", german_file=gf)
         support0 = (
             SharedSplit(Xtr0, ytr, max_width=common["max_width"], candidates=cand_kind),
             binary_matrix(Xte0 if evaluate == "test" else Xtr0).astype(bool),
@@ -238,16 +291,16 @@ def accuracy_cell(
                 params["calibration"] = "paper"
             if paper and params["mechanism"] == "sm-cauchy":
                 params["gamma"] = AUTHORS_CAUCHY_GAMMA
-            fitter, Xe_lr, shown = shared, Xe_b, params
+            fitter, Xe_lr, shown = shared, Xe_b, dict(params, **tag)  # tag: recorded only
             if support0 is not None and params["mechanism"] in RUNNER_SUPPORT0_MECHANISMS:
                 fitter, Xe_lr = support0
-                shown = dict(params, rule_set="support-0")  # recorded only; not an estimator parameter
+                shown = dict(params, rule_set="support-0", **tag)  # recorded only; not an estimator parameter
             for eps in epsilons:
                 rng = np.random.default_rng(fit_seed(run, dataset, lr, eps))
                 rl, ledger, secs = fitter.fit_timed(random_state=rng, single_thread=False, epsilon=float(eps), **params)
                 acc = float(np.mean(rl.predict_encoded(Xe_lr) == ye))
-                rows.append(row(dataset, lr, shown, eps, ledger.delta, run, metric, acc, secs))
-                rows.append(row(dataset, lr, shown, eps, ledger.delta, run, "n_rules", len(rl.rules), secs))
+                rows.append(row(label, lr, shown, eps, ledger.delta, run, metric, acc, secs))
+                rows.append(row(label, lr, shown, eps, ledger.delta, run, "n_rules", len(rl.rules), secs))
     return rows
 
 
@@ -257,13 +310,17 @@ def _pick(size, quick_value, full_value, override):
     return size.pick(quick_value, full_value)
 
 
-def _datasets(size, default):
+def _datasets(size, default, extra=()):
+    """The datasets of a run: ``default`` unless ``--datasets`` names others (``extra``: names
+    this id accepts besides the paper's three, e.g. :data:`GERMAN_REBUILD`)."""
     if size.datasets is None:
         return default
-    bad = [d for d in size.datasets if d not in LAMBDA]
+    known = (*LAMBDA, *extra)
+    bad = [d for d in size.datasets if d not in known]
     if bad:
-        raise ValueError(f"paper 000 uses the datasets {sorted(LAMBDA)}; not {bad}")
-    return tuple(d for d in size.datasets if d in default) or tuple(size.datasets)
+        raise ValueError(f"paper 000 uses the datasets {sorted(known)}; not {bad}")
+    order = (*default, *extra)
+    return tuple(d for d in order if d in size.datasets) or tuple(size.datasets)
 
 
 def _accuracy_cells(
@@ -278,7 +335,11 @@ def _accuracy_cells(
     split="sec-v-a",
     global_candidates="mined",
     runner=False,
+    german_file=None,
 ):
+    """One cell per (dataset, run). ``german_file`` (with ``runner``): German's file
+    (:func:`accuracy_cell`); ``--datasets`` may then also name :data:`GERMAN_REBUILD`, German on
+    the other file, the Sec. V-A rebuild, as a labelled alternative."""
     runs = _pick(size, runs_quick, runs_full, size.runs)
     eps = tuple(float(e) for e in _pick(size, epsilons[0], epsilons[1], size.epsilons))
     cost = {"german": 6.0, "adult": 2.0, "compas": 1.0} if protocol == "library" else {}
@@ -289,14 +350,31 @@ def _accuracy_cells(
         extra["global_candidates"] = global_candidates
     if runner:  # likewise
         extra["runner"] = True
+    if german_file is not None and not runner:
+        raise ValueError("german_file is the authors' runner's option (runner=True)")
+
+    def file_of(ds):  # German's file argument of dataset label ds (none for the other data sets)
+        if german_file is None or ds not in ("german", GERMAN_REBUILD):
+            return {}
+        return dict(german_file="sec-v-a" if ds == GERMAN_REBUILD else german_file)
+
+    extra_ds = (GERMAN_REBUILD,) if german_file is not None else ()
     return [
         Cell(
             f"{ds}-run{r}",
             accuracy_cell,
-            dict(dataset=ds, run=r, epsilons=eps, learners=tuple(learners), evaluate=evaluate, **extra),
+            dict(
+                dataset="german" if ds == GERMAN_REBUILD else ds,
+                run=r,
+                epsilons=eps,
+                learners=tuple(learners),
+                evaluate=evaluate,
+                **extra,
+                **file_of(ds),
+            ),
             cost=cost.get(ds, 1.0) * len(eps),
         )
-        for ds in _datasets(size, datasets)
+        for ds in _datasets(size, datasets, extra_ds)
         for r in range(runs)
     ]
 
@@ -439,7 +517,7 @@ def _summary_table(df, metric, learners, at, published=None):
     if published:
         head.append("published")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for ds in [x for x in DATASETS if x in set(s["dataset"])]:
+    for ds in [x for x in PANELS if x in set(s["dataset"])]:
         base = s[(s["dataset"] == ds) & (s["learner"] == "GreedyRL")]
         for lr in ["GreedyRL", *learners]:
             cells = []
@@ -467,6 +545,7 @@ def _fig4_published(ds):
     """The paper's sm-Laplace points on panel ``ds``: Table II's (ε = 10). Sec. V-C's ε = 1 pair
     names no dataset (``dataset=None`` in :data:`..published.P000_TEXT_POINTS`), so it is drawn on
     no panel; the table's caption quotes it."""
+    ds = "german" if ds == GERMAN_REBUILD else ds
     pts = [dict(epsilon=10.0, value=pub.P000_TABLE2[(ds, "sm-Laplace")], learner="sm-Laplace (Table II)")]
     pts += [
         dict(epsilon=p["epsilon"], value=p["value"], learner=p["learner"])
@@ -479,7 +558,7 @@ def _fig4_published(ds):
 def _fig4_plot(df, out_dir):
     plt = pyplot()
     d = df[df["metric"] == "test_accuracy"]
-    panels = [ds for ds in DATASETS if ds in set(d["dataset"])]
+    panels = [ds for ds in PANELS if ds in set(d["dataset"])]
     fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.9), squeeze=False)
     for ax, ds in zip(axes[0], panels):
         curves_vs_epsilon(
@@ -491,7 +570,7 @@ def _fig4_plot(df, out_dir):
             published=_fig4_published(ds),
             published_label="sm-Laplace, paper's Table II (ε = 10)",
         )
-        greedy_pub = pub.P000_TABLE2.get((ds, "GreedyRL"))
+        greedy_pub = pub.P000_TABLE2.get(("german" if ds == GERMAN_REBUILD else ds, "GreedyRL"))
         if greedy_pub is not None:
             ax.axhline(greedy_pub, color="black", ls=":", lw=1.0, label="GreedyRL (published)")
         ax.set_title(TITLES.get(ds, ds))
@@ -680,11 +759,11 @@ register(
 
 
 # --------------------------------------------------------------------------- the paper's protocol
-def _paper_table(table, df, global_candidates="mined", runner=False, paired=False):
+def _paper_table(table, df, global_candidates="mined", runner=False, paired=False, german_file=None):
     note = (
         "\n\ngl-Laplace / gl-Gaussian / gl-Exponential get the candidates of the authors' accuracy runner "
-        "(min_support = 0: every literal and pair, 300 COMPAS / 820 Adult rules; German every literal, 130, as "
-        "their German grid's max_card = 1); "
+        "(min_support = 0: every literal and pair, 300 COMPAS / 820 Adult rules; German every literal, 130 on the "
+        "Sec. V-A rebuild, as their German grid's max_card = 1); "
         + ("sm-* and permute-and-flip" if runner else "sm-*, permute-and-flip and GreedyRL")
         + " the rules mined at λ."
     )
@@ -700,9 +779,19 @@ def _paper_table(table, df, global_candidates="mined", runner=False, paired=Fals
             else ""
         )
         + (
+            "\n\nGerman ('german') is CP4IM's german-credit.txt, the only German file the authors' repository held "
+            "(bundled, byte-identical): its 112 columns all kept, as the runner removes no German column; 158 "
+            "literals at λ = 0.12 for sm-*, permute-and-flip; 224 (every literal) for gl-* and GreedyRL. "
+            f"'{GERMAN_REBUILD}' (when run: --datasets {GERMAN_REBUILD}) is the Sec. V-A rebuild with the same "
+            "runner (82 / 130 literals), seeds paired by run with 'german'."
+            if german_file == "cp4im"
+            else ""
+        )
+        + (
             "\n\nProtocol 'paper' (dpmodels.data.paper_protocols): the authors' public COMPAS and Adult files and "
             "their rule mining (7,214 / 48,842 rows, 152 / 582 rules; the paper prints 6,150 rows and 18 / 47 rules), "
-            "German rebuilt from Sec. V-A (1,000 rows, 49 rules), and the paper's calibration "
+            + ("German as above" if german_file == "cp4im" else "German rebuilt from Sec. V-A (1,000 rows, 49 rules)")
+            + ", and the paper's calibration "
             "of gl-Laplace / gl-Gaussian / noisy counts (calibration='paper': report-noisy-max at Δ/ε, one score's "
             "Δ for the Gaussian, ε_node/(2|R|) per count query) — where a caption above says 2Δ/ε, that is the "
             "library protocol's."
@@ -721,12 +810,13 @@ def _paper_twin(
     split="sec-v-a",
     global_candidates="mined",
     runner=False,
+    german_file=None,
 ):
     """``{eid}-paper``: the id's grid under protocol="paper" (Sec. V-A's binarizations and
     pre-mined rules, the paper's calibration of the global-sensitivity baselines); same plot and
     table as the library-protocol id. ``split="runner"``: the authors' runner's 80/20 split;
     ``global_candidates="support-0"``: the runner's candidates for gl-*; ``runner``: the runner's
-    GreedyRL and smooth-mechanism candidates (:func:`accuracy_cell`)."""
+    GreedyRL and smooth-mechanism candidates; ``german_file``: German's file (:func:`accuracy_cell`)."""
     base = _REGISTRY[eid]  # registered above in this module (get() would reload the plugins)
     register(
         Experiment(
@@ -734,10 +824,18 @@ def _paper_twin(
             paper="000",
             kind=base.kind,
             title=base.title + title_suffix,
-            draws=base.draws + "; protocol='paper': the authors' COMPAS and Adult files and rules, German from "
-            "Sec. V-A (dpmodels.data.paper_protocols), gl-* and noisy counts with calibration='paper'"
+            draws=base.draws
+            + "; protocol='paper': the authors' COMPAS and Adult files and rules, "
+            + ("" if german_file == "cp4im" else "German from Sec. V-A (dpmodels.data.paper_protocols), ")
+            + "gl-* and noisy counts with calibration='paper'"
             + ("; gl-* with the authors' runner's support-0 candidates" if global_candidates == "support-0" else "")
-            + ("; the runner's GreedyRL (support 0) and German single literals" if runner else ""),
+            + ("; the runner's GreedyRL (support 0) and German single literals" if runner else "")
+            + (
+                f"; German from CP4IM's german-credit.txt (the authors' only German file; --datasets {GERMAN_REBUILD}: "
+                "the Sec. V-A rebuild)"
+                if german_file == "cp4im"
+                else ""
+            ),
             cells=lambda size: _accuracy_cells(
                 size,
                 datasets,
@@ -748,10 +846,16 @@ def _paper_twin(
                 split=split,
                 global_candidates=global_candidates,
                 runner=runner,
+                german_file=german_file,
             ),
             plot=base.plot,
             table=functools.partial(
-                _paper_table, base.table, global_candidates=global_candidates, runner=runner, paired=eid == "000-fig4"
+                _paper_table,
+                base.table,
+                global_candidates=global_candidates,
+                runner=runner,
+                paired=eid == "000-fig4",
+                german_file=german_file,
             ),
             published=base.published,
             full_cost=full_cost,
@@ -787,9 +891,11 @@ _paper_twin(
     "test",
     full_cost="≈ 28 min on 2 cores (51 CPU-min measured for the 200-ε grid with the runner's gl-* candidates, 300 cells; "
     "with the runner's GreedyRL and German literals the German panel took 132 CPU-s, 100 cells, 27 min wall at load 12–15, "
-    "and COMPAS 106 CPU-s, 4.3 min wall at load ≈ 8)",
+    "and COMPAS 106 CPU-s, 4.3 min wall at load ≈ 8; on CP4IM's German file the German panel took 213 CPU-s, "
+    "8.8 min wall at load ≈ 4.3, and Adult on 40 ε 573 CPU-s, 22 min wall at load ≈ 3.5–5)",
     global_candidates="support-0",  # the authors' runner gives gl-* min_support = 0 (Fig. 4's runs)
     runner=True,  # and its GreedyRL support 0 / K + 1 rules, its German smooth mechanisms single literals
+    german_file="cp4im",  # German: the authors' only German file (--datasets german-sec-v-a: the rebuild)
 )
 # Table I's standard errors are those of the authors' runner, whose test share is 20 %, not Sec.
 # V-A's 30 % (the split's share of the s.e. grows by √1.5): its twin runs their split

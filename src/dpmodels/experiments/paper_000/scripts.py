@@ -32,7 +32,7 @@ from their code (facts only, nothing copied):
       raw file (one-hot, 2-bin quantiles, all 20 attributes) with the letters' filter applied
       to UCI-style names, the same with every column kept, and CP4IM's ``german-credit.txt``
       (112 0/1 columns, label first), which the authors' repository held until the commit that
-      first ran a script on ``german_credit`` (read from ``--data-dir``; skipped without it);
+      first ran a script on ``german_credit`` (the bundled copy, byte-identical, or ``--data-dir``'s);
       each with K = 5 (the paper) and K = 7 (the script), and sm-Laplace at ε = 10 (the
       script) and ε = 1 (where the authors' own classes, run on CP4IM's file as a one-off
       measuring instrument, give the printed .683). Their sm-Laplace draws its rules' labels
@@ -76,6 +76,7 @@ selection and gate are not proven DP, ``docs/privacy.md``).
 from __future__ import annotations
 
 import functools
+import io
 import math
 import time
 import zlib
@@ -87,7 +88,7 @@ from ...audit import vulnerability
 from ...data.paper_protocols import mine_rules_authors, paper_000_data, paper_000_features, table2_script_columns
 from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from .. import published as pub
-from ..registry import Cell, Experiment, Skip, register, row
+from ..registry import Cell, Experiment, register, row
 from .attacks import _quiet, authors_importance, authors_top_k, summarise
 
 __all__ = ["REFERENCE", "authors_vulnerability", "introsort_argsort", "table2_script_cell", "table3_script_cell"]
@@ -258,20 +259,29 @@ GERMAN_FILES = {
 def german_script_columns(file: str, data_dir: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """The 0/1 attribute columns and labels of one candidate for the authors' German file
     (:data:`GERMAN_FILES`). ``"cp4im"`` reads ``german-credit.txt`` (label first, then 112 0/1
-    columns, space-separated; the file the authors' repository held until 2023-12-07) from
-    ``data_dir``; the others rebuild Sec. V-A from the bundled raw file."""
+    columns, space-separated; the file the authors' repository held until 2023-12-07): from
+    ``data_dir`` when one is given (it must hold the file), else the library's bundled copy (the
+    ``"german"`` loader's source, byte-identical). The others rebuild Sec. V-A from the bundled
+    raw file."""
     from ...data.datasets import load_dataset
     from ...data.paper_protocols import quantile_onehot
 
     if file not in GERMAN_FILES:
         raise ValueError(f"unknown German file {file!r}; choose from {list(GERMAN_FILES)}")
     if file == "cp4im":
-        path = None if data_dir is None else _cp4im_path(data_dir)
-        if path is None:
-            raise ValueError(f"'cp4im' needs {GERMAN_TXT} in data_dir (got {data_dir!r})")
-        A = np.loadtxt(path, dtype=np.int64)
+        if data_dir is None:
+            from ...data.datasets import _read_bundled_bytes
+
+            source = f"bundled {GERMAN_TXT}"
+            A = np.loadtxt(io.BytesIO(_read_bundled_bytes(GERMAN_TXT + ".gz")), dtype=np.int64)
+        else:
+            path = _cp4im_path(data_dir)
+            if path is None:
+                raise ValueError(f"'cp4im': {GERMAN_TXT} is not in data_dir {data_dir!r}")
+            source = path
+            A = np.loadtxt(path, dtype=np.int64)
         if A.ndim != 2 or A.shape[0] != 1000 or not np.isin(A, (0, 1)).all():
-            raise ValueError(f"{path}: expected 1,000 rows of 0/1 values (label first), got shape {A.shape}")
+            raise ValueError(f"{source}: expected 1,000 rows of 0/1 values (label first), got shape {A.shape}")
         B = pd.DataFrame(A[:, 1:].astype(np.uint8), columns=[f"c{j}" for j in range(A.shape[1] - 1)])
         return B, A[:, 0].astype(np.int64)
     X, y = load_dataset("german", binarized=False, dropna=False)
@@ -401,8 +411,8 @@ def table2_script_cells(
     ks=SCRIPT_KS,
 ) -> list:
     """One cell per (dataset, run); bad arguments raise before anything runs. German runs on each
-    candidate file (:data:`GERMAN_FILES`); ``"cp4im"`` only when ``data_dir`` holds
-    ``german-credit.txt`` (a :class:`~dpmodels.experiments.registry.Skip` says so otherwise)."""
+    candidate file (:data:`GERMAN_FILES`); ``"cp4im"`` reads ``german-credit.txt`` from ``data_dir``
+    when it holds one, else the bundled copy."""
     bad = [d for d in datasets if d not in ("compas", "adult", "german")]
     if bad:
         raise ValueError(f"the authors' Table II script covers compas, adult and german, not {bad}")
@@ -411,17 +421,12 @@ def table2_script_cells(
     out: list = []
     for d in datasets:
         if d == "german":
-            files = [f for f in GERMAN_FILES if f != "cp4im"]
-            if data_dir is not None and _cp4im_path(data_dir) is not None:
-                files.append("cp4im")
-            else:
-                out.append(Skip("german-cp4im", f"CP4IM's {GERMAN_TXT} is not in --data-dir (the authors' repository "
-                                "held it until 2023-12-07)"))  # fmt: skip
+            files = list(GERMAN_FILES)  # CP4IM's file: --data-dir's copy if it holds one, else the bundled one
             geps = tuple(float(e) for e in german_epsilons)
             kw = dict(
                 files=tuple(files), epsilons=geps, n_permutations=int(n_permutations), ks=tuple(int(k) for k in ks)
             )
-            if "cp4im" in files:
+            if data_dir is not None and _cp4im_path(data_dir) is not None:
                 kw["data_dir"] = str(data_dir)
             out += [
                 Cell(f"german-run{r}", german_script_cell, dict(run=r, **kw), cost=cost[d]) for r in range(int(runs))
