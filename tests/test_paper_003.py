@@ -613,7 +613,14 @@ def test_check_statements_failure_test_option():
     t = p3.check_statements(sure, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True).set_index("key")
     assert t.loc["same_accuracy", "verdict"] == "does not hold"
     assert "failures beyond seed noise 1/1" in t.loc["same_accuracy", "measured"]
-    assert "failure_test=True" in get("003-fig3").table(sure)
+    assert "1/1 with a Bonferroni correction" in t.loc["same_accuracy", "measured"]  # one test: the same level
+    md = get("003-fig3").table(sure)
+    statements = md.split("\n\n")[0]  # the failures' table comes after the statements' table, not inside it
+    assert statements.count("| Sec.") + statements.count("| App.") == statements.count("\n") - 1
+    assert "failure_test=True" in md and "| rule lists | adult | 1 | 0.01 | +0.0200 |" in md and "| yes |" in md
+    assert "| no |" in get("003-fig3").table(noisy) and "beyond seed noise |" not in get("003-fig3").table(
+        _curve_frame(_line_case(noise=0.001, gap=-0.01))
+    )
 
 
 # --------------------------------------------------------------------------- 003-fig5-certified
