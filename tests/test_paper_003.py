@@ -668,3 +668,38 @@ def test_depth_breakdown_and_the_certified_table():
     assert "| 4 | 1/1 |" in md and "| 2–4 | 1/3 |" in md
     assert "| 4 | 3 | 2 |" in md  # DL8.5 at depth 4: 3 fits, 2 certified
     assert "Not certified" in md and "Fig. 5b" in md
+
+
+def test_fig4_marks_fits_the_time_limit_stopped(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    vals = {}
+    for sd in range(3):
+        q = {f"per_record_q{k}": 0.6 + 0.003 * k for k in range(101)}
+        vals[("sklearn_DT", 10, 0.01, sd)] = (0.70, 50, None)
+        vals[("DL8.5", 10, 0.01, sd)] = (0.71, 40, float(sd != 1))  # seed 1: stopped by the time limit
+    df = _tree_frame(vals)
+    qrows = [
+        row("adult", lr, dict(depth=10, support=0.01), math.inf, 0.0, sd, m, v)
+        for (lr, _, _, sd) in vals
+        for m, v in q.items()
+    ]
+    df = pd.concat([df, pd.DataFrame(qrows)], ignore_index=True)
+    seen = {}
+
+    def keep(fig, path):
+        ax = fig.axes[0]
+        seen["labels"] = [t.get_text() for t in ax.get_legend().get_texts()]
+        seen["styles"] = [ln.get_linestyle() for ln in ax.get_lines()]
+        seen["rows"] = len(fig.axes)
+        return path
+
+    monkeypatch.setattr(p3, "save", keep)
+    assert p3._fig4(df, tmp_path, "x") == [tmp_path / "x.png"]
+    assert seen["rows"] == 1  # trees only: no empty rule-list panel
+    assert any("DL8.5" in t and "(2/3 seeds certified)" in t for t in seen["labels"])
+    assert not any("sklearn_DT" in t and "certified" in t for t in seen["labels"])
+    assert seen["styles"].count(":") == 2  # seed 1's thin line and DL8.5's mean curve
+    df = df[~((df["metric"] == "optimal") & (df["seed"] == 1))]
+    df = pd.concat([df, _tree_frame({("DL8.5", 10, 0.01, 1): (0.71, 40, 1.0)}).query("metric == 'optimal'")])
+    p3._fig4(df, tmp_path, "x")
+    assert ":" not in seen["styles"] and not any("certified" in t for t in seen["labels"])
