@@ -18,4 +18,6 @@ id            what it reproduces                                          module
 ============  ==========================================================  =====================
 
 003-fig3 … 003-fig7 draw from 003-fig2's grid (one set of fits).
+``003-fig5-certified`` (:mod:`.reconstruction`) runs the grid's Adult tree cells with DL8.5 given the
+paper's hour per fit (Sec. V-A) in its own folder, for Fig. 5 and Fig. 4a from certified fits.
 """
