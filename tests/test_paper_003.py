@@ -664,6 +664,8 @@ def test_depth_breakdown_and_the_certified_table():
     assert list(b.index) == ["2", "3", "4", "2–3", "2–4"]
     assert (b.loc["2", "k"], b.loc["3", "k"], b.loc["4", "k"], b.loc["2–4", "k"]) == (0, 0, 1, 1)
     assert b.loc["4", "diff"] == pytest.approx(-0.02 + 0.001) and b.loc["2–4", "n"] == 3
+    gap = _tree_frame({k: v for k, v in vals.items() if not (k[0] == "DL8.5" and k[1] == 3)})
+    assert list(p3.depth_breakdown(gap, n_boot=20)["depths"]) == ["2", "4"]  # no range across a missing depth
     md = get(p3.CERTIFIED_ID).table(df)
     assert "| 4 | 1/1 |" in md and "| 2–4 | 1/3 |" in md
     assert "| 4 | 3 | 2 |" in md  # DL8.5 at depth 4: 3 fits, 2 certified
