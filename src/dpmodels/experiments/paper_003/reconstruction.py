@@ -1876,8 +1876,7 @@ register(
         ),
         table=_certified_md,
         published=PUBLISHED,
-        full_cost="≈ 2 CPU-h, DL8.5 at depths 9–10 dominating (one fit at depth ≥ 9 grows to ≈ 10 GB: --workers 1); "
-        "measured in docs/results.md",
+        full_cost="measured 2026-11-25, 1 worker: DL8.5 1,685 CPU-s at depths 1–8 and 1,558 at depth 9 (≤ 185 CPU-s, ≤ 3.9 GB per fit); depth 10 not run, ≈ 2,500–3,500 CPU-s more (docs/results.md); sklearn_DT seconds",
         quick_cost="≈ 1 min (1 seed, depth {1, 2, 4}, λ {0.01, 0.05})",
         notes="Adult only: COMPAS's DL8.5 fits at the paper's budget are the authors' own rows (docs/results.md). "
         "DL8.5 gets 3,600 s of wall clock per fit; certification is recorded per fit (metric 'optimal').",
