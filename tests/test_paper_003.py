@@ -527,3 +527,181 @@ def test_paired_uncertainty_counts_float_ties_as_ties():
     assert u["ci"][1] == 1 / 3  # resampled, the float ties never count as "a below b"
     u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=1, n_boot=50)
     assert u["k"] == 0
+
+
+# --------------------------------------------------------------------------- failures beyond the seed noise
+def _line_case(noise, gap, seeds=5, seed=0):
+    """One λ: an optimal line through (0.80, 0.90) and (0.82, 0.86) in every seed (plus ``noise``),
+    and a greedy setting at accuracy 0.81 whose Dist_G is ``gap`` above that line (0.88) on average:
+    a failure of "at a given accuracy, optimal leaks no more" by ``gap``."""
+    rng = np.random.default_rng(seed)
+    vals = {}
+    for sd in range(seeds):
+        e = rng.normal(0, noise, 4)
+        vals[("adult", "opt", 1, 0.01, sd)] = (0.80, 0.90 + e[0])
+        vals[("adult", "opt", 2, 0.01, sd)] = (0.82, 0.86 + e[1])
+        vals[("adult", "gr", 1, 0.01, sd)] = (0.81 + e[2] / 10, 0.88 + gap + e[3])
+    # center the greedy noise so that the seed-mean shortfall is exactly ``gap``
+    m = np.mean([vals[("adult", "gr", 1, 0.01, sd)][1] for sd in range(seeds)])
+    mo = np.mean([vals[("adult", "opt", d, 0.01, sd)][1] for sd in range(seeds) for d in (1, 2)])
+    ma = np.mean([vals[("adult", "gr", 1, 0.01, sd)][0] for sd in range(seeds)])
+    for sd in range(seeds):
+        a, dg = vals[("adult", "gr", 1, 0.01, sd)]
+        vals[("adult", "gr", 1, 0.01, sd)] = (a - ma + 0.81, dg - m + mo + gap)
+    return vals
+
+
+def test_same_accuracy_failures_tells_a_real_failure_from_seed_noise():
+    # a failure by .02 with seed noise of .001: the optimal line is below in every resample
+    sure = _seeded_acc(_line_case(noise=0.001, gap=0.02))
+    f = p3.same_accuracy_failures(sure, "opt", "gr", "adult", n_boot=400)
+    assert len(f) == 1 and bool(f["significant"].iloc[0])
+    assert f["shortfall"].iloc[0] == pytest.approx(0.02, abs=1e-9)
+    assert f["ci_lo"].iloc[0] > 0 and f["p_fail"].iloc[0] == 1.0
+    # a failure by .005 with seed noise of .03: within the noise, not significant
+    noisy = _seeded_acc(_line_case(noise=0.03, gap=0.005))
+    f = p3.same_accuracy_failures(noisy, "opt", "gr", "adult", n_boot=400)
+    assert len(f) == 1 and not bool(f["significant"].iloc[0])
+    assert f["shortfall"].iloc[0] == pytest.approx(0.005, abs=1e-9)
+    assert f["ci_lo"].iloc[0] < 0 < f["ci_hi"].iloc[0] and 0 < f["p_fail"].iloc[0] < 1
+    # the statement holds (greedy below the line): no failure to test
+    fine = _seeded_acc(_line_case(noise=0.001, gap=-0.01))
+    assert p3.same_accuracy_failures(fine, "opt", "gr", "adult", n_boot=50).empty
+    with pytest.raises(ValueError, match="level"):
+        p3.same_accuracy_failures(sure, "opt", "gr", "adult", level=1.5)
+
+
+def test_same_accuracy_failures_brute_force_bootstrap():
+    # the shortfall of each resample recomputed by hand from the resampled means of both learners
+    vals = _line_case(noise=0.01, gap=0.004, seeds=4, seed=5)
+    df = _seeded_acc(vals)
+    f = p3.same_accuracy_failures(df, "opt", "gr", "adult", n_boot=300, seed=11)
+    rng = np.random.default_rng(11)
+    short = []
+    for _ in range(300):
+        pick = rng.integers(0, 4, 4)
+        o = [np.mean([vals[("adult", "opt", d, 0.01, sd)] for sd in pick], axis=0) for d in (1, 2)]
+        g = np.mean([vals[("adult", "gr", 1, 0.01, sd)] for sd in pick], axis=0)
+        ref = _line_oracle([x for x, _ in o], [y for _, y in o], g[0])
+        short.append(np.inf if ref is None else g[1] - ref)
+    lo, hi = np.quantile(short, [0.025, 0.975])
+    assert f["ci_lo"].iloc[0] == pytest.approx(lo) and f["ci_hi"].iloc[0] == pytest.approx(hi)
+    assert bool(f["significant"].iloc[0]) == (lo > 1e-12)
+
+
+def _curve_frame(vals):
+    """``_seeded_acc`` rows of rule lists (OptimalRL / GreedyRL) plus the size and test rows the
+    statement table needs."""
+    out = []
+    for (ds, lr, d, s, sd), (acc, dg) in vals.items():
+        lr = {"opt": "OptimalRL", "gr": "GreedyRL"}[lr]
+        p = dict(depth=d, support=s)
+        for metric, v in (("train_accuracy", acc), ("dist_g", dg), ("size", d), ("test_accuracy", acc)):
+            out.append(row(ds, lr, p, math.inf, 0.0, sd, metric, v))
+    return pd.DataFrame(out)
+
+
+def test_check_statements_failure_test_option():
+    noisy = _curve_frame(_line_case(noise=0.03, gap=0.005))
+    plain = p3.check_statements(noisy, ids=("003-fig3",), accuracy_pairing="curve").set_index("key")
+    tested = p3.check_statements(noisy, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True)
+    tested = tested.set_index("key")
+    assert plain.loc["same_accuracy", "verdict"] == "does not hold"  # 0/1 on the seed means
+    assert tested.loc["same_accuracy", "verdict"] == "holds"  # ... but within the seed noise
+    assert "failures beyond seed noise 0/1" in tested.loc["same_accuracy", "measured"]
+    sure = _curve_frame(_line_case(noise=0.001, gap=0.02))
+    t = p3.check_statements(sure, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True).set_index("key")
+    assert t.loc["same_accuracy", "verdict"] == "does not hold"
+    assert "failures beyond seed noise 1/1" in t.loc["same_accuracy", "measured"]
+    assert "1/1 with a Bonferroni correction" in t.loc["same_accuracy", "measured"]  # one test: the same level
+    md = get("003-fig3").table(sure)
+    statements = md.split("\n\n")[0]  # the failures' table comes after the statements' table, not inside it
+    assert statements.count("| Sec.") + statements.count("| App.") == statements.count("\n") - 1
+    assert "failure_test=True" in md and "| rule lists | adult | 1 | 0.01 | +0.0200 |" in md and "| yes |" in md
+    assert "| no |" in get("003-fig3").table(noisy) and "beyond seed noise |" not in get("003-fig3").table(
+        _curve_frame(_line_case(noise=0.001, gap=-0.01))
+    )
+
+
+# --------------------------------------------------------------------------- 003-fig5-certified
+def test_certified_id_runs_the_grids_adult_tree_cells_with_the_papers_hour(monkeypatch):
+    monkeypatch.setattr(p3, "_has_dl85", lambda: True)
+    exp = get(p3.CERTIFIED_ID)
+    assert exp.cells is not None and exp.source is None and exp.paper == "003"
+    cells = exp.cells(Size(quick=True))
+    grid = {c.key: c for c in p3._grid_cells(Size(quick=True), dl85_time_limit=3600.0) if isinstance(c, Cell)}
+    assert cells and all(c.key in grid and c.uid == grid[c.key].uid for c in cells)  # the same files
+    assert {c.key.split("-")[0] for c in cells} == {"sklearn_DT", "DL8.5"}
+    assert all("-adult-" in c.key for c in cells)
+    assert all(c.kwargs["time_limit"] == p3.PAPER_DL85_TIME_LIMIT for c in cells if c.key.startswith("DL8.5"))
+    assert exp.cells(Size(quick=True, datasets=("compas",))) == []
+    with pytest.raises(ValueError, match="datasets"):
+        exp.cells(Size(quick=True, datasets=("german",)))
+
+
+def _tree_frame(vals):
+    """Tidy rows {(learner, depth, support, seed): (dist_g, size, optimal)} on Adult."""
+    out = []
+    for (lr, d, s, sd), (dg, size, opt) in vals.items():
+        p = dict(depth=d, support=s)
+        base = ("adult", lr, p, math.inf, 0.0, sd)
+        out += [row(*base, "dist_g", dg), row(*base, "size", size), row(*base, "train_accuracy", 0.8)]
+        out += [row(*base, "test_accuracy", 0.8), row(*base, "cpu_seconds", 1.0 + d)]
+        if lr == "DL8.5":
+            out.append(row(*base, "optimal", opt))
+    return pd.DataFrame(out)
+
+
+def test_depth_breakdown_and_the_certified_table():
+    vals = {}
+    for d in (2, 3, 4):
+        for sd in range(3):
+            gap = {2: 0.0, 3: 0.01, 4: -0.02}[d]  # depth 2: the same tree; 3: DL8.5 leaks more; 4: sklearn_DT
+            vals[("sklearn_DT", d, 0.01, sd)] = (0.8 + gap + 0.001 * sd, 10 + d, None)
+            vals[("DL8.5", d, 0.01, sd)] = (0.8, 9 + d, 1.0 if d < 4 else float(sd > 0))
+    df = _tree_frame(vals)
+    b = p3.depth_breakdown(df, n_boot=100).set_index("depths")
+    assert list(b.index) == ["2", "3", "4", "2–3", "2–4"]
+    assert (b.loc["2", "k"], b.loc["3", "k"], b.loc["4", "k"], b.loc["2–4", "k"]) == (0, 0, 1, 1)
+    assert b.loc["4", "diff"] == pytest.approx(-0.02 + 0.001) and b.loc["2–4", "n"] == 3
+    gap = _tree_frame({k: v for k, v in vals.items() if not (k[0] == "DL8.5" and k[1] == 3)})
+    assert list(p3.depth_breakdown(gap, n_boot=20)["depths"]) == ["2", "4"]  # no range across a missing depth
+    md = get(p3.CERTIFIED_ID).table(df)
+    assert "| 4 | 1/1 |" in md and "| 2–4 | 1/3 |" in md
+    assert "| 4 | 3 | 2 |" in md  # DL8.5 at depth 4: 3 fits, 2 certified
+    assert "Not certified" in md and "Fig. 5b" in md
+
+
+def test_fig4_marks_fits_the_time_limit_stopped(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    vals = {}
+    for sd in range(3):
+        q = {f"per_record_q{k}": 0.6 + 0.003 * k for k in range(101)}
+        vals[("sklearn_DT", 10, 0.01, sd)] = (0.70, 50, None)
+        vals[("DL8.5", 10, 0.01, sd)] = (0.71, 40, float(sd != 1))  # seed 1: stopped by the time limit
+    df = _tree_frame(vals)
+    qrows = [
+        row("adult", lr, dict(depth=10, support=0.01), math.inf, 0.0, sd, m, v)
+        for (lr, _, _, sd) in vals
+        for m, v in q.items()
+    ]
+    df = pd.concat([df, pd.DataFrame(qrows)], ignore_index=True)
+    seen = {}
+
+    def keep(fig, path):
+        ax = fig.axes[0]
+        seen["labels"] = [t.get_text() for t in ax.get_legend().get_texts()]
+        seen["styles"] = [ln.get_linestyle() for ln in ax.get_lines()]
+        seen["rows"] = len(fig.axes)
+        return path
+
+    monkeypatch.setattr(p3, "save", keep)
+    assert p3._fig4(df, tmp_path, "x") == [tmp_path / "x.png"]
+    assert seen["rows"] == 1  # trees only: no empty rule-list panel
+    assert any("DL8.5" in t and "(2/3 seeds certified)" in t for t in seen["labels"])
+    assert not any("sklearn_DT" in t and "certified" in t for t in seen["labels"])
+    assert seen["styles"].count(":") == 2  # seed 1's thin line and DL8.5's mean curve
+    df = df[~((df["metric"] == "optimal") & (df["seed"] == 1))]
+    df = pd.concat([df, _tree_frame({("DL8.5", 10, 0.01, 1): (0.71, 40, 1.0)}).query("metric == 'optimal'")])
+    p3._fig4(df, tmp_path, "x")
+    assert ":" not in seen["styles"] and not any("certified" in t for t in seen["labels"])
