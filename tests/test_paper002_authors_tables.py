@@ -47,6 +47,16 @@ def test_agreement_floors_a_zero_standard_error():
     assert a["reproduces"] and all(abs(z) <= 0.5 for _, z in a["z"])
 
 
+def _fake_checkout(tmp_path, monkeypatch):
+    """A directory that passes for a checkout of the authors' code (cells are only listed, never run),
+    named by the environment variable."""
+    ck = tmp_path / "2aff7a0"
+    (ck / "privatree").mkdir(parents=True)
+    (ck / "privatree" / "privatree.py").write_text("")
+    monkeypatch.setenv(authors.AUTHORS_PRIVATREE_ENV, str(ck))
+    return ck
+
+
 def test_no_authors_cells_without_a_checkout(monkeypatch):
     monkeypatch.delenv(authors.AUTHORS_PRIVATREE_ENV, raising=False)
     cells = [c for c in get("002-table2").cells(Size(quick=True)) if isinstance(c, Cell)]
@@ -54,10 +64,7 @@ def test_no_authors_cells_without_a_checkout(monkeypatch):
 
 
 def test_authors_cells_are_keyed_apart_and_need_diffprivlib(tmp_path, monkeypatch):
-    ck = tmp_path / "2aff7a0"
-    (ck / "privatree").mkdir(parents=True)
-    (ck / "privatree" / "privatree.py").write_text("")
-    monkeypatch.setenv(authors.AUTHORS_PRIVATREE_ENV, str(ck))
+    ck = _fake_checkout(tmp_path, monkeypatch)
     cells = [c for c in get("002-table2").cells(Size(quick=True)) if isinstance(c, Cell)]
     mine = [c for c in cells if c.key.endswith("-authors-2aff7a0")]
     others = [c for c in cells if "authors" not in c.key]
@@ -96,10 +103,7 @@ def test_the_authors_cell_runs_on_our_folds():
 
 
 def test_table8_gets_the_authors_privatree_on_the_same_folds(tmp_path, monkeypatch):
-    ck = tmp_path / "2aff7a0"
-    (ck / "privatree").mkdir(parents=True)
-    (ck / "privatree" / "privatree.py").write_text("")
-    monkeypatch.setenv(authors.AUTHORS_PRIVATREE_ENV, str(ck))
+    _fake_checkout(tmp_path, monkeypatch)
     cells = [c for c in get("002-table8").cells(Size(quick=True)) if isinstance(c, Cell)]
     mine = [c for c in cells if "-authors-" in c.key]
     plain = [c for c in cells if c.fn.__name__ == "guarantee_cell"]

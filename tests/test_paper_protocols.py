@@ -713,12 +713,7 @@ def test_runner_mined_rules_are_single_literals_on_german_and_the_mined_rules_el
     assert list(M.columns) == list(R.columns) and np.array_equal(M.to_numpy(), R.to_numpy())
     B, _ = paper_000_features("german")
     G = paper_000_runner_mined_rules("german")
-    want = {}
-    for c in B.columns:
-        for pos in (True, False):
-            m = (B[c].to_numpy() == 1) == pos
-            if 0.12 <= m.mean() <= 0.88:
-                want[c if pos else f"not {c}"] = m
+    want = _literals_in_support(B, 0.12, 0.88)
     assert list(G.columns) == list(want) and all(len(v) == 1 for v in G.attrs["literals"].values())
     assert all(np.array_equal(G[k].to_numpy().astype(bool), v) for k, v in want.items())
 
@@ -811,12 +806,7 @@ def test_fig4_paper_german_is_cp4ims_file_and_the_rebuild_a_labelled_alternative
             get(eid).cells(Size(quick=True, runs=1, datasets=("german-sec-v-a",)))
 
     B, y = german_script_columns("cp4im")
-    want = {}
-    for c in B.columns:
-        for pos in (True, False):
-            m = (B[c].to_numpy() == 1) == pos
-            if 0.12 <= m.mean() <= 0.88:
-                want[c if pos else f"not {c}"] = m
+    want = _literals_in_support(B, 0.12, 0.88)
     M, _ = accuracy._data("german", "paper", "runner-mined", "cp4im")
     assert list(M.columns) == list(want)
     assert all(np.array_equal(M[k].to_numpy().astype(bool), v) for k, v in want.items())
@@ -850,3 +840,15 @@ def test_fig4_paper_german_is_cp4ims_file_and_the_rebuild_a_labelled_alternative
     ):
         with pytest.raises(ValueError, match=match):
             accuracy.accuracy_cell(run=0, epsilons=eps, learners=("sm-Laplace",), **bad)
+
+
+def _literals_in_support(B, lo, hi):
+    """Brute-force oracle: every literal of the 0/1 frame ``B`` and its negation whose support is
+    in [lo, hi], in the runner's order (column by column, the literal before its negation)."""
+    want = {}
+    for c in B.columns:
+        for pos in (True, False):
+            m = (B[c].to_numpy() == 1) == pos
+            if lo <= m.mean() <= hi:
+                want[c if pos else f"not {c}"] = m
+    return want
