@@ -20,7 +20,13 @@ from ...privacy.mechanisms import noisy_counts_argmax, noisy_integer_sums
 from ...privacy.selection import select_rows
 from ..model import Tree
 from .histograms import Histograms, children_histograms
-from .splitter import child_regions, root_region, select_level
+from .splitter import (
+    child_regions,
+    published_splittable,
+    record_published_stopping_rule,
+    root_region,
+    select_level,
+)
 
 __all__ = ["Structure", "grow", "release_leaves", "release_leaf_counts", "assemble"]
 
@@ -68,13 +74,8 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
     published = getattr(est, "variant", "rigorous") != "rigorous"
     if published:
         est._root_bins = alive[0]  # the published selection histograms these bins only (splitter.py)
-        if depth > 0:  # the rule reads the labels whether or not it fires: recorded once, always
-            ledger.record_leak(
-                "stopping rule (pure node or < 2 records)",
-                note="paper 002 as published (Algorithm 1, line 7): a node whose records all have one label, or "
-                "that has fewer than 2 records, becomes a leaf",
-                warn=False,
-            )
+        if depth > 0:
+            record_published_stopping_rule(ledger)
     open_ids = [0]
     node = np.zeros(n, dtype=np.intp)  # open node (index into open_ids) of each record, or -1
     all_open = True  # every record still in an open node (the common case: no -1 in node)
@@ -85,8 +86,7 @@ def grow(est, grid, y_idx, K, categorical, depth, eps_level, ledger, rng) -> Str
         # a node can be split iff some feature has >= 2 bins alive in its region (public)
         splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)
         if published and level < depth and H is not None:
-            cls = H[:, 0].sum(axis=1)  # (nodes, K): every record is in one bin of feature 0
-            splittable &= ((cls > 0).sum(axis=1) >= 2) & (cls.sum(axis=1) >= 2)
+            splittable &= published_splittable(H)
         leaf_index = np.full(A, -1, dtype=np.intp)
         for a in np.flatnonzero(~splittable):
             leaf_index[a] = len(st.leaf_ids)

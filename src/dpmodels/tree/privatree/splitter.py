@@ -302,3 +302,21 @@ def _weighted_gini(Hn, order):
     total = L.sum(axis=-1) + R.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, gini_impurity(Hn, order) / np.where(total > 0, total, 1.0), 0.0)
+
+
+def record_published_stopping_rule(ledger) -> None:
+    """Paper 002 as published (Algorithm 1, line 7) stops at a pure node or one with fewer than 2
+    records: the rule reads the labels whether or not it fires, so one leak row per fit."""
+    ledger.record_leak(
+        "stopping rule (pure node or < 2 records)",
+        note="paper 002 as published (Algorithm 1, line 7): a node whose records all have one label, or "
+        "that has fewer than 2 records, becomes a leaf",
+        warn=False,
+    )
+
+
+def published_splittable(H) -> np.ndarray:
+    """Which nodes the published stopping rule lets split, from their exact counts ``H`` (nodes, m,
+    B, K): at least two labels present and at least 2 records (feature 0's bins hold every record)."""
+    cls = H[:, 0].sum(axis=1)  # (nodes, K)
+    return ((cls > 0).sum(axis=1) >= 2) & (cls.sum(axis=1) >= 2)

@@ -48,7 +48,13 @@ from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_pu
 from .builder import Structure, assemble, release_leaf_counts
 from .grid import GRID, CandidateGrid, bin_codes, grid_cells
 from .histograms import class_histograms
-from .splitter import child_regions, root_region, select_level
+from .splitter import (
+    child_regions,
+    published_splittable,
+    record_published_stopping_rule,
+    root_region,
+    select_level,
+)
 
 __all__ = ["fit_source", "check_declared_schema"]
 
@@ -319,12 +325,7 @@ def fit_source(est, X, y=None, sample_weight=None):
     if published:
         est._root_bins = alive[0]
         if depth > 0:
-            ledger.record_leak(
-                "stopping rule (pure node or < 2 records)",
-                note="paper 002 as published (Algorithm 1, line 7): a node whose records all have one label, or "
-                "that has fewer than 2 records, becomes a leaf",
-                warn=False,
-            )
+            record_published_stopping_rule(ledger)
     open_ids = [0]
     for level in range(depth + 1):
         A = len(open_ids)
@@ -337,8 +338,7 @@ def fit_source(est, X, y=None, sample_weight=None):
             Hc = counts(
                 cache, _LevelPass(_Router(st, split_left, B), slot_of_node, cidx.size, B, K), (cidx.size, m, B, K)
             )
-            cls = Hc[:, 0].sum(axis=1)
-            keep = ((cls > 0).sum(axis=1) >= 2) & (cls.sum(axis=1) >= 2)
+            keep = published_splittable(Hc)
             splittable[cidx[~keep]] = False
             Hs = Hc[keep]
         for a in np.flatnonzero(~splittable):
