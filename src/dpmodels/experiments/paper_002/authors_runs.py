@@ -47,6 +47,7 @@ from .results import (
     _source,
     load_002,
     make_learner,
+    split_80_20,
 )
 
 __all__ = ["authors_tabular_cell", "authors_mnist_cell", "AUTHORS_LEARNER"]
@@ -70,12 +71,6 @@ def _checked_module(code):
     return authors.load_authors_privatree(root)
 
 
-def _split(y, rep):
-    from sklearn.model_selection import StratifiedShuffleSplit
-
-    return next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
-
-
 def _authors_fit_score(module, params, Xtr, ytr, Xte, yte):
     est = module.PrivaTreeClassifier(**params)
     with warnings.catch_warnings():
@@ -96,7 +91,7 @@ def authors_tabular_cell(dataset, group, rep, epsilons, code, data_dir=None, dow
     A = np.column_stack([X[c].cat.codes.to_numpy(float) if c in cats else X[c].to_numpy(float) for c in X.columns])
     mask = np.array([c in cats for c in X.columns])
     yy = np.asarray(y).astype(int)
-    tr, te = _split(yy, rep)
+    tr, te = split_80_20(yy, rep)
     rows = []
     for eps in epsilons:
         params = dict(
@@ -124,7 +119,7 @@ def authors_mnist_cell(dataset, rep, epsilons, code, published_rule=None):
     module = _checked_module(code)
     X, y, *_ = _backdoor_data(dataset)
     X, y = np.asarray(X, dtype=float), np.asarray(y).astype(int)
-    tr, te = _split(y, rep)
+    tr, te = split_80_20(y, rep)
     rows = []
     for eps in epsilons:
         params = dict(max_depth=DEPTH, epsilon=eps, random_state=_crc(dataset, AUTHORS_LEARNER, eps, rep))

@@ -208,6 +208,14 @@ def _accepts(cls, name) -> bool:
     return name in cls().get_params()
 
 
+def split_80_20(y, rep):
+    """The stratified 80/20 split number ``rep`` (train, test positions) of the figures' protocol
+    (Fig. 1, 3, 4 and ``002-authors``, which compares implementations on these same splits)."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    return next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
+
+
 def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
     """(estimator, transform or None) for one learner; None when it does not apply to the data."""
     from sklearn.tree import DecisionTreeClassifier
@@ -902,11 +910,10 @@ def curve_cell(
     """One stratified 80/20 split (seed ``rep``): every learner at every ε, plus the tree (unless
     ``with_tree=False``: the DiffPrivLib cells of the same split, which the main cell's tree serves).
     ``published_rule``: only in the hash (:data:`PUBLISHED_RULE`)."""
-    from sklearn.model_selection import StratifiedShuffleSplit
 
     X, y = load_002(dataset, group, data_dir, download)[:2]
     meta = load_002(dataset, group, data_dir, download)[2]
-    tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
+    tr, te = split_80_20(y, rep)
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     rows = []
     for lr in ("tree", *learners) if with_tree else learners:
@@ -1289,13 +1296,12 @@ def poison_guarantee_cell(
     tree and DPA are the rigorous cell's. ``published_rule``: only in the hash (:data:`PUBLISHED_RULE`)."""
     if variant not in ("rigorous", "published"):
         raise ValueError(f"variant must be 'rigorous' or 'published', got {variant!r}")
-    from sklearn.model_selection import StratifiedShuffleSplit
 
     from ...audit.poisoning import dpa_certified_accuracy, n_poisoned_from_fraction
     from ...tree.baselines import DPAClassifier
 
     X, y, meta = load_002(dataset, group, data_dir, download)
-    tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
+    tr, te = split_80_20(y, rep)
     Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
     xs = n_poisoned_from_fraction(np.asarray(fractions), len(tr))
     rows = [row(dataset, "-", {}, math.nan, 0.0, rep, "n_train", len(tr))]
@@ -1557,7 +1563,6 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous", trigge
     square of :mod:`...audit.poisoning`) or ``"authors"`` (the four pixels of the authors' script,
     :data:`AUTHORS_TRIGGER`). ``published_rule`` only names the revision of the published variant
     in the cell's hash (:data:`PUBLISHED_RULE`), so results of an earlier rule are not reused."""
-    from sklearn.model_selection import StratifiedShuffleSplit
     from sklearn.tree import DecisionTreeClassifier
 
     from ...tree.privatree import PrivaTreeClassifier
@@ -1566,7 +1571,7 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous", trigge
         raise ValueError(f"trigger must be one of {TRIGGERS}, got {trigger!r}")
     X, y, shape, vmax, size = _backdoor_data(dataset)
     pixels = _trigger_pixels(shape, size, trigger)
-    tr, te = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=rep).split(np.zeros(len(y)), y))
+    tr, te = split_80_20(y, rep)
     described = f"{size}x{size} bottom-right = {vmax:g}" if trigger == "patch" else f"authors' 4 pixels = {vmax:g}"
     rows = []
     for x in n_poisoned:
