@@ -36,6 +36,7 @@ from .. import published as pub
 from ..plots import summarise
 from ..registry import Cell, Experiment, Skip, register, row
 from . import authors
+from .data import _ordinal
 from .results import (
     DEPTH,
     DIFFPRIVLIB,
@@ -86,10 +87,10 @@ def authors_tabular_cell(dataset, group, rep, epsilons, code, data_dir=None, dow
     ``published_rule``: only in the hash (:data:`~.results.PUBLISHED_RULE`)."""
     module = _checked_module(code)
     X, y, meta = load_002(dataset, group, data_dir, download)
-    cats = meta["categories"]
-    # the authors' script: a numeric array, categories as integer codes, a boolean indicator
-    A = np.column_stack([X[c].cat.codes.to_numpy(float) if c in cats else X[c].to_numpy(float) for c in X.columns])
-    mask = np.array([c in cats for c in X.columns])
+    # the authors' script: a numeric array, categories as integer codes (the tables' encoding), a
+    # boolean indicator
+    A = _ordinal(X, meta)
+    mask = np.array([c in meta["categories"] for c in X.columns])
     yy = np.asarray(y).astype(int)
     tr, te = split_80_20(yy, rep)
     rows = []
