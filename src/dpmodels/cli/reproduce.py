@@ -48,6 +48,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         help="experiment ids, 'all', a paper ('000', '002', '003'), 'lib' or an old name",
     )
     r.add_argument("--list", action="store_true", help="list every id, what it draws and its full-size cost here")
+    r.add_argument("--verbose", action="store_true", help="with --list: each id's long description")
     r.add_argument("--quick", action="store_true", help="reduced sizes (every id together in minutes)")
     r.add_argument(
         "--runs", type=int, default=None, help="repetitions (random splits / runs) instead of the id's default"
@@ -103,27 +104,28 @@ def _check(args):
             raise ValueError("--dask needs the optional extra: pip install 'dpmodels[distributed]'") from None
 
 
-def list_ids(out=None) -> None:
-    from ..experiments.registry import PAPER_IDS, all_experiments
+def list_ids(out=None, *, verbose: bool = False) -> None:
+    """One line per id from the static catalogue (no experiment module is imported); with
+    ``verbose``, every registered id with its long description and measured cost."""
+    from ..experiments.catalogue import list_lines
 
     out = sys.stdout if out is None else out
+    if not verbose:
+        for line in list_lines():
+            print(line, file=out)
+        print("\ndetails: dpmodels reproduce --list --verbose; quick sizes: dpmodels reproduce all --quick", file=out)
+        return
+    from ..experiments.registry import PAPER_IDS, all_experiments
+
     exps = all_experiments()
-    known = {e.id for e in exps}
-    w = max(len(e.id) for e in exps) if exps else 10
-    costs = [e.full_cost if not e.unavailable else f"unavailable: {e.unavailable}" for e in exps]
-    cw = max([len("full-size cost here"), *map(len, costs)])
-    print(f"{'id':<{w}}  {'kind':<6}  {'full-size cost here':<{cw}}  what it draws", file=out)
-    for e, cost in zip(exps, costs):
-        print(f"{e.id:<{w}}  {e.kind:<6}  {cost:<{cw}}  {e.draws}", file=out)
-    missing = [i for i in PAPER_IDS if i not in known]
+    for e in exps:
+        cost = e.full_cost if not e.unavailable else f"unavailable: {e.unavailable}"
+        print(f"{e.id} ({e.kind}, paper {e.paper}): {e.title}\n  draws: {e.draws}\n  full-size cost: {cost}", file=out)
+    missing = [i for i in PAPER_IDS if i not in {e.id for e in exps}]
     if missing:
-        print(
-            f"\nnot registered in this build (their modules must call registry.register): {', '.join(missing)}",
-            file=out,
-        )
+        print(f"\nnot registered in this build: {', '.join(missing)}", file=out)
     print(
-        "\nquick sizes: dpmodels reproduce all --quick; old names: rulelist-accuracy, privatree-accuracy, "
-        "poisoning-guarantee, backdoor (aliases)",
+        "\nold names: rulelist-accuracy, privatree-accuracy, poisoning-guarantee, backdoor (aliases)",
         file=out,
     )
 
@@ -133,7 +135,7 @@ def cmd_reproduce(args) -> int:
 
     _check(args)
     if args.list:
-        list_ids()
+        list_ids(verbose=args.verbose)
         return 0
     if not args.ids:
         raise ValueError("give experiment ids, 'all', or --list")

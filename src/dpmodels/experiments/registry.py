@@ -42,8 +42,11 @@ import importlib
 import json
 import math
 import pkgutil
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from .catalogue import CATALOGUE, sort_key
 
 __all__ = [
     "Cell",
@@ -194,6 +197,7 @@ class Experiment:
     source: str | None = None  # draw from another id's results (its cells run in its folder)
     notes: str = ""
     unavailable: str | None = None  # a reason, when this build cannot run it
+    module: str = ""  # the module that registered it (set by register; the catalogue names it too)
 
     def __post_init__(self):
         if self.kind not in ("figure", "table"):
@@ -205,7 +209,8 @@ _loaded = False
 
 
 def register(exp: Experiment) -> Experiment:
-    """Add (or replace) an experiment under its id."""
+    """Add (or replace) an experiment under its id; ``exp.module`` becomes the registering module."""
+    exp.module = sys._getframe(1).f_globals.get("__name__", "")
     _REGISTRY[exp.id] = exp
     return exp
 
@@ -216,11 +221,15 @@ def _load_plugins():
         return
     _loaded = True
     for mod in _plugin_modules():
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:  # the module exists but one of its imports is missing: a real error
-                raise
+        _import_plugin(mod)
+
+
+def _import_plugin(mod: str) -> None:
+    try:
+        importlib.import_module(mod)
+    except ModuleNotFoundError as exc:
+        if exc.name != mod:  # the module exists but one of its imports is missing: a real error
+            raise
 
 
 def _plugin_modules() -> list[str]:
@@ -248,19 +257,17 @@ def _plugin_modules() -> list[str]:
 def all_experiments() -> list[Experiment]:
     """Every registered experiment, in paper and id order."""
     _load_plugins()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY, key=_sort_key)]
-
-
-def _sort_key(eid: str):
-    paper, _, item = eid.partition("-")
-    kind = "".join(ch for ch in item if ch.isalpha())
-    num = "".join(ch for ch in item if ch.isdigit())
-    return (paper, kind, int(num) if num else 0, eid)
+    return [_REGISTRY[k] for k in sorted(_REGISTRY, key=sort_key)]
 
 
 def get(eid: str) -> Experiment:
-    """The experiment registered under ``eid`` (ValueError listing the known ids otherwise)."""
-    _load_plugins()
+    """The experiment registered under ``eid`` (ValueError listing the known ids otherwise).
+
+    An id of the static catalogue loads only the module that registers it."""
+    if eid not in _REGISTRY and eid in CATALOGUE:
+        _import_plugin(f"dpmodels.experiments.{CATALOGUE[eid].module}")
+    if eid not in _REGISTRY:
+        _load_plugins()
     if eid not in _REGISTRY:
         known = ", ".join(e.id for e in all_experiments())
         raise ValueError(f"unknown experiment id {eid!r}; known: {known}")
@@ -269,15 +276,14 @@ def get(eid: str) -> Experiment:
 
 def resolve(names) -> list[str]:
     """Expand ``all``, paper prefixes (``000``) and old aliases into registered ids, in order."""
-    _load_plugins()
     out: list[str] = []
     for name in names:
         if name == "all":
-            ids = [e.id for e in all_experiments()]
+            ids = sorted(CATALOGUE, key=sort_key)
         elif name in ALIASES:
             ids = list(ALIASES[name])
         elif name in ("000", "002", "003", "lib"):
-            ids = [e.id for e in all_experiments() if e.paper == name]
+            ids = [i for i in sorted(CATALOGUE, key=sort_key) if CATALOGUE[i].paper == name]
         else:
             ids = [get(name).id]
         for i in ids:
