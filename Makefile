@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser \
+.PHONY: demo test lint results-check test-slow bench reproduce reproduce-quick clean corels optimal browser \
 	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors
 
 $(PY):
@@ -28,6 +28,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy
+
+# the generated result pages and the coverage table equal what their committed data generate (.ci/run)
+results-check: $(STAMP)
+	$(PY) -m dpmodels.experiments.pages docs
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow

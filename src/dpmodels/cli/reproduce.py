@@ -77,6 +77,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument(
+        "--report",
+        default=None,
+        metavar="DOCS",
+        help="also write each id's page DOCS/results/ID.md and its committed rows DOCS/results/data/ (see make results-check)",
+    )
+    r.add_argument(
         "--finished-only",
         action="store_true",
         help="run nothing: draw figures, tables and the report from the cells already finished",
@@ -97,6 +103,11 @@ def _check(args):
 
         if not Path(args.data_dir).is_dir():
             raise ValueError(f"--data-dir {args.data_dir!r} is not a folder")
+    if args.report is not None:
+        from pathlib import Path
+
+        if not Path(args.report).is_dir():
+            raise ValueError(f"--report {args.report!r} is not a folder (give the docs folder)")
     if args.dask is not None:
         try:
             import distributed  # noqa: F401
@@ -166,4 +177,9 @@ def cmd_reproduce(args) -> int:
         progress=not args.no_progress,
         finished_only=args.finished_only,
     )
+    if args.report:
+        from ..experiments.pages import write_page
+
+        for eid in ids:
+            print(f"page: {write_page(eid, args.out, args.report)}")
     return 0

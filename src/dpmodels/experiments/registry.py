@@ -197,6 +197,8 @@ class Experiment:
     source: str | None = None  # draw from another id's results (its cells run in its folder)
     notes: str = ""
     unavailable: str | None = None  # a reason, when this build cannot run it
+    # an agreement test fixed before comparing: rows -> one sentence with its outcome (generated pages)
+    agreement: Callable[..., str] | None = None
     module: str = ""  # the module that registered it (set by register; the catalogue names it too)
 
     def __post_init__(self):

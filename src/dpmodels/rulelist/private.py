@@ -89,6 +89,17 @@ MECHANISMS = (
     "noisy-counts",
 )
 GATES = ("ptr", "confidence")
+
+
+def confidence_threshold(confidence: float, epsilon_node: float) -> int:
+    """The paper's Algorithm 3: T = ⌊−(ln 2 + ln(1 − C))/ε_node⌋ + 1 (``gate="confidence"``).
+
+    It makes P[Lap(1/ε_node) < T] ≥ C, a confidence, not a DP guarantee (docs/privacy.md). The paper's
+    worked example prints T = 7 at ε = 0.1, C = 0.98, where this formula gives 33 (``000-alg3-example``).
+    """
+    return math.floor(-(math.log(2.0) + math.log(1.0 - float(confidence))) / float(epsilon_node)) + 1
+
+
 CALIBRATIONS = ("rigorous", "paper")
 GINI_GLOBAL_SENSITIVITY = 0.5
 # mechanisms whose proof covers two classes only (docs/privacy.md, "Rule lists over K classes"):
@@ -384,7 +395,7 @@ class DPRuleListClassifier(RuleListEstimator):
             else:
                 d_gate, d_sel = 0.0, (delta_node if m == "sm-laplace" else 0.0)
                 C = float(self.confidence)
-                T = math.floor(-(math.log(2.0) + math.log(1.0 - C)) / eps_node) + 1
+                T = confidence_threshold(C, eps_node)
                 gate_note = f"paper's confidence gate C={C}: NOT a DP guarantee"
             if m == "sm-laplace":
                 beta = eps_node / (2.0 * math.log(2.0 / d_sel))

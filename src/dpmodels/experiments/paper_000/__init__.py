@@ -29,6 +29,8 @@ id            what it reproduces                                          module
 000-raw       beyond the paper: raw files through the DP Binarizer        :mod:`.protocol`
 000-k-sweep   Sec. V-D: the sweep of K (no figure in the paper)           :mod:`.extras`
 000-label-only  App. C: label-only membership inference ("sub-par")       :mod:`.extras`
+000-theorem41  Theorem IV.1: closed-form smooth sensitivity vs brute force  :mod:`.theory`
+000-alg3-example  Alg. 3's worked example: printed T = 7 vs the formula's 33  :mod:`.theory`
 ============  ==========================================================  =====================
 
 The ``-script`` ids run Tables II and III (:mod:`.scripts`) and Fig. 2 and 3

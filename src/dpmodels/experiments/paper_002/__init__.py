@@ -18,6 +18,7 @@ id            what it reproduces                                          module
 002-table6    Table VI: test accuracy at ε = 0.01                         :mod:`.results`
 002-table7    Table VII: test accuracy at ε = 1                           :mod:`.results`
 002-table8    Table VIII: poisoning guarantees on mixed data              :mod:`.results`
+002-corollaries  Corollaries 2 and 3 recomputed at the paper's points    :mod:`.corollaries`
 002-uci       beyond: PrivaTree's selections on the UCI rows, 3 × 5 folds :mod:`.variants`
 002-reference beyond: the issue's reference protocol (public code's pts)  :mod:`.variants`
 002-authors   the authors' public PrivaTree (a given checkout) vs ours     :mod:`.authors_runs`

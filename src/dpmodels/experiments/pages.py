@@ -1,0 +1,193 @@
+"""Generated result pages: ``docs/results/ID.md`` from the committed tidy rows of a run, and the check
+that no documented number drifts from its results file.
+
+``dpmodels reproduce ID --report DOCS`` (after running ``ID``) writes
+
+* ``DOCS/results/data/ID.csv.gz`` — the run's tidy rows (:data:`registry.ROW_FIELDS`), small enough to
+  commit (a run over :data:`MAX_ROWS` rows is refused with the reason: summarise it in the id first);
+* ``DOCS/results/data/ID.json`` — what ran: the commit, the date, the size, cells, CPU seconds, and the
+  figures, copied to ``DOCS/figures/results/ID/``;
+* ``DOCS/results/ID.md`` — a page whose generated block (between :data:`BEGIN` and :data:`END`) holds
+  the id's table (our numbers beside the paper's, as the id's ``table`` draws it), its agreement test
+  and outcome where the id defines one, and the run's provenance. Text below the block is the
+  hand-written analysis of causes and is kept when the page is regenerated.
+
+:func:`check` (``make results-check``, run by CI) rebuilds every generated block from its data files and
+fails on any difference, and checks that the coverage table on the front page of ``docs/results.md``
+is the one :mod:`.coverage` generates (its counts computed from the statuses).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .registry import ROW_FIELDS, get
+
+__all__ = ["write_page", "check", "page_block", "BEGIN", "END", "COVERAGE_BEGIN", "COVERAGE_END", "MAX_ROWS"]
+
+BEGIN = "<!-- generated: do not edit between these markers; `dpmodels reproduce {id} --report docs` -->"
+END = "<!-- end of generated block -->"
+COVERAGE_BEGIN = "<!-- coverage: generated from dpmodels/experiments/coverage.py; do not edit -->"
+COVERAGE_END = "<!-- end of coverage -->"
+MAX_ROWS = 200_000
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if out.returncode != 0:
+        return "unknown"
+    return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
+def _data_paths(docs: Path, eid: str) -> tuple[Path, Path]:
+    d = Path(docs) / "results" / "data"
+    return d / f"{eid}.csv.gz", d / f"{eid}.json"
+
+
+def read_rows(path: Path) -> pd.DataFrame:
+    df = pd.read_csv(path, dtype={"parameters": str, "dataset": str, "learner": str, "metric": str})
+    missing = [c for c in ROW_FIELDS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: not a tidy results file (missing columns {missing})")
+    return df
+
+
+def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
+    """The generated block of ``eid``'s page from its rows and run metadata (deterministic)."""
+    exp = get(eid)
+    size = meta.get("size", {})
+    mode = "quick" if size.get("quick") else "full"
+    if size.get("runs") is not None:
+        mode += f", runs = {size['runs']}"
+    lines = [
+        BEGIN.format(id=eid),
+        "",
+        f"**Draws:** {exp.draws}",
+        "",
+        f"**Run:** {mode} size, {len(df):,} result rows from {meta.get('cells', 0)} cells, "
+        f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells; commit `{meta.get('commit', 'unknown')}`, "
+        f"{meta.get('finished', '?')}. Rows: [`data/{eid}.csv.gz`](data/{eid}.csv.gz).",
+        "",
+    ]
+    if exp.table is not None and len(df):
+        lines += [exp.table(df).rstrip(), ""]
+    agreement = getattr(exp, "agreement", None)
+    if agreement is not None and len(df):
+        lines += ["**Agreement with the paper:** " + agreement(df).strip(), ""]
+    for fig in meta.get("figures", []):
+        lines += [f"![{eid}](../figures/results/{eid}/{fig})", ""]
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_page(eid: str, out, docs) -> Path:
+    """Copy ``eid``'s tidy rows from the run folder ``out`` into ``docs`` and (re)write its page."""
+    from . import grid
+
+    out, docs = Path(out), Path(docs)
+    exp = get(eid)
+    src = exp.source or eid
+    path = grid.results_path(out / src)
+    if not path.exists():
+        raise ValueError(f"{eid}: no results in {out / src}; run `dpmodels reproduce {eid} --out {out}` first")
+    df = grid.read_frame(path)
+    if len(df) > MAX_ROWS:
+        raise ValueError(
+            f"{eid}: {len(df):,} result rows are too many to commit (> {MAX_ROWS:,}); summarise them first"
+        )
+    df = df[list(ROW_FIELDS)]
+    rows_path, meta_path = _data_paths(docs, eid)
+    rows_path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(rows_path, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")
+    run_meta = {}
+    if (out / eid / "meta.json").exists():
+        run_meta = json.loads((out / eid / "meta.json").read_text())
+    meta = dict(
+        id=eid,
+        commit=_commit(),
+        finished=run_meta.get("finished", time.strftime("%Y-%m-%d %H:%M:%S")),
+        size=run_meta.get("size", {}),
+        cells=run_meta.get("cells", 0),
+        cpu_seconds=run_meta.get("cpu_seconds", 0.0),
+    )
+    fig_dir = docs / "figures" / "results" / eid
+    pngs = sorted((out / eid).glob("*.png"))
+    if pngs:
+        fig_dir.mkdir(parents=True, exist_ok=True)
+        for png in pngs:
+            shutil.copyfile(png, fig_dir / png.name)
+    meta["figures"] = [p.name for p in pngs]
+    meta_path.write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    block = page_block(eid, read_rows(rows_path), meta)
+    page = docs / "results" / f"{eid}.md"
+    tail = ""
+    if page.exists():
+        text = page.read_text()
+        if END in text:
+            tail = text.split(END, 1)[1].lstrip("\n")
+    page.write_text(f"# {eid} — {exp.title}\n\n{block}\n" + (f"\n{tail}" if tail else ""))
+    return page
+
+
+def _block(text: str, begin: str, end: str) -> str | None:
+    if begin not in text or end not in text:
+        return None
+    return begin + text.split(begin, 1)[1].split(end, 1)[0] + end
+
+
+def check(docs) -> list[str]:
+    """Every difference between the documented pages and what their data files generate."""
+    from .coverage import coverage_markdown
+
+    docs = Path(docs)
+    problems = []
+    front = docs / "results.md"
+    if front.exists():
+        found = _block(front.read_text(), COVERAGE_BEGIN, COVERAGE_END)
+        want = f"{COVERAGE_BEGIN}\n{coverage_markdown()}\n{COVERAGE_END}"
+        if found is None:
+            problems.append(f"{front}: the coverage block is missing")
+        elif found != want:
+            problems.append(f"{front}: the coverage table differs from dpmodels/experiments/coverage.py")
+    for rows_path in sorted((docs / "results" / "data").glob("*.csv.gz")):
+        eid = rows_path.name[: -len(".csv.gz")]
+        page = docs / "results" / f"{eid}.md"
+        meta_path = _data_paths(docs, eid)[1]
+        if not page.exists() or not meta_path.exists():
+            problems.append(f"{rows_path}: no page {page.name} or no {meta_path.name}")
+            continue
+        meta = json.loads(meta_path.read_text())
+        for fig in meta.get("figures", []):
+            if not (docs / "figures" / "results" / eid / fig).exists():
+                problems.append(f"{page}: its figure {fig} is missing from docs/figures/results/{eid}/")
+        want = page_block(eid, read_rows(rows_path), meta)
+        found = _block(page.read_text(), BEGIN.format(id=eid), END)
+        if found != want:
+            problems.append(f"{page}: its generated block differs from {rows_path.name} (regenerate, never edit)")
+    return problems
+
+
+def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    docs = args[0] if args else "docs"
+    problems = check(docs)
+    for p in problems:
+        print(p, file=sys.stderr)
+    n = len(list((Path(docs) / "results" / "data").glob("*.csv.gz")))
+    print(f"results-check: {n} generated pages and the coverage table; {len(problems)} differences")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

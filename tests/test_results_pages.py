@@ -1,0 +1,90 @@
+"""Generated result pages: the committed pages equal what their data generate, an edited number is caught,
+and the coverage table's counts come from its statuses."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dpmodels.cli import main
+from dpmodels.experiments import pages
+from dpmodels.experiments.coverage import ITEMS, STATUSES, counts, coverage_markdown
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_committed_pages_and_coverage_match_their_data():
+    assert pages.check(DOCS) == []
+
+
+@pytest.fixture
+def docs_copy(tmp_path):
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    (docs / "results").mkdir(parents=True)
+    shutil.copyfile(DOCS / "results.md", docs / "results.md")
+    assert main(["reproduce", "000-alg3-example", "--out", str(out), "--report", str(docs), "--no-progress"]) == 0
+    return docs
+
+
+def test_a_regenerated_page_passes_and_keeps_the_hand_written_tail(docs_copy):
+    page = docs_copy / "results" / "000-alg3-example.md"
+    page.write_text(page.read_text() + "\nWhy: hand-written analysis.\n")
+    assert pages.check(docs_copy) == []
+    pages.write_page("000-alg3-example", docs_copy.parent / "out", docs_copy)
+    assert page.read_text().rstrip().endswith("Why: hand-written analysis.")
+    assert pages.check(docs_copy) == []
+
+
+def test_an_edited_number_fails_the_check(docs_copy):
+    page = docs_copy / "results" / "000-alg3-example.md"
+    text = page.read_text()
+    assert "| 33 |" in text
+    page.write_text(text.replace("| 33 |", "| 34 |"))
+    problems = pages.check(docs_copy)
+    assert len(problems) == 1 and "000-alg3-example.md" in problems[0]
+
+
+def test_an_edited_row_file_fails_the_check(docs_copy):
+    import gzip
+
+    rows = docs_copy / "results" / "data" / "000-alg3-example.csv.gz"
+    text = gzip.decompress(rows.read_bytes()).decode()
+    rows.write_bytes(gzip.compress(text.replace(",T,33", ",T,34").encode()))
+    assert any("000-alg3-example" in p for p in pages.check(docs_copy))
+
+
+def test_an_edited_coverage_status_or_count_fails_the_check(docs_copy):
+    front = docs_copy / "results.md"
+    text = front.read_text()
+    front.write_text(text.replace("**20 agree**", "**22 agree**", 1))
+    assert any("coverage" in p for p in pages.check(docs_copy))
+
+
+def test_coverage_counts_come_from_the_statuses():
+    c = counts()
+    assert sum(c.values()) == len(ITEMS) == 26
+    assert [it.num for it in ITEMS] == list(range(1, 27))
+    assert all(it.status in STATUSES for it in ITEMS)
+    md = coverage_markdown()
+    for status, n in c.items():
+        assert f"**{n} {status}**" in md
+    rows = [line for line in md.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(rows) == 26 and max(len(r) for r in rows) <= 300
+    assert all((DOCS / "results" / it.page).exists() for it in ITEMS)
+
+
+def test_report_folder_is_checked_before_anything_runs(tmp_path, capsys):
+    code = main(["reproduce", "000-alg3-example", "--out", str(tmp_path), "--report", str(tmp_path / "nope")])
+    assert code == 2 and "--report" in capsys.readouterr().err
+    assert not (tmp_path / "000-alg3-example").exists()
+
+
+def test_new_ids_agree_where_the_paper_is_right():
+    import pandas as pd
+
+    from dpmodels.experiments.paper_000.theory import _theorem41_agreement, alg3_cell, theorem41_cell
+    from dpmodels.experiments.paper_002.corollaries import _agreement, corollary2_cell, corollary3_cell
+
+    assert _theorem41_agreement(pd.DataFrame(theorem41_cell(0.1, 5))).startswith("agrees")
+    assert pd.DataFrame(alg3_cell(0.1, 0.98, 0)).query("metric == 'T'")["value"].item() == 33
+    assert _agreement(pd.DataFrame(corollary2_cell() + corollary3_cell())).startswith("agrees")
