@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint results-check test-slow bench reproduce reproduce-quick clean corels optimal browser \
+.PHONY: demo test lint docs results-check test-slow bench reproduce reproduce-quick clean corels optimal browser \
 	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors
 
 $(PY):
@@ -28,6 +28,17 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy
+
+# the documentation site into build/site, warnings as errors; executes docs/tutorial.ipynb (.ci/run)
+DOCS_STAMP := $(VENV)/.docs-installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+$(DOCS_STAMP): $(STAMP)
+	$(PIP) install --quiet -e ".[dev,docs]"
+	rm -f $(VENV)/.docs-installed-*
+	touch $@
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "docs: build/site/index.html"
 
 # the generated result pages and the coverage table equal what their committed data generate (.ci/run)
 results-check: $(STAMP)

@@ -481,6 +481,8 @@ def audit_model(
     random_state : seeds the attacks' splits, reference fits and permutations (the audit's own
         randomness: it releases nothing).
 
+    Notes
+    -----
     Every input is checked (labels within the file's classes, every class among the training
     and the held-out records) before any attack runs; a problem raises one ``ValueError``.
     """

@@ -109,6 +109,8 @@ class ParquetSource:
     batch_rows : int
         Rows per record batch (bounds the memory of a pass: one batch at a time).
 
+    Notes
+    -----
     The file list, sizes and modification times are pinned when the source is made; every pass
     checks them again and raises if a file changed (a model must be fitted on one dataset). Each
     file's schema must hold the declared columns.
