@@ -165,7 +165,7 @@ def _parts(obj, name: str | None = None):
         return [led], (None if pl is None and led is None else bool(pl) if pl is not None else True), seeded, []
     if isinstance(obj, Pipeline):
         ledgers: list = []
-        seeded: list = []
+        seeds: list = []
         unaccounted: list = []
         steps = [(n, s) for n, s in obj.steps if s is not None and not (isinstance(s, str) and s == "passthrough")]
         learner_private: bool | None = False
@@ -173,13 +173,13 @@ def _parts(obj, name: str | None = None):
             last = k == len(steps) - 1
             sub_led, sub_pl, sub_seed, sub_un = _parts(s, f"{type(s).__name__} (pipeline step {k + 1})")
             ledgers.extend(sub_led)
-            seeded.extend(sub_seed)
+            seeds.extend(sub_seed)
             unaccounted.extend(sub_un)
             if last:
                 learner_private = sub_pl
             elif not any(sub_led) and not _stateless(s):
                 unaccounted.append(f"{type(s).__name__} (pipeline step {k + 1})")
-        return ledgers, learner_private, seeded, unaccounted
+        return ledgers, learner_private, seeds, unaccounted
     led = getattr(obj, "privacy_ledger_", None)
     if led is None:
         return [], False, [], []
