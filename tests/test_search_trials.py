@@ -152,3 +152,35 @@ def test_proxy_search_carries_its_fit_and_leaks():
     with pytest.warns(PrivacyLeakWarning):
         leaky.fit(X, y)
     assert not is_private(leaky) and any("training-set size" in r for r in verdict(leaky).reasons)
+
+
+# ------------------------------------------------------------------------------ end-to-end audit
+def _search_audit(estimator, n_runs, seed):
+    from dpmodels.audit import audit_estimator
+
+    (X, y), (X2, y2) = pair()
+
+    def make(s):
+        return PrivateSearch(estimator, DEPTHS, epsilon=1.0, refit_share=0.0, random_state=s % 2**32)
+
+    def key(m):  # the released label set and the chosen configuration
+        return (len(m.classes_), m.best_params_["max_depth"])
+
+    return audit_estimator(make, X, y, X2, y2, key, n_runs, 1.0, 0.0, random_state=seed, fit_errors="outcome")
+
+
+@pytest.mark.slow
+def test_private_search_audit_refuses_the_leaking_trial_and_passes_the_clean_one(monkeypatch):
+    """The issue's pair at ε = 1: the leaking search (no classes) is refused on both sides (ε_lb 0);
+    the declared one passes; the control — the same leaking search with the trial check switched
+    off, i.e. today's main — is flagged (the label set of D′ appears in most fits)."""
+    leaking = PrivaTreeClassifier(categories=CATS, n_public=200)
+    refused = _search_audit(leaking, 200, 1)
+    assert refused.passed and refused.epsilon_lb == 0.0, str(refused)
+    clean = _search_audit(PrivaTreeClassifier(categories=CATS, classes=[0, 1, 2], n_public=200), 200, 2)
+    assert clean.passed, str(clean)
+    import dpmodels.model_selection as ms
+
+    monkeypatch.setattr(ms, "check_private_trials", lambda *a, **k: None)
+    control = _search_audit(leaking, 200, 3)
+    assert not control.passed and control.epsilon_lb > 2.0, str(control)
