@@ -519,3 +519,17 @@ def test_dask_fit_verdict(leak):
         warnings.simplefilter("ignore")
         est = PrivaTreeClassifier(max_depth=2, **params).fit(ddf[list(X.columns)], ddf["label"])
     assert verdict(est).is_private is (leak is None)
+
+
+@pytest.mark.parametrize("stateful", [False, True])
+def test_a_step_without_a_ledger(stateful):
+    """A fitted intermediate step that keeps no ledger learned something from the data that no
+    ledger accounts for (a scaler's mean and variance); a stateless one did not."""
+    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+
+    X, y = _raw()
+    step = StandardScaler() if stateful else FunctionTransformer()
+    model = make_pipeline(step, PrivaTreeClassifier(bounds=(-3.0, 3.0), classes=CLASSES)).fit(X[["x"]], y)
+    v = verdict(model)
+    assert v.is_private is not stateful, v.reasons
+    assert not stateful or "StandardScaler (pipeline step 1)" in " ".join(v.reasons)

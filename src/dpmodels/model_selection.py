@@ -25,8 +25,17 @@ functions of the data, and shuffled folds are not neighbour-preserving (docs/pri
   configuration is refitted on every record at r·ε (sequential composition: ε in total);
   with r = 0 the best trial's model (trained on its training part) is returned and ε_s = ε.
 
-The model's ledger is the search's (``privacy_ledger_``: the selection row, then the refit's
-rows), so a saved model states the total.
+**Which trials may run.** Both theorems need every trial to be pure ε_t-DP with every input
+declared. Before any trial, :func:`dpmodels.privacy.verdict.check_private_trials` fits each
+candidate once on a public probe (synthetic rows built from the declarations and X's column names)
+and refuses the search — one ``ValueError``, nothing fitted on the data, nothing spent — when a
+candidate would read an input from the data (``classes``, categories, bounds, ``label_bounds``, n),
+uses a mechanism whose guarantee is only claimed, or spends δ (docs/privacy.md, "Which trials a
+search may run").
+
+The model's ledger is the search's (``privacy_ledger_``: the selection row, whose note or guarantee
+states what the trials' own ledgers held, then the refit's rows appended), so a saved model states
+the total; :func:`dpmodels.privacy.verdict.verdict` derives ``is_private`` from it (and the seed).
 
 :class:`ProxySearch` spends **nothing** on choosing: it ranks every candidate on one or more
 *public* proxy datasets, each fitted at the ε that gives it the private fit's signal-to-noise
