@@ -27,6 +27,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.base import BaseEstimator
 from sklearn.pipeline import make_pipeline
 
@@ -533,3 +535,35 @@ def test_a_step_without_a_ledger(stateful):
     v = verdict(model)
     assert v.is_private is not stateful, v.reasons
     assert not stateful or "StandardScaler (pipeline step 1)" in " ".join(v.reasons)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seeded_binarizer=st.booleans(),
+    binarizer_bounds=st.booleans(),
+    learner_seeded=st.booleans(),
+    learner_claimed=st.booleans(),
+    shared=st.booleans(),
+)
+def test_a_pipeline_is_private_iff_every_part_is(
+    seeded_binarizer, binarizer_bounds, learner_seeded, learner_claimed, shared
+):
+    """The composition rule as a property: over every combination of clean and leaking parts, the
+    pipeline's verdict is PRIVATE exactly when no part leaks, and the saved file agrees."""
+    bkw = {"random_state": 0 if seeded_binarizer else None, "bounds": BOUNDS if binarizer_bounds else None}
+    lkw = {**(CLAIMED if learner_claimed else {}), "random_state": 0 if learner_seeded else None}
+    model = _shared(bkw, lkw) if shared else _pipe(bkw, lkw)
+    X, y = _raw()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    clean = not (seeded_binarizer or not binarizer_bounds or learner_seeded or learner_claimed)
+    assert verdict(model).is_private is clean, verdict(model).reasons
+    assert model_from_dict(model_to_dict(model)).privacy["is_private"] is clean
+
+
+def test_an_unfitted_estimator_has_no_verdict():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        verdict(PrivaTreeClassifier(**DECLARED))

@@ -182,6 +182,9 @@ def _parts(obj, name: str | None = None):
         return ledgers, learner_private, seeds, unaccounted
     led = getattr(obj, "privacy_ledger_", None)
     if led is None:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(obj)  # an unfitted estimator has no verdict yet (NotFittedError)
         return [], False, [], []
     inner = getattr(obj, "best_estimator_", None)
     seeded = [label] if _seeded(obj) else []
