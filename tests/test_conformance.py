@@ -567,3 +567,13 @@ def test_an_unfitted_estimator_has_no_verdict():
 
     with pytest.raises(NotFittedError):
         verdict(PrivaTreeClassifier(**DECLARED))
+
+
+def test_a_scikit_learn_search_over_a_dp_learner_is_not_private():
+    """GridSearchCV's choice is an exact function of fold scores on private rows: no ledger covers it."""
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = _raw()
+    gs = GridSearchCV(PrivaTreeClassifier(**DECLARED), {"max_depth": [1, 2]}, cv=2).fit(X, y)
+    v = verdict(gs)
+    assert not v.is_private and "GridSearchCV (its choice among fits on the private data)" in " ".join(v.reasons)

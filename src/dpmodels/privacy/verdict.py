@@ -162,7 +162,8 @@ def _parts(obj, name: str | None = None):
         pl = privacy.get("private_learner")
         led = obj.privacy_ledger_
         seeded = ["the saved model (its file says noise_seeded)"] if privacy.get("noise_seeded") else []
-        return [led], (None if pl is None and led is None else bool(pl) if pl is not None else True), seeded, []
+        learner: bool | None = bool(pl) if pl is not None else (None if led is None else True)
+        return [led], learner, seeded, []
     if isinstance(obj, Pipeline):
         ledgers: list = []
         seeds: list = []
@@ -185,6 +186,8 @@ def _parts(obj, name: str | None = None):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(obj)  # an unfitted estimator has no verdict yet (NotFittedError)
+        if hasattr(obj, "best_estimator_"):  # e.g. GridSearchCV: fold scores and the choice are exact
+            return [], True, [], [f"{label} (its choice among fits on the private data)"]
         return [], False, [], []
     inner = getattr(obj, "best_estimator_", None)
     seeded = [label] if _seeded(obj) else []
