@@ -46,6 +46,14 @@ def fits(monkeypatch):
 LEAKING = [
     # the pair: no classes, so every trial reads its label set from the data
     pytest.param(PrivaTreeClassifier(categories=CATS, n_public=200), DEPTHS, "label set", id="undeclared-classes"),
+    # one declared candidate beside a leaking one: at refit_share 0.8 the declared one used to win
+    # and the search said PRIVATE although the leaking trials ran
+    pytest.param(
+        PrivaTreeClassifier(categories=CATS, n_public=200),
+        [{"max_depth": 1, "classes": [0, 1, 2]}, {"max_depth": 2}],
+        "label set",
+        id="one-leaking-candidate",
+    ),
     # a data-sourced bound: no categories or bounds for the numerical features
     pytest.param(PrivaTreeClassifier(classes=[0, 1, 2], n_public=200), DEPTHS, "bounds", id="undeclared-bounds"),
     # a claimed mechanism (and a δ): smooth-sensitivity selection
