@@ -102,8 +102,10 @@ def privacy_status(ledger, *, private_learner: bool, seeded: bool = False) -> st
     """One phrase: ``ε=1, δ=0 · proven DP`` / ``ε=1 · NOT PRIVATE (1 leak: …)`` / ``not private``."""
     if ledger is None:
         return "not private (no DP guarantee)" if not private_learner else "privacy unknown (no ledger)"
+    from .privacy.verdict import verdict_from
+
     eps = f"ε={ledger.epsilon:g}" + (f", δ={ledger.delta:g}" if ledger.delta else ", δ=0")
-    if ledger.is_private:
+    if verdict_from(ledger).is_private:  # its rows; the seed is stated below
         status = "proven DP"
     else:
         why = []

@@ -51,6 +51,7 @@ import pandas as pd
 from ._format import learner_title, model_header, privacy_status, py_scalar
 from ._paths import check_output_path
 from .privacy.ledger import PrivacyLedger
+from .privacy.verdict import combined_ledger, verdict_from
 
 # RuleList and Tree are imported where they are used: reading and validating a file's envelope
 # needs no scikit-learn (the command line answers malformed files fast)
@@ -215,24 +216,8 @@ def _model_of(est):
 
 
 def _combined_ledger(ledgers):
-    """One ledger for the steps of a pipeline: the shared one when every step holds the same
-    ledger object, else all rows under the summed budgets (sequential composition: every step
-    read the same records)."""
-    uniq = []
-    for led in ledgers:
-        if led is not None and all(led is not u for u in uniq):
-            uniq.append(led)
-    # a step's ledger that a later step already merged (a Binarizer's releases carried by its
-    # output, dpmodels.privacy.accountant.ledger_for_fit) is counted once, in the later one
-    merged = set().union(*(u.includes_releases for u in uniq))
-    uniq = [u for u in uniq if u.release_id is None or u.release_id not in merged] or uniq
-    if not uniq:
-        return None
-    if len(uniq) == 1:
-        return uniq[0]
-    out = PrivacyLedger(sum(u.epsilon for u in uniq), sum(u.delta for u in uniq))
-    out.rows = [r for u in uniq for r in u.rows]
-    return out
+    """One ledger for the steps of a pipeline (:func:`dpmodels.privacy.verdict.combined_ledger`)."""
+    return combined_ledger(ledgers)
 
 
 def _bounds_dict(est, model):
@@ -310,41 +295,20 @@ def model_to_dict(obj) -> dict:
     ledgers = [getattr(s, "privacy_ledger_", None) for s in pre] + [getattr(est, "privacy_ledger_", None)]
     ledger = _combined_ledger(ledgers)
     private_learner = getattr(est, "privacy_ledger_", None) is not None
-    if ledger is None:
-        verdict = ["NOT PRIVATE: a non-private learner (no privacy ledger)."] if not bare else []
-        privacy: dict[str, Any] = {
-            "private_learner": False if not bare else None,
-            "epsilon": None,
-            "delta": None,
-            "epsilon_spent": None,
-            "delta_spent": None,
-            "is_private": False,
-            "verdict": verdict,
-            "noise_seeded": False,
-            "ledger": None,
-        }
-    else:
-        verdict = ledger.verdict()
-        if not private_learner:  # e.g. a Binarizer's ledger before a non-private learner
-            verdict = ["NOT PRIVATE: a non-private learner (the ledger covers the preprocessing only)."] + verdict
-        privacy = {
-            "private_learner": private_learner,
-            "epsilon": ledger.epsilon,
-            "delta": ledger.delta,
-            "epsilon_spent": ledger.epsilon_spent,
-            "delta_spent": ledger.delta_spent,
-            "is_private": bool(private_learner and ledger.is_private and not seeded),
-            "verdict": verdict,
-            "noise_seeded": bool(seeded),
-            "ledger": ledger.to_dict(),
-        }
-        if seeded:
-            who: list[str] = ([type(est).__name__] if seeded_est else []) + seeded_steps
-            privacy["verdict"] = privacy["verdict"] + [
-                "NOT PRIVATE against whoever knows the seed: the noise of "
-                + " and ".join(who)
-                + " was drawn from a seeded random_state (the seed is not written to this file)."
-            ]
+    who: list[str] = ([type(est).__name__] if seeded_est else []) + seeded_steps
+    # the one verdict (dpmodels.privacy.verdict): the file says what every other printout says
+    v = verdict_from(ledger, private_learner=private_learner if (ledger is not None or not bare) else None, seeded=who)
+    privacy: dict[str, Any] = {
+        "private_learner": private_learner if not bare else None,
+        "epsilon": None if ledger is None else ledger.epsilon,
+        "delta": None if ledger is None else ledger.delta,
+        "epsilon_spent": None if ledger is None else ledger.epsilon_spent,
+        "delta_spent": None if ledger is None else ledger.delta_spent,
+        "is_private": v.is_private,
+        "verdict": [] if (ledger is None and bare) else list(v.reasons),
+        "noise_seeded": bool(seeded) if ledger is not None else False,
+        "ledger": None if ledger is None else ledger.to_dict(),
+    }
     preprocessing = [_preprocessor_dict(s) for s in pre]
     if pre and hasattr(pre[0], "feature_names_in_"):
         input_features = [str(c) for c in pre[0].feature_names_in_]
@@ -877,6 +841,12 @@ def _parse_json(text: str, source: str):
         raise ModelFileError(f"{source!r}: unreadable JSON value ({_one_line(exc)})") from None
 
 
+def _verdict_of(obj):
+    from .privacy.verdict import verdict
+
+    return verdict(obj)
+
+
 # ---------------------------------------------------------------------------- the predictor
 class LoadedModel:
     """A saved model as a predictor on raw data, with its ledger and its public schema.
@@ -899,6 +869,10 @@ class LoadedModel:
         self.schema = doc.get("schema", {})
         self.extra = doc.get("extra", {})
         self.privacy = doc.get("privacy", {})
+        # the verdict is recomputed from the file's ledger rows and seed flag, never read from its
+        # is_private / verdict fields (dpmodels.privacy.verdict: one function decides)
+        v = _verdict_of(self)
+        self.privacy = {**self.privacy, "is_private": v.is_private, "verdict": list(v.reasons)}
         # None for a regression tree (no label set); typed Any so classifier code indexes it freely
         self.classes_: Any = None if self.kind == "regression_tree" else np.asarray(model.classes)
         if self.preprocessing_ and hasattr(self.preprocessing_[0], "feature_names_in_"):

@@ -25,8 +25,17 @@ functions of the data, and shuffled folds are not neighbour-preserving (docs/pri
   configuration is refitted on every record at r·ε (sequential composition: ε in total);
   with r = 0 the best trial's model (trained on its training part) is returned and ε_s = ε.
 
-The model's ledger is the search's (``privacy_ledger_``: the selection row, then the refit's
-rows), so a saved model states the total.
+**Which trials may run.** Both theorems need every trial to be pure ε_t-DP with every input
+declared. Before any trial, :func:`dpmodels.privacy.verdict.check_private_trials` fits each
+candidate once on a public probe (synthetic rows built from the declarations and X's column names)
+and refuses the search — one ``ValueError``, nothing fitted on the data, nothing spent — when a
+candidate would read an input from the data (``classes``, categories, bounds, ``label_bounds``, n),
+uses a mechanism whose guarantee is only claimed, or spends δ (docs/privacy.md, "Which trials a
+search may run").
+
+The model's ledger is the search's (``privacy_ledger_``: the selection row, whose note or guarantee
+states what the trials' own ledgers held, then the refit's rows appended), so a saved model states
+the total; :func:`dpmodels.privacy.verdict.verdict` derives ``is_private`` from it (and the seed).
 
 :class:`ProxySearch` spends **nothing** on choosing: it ranks every candidate on one or more
 *public* proxy datasets, each fitted at the ε that gives it the private fit's signal-to-noise
@@ -41,6 +50,7 @@ yours), which spends nothing on the private data.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 
@@ -61,6 +71,7 @@ from .privacy.private_selection import (
     tnb_tail,
     tnb_trial_epsilon,
 )
+from .privacy.verdict import check_private_trials, ledger_faults
 
 __all__ = ["PrivateSearch", "ProxySearch", "accuracy_vs_epsilon"]
 
@@ -185,6 +196,10 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         else:
             eps_t = eps_sel / 3.0
             cap = runs_cap(eps_t, gamma, delta)
+        # both tuners' theorems hold for trials that are each pure ε_t-DP with every input declared:
+        # decided from the parameters (a fit on a public probe of X's columns) before any trial runs
+        check_private_trials(self.estimator, cands, X, epsilon=eps_t, pure=True)
+        faults: dict[str, None] = {}  # what the trials' own ledgers say, carried into the selection row
         rng = check_random_state(self.random_state)
         ledger = PrivacyLedger(eps, delta)
         y = pd.Series(y) if not isinstance(y, pd.Series) else y
@@ -196,6 +211,9 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
             seed = None if self.random_state is None else int(rng.integers(2**63 - 1))
             est = clone(self.estimator).set_params(**params, epsilon=eps_t, random_state=seed)
             est.fit(_rows(X, ~held), _rows(y, ~held))
+            led = getattr(est, "privacy_ledger_", None)
+            for f in ["keeps no privacy ledger"] if led is None else ledger_faults(led, eps_t, pure=True):
+                faults.setdefault(f)
             Xte, yte = _rows(X, held), np.asarray(_rows(y, held), dtype=object)
             right = int(np.sum(np.asarray(est.predict(Xte), dtype=object) == yte)) if len(yte) else 0
             noisy = noisy_histogram(np.array([right, len(yte) - right]), eps_t, rng)
@@ -219,6 +237,19 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         else:
             score, (params, est), _runs = random_stopping_selection(
                 trial, eps_t, gamma, rng, max_runs=cap, ledger=ledger, what=what
+            )
+        sel = ledger.rows[0]  # the selection row states what the trials were
+        if faults:
+            ledger.rows[0] = dataclasses.replace(
+                sel,
+                guarantee="none",
+                note=f"{sel.note}; NOT a DP selection: a trial's ledger " + "; ".join(faults),
+            )
+        else:
+            ledger.rows[0] = dataclasses.replace(
+                sel,
+                note=f"{sel.note}; every trial's own ledger: proven, δ = 0, within ε_t (checked on the "
+                "parameters before the trials and on each trial's ledger)",
             )
         if eps_refit > 0:
             seed = None if self.random_state is None else int(rng.integers(2**63 - 1))

@@ -37,6 +37,11 @@ truthfully). ``validate_before_spend(pipe, X, y)`` runs phase 1 on any pipeline;
 :class:`~dpmodels.data.Binarizer` and a :class:`~dpmodels.rulelist.DPRuleListClassifier` under
 one accountant of total ε — as one estimator with one check.
 
+**Verdict.** A fitted pipeline is private only if every step is: ``dpmodels.privacy.verdict.verdict(pipe)``
+reads every step's ledger (a shared accountant's once), every step's seed (a seeded Binarizer makes
+the whole pipeline NOT PRIVATE, as a seeded learner does) and names a fitted step that keeps no
+ledger (e.g. a scikit-learn scaler, whose fit read the data unaccounted).
+
 Steps take part through two optional methods: ``_validate_before_spend(X, y)`` (raise on any
 problem; return an empty frame describing the output for a transformer, else None) and
 ``_budget_request()`` → ``(accountant, ε, δ)``.

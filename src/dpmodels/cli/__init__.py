@@ -27,6 +27,7 @@ def _split(X, y, seed):
 
 def cmd_demo(args) -> int:
     from ..data import load_dataset
+    from ..privacy.verdict import verdict
     from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
     X, y = load_dataset("compas", binarized=True)
@@ -52,7 +53,7 @@ def cmd_demo(args) -> int:
     print(dp)
     print(f"test accuracy: {dp.score(Xte, yte):.3f}   (fit {td * 1000:.0f} ms)")
     print()
-    print(dp.privacy_ledger_.summary())
+    print(dp.privacy_ledger_.summary(verdict=verdict(dp)))
 
     from ..data import dataset_schema
     from ..tree import PrivaTreeClassifier
@@ -70,7 +71,7 @@ def cmd_demo(args) -> int:
     print(tree)
     print(f"test accuracy: {tree.score(Xte, yte):.3f}   (fit {tt * 1000:.0f} ms)")
     print()
-    print(tree.privacy_ledger_.summary())
+    print(tree.privacy_ledger_.summary(verdict=verdict(tree)))
     return 0
 
 

@@ -962,7 +962,7 @@ def cmd_fit(args) -> int:
             )
         print()
         print(
-            led.summary()
+            led.summary(verdict=_verdict(model))  # the model's verdict: its seeds count too
             if led is not None
             else "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger."
         )
@@ -979,6 +979,13 @@ def _saved_columns(X, dec: Declarations) -> list:
     """The columns whose declarations the model file keeps: the features, then the dropped ones
     (so ``--schema model.json`` drops them again)."""
     return [*X.columns, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in X.columns)]
+
+
+def _verdict(model):
+    """The one verdict of the fitted model (dpmodels.privacy.verdict): what the file will say."""
+    from ..privacy.verdict import verdict
+
+    return verdict(model)
 
 
 def _leak_warning():
@@ -1075,7 +1082,7 @@ def _fit_parquet(args, dec: Declarations) -> int:
     if not args.quiet:
         print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
         print()
-        print(est.privacy_ledger_.summary())
+        print(est.privacy_ledger_.summary(verdict=_verdict(model)))
     if args.out is not None:
         from .schema import schema_document
 

@@ -222,9 +222,9 @@ def cmd_show(args) -> int:
     print(model.to_text(**kw))
     print()
     if model.privacy_ledger_ is not None:
-        print(model.privacy_ledger_.summary())
-        if model.privacy.get("noise_seeded"):
-            print("     NOT PRIVATE against whoever knows the seed: the noise was seeded.")
+        from ..privacy.verdict import verdict
+
+        print(model.privacy_ledger_.summary(verdict=verdict(model)))  # the seed flag counts too
     else:
         for v in model.privacy.get("verdict") or ["Privacy: unknown"]:
             print(v)

@@ -69,6 +69,7 @@ def resolve(model) -> Shown:
         kw = model._print_kw() if hasattr(model, "_print_kw") else {}
         return Shown(model.kind, model.model_, model.header(), kw)
     notes, pre = [], []
+    whole = model  # the pipeline, whose verdict the total line states
     steps = getattr(model, "steps", None)
     if isinstance(steps, list) and steps:  # a scikit-learn Pipeline: the last step is the model
         pre = [s for _, s in steps[:-1] if s not in (None, "passthrough")]
@@ -103,7 +104,9 @@ def resolve(model) -> Shown:
         ledgers = [led for _, led in extra] + ([own] if own is not None else [])
         eps = sum(led.epsilon_spent for led in ledgers)
         delta = sum(led.delta_spent for led in ledgers)
-        ok = own is not None and all(led.is_private for led in ledgers)
+        from ..privacy.verdict import is_private
+
+        ok = is_private(whole)  # every step's rows, seeds and ledger (dpmodels.privacy.verdict)
         total = f"pipeline total ε={eps:g}, δ={delta:g} (sequential composition)" + ("" if ok else " · NOT PRIVATE")
         return [header[0], header[1] + " + " + "; ".join(parts), total, *header[2:]]
 

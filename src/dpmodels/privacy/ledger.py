@@ -28,7 +28,10 @@ release is private (docs/privacy.md, principle 17):
   hold only "with confidence C". Their ε is still charged against the budget.
 
 :attr:`PrivacyLedger.is_private` is True only when **every** row is ``"proven"`` and the totals are
-within the budget; :meth:`PrivacyLedger.summary` says in words why a ledger is not private.
+within the budget; :meth:`PrivacyLedger.summary` says in words why a ledger is not private. That is
+the rows' part of the verdict: whether a *fitted object* (an estimator, a pipeline, a search, a
+loaded model) is private also depends on its seeds and on its parts without a ledger, and is
+decided by :func:`dpmodels.privacy.verdict.verdict` only.
 """
 
 from __future__ import annotations
@@ -239,8 +242,12 @@ class PrivacyLedger:
             )
 
     # ----------------------------------------------------------------- output
-    def summary(self) -> str:
+    def summary(self, verdict=None) -> str:
         """A readable table of every access, the totals, and whether (and why not) it is private.
+
+        ``verdict``: the :class:`~dpmodels.privacy.verdict.Verdict` of the fitted object this ledger
+        belongs to (its seeds and parts count too: :func:`dpmodels.privacy.verdict.verdict`); by
+        default the ledger's own rows decide.
 
         The ``what`` column is at most 64 characters wide; a longer description wraps onto
         continuation lines (never cut), so the table shows everything the ledger holds."""
@@ -267,7 +274,7 @@ class PrivacyLedger:
             f"     total spent: ε={self.epsilon_spent:.6g} of {self.epsilon:g}, "
             f"δ={self.delta_spent:.3g} of {self.delta:g}"
         )
-        lines.extend("     " + v for v in self.verdict())
+        lines.extend("     " + v for v in (self.verdict() if verdict is None else verdict.reasons))
         return "\n".join(lines)
 
     def verdict(self) -> list[str]:
