@@ -210,7 +210,7 @@ class Tree:
         Categorical values outside the public list get code -1 (routed right, see module doc).
         Missing values raise ``ValueError``.
         """
-        return encode_matrix(X, self.feature_names, self.categorical, self.categories, copy=False)
+        return encode_matrix(X, self.feature_names, self.categorical, self.categories)
 
     def _lookup(self) -> np.ndarray:
         """Sorted int64 keys ``node * width + code``, one per (categorical node, code sent left),
@@ -289,7 +289,8 @@ class Tree:
 
     def apply(self, X) -> np.ndarray:
         """Leaf id of each row (as scikit-learn's ``apply``)."""
-        return self.apply_encoded(self.encode(X))
+        # no copy of a float64 input: routing only reads it
+        return self.apply_encoded(encode_matrix(X, self.feature_names, self.categorical, self.categories, copy=False))
 
     def predict(self, X) -> np.ndarray:
         return self.classes[self.label[self.apply(X)]]
