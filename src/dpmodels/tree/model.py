@@ -115,7 +115,7 @@ class Tree:
                 raise ValueError(f"count_noise_scale must be None or >= 0, got {self.count_noise_scale!r}")
             self.count_noise_scale = b
         self.validate()
-        self._cat_lookup = None
+        self._cat_lookup: tuple[np.ndarray, int] | None = None
         self._route: _Routing | None = None
 
     # ------------------------------------------------------------------ checks
@@ -212,7 +212,7 @@ class Tree:
         """
         return encode_matrix(X, self.feature_names, self.categorical, self.categories)
 
-    def _lookup(self) -> np.ndarray:
+    def _lookup(self) -> tuple[np.ndarray, int]:
         """Sorted int64 keys ``node * width + code``, one per (categorical node, code sent left),
         with ``width`` = the longest category list + 1.
 
@@ -1022,8 +1022,10 @@ class TreeEstimatorMixin:
     leaf ids of ``tree_``); everything else follows from the released tree.
     """
 
-    # provided by the estimator: its fitted tree, and scikit-learn's get_params
+    # provided by the estimator: its fitted tree and label set, its apply, and scikit-learn's get_params
     tree_: Tree
+    classes_: np.ndarray
+    apply: Callable[..., np.ndarray]
     get_params: Callable[..., dict]
     _display_params: tuple[str, ...] = ("max_depth",)
 
