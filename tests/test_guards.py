@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmodels import guards
-from dpmodels.data import RuleCandidates, dataset_schema, load_dataset
+from dpmodels.data import dataset_schema, load_dataset
 from dpmodels.guards import CostWarning, ResourceLimitError, limits, n_rule_candidates
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from dpmodels.rulelist.candidates import RuleCandidates
 from dpmodels.tree import PrivaTreeClassifier
 from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 

@@ -18,6 +18,7 @@ import pytest
 
 from dpmodels.experiments import grid, registry, run
 from dpmodels.experiments.paper_000.accuracy import noise_cell
+from dpmodels.experiments.paper_002 import data as p2data
 from dpmodels.experiments.paper_002 import results as p2
 from dpmodels.experiments.paper_002.authors_tables import authors_accuracy_cell
 from dpmodels.experiments.registry import Cell, Size, get
@@ -144,7 +145,7 @@ def test_dp_lr_cells_paper_protocol_and_public_design():
     assert paper["leak_rows"] == 3  # n, data_norm, the standardisation's statistics
     assert all(0.0 <= r["value"] <= 1.0 for r in rows)
     # a dataset whose bounds are unpublished: only the paper's protocol, and never the public design
-    X, y, meta = p2.load_002("breast-w", "uci")
+    X, y, meta = p2data.load_002("breast-w", "uci")
     with pytest.raises(ValueError, match="public bounds"):
         p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3, protocol="public")
     lr, tf = p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpmodels.experiments.paper_002 import data as p2data
 from dpmodels.experiments.paper_002 import results as p2
 from dpmodels.tree.privatree import PrivaTreeClassifier
 
@@ -19,7 +20,7 @@ def test_bounds_policy_is_recorded_as_a_leak_or_documented():
     leaky = p2.tree_accuracy_cell("bank-marketing", "num", 0, 0, 5, (1.0,), ("tree", "PrivaTree"))
     assert [r["epsilon"] for r in leaky if r["learner"] == "tree"] == [math.inf]
     (pt,) = _params(leaky, "PrivaTree")
-    assert pt["bounds"] == p2.BOUNDS_FROM_DATA and pt["leak_rows"] >= 1  # the learner's own leak row
+    assert pt["bounds"] == p2data.BOUNDS_FROM_DATA and pt["leak_rows"] >= 1  # the learner's own leak row
     documented = p2.tree_accuracy_cell("compas-two-years", "cat", 0, 0, 5, (1.0,), ("PrivaTree", "DPGDF"))
     for lr in ("PrivaTree", "DPGDF"):
         (p,) = _params(documented, lr)
@@ -162,7 +163,7 @@ def test_fig1_plot_draws_a_row_per_protocol_with_results(tmp_path):
 
 
 def test_budget_shares_are_public_parameters():
-    X, y, meta = p2.load_002("pol", "num")
+    X, y, meta = p2data.load_002("pol", "num")
     idx = np.random.default_rng(0).permutation(len(X))[:800]
     X, y = X.iloc[idx], y.iloc[idx]
     est = PrivaTreeClassifier(

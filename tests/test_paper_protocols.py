@@ -26,9 +26,9 @@ from dpmodels.data.paper_protocols import (
     quantile_onehot,
     rules_from_columns,
 )
-from dpmodels.data.rules import RuleCandidates
 from dpmodels.experiments.paper_000.batch import SharedSplit
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from dpmodels.rulelist.candidates import RuleCandidates
 
 
 # ----------------------------------------------------------------------------- data

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmodels.data import Binarizer, RuleCandidates, check_feature_groups, load_dataset
+from dpmodels.data import Binarizer, check_feature_groups, load_dataset
 from dpmodels.data.schema import binarized_feature_groups
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+from dpmodels.rulelist.candidates import RuleCandidates
 
 
 # ------------------------------------------------------------------ brute force

@@ -16,8 +16,9 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from dpmodels.data import RuleCandidates, load_dataset
+from dpmodels.data import load_dataset
 from dpmodels.rulelist import MECHANISMS, DPRuleListClassifier, GreedyRuleListClassifier, RuleList
+from dpmodels.rulelist.candidates import RuleCandidates
 
 
 @pytest.fixture(scope="module")

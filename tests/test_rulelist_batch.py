@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmodels.data import RuleCandidates, load_dataset
+from dpmodels.data import load_dataset
 from dpmodels.experiments.paper_000.batch import MemoSplitStats, SharedSplit, _PairTable
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.rulelist._base import SplitStats
+from dpmodels.rulelist.candidates import RuleCandidates
 from dpmodels.rulelist.private import MECHANISMS
 
 

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from dpmodels.audit import audit_estimator
 from dpmodels.data import Binarizer
 from dpmodels.data.datasets import load_dataset
-from dpmodels.data.rules import RuleCandidates
 from dpmodels.io import load_model, save_model
 from dpmodels.privacy import selection as selection_module
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 from dpmodels.rulelist._base import SplitStats, count_scaled_gini, count_scaled_gini_k
+from dpmodels.rulelist.candidates import RuleCandidates
 from dpmodels.rulelist.private import BINARY_ONLY, MECHANISMS, gini_global_sensitivity
 
 

@@ -20,8 +20,10 @@ def binary_matrix(X, dtype=np.float64) -> np.ndarray:
     X = np.asarray(X)
     if X.dtype == bool:
         return X.astype(dtype, copy=False)
-    if X.dtype.kind in "iu" and X.size:  # integers: the column extremes decide (one pass, no copy)
-        bad = (X.max(axis=0) > 1) | ((X.min(axis=0) < 0) if X.dtype.kind == "i" else False)
+    if X.dtype.kind in "iu" and X.size:  # integers: the extremes decide (one pass, no copy)
+        if X.max() <= 1 and (X.dtype.kind == "u" or X.min() >= 0):
+            return X.astype(dtype, copy=False)
+        bad = (X.max(axis=0) > 1) | ((X.min(axis=0) < 0) if X.dtype.kind == "i" else False)  # which column
         if bad.any():
             raise ValueError(
                 f"rule lists need binary (0/1) features; column {int(np.argmax(bad))} holds another value — binarize first"

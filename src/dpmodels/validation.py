@@ -365,17 +365,74 @@ def resolve_classes(classes, y, ledger=None, *, binary: bool = False):
             "label set (classes)",
             "Declare it with classes=[...] to keep the fit private.",
         )
-    if any(is_missing(v) for v in y.ravel()):
+    if _any_missing(y):
         raise ValueError("y contains missing values (NaN/None): they are not labels")
-    from sklearn.utils.multiclass import check_classification_targets
-
-    check_classification_targets(y)
-    uniq = list(pd.unique(y))
+    uniq = list(_check_classification_targets(y))
     try:
         uniq = sorted(uniq)
     except TypeError:
         uniq = sorted(uniq, key=lambda v: (type(v).__name__, str(v)))
     return _as_array(uniq) if uniq else np.asarray(uniq), category_codes(y, uniq)
+
+
+def _any_missing(a: np.ndarray) -> bool:
+    """``any(is_missing(v) for v in a.ravel())``, vectorised where it is the same check: numbers,
+    text and dates by dtype, plain objects by pandas' elementwise ``isna`` (the check
+    :func:`is_missing` makes on each); other objects one by one."""
+    kind = a.dtype.kind
+    if kind in "biuUS":
+        return False
+    if kind == "f":
+        return bool(np.isnan(a).any())
+    if kind in "mM":
+        return bool(np.isnat(a).any())
+    if kind == "O" and _plain(a):
+        return bool(pd.isna(a).any())
+    return any(is_missing(v) for v in a.ravel())
+
+
+def _check_classification_targets(y: np.ndarray):
+    """scikit-learn's ``check_classification_targets(y)`` (same errors, same warning), then the
+    distinct labels of ``y`` in order of first appearance (``pd.unique``).
+
+    The target type depends on ``y``'s dtype, its first value and its set of distinct values
+    only, so when those are plain (numbers, or text) it is computed on the distinct values, a
+    few, instead of on every label; anything else is checked on ``y`` itself."""
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+    if y.ndim == 1 and y.size and (y.dtype.kind in "biufU" or (y.dtype == object and _all_str(y))):
+        uniq = pd.unique(y)
+        u = np.asarray(uniq)
+        if u.dtype != y.dtype:  # text: pandas returns objects
+            u = u.astype(y.dtype)
+        kind = type_of_target(u, input_name="y")
+        if kind not in (
+            "binary",
+            "multiclass",
+            "multiclass-multioutput",
+            "multilabel-indicator",
+            "multilabel-sequences",
+        ):
+            with warnings.catch_warnings():  # its warnings were given by type_of_target above
+                warnings.simplefilter("ignore")
+                check_classification_targets(u)  # raises scikit-learn's error for this type
+        if "multiclass" in kind:
+            n = y.shape[0]
+            if n > 20 and np.unique(u).shape[0] > round(0.5 * n):
+                warnings.warn(
+                    "The number of unique classes is greater than 50% of the number "
+                    "of samples. `y` could represent a regression problem, not a "
+                    "classification problem.",
+                    UserWarning,
+                    stacklevel=2,  # scikit-learn's: the caller of the check
+                )
+        return uniq
+    check_classification_targets(y)
+    return pd.unique(y)
+
+
+def _all_str(a: np.ndarray) -> bool:
+    return set(map(type, a)) == {str}
 
 
 def _explain_non_binary(y):

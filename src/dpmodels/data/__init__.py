@@ -35,13 +35,3 @@ __all__ = [
     "load_dataset",
     "load_german",
 ]
-
-
-def __getattr__(name):
-    # RuleCandidates is defined in dpmodels.rulelist.candidates: imported on first use, so that
-    # importing the data loaders does not import the learners
-    if name == "RuleCandidates":
-        from dpmodels.rulelist.candidates import RuleCandidates
-
-        return RuleCandidates
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,7 @@ from ..privacy.accountant import ledger_for_fit
 from ..privacy.quantiles import grid_histogram
 from ..validation import numeric_column
 from .counts import counts
-from .sources import DaskSource, InMemorySource, ParquetSource, as_source, declared_schema
+from .sources import DaskSource, InMemorySource, ParquetSource, Source, as_source, declared_schema
 
 __all__ = ["fit_binarizer_source", "transform_source", "BinarizedSource"]
 
@@ -117,7 +117,7 @@ def transform_source(b, X):
     return X.map_partitions(fn, meta=fn(X._meta))
 
 
-class BinarizedSource:
+class BinarizedSource(Source):
     """A source seen through a fitted :class:`~dpmodels.data.Binarizer`: what
     ``Binarizer.transform`` returns for a source object, and what a rule list fits on
     (docs/privacy.md, "Rule lists at scale").
@@ -140,7 +140,7 @@ class BinarizedSource:
     def schema_frame(self):
         import pandas as pd
 
-        from .binarize import PROVENANCE_ATTR
+        from ..privacy.accountant import PROVENANCE_ATTR
         from .rules import GROUPS_ATTR
 
         out = pd.DataFrame({c: pd.Series([], dtype=np.uint8) for c in self.columns}, columns=self.columns)

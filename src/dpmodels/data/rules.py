@@ -28,8 +28,8 @@ Category columns of one feature are mutually exclusive and a record may hold non
 unknown or missing value). Interval columns of one feature are sets of the real line.
 
 The candidates themselves and their counting live in :mod:`dpmodels.rulelist.candidates`
-(``RuleCandidates`` and ``moments`` are re-exported here, where they used to be defined); this
-module keeps what describes the *columns*: literal names and the group declarations.
+(``RuleCandidates``, ``moments``); this module keeps what describes the *columns*: literal names
+and the group declarations, and is imported by the learners, never the other way round.
 """
 
 from __future__ import annotations
@@ -40,23 +40,13 @@ import re
 
 import numpy as np
 
-__all__ = [  # RuleCandidates and moments: re-exported by __getattr__ below
+__all__ = [
     "literal_name",
     "literal_text",
     "check_feature_groups",
     "GROUPS_ATTR",
     "GROUP_KINDS",
 ]
-
-
-def __getattr__(name):
-    # the candidate set moved to dpmodels.rulelist.candidates; imported on first use so that this
-    # module (read by the Binarizer and the loaders) does not import the learners
-    if name in ("RuleCandidates", "moments"):
-        from ..rulelist import candidates
-
-        return getattr(candidates, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 GROUPS_ATTR = "dpmodels_groups"  # key of the group declaration in a DataFrame's ``attrs``

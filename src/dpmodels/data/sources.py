@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned", "map_partitions"]
+__all__ = ["Source", "ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned", "map_partitions"]
 
 _DEFAULT_BATCH_ROWS = 1 << 18
 _LABEL = "__dpmodels_label__"  # the label column of a Dask source built from (X, y)
@@ -36,10 +36,13 @@ def _is_dask(obj) -> bool:
     return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def _is_source(X) -> bool:
-    from .binarize_stream import BinarizedSource
+class Source:
+    """Base class of the partitioned inputs (the sources below, and the Binarizer's
+    ``BinarizedSource``): what :func:`is_partitioned` recognises."""
 
-    return isinstance(X, (ParquetSource, DaskSource, InMemorySource, BinarizedSource))
+
+def _is_source(X) -> bool:
+    return isinstance(X, Source)
 
 
 def is_partitioned(X, y=None) -> bool:
@@ -68,7 +71,7 @@ def _schema_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     return empty
 
 
-class InMemorySource:
+class InMemorySource(Source):
     """A pandas frame and its labels as a source: one partition (the reference backend), or the
     row ranges between ``cuts`` (to test that a fit does not depend on the partitioning)."""
 
@@ -94,7 +97,7 @@ class InMemorySource:
             yield self.X.iloc[a:b], self.y[a:b]
 
 
-class ParquetSource:
+class ParquetSource(Source):
     """A Parquet file or a folder of Parquet files, streamed in pyarrow record batches.
 
     Parameters
@@ -208,7 +211,7 @@ class ParquetSource:
                 yield df[self.columns], df[self.label].to_numpy()
 
 
-class DaskSource:
+class DaskSource(Source):
     """A Dask DataFrame of features and its labels (a Dask Series, or a column of the frame).
 
     ``DaskSource(ddf, label="y")`` (every other column is a feature) or ``DaskSource(X, y=y)``

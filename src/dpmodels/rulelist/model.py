@@ -69,17 +69,29 @@ class RuleList:
         ``X``: a 0/1 array whose columns are ``feature_names`` in order, or a DataFrame holding
         those columns (by name, any order; :meth:`encode`).
         """
-        Xb = self.encode(X) if isinstance(X, pd.DataFrame) else np.asarray(X).astype(bool, copy=False)
+        A = self.encode(X) if isinstance(X, pd.DataFrame) else np.asarray(X)
         col = self._column_index()
-        out = np.full(Xb.shape[0], len(self.rules), dtype=np.int64)
-        free = np.ones(Xb.shape[0], dtype=bool)
-        for k, rule in enumerate(self.rules):
-            m = free.copy()
-            for f, pos in rule.literals:
-                c = Xb[:, col[f]]
-                m &= c if pos else ~c
-            out[m] = k
-            free &= ~m
+        columns: dict = {}  # each column a rule reads, read once (as bool: nonzero is 1)
+
+        def literal(f, pos):
+            j = col[f]
+            if (j, pos) not in columns:
+                if j not in columns:
+                    columns[j] = A[:, j].astype(bool)
+                columns[j, pos] = columns[j] if pos else ~columns[j]
+            return columns[j, pos]
+
+        out = np.full(A.shape[0], len(self.rules), dtype=np.int64)
+        # last rule first: an earlier rule that also captures a row overwrites the later one
+        for k in range(len(self.rules) - 1, -1, -1):
+            lits = self.rules[k].literals
+            if not lits:
+                out[:] = k
+                continue
+            m = literal(*lits[0]).copy()
+            for f, pos in lits[1:]:
+                m &= literal(f, pos)
+            np.copyto(out, k, where=m)
         return out
 
     def encode(self, X) -> np.ndarray:

@@ -115,7 +115,8 @@ class Tree:
                 raise ValueError(f"count_noise_scale must be None or >= 0, got {self.count_noise_scale!r}")
             self.count_noise_scale = b
         self.validate()
-        self._cat_lookup = None
+        self._cat_lookup: tuple[np.ndarray, int] | None = None
+        self._route: _Routing | None = None
 
     # ------------------------------------------------------------------ checks
     @property
@@ -211,7 +212,7 @@ class Tree:
         """
         return encode_matrix(X, self.feature_names, self.categorical, self.categories)
 
-    def _lookup(self) -> np.ndarray:
+    def _lookup(self) -> tuple[np.ndarray, int]:
         """Sorted int64 keys ``node * width + code``, one per (categorical node, code sent left),
         with ``width`` = the longest category list + 1.
 
@@ -237,33 +238,59 @@ class Tree:
         return valid & (keys[pos] == q)
 
     # ------------------------------------------------------------------ prediction
+    def _layout(self) -> _Routing:
+        """The routing tables of :meth:`apply_encoded` (built once per tree)."""
+        if self._route is None:
+            self._route = _Routing.of(self)
+        return self._route
+
     def apply_encoded(self, Z: np.ndarray) -> np.ndarray:
-        """Leaf id of each row of an already encoded matrix (see :meth:`encode`)."""
+        """Leaf id of each row of an already encoded matrix (see :meth:`encode`).
+
+        Rows are routed in blocks of ``_BLOCK`` rows, all rows of a block one level per step
+        (leaves route to themselves), so that the work is ``depth`` gathers per row with no
+        shrinking active sets and the block's temporaries stay in cache. A row goes left at a
+        numerical node iff ``x <= threshold`` (NaN goes right) and at a categorical node iff its
+        code is listed (see :meth:`_goes_left`), as in :meth:`apply_reference`.
+        """
         Z = np.asarray(Z, dtype=float)
+        if Z.ndim != 2:
+            raise ValueError(f"Z must be 2-dimensional, got shape {Z.shape}")
         n = Z.shape[0]
-        node = np.zeros(n, dtype=np.int64)
-        active = np.arange(n)
-        has_cat = bool(self.categorical.any())
-        is_cat_feat = self.categorical
-        while active.size:
-            nd = node[active]
-            internal = self.children_left[nd] != TREE_LEAF
-            active, nd = active[internal], nd[internal]
-            if not active.size:
-                break
-            f = self.feature[nd]
-            x = Z[active, f]
-            go_left = x <= self.threshold[nd]  # NaN threshold (categorical) -> False
-            if has_cat:
-                cat = is_cat_feat[f]
-                if cat.any():
-                    go_left[cat] = self._goes_left(nd[cat], x[cat].astype(np.int64))
-            node[active] = np.where(go_left, self.children_left[nd], self.children_right[nd])
-        return node
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        if self.n_features == 0 or self.children_left[0] == TREE_LEAF:
+            return np.zeros(n, dtype=np.int64)
+        if Z.flags.c_contiguous:
+            flat, row_step, offset = Z.reshape(-1), Z.shape[1], self._layout().feature
+        elif Z.flags.f_contiguous:
+            flat, row_step, offset = Z.T.reshape(-1), 1, self._layout().feature * n
+        else:
+            Z = np.ascontiguousarray(Z)
+            flat, row_step, offset = Z.reshape(-1), Z.shape[1], self._layout().feature
+        return self._layout().route(flat, n, row_step, offset, self)
+
+    def apply_reference(self, Z: np.ndarray) -> np.ndarray:
+        """:meth:`apply_encoded` written plainly, one row and one node at a time (the oracle of
+        the tests)."""
+        Z = np.asarray(Z, dtype=float)
+        out = np.zeros(Z.shape[0], dtype=np.int64)
+        for r in range(Z.shape[0]):
+            i = 0
+            while self.children_left[i] != TREE_LEAF:
+                x = Z[r, self.feature[i]]
+                if self.categorical[self.feature[i]]:  # a code: an integer, truncated as int64 casts
+                    left = math.isfinite(x) and int(x) in self.left_categories[i]
+                else:
+                    left = bool(x <= self.threshold[i])
+                i = self.children_left[i] if left else self.children_right[i]
+            out[r] = i
+        return out
 
     def apply(self, X) -> np.ndarray:
         """Leaf id of each row (as scikit-learn's ``apply``)."""
-        return self.apply_encoded(self.encode(X))
+        # no copy of a float64 input: routing only reads it
+        return self.apply_encoded(encode_matrix(X, self.feature_names, self.categorical, self.categories, copy=False))
 
     def predict(self, X) -> np.ndarray:
         return self.classes[self.label[self.apply(X)]]
@@ -841,28 +868,142 @@ def _id_ranges(ids) -> str:
     return ", ".join(out)
 
 
+# ---------------------------------------------------------------------- routing
+_BLOCK = 8192  # rows routed together: a block's index, value and node arrays stay in cache
+
+
+@dataclass
+class _Routing:
+    """A tree's nodes renumbered breadth-first so that every internal node's children are
+    consecutive (``left = right - 1``); ``go_left`` moves a row from ``i`` to ``right[i] - 1``.
+    A leaf routes to itself: ``right`` is its own id and its threshold NaN (``x <= NaN`` is
+    False for every x), so all rows of a block take ``depth`` steps whatever their leaf's depth.
+    Categorical nodes also hold a NaN threshold; the rows reaching them are looked up in the
+    tree's category keys (``Tree._goes_left``, by the original node id ``order``)."""
+
+    feature: np.ndarray  # intp, per new id (0 for leaves)
+    threshold: np.ndarray  # float64, NaN for leaves and categorical nodes
+    right: np.ndarray  # intp, new id of the right child (self for leaves)
+    order: np.ndarray  # int64, new id -> node id of the tree
+    is_cat: np.ndarray | None  # bool per new id, None when the tree tests no categorical feature
+    depth: int
+
+    @classmethod
+    def of(cls, tree: Tree) -> _Routing:
+        order = [0]
+        for i in order:  # grows while read: breadth-first
+            if tree.children_left[i] != TREE_LEAF:
+                order += [int(tree.children_left[i]), int(tree.children_right[i])]
+        old = np.asarray(order, dtype=np.int64)
+        new = np.empty(tree.n_nodes, dtype=np.intp)
+        new[old] = np.arange(old.size)
+        internal = tree.children_left[old] != TREE_LEAF
+        feature = np.where(internal, tree.feature[old], 0).astype(np.intp)
+        is_cat = internal & tree.categorical[feature]
+        threshold = np.where(internal & ~is_cat, tree.threshold[old], np.nan)
+        right = np.where(internal, new[np.maximum(tree.children_right[old], 0)], np.arange(old.size))
+        return cls(
+            feature=feature,
+            threshold=threshold.astype(np.float64),
+            right=right.astype(np.intp),
+            order=old,
+            is_cat=is_cat if is_cat.any() else None,
+            depth=tree.max_depth,
+        )
+
+    def route(self, flat: np.ndarray, n: int, row_step: int, offset: np.ndarray, tree: Tree) -> np.ndarray:
+        """Leaf ids (of ``tree``) of the ``n`` rows whose value of feature ``f`` is
+        ``flat[row * row_step + offset[f-node]]``."""
+        out = np.empty(n, dtype=np.intp)
+        steps = np.arange(0, _BLOCK * row_step, row_step, dtype=np.intp)
+        for start in range(0, n, _BLOCK):
+            stop = min(n, start + _BLOCK)
+            base = steps[: stop - start] + start * row_step
+            if self.is_cat is None:  # level 0: every row at the root, one strided column read
+                x = flat[base + offset[0]]
+                node = self.right[0] - (x <= self.threshold[0])
+                levels = self.depth - 1
+            else:
+                node, levels = np.zeros(stop - start, dtype=np.intp), self.depth
+            for _ in range(levels):
+                x = flat.take(base + offset.take(node))
+                go_left = x <= self.threshold.take(node)  # NaN threshold (leaf, categorical): False
+                if self.is_cat is not None:
+                    cat = np.flatnonzero(self.is_cat.take(node))
+                    if cat.size:
+                        go_left[cat] = tree._goes_left(self.order[node[cat]], x[cat].astype(np.int64))
+                node = self.right.take(node) - go_left
+            out[start:stop] = node
+        return self.order.take(out)
+
+
 # ---------------------------------------------------------------------- encoding helpers
-def _columns(X, n_features, feature_names):
-    """Yield each column of X as a 1-d array or Series (pandas by name when the names match)."""
+def _frame_or_array(X, n_features, feature_names):
+    """X checked for its number of features: a DataFrame with the model's columns in order (by
+    name when the names match), or a 2-d numpy array."""
     if isinstance(X, pd.DataFrame):
         cols = [str(c) for c in X.columns]
         if len(cols) != n_features:
             raise ValueError(f"X has {len(cols)} features, the model expects {n_features}")
         if set(cols) == set(feature_names) and cols != list(feature_names):
             X = X[[X.columns[cols.index(f)] for f in feature_names]]
-        return [X.iloc[:, j] for j in range(n_features)]
+        return X
     arr = np.asarray(X)
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
     if arr.shape[1] != n_features:
         raise ValueError(f"X has {arr.shape[1]} features, the model expects {n_features}")
-    return [arr[:, j] for j in range(n_features)]
+    return arr
 
 
-def encode_matrix(X, feature_names, categorical, categories) -> np.ndarray:
+def _columns(X, n_features, feature_names):
+    """Each column of X as a 1-d array or Series (pandas by name when the names match)."""
+    X = _frame_or_array(X, n_features, feature_names)
+    if isinstance(X, pd.DataFrame):
+        return [X.iloc[:, j] for j in range(n_features)]
+    return [X[:, j] for j in range(n_features)]
+
+
+def _plain_numbers(X) -> np.ndarray | None:
+    """X (checked by :func:`_frame_or_array`) as one float64 matrix when every column is a plain
+    numpy number column (bool, int, float up to 64 bits) — the values :func:`numeric_column`
+    gives column by column, without a copy when X is already float64; None otherwise."""
+    if isinstance(X, pd.DataFrame):
+        if not all(isinstance(dt, np.dtype) and dt.kind in "biuf" and dt.itemsize <= 8 for dt in X.dtypes):
+            return None
+        return X.to_numpy(dtype=np.float64, copy=False)
+    if X.dtype.kind not in "biuf" or X.dtype.itemsize > 8:
+        return None
+    return X.astype(np.float64, copy=False)
+
+
+def _all_finite(A: np.ndarray) -> bool:
+    """No NaN or ±inf in ``A``: one sum (NaN and inf propagate; a finite sum proves it), and the
+    exact elementwise check only when the sum is not finite (overflow of finite values)."""
+    with np.errstate(all="ignore"):
+        if math.isfinite(float(A.sum())):
+            return True
+    return bool(np.isfinite(A).all())
+
+
+def encode_matrix(X, feature_names, categorical, categories, *, copy: bool = True) -> np.ndarray:
     """(n, m) float matrix: numerical features as numbers (NaN / ±inf / non-numbers are schema
-    errors), categorical features as codes in their public list (-1 for every other value)."""
+    errors), categorical features as codes in their public list (-1 for every other value).
+
+    Without categorical features and with plain numeric columns, the matrix is converted at once
+    (schema errors still come from the column-by-column reading, first bad column first).
+    ``copy=False`` (prediction) may return a read-only view of ``X`` itself."""
     n_features = len(feature_names)
+    X = _frame_or_array(X, n_features, feature_names)
+    if not np.any(categorical):
+        A = _plain_numbers(X)
+        if A is not None and _all_finite(A):
+            if copy and (A is X or not (A.flags.owndata and A.flags.writeable)):  # X, a view of it, pandas read-only
+                return A.copy()
+            if not copy:
+                A = A.view()
+                A.flags.writeable = False
+            return A
     cols = _columns(X, n_features, feature_names)
     n = len(cols[0]) if cols else 0
     Z = np.empty((n, n_features), dtype=float)
@@ -881,8 +1022,10 @@ class TreeEstimatorMixin:
     leaf ids of ``tree_``); everything else follows from the released tree.
     """
 
-    # provided by the estimator: its fitted tree, and scikit-learn's get_params
+    # provided by the estimator: its fitted tree and label set, its apply, and scikit-learn's get_params
     tree_: Tree
+    classes_: np.ndarray
+    apply: Callable[..., np.ndarray]
     get_params: Callable[..., dict]
     _display_params: tuple[str, ...] = ("max_depth",)
 

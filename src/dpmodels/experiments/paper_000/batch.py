@@ -30,11 +30,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ...data.rules import RuleCandidates
 from ...privacy.ledger import PrivacyLedger
 from ...privacy.samplers import check_random_state
 from ...rulelist import DPRuleListClassifier
 from ...rulelist._base import SplitStats, _binary_matrix, single_threaded_blas
+from ...rulelist.candidates import RuleCandidates
 
 __all__ = ["MemoSplitStats", "SharedSplit"]
 

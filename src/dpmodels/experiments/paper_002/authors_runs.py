@@ -36,17 +36,15 @@ from .. import published as pub
 from ..plots import summarise
 from ..registry import Cell, Experiment, Skip, register, row
 from . import authors
-from .data import _ordinal
+from .data import _crc, _ordinal, load_002
 from .results import (
     DEPTH,
     DIFFPRIVLIB,
     PUBLISHED_RULE,
     _backdoor_data,
-    _crc,
     _dataset_list,
     _fit_score,
     _source,
-    load_002,
     make_learner,
     split_80_20,
 )

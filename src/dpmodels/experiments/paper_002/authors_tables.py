@@ -128,8 +128,7 @@ def authors_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, checkou
 
     ``checkout``: the path of the authors' checkout (its directory name is recorded as
     ``implementation``). Rows: metric ``test_accuracy``, one per learner and ε."""
-    from .data import _ordinal
-    from .results import _crc, _kfold, load_002
+    from .data import _crc, _kfold, _ordinal, load_002
 
     module = authors.load_authors_privatree(checkout)
     label = Path(checkout).name

@@ -3,7 +3,7 @@
 ``002-table4`` (``dpmodels reproduce 002-table4``): for each dataset, the rows left after dropping
 rows with missing values, the number of features, how many of them are categorical and the
 majority-class share, computed from exactly the ``(X, y)`` the other 002 ids train on
-(:func:`.results.load_002`), beside the paper's Table IV (:data:`..published.P002_TABLE4`). A
+(:func:`.data.load_002`), beside the paper's Table IV (:data:`..published.P002_TABLE4`). A
 dataset that is not bundled (and not given with ``--data-dir`` / ``--download``) is a skipped row
 with the paper's numbers only. These are properties of the benchmark, not of a model: nothing here
 is a privacy release.
@@ -18,7 +18,8 @@ import pandas as pd
 
 from .. import published as pub
 from ..registry import Cell, Experiment, register, row
-from .results import _dataset_list, _source, load_002
+from .data import load_002
+from .results import _dataset_list, _source
 
 __all__ = ["properties_cell", "PROPERTIES"]
 

@@ -43,7 +43,6 @@ import json
 import math
 import time
 import warnings
-import zlib
 
 import numpy as np
 import pandas as pd
@@ -60,7 +59,13 @@ from .authors_tables import (
     authors_checkout_given,
 )
 from .authors_tables import TABLE_LEARNERS as AUTHORS_TABLE_LEARNERS
-from .data import _ordinal  # integer codes of the public categories, numbers as float
+from .data import (  # _ordinal: integer codes of the public categories, numbers as float
+    BOUNDS_FROM_DATA,
+    _crc,
+    _kfold,
+    _ordinal,
+    load_002,
+)
 
 __all__ = [
     "TABLE_DATASETS",
@@ -77,8 +82,6 @@ DEPTH = 4
 UCI = ("adult", "breast-w", "diabetes", "mushroom", "nursery", "vote")
 # the paper's row order: (dataset, group)
 TABLE_DATASETS = tuple(pub.P002_ACCURACY[0.1].keys())
-COMPAS_TWO_YEARS_BOUNDS = {"age": (18.0, 100.0), "juv_misd_count": (0.0, 20.0), "priors_count": (0.0, 40.0)}
-BOUNDS_FROM_DATA = "bounds read from the training data (leak row in each ledger; the paper's protocol)"
 # The revision of PrivaTree's ``variant="published"`` that the paper-protocol cells ran: the split of
 # least weighted Gini, each feature's histogram over its own bins only, Algorithm 1's stopping rule,
 # and the training size public (:data:`PAPER_N_PUBLIC`). A keyword of those cells, so their hash
@@ -109,10 +112,6 @@ PAPER_COLUMN = {
 }
 
 
-def _crc(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
-
-
 def has_diffprivlib() -> bool:
     try:
         from ...tree.baselines.diffprivlib import _import_diffprivlib
@@ -124,42 +123,6 @@ def has_diffprivlib() -> bool:
 
 
 # --------------------------------------------------------------------------- data
-@functools.lru_cache(maxsize=6)
-def _load(name, group, data_dir, download):
-    if group == "uci":
-        from .data import load_experiment_data
-
-        X, y, meta = load_experiment_data(name)
-        return X, y, dict(meta, bounds_policy="documented domains (paper_002.data.PUBLIC_BOUNDS)")
-    if group == "vote435":  # Fig. 2: all 435 rows, '?' kept as the third category (UCI: neither yea nor nay)
-        from ...data import load_dataset
-
-        X, y = load_dataset("vote", binarized=False, dropna=False)
-        cats = {c: list(X[c].cat.categories) for c in X.columns}
-        return X, y, dict(bounds={}, categories=cats, classes=[0, 1], bounds_policy="categorical only")
-    from ...data.openml import load_openml
-
-    X, y = load_openml(name, group, data_dir=data_dir, download=download)
-    cats = {c: list(X[c].cat.categories) for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)}
-    num = [c for c in X.columns if c not in cats]
-    if name == "compas-two-years":
-        bounds, policy = {c: COMPAS_TWO_YEARS_BOUNDS[c] for c in num}, "documented domains (age 18-100, counts)"
-    else:
-        bounds, policy = None, BOUNDS_FROM_DATA
-    if not num:
-        bounds, policy = {}, "categorical only"
-    leak = X.attrs.get("categories_from_data") or []
-    if leak:
-        policy += f"; categories of {', '.join(leak)} read from the data"
-    return X, y, dict(bounds=bounds, categories=cats, classes=[0, 1], bounds_policy=policy)
-
-
-def load_002(name, group, data_dir=None, download=False):
-    """``(X, y, meta)``: data and public metadata (bounds or None, categories, classes, policy)."""
-    X, y, meta = _load(name, group, data_dir, bool(download))
-    return X.copy(), y.copy(), dict(meta)
-
-
 def _bundled(name, group) -> bool:
     if group in ("uci", "vote435"):
         return True
@@ -303,12 +266,6 @@ def _fit_score(est, tf, Xtr, ytr, Xte, yte):
     ledger = getattr(est, "privacy_ledger_", None)
     leaks = len(getattr(ledger, "leaks", []) or []) if ledger is not None else 0
     return acc, secs, leaks
-
-
-def _kfold(y, folds, repeat):
-    from sklearn.model_selection import StratifiedKFold
-
-    return list(StratifiedKFold(folds, shuffle=True, random_state=repeat).split(np.zeros(len(y)), y))
 
 
 # --------------------------------------------------------------------------- Tables II, VI, VII, V

@@ -364,7 +364,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         _check_feature_names(self, X, reset=False)
         _check_n_features(self, X, reset=False)
         names, categorical, categories = self._schema
-        return encode_matrix(X, names, categorical, categories)
+        return encode_matrix(X, names, categorical, categories, copy=False)
 
     def predict(self, X):
         """Labels of the rows of ``X``; a Dask DataFrame gets a Dask Series (partition by partition)."""
