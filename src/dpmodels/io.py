@@ -857,6 +857,8 @@ class LoadedModel:
     ``params``, ``schema``, ``extra``.
     """
 
+    _dpmodels_loaded_model = True  # how dpmodels.privacy.verdict recognises a file's model
+
     def __init__(self, doc: dict, model, ledger, preprocessing, params):
         self._doc = doc
         self.model_ = model

@@ -197,9 +197,9 @@ def _parts(obj, name: str | None = None):
 
 
 def _is_loaded_model(obj) -> bool:
-    from ..io import LoadedModel
-
-    return isinstance(obj, LoadedModel)
+    """A model read from a file (:class:`dpmodels.io.LoadedModel` marks itself; the privacy layer
+    does not import the layer above it)."""
+    return getattr(type(obj), "_dpmodels_loaded_model", False) is True
 
 
 def verdict(obj) -> Verdict:
