@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser \
-	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors
+	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors reproduce-peers results-check
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,20 @@ browser:
 # Optional extra for optimal trees (PyDL8.5 compiles from source: minutes).
 optimal: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,optimal]"
+
+# dpmodels beside InterpretML's DP-EBM (extra [peers]) and diffprivlib (side environment, when built):
+# the cells are cached by hash in results/lib-peers, so a rerun after a change adds only new series
+# (the side environment runs only the cells the main one could not); then the generated page docs/results/lib-peers.md and its tidy summary lib-peers.csv.
+reproduce-peers: $(STAMP)
+	$(PIP) install --quiet -e ".[dev,reproduce,peers]"
+	$(VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
+	test ! -x $(DPL_PY) || $(DPL_VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
+	$(VENV)/bin/dpmodels reproduce lib-peers --finished-only --out results
+	$(PY) -m dpmodels.experiments.library.peers page results/lib-peers docs/results
+
+# the generated result pages are what their committed summaries give (an edited number fails)
+results-check: $(STAMP)
+	$(PY) -m dpmodels.experiments.library.peers check docs/results
 
 # Optional side environment for paper 002's DiffPrivLib columns. diffprivlib 0.6.6 needs
 # scikit-learn < 1.8 (see the `diffprivlib` extra in pyproject.toml), so it lives in its own venv
