@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from dpmodels.experiments import run as run_module
+from dpmodels.experiments.grid import read_frame, results_path
 from dpmodels.experiments.library import peers
 from dpmodels.experiments.registry import Size, get, row
 
@@ -66,11 +67,7 @@ def test_quick_run_without_peers_skips_their_series_with_the_reason(tmp_path, mo
     text = " ".join(res.skipped)
     for pkg in ("interpret", "diffprivlib", "dpmodels.gam"):
         assert f"need {pkg}, which does not import" in text
-    df = (
-        pd.read_csv(tmp_path / "lib-peers" / "results.csv")
-        if not (tmp_path / "lib-peers" / "results.parquet").exists()
-        else pd.read_parquet(tmp_path / "lib-peers" / "results.parquet")
-    )
+    df = read_frame(results_path(tmp_path / "lib-peers"))
     assert set(df.learner) == {"PrivaTree (default)", "PrivaTree gini", "DP rule list", "sklearn tree depth 4"}
     assert set(df.metric) == {"accuracy", "roc_auc", "brier"}
     assert ((df.value >= 0) & (df.value <= 1)).all()
@@ -78,15 +75,27 @@ def test_quick_run_without_peers_skips_their_series_with_the_reason(tmp_path, mo
 
     # the page is generated from that results file; an edited number is detected
     docs = tmp_path / "docs"
-    csv, md = peers.write_page(tmp_path / "lib-peers", docs)
-    assert peers.check_page(docs) == [] and peers.main(["check", str(docs)]) == 0
+    md = peers.write_page(tmp_path / "lib-peers", docs)
+    assert (docs / peers.ROWS).exists() and peers.check_page(docs) == [] and peers.main(["check", str(docs)]) == 0
     page = md.read_text()
-    s = pd.read_csv(csv)
+    s = peers.summary(peers._read_rows(docs / peers.ROWS))
     acc = s[(s.learner == "PrivaTree gini") & (s.metric == "accuracy")].iloc[0]
     cell = peers._fmt(acc["mean"], acc["se"])
     assert f"| {cell} |" in page
     md.write_text(page.replace(f"| {cell} |", "| .999 |", 1))
     assert peers.check_page(docs) and peers.main(["check", str(docs)]) == 1
+
+    # docs/results.md's block: filled from the same rows, an edit in it detected too
+    results_md = tmp_path / "results.md"
+    results_md.write_text(f"# Results\n\nbefore\n{peers.BEGIN}\nold\n{peers.END}\nafter\n")
+    md.write_text(page)
+    peers.write_page(tmp_path / "lib-peers", docs, results_md)
+    text = results_md.read_text()
+    assert text.startswith("# Results\n\nbefore\n") and text.endswith("after\n") and "old" not in text
+    assert peers.check_page(docs, results_md) == []
+    assert f"{cell} / " in peers.headline(s) and peers.headline(s) in text
+    results_md.write_text(text.replace(f"{cell} / ", ".999 / ", 1))
+    assert peers.check_page(docs, results_md)
 
 
 def test_summary_is_mean_and_standard_error_per_setting():
@@ -121,4 +130,4 @@ def test_dpebm_cell_scores_with_declared_bounds():
 def test_committed_page_matches_its_summary():
     if not (DOCS / "lib-peers.md").exists():
         pytest.skip("docs/results/lib-peers.md not generated in this checkout")
-    assert peers.check_page(DOCS) == []
+    assert peers.check_page(DOCS, DOCS.parent / "results.md") == []
