@@ -409,8 +409,13 @@ _METRICS = ("accuracy", "roc_auc", "brier", "r2")
 # column order of the tables: ours, the peers, the non-private reference
 _ORDER = {
     name: k
-    for k, name in enumerate(dict.fromkeys(LEARNERS_CLF[:3] + LEARNERS_REG[:1] + LEARNERS_CLF[3:] + LEARNERS_REG))
+    for k, name in enumerate(
+        LEARNERS_CLF[:3]
+        + LEARNERS_REG[:1]
+        + ("DP additive", "DP-EBM", "diffprivlib LR", "diffprivlib LinearRegression")
+    )
 }
+_ORDER["sklearn tree depth 4"] = len(_ORDER)
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -440,7 +445,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 def _fmt(v: float, se: float | None = None, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
-    if abs(v) >= 1000:  # diffprivlib's LinearRegression on diabetes: R² of order -10⁶
+    if abs(v) >= 100:  # diffprivlib's LinearRegression on diabetes: R² of order -10⁶
         return f"{v:.1e}"
     s = re.sub(r"^(-?)0\.", r"\1.", f"{v:.{digits}f}")  # .804, -.690: the leading zero dropped
     if se is not None and not math.isnan(se) and se > 0.0045:
@@ -552,31 +557,34 @@ def _page(df: pd.DataFrame, meta: dict) -> str:
 
 
 def headline(s: pd.DataFrame, eps: float = 1.0) -> str:
-    """The table docs/results.md shows: accuracy / ROC AUC per dataset at ``eps`` (R² for the
-    regression tasks), every learner present, from the summary ``s`` (:func:`summary`)."""
-    m = s[(s.epsilon == eps) | np.isinf(s.epsilon)]
-    learners = sorted(m[m.metric.isin(_METRICS)].learner.unique(), key=lambda x: _ORDER.get(x, 99))
-    splits = int(m[m.metric.isin(_METRICS)]["n"].max()) if len(m) else 0
-
-    def get(ds, lr, metric):
-        hit = m[(m.dataset == ds) & (m.learner == lr) & (m.metric == metric)]
-        return None if hit.empty else hit.iloc[0]
-
-    lines = [
-        f"| ε = {eps:g}: accuracy / ROC AUC (R²), mean of {splits} splits | " + " | ".join(learners) + " |",
-        "|---|" + "---|" * len(learners),
-    ]
-    for ds in [d for d in CLASSIFICATION + REGRESSION if d in set(m.dataset)]:
-        cells = []
-        for lr in learners:
-            if ds in REGRESSION:
-                r = get(ds, lr, "r2")
-                cells.append("–" if r is None else _fmt(r["mean"], r["se"]))
-            else:
-                a, u = get(ds, lr, "accuracy"), get(ds, lr, "roc_auc")
-                cells.append("–" if a is None else f"{_fmt(a['mean'], a['se'])} / {_fmt(u['mean'], u['se'])}")
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    """The tables docs/results.md shows: accuracy / ROC AUC per classification dataset at ``eps``,
+    then R² per regression task, every learner present, from the summary ``s`` (:func:`summary`)."""
+    m = s[((s.epsilon == eps) | np.isinf(s.epsilon)) & s.metric.isin(_METRICS)]
+    out: list[str] = []
+    for datasets, label in ((CLASSIFICATION, "accuracy / ROC AUC"), (REGRESSION, "R²")):
+        part = m[m.dataset.isin(datasets)]
+        if part.empty:
+            continue
+        learners = sorted(part.learner.unique(), key=lambda x: _ORDER.get(x, 99))
+        splits = int(part["n"].max())
+        out += [
+            f"| ε = {eps:g}: {label}, mean of {splits} splits | " + " | ".join(learners) + " |",
+            "|---|" + "---|" * len(learners),
+        ]
+        for ds in [d for d in datasets if d in set(part.dataset)]:
+            cells = []
+            for lr in learners:
+                hit = part[(part.dataset == ds) & (part.learner == lr)].set_index("metric")
+                if hit.empty:
+                    cells.append("–")
+                elif ds in REGRESSION:
+                    cells.append(_fmt(hit.loc["r2", "mean"], hit.loc["r2", "se"]))
+                else:
+                    a, u = hit.loc["accuracy"], hit.loc["roc_auc"]
+                    cells.append(f"{_fmt(a['mean'], a['se'])} / {_fmt(u['mean'], u['se'])}")
+            out.append(f"| {ds} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out).rstrip()
 
 
 def _block(df: pd.DataFrame) -> str:
@@ -596,12 +604,20 @@ def _run_line(meta: dict, df: pd.DataFrame) -> str:
     splits = int(df[df.metric.isin(_METRICS)]["seed"].nunique()) if len(df) else 0
     parts = [
         f"{'quick' if size.get('quick') else 'full'} size, {splits} splits, {len(df):,} rows",
-        f"{meta.get('cells', '?')} cells, {meta.get('cpu_seconds', '?')} CPU-s in the cells of the run that computed them",
+        f"{meta.get('cells', '?')} cells",
+        f"the fits' CPU time {_fits_cpu(df):,.0f} s in all (the cells' own totals are in each run's log: a "
+        "grid may be computed by several environments)",
         f"finished {meta.get('finished', '?')}",
     ]
     if meta.get("commit"):
         parts.append(f"commit `{meta['commit']}`")
     return "; ".join(parts) + "."
+
+
+def _fits_cpu(df: pd.DataFrame) -> float:
+    """Σ fit CPU seconds over the fits of ``df`` (a fit has one row per metric)."""
+    fits = df.drop_duplicates(["dataset", "learner", "epsilon", "seed", "parameters"])
+    return float(fits["fit_seconds"].sum(skipna=True))
 
 
 def _read_rows(path: Path) -> pd.DataFrame:
@@ -625,7 +641,7 @@ def write_page(results_dir, docs_dir, results_md=None) -> Path:
     rows = docs_dir / ROWS
     rows.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(rows, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")
-    keep = ("size", "cells", "cpu_seconds", "finished", "skipped")
+    keep = ("size", "cells", "finished", "skipped")
     side = {k: meta[k] for k in keep if k in meta} | {"commit": _commit()}
     rows.with_name(f"{PAGE_NAME}.json").write_text(json.dumps(side, indent=2, default=str) + "\n")
     df = _read_rows(rows)
@@ -713,8 +729,8 @@ register(
         "splits; probe: a one-record category named by the released model",
         cells=_cells,
         table=markdown_table,
-        full_cost="≈ 30 CPU-min with DP-EBM (its Adult fits dominate), ≈ 5 without",
-        quick_cost="≈ 1 CPU-min",
+        full_cost="≈ 4 CPU-min (cells' CPU: 196 s in the main venv with DP-EBM, 27 s for diffprivlib's side env)",
+        quick_cost="≈ 15 CPU-s",
         notes="Peers whose package does not import are skipped with the reason (DP-EBM: "
         + INSTALL_HINT["interpret"]
         + "; diffprivlib: "
