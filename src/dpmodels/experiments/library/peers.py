@@ -16,8 +16,9 @@ arguments, so a rerun resumes and a new series adds cells without recomputing th
 * ``PrivaTree (default)`` / ``PrivaTree gini``: :class:`~dpmodels.tree.PrivaTreeClassifier` with its
   defaults / ``split_criterion="gini"``; ``PrivaTreeRegressor`` for regression.
 * ``DP rule list``: :func:`dpmodels.make_private_rule_list` with its defaults.
-* ``DP additive``: ``dpmodels.gam.DPAdditiveClassifier`` / ``DPAdditiveRegressor`` (pure ε-DP
-  defaults), when ``dpmodels.gam`` imports (cells ``requires="dpmodels.gam"``).
+* ``DP additive``: ``dpmodels.gam.DPAdditiveClassifier`` / ``DPAdditiveRegressor`` with their
+  defaults (pure ε-DP), and ``DP additive (δ = 1e-5)`` at DP-EBM's δ, when ``dpmodels.gam``
+  imports (cells ``requires="dpmodels.gam"``).
 * ``DP-EBM``: InterpretML's ``interpret.privacy.DPExplainableBoostingClassifier`` / ``Regressor``
   with its defaults (δ = 1e-5, GDP composition, 32 bins, 300 rounds), given the declared feature
   types (``feature_types``: nominal / continuous), numerical bounds (``privacy_bounds``) and, for
@@ -112,13 +113,22 @@ LEARNERS_CLF = (
     "PrivaTree gini",
     "DP rule list",
     "DP additive",
+    "DP additive (δ = 1e-5)",
     "DP-EBM",
     "diffprivlib LR",
     "sklearn tree depth 4",
 )
-LEARNERS_REG = ("PrivaTreeRegressor", "DP additive", "DP-EBM", "diffprivlib LinearRegression", "sklearn tree depth 4")
+LEARNERS_REG = (
+    "PrivaTreeRegressor",
+    "DP additive",
+    "DP additive (δ = 1e-5)",
+    "DP-EBM",
+    "diffprivlib LinearRegression",
+    "sklearn tree depth 4",
+)
 # the module a learner's cells need beyond the core package (skipped with this reason when absent)
 REQUIRES = {"DP additive": "dpmodels.gam", "DP-EBM": "interpret", "diffprivlib LR": "diffprivlib"}
+REQUIRES["DP additive (δ = 1e-5)"] = "dpmodels.gam"
 REQUIRES["diffprivlib LinearRegression"] = "diffprivlib"
 # what the runner says when a requirement does not import, beside the package name
 INSTALL_HINT = {
@@ -242,14 +252,13 @@ def _estimator(learner: str, eps: float, spec: dict, seed: int, regression: bool
         from ...pipeline import make_private_rule_list
 
         return make_private_rule_list(epsilon=eps, classes=spec["classes"], random_state=seed, **declared), None
-    if learner == "DP additive":
+    if learner.startswith("DP additive"):  # pure ε by default; at DP-EBM's δ for the same-δ comparison
         import dpmodels.gam as gam
 
+        common: dict = dict(epsilon=eps, delta=1e-5 if "δ" in learner else 0.0, random_state=seed, **declared)
         if regression:
-            return gam.DPAdditiveRegressor(
-                epsilon=eps, label_bounds=spec["label_bounds"], random_state=seed, **declared
-            ), None
-        return gam.DPAdditiveClassifier(epsilon=eps, classes=spec["classes"], random_state=seed, **declared), None
+            return gam.DPAdditiveRegressor(label_bounds=spec["label_bounds"], **common), None
+        return gam.DPAdditiveClassifier(classes=spec["classes"], **common), None
     if learner == "DP-EBM":
         from interpret.privacy import DPExplainableBoostingClassifier, DPExplainableBoostingRegressor
 
@@ -278,6 +287,14 @@ def _estimator(learner: str, eps: float, spec: dict, seed: int, regression: bool
     raise ValueError(f"unknown learner {learner!r}")
 
 
+def _delta(est) -> float:
+    """The δ a fitted private learner reports: its ledger's, else its parameter (DP-EBM, diffprivlib: 0)."""
+    ledger = getattr(est, "privacy_ledger_", None)
+    if ledger is not None:
+        return float(ledger.delta)
+    return float(getattr(est, "delta", 0.0) or 0.0)
+
+
 def fit_cell(dataset: str, learner: str, split_index: int, epsilons=EPSILONS) -> list[dict]:
     """Tidy rows of one learner on one split of one dataset, at every ε (one ε for a non-private one)."""
     from sklearn.metrics import r2_score, roc_auc_score
@@ -295,9 +312,7 @@ def fit_cell(dataset: str, learner: str, split_index: int, epsilons=EPSILONS) ->
         t0 = time.process_time()
         est.fit(A_tr, ytr.to_numpy() if transform is not None else ytr)
         cpu = time.process_time() - t0
-        delta = 1e-5 if learner == "DP-EBM" else (0.0 if private else None)
-        if learner == "DP-EBM":
-            delta = float(est.delta)
+        delta = _delta(est) if private else None
         params = {"split": s}
         y_true = yte.to_numpy()
         if regression:
