@@ -33,6 +33,7 @@ def test_full_grid_is_the_issue_grid():
     assert {c.kwargs["dataset"] for c in cells} == set(peers.CLASSIFICATION + peers.REGRESSION)
     assert {c.kwargs["split_index"] for c in cells} == set(range(10))
     assert {tuple(c.kwargs["epsilons"]) for c in cells} == {peers.EPSILONS, ()}  # () : the non-private tree
+    assert set(peers.LEARNERS_CLF + peers.LEARNERS_REG) == set(peers._ORDER)  # every learner has its column
     needs = {c.kwargs["learner"]: c.requires for c in cells}
     assert needs["DP-EBM"] == "interpret" and needs["DP additive"] == "dpmodels.gam"
     assert needs["diffprivlib LR"] == "diffprivlib" and needs["PrivaTree (default)"] is None

@@ -425,12 +425,20 @@ _METRICS = ("accuracy", "roc_auc", "brier", "r2")
 _ORDER = {
     name: k
     for k, name in enumerate(
-        LEARNERS_CLF[:3]
-        + LEARNERS_REG[:1]
-        + ("DP additive", "DP-EBM", "diffprivlib LR", "diffprivlib LinearRegression")
+        (
+            "PrivaTree (default)",
+            "PrivaTree gini",
+            "DP rule list",
+            "PrivaTreeRegressor",
+            "DP additive",
+            "DP additive (δ = 1e-5)",
+            "DP-EBM",
+            "diffprivlib LR",
+            "diffprivlib LinearRegression",
+            "sklearn tree depth 4",
+        )
     )
 }
-_ORDER["sklearn tree depth 4"] = len(_ORDER)
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
