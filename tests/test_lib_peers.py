@@ -75,28 +75,33 @@ def test_quick_run_without_peers_skips_their_series_with_the_reason(tmp_path, mo
     assert (df[df.learner != "sklearn tree depth 4"].delta == 0).all()
 
     # the page is generated from that results file; an edited number is detected
-    docs = tmp_path / "docs"
-    md = peers.write_page(tmp_path / "lib-peers", docs)
+    docs = tmp_path / "docs" / "results"
+    page = peers.write_page(tmp_path / "lib-peers", docs)
     assert (docs / peers.ROWS).exists() and peers.check_page(docs) == [] and peers.main(["check", str(docs)]) == 0
-    page = md.read_text()
+    text = page.read_text()
+    assert "Series not in these rows" in text and "DP-EBM (`interpret`)" in text
     s = peers.summary(peers._read_rows(docs / peers.ROWS))
     acc = s[(s.learner == "PrivaTree gini") & (s.metric == "accuracy")].iloc[0]
     cell = peers._fmt(acc["mean"], acc["se"])
-    assert f"| {cell} |" in page
-    md.write_text(page.replace(f"| {cell} |", "| .999 |", 1))
+    assert f"| {cell} |" in text
+    page.write_text(text.replace(f"| {cell} |", "| .999 |", 1))
     assert peers.check_page(docs) and peers.main(["check", str(docs)]) == 1
 
-    # docs/results.md's block: filled from the same rows, an edit in it detected too
-    results_md = tmp_path / "results.md"
-    results_md.write_text(f"# Results\n\nbefore\n{peers.BEGIN}\nold\n{peers.END}\nafter\n")
-    md.write_text(page)
-    peers.write_page(tmp_path / "lib-peers", docs, results_md)
-    text = results_md.read_text()
-    assert text.startswith("# Results\n\nbefore\n") and text.endswith("after\n") and "old" not in text
-    assert peers.check_page(docs, results_md) == []
-    assert f"{cell} / " in peers.headline(s) and peers.headline(s) in text
-    results_md.write_text(text.replace(f"{cell} / ", ".999 / ", 1))
-    assert peers.check_page(docs, results_md)
+    # regenerating keeps the hand-written analysis below the block
+    page.write_text(text + "\nWhy: a hand-written cause.\n")
+    peers.write_page(tmp_path / "lib-peers", docs)
+    assert page.read_text().rstrip().endswith("Why: a hand-written cause.") and peers.check_page(docs) == []
+
+    # the eps = 1 tables of a front page with the markers: filled from the same rows, an edit detected
+    front = tmp_path / "docs" / "results.md"
+    front.write_text(f"# Results\n\nbefore\n{peers.FRONT_BEGIN}\nold\n{peers.FRONT_END}\nafter\n")
+    peers.write_page(tmp_path / "lib-peers", docs, front)
+    ftext = front.read_text()
+    assert ftext.startswith("# Results\n\nbefore\n") and ftext.endswith("after\n") and "old" not in ftext
+    assert peers.check_page(docs, front) == []
+    assert f"{cell} / " in peers.headline(s) and peers.headline(s) in ftext
+    front.write_text(ftext.replace(f"{cell} / ", ".999 / ", 1))
+    assert peers.check_page(docs, front)
 
 
 def test_summary_is_mean_and_standard_error_per_setting():
