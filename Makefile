@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
 .PHONY: demo test lint test-slow bench reproduce reproduce-quick clean corels optimal browser \
-	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors reproduce-peers
+	diffprivlib-env test-diffprivlib reproduce-diffprivlib reproduce-authors
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -83,7 +83,10 @@ optimal: $(STAMP)
 
 # dpmodels beside InterpretML's DP-EBM (extra [peers]) and diffprivlib (side environment, when built):
 # the cells are cached by hash in results/lib-peers, so a rerun after a change adds only new series
-# (the side environment runs only the cells the main one could not); then the generated page docs/results/lib-peers.md and its tidy summary lib-peers.csv.
+# (the side environment runs only the cells the main one could not); then the generated page
+# docs/results/lib-peers.md from its committed rows docs/results/data/lib-peers.csv.gz (the page's
+# CPU-s are the last computing run's; pass --cpu-seconds with the sum when several runs computed it)
+.PHONY: reproduce-peers
 reproduce-peers: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,reproduce,peers]"
 	$(VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
