@@ -96,6 +96,19 @@ browser:
 optimal: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,optimal]"
 
+# dpmodels beside InterpretML's DP-EBM (extra [peers]) and diffprivlib (side environment, when built):
+# the cells are cached by hash in results/lib-peers, so a rerun after a change adds only new series
+# (the side environment runs only the cells the main one could not); then the generated page
+# docs/results/lib-peers.md from its committed rows docs/results/data/lib-peers.csv.gz (the page's
+# CPU-s are the last computing run's; pass --cpu-seconds with the sum when several runs computed it)
+.PHONY: reproduce-peers
+reproduce-peers: $(STAMP)
+	$(PIP) install --quiet -e ".[dev,reproduce,peers]"
+	$(VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
+	test ! -x $(DPL_PY) || $(DPL_VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
+	$(VENV)/bin/dpmodels reproduce lib-peers --finished-only --out results
+	$(PY) -m dpmodels.experiments.library.peers page results/lib-peers docs/results --results-md docs/results.md
+
 # Optional side environment for paper 002's DiffPrivLib columns. diffprivlib 0.6.6 needs
 # scikit-learn < 1.8 (see the `diffprivlib` extra in pyproject.toml), so it lives in its own venv
 # beside $(VENV): scikit-learn 1.7, scipy < 1.18, the dev and reproduce extras. The main venv is

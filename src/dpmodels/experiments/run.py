@@ -79,8 +79,9 @@ def run_experiment(
             res.skipped.append(
                 f"{len(keys)} cells ({keys[0]}, ...): need {pkg}, which does not import in this environment"
             )
-        if have:
-            res.notes.append(f"{len(have)} cells needing {absent[0].requires} read from another environment's run")
+        for pkg in sorted({c.requires for c in have}):  # per package: a grid may need several
+            n = sum(c.requires == pkg for c in have)
+            res.notes.append(f"{n} cells needing {pkg} read from another environment's run")
     t0 = time.perf_counter()
     if finished_only:
         done = grid.finished(cells, src_dir / "cells")

@@ -9,5 +9,6 @@ lib-proba       predict_proba from noisy counts: raw shares vs shrinkage    :mod
 lib-multiclass  rule lists over K classes (nursery, wine): accuracy         :mod:`.multiclass`
 lib-regression  PrivaTreeRegressor vs sklearn / diffprivlib: held-out R²    :mod:`.regression`
 lib-search      depth choice: 2 private tuners, public proxies, vs default  :mod:`.private_search`
+lib-peers       beside DP-EBM, diffprivlib: accuracy, AUC, Brier, R², CPU   :mod:`.peers`
 ==============  ==========================================================  =======================
 """
