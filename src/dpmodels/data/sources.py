@@ -25,7 +25,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned", "map_partitions"]
+__all__ = [
+    "ParquetSource",
+    "DaskSource",
+    "InMemorySource",
+    "as_source",
+    "is_partitioned",
+    "map_partitions",
+    "check_partitions",
+]
 
 _DEFAULT_BATCH_ROWS = 1 << 18
 _LABEL = "__dpmodels_label__"  # the label column of a Dask source built from (X, y)
@@ -300,6 +308,43 @@ def as_source(X, y=None, *, labels=True):
     if y is not None and _is_dask(y):
         raise TypeError("y is a dask collection but X is not: pass both from one dask DataFrame")
     raise TypeError(f"not a partitioned input: {type(X).__name__}")
+
+
+# ---------------------------------------------------------------------------- validate first
+class _PartitionChecks:
+    """A count pass that releases nothing: every step's schema checks on one partition, then its
+    row count (shape (1,)). ``first`` gets the raw partition (its columns), ``later`` steps the
+    labels only — their columns are what the earlier steps produce (a Binarizer's 0/1 columns,
+    described by its hook on the declared schema). Public inputs only: the steps' parameters."""
+
+    def __init__(self, first, later):
+        self.first, self.later = first, later
+
+    def __call__(self, X, y):
+        if self.first is not None:
+            self.first(X, y)
+        for hook in self.later:
+            hook(None, y)
+        return np.array([len(X)], dtype=np.int64)
+
+
+def check_partitions(source, steps) -> int:
+    """One pass over ``source`` running the checks of every step of a pipeline that need no
+    release (``step._validate_before_spend``: the first step on the raw columns when it is a
+    transformer, every step on the labels); returns the row count, and releases and spends
+    nothing. :func:`dpmodels.pipeline.validate_before_spend` runs it before the first step fits
+    (docs/privacy.md, "Counting at scale"): in memory the whole input is checked before any
+    release, and so it is here — a label outside a learner's ``classes`` no longer surfaces in
+    the learner's first pass, after the Binarizer released its thresholds."""
+    from .counts import counts
+
+    hooks = [(s, s._validate_before_spend) for s in steps]
+    if not hooks:
+        return 0
+    (s0, h0), rest = hooks[0], hooks[1:]
+    first = h0 if hasattr(s0, "transform") else None
+    later = ([] if first is not None else [h0]) + [h for _, h in rest]
+    return int(counts(source, _PartitionChecks(first, later), (1,))[0])
 
 
 # ---------------------------------------------------------------------------- prediction
