@@ -60,6 +60,8 @@ from ._common import (
     is_bundled,
     one_line_errors,
     read_csv_text,
+    shown_ledger_summary,
+    shown_model,
 )
 from .schema import ColumnDecl, Declarations, apply_options, match_declared, parse_cells, read_schema_file
 
@@ -949,9 +951,9 @@ def cmd_fit(args) -> int:
         model = make_pipeline(*steps, est)
     else:
         model = est
-    from ..io import model_from_dict, model_to_dict, save_model
+    from ..io import save_model
 
-    print(model_from_dict(model_to_dict(model)).to_text())  # what `dpmodels show` will print
+    print(shown_model(model).to_text())  # what `dpmodels show` will print
     if not args.quiet:
         if Xte is not None:
             acc, eval_ledger = _dp_accuracy(model, Xte, yte, args.eval_epsilon, args.random_state)
@@ -962,7 +964,7 @@ def cmd_fit(args) -> int:
             )
         print()
         print(
-            led.summary()
+            shown_ledger_summary(led)
             if led is not None
             else "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger."
         )
@@ -1065,17 +1067,17 @@ def _fit_parquet(args, dec: Declarations) -> int:
                 model = est.fit(source)
     except ResourceLimitError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
-    from ..io import model_from_dict, model_to_dict, save_model
+    from ..io import save_model
 
     if steps:  # saved as the in-memory command saves it: a plain pipeline of the fitted steps
         from sklearn.pipeline import make_pipeline
 
         model = make_pipeline(*steps, est)
-    print(model_from_dict(model_to_dict(model)).to_text())
+    print(shown_model(model).to_text())
     if not args.quiet:
         print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
         print()
-        print(est.privacy_ledger_.summary())
+        print(shown_ledger_summary(est.privacy_ledger_))
     if args.out is not None:
         from .schema import schema_document
 

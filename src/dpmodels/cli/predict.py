@@ -206,10 +206,13 @@ def cmd_show(args) -> int:
             raise UsageError(f"--plot {args.plot!r}: the figure is written as .png or .svg")
     import pandas as pd
 
-    from ..io import load_model
+    from ..io import model_from_dict, read_model_json
+    from ._common import shown_model
     from .schema import dump_yaml, schema_document
 
-    model = load_model(args.model)
+    doc = read_model_json(args.model)
+    model_from_dict(doc, source=str(args.model), _values_checked=True)  # the file as it is: valid?
+    model = shown_model(doc)  # printed from its strings escaped: text is a channel
     if args.plot is not None and model.kind == "regression_tree":  # the file's kind is public
         raise UsageError("--plot draws classifiers; print a regression tree without --plot")
     if args.compact and args.raw:
