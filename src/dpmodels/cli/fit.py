@@ -40,6 +40,7 @@ command line", gives the privacy argument for each):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import warnings
 
 from ._common import (
@@ -930,8 +931,10 @@ def cmd_fit(args) -> int:
     else:
         test = holdout_mask(X.assign(**{"\x00label": y}), args.holdout, args.seed)
         Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
-    try:
-        with _limits(args):
+    from ..validation import empty_fits_allowed
+
+    try:  # the training part is chosen by a per-record rule: it may be empty, a valid DP fit
+        with _limits(args), empty_fits_allowed() if args.holdout is not None else contextlib.nullcontext():
             Z = Xtr
             for step in steps:
                 Z = step.fit_transform(Z, ytr)
