@@ -93,3 +93,66 @@ def test_an_error_after_a_release_says_what_was_spent(tmp_path, monkeypatch):
     ):
         pipe.fit(_parquet(tmp_path, X, y, "d"))
     assert acc.epsilon_spent == pytest.approx(0.2)
+
+
+# ---------------------------------------------------------------------------- pinned Dask files
+def _rewrite(path, X, y):
+    """Rewrite ``path`` with other records (another size, a later modification time)."""
+    import os
+
+    st = os.stat(path)
+    X.iloc[: len(X) // 2].assign(label=y[: len(X) // 2]).to_parquet(path, index=False)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_dask_source_from_parquet_pins_its_files(tmp_path):
+    """Fits equal the in-memory fit; a file rewritten between passes is a clear error — from the
+    driver's check and from the worker task that reads it (what a lost worker's recomputation
+    runs)."""
+    pytest.importorskip("dask.dataframe")
+    import dask
+
+    from dpmodels.data import DaskSource
+    from dpmodels.data.counts import counts
+
+    (X, y), _ = _pair()
+    _parquet(tmp_path, X, y, "d", parts=3)
+    with dask.config.set(scheduler="synchronous"):
+        src = DaskSource.from_parquet(tmp_path / "d", label="label")
+        assert src.n_partitions == 3
+        p_mem = _pipe()[1].fit(X, y)
+        p_dask = _pipe()[1].fit(src)
+        assert p_mem[-1].rule_list_.to_dict() == p_dask[-1].rule_list_.to_dict()
+
+        def rows(X, y):
+            return np.array([len(X)], dtype=np.int64)
+
+        assert counts(src, rows, (1,))[0] == len(X)
+        _rewrite(tmp_path / "d" / "p1.parquet", X, y)
+        with pytest.raises(ValueError, match=r"p1\.parquet' changed since the source was made"):
+            counts(src, rows, (1,))
+        src.pins = ()  # without the driver's check, the reading task still refuses
+        with pytest.raises(ValueError, match=r"p1\.parquet' changed since the source was made"):
+            src.frame.compute()
+
+
+def test_a_file_rewritten_mid_fit_is_an_error_that_says_what_was_spent(tmp_path):
+    pytest.importorskip("dask.dataframe")
+    import dask
+
+    from dpmodels.data import DaskSource
+    from dpmodels.rulelist import _partitioned
+
+    (X, y), _ = _pair()
+    _parquet(tmp_path, X, y, "d", parts=2)
+    real = _partitioned.fit_source
+
+    def rewrite_then_fit(*args, **kwargs):  # between the binarizer's release and the rule list
+        _rewrite(tmp_path / "d" / "p0.parquet", X, y)
+        return real(*args, **kwargs)
+
+    acc, pipe = _pipe()
+    with dask.config.set(scheduler="synchronous"), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_partitioned, "fit_source", rewrite_then_fit)
+        with pytest.raises(ValueError, match=r"changed since the source was made.*spent ε=0\.2"):
+            pipe.fit(DaskSource.from_parquet(tmp_path / "d", label="label"))

@@ -142,6 +142,7 @@ class EncodedCache:
         self._parts = parts
         self._folder = folder
         self.n_partitions = n_partitions
+        self.check_unchanged = None  # the source's pin check (Dask), run around every pass
         # the folder goes when the cache is closed, collected, at exit (a fit that raised), or on
         # SIGTERM (_on_sigterm)
         self._cleanup = weakref.finalize(self, _remove_folder, folder) if folder else None
@@ -214,5 +215,9 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
         cols, label = list(source.columns), source.label
         parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]
         persisted = list(dask.persist(*parts)) if parts else []
-        return EncodedCache("cache-dask", persisted, None, len(persisted))
+        cache = EncodedCache("cache-dask", persisted, None, len(persisted))
+        # a lost worker's partitions are recomputed from the source: its pinned files (if any) are
+        # checked by the reading tasks, and by the driver around every pass over the cache
+        cache.check_unchanged = getattr(source, "check_unchanged", None)
+        return cache
     raise TypeError(f"not a data source: {type(source).__name__}")

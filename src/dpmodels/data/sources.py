@@ -258,11 +258,64 @@ class DaskSource:
         self.columns = [str(c) for c in X.columns]
         self.n_partitions = frame.npartitions
 
+    pins: tuple = ()  # ((file, (size, mtime_ns)), ...) of a source made by from_parquet
+
+    @classmethod
+    def from_parquet(cls, path, label, columns=None) -> "DaskSource":
+        """A Parquet file or folder as a Dask frame of one partition per file, **pinned** as
+        :class:`ParquetSource` pins it: the sorted file list with sizes and modification times
+        is fixed now, and the task that reads a file — on whichever worker runs it, including a
+        recomputation after a lost worker — checks them before and after reading and raises if
+        the file changed; the driver checks them before and after every pass too. (A frame from
+        ``dask.dataframe.read_parquet`` cannot be pinned by dpmodels: a file rewritten during a
+        fit, then re-read when Dask recomputes a lost partition, would silently mix two
+        datasets.)"""
+        from dask import dataframe as dd
+
+        pq = ParquetSource(path, label=label, columns=columns)  # lists, pins, checks the schemas
+        cols = [*pq.columns, label]
+        pins = tuple(zip(pq.files, pq._stats))
+        meta = pq._schema.empty_table().to_pandas()[cols]
+        frame = dd.from_map(_PinnedRead(cols), list(pins), meta=meta, enforce_metadata=False)
+        src = cls(frame, label=label, columns=pq.columns)
+        src.pins = pins
+        return src
+
+    def check_unchanged(self) -> None:
+        """Raise if a pinned file changed (:meth:`from_parquet`; nothing to check otherwise)."""
+        for pin in self.pins:
+            _check_pin(*pin)
+
     def schema_frame(self) -> pd.DataFrame:
         return _schema_dtypes(self.X._meta)
 
     def fingerprint(self) -> str:
         return f"dask:{self.frame._name}"
+
+
+def _check_pin(file, stat) -> None:
+    try:
+        st = os.stat(file)
+    except OSError:
+        raise ValueError(f"DaskSource: a pinned file is gone ({file!r})") from None
+    if (st.st_size, st.st_mtime_ns) != tuple(stat):
+        raise ValueError(f"DaskSource: {file!r} changed since the source was made; make a new source")
+
+
+class _PinnedRead:
+    """Read one pinned Parquet file (a Dask task: runs on a worker, maybe more than once)."""
+
+    def __init__(self, columns):
+        self.columns = list(columns)
+
+    def __call__(self, pin):
+        import pyarrow.parquet as pq
+
+        file, stat = pin
+        _check_pin(file, stat)
+        df = pq.read_table(file, columns=self.columns).to_pandas()
+        _check_pin(file, stat)  # rewritten while it was read
+        return df
 
 
 def declared_schema(est_name, schema, categories, bounds, cut_points=None):
