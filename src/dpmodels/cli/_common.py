@@ -355,16 +355,59 @@ def check_model_path(path) -> None:
 
 def read_csv_text(path, *, sep):
     """Every cell of a CSV as text (no type guessing, no missing-value guessing: an empty cell is
-    the empty string). Columns are parsed later by what is declared about them."""
+    the empty string). Columns are parsed later by what is declared about them. The whole file
+    is held as text: commands that read large files use :func:`read_csv_batches`."""
+    import pandas as pd
+
+    batches = list(read_csv_batches(path, sep=sep))
+    return batches[0] if len(batches) == 1 else pd.concat(batches, ignore_index=True)
+
+
+def csv_batch_rows(n_columns: int) -> int:
+    """Rows per batch of :func:`read_csv_batches`: a batch's text takes at most ≈ 1/16 of the
+    memory limit in force (``--max-memory``, :func:`dpmodels.guards.max_memory`), counting
+    ≈ 128 bytes per cell, between 1,024 and 262,144 rows. Public: the limit and the number of
+    columns (the header), never the number of records."""
+    from ..guards import max_memory
+
+    limit = max_memory()
+    if limit is None:
+        return 1 << 18
+    return int(min(1 << 18, max(1024, limit // 16 // (128 * max(1, n_columns)))))
+
+
+def read_csv_batches(path, *, sep, batch_rows: int | None = None):
+    """The CSV as text frames of consecutive rows (as :func:`read_csv_text`, one batch in memory
+    at a time; rows numbered on from one batch to the next). ``batch_rows``: rows per batch
+    (default :func:`csv_batch_rows` of the header's width). A file with a header and no row is
+    one empty batch; a malformed file is a one-line :class:`UsageError`, wherever it is found."""
     import pandas as pd
 
     p = check_readable(path)
+
+    def bad(exc):
+        return UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}")
+
+    errors = (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError)
+    opts = dict(sep=sep, dtype=str, keep_default_na=False, na_filter=False)
     try:
-        df = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_filter=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}") from None
-    df.columns = [str(c) for c in df.columns]
-    dup = df.columns[df.columns.duplicated()]
+        header = pd.read_csv(p, nrows=0, **opts)
+    except errors as exc:
+        raise bad(exc) from None
+    header.columns = [str(c) for c in header.columns]
+    dup = header.columns[header.columns.duplicated()]
     if len(dup):
         raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice")
-    return df
+    rows = batch_rows or csv_batch_rows(header.shape[1])
+    n = 0
+    try:
+        with pd.read_csv(p, chunksize=rows, **opts) as reader:
+            for df in reader:
+                df.columns = list(header.columns)
+                df.index = pd.RangeIndex(n, n + len(df))
+                n += len(df)
+                yield df
+    except errors as exc:
+        raise bad(exc) from None
+    if n == 0:
+        yield header

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import warnings
 
 from ._common import (
@@ -60,7 +61,7 @@ from ._common import (
     guarded,
     is_bundled,
     one_line_errors,
-    read_csv_text,
+    read_csv_batches,
     shown_ledger_summary,
     shown_model,
 )
@@ -550,24 +551,63 @@ def _load_fit_data(args, dec: Declarations):
         raise UsageError(
             "--label is required with a CSV file (the name of the label column), or a --schema that names it"
         )
-    df = read_csv_text(args.data, sep=args.sep)
-    if dec.label not in df.columns:
+    batches = read_csv_batches(args.data, sep=args.sep)  # the text of one batch at a time
+    first = next(batches)
+    columns = list(first.columns)
+    if dec.label not in columns:
         raise UsageError(
             f"--label {dec.label!r} is not a column of {args.data!r} "
-            f"(columns: {', '.join(df.columns[:8])}{', ...' if df.shape[1] > 8 else ''})"
+            f"(columns: {', '.join(columns[:8])}{', ...' if len(columns) > 8 else ''})"
         )
-    _check_declared_columns([c for c in df.columns if c != dec.label], dec, args)
-    y = _parse_labels(df[dec.label], dec, args, leaks)
-    feats = [c for c in df.columns if c != dec.label and dec.kind(c) != "drop"]
+    _check_declared_columns([c for c in columns if c != dec.label], dec, args)
+    feats = [c for c in columns if c != dec.label and dec.kind(c) != "drop"]
     if not feats:
         raise UsageError("no feature column is left after the label and the dropped columns")
+    X, y = _parse_batches(itertools.chain([first], batches), feats, dec, args, leaks)
+    return X, y, dec, leaks
+
+
+def _parse_batches(batches, feats, dec: Declarations, args, leaks):
+    """``(X, y)`` parsed batch by batch: each batch's text is parsed by the declarations and
+    dropped, so the peak is the typed columns plus one batch of text (docs/benchmarks.md,
+    "Reading a CSV"). The result, the leak rows and the error raised (the first column in
+    the order label, features whose parse fails anywhere) are those of parsing the whole file
+    at once: a column whose kind or label set is read from the data (a leak) keeps its text
+    until the end, since that reading looks at the whole column."""
     import pandas as pd
 
+    whole_label = args.model not in REGRESSORS and dec.classes is None and args.model not in RULE_LISTS
+    later = {c for c in feats if dec.kind(c) is None} | ({dec.label} if whole_label else set())
+    order = [dec.label, *feats]
+    pieces: dict = {c: [] for c in order}
+    failed: dict = {}
+    for df in batches:
+        for c in order:
+            if c in failed:
+                continue
+            if c in later:
+                pieces[c].append(df[c])
+                continue
+            try:
+                parsed = (
+                    _parse_labels(df[c], dec, args, leaks) if c == dec.label else _parse_column(df[c], c, dec, leaks)
+                )
+            except UsageError as exc:
+                failed[c], pieces[c] = exc, []
+                continue
+            pieces[c].append(parsed)
+        del df
     cols = {}
-    for c in feats:
-        cols[c] = _parse_column(df[c], c, dec, leaks)
-    X = pd.DataFrame(cols, index=df.index)
-    return X, y, dec, leaks
+    for c in order:
+        if c in failed:
+            raise failed[c]
+        col = pieces.pop(c)
+        col = col[0] if len(col) == 1 else pd.concat(col)
+        if c in later:
+            col = _parse_labels(col, dec, args, leaks) if c == dec.label else _parse_column(col, c, dec, leaks)
+        cols[c] = col
+    y = cols.pop(dec.label)
+    return pd.DataFrame(cols, index=y.index), y
 
 
 def _check_declared_columns(columns, dec: Declarations, args) -> None:
