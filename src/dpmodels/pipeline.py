@@ -21,7 +21,11 @@ first runs :func:`validate_before_spend`, then fits as usual:
    what that accountant has left (spent and reserved shares deducted).
 
 Only then does any step read the data for a release. Schema errors (NaN in a numerical feature,
-a ``sample_weight`` other than 0/1) are found in phase 1 as well.
+a ``sample_weight`` other than 0/1) are found in phase 1 as well. On partitioned input (Parquet,
+Dask) checks 1–4 run on the declared schema, then one pass over the records runs every step's
+checks on each partition (:func:`dpmodels.data.sources.check_partitions`: a label the learner
+refuses is found before the Binarizer releases). An error that still comes after a release (a
+file rewritten between passes, a lost worker) says in its message what the fit had spent.
 
 What the checks cannot see: a step without the hook (a scikit-learn transformer, say) hides
 the columns after it, so the steps after it get the parameter and label checks only; its own
