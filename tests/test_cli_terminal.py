@@ -2,13 +2,14 @@
 
 A hostile model file (names, categories and a ledger row holding ESC/CSI/OSC sequences, a bell, a
 carriage return, a line feed followed by a fake "PRIVATE" line, a bidi override and a C1 CSI) is
-shown, and a CSV with such names is fitted, by the real command in a subprocess: stdout and stderr
+shown, by the real command in a subprocess, and a CSV with such names is fitted: stdout and stderr
 hold no control byte but tab and line feed, and no line of the output starts with the fake verdict."""
 
 import json
 import os
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pandas as pd
@@ -69,16 +70,20 @@ def test_show_prints_no_control_character_of_a_hostile_model(hostile):
     assert "NOT PRIVATE" in out and "job\\x1b[2K" in out and "\\nPRIVATE: every" in out  # shown, escaped
 
 
-def test_fit_and_errors_print_no_control_character_of_a_hostile_csv(tmp_path):
+def test_fit_and_errors_print_no_control_character_of_a_hostile_csv(tmp_path, capsys, monkeypatch):
+    from dpmodels.cli import main
+
+    monkeypatch.setenv("DPMODELS_PROGRESS", "0")
     _csv(tmp_path, job_name="job" + EVIL, bad="b" + EVIL)
-    fit = ["fit", "--data", "d.csv", "--label", "y", "--model", "privatree", "--classes", "0", "1"]
-    r = _cli(*fit, "--max-depth", "2", "--bounds", "age=18:90", cwd=tmp_path)  # the categories are read: a leak
-    assert r.returncode == 0, r.stderr
-    _clean(r)
-    assert "NOT PRIVATE" in r.stdout.decode()
-    r = _cli(*fit, "--categories", "nope" + EVIL + "=a,b", cwd=tmp_path)  # an error naming the column
-    assert r.returncode == 2
-    _clean(r)
+    fit = ["fit", "--data", str(tmp_path / "d.csv"), "--label", "y", "--model", "privatree", "--classes", "0", "1"]
+    assert main([*fit, "--max-depth", "2", "--bounds", "age=18:90"]) == 0  # categories read: a leak
+    r = capsys.readouterr()
+    _clean(types.SimpleNamespace(stdout=r.out.encode(), stderr=r.err.encode()))
+    assert "NOT PRIVATE" in r.out
+    assert main([*fit, "--categories", "nope" + EVIL + "=a,b"]) == 2  # an error naming the column
+    r = capsys.readouterr()
+    _clean(types.SimpleNamespace(stdout=r.out.encode(), stderr=r.err.encode()))
+    assert "nope\\x1b[2K" in r.err
 
 
 def test_escape_text_is_the_identity_on_printable_text_and_shows_every_control():
