@@ -353,14 +353,40 @@ def check_model_path(path) -> None:
         raise UsageError(f"{str(p)!r} is a directory, not a model file")
 
 
+_CSV_ERRORS: tuple = (UnicodeDecodeError, ValueError)  # pandas' ParserError and EmptyDataError are ValueErrors
+
+
 def read_csv_text(path, *, sep):
     """Every cell of a CSV as text (no type guessing, no missing-value guessing: an empty cell is
     the empty string). Columns are parsed later by what is declared about them. The whole file
     is held as text: commands that read large files use :func:`read_csv_batches`."""
     import pandas as pd
 
-    batches = list(read_csv_batches(path, sep=sep))
-    return batches[0] if len(batches) == 1 else pd.concat(batches, ignore_index=True)
+    p = check_readable(path)
+    try:
+        df = pd.read_csv(p, **_csv_options(sep))
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
+    df.columns = [str(c) for c in df.columns]
+    _check_unique_columns(p, df.columns)
+    return df
+
+
+def _csv_options(sep) -> dict:
+    return dict(sep=sep, dtype=str, keep_default_na=False, na_filter=False)
+
+
+def _unreadable(p, exc) -> UsageError:
+    return UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}")
+
+
+def _check_unique_columns(p, columns) -> None:
+    import pandas as pd
+
+    columns = pd.Index(columns)
+    dup = columns[columns.duplicated()]
+    if len(dup):
+        raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice")
 
 
 def csv_batch_rows(n_columns: int) -> int:
@@ -384,30 +410,22 @@ def read_csv_batches(path, *, sep, batch_rows: int | None = None):
     import pandas as pd
 
     p = check_readable(path)
-
-    def bad(exc):
-        return UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}")
-
-    errors = (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError)
-    opts = dict(sep=sep, dtype=str, keep_default_na=False, na_filter=False)
     try:
-        header = pd.read_csv(p, nrows=0, **opts)
-    except errors as exc:
-        raise bad(exc) from None
+        header = pd.read_csv(p, nrows=0, **_csv_options(sep))
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
     header.columns = [str(c) for c in header.columns]
-    dup = header.columns[header.columns.duplicated()]
-    if len(dup):
-        raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice")
+    _check_unique_columns(p, header.columns)
     rows = batch_rows or csv_batch_rows(header.shape[1])
     n = 0
     try:
-        with pd.read_csv(p, chunksize=rows, **opts) as reader:
+        with pd.read_csv(p, chunksize=rows, **_csv_options(sep)) as reader:
             for df in reader:
                 df.columns = list(header.columns)
                 df.index = pd.RangeIndex(n, n + len(df))
                 n += len(df)
                 yield df
-    except errors as exc:
-        raise bad(exc) from None
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
     if n == 0:
         yield header
