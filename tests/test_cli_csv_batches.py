@@ -102,3 +102,24 @@ def test_predict_to_a_file_leaves_nothing_when_a_later_batch_fails(tmp_path, mon
     _batches(monkeypatch, 7)
     assert main(["predict", str(tmp_path / "m.json"), str(tmp_path / "bad.csv"), "--out", str(tmp_path / "p.csv")]) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "d.csv", "m.json"]
+
+
+def test_the_batch_size_follows_the_memory_limit_and_the_header_only(tmp_path, capsys):
+    from dpmodels.guards import limits
+
+    with limits(max_memory="64M"):
+        assert common.csv_batch_rows(4) == 64 * 2**20 // 16 // (128 * 4)
+    with limits(max_memory="1M"):
+        assert common.csv_batch_rows(50) == 1024  # the floor
+    with limits(max_memory=None):
+        assert common.csv_batch_rows(4) == 2**18
+    _csv(tmp_path / "d.csv")
+    fit = ["fit", "--data", str(tmp_path / "d.csv"), "--label", "y", "--model", "privatree", "--classes", "0", "1"]
+    fit += ["--categories", "job=a,b,c", "--bounds", "age=18:90", "free=1:3", "--quiet", "--max-memory", "1M"]
+    assert main([*fit, "--out", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    predict = ["predict", str(tmp_path / "m.json"), str(tmp_path / "d.csv")]
+    assert main([*predict, "--max-memory", "1M"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == N + 1
+    assert main([*predict, "--max-memory", "lots"]) == 2
+    assert "--max-memory" in capsys.readouterr().err

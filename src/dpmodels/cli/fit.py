@@ -340,7 +340,7 @@ def add_parser(sub) -> None:
         "--max-memory",
         metavar="SIZE",
         help="raise the memory limit of a tree or rule-list fit, e.g. 16G (default: half the RAM, "
-        "at most 8G, or DPMODELS_MAX_MEMORY)",
+        "at most 8G, or DPMODELS_MAX_MEMORY); a CSV is read in batches of about 1/16 of it",
     )
     g.add_argument(
         "--max-seconds",
@@ -946,7 +946,8 @@ def cmd_fit(args) -> int:
     from ..guards import ResourceLimitError
 
     dec = _declarations(args)
-    X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
+    with _limits(args):  # --max-memory sets the CSV's batch size too
+        X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
     if args.model in TREES + REGRESSORS:
         steps, est = [], _tree_estimator(args, X, dec)

@@ -38,6 +38,12 @@ def add_parsers(sub) -> None:
     )
     p.add_argument("--id", metavar="COL", help="copy this column of the data into the output (default: none)")
     p.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="the CSV is read, parsed and predicted in batches of about 1/16 of this, e.g. 2G "
+        "(default: half the RAM, at most 8G, or DPMODELS_MAX_MEMORY)",
+    )
     p.set_defaults(func=cmd_predict)
 
     s = one_line_errors(
@@ -120,7 +126,17 @@ def cmd_predict(args) -> int:
     check_model_path(args.model)
     import pandas as pd
 
+    from ..guards import limits, parse_bytes
     from ..io import load_model
+
+    memory: contextlib.AbstractContextManager
+    if args.max_memory is not None:
+        try:
+            memory = limits(max_memory=parse_bytes(args.max_memory))
+        except ValueError as exc:
+            raise UsageError(f"--max-memory: {exc}") from None
+    else:
+        memory = contextlib.nullcontext()
 
     model = load_model(args.model)
     if args.proba and model.kind == "regression_tree":  # the file's kind is public
@@ -140,7 +156,7 @@ def cmd_predict(args) -> int:
         def parse(df):
             return parse_frame(df, feats, kinds)
 
-    with _predictions_out(args.out) as target:
+    with memory, _predictions_out(args.out) as target:
         for k, df in enumerate(batches):
             if k == 0:
                 _check_predict_columns(args, df, model.feature_names_in_)
