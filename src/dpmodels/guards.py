@@ -457,4 +457,11 @@ def progress(iterable, *, total=None, desc: str = ""):
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a core dependency
         return iterable
-    return tqdm(iterable, total=total, desc=desc, delay=0 if force else 2.0, leave=False, file=sys.stderr)
+    return tqdm(iterable, total=total, desc=desc, delay=0 if force else 2.0, leave=False, file=progress_stream())
+
+
+def progress_stream():
+    """Where progress bars write: stderr itself, not the command line's escaping wrapper
+    (:func:`dpmodels.cli._common.terminal_output`) — a bar's carriage returns are its own; its
+    text is public (counts of public steps and a fixed description)."""
+    return getattr(sys.stderr, "terminal", sys.stderr)

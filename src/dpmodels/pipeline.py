@@ -21,7 +21,11 @@ first runs :func:`validate_before_spend`, then fits as usual:
    what that accountant has left (spent and reserved shares deducted).
 
 Only then does any step read the data for a release. Schema errors (NaN in a numerical feature,
-a ``sample_weight`` other than 0/1) are found in phase 1 as well.
+a ``sample_weight`` other than 0/1) are found in phase 1 as well. On partitioned input (Parquet,
+Dask) checks 1–4 run on the declared schema, then one pass over the records runs every step's
+checks on each partition (:func:`dpmodels.data.sources.check_partitions`: a label the learner
+refuses is found before the Binarizer releases). An error that still comes after a release (a
+file rewritten between passes, a lost worker) says in its message what the fit had spent.
 
 What the checks cannot see: a step without the hook (a scikit-learn transformer, say) hides
 the columns after it, so the steps after it get the parameter and label checks only; its own
@@ -49,6 +53,7 @@ problem; return an empty frame describing the output for a transformer, else Non
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -74,9 +79,11 @@ def validate_before_spend(pipeline, X, y=None, **fit_params) -> None:
             X, y = apply_unit_sample_weight(X, y, w, key.split("__")[0])
     from .data.sources import as_source, is_partitioned
 
-    if is_partitioned(X, y):  # the checks run on the declared schema: an empty frame of its
-        # columns (no record is read); the labels are checked by the count passes, before any release
-        X, y = as_source(X, y).schema_frame(), np.zeros(0, dtype=object)
+    source = None
+    if is_partitioned(X, y):  # the checks run on the declared schema (an empty frame of its
+        # columns), then, once they pass, on every partition's records (_check_partitions)
+        source = as_source(X, y)
+        X, y = source.schema_frame(), np.zeros(0, dtype=object)
     steps = _steps(pipeline)
     budgets: dict[int, list] = {}
     Z, known = X, True
@@ -100,6 +107,20 @@ def validate_before_spend(pipeline, X, y=None, **fit_params) -> None:
                 entry[3].append(f"{name} (ε={eps:.6g})")
     for acc, eps, delta, who in budgets.values():
         acc.check_available(math.fsum(eps), math.fsum(delta), what="the pipeline's steps " + ", ".join(who))
+    if source is not None:
+        _check_partitions(source, steps)
+
+
+def _check_partitions(source, steps) -> None:
+    """Partitioned input: one pass over the records running every step's checks (labels against
+    each learner's ``classes``, the first step's columns), before the first step fits. A single
+    step checks its input in its own first pass, before its release; with two or more, the
+    second one's first pass would come after the first one's release."""
+    from .data.sources import check_partitions
+
+    hooked = [s for _, s in steps if hasattr(s, "_validate_before_spend")]
+    if len(hooked) >= 2:
+        check_partitions(source, hooked)
 
 
 class PrivatePipeline(Pipeline):
@@ -120,15 +141,47 @@ class PrivatePipeline(Pipeline):
 
     def fit(self, X, y=None, **params):
         validate_before_spend(self, X, y, **params)
-        return super().fit(X, y, **params)
+        with _say_what_was_spent(self):
+            return super().fit(X, y, **params)
 
     def fit_transform(self, X, y=None, **params):
         validate_before_spend(self, X, y, **params)
-        return super().fit_transform(X, y, **params)
+        with _say_what_was_spent(self):
+            return super().fit_transform(X, y, **params)
 
     def fit_predict(self, X, y=None, **params):
         validate_before_spend(self, X, y, **params)
-        return super().fit_predict(X, y, **params)
+        with _say_what_was_spent(self):
+            return super().fit_predict(X, y, **params)
+
+
+@contextlib.contextmanager
+def _say_what_was_spent(pipeline):
+    """An error raised once a step has released something (a file rewritten between passes, a
+    lost worker, a step without the checks) says what was spent: its message ends with the
+    (ε, δ) the fit took from each accountant and from each step fitted without one — what stays
+    spent, truthfully, in their ledgers. Errors before any release are left as they are."""
+    steps = [s for _, s in _steps(pipeline) if s is not None and not isinstance(s, str)]
+    accs = {id(a): a for a in (getattr(s, "accountant", None) for s in steps) if a is not None}
+    before = {k: (a.epsilon_spent, a.delta_spent) for k, a in accs.items()}
+    ledgers = {id(s): getattr(s, "privacy_ledger_", None) for s in steps}
+    try:
+        yield
+    except Exception as e:
+        spent = []
+        for k, a in accs.items():
+            eps, delta = a.epsilon_spent - before[k][0], a.delta_spent - before[k][1]
+            if eps > 0 or delta > 0:
+                spent.append(f"ε={eps:.6g}, δ={delta:.6g} from the pipeline's accountant")
+        for s in steps:
+            led = getattr(s, "privacy_ledger_", None)
+            mine = led is not None and led is not ledgers[id(s)] and getattr(s, "accountant", None) is None
+            if mine and (led.epsilon_spent > 0 or led.delta_spent > 0):
+                spent.append(f"ε={led.epsilon_spent:.6g}, δ={led.delta_spent:.6g} by {type(s).__name__}")
+        if spent and e.args and isinstance(e.args[0], str):
+            note = f" [raised after a release: spent {'; '.join(spent)}; recorded in the ledger]"
+            e.args = (e.args[0] + note, *e.args[1:])
+        raise
 
 
 def make_private_pipeline(*steps, memory=None, verbose=False) -> PrivatePipeline:

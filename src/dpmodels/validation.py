@@ -58,6 +58,8 @@ Schema rules (``docs/privacy.md``, "What is public"):
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import decimal
 import fractions
 import math
@@ -457,6 +459,28 @@ def _explain_non_binary(y):
 
 
 # --------------------------------------------------------------------------- features
+_EMPTY_FITS = contextvars.ContextVar("dpmodels_empty_fits", default=False)
+
+
+@contextlib.contextmanager
+def empty_fits_allowed():
+    """Within it, a fit accepts the empty dataset (``min_samples`` 0): for compositions that fit
+    a learner on a part of the data chosen by a public per-record rule, which can be empty while
+    the whole is not — ``dpmodels fit --holdout``. The mechanisms are defined on zero counts, and
+    the composition must be defined on every dataset to be DP (docs/privacy.md, "The command
+    line"). Outside it the empty dataset stays outside the domain (scikit-learn's convention)."""
+    token = _EMPTY_FITS.set(True)
+    try:
+        yield
+    finally:
+        _EMPTY_FITS.reset(token)
+
+
+def min_fit_samples() -> int:
+    """1, or 0 within :func:`empty_fits_allowed`."""
+    return 0 if _EMPTY_FITS.get() else 1
+
+
 def check_X_shape(X, estimator_name: str = "estimator", *, min_samples: int = 1):
     """Reject sparse, complex and non-2-d input with scikit-learn's messages.
 
@@ -486,7 +510,7 @@ def check_X_shape(X, estimator_name: str = "estimator", *, min_samples: int = 1)
     n, m = shape
     if m == 0:
         raise ValueError(f"0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required.")
-    if n < min_samples:
+    if n < min(min_samples, min_fit_samples()):
         raise ValueError(
             f"Found array with 0 sample(s) (shape=(0, {m})) while a minimum of 1 is required "
             "(the empty dataset is outside the domain)."

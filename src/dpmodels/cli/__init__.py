@@ -104,12 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (ValueError, TypeError) as exc:
-        print(f"dpmodels: error: {exc}", file=sys.stderr)
-        return 2
+    from ._common import terminal_output
+
+    with terminal_output():  # every printed text has its control characters escaped
+        args = build_parser().parse_args(argv)
+        try:
+            return args.func(args)
+        except (ValueError, TypeError) as exc:
+            print(f"dpmodels: error: {exc}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -1,16 +1,26 @@
 """What every ``dpmodels`` sub-command shares: one-line errors and warnings, argparse types,
-and reading a CSV file by its declarations.
+terminal-safe output, and reading a CSV file by its declarations.
 
 Every bad input prints one line on stderr and exits non-zero (2 for bad input, 1 for a failure
 while fitting, 3 for an internal error); never a traceback unless ``DPMODELS_DEBUG=1``.
+
+Text is a channel (docs/privacy.md, "The command line"): names, categories and ledger notes come
+from CSV headers, cells and model files, which anyone may write. Everything the command line
+writes to stdout and stderr passes through :func:`escape_text` (:func:`terminal_output`, set up by
+:func:`dpmodels.cli.main`), so an escape sequence, a bell or a carriage return in a name is shown
+as ``\\x1b``, ``\\x07``, ``\\r`` instead of acting on the terminal; what the command line prints
+*from* a model file is built from its strings with line breaks escaped too (:func:`escape_strings`),
+so a name cannot start a line of its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import math
 import os
+import re
 import sys
 import types
 import warnings
@@ -19,6 +29,98 @@ from pathlib import Path
 
 class UsageError(ValueError):
     """Bad command-line input (exit code 2)."""
+
+
+# ---------------------------------------------------------------------------- terminal-safe text
+# C0 controls but tab and line feed, DEL, C1 controls (0x9b is a one-byte CSI on some terminals),
+# and the Unicode marks that reorder or break what is shown (bidi overrides, line separators)
+_UNSAFE = "\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+_UNSAFE_KEEP_LF = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_ALL = re.compile(f"[{_UNSAFE}\\n]")
+
+
+def _escape_char(m: re.Match) -> str:
+    c = ord(m.group())
+    if c in (10, 13):
+        return "\\n" if c == 10 else "\\r"
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def escape_text(text: str, *, newlines: bool = False) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\x07``,
+    ``\\u202e``): C0 and C1 controls, DEL, bidi overrides and line separators. Tab is kept, and
+    line feeds unless ``newlines=True`` (for one string that must stay on its line: a name).
+
+    >>> escape_text("job\\x1b]0;owned\\x07 ok\\n")
+    'job\\\\x1b]0;owned\\\\x07 ok\\n'
+    """
+    return (_UNSAFE_ALL if newlines else _UNSAFE_KEEP_LF).sub(_escape_char, text)
+
+
+def escape_strings(doc):
+    """A JSON document (a model file's) with :func:`escape_text` applied, line feeds included, to
+    every string, keys too: what the command line prints from a model file is built from this copy,
+    so no name, category or note can act on the terminal or start a line of its own."""
+    if isinstance(doc, str):
+        return escape_text(doc, newlines=True)
+    if isinstance(doc, list):
+        return [escape_strings(v) for v in doc]
+    if isinstance(doc, dict):
+        return {escape_text(k, newlines=True) if isinstance(k, str) else k: escape_strings(v) for k, v in doc.items()}
+    return doc
+
+
+def shown_model(obj):
+    """What the command line prints a model from: the :class:`~dpmodels.io.LoadedModel` of
+    ``obj``'s file document (an estimator or pipeline: what ``dpmodels show`` will print of its
+    file; a parsed model file: as read) with every string escaped by :func:`escape_strings`."""
+    from ..io import model_from_dict, model_to_dict
+
+    doc = obj if isinstance(obj, dict) else model_to_dict(obj)
+    return model_from_dict(escape_strings(doc), _values_checked=isinstance(obj, dict))
+
+
+def shown_ledger_summary(ledger, verdict=None) -> str:
+    """``ledger.summary(verdict=...)`` from copies whose strings are escaped (:func:`escape_strings`);
+    ``verdict``: the fitted object's one verdict (:func:`dpmodels.privacy.verdict.verdict`)."""
+    from ..privacy.ledger import PrivacyLedger
+
+    if verdict is not None:
+        verdict = type(verdict)(verdict.is_private, tuple(escape_strings(list(verdict.reasons))))
+    return PrivacyLedger.from_dict(escape_strings(ledger.to_dict())).summary(verdict=verdict)
+
+
+class _EscapingWriter:
+    """A text stream that writes ``escape_text(s)`` to the stream it wraps (everything else is
+    delegated). ``terminal`` is the wrapped stream, for the progress bars' own control codes."""
+
+    def __init__(self, stream):
+        self.terminal = stream
+
+    def write(self, s):
+        return self.terminal.write(escape_text(s) if isinstance(s, str) else s)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self.terminal, name)
+
+
+@contextlib.contextmanager
+def terminal_output():
+    """Within it, ``sys.stdout`` and ``sys.stderr`` escape control characters (module docstring)."""
+    out, errs = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _EscapingWriter(out), _EscapingWriter(errs)
+    try:
+        yield
+    finally:
+        for wrapped in (sys.stdout, sys.stderr):
+            if isinstance(wrapped, _EscapingWriter):
+                with contextlib.suppress(Exception):
+                    wrapped.flush()
+        sys.stdout, sys.stderr = out, errs
 
 
 # ---------------------------------------------------------------------------- one-line errors
@@ -254,18 +356,79 @@ def check_model_path(path) -> None:
         raise UsageError(f"{str(p)!r} is a directory, not a model file")
 
 
+_CSV_ERRORS: tuple = (UnicodeDecodeError, ValueError)  # pandas' ParserError and EmptyDataError are ValueErrors
+
+
 def read_csv_text(path, *, sep):
     """Every cell of a CSV as text (no type guessing, no missing-value guessing: an empty cell is
-    the empty string). Columns are parsed later by what is declared about them."""
+    the empty string). Columns are parsed later by what is declared about them. The whole file
+    is held as text: commands that read large files use :func:`read_csv_batches`."""
     import pandas as pd
 
     p = check_readable(path)
     try:
-        df = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_filter=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}") from None
+        df = pd.read_csv(p, **_csv_options(sep))
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
     df.columns = [str(c) for c in df.columns]
-    dup = df.columns[df.columns.duplicated()]
+    _check_unique_columns(p, df.columns)
+    return df
+
+
+def _csv_options(sep) -> dict:
+    return dict(sep=sep, dtype=str, keep_default_na=False, na_filter=False)
+
+
+def _unreadable(p, exc) -> UsageError:
+    return UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}")
+
+
+def _check_unique_columns(p, columns) -> None:
+    import pandas as pd
+
+    columns = pd.Index(columns)
+    dup = columns[columns.duplicated()]
     if len(dup):
         raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice")
-    return df
+
+
+def csv_batch_rows(n_columns: int) -> int:
+    """Rows per batch of :func:`read_csv_batches`: a batch's text takes at most ≈ 1/16 of the
+    memory limit in force (``--max-memory``, :func:`dpmodels.guards.max_memory`), counting
+    ≈ 128 bytes per cell, between 1,024 and 262,144 rows. Public: the limit and the number of
+    columns (the header), never the number of records."""
+    from ..guards import max_memory
+
+    limit = max_memory()
+    if limit is None:
+        return 1 << 18
+    return int(min(1 << 18, max(1024, limit // 16 // (128 * max(1, n_columns)))))
+
+
+def read_csv_batches(path, *, sep, batch_rows: int | None = None):
+    """The CSV as text frames of consecutive rows (as :func:`read_csv_text`, one batch in memory
+    at a time; rows numbered on from one batch to the next). ``batch_rows``: rows per batch
+    (default :func:`csv_batch_rows` of the header's width). A file with a header and no row is
+    one empty batch; a malformed file is a one-line :class:`UsageError`, wherever it is found."""
+    import pandas as pd
+
+    p = check_readable(path)
+    try:
+        header = pd.read_csv(p, nrows=0, **_csv_options(sep))
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
+    header.columns = [str(c) for c in header.columns]
+    _check_unique_columns(p, header.columns)
+    rows = batch_rows or csv_batch_rows(header.shape[1])
+    n = 0
+    try:
+        with pd.read_csv(p, chunksize=rows, **_csv_options(sep)) as reader:
+            for df in reader:
+                df.columns = list(header.columns)
+                df.index = pd.RangeIndex(n, n + len(df))
+                n += len(df)
+                yield df
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
+    if n == 0:
+        yield header

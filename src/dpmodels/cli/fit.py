@@ -40,6 +40,8 @@ command line", gives the privacy argument for each):
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import warnings
 
 from ._common import (
@@ -59,7 +61,9 @@ from ._common import (
     guarded,
     is_bundled,
     one_line_errors,
-    read_csv_text,
+    read_csv_batches,
+    shown_ledger_summary,
+    shown_model,
 )
 from .schema import ColumnDecl, Declarations, apply_options, match_declared, parse_cells, read_schema_file
 
@@ -336,7 +340,7 @@ def add_parser(sub) -> None:
         "--max-memory",
         metavar="SIZE",
         help="raise the memory limit of a tree or rule-list fit, e.g. 16G (default: half the RAM, "
-        "at most 8G, or DPMODELS_MAX_MEMORY)",
+        "at most 8G, or DPMODELS_MAX_MEMORY); a CSV is read in batches of about 1/16 of it",
     )
     g.add_argument(
         "--max-seconds",
@@ -547,24 +551,63 @@ def _load_fit_data(args, dec: Declarations):
         raise UsageError(
             "--label is required with a CSV file (the name of the label column), or a --schema that names it"
         )
-    df = read_csv_text(args.data, sep=args.sep)
-    if dec.label not in df.columns:
+    batches = read_csv_batches(args.data, sep=args.sep)  # the text of one batch at a time
+    first = next(batches)
+    columns = list(first.columns)
+    if dec.label not in columns:
         raise UsageError(
             f"--label {dec.label!r} is not a column of {args.data!r} "
-            f"(columns: {', '.join(df.columns[:8])}{', ...' if df.shape[1] > 8 else ''})"
+            f"(columns: {', '.join(columns[:8])}{', ...' if len(columns) > 8 else ''})"
         )
-    _check_declared_columns([c for c in df.columns if c != dec.label], dec, args)
-    y = _parse_labels(df[dec.label], dec, args, leaks)
-    feats = [c for c in df.columns if c != dec.label and dec.kind(c) != "drop"]
+    _check_declared_columns([c for c in columns if c != dec.label], dec, args)
+    feats = [c for c in columns if c != dec.label and dec.kind(c) != "drop"]
     if not feats:
         raise UsageError("no feature column is left after the label and the dropped columns")
+    X, y = _parse_batches(itertools.chain([first], batches), feats, dec, args, leaks)
+    return X, y, dec, leaks
+
+
+def _parse_batches(batches, feats, dec: Declarations, args, leaks):
+    """``(X, y)`` parsed batch by batch: each batch's text is parsed by the declarations and
+    dropped, so the peak is the typed columns plus one batch of text (docs/benchmarks.md,
+    "Reading a CSV"). The result, the leak rows and the error raised (the first column in
+    the order label, features whose parse fails anywhere) are those of parsing the whole file
+    at once: a column whose kind or label set is read from the data (a leak) keeps its text
+    until the end, since that reading looks at the whole column."""
     import pandas as pd
 
+    whole_label = args.model not in REGRESSORS and dec.classes is None and args.model not in RULE_LISTS
+    later = {c for c in feats if dec.kind(c) is None} | ({dec.label} if whole_label else set())
+    order = [dec.label, *feats]
+    pieces: dict = {c: [] for c in order}
+    failed: dict = {}
+    for df in batches:
+        for c in order:
+            if c in failed:
+                continue
+            if c in later:
+                pieces[c].append(df[c])
+                continue
+            try:
+                parsed = (
+                    _parse_labels(df[c], dec, args, leaks) if c == dec.label else _parse_column(df[c], c, dec, leaks)
+                )
+            except UsageError as exc:
+                failed[c], pieces[c] = exc, []
+                continue
+            pieces[c].append(parsed)
+        del df
     cols = {}
-    for c in feats:
-        cols[c] = _parse_column(df[c], c, dec, leaks)
-    X = pd.DataFrame(cols, index=df.index)
-    return X, y, dec, leaks
+    for c in order:
+        if c in failed:
+            raise failed[c]
+        col = pieces.pop(c)
+        col = col[0] if len(col) == 1 else pd.concat(col)
+        if c in later:
+            col = _parse_labels(col, dec, args, leaks) if c == dec.label else _parse_column(col, c, dec, leaks)
+        cols[c] = col
+    y = cols.pop(dec.label)
+    return pd.DataFrame(cols, index=y.index), y
 
 
 def _check_declared_columns(columns, dec: Declarations, args) -> None:
@@ -903,7 +946,8 @@ def cmd_fit(args) -> int:
     from ..guards import ResourceLimitError
 
     dec = _declarations(args)
-    X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
+    with _limits(args):  # --max-memory sets the CSV's batch size too
+        X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
     if args.model in TREES + REGRESSORS:
         steps, est = [], _tree_estimator(args, X, dec)
@@ -928,8 +972,10 @@ def cmd_fit(args) -> int:
     else:
         test = holdout_mask(X.assign(**{"\x00label": y}), args.holdout, args.seed)
         Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
-    try:
-        with _limits(args):
+    from ..validation import empty_fits_allowed
+
+    try:  # the training part is chosen by a per-record rule: it may be empty, a valid DP fit
+        with _limits(args), empty_fits_allowed() if args.holdout is not None else contextlib.nullcontext():
             Z = Xtr
             for step in steps:
                 Z = step.fit_transform(Z, ytr)
@@ -949,9 +995,9 @@ def cmd_fit(args) -> int:
         model = make_pipeline(*steps, est)
     else:
         model = est
-    from ..io import model_from_dict, model_to_dict, save_model
+    from ..io import save_model
 
-    print(model_from_dict(model_to_dict(model)).to_text())  # what `dpmodels show` will print
+    print(shown_model(model).to_text())  # what `dpmodels show` will print
     if not args.quiet:
         if Xte is not None:
             acc, eval_ledger = _dp_accuracy(model, Xte, yte, args.eval_epsilon, args.random_state)
@@ -962,7 +1008,7 @@ def cmd_fit(args) -> int:
             )
         print()
         print(
-            led.summary(verdict=_verdict(model))  # the model's verdict: its seeds count too
+            shown_ledger_summary(led, _verdict(model))  # the model's verdict: its seeds count too
             if led is not None
             else "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger."
         )
@@ -1072,17 +1118,17 @@ def _fit_parquet(args, dec: Declarations) -> int:
                 model = est.fit(source)
     except ResourceLimitError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
-    from ..io import model_from_dict, model_to_dict, save_model
+    from ..io import save_model
 
     if steps:  # saved as the in-memory command saves it: a plain pipeline of the fitted steps
         from sklearn.pipeline import make_pipeline
 
         model = make_pipeline(*steps, est)
-    print(model_from_dict(model_to_dict(model)).to_text())
+    print(shown_model(model).to_text())
     if not args.quiet:
         print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
         print()
-        print(est.privacy_ledger_.summary(verdict=_verdict(model)))
+        print(shown_ledger_summary(est.privacy_ledger_, _verdict(model)))
     if args.out is not None:
         from .schema import schema_document
 

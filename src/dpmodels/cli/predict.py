@@ -8,6 +8,7 @@ format ``--schema`` reads.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from ._common import UsageError, check_model_path, check_readable, guarded, is_bundled, one_line_errors
@@ -37,6 +38,12 @@ def add_parsers(sub) -> None:
     )
     p.add_argument("--id", metavar="COL", help="copy this column of the data into the output (default: none)")
     p.add_argument("--sep", default=",", metavar="SEP", help="CSV field separator (default: ',')")
+    p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="the CSV is read, parsed and predicted in batches of about 1/16 of this, e.g. 2G "
+        "(default: half the RAM, at most 8G, or DPMODELS_MAX_MEMORY)",
+    )
     p.set_defaults(func=cmd_predict)
 
     s = one_line_errors(
@@ -81,7 +88,7 @@ def _column_kinds(schema: dict, preprocessing=()) -> dict:
 
 
 def parse_frame(df, features, kinds: dict):
-    """The model's input columns parsed by their kinds (text read by :func:`read_csv_text`).
+    """The model's input columns parsed by their kinds (text read by :func:`~dpmodels.cli._common.read_csv_batches`).
     Categorical cells are matched to the declared values as values; binary cells are 0/1 or
     true/false; every other column must hold numbers (a one-line error names the column)."""
     import pandas as pd
@@ -110,7 +117,7 @@ def _check_predict_columns(args, df, needed) -> None:
 @guarded
 def cmd_predict(args) -> int:
     from .._paths import check_output_path
-    from ._common import read_csv_text
+    from ._common import read_csv_batches
 
     if args.out is not None:
         check_output_path(args.out)
@@ -119,7 +126,17 @@ def cmd_predict(args) -> int:
     check_model_path(args.model)
     import pandas as pd
 
+    from ..guards import limits, parse_bytes
     from ..io import load_model
+
+    memory: contextlib.AbstractContextManager
+    if args.max_memory is not None:
+        try:
+            memory = limits(max_memory=parse_bytes(args.max_memory))
+        except ValueError as exc:
+            raise UsageError(f"--max-memory: {exc}") from None
+    else:
+        memory = contextlib.nullcontext()
 
     model = load_model(args.model)
     if args.proba and model.kind == "regression_tree":  # the file's kind is public
@@ -131,25 +148,55 @@ def cmd_predict(args) -> int:
         X, _ = load_dataset(args.data.strip().lower(), binarized=binarized)
         X.columns = [str(c) for c in X.columns]
         _check_predict_columns(args, X, model.feature_names_in_)
-        df = Xin = X
-    else:
-        df = read_csv_text(args.data, sep=args.sep)
-        _check_predict_columns(args, df, model.feature_names_in_)
-        Xin = parse_frame(df, list(model.feature_names_in_), _column_kinds(model.schema, model.preprocessing_))
-    out = pd.DataFrame(index=df.index)
-    if args.id is not None:
-        out[args.id] = df[args.id]
-    out["prediction"] = model.predict(Xin)
-    if args.proba:
-        P = model.predict_proba(Xin)
-        for k, c in enumerate(model.classes_):
-            out[f"proba_{c}"] = P[:, k]
-    if args.out is None:
-        out.to_csv(sys.stdout, index=False)
-    else:
-        out.to_csv(args.out, index=False)
+        batches, parse = iter([X]), None
+    else:  # one batch of text at a time: read, parse, predict, write (docs/benchmarks.md)
+        feats, kinds = list(model.feature_names_in_), _column_kinds(model.schema, model.preprocessing_)
+        batches = read_csv_batches(args.data, sep=args.sep)
+
+        def parse(df):
+            return parse_frame(df, feats, kinds)
+
+    with memory, _predictions_out(args.out) as target:
+        for k, df in enumerate(batches):
+            if k == 0:
+                _check_predict_columns(args, df, model.feature_names_in_)
+            Xin = df if parse is None else parse(df)
+            out = pd.DataFrame(index=df.index)
+            if args.id is not None:
+                out[args.id] = df[args.id]
+            out["prediction"] = model.predict(Xin)
+            if args.proba:
+                P = model.predict_proba(Xin)
+                for j, c in enumerate(model.classes_):
+                    out[f"proba_{c}"] = P[:, j]
+            out.to_csv(target, index=False, header=k == 0)
+    if args.out is not None:
         print(f"predictions written to {args.out}", file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _predictions_out(path):
+    """stdout, or a temporary file beside ``path`` renamed to it once every batch is written (a
+    failure in a later batch leaves no partial file; on stdout, the rows of earlier batches are
+    out already and the exit code says the run failed)."""
+    if path is None:
+        yield sys.stdout
+        return
+    import os
+    import tempfile
+    from pathlib import Path
+
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=p.parent if str(p.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            yield f
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 # ---------------------------------------------------------------------------- show
@@ -206,10 +253,13 @@ def cmd_show(args) -> int:
             raise UsageError(f"--plot {args.plot!r}: the figure is written as .png or .svg")
     import pandas as pd
 
-    from ..io import load_model
+    from ..io import model_from_dict, read_model_json
+    from ._common import shown_model
     from .schema import dump_yaml, schema_document
 
-    model = load_model(args.model)
+    doc = read_model_json(args.model)
+    model_from_dict(doc, source=str(args.model), _values_checked=True)  # the file as it is: valid?
+    model = shown_model(doc)  # printed from its strings escaped: text is a channel
     if args.plot is not None and model.kind == "regression_tree":  # the file's kind is public
         raise UsageError("--plot draws classifiers; print a regression tree without --plot")
     if args.compact and args.raw:

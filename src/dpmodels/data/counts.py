@@ -62,7 +62,13 @@ def counts(source, fn, shape) -> np.ndarray:
             total += _checked(fn(*arrays), shape)
         return total
     if kind == "cache-dask":
-        return _tree_sum([_delayed_apply_cached(fn, shape, p) for p in source.delayed_parts()], shape)
+        check = getattr(source, "check_unchanged", None)
+        if check is not None:
+            check()
+        total = _tree_sum([_delayed_apply_cached(fn, shape, p) for p in source.delayed_parts()], shape)
+        if check is not None:
+            check()
+        return total
     if kind not in ("memory", "pyarrow"):
         raise TypeError(f"not a data source: {type(source).__name__}")
     check = getattr(source, "check_unchanged", None)
@@ -79,9 +85,15 @@ def counts(source, fn, shape) -> np.ndarray:
 def _dask_counts(source, fn, shape):
     from dask import delayed
 
+    check = getattr(source, "check_unchanged", None)  # pinned files (DaskSource.from_parquet)
+    if check is not None:
+        check()
     cols, label = list(source.columns), source.label  # public: names only travel with the tasks
     parts = [delayed(_apply_part, pure=True)(fn, shape, cols, label, p) for p in source.frame.to_delayed()]
-    return _tree_sum(parts, shape)
+    total = _tree_sum(parts, shape)
+    if check is not None:
+        check()
+    return total
 
 
 def _apply_cached(fn, shape, arrays):

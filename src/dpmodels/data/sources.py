@@ -25,7 +25,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["Source", "ParquetSource", "DaskSource", "InMemorySource", "as_source", "is_partitioned", "map_partitions"]
+__all__ = [
+    "Source",
+    "ParquetSource",
+    "DaskSource",
+    "InMemorySource",
+    "as_source",
+    "is_partitioned",
+    "map_partitions",
+    "check_partitions",
+]
 
 _DEFAULT_BATCH_ROWS = 1 << 18
 _LABEL = "__dpmodels_label__"  # the label column of a Dask source built from (X, y)
@@ -255,11 +264,64 @@ class DaskSource(Source):
         self.columns = [str(c) for c in X.columns]
         self.n_partitions = frame.npartitions
 
+    pins: tuple = ()  # ((file, (size, mtime_ns)), ...) of a source made by from_parquet
+
+    @classmethod
+    def from_parquet(cls, path, label, columns=None) -> "DaskSource":
+        """A Parquet file or folder as a Dask frame of one partition per file, **pinned** as
+        :class:`ParquetSource` pins it: the sorted file list with sizes and modification times
+        is fixed now, and the task that reads a file — on whichever worker runs it, including a
+        recomputation after a lost worker — checks them before and after reading and raises if
+        the file changed; the driver checks them before and after every pass too. (A frame from
+        ``dask.dataframe.read_parquet`` cannot be pinned by dpmodels: a file rewritten during a
+        fit, then re-read when Dask recomputes a lost partition, would silently mix two
+        datasets.)"""
+        from dask import dataframe as dd
+
+        pq = ParquetSource(path, label=label, columns=columns)  # lists, pins, checks the schemas
+        cols = [*pq.columns, label]
+        pins = tuple(zip(pq.files, pq._stats))
+        meta = pq._schema.empty_table().to_pandas()[cols]
+        frame = dd.from_map(_PinnedRead(cols), list(pins), meta=meta, enforce_metadata=False)
+        src = cls(frame, label=label, columns=pq.columns)
+        src.pins = pins
+        return src
+
+    def check_unchanged(self) -> None:
+        """Raise if a pinned file changed (:meth:`from_parquet`; nothing to check otherwise)."""
+        for pin in self.pins:
+            _check_pin(*pin)
+
     def schema_frame(self) -> pd.DataFrame:
         return _schema_dtypes(self.X._meta)
 
     def fingerprint(self) -> str:
         return f"dask:{self.frame._name}"
+
+
+def _check_pin(file, stat) -> None:
+    try:
+        st = os.stat(file)
+    except OSError:
+        raise ValueError(f"DaskSource: a pinned file is gone ({file!r})") from None
+    if (st.st_size, st.st_mtime_ns) != tuple(stat):
+        raise ValueError(f"DaskSource: {file!r} changed since the source was made; make a new source")
+
+
+class _PinnedRead:
+    """Read one pinned Parquet file (a Dask task: runs on a worker, maybe more than once)."""
+
+    def __init__(self, columns):
+        self.columns = list(columns)
+
+    def __call__(self, pin):
+        import pyarrow.parquet as pq
+
+        file, stat = pin
+        _check_pin(file, stat)
+        df = pq.read_table(file, columns=self.columns).to_pandas()
+        _check_pin(file, stat)  # rewritten while it was read
+        return df
 
 
 def declared_schema(est_name, schema, categories, bounds, cut_points=None):
@@ -305,6 +367,43 @@ def as_source(X, y=None, *, labels=True):
     if y is not None and _is_dask(y):
         raise TypeError("y is a dask collection but X is not: pass both from one dask DataFrame")
     raise TypeError(f"not a partitioned input: {type(X).__name__}")
+
+
+# ---------------------------------------------------------------------------- validate first
+class _PartitionChecks:
+    """A count pass that releases nothing: every step's schema checks on one partition, then its
+    row count (shape (1,)). ``first`` gets the raw partition (its columns), ``later`` steps the
+    labels only — their columns are what the earlier steps produce (a Binarizer's 0/1 columns,
+    described by its hook on the declared schema). Public inputs only: the steps' parameters."""
+
+    def __init__(self, first, later):
+        self.first, self.later = first, later
+
+    def __call__(self, X, y):
+        if self.first is not None:
+            self.first(X, y)
+        for hook in self.later:
+            hook(None, y)
+        return np.array([len(X)], dtype=np.int64)
+
+
+def check_partitions(source, steps) -> int:
+    """One pass over ``source`` running the checks of every step of a pipeline that need no
+    release (``step._validate_before_spend``: the first step on the raw columns when it is a
+    transformer, every step on the labels); returns the row count, and releases and spends
+    nothing. :func:`dpmodels.pipeline.validate_before_spend` runs it before the first step fits
+    (docs/privacy.md, "Counting at scale"): in memory the whole input is checked before any
+    release, and so it is here — a label outside a learner's ``classes`` no longer surfaces in
+    the learner's first pass, after the Binarizer released its thresholds."""
+    from .counts import counts
+
+    hooks = [(s, s._validate_before_spend) for s in steps]
+    if not hooks:
+        return 0
+    (s0, h0), rest = hooks[0], hooks[1:]
+    first = h0 if hasattr(s0, "transform") else None
+    later = ([] if first is not None else [h0]) + [h for _, h in rest]
+    return int(counts(source, _PartitionChecks(first, later), (1,))[0])
 
 
 # ---------------------------------------------------------------------------- prediction

@@ -104,7 +104,9 @@ def _progress(total, desc, enabled):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="cell", dynamic_ncols=True, leave=True)
+    from ..guards import progress_stream
+
+    return tqdm(total=total, desc=desc, unit="cell", dynamic_ncols=True, leave=True, file=progress_stream())
 
 
 def _dask_client(address, workers):

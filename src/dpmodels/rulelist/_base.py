@@ -12,7 +12,7 @@ from .._format import estimator_header
 from .._params import Integral, Interval, Real, StrOptions, validate_params
 from ..data.rules import GROUPS_ATTR, check_feature_groups
 from ..data.sources import _is_dask, map_partitions
-from ..validation import apply_unit_sample_weight, check_y, resolve_classes
+from ..validation import apply_unit_sample_weight, check_y, min_fit_samples, resolve_classes
 
 # the candidates and their counting live in .candidates; re-exported for existing imports
 from .candidates import (  # noqa: F401
@@ -61,7 +61,7 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
             # are still checked by _to_binary
             X = validate_data(self, X, skip_check_array=True).to_numpy()
         else:
-            X = validate_data(self, X, dtype=None, ensure_all_finite=True)
+            X = validate_data(self, X, dtype=None, ensure_all_finite=True, ensure_min_samples=min_fit_samples())
         y = check_y(y, type(self).__name__)
         check_consistent_length(X, y)
         Xb = self._to_binary(X)
