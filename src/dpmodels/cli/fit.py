@@ -969,7 +969,11 @@ def cmd_fit(args) -> int:
     if args.out is not None:
         from .schema import schema_document
 
-        extra = {"label": dec.label, "columns": schema_document(dec, _saved_columns(X, dec))["columns"]}
+        sch = schema_document(dec, _saved_columns(X, dec), explicit_sources=True)
+        # the label, each column's declaration and every source (user / dp / data), and the DP
+        # draft's ledger: --schema model.json reuses them, never turning a data value into a declaration
+        extra = {k: v for k, v in sch.items() if k in ("columns", "draft") or k.endswith("_source")}
+        extra["label"] = dec.label
         path = save_model(model, args.out, schema_extra=extra)
         print(f"\nmodel written to {path}")
     return 0

@@ -61,14 +61,19 @@ _TOP_KEYS = {
     "label_bounds",
     "label_bounds_source",
     "n_public",
+    "n_public_source",
     "columns",
+    "draft",
     "format",
 }
+SOURCES = ("user", "dp", "data")
 
 
 @dataclass
 class ColumnDecl:
-    """One column's declaration. ``source="data"`` marks values a draft read from the file."""
+    """One column's declaration and where it came from: ``source`` is ``user`` (public knowledge),
+    ``dp`` (a DP draft's release, ``schema draft --epsilon``) or ``data`` (read from the private
+    file: a leak wherever it is used). One source covers the column's kind and values."""
 
     kind: str
     bounds: tuple[float, float] | None = None
@@ -86,8 +91,20 @@ class Declarations:
     label_bounds: tuple[float, float] | None = None  # a regression label's public bounds
     label_bounds_source: str = "user"
     n_public: int | None = None
+    n_public_source: str = "user"
     columns: dict[str, ColumnDecl] = field(default_factory=dict)
     wildcard_bounds: tuple[float, float] | None = None  # --bounds '*=LO:HI'
+    # the DP draft whose releases the `source: dp` values are ({"id", "ledger"}; docs/privacy.md)
+    draft: dict | None = None
+
+    def dp_sourced(self) -> bool:
+        """Whether a value in use is a DP draft's release (its ledger must join the fit's)."""
+        return (
+            any(d.source == "dp" and d.kind != "drop" for d in self.columns.values())
+            or (self.classes is not None and self.classes_source == "dp")
+            or (self.label_bounds is not None and self.label_bounds_source == "dp")
+            or (self.n_public is not None and self.n_public_source == "dp")
+        )
 
     def kind(self, col: str) -> str | None:
         d = self.columns.get(col)
@@ -115,6 +132,8 @@ class Declarations:
             out.insert(0, "label set")
         if self.label_bounds is not None and self.label_bounds_source == "data":
             out.insert(0, "label bounds")
+        if self.n_public is not None and self.n_public_source == "data":
+            out.append("training-set size n (n_public)")
         return out
 
 
@@ -267,9 +286,7 @@ def _column(name, spec, path) -> ColumnDecl:
         )
     if kind not in KINDS:
         raise UsageError(f"{where}: kind must be one of {', '.join(KINDS)}")
-    source = spec.get("source", "user")
-    if source not in ("user", "data"):
-        raise UsageError(f"{where}: source must be 'data' (a draft's value) or absent")
+    source = _source(spec.get("source", "user"), f"{where}: source")
     d = ColumnDecl(kind=kind, source=source, integer=bool(spec.get("integer", False)))
     if kind == "numerical":
         if "bounds" in spec:
@@ -289,22 +306,97 @@ def _column(name, spec, path) -> ColumnDecl:
     return d
 
 
+def _source(v, where: str) -> str:
+    if v not in SOURCES:
+        raise UsageError(f"{where} must be one of {', '.join(SOURCES)} (a draft's value: data or dp)")
+    return v
+
+
+def _draft_block(v, where) -> dict:
+    """A DP draft's record (``draft: {id, ledger}``): the releases its ``source: dp`` values are."""
+    from ..privacy.ledger import PrivacyLedger
+
+    if not isinstance(v, dict) or not isinstance(v.get("id"), str) or not isinstance(v.get("ledger"), dict):
+        raise UsageError(f"{where}: draft must be a mapping with an id and the draft's ledger")
+    try:
+        led = PrivacyLedger.from_dict(v["ledger"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: the draft's ledger is malformed ({type(exc).__name__})") from None
+    return {"id": v["id"], "ledger": led}
+
+
+def _check_dp_sources(dec: Declarations, where) -> Declarations:
+    if dec.dp_sourced() and dec.draft is None:
+        raise UsageError(
+            f"{where}: values marked source: dp need the draft's ledger (the 'draft' block that "
+            "dpmodels schema draft --epsilon writes): without it their cost is unknown"
+        )
+    return dec
+
+
 def _from_model_document(doc, path) -> Declarations:
-    """The public schema of a model file written by ``dpmodels fit`` (or ``save_model``)."""
+    """The public schema of a model file written by ``dpmodels fit`` (or ``save_model``), each
+    value with its source (docs/privacy.md, "Sources travel with values"). A file's recorded
+    source is kept, and made ``data`` whenever a leak row of the file's ledger names the value.
+    Files written before sources were recorded are read conservatively: a value is ``data`` when a
+    leak row names it, or when the file has no ledger at all (a non-private learner reads what it
+    is not given without a row)."""
+    from ..validation import leaked_declarations, worst_source
+
     sch = doc.get("schema") or {}
+    led = (doc.get("privacy") or {}).get("ledger")
+    rows = []
+    if isinstance(led, dict):
+        from ..privacy.ledger import PrivacyLedger
+
+        try:
+            rows = PrivacyLedger.from_dict(led).rows
+        except (KeyError, TypeError, ValueError):
+            raise UsageError(f"--schema {str(path)!r}: the model file's ledger is malformed") from None
+    leaked = leaked_declarations(rows)
+    unknown = "data" if not isinstance(led, dict) else "user"  # no ledger: nothing says it was declared
+
+    def src(key, leak):
+        recorded = sch.get(key)
+        s = _source(recorded, f"{path}: {key}") if recorded is not None else unknown
+        return "data" if leak else s
+
     dec = Declarations(label=sch.get("label"), classes=sch.get("classes"), n_public=sch.get("n_public"))
+    if dec.classes is not None:
+        dec.classes_source = src("classes_source", leaked["classes"])
     if sch.get("label_bounds") is not None:
         dec.label_bounds = _as_bounds(sch["label_bounds"], f"{path}: label_bounds")
+        dec.label_bounds_source = src("label_bounds_source", leaked["label_bounds"])
+    if dec.n_public is not None:
+        dec.n_public_source = src("n_public_source", leaked["n_public"])
+    if sch.get("draft") is not None:
+        dec.draft = _draft_block(sch["draft"], path)
+    recorded = sch.get("column_sources")
+    recorded_cols: dict = recorded if isinstance(recorded, dict) else {}
+
+    def col_source(c, d: ColumnDecl, spec_has_source: bool) -> str:
+        leak = c in leaked["columns"] or (leaked["all_bounds"] and d.kind == "numerical")
+        s = d.source if spec_has_source else unknown
+        if c in recorded_cols:
+            s = worst_source(s, _source(recorded_cols[c], f"{path}: column_sources"))
+        return "data" if leak else s
+
     cols = sch.get("columns")
     if isinstance(cols, dict):
         for c, spec in cols.items():
-            dec.columns[str(c)] = _column(str(c), spec, path)
-        return dec
+            d = _column(str(c), spec, path)
+            d.source = col_source(str(c), d, isinstance(spec, dict) and "source" in spec)
+            dec.columns[str(c)] = d
+        return _check_dp_sources(dec, path)
     for c, v in (sch.get("categories") or {}).items():
-        dec.columns[str(c)] = ColumnDecl("categorical", categories=list(v))
+        d = ColumnDecl("categorical", categories=list(v))
+        d.source = col_source(str(c), d, False)
+        dec.columns[str(c)] = d
     for c, v in (sch.get("bounds") or {}).items():
-        dec.columns[str(c)] = ColumnDecl("numerical", bounds=_as_bounds(v, f"{path}: bounds of {c!r}"))
-    return dec
+        d = ColumnDecl("numerical", bounds=_as_bounds(v, f"{path}: bounds of {c!r}"))
+        d.source = col_source(str(c), d, False)
+        dec.columns[str(c)] = d
+    return _check_dp_sources(dec, path)
 
 
 def read_schema_file(path) -> Declarations:
@@ -342,25 +434,24 @@ def read_schema_file(path) -> Declarations:
     dec = Declarations(label=doc.get("label"))
     if doc.get("classes") is not None:
         dec.classes = _as_list(doc["classes"], f"{p}: classes")
-        dec.classes_source = doc.get("classes_source", "user")
-        if dec.classes_source not in ("user", "data"):
-            raise UsageError(f"{p}: classes_source must be 'data' (a draft's value) or absent")
+        dec.classes_source = _source(doc.get("classes_source", "user"), f"{p}: classes_source")
     if doc.get("label_bounds") is not None:
         dec.label_bounds = _as_bounds(doc["label_bounds"], f"{p}: label_bounds")
-        dec.label_bounds_source = doc.get("label_bounds_source", "user")
-        if dec.label_bounds_source not in ("user", "data"):
-            raise UsageError(f"{p}: label_bounds_source must be 'data' (a draft's value) or absent")
+        dec.label_bounds_source = _source(doc.get("label_bounds_source", "user"), f"{p}: label_bounds_source")
     if doc.get("n_public") is not None:
         n = doc["n_public"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise UsageError(f"{p}: n_public must be a positive integer")
         dec.n_public = n
+        dec.n_public_source = _source(doc.get("n_public_source", "user"), f"{p}: n_public_source")
+    if doc.get("draft") is not None:
+        dec.draft = _draft_block(doc["draft"], p)
     cols = doc.get("columns") or {}
     if not isinstance(cols, dict):
         raise UsageError(f"{p}: columns must be a mapping from column name to its declaration")
     for c, spec in cols.items():
         dec.columns[str(c)] = _column(str(c), spec, p)
-    return dec
+    return _check_dp_sources(dec, p)
 
 
 def apply_options(dec: Declarations, args) -> Declarations:
@@ -372,7 +463,7 @@ def apply_options(dec: Declarations, args) -> Declarations:
     if getattr(args, "label_bounds", None) is not None:
         dec.label_bounds, dec.label_bounds_source = tuple(args.label_bounds), "user"
     if args.n_public is not None:
-        dec.n_public = args.n_public
+        dec.n_public, dec.n_public_source = args.n_public, "user"
     for c in args.drop:
         dec.columns[c] = ColumnDecl("drop")
     for c in args.binary:
@@ -402,21 +493,25 @@ def apply_options(dec: Declarations, args) -> Declarations:
     return dec
 
 
-def schema_document(dec: Declarations, columns=None) -> dict:
-    """The schema file's mapping (what ``schema draft`` writes and ``show`` prints)."""
+def schema_document(dec: Declarations, columns=None, *, explicit_sources: bool = False) -> dict:
+    """The schema file's mapping (what ``schema draft`` writes and ``show`` prints). A source is
+    written when it is not ``user``, or always with ``explicit_sources`` (model files: a reader
+    then tells a declared value from one of a file written before sources were recorded)."""
     doc: dict = {}
     if dec.label is not None:
         doc["label"] = dec.label
     if dec.classes is not None:
         doc["classes"] = list(dec.classes)
-        if dec.classes_source == "data":
-            doc["classes_source"] = "data"
+        if dec.classes_source != "user" or explicit_sources:
+            doc["classes_source"] = dec.classes_source
     if dec.label_bounds is not None:
         doc["label_bounds"] = [float(b) for b in dec.label_bounds]
-        if dec.label_bounds_source == "data":
-            doc["label_bounds_source"] = "data"
+        if dec.label_bounds_source != "user" or explicit_sources:
+            doc["label_bounds_source"] = dec.label_bounds_source
     if dec.n_public is not None:
         doc["n_public"] = dec.n_public
+        if dec.n_public_source != "user" or explicit_sources:
+            doc["n_public_source"] = dec.n_public_source
     cols = {}
     for c in columns if columns is not None else dec.columns:
         d = dec.columns.get(c)
@@ -434,10 +529,12 @@ def schema_document(dec: Declarations, columns=None) -> dict:
             spec["categories"] = list(d.categories)
         if d.integer:
             spec["integer"] = True
-        if d.source == "data":
-            spec["source"] = "data"
+        if d.source != "user" or explicit_sources:
+            spec["source"] = d.source
         cols[c] = spec
     doc["columns"] = cols
+    if dec.draft is not None:
+        doc["draft"] = {"id": dec.draft["id"], "ledger": dec.draft["ledger"].to_dict()}
     return doc
 
 
