@@ -26,6 +26,11 @@ The schema file::
 A column with no declaration at all gets its kind from the data (numbers or not), which is a leak:
 a ``PrivacyLeakWarning`` and a leak row in the model's ledger.
 
+``dpmodels schema draft data.csv --label y --epsilon 0.1`` releases the schema with differential
+privacy (:mod:`dpmodels.data.private_schema`): every value is marked ``source: dp`` and the file
+holds the draft's ledger (a ``draft`` block), which a fit with the file merges into the model's
+ledger (total ε = draft + fit). A ``source: dp`` value without its draft block is refused.
+
 ``dpmodels schema draft data.csv --label y`` writes a starting point read from the file: every
 value taken from the data carries ``source: data``. A fit with such entries records each one as a
 leak, so a draft cannot launder data-derived bounds into a "private" model: the user reviews each
@@ -550,7 +555,10 @@ def dump_yaml(doc: dict) -> str:
 
     def _represent_dict(dumper, data):
         # column declarations on one line each, the top level in block style
-        flow = all(not isinstance(v, dict) for v in data.values())
+        flow = all(
+            not isinstance(v, dict) and not (isinstance(v, list) and any(isinstance(x, dict) for x in v))
+            for v in data.values()
+        )
         return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=flow)
 
     def _represent_list(dumper, data):
@@ -616,24 +624,123 @@ def draft_schema(df, label: str | None, *, max_categories: int = 100, regression
     return dec
 
 
+DP_DRAFT_HEADER = """\
+# dpmodels schema draft of {path}, released with differential privacy: (ε={eps:g}, δ={delta:g}) in total.
+# Every value marked `source: dp` is a DP release; the `draft` block is its ledger. Keep the block with
+# the values: a fit with this file adds the draft's (ε, δ) to the model's ledger (total = draft + fit).
+# Values you replace with public knowledge: set their source to user (or delete the source line).
+{note}"""
+
+
+def private_declarations(ps, label: str | None, columns) -> Declarations:
+    """A :class:`~dpmodels.data.private_schema.PrivateSchema` as declarations: every released
+    value ``source: dp``, the draft's ledger in ``draft``."""
+    dec = Declarations(label=label, draft={"id": ps.release_id, "ledger": ps.ledger})
+    if ps.classes is not None:
+        dec.classes, dec.classes_source = list(ps.classes), ps.source("classes")
+    if ps.label_bounds is not None:
+        dec.label_bounds, dec.label_bounds_source = tuple(ps.label_bounds), "dp"
+    for c in columns:
+        if c == label:
+            continue
+        kind = ps.kinds[c]
+        src = ps.source(f"column {c}")
+        if kind == "numerical":
+            dec.columns[c] = ColumnDecl("numerical", bounds=tuple(ps.bounds[c]), source=src)
+        elif kind == "categorical":
+            dec.columns[c] = ColumnDecl("categorical", categories=list(ps.categories[c]), source=src)
+        else:
+            dec.columns[c] = ColumnDecl(kind, source=src)
+    return dec
+
+
+def _dp_draft(args, df) -> str:
+    """``schema draft --epsilon``: the YAML text of a DP draft (docs/privacy.md, "DP schema draft")."""
+    import warnings
+
+    from ..data.private_schema import draft_private_schema
+
+    if args.max_categories is not None:
+        raise UsageError(
+            "--max-categories applies to the non-private draft; a DP draft keeps the values that clear its threshold"
+        )
+    if args.random_state is not None:
+        warnings.warn(
+            "--random-state seeds the noise: the draft is NOT private against whoever knows the seed",
+            UserWarning,
+            stacklevel=2,
+        )
+    if args.classes is not None and (args.label is None or args.regression):
+        raise UsageError("--classes declares the label set of a classification label: it needs --label COL")
+    y = df[args.label] if args.label is not None else None
+    X = df.drop(columns=[args.label]) if args.label is not None else df
+    kinds = {c: "drop" for c in args.drop}
+    for c in args.drop:
+        if c not in X.columns:
+            raise UsageError(f"--drop {c!r} is not a column of {args.data!r}")
+    try:  # every check of the draft runs before its first release
+        ps = draft_private_schema(
+            X,
+            y,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            classes=args.classes,
+            regression=bool(args.regression),
+            kinds=kinds,
+            search_range=args.search_range,
+            random_state=args.random_state,
+        )
+    except ValueError as exc:
+        raise UsageError(f"schema draft --epsilon: {str(exc).splitlines()[0]}") from None
+    dec = private_declarations(ps, args.label, list(df.columns))
+    note = ""
+    if ps.classes is not None and len(ps.classes) < 2:
+        note = (
+            "# NOTE: fewer than 2 labels cleared the threshold (a fit needs the whole label set): declare it\n"
+            "# with --classes (public knowledge) or draft with a larger epsilon.\n"
+        )
+    if ps.drop:
+        note += f"# kind: drop for {len(ps.drop)} column(s) where no value cleared the threshold (identifiers, free text).\n"
+    head = DP_DRAFT_HEADER.format(path=args.data, eps=ps.ledger.epsilon, delta=ps.ledger.delta, note=note)
+    return head + dump_yaml(schema_document(dec, list(df.columns)))
+
+
 def cmd_schema_draft(args) -> int:
     import sys
 
     from ._common import read_csv_text
 
+    if args.epsilon is None and (args.delta is not None or args.classes is not None or args.drop):
+        raise UsageError("--delta, --classes and --drop belong to a DP draft: add --epsilon E")
+    if args.epsilon is not None and args.delta is None:
+        args.delta = 1e-6
     df = read_csv_text(args.data, sep=args.sep)
     if args.label is not None and args.label not in df.columns:
         raise UsageError(f"--label {args.label!r} is not a column of {args.data!r}")
     if args.regression and args.label is None:
         raise UsageError("--regression needs --label COL (the regression label)")
-    dec = draft_schema(df, args.label, max_categories=args.max_categories, regression=args.regression)
-    text = DRAFT_HEADER.format(path=args.data) + dump_yaml(schema_document(dec, list(df.columns)))
+    if args.epsilon is not None:
+        text = _dp_draft(args, df)
+    else:
+        k = 100 if args.max_categories is None else args.max_categories
+        dec = draft_schema(df, args.label, max_categories=k, regression=args.regression)
+        text = DRAFT_HEADER.format(path=args.data) + dump_yaml(schema_document(dec, list(df.columns)))
     if args.out is None:
         sys.stdout.write(text)
     else:
         Path(args.out).write_text(text, encoding="utf-8")
         print(f"schema draft written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _range(text: str):
+    lo, sep, hi = text.partition(":")
+    a, b = parse_number(lo), parse_number(hi)
+    if not sep or a is None or b is None or not (math.isfinite(a) and math.isfinite(b) and a < b):
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected LO:HI with finite numbers LO < HI, got {text!r}")
+    return (a, b)
 
 
 def add_parser(sub) -> None:
@@ -650,10 +757,12 @@ def add_parser(sub) -> None:
     d = one_line_errors(
         ss.add_parser(
             "draft",
-            help="read a CSV and write a schema draft to edit (every value read is marked source: data)",
-            description="Write a YAML schema draft read from the data. Every entry taken from the file is "
-            "marked `source: data`: a fit that keeps such entries records each as a leak. Review each, "
-            "replace it with public knowledge, and delete its source line.",
+            help="write a schema draft from a CSV: read as is (source: data, a leak) or with --epsilon (DP)",
+            description="Write a YAML schema draft of a CSV file. Without --epsilon every entry is read from "
+            "the file and marked `source: data`: a fit that keeps such entries records each as a leak; "
+            "review each, replace it with public knowledge, and delete its source line. With --epsilon E "
+            "the entries are released with differential privacy (`source: dp`, a private declaration) "
+            "and the draft's ledger is written with them: a fit with the file is charged draft + fit.",
         )
     )
     d.add_argument("data", metavar="DATA.csv", help="a CSV file with a header row")
@@ -669,9 +778,27 @@ def add_parser(sub) -> None:
     d.add_argument(
         "--max-categories",
         type=int,
-        default=100,
+        default=None,
         metavar="K",
-        help="text columns with more distinct values are marked kind: drop (default: 100)",
+        help="text columns with more distinct values are marked kind: drop (default: 100; non-private draft)",
     )
+    dp = d.add_argument_group(
+        "DP draft (--epsilon)",
+        "Release the schema with differential privacy: every value `source: dp`, the draft's ledger "
+        "in the file (a fit adds it to the model's ledger). Category lists and the label set are "
+        "thresholded noisy histograms: (ε, δ)-DP, a value of one record appears with probability <= δ.",
+    )
+    dp.add_argument("--epsilon", type=float, metavar="E", help="the draft's ε (e.g. 0.1 of your total)")
+    dp.add_argument("--delta", type=float, metavar="D", help="the draft's δ (default 1e-6: keep it well below 1/n)")
+    dp.add_argument("--classes", nargs="+", metavar="LABEL", help="the public label set (not released)")
+    dp.add_argument("--drop", nargs="+", default=[], metavar="COL", help="columns to leave out (not released)")
+    dp.add_argument(
+        "--search-range",
+        type=_range,
+        default=(-1e6, 1e6),
+        metavar="LO:HI",
+        help="the public range searched for numerical bounds (default -1e6:1e6; values beyond are clipped)",
+    )
+    dp.add_argument("--random-state", type=int, default=None, help="seed the noise (reproducible, NOT private)")
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
     d.set_defaults(func=guarded(cmd_schema_draft))
