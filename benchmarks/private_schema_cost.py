@@ -99,6 +99,12 @@ def _row(split, name, eps, kind, schema, acc_value, acc) -> dict:
     )
 
 
+def _ms(v) -> str:
+    """Mean ± standard error of a column of paired results."""
+    n = len(v)
+    return f"{v.mean():.4f} ± {v.std(ddof=1) / math.sqrt(n):.4f}" if n > 1 else f"{v.mean():.4f}"
+
+
 def summary(path: Path) -> None:
 
     df = pd.read_csv(path)
@@ -108,12 +114,9 @@ def summary(path: Path) -> None:
         d = w["dp-draft"] - w["documented"]
         n = len(w)
 
-        def ms(v):
-            return f"{v.mean():.4f} ± {v.std(ddof=1) / math.sqrt(n):.4f}" if n > 1 else f"{v.mean():.4f}"
-
         print(
-            f"{name:7s} ε={eps:<4g} {kind:12s} n={n:2d}  documented {ms(w['documented'])}  "
-            f"dp-draft {ms(w['dp-draft'])}  paired diff {ms(d)}"
+            f"{name:7s} ε={eps:<4g} {kind:12s} n={n:2d}  documented {_ms(w['documented'])}  "
+            f"dp-draft {_ms(w['dp-draft'])}  paired diff {_ms(d)}"
         )
 
 
