@@ -18,7 +18,12 @@ to know what it promises:
     The public inputs: ``classes``, ``input_features`` (the columns a raw frame must hold),
     ``categories`` (categorical feature -> public list), ``bounds`` (numerical feature ->
     [lo, hi], when declared), ``n_public``, and ``preprocessing`` (e.g. the Binarizer's
-    ``to_dict()``: its cut points are part of the released model).
+    ``to_dict()``: its cut points are part of the released model); and the **source** of every
+    declaration (``classes_source``, ``label_bounds_source``, ``n_public_source``,
+    ``column_sources``: ``user``, ``dp`` or ``data``; docs/privacy.md, "Sources travel with
+    values"), so that reusing the file as a schema never turns a value read from the data into a
+    declaration. The command line adds ``label``, ``columns`` (each column's declaration with its
+    source) and a DP draft's ``draft`` block (its ledger).
 ``model``
     :meth:`RuleList.to_dict` or :meth:`Tree.to_dict` (raw noisy counts, exact thresholds).
 ``extra``

@@ -338,7 +338,9 @@ def draft_private_schema(
     cats: dict = dict(dtype_declared)
     out_classes, label_bounds = (list(classes) if classes is not None else None), None
     # a column whose kind is declared binary or drop releases nothing; any other column's values are DP
-    declared = {f"column {c}" for c, k in kinds.items() if k in ("binary", "drop")} | {f"column {c}" for c in dtype_declared}
+    declared = {f"column {c}" for c, k in kinds.items() if k in ("binary", "drop")} | {
+        f"column {c}" for c in dtype_declared
+    }
     declared |= {"classes"} if classes is not None else set()
     for what, c in parts:
         if what == "label set":
