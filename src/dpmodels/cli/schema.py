@@ -797,7 +797,8 @@ def add_parser(sub) -> None:
         type=_range,
         default=(-1e6, 1e6),
         metavar="LO:HI",
-        help="the public range searched for numerical bounds (default -1e6:1e6; values beyond are clipped)",
+        help="the public range searched for numerical bounds (default -1e6:1e6; values beyond are clipped; "
+        "write --search-range=-10:10 when LO is negative)",
     )
     dp.add_argument("--random-state", type=int, default=None, help="seed the noise (reproducible, NOT private)")
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
