@@ -273,3 +273,18 @@ def test_audit_of_the_draft_on_a_neighbouring_pair_with_a_planted_control(monkey
         assert epsilon_lower_bound(k1, runs, k2, runs, delta=delta) <= 1.0
     (c1, _), (c2, _) = _secret_released(400, delta, seed=1, threshold=1, monkeypatch=monkeypatch)
     assert epsilon_lower_bound(c1, 400, c2, 400, delta=delta) > 1.0  # the planted leak is flagged
+
+
+def test_a_dp_drafted_schema_with_parquet_data_is_refused_before_anything_is_spent(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    from dpmodels.cli import main
+
+    X, y = table(200)
+    csv, pq, s = tmp_path / "d.csv", tmp_path / "d.parquet", tmp_path / "s.yaml"
+    X.assign(y=y).to_csv(csv, index=False)
+    X.assign(y=y).to_parquet(pq)
+    assert main(["schema", "draft", str(csv), "--label", "y", "--epsilon", "2", "--out", str(s)]) == 0
+    capsys.readouterr()
+    assert main(["fit", "--data", str(pq), "--schema", str(s), "--model", "privatree"]) == 2
+    err = capsys.readouterr().err
+    assert "not yet supported with Parquet" in err and len(err.strip().splitlines()) == 1
