@@ -361,7 +361,9 @@ def test_wildcard_bounds_declare_every_other_column(capsys, tmp_path, binary_fra
     )
     assert code == 0 and err == "", err
     cols = json.loads(m.read_text())["schema"]["columns"]
-    assert cols["u"] == {"kind": "numerical", "bounds": [0, 1]} and cols["a"] == {"kind": "binary"}
+    # model files write every source, "user" included (docs/privacy.md, "Sources travel with values")
+    assert cols["u"] == {"kind": "numerical", "bounds": [0, 1], "source": "user"}
+    assert cols["a"] == {"kind": "binary", "source": "user"}
 
 
 def test_an_identifier_column_is_named_when_a_guard_trips(capsys, tmp_path, binary_frame):
@@ -490,7 +492,7 @@ def test_integer_columns_print_integer_thresholds_and_show_draws_the_model(capsy
     )
     assert code == 0, err
     cols = json.loads(m.read_text())["schema"]["columns"]
-    assert cols["count"] == {"kind": "numerical", "bounds": [0, 22], "integer": True}
+    assert cols["count"] == {"kind": "numerical", "bounds": [0, 22], "integer": True, "source": "user"}
     assert not re.search(r"count [<>]=? ?\d+\.\d", out)  # thresholds of an integer column print as integers
     code, _, err = fit(capsys, "--data", p, "--label", "y", "--integer", "a", "--binary", "a")
     assert code == 2 and "--integer" in err

@@ -18,7 +18,12 @@ to know what it promises:
     The public inputs: ``classes``, ``input_features`` (the columns a raw frame must hold),
     ``categories`` (categorical feature -> public list), ``bounds`` (numerical feature ->
     [lo, hi], when declared), ``n_public``, and ``preprocessing`` (e.g. the Binarizer's
-    ``to_dict()``: its cut points are part of the released model).
+    ``to_dict()``: its cut points are part of the released model); and the **source** of every
+    declaration (``classes_source``, ``label_bounds_source``, ``n_public_source``,
+    ``column_sources``: ``user``, ``dp`` or ``data``; docs/privacy.md, "Sources travel with
+    values"), so that reusing the file as a schema never turns a value read from the data into a
+    declaration. The command line adds ``label``, ``columns`` (each column's declaration with its
+    source) and a DP draft's ``draft`` block (its ledger).
 ``model``
     :meth:`RuleList.to_dict` or :meth:`Tree.to_dict` (raw noisy counts, exact thresholds).
 ``extra``
@@ -322,6 +327,7 @@ def model_to_dict(obj) -> dict:
     else:
         categories = {}
         kind = "rule_list"
+    sources = _declaration_sources(est, model, ledger, bare, kind, categories, params)
     extra = {}
     if getattr(est, "certificate_", None) is not None:
         extra["certificate"] = json_safe(est.certificate_.to_dict())
@@ -352,10 +358,88 @@ def model_to_dict(obj) -> dict:
             "preprocessing": preprocessing,
             # a regression tree's declared label bounds (None: read from the data, a leak row)
             **({"label_bounds": params.get("label_bounds")} if kind == "regression_tree" else {}),
+            # where each declaration came from (user / dp / data): --schema model.json keeps it
+            **sources,
         },
         "model": model.to_dict(),
         "extra": extra,
     }
+
+
+def _declaration_sources(est, model, ledger, bare: bool, kind: str, categories: dict, params: dict) -> dict:
+    """The source (``user``, ``dp``, ``data``) of every declaration a model file's schema holds
+    (docs/privacy.md, "Sources travel with values"): the source marked on the estimator's parameter
+    (:func:`dpmodels.validation.declared`); ``data`` when a leak row of the ledger names it; and,
+    for a value the parameters do not hold, ``data`` when there is no ledger to say otherwise (a
+    non-private learner reads what it is not given without a leak row), ``user`` when there is one
+    (a pandas ``CategoricalDtype`` is a declaration)."""
+    from .validation import leaked_declarations, source_of
+
+    raw = {} if bare else est.get_params(deep=False)
+    leaked = leaked_declarations(ledger.rows if ledger is not None else [])
+    no_ledger = ledger is None
+
+    def src(value, leak: bool, *, default_public: bool = False) -> str:
+        if leak:
+            return "data"
+        if value is not None:
+            return source_of(value)
+        return "user" if (default_public or not no_ledger) else "data"
+
+    out: dict = {}
+    if kind != "regression_tree":
+        binary_default = kind == "rule_list" and [py_scalar(c) for c in model.classes] == [0, 1]
+        out["classes_source"] = src(raw.get("classes"), leaked["classes"], default_public=binary_default)
+    else:
+        out["label_bounds_source"] = src(raw.get("label_bounds"), leaked["label_bounds"])
+    if raw.get("n_public") is not None:
+        out["n_public_source"] = src(raw.get("n_public"), leaked["n_public"])
+    if kind == "rule_list":
+        return out
+
+    def entry(decl, j, name):
+        if isinstance(decl, dict):
+            return decl.get(name, decl.get(j))
+        return decl
+
+    cols: dict = {}
+    cat_decl, bounds_decl = raw.get("categories"), raw.get("bounds")
+    for j, name in enumerate(model.feature_names):
+        if name in categories:
+            spec: dict = {"kind": "categorical", "categories": categories[name]}
+            spec["source"] = src(entry(cat_decl, j, name), name in leaked["columns"])
+        else:
+            spec = {"kind": "numerical"}
+            b = entry(bounds_decl, j, name)
+            if b is not None:
+                spec["source"] = src(b, name in leaked["columns"] or leaked["all_bounds"])
+            else:  # no declared bounds: the kind only (numbers, by the learner's rule)
+                spec["source"] = "data" if (no_ledger or name in leaked["columns"]) else "user"
+        cols[name] = spec
+    out["column_sources"] = {c: spec["source"] for c, spec in cols.items()}
+    return out
+
+
+def _merge_schema(schema: dict, extra: dict) -> None:
+    """``schema_extra`` over a file's schema, keeping the worse source of each declaration (the
+    caller's or what the estimator's parameters and ledger say)."""
+    from .validation import worst_source
+
+    for k, v in extra.items():
+        if k.endswith("_source") and k in schema:
+            schema[k] = worst_source(schema[k], v)
+        elif k == "columns" and isinstance(v, dict):
+            known = schema.get("column_sources") or {}
+            schema[k] = {
+                c: (
+                    {**spec, "source": worst_source(spec.get("source", "user"), known.get(c, "user"))}
+                    if isinstance(spec, dict)
+                    else spec
+                )
+                for c, spec in v.items()
+            }
+        else:
+            schema[k] = v
 
 
 def save_model(obj, path, *, indent: int = 2, schema_extra: dict | None = None) -> Path:
@@ -367,7 +451,7 @@ def save_model(obj, path, *, indent: int = 2, schema_extra: dict | None = None) 
     p = check_output_path(path)
     doc = model_to_dict(obj)
     if schema_extra:
-        doc["schema"].update({k: json_safe(v) for k, v in schema_extra.items()})
+        _merge_schema(doc["schema"], {k: json_safe(v) for k, v in schema_extra.items()})
     text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
     try:

@@ -88,6 +88,13 @@ __all__ = [
     "resolve_n",
     "warn_if_delta_large",
     "check_X_shape",
+    "SOURCES",
+    "declared",
+    "source_of",
+    "worst_source",
+    "sourced_declarations",
+    "record_declaration_sources",
+    "leaked_declarations",
 ]
 
 UNKNOWN_CATEGORY = -1
@@ -852,6 +859,198 @@ def warn_if_delta_large(delta: float, n_public) -> None:
             UserWarning,
             stacklevel=3,
         )
+
+
+# --------------------------------------------------------------------------- sources
+# Where a declared value came from (docs/privacy.md, "Sources travel with values"): ``user`` (public
+# knowledge: a declaration), ``data`` (read from the private records: a leak wherever it is used),
+# ``dp`` (a differentially private release, e.g. ``dpmodels schema draft --epsilon``: a declaration
+# whose cost is the draft's ledger, which must travel with it).
+SOURCES = ("user", "dp", "data")  # in order of rank: the worst source of two values is the later
+
+
+def worst_source(*sources) -> str:
+    """The source of a value built from values of these sources (``data`` > ``dp`` > ``user``)."""
+    ranks = [SOURCES.index(s) if s in SOURCES else len(SOURCES) - 1 for s in sources]
+    return SOURCES[max(ranks, default=0)]
+
+
+class _SourcedList(list):
+    """A declared list (classes, categories, a pair of bounds) that remembers its source."""
+
+    def __init__(self, values=(), source: str = "user", release: str | None = None):
+        super().__init__(values)
+        self.source, self.release = source, release
+
+    def __reduce__(self):  # copy, deepcopy (scikit-learn's clone) and pickle keep the source
+        return (type(self), (list(self), self.source, self.release))
+
+
+class _SourcedTuple(tuple):
+    source: str
+    release: str | None
+
+    def __new__(cls, values=(), source: str = "user", release: str | None = None):
+        obj = super().__new__(cls, values)
+        obj.source, obj.release = source, release
+        return obj
+
+    def __reduce__(self):
+        return (type(self), (tuple(self), self.source, self.release))
+
+
+class _SourcedInt(int):
+    source: str
+    release: str | None
+
+    def __new__(cls, value=0, source: str = "user", release: str | None = None):
+        obj = super().__new__(cls, value)
+        obj.source, obj.release = source, release
+        return obj
+
+    def __reduce__(self):
+        return (type(self), (int(self), self.source, self.release))
+
+
+class _SourcedFloat(float):
+    source: str
+    release: str | None
+
+    def __new__(cls, value=0.0, source: str = "user", release: str | None = None):
+        obj = super().__new__(cls, value)
+        obj.source, obj.release = source, release
+        return obj
+
+    def __reduce__(self):
+        return (type(self), (float(self), self.source, self.release))
+
+
+def declared(value, source: str = "user", release: str | None = None):
+    """``value`` marked with its source, for an estimator parameter (``classes=``, ``categories=``,
+    ``bounds=``, ``cut_points=``, ``label_bounds=``, ``n_public=``).
+
+    The marked value behaves as the value (a list, a tuple, a number; a dict's values are marked
+    one by one) and keeps its source through ``get_params``, ``clone``, copies and pickles. Every
+    private estimator reads the sources when its fit starts (:func:`record_declaration_sources`):
+    a ``data`` value is a leak row naming it, a ``dp`` value is a declaration whose cost is the
+    release ``release`` (its ledger must be merged into the fit's: a :class:`PrivateSchema`'s
+    ``attach`` or a shared accountant). A model file written by :func:`dpmodels.io.save_model`
+    records each source.
+    """
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {k: declared(v, source, release) for k, v in value.items()}
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"a declared value cannot be a bool: {value!r}")
+    if isinstance(value, (numbers.Integral,)):
+        return _SourcedInt(int(value), source, release)
+    if isinstance(value, numbers.Real):
+        return _SourcedFloat(float(value), source, release)
+    if isinstance(value, tuple):
+        return _SourcedTuple(value, source, release)
+    if isinstance(value, (list, np.ndarray, pd.Index, pd.Series)):
+        return _SourcedList(list(value.tolist() if hasattr(value, "tolist") else value), source, release)
+    raise TypeError(f"cannot mark a {type(value).__name__} with a source")
+
+
+def source_of(value) -> str:
+    """The source of a declared value: what :func:`declared` marked, else ``user``."""
+    s = (
+        getattr(value, "source", "user")
+        if isinstance(value, (_SourcedList, _SourcedTuple, _SourcedInt, _SourcedFloat))
+        else "user"
+    )
+    return s if s in SOURCES else "data"
+
+
+# the names under which a declaration appears in ledger rows (and model files): one per declaration
+_SCALAR_DECLARATIONS = (
+    ("classes", "label set (classes)"),
+    ("label_bounds", "label bounds"),
+    ("n_public", "training-set size n"),
+)
+_PER_FEATURE_DECLARATIONS = (("categories", "categories"), ("bounds", "bounds"), ("cut_points", "cut points"))
+
+
+def sourced_declarations(params: dict) -> list[tuple[str, str, str | None]]:
+    """``(name, source, release)`` of every declared value in an estimator's ``params`` whose
+    source is not ``user``; ``name`` is how ledger rows and model files name it (``"label set
+    (classes)"``, ``"categories of feature 'job'"``, ``"bounds of the numerical features"``)."""
+    out = []
+    for key, name in _SCALAR_DECLARATIONS:
+        v = params.get(key)
+        if v is not None and source_of(v) != "user":
+            out.append((name, source_of(v), getattr(v, "release", None)))
+    for key, what in _PER_FEATURE_DECLARATIONS:
+        v = params.get(key)
+        if isinstance(v, dict):
+            for f, x in v.items():
+                if x is not None and source_of(x) != "user":
+                    out.append((f"{what} of feature {str(f)!r}", source_of(x), getattr(x, "release", None)))
+        elif v is not None and source_of(v) != "user":
+            out.append((f"{what} of the numerical features", source_of(v), getattr(v, "release", None)))
+    return out
+
+
+def record_declaration_sources(ledger, params: dict, releases=()) -> None:
+    """Record in ``ledger`` what the sources of the declared ``params`` cost, before anything is
+    read (called by :func:`dpmodels.privacy.accountant.ledger_for_fit`, the helper every private
+    estimator's fit starts with): a ``data`` value is a leak row naming it; a ``dp`` value whose
+    release is not among ``releases`` (the releases merged into this fit: provenance carried by
+    ``X``, or an accountant's) is a leak row too (a DP value whose cost is not in the ledger
+    proves nothing)."""
+    if ledger is None:
+        return
+    known = set(releases)
+    for name, source, release in sourced_declarations(params):
+        if source == "data":
+            ledger.record_leak(
+                name,
+                "A declared value marked source: data (read from the private records, e.g. by a draft "
+                "or a non-private fit): replace it with public knowledge to keep the fit private.",
+            )
+        elif release is None or release not in known:
+            ledger.record_leak(
+                f"{name} (a DP-drafted value whose draft ledger was not merged)",
+                "Pass the draft's ledger with it (PrivateSchema.attach(X) or the draft's accountant).",
+            )
+
+
+_NAMED = r"(?:feature|column) ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+_COLUMN_LEAK = re.compile(r"(categories|bounds|cut points|quantiles|kind)[^']*? of " + _NAMED)
+
+
+def leaked_declarations(rows) -> dict:
+    """What ledger rows say was read from the data: ``{"classes": bool, "label_bounds": bool,
+    "n_public": bool, "all_bounds": bool, "columns": set of feature names}`` (each leak row's text
+    parsed; a conservative reading: any leak row naming a column marks that column's declaration
+    as read from the data). Used for model files, old ones included, whose declarations carry no
+    source."""
+    import ast
+
+    columns: set[str] = set()
+    out: dict = {"classes": False, "label_bounds": False, "n_public": False, "all_bounds": False, "columns": columns}
+    for r in rows:
+        if getattr(r, "composition", None) != "leak":
+            continue
+        what = str(r.what)
+        if "label set" in what:
+            out["classes"] = True
+        if "label bounds" in what:
+            out["label_bounds"] = True
+        if "training-set size n" in what:
+            out["n_public"] = True
+        if "bounds of the numerical features" in what:
+            out["all_bounds"] = True
+        for m in _COLUMN_LEAK.finditer(what):
+            try:
+                columns.add(str(ast.literal_eval(m.group(2))))
+            except (ValueError, SyntaxError):
+                continue
+    return out
 
 
 # --------------------------------------------------------------------------- sample weights

@@ -826,7 +826,14 @@ def _binarizer_pipeline(args, X, dec: Declarations):
     learner = _rule_list_estimator(args, dec, args.epsilon)
     _, delta = learner._resolve_params()  # the learner's δ (0 for pure mechanisms): the budget's
     share = args.binarizer_share if need else 0.0
-    acc = BudgetAccountant(args.epsilon, delta)
+    # a DP-drafted schema's releases are charged to the same accountant when the learner merges them
+    # (the draft's ledger travels with X): the pipeline's total is draft + fit
+    drafted = dec.draft is not None and dec.dp_sourced()
+    led0 = dec.draft["ledger"] if drafted and dec.draft is not None else None
+    acc = BudgetAccountant(
+        args.epsilon + (led0.epsilon if led0 is not None else 0.0),
+        delta + (led0.delta if led0 is not None else 0.0),
+    )
     binarizer = Binarizer(
         cut_points=cuts or None,
         n_bins=args.n_bins,
@@ -940,7 +947,13 @@ def cmd_fit(args) -> int:
     if args.out is not None:
         check_output_path(args.out)
     if is_parquet(args.data):
-        return _fit_parquet(args, _declarations(args))
+        dec = _declarations(args)
+        if dec.dp_sourced():
+            raise UsageError(
+                "a DP-drafted schema (source: dp) is not yet supported with Parquet data: fit the CSV, "
+                "or declare the values (source: user)"
+            )
+        return _fit_parquet(args, dec)
     if not is_bundled(args.data):
         check_readable(args.data)
     from ..guards import ResourceLimitError
@@ -948,6 +961,7 @@ def cmd_fit(args) -> int:
     dec = _declarations(args)
     with _limits(args):  # --max-memory sets the CSV's batch size too
         X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
+    X = _with_draft(X, dec)
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
     if args.model in TREES + REGRESSORS:
         steps, est = [], _tree_estimator(args, X, dec)
@@ -1015,10 +1029,33 @@ def cmd_fit(args) -> int:
     if args.out is not None:
         from .schema import schema_document
 
-        extra = {"label": dec.label, "columns": schema_document(dec, _saved_columns(X, dec))["columns"]}
+        sch = schema_document(dec, _saved_columns(X, dec), explicit_sources=True)
+        # the label, each column's declaration and every source (user / dp / data), and the DP
+        # draft's ledger: --schema model.json reuses them, never turning a data value into a declaration
+        extra = {k: v for k, v in sch.items() if k in ("columns", "draft") or k.endswith("_source")}
+        extra["label"] = dec.label
         path = save_model(model, args.out, schema_extra=extra)
         print(f"\nmodel written to {path}")
     return 0
+
+
+def _with_draft(X, dec: Declarations):
+    """``X`` carrying the DP draft's release when the fit uses its values (``source: dp``): the
+    learner merges the draft's ledger into its own (dpmodels.privacy.accountant, "Earlier releases
+    travel with their output"), so the model's totals and verdict are draft + fit."""
+    if dec.draft is None or not dec.dp_sourced():
+        return X
+    from ..privacy.accountant import PROVENANCE_ATTR
+
+    X = X.copy(deep=False)
+    record = {
+        "owner": "schema draft",
+        "id": dec.draft["id"],
+        "accountant": None,
+        "ledger": dec.draft["ledger"].to_dict(),
+    }
+    X.attrs[PROVENANCE_ATTR] = [record]
+    return X
 
 
 def _saved_columns(X, dec: Declarations) -> list:

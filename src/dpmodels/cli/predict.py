@@ -232,6 +232,8 @@ def _schema_of_model(model):
             b = bounds.get(c) or spec.get("bounds")
             d.bounds = tuple(b) if b else None
             d.cut_points = spec.get("cut_points")
+        if spec.get("source") == "dp":
+            d.source = "dp"
         if (
             spec.get("source") == "data"
             or f"categories of feature {c!r}" in leaked

@@ -26,6 +26,11 @@ The schema file::
 A column with no declaration at all gets its kind from the data (numbers or not), which is a leak:
 a ``PrivacyLeakWarning`` and a leak row in the model's ledger.
 
+``dpmodels schema draft data.csv --label y --epsilon 0.1`` releases the schema with differential
+privacy (:mod:`dpmodels.data.private_schema`): every value is marked ``source: dp`` and the file
+holds the draft's ledger (a ``draft`` block), which a fit with the file merges into the model's
+ledger (total ε = draft + fit). A ``source: dp`` value without its draft block is refused.
+
 ``dpmodels schema draft data.csv --label y`` writes a starting point read from the file: every
 value taken from the data carries ``source: data``. A fit with such entries records each one as a
 leak, so a draft cannot launder data-derived bounds into a "private" model: the user reviews each
@@ -61,14 +66,19 @@ _TOP_KEYS = {
     "label_bounds",
     "label_bounds_source",
     "n_public",
+    "n_public_source",
     "columns",
+    "draft",
     "format",
 }
+SOURCES = ("user", "dp", "data")
 
 
 @dataclass
 class ColumnDecl:
-    """One column's declaration. ``source="data"`` marks values a draft read from the file."""
+    """One column's declaration and where it came from: ``source`` is ``user`` (public knowledge),
+    ``dp`` (a DP draft's release, ``schema draft --epsilon``) or ``data`` (read from the private
+    file: a leak wherever it is used). One source covers the column's kind and values."""
 
     kind: str
     bounds: tuple[float, float] | None = None
@@ -86,8 +96,20 @@ class Declarations:
     label_bounds: tuple[float, float] | None = None  # a regression label's public bounds
     label_bounds_source: str = "user"
     n_public: int | None = None
+    n_public_source: str = "user"
     columns: dict[str, ColumnDecl] = field(default_factory=dict)
     wildcard_bounds: tuple[float, float] | None = None  # --bounds '*=LO:HI'
+    # the DP draft whose releases the `source: dp` values are ({"id", "ledger"}; docs/privacy.md)
+    draft: dict | None = None
+
+    def dp_sourced(self) -> bool:
+        """Whether a value in use is a DP draft's release (its ledger must join the fit's)."""
+        return (
+            any(d.source == "dp" and d.kind != "drop" for d in self.columns.values())
+            or (self.classes is not None and self.classes_source == "dp")
+            or (self.label_bounds is not None and self.label_bounds_source == "dp")
+            or (self.n_public is not None and self.n_public_source == "dp")
+        )
 
     def kind(self, col: str) -> str | None:
         d = self.columns.get(col)
@@ -115,6 +137,8 @@ class Declarations:
             out.insert(0, "label set")
         if self.label_bounds is not None and self.label_bounds_source == "data":
             out.insert(0, "label bounds")
+        if self.n_public is not None and self.n_public_source == "data":
+            out.append("training-set size n (n_public)")
         return out
 
 
@@ -267,9 +291,7 @@ def _column(name, spec, path) -> ColumnDecl:
         )
     if kind not in KINDS:
         raise UsageError(f"{where}: kind must be one of {', '.join(KINDS)}")
-    source = spec.get("source", "user")
-    if source not in ("user", "data"):
-        raise UsageError(f"{where}: source must be 'data' (a draft's value) or absent")
+    source = _source(spec.get("source", "user"), f"{where}: source")
     d = ColumnDecl(kind=kind, source=source, integer=bool(spec.get("integer", False)))
     if kind == "numerical":
         if "bounds" in spec:
@@ -289,22 +311,97 @@ def _column(name, spec, path) -> ColumnDecl:
     return d
 
 
+def _source(v, where: str) -> str:
+    if v not in SOURCES:
+        raise UsageError(f"{where} must be one of {', '.join(SOURCES)} (a draft's value: data or dp)")
+    return v
+
+
+def _draft_block(v, where) -> dict:
+    """A DP draft's record (``draft: {id, ledger}``): the releases its ``source: dp`` values are."""
+    from ..privacy.ledger import PrivacyLedger
+
+    if not isinstance(v, dict) or not isinstance(v.get("id"), str) or not isinstance(v.get("ledger"), dict):
+        raise UsageError(f"{where}: draft must be a mapping with an id and the draft's ledger")
+    try:
+        led = PrivacyLedger.from_dict(v["ledger"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: the draft's ledger is malformed ({type(exc).__name__})") from None
+    return {"id": v["id"], "ledger": led}
+
+
+def _check_dp_sources(dec: Declarations, where) -> Declarations:
+    if dec.dp_sourced() and dec.draft is None:
+        raise UsageError(
+            f"{where}: values marked source: dp need the draft's ledger (the 'draft' block that "
+            "dpmodels schema draft --epsilon writes): without it their cost is unknown"
+        )
+    return dec
+
+
 def _from_model_document(doc, path) -> Declarations:
-    """The public schema of a model file written by ``dpmodels fit`` (or ``save_model``)."""
+    """The public schema of a model file written by ``dpmodels fit`` (or ``save_model``), each
+    value with its source (docs/privacy.md, "Sources travel with values"). A file's recorded
+    source is kept, and made ``data`` whenever a leak row of the file's ledger names the value.
+    Files written before sources were recorded are read conservatively: a value is ``data`` when a
+    leak row names it, or when the file has no ledger at all (a non-private learner reads what it
+    is not given without a row)."""
+    from ..validation import leaked_declarations, worst_source
+
     sch = doc.get("schema") or {}
+    led = (doc.get("privacy") or {}).get("ledger")
+    rows = []
+    if isinstance(led, dict):
+        from ..privacy.ledger import PrivacyLedger
+
+        try:
+            rows = PrivacyLedger.from_dict(led).rows
+        except (KeyError, TypeError, ValueError):
+            raise UsageError(f"--schema {str(path)!r}: the model file's ledger is malformed") from None
+    leaked = leaked_declarations(rows)
+    unknown = "data" if not isinstance(led, dict) else "user"  # no ledger: nothing says it was declared
+
+    def src(key, leak):
+        recorded = sch.get(key)
+        s = _source(recorded, f"{path}: {key}") if recorded is not None else unknown
+        return "data" if leak else s
+
     dec = Declarations(label=sch.get("label"), classes=sch.get("classes"), n_public=sch.get("n_public"))
+    if dec.classes is not None:
+        dec.classes_source = src("classes_source", leaked["classes"])
     if sch.get("label_bounds") is not None:
         dec.label_bounds = _as_bounds(sch["label_bounds"], f"{path}: label_bounds")
+        dec.label_bounds_source = src("label_bounds_source", leaked["label_bounds"])
+    if dec.n_public is not None:
+        dec.n_public_source = src("n_public_source", leaked["n_public"])
+    if sch.get("draft") is not None:
+        dec.draft = _draft_block(sch["draft"], path)
+    recorded = sch.get("column_sources")
+    recorded_cols: dict = recorded if isinstance(recorded, dict) else {}
+
+    def col_source(c, d: ColumnDecl, spec_has_source: bool) -> str:
+        leak = c in leaked["columns"] or (leaked["all_bounds"] and d.kind == "numerical")
+        s = d.source if spec_has_source else unknown
+        if c in recorded_cols:
+            s = worst_source(s, _source(recorded_cols[c], f"{path}: column_sources"))
+        return "data" if leak else s
+
     cols = sch.get("columns")
     if isinstance(cols, dict):
         for c, spec in cols.items():
-            dec.columns[str(c)] = _column(str(c), spec, path)
-        return dec
+            d = _column(str(c), spec, path)
+            d.source = col_source(str(c), d, isinstance(spec, dict) and "source" in spec)
+            dec.columns[str(c)] = d
+        return _check_dp_sources(dec, path)
     for c, v in (sch.get("categories") or {}).items():
-        dec.columns[str(c)] = ColumnDecl("categorical", categories=list(v))
+        d = ColumnDecl("categorical", categories=list(v))
+        d.source = col_source(str(c), d, False)
+        dec.columns[str(c)] = d
     for c, v in (sch.get("bounds") or {}).items():
-        dec.columns[str(c)] = ColumnDecl("numerical", bounds=_as_bounds(v, f"{path}: bounds of {c!r}"))
-    return dec
+        d = ColumnDecl("numerical", bounds=_as_bounds(v, f"{path}: bounds of {c!r}"))
+        d.source = col_source(str(c), d, False)
+        dec.columns[str(c)] = d
+    return _check_dp_sources(dec, path)
 
 
 def read_schema_file(path) -> Declarations:
@@ -342,25 +439,24 @@ def read_schema_file(path) -> Declarations:
     dec = Declarations(label=doc.get("label"))
     if doc.get("classes") is not None:
         dec.classes = _as_list(doc["classes"], f"{p}: classes")
-        dec.classes_source = doc.get("classes_source", "user")
-        if dec.classes_source not in ("user", "data"):
-            raise UsageError(f"{p}: classes_source must be 'data' (a draft's value) or absent")
+        dec.classes_source = _source(doc.get("classes_source", "user"), f"{p}: classes_source")
     if doc.get("label_bounds") is not None:
         dec.label_bounds = _as_bounds(doc["label_bounds"], f"{p}: label_bounds")
-        dec.label_bounds_source = doc.get("label_bounds_source", "user")
-        if dec.label_bounds_source not in ("user", "data"):
-            raise UsageError(f"{p}: label_bounds_source must be 'data' (a draft's value) or absent")
+        dec.label_bounds_source = _source(doc.get("label_bounds_source", "user"), f"{p}: label_bounds_source")
     if doc.get("n_public") is not None:
         n = doc["n_public"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise UsageError(f"{p}: n_public must be a positive integer")
         dec.n_public = n
+        dec.n_public_source = _source(doc.get("n_public_source", "user"), f"{p}: n_public_source")
+    if doc.get("draft") is not None:
+        dec.draft = _draft_block(doc["draft"], p)
     cols = doc.get("columns") or {}
     if not isinstance(cols, dict):
         raise UsageError(f"{p}: columns must be a mapping from column name to its declaration")
     for c, spec in cols.items():
         dec.columns[str(c)] = _column(str(c), spec, p)
-    return dec
+    return _check_dp_sources(dec, p)
 
 
 def apply_options(dec: Declarations, args) -> Declarations:
@@ -372,7 +468,7 @@ def apply_options(dec: Declarations, args) -> Declarations:
     if getattr(args, "label_bounds", None) is not None:
         dec.label_bounds, dec.label_bounds_source = tuple(args.label_bounds), "user"
     if args.n_public is not None:
-        dec.n_public = args.n_public
+        dec.n_public, dec.n_public_source = args.n_public, "user"
     for c in args.drop:
         dec.columns[c] = ColumnDecl("drop")
     for c in args.binary:
@@ -402,21 +498,25 @@ def apply_options(dec: Declarations, args) -> Declarations:
     return dec
 
 
-def schema_document(dec: Declarations, columns=None) -> dict:
-    """The schema file's mapping (what ``schema draft`` writes and ``show`` prints)."""
+def schema_document(dec: Declarations, columns=None, *, explicit_sources: bool = False) -> dict:
+    """The schema file's mapping (what ``schema draft`` writes and ``show`` prints). A source is
+    written when it is not ``user``, or always with ``explicit_sources`` (model files: a reader
+    then tells a declared value from one of a file written before sources were recorded)."""
     doc: dict = {}
     if dec.label is not None:
         doc["label"] = dec.label
     if dec.classes is not None:
         doc["classes"] = list(dec.classes)
-        if dec.classes_source == "data":
-            doc["classes_source"] = "data"
+        if dec.classes_source != "user" or explicit_sources:
+            doc["classes_source"] = dec.classes_source
     if dec.label_bounds is not None:
         doc["label_bounds"] = [float(b) for b in dec.label_bounds]
-        if dec.label_bounds_source == "data":
-            doc["label_bounds_source"] = "data"
+        if dec.label_bounds_source != "user" or explicit_sources:
+            doc["label_bounds_source"] = dec.label_bounds_source
     if dec.n_public is not None:
         doc["n_public"] = dec.n_public
+        if dec.n_public_source != "user" or explicit_sources:
+            doc["n_public_source"] = dec.n_public_source
     cols = {}
     for c in columns if columns is not None else dec.columns:
         d = dec.columns.get(c)
@@ -434,10 +534,12 @@ def schema_document(dec: Declarations, columns=None) -> dict:
             spec["categories"] = list(d.categories)
         if d.integer:
             spec["integer"] = True
-        if d.source == "data":
-            spec["source"] = "data"
+        if d.source != "user" or explicit_sources:
+            spec["source"] = d.source
         cols[c] = spec
     doc["columns"] = cols
+    if dec.draft is not None:
+        doc["draft"] = {"id": dec.draft["id"], "ledger": dec.draft["ledger"].to_dict()}
     return doc
 
 
@@ -453,7 +555,10 @@ def dump_yaml(doc: dict) -> str:
 
     def _represent_dict(dumper, data):
         # column declarations on one line each, the top level in block style
-        flow = all(not isinstance(v, dict) for v in data.values())
+        flow = all(
+            not isinstance(v, dict) and not (isinstance(v, list) and any(isinstance(x, dict) for x in v))
+            for v in data.values()
+        )
         return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=flow)
 
     def _represent_list(dumper, data):
@@ -519,24 +624,123 @@ def draft_schema(df, label: str | None, *, max_categories: int = 100, regression
     return dec
 
 
+DP_DRAFT_HEADER = """\
+# dpmodels schema draft of {path}, released with differential privacy: (ε={eps:g}, δ={delta:g}) in total.
+# Every value marked `source: dp` is a DP release; the `draft` block is its ledger. Keep the block with
+# the values: a fit with this file adds the draft's (ε, δ) to the model's ledger (total = draft + fit).
+# Values you replace with public knowledge: set their source to user (or delete the source line).
+{note}"""
+
+
+def private_declarations(ps, label: str | None, columns) -> Declarations:
+    """A :class:`~dpmodels.data.private_schema.PrivateSchema` as declarations: every released
+    value ``source: dp``, the draft's ledger in ``draft``."""
+    dec = Declarations(label=label, draft={"id": ps.release_id, "ledger": ps.ledger})
+    if ps.classes is not None:
+        dec.classes, dec.classes_source = list(ps.classes), ps.source("classes")
+    if ps.label_bounds is not None:
+        dec.label_bounds, dec.label_bounds_source = tuple(ps.label_bounds), "dp"
+    for c in columns:
+        if c == label:
+            continue
+        kind = ps.kinds[c]
+        src = ps.source(f"column {c}")
+        if kind == "numerical":
+            dec.columns[c] = ColumnDecl("numerical", bounds=tuple(ps.bounds[c]), source=src)
+        elif kind == "categorical":
+            dec.columns[c] = ColumnDecl("categorical", categories=list(ps.categories[c]), source=src)
+        else:
+            dec.columns[c] = ColumnDecl(kind, source=src)
+    return dec
+
+
+def _dp_draft(args, df) -> str:
+    """``schema draft --epsilon``: the YAML text of a DP draft (docs/privacy.md, "DP schema draft")."""
+    import warnings
+
+    from ..data.private_schema import draft_private_schema
+
+    if args.max_categories is not None:
+        raise UsageError(
+            "--max-categories applies to the non-private draft; a DP draft keeps the values that clear its threshold"
+        )
+    if args.random_state is not None:
+        warnings.warn(
+            "--random-state seeds the noise: the draft is NOT private against whoever knows the seed",
+            UserWarning,
+            stacklevel=2,
+        )
+    if args.classes is not None and (args.label is None or args.regression):
+        raise UsageError("--classes declares the label set of a classification label: it needs --label COL")
+    y = df[args.label] if args.label is not None else None
+    X = df.drop(columns=[args.label]) if args.label is not None else df
+    kinds = {c: "drop" for c in args.drop}
+    for c in args.drop:
+        if c not in X.columns:
+            raise UsageError(f"--drop {c!r} is not a column of {args.data!r}")
+    try:  # every check of the draft runs before its first release
+        ps = draft_private_schema(
+            X,
+            y,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            classes=args.classes,
+            regression=bool(args.regression),
+            kinds=kinds,
+            search_range=args.search_range,
+            random_state=args.random_state,
+        )
+    except ValueError as exc:
+        raise UsageError(f"schema draft --epsilon: {str(exc).splitlines()[0]}") from None
+    dec = private_declarations(ps, args.label, list(df.columns))
+    note = ""
+    if ps.classes is not None and len(ps.classes) < 2:
+        note = (
+            "# NOTE: fewer than 2 labels cleared the threshold (a fit needs the whole label set): declare it\n"
+            "# with --classes (public knowledge) or draft with a larger epsilon.\n"
+        )
+    if ps.drop:
+        note += f"# kind: drop for {len(ps.drop)} column(s) where no value cleared the threshold (identifiers, free text).\n"
+    head = DP_DRAFT_HEADER.format(path=args.data, eps=ps.ledger.epsilon, delta=ps.ledger.delta, note=note)
+    return head + dump_yaml(schema_document(dec, list(df.columns)))
+
+
 def cmd_schema_draft(args) -> int:
     import sys
 
     from ._common import read_csv_text
 
+    if args.epsilon is None and (args.delta is not None or args.classes is not None or args.drop):
+        raise UsageError("--delta, --classes and --drop belong to a DP draft: add --epsilon E")
+    if args.epsilon is not None and args.delta is None:
+        args.delta = 1e-6
     df = read_csv_text(args.data, sep=args.sep)
     if args.label is not None and args.label not in df.columns:
         raise UsageError(f"--label {args.label!r} is not a column of {args.data!r}")
     if args.regression and args.label is None:
         raise UsageError("--regression needs --label COL (the regression label)")
-    dec = draft_schema(df, args.label, max_categories=args.max_categories, regression=args.regression)
-    text = DRAFT_HEADER.format(path=args.data) + dump_yaml(schema_document(dec, list(df.columns)))
+    if args.epsilon is not None:
+        text = _dp_draft(args, df)
+    else:
+        k = 100 if args.max_categories is None else args.max_categories
+        dec = draft_schema(df, args.label, max_categories=k, regression=args.regression)
+        text = DRAFT_HEADER.format(path=args.data) + dump_yaml(schema_document(dec, list(df.columns)))
     if args.out is None:
         sys.stdout.write(text)
     else:
         Path(args.out).write_text(text, encoding="utf-8")
         print(f"schema draft written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _range(text: str):
+    lo, sep, hi = text.partition(":")
+    a, b = parse_number(lo), parse_number(hi)
+    if not sep or a is None or b is None or not (math.isfinite(a) and math.isfinite(b) and a < b):
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected LO:HI with finite numbers LO < HI, got {text!r}")
+    return (a, b)
 
 
 def add_parser(sub) -> None:
@@ -553,10 +757,12 @@ def add_parser(sub) -> None:
     d = one_line_errors(
         ss.add_parser(
             "draft",
-            help="read a CSV and write a schema draft to edit (every value read is marked source: data)",
-            description="Write a YAML schema draft read from the data. Every entry taken from the file is "
-            "marked `source: data`: a fit that keeps such entries records each as a leak. Review each, "
-            "replace it with public knowledge, and delete its source line.",
+            help="write a schema draft from a CSV: read as is (source: data, a leak) or with --epsilon (DP)",
+            description="Write a YAML schema draft of a CSV file. Without --epsilon every entry is read from "
+            "the file and marked `source: data`: a fit that keeps such entries records each as a leak; "
+            "review each, replace it with public knowledge, and delete its source line. With --epsilon E "
+            "the entries are released with differential privacy (`source: dp`, a private declaration) "
+            "and the draft's ledger is written with them: a fit with the file is charged draft + fit.",
         )
     )
     d.add_argument("data", metavar="DATA.csv", help="a CSV file with a header row")
@@ -572,9 +778,28 @@ def add_parser(sub) -> None:
     d.add_argument(
         "--max-categories",
         type=int,
-        default=100,
+        default=None,
         metavar="K",
-        help="text columns with more distinct values are marked kind: drop (default: 100)",
+        help="text columns with more distinct values are marked kind: drop (default: 100; non-private draft)",
     )
+    dp = d.add_argument_group(
+        "DP draft (--epsilon)",
+        "Release the schema with differential privacy: every value `source: dp`, the draft's ledger "
+        "in the file (a fit adds it to the model's ledger). Category lists and the label set are "
+        "thresholded noisy histograms: (ε, δ)-DP, a value of one record appears with probability <= δ.",
+    )
+    dp.add_argument("--epsilon", type=float, metavar="E", help="the draft's ε (e.g. 0.1 of your total)")
+    dp.add_argument("--delta", type=float, metavar="D", help="the draft's δ (default 1e-6: keep it well below 1/n)")
+    dp.add_argument("--classes", nargs="+", metavar="LABEL", help="the public label set (not released)")
+    dp.add_argument("--drop", nargs="+", default=[], metavar="COL", help="columns to leave out (not released)")
+    dp.add_argument(
+        "--search-range",
+        type=_range,
+        default=(-1e6, 1e6),
+        metavar="LO:HI",
+        help="the public range searched for numerical bounds (default -1e6:1e6; values beyond are clipped; "
+        "write --search-range=-10:10 when LO is negative)",
+    )
+    dp.add_argument("--random-state", type=int, default=None, help="seed the noise (reproducible, NOT private)")
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
     d.set_defaults(func=guarded(cmd_schema_draft))

@@ -580,8 +580,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
         out = pd.DataFrame(data, columns=list(self._columns), index=index)
         out.attrs[GROUPS_ATTR] = {k: dict(v) for k, v in self.groups_.items()}
         release = getattr(self, "_release", None)  # absent on a Binarizer loaded with from_dict
+        # earlier releases the input carries (a DP schema draft's) travel on with this one
+        carried = [dict(r) for r in (X.attrs.get(PROVENANCE_ATTR) or [])] if isinstance(X, pd.DataFrame) else []
         if release is not None:
-            out.attrs[PROVENANCE_ATTR] = [dict(release)]
+            carried = [r for r in carried if r.get("id") != release.get("id")] + [dict(release)]
+        if carried:
+            out.attrs[PROVENANCE_ATTR] = carried
         return out
 
     def get_feature_names_out(self, input_features=None):

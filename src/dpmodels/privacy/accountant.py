@@ -441,9 +441,14 @@ def ledger_for_fit(estimator, epsilon, delta=0.0, X=None) -> PrivacyLedger:
     acc = check_accountant(getattr(estimator, "accountant", None), name)
     prov = provenance_of(X) if X is not None else []
     if acc is not None:
-        return acc.request(epsilon, delta, owner=name, provenance=prov)
+        share = acc.request(epsilon, delta, owner=name, provenance=prov)
+        known = {p["id"] for p in prov} | set(acc.ledger.includes_releases)
+        _record_sources(estimator, share, known)
+        return share
     if not prov:
-        return PrivacyLedger(epsilon, delta)
+        led = PrivacyLedger(epsilon, delta)
+        _record_sources(estimator, led, ())
+        return led
     eps = 0.0 if _is_zero(epsilon) else check_epsilon(epsilon)
     d = check_delta(delta)
     base = PrivacyLedger(
@@ -453,7 +458,20 @@ def ledger_for_fit(estimator, epsilon, delta=0.0, X=None) -> PrivacyLedger:
     for p in prov:
         base.rows.extend(_prefixed(p))
     base.includes_releases = {p["id"] for p in prov}  # read by dpmodels.io (counted once)
-    return LedgerShare(eps, d, parent=base, owner=name)
+    share = LedgerShare(eps, d, parent=base, owner=name)
+    _record_sources(estimator, share, base.includes_releases)
+    return share
+
+
+def _record_sources(estimator, ledger, releases) -> None:
+    """The sources of the estimator's declared parameters (dpmodels.validation decides: a value
+    marked ``data`` is a leak row, a ``dp`` value needs its release merged into this fit)."""
+    get = getattr(estimator, "get_params", None)
+    if get is None:
+        return
+    from ..validation import record_declaration_sources
+
+    record_declaration_sources(ledger, get(deep=False), releases)
 
 
 def published_ledger(ledger: PrivacyLedger) -> PrivacyLedger:

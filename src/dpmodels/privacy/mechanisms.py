@@ -23,6 +23,8 @@ __all__ = [
     "laplace_vector",
     "gaussian_vector",
     "smooth_noisy_argmin",
+    "histogram_threshold",
+    "thresholded_histogram",
 ]
 
 
@@ -187,3 +189,53 @@ def smooth_noisy_argmin(
     else:
         raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")
     return int(np.argmin(s + z))
+
+
+def histogram_threshold(epsilon, delta) -> int:
+    """The smallest integer τ >= 2 such that a key held by one record clears ``1 + Z >= τ`` with
+    probability at most δ, for Z two-sided geometric noise of scale 1/ε.
+
+    With α = e^{-ε}, P[Z >= k] = α^k / (1 + α) for k >= 1, so τ − 1 = ⌈ln(1 / (δ(1 + α))) / ε⌉.
+    A public function of (ε, δ) only."""
+    eps = check_epsilon(epsilon)
+    d = float(delta)
+    if not (0.0 < d < 1.0):
+        raise ValueError(f"a thresholded histogram needs 0 < delta < 1, got {delta!r}")
+    alpha = float(np.exp(-eps))
+    k = int(np.ceil(np.log(1.0 / (d * (1.0 + alpha))) / eps))
+    tau = 1 + max(k, 1)
+    # guard the rounding of the logarithm: the bound must hold as computed in doubles too
+    while alpha ** (tau - 1) / (1.0 + alpha) > d:
+        tau += 1
+    return tau
+
+
+def thresholded_histogram(counts: dict, epsilon, delta, rng, *, ledger: PrivacyLedger | None = None, what="keys"):
+    """The keys of a histogram over a **data-defined** key set whose noisy count clears a
+    threshold: (ε, δ)-DP (the stability-based histogram; docs/privacy.md, "DP schema draft").
+
+    ``counts``: ``{key: exact integer count >= 1}`` of the keys present in the data (a category
+    list, a label set). Each count gets two-sided geometric noise of scale 1/ε; a key is released
+    when its noisy count is at least :func:`histogram_threshold` (ε, δ). Under add/remove of one
+    record either one present key's count moves by 1 (ε-DP: the geometric mechanism on a histogram
+    of L1 sensitivity 1, thresholding is post-processing) or a key held by that record only
+    appears, which happens with probability at most δ. Without δ > 0 no such release is DP: a
+    threshold alone never hides a key held by one record. Returns the released keys in the order
+    of ``counts`` (the noisy counts are not released)."""
+    eps = check_epsilon(epsilon)
+    tau = histogram_threshold(eps, delta)
+    keys = list(counts)
+    c = np.array([int(counts[k]) for k in keys], dtype=np.int64)
+    if np.any(c < 1):
+        raise ValueError("a thresholded histogram's counts are those of keys present in the data (>= 1)")
+    charge(
+        ledger,
+        what,
+        "thresholded geometric histogram",
+        eps,
+        float(delta),
+        sensitivity=1.0,
+        note=f"released: the keys whose count + DLap(1/ε) >= {tau}; a key of one record with probability <= δ",
+    )
+    noisy = c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
+    return [k for k, v in zip(keys, noisy) if v >= tau]
