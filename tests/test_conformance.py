@@ -11,7 +11,7 @@ with an ``epsilon`` parameter) that is not in :data:`CLASSES_TABLE` fails
 ``test_every_private_estimator_class_is_listed``; add its clean and leaking factories there. A new
 composition is not done until it has a case here: add a ``(name, build_clean, build_leaky)`` entry to
 :data:`COMPOSITIONS` (an in-memory fit) or a test beside the CLI / Parquet ones. Schema reuse by a
-model file is :data:`SCHEMA_REUSE` (the schema work of issue 23 #2 makes it pass).
+model file (CLI and library) is :data:`SCHEMA_REUSE`.
 """
 
 from __future__ import annotations
@@ -455,30 +455,40 @@ def test_cli_fit_undeclared_label_set_and_a_declared_schema_file(csv_path, tmp_p
     assert all(ln.startswith("PRIVATE") for ln in _verdict_lines(cap.out))
 
 
-# Schema reuse through a model file (issue 23 #2, the schema work): a model fitted without
-# --classes read its label set from the data; reusing that file as the schema must not launder it.
-SCHEMA_REUSE = [
-    pytest.param(
-        "model-file",
-        marks=pytest.mark.xfail(
-            strict=True, reason="issue 23 #2: declaration sources through model files (merged with the schema work)"
-        ),
-    ),
-]
+# Schema reuse (issue 23 #2): a model file whose declarations were read from the data, reused as the
+# schema of another fit, must not launder them: by a CLI model file (label set read from the data) and
+# by a library fit saved with save_model (categories read from the data). A fully declared file reused
+# the same way stays PRIVATE, so the test fails both ways.
+SCHEMA_REUSE = ["cli-model-file", "library-save-model", "declared-model-file"]
+
+
+def _schema_source_file(via, csv_path, tmp_path, capsys):
+    path = tmp_path / "source.json"
+    if via == "library-save-model":
+        from dpmodels.io import save_model
+        from dpmodels.tree import PrivaTreeClassifier
+
+        X, y = _raw()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds=BOUNDS, classes=CLASSES).fit(X, y)
+        save_model(est, path)  # its categories were read from the data
+        return path
+    decl = _cli_declarations() if via == "declared-model-file" else _cli_declarations()[3:]
+    code, _ = _cli_main("fit", "--data", str(csv_path), "--label", "label", "--model", "privatree", "--quiet",
+                        *decl, "--out", str(path), capsys=capsys)  # fmt: skip
+    assert code == 0
+    return path
 
 
 @pytest.mark.parametrize("via", SCHEMA_REUSE)
 def test_schema_reuse_keeps_data_sources(csv_path, tmp_path, capsys, via):
-    leak = tmp_path / "leak.json"
-    decl = _cli_declarations()
-    code, _ = _cli_main("fit", "--data", str(csv_path), "--label", "label", "--model", "privatree", "--quiet",
-                        *decl[3:], "--out", str(leak), capsys=capsys)  # fmt: skip
-    assert code == 0
+    source = _schema_source_file(via, csv_path, tmp_path, capsys)
     out = tmp_path / "reuse.json"
-    code, cap = _cli_main("fit", "--data", str(csv_path), "--schema", str(leak), "--model", "privatree",
-                          "--quiet", "--out", str(out), capsys=capsys)  # fmt: skip
+    code, cap = _cli_main("fit", "--data", str(csv_path), "--label", "label", "--schema", str(source), "--model",
+                          "privatree", "--quiet", "--out", str(out), capsys=capsys)  # fmt: skip
     assert code == 0, cap.err
-    assert json.loads(out.read_text())["privacy"]["is_private"] is False
+    assert json.loads(out.read_text())["privacy"]["is_private"] is (via == "declared-model-file")
 
 
 # ------------------------------------------------------------------------ partitioned input
