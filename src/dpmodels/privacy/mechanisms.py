@@ -23,6 +23,7 @@ __all__ = [
     "laplace_vector",
     "gaussian_vector",
     "smooth_noisy_argmin",
+    "discrete_gaussian_sums",
 ]
 
 
@@ -187,3 +188,18 @@ def smooth_noisy_argmin(
     else:
         raise ValueError(f"noise must be 'laplace' or 'cauchy', got {noise!r}")
     return int(np.argmin(s + z))
+
+
+def discrete_gaussian_sums(sums, sigma, rng):
+    """Integer sums (or counts) + discrete Gaussian noise N_Z(0, σ²) in every cell
+    (:func:`samplers.discrete_gaussian`).
+
+    ρ-zCDP for a vector of integer sums of L2 sensitivity Δ₂ when the caller calibrates
+    ``sigma = Δ₂/√(2ρ)`` (:func:`dpmodels.privacy.zcdp.gaussian_sigma_for_rho`; Canonne, Kamath &
+    Steinke 2020, Thm. 4). As :func:`discrete_laplace_counts`, the calibration and the ledger row
+    stay with the caller (zCDP composes in ρ, not in ε: the learner records the converted (ε, δ)
+    of the whole composition); this function only draws. Returns int64."""
+    c = np.asarray(sums)
+    if c.dtype.kind not in "iu":
+        raise ValueError("sums must be integers")
+    return c.astype(np.int64) + samplers.discrete_gaussian(sigma, c.shape, rng)
