@@ -471,11 +471,6 @@ class _AdditiveBase(BaseEstimator):
         _check_n_features(self, X, reset=False)
         return self.model_.encode(X)
 
-    def decision_function(self, X):
-        """The additive score of each row ((n,) for a binary classifier or a regressor, (n, K))."""
-        F = self.model_.decision_function_binned(self._binned(X))
-        return F[:, 0] if F.shape[1] == 1 else F
-
     @property
     def term_importances_(self):
         """Mean absolute score of each term, weighted by the noisy bin counts (post-processing)."""
@@ -614,13 +609,21 @@ class DPAdditiveClassifier(ClassifierMixin, _AdditiveBase):
         self.classes_ = self.model_.classes
         return self
 
+    def decision_function(self, X):
+        """The additive score of each row ((n,) for a binary classifier or a regressor, (n, K))."""
+        B = self._binned(X)  # first: NotFittedError on an unfitted estimator
+        F = self.model_.decision_function_binned(B)
+        return F[:, 0] if F.shape[1] == 1 else F
+
     def predict_proba(self, X):
         """Class probabilities: logistic (binary) or softmax (K classes) of the scores."""
-        return self.model_.predict_proba_binned(self._binned(X))
+        B = self._binned(X)  # first: NotFittedError on an unfitted estimator
+        return self.model_.predict_proba_binned(B)
 
     def predict(self, X):
         """The class of largest probability (argmax of :meth:`predict_proba`)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        P = self.predict_proba(X)  # first: NotFittedError on an unfitted estimator
+        return self.classes_[np.argmax(P, axis=1)]
 
 
 class DPAdditiveRegressor(RegressorMixin, _AdditiveBase):
@@ -697,8 +700,9 @@ class DPAdditiveRegressor(RegressorMixin, _AdditiveBase):
 
     def predict(self, X):
         """The additive score of each row, clipped to the label bounds."""
+        B = self._binned(X)  # first: NotFittedError on an unfitted estimator
         lo, hi = self.model_.label_bounds
-        return np.clip(self.model_.decision_function_binned(self._binned(X))[:, 0], lo, hi)
+        return np.clip(self.model_.decision_function_binned(B)[:, 0], lo, hi)
 
 
 # ====================================================================== the budget plan
