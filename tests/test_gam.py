@@ -293,15 +293,44 @@ def test_model_dict_round_trip_is_identical():
 def test_save_load_identical_predictions(tmp_path):
     from dpmodels.io import load_model, save_model
 
-    for est, X, y in [_fit(max_rounds=1), _fit(classes=[0, 1, 2], max_rounds=1)]:
+    for est, X, _y in [_fit(max_rounds=1), _fit(classes=[0, 1, 2], max_rounds=1)]:
         p = save_model(est, tmp_path / "gam.json")
         loaded = load_model(p)
         np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
         np.testing.assert_array_equal(loaded.predict_proba(X), est.predict_proba(X))
-        assert loaded.privacy_ledger_.is_private is False  # seeded: the file says so
+        assert loaded.privacy["is_private"] is False and loaded.privacy["noise_seeded"]  # seeded
+        assert loaded.privacy_ledger_.is_private  # every release is proven DP
         assert "intercept:" in str(loaded)
     X, y = _data()
     yr = 0.5 * X["age"].to_numpy()
     reg = DPAdditiveRegressor(epsilon=2.0, label_bounds=(0, 50), random_state=0, **DECL).fit(X, yr)
     loaded = load_model(save_model(reg, tmp_path / "reg.json"))
     np.testing.assert_array_equal(loaded.predict(X), reg.predict(X))
+
+
+def test_tampered_additive_files_raise_one_model_file_error(tmp_path, monkeypatch):
+    import json
+
+    import dpmodels.io
+    from dpmodels.io import ModelFileError, load_model, save_model
+
+    monkeypatch.setattr(dpmodels.io, "MAX_BINS", 200)  # the cap, small enough for a fast test
+
+    est, X, _ = _fit(max_rounds=1)
+    doc = json.loads(save_model(est, tmp_path / "m.json").read_text())
+
+    def bad(mutate, match):
+        d = json.loads(json.dumps(doc))
+        mutate(d)
+        p = tmp_path / "bad.json"
+        p.write_text(json.dumps(d))
+        with pytest.raises(ModelFileError, match=match) as e:
+            load_model(p)
+        assert "\n" not in str(e.value)
+
+    bad(lambda d: d["model"]["terms"].pop(), "one term")
+    bad(lambda d: d["model"]["cut_points"].update(age=list(range(300))), "bins")
+    bad(lambda d: d["model"]["terms"][0].__setitem__(0, ["x"]), "numbers")
+    bad(lambda d: d["model"]["cut_points"].update(age=[3, 2]), "increasing")
+    bad(lambda d: d["estimator"].update({"class": "dpmodels.gam.estimator.Nope"}), "not one of")
+    bad(lambda d: d.update(kind="tree"), "does not fit")
