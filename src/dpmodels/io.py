@@ -363,9 +363,8 @@ def model_to_dict(obj) -> dict:
         input_features = [str(c) for c in pre[0].feature_names_in_]
     else:
         input_features = [str(f) for f in model.feature_names]
-    from .tree.regression_model import RegressionTree
-
     from .gam.model import AdditiveModel
+    from .tree.regression_model import RegressionTree
 
     additive_regressor = isinstance(model, AdditiveModel) and not model.is_classifier
     if isinstance(model, AdditiveModel):
