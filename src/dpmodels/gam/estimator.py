@@ -169,6 +169,41 @@ class _AdditiveBase(BaseEstimator):
             share = float(self.histogram_share) if rounds > 0 else 1.0
         return rounds, share, eps_left
 
+    # ================================================================== checks before spending
+    def _budget_request(self):
+        """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`): no accountant."""
+        eps, delta = self._check_common()
+        return None, eps, delta
+
+    def _validate_before_spend(self, X, y):
+        """The checks of :meth:`fit` that need no release (parameters, labels against the declared
+        label set or bounds, declared categories, bounds and cut points), for
+        :mod:`dpmodels.pipeline` and the command line. ``X`` None: parameters and labels only."""
+        self._check_common()
+        name = type(self).__name__
+        y = check_y(y, name)
+        if self._loss == "squared":
+            _check_label_bounds(getattr(self, "label_bounds", None))
+            try:
+                yv = np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError("y must be numeric for a regressor") from None
+            if not np.all(np.isfinite(yv)):
+                raise ValueError("Input y contains NaN or infinity")
+        else:
+            resolve_classes(getattr(self, "classes", None), y, None)
+        if X is None:
+            return None
+        X, _, _ = check_X_shape(X, name, min_samples=0)
+        names, categorical, _ = resolve_categories(
+            X, self.categories, None, bounds=self.bounds, cut_points=self.cut_points
+        )
+        for key, vals in (self.cut_points or {}).items():
+            _check_cuts(vals, str(key))
+        if self.bounds is not None:
+            resolve_bounds(self.bounds, names, np.flatnonzero(~categorical))
+        return None
+
     # ================================================================== schema
     def _schema(self, X, ledger):
         """Names, kinds, categories, bounds and public cut points; raises before any release."""
