@@ -417,7 +417,10 @@ class _AdditiveBase(BaseEstimator):
             Hj = Hc[offs[j] : offs[j + 1]]
             model.bin_counts[j][:] = Hn[offs[j] : offs[j + 1]].sum(axis=1)
             if self.init == "naive-bayes":
-                logp = np.log((Hj + a) / (tot + a * nbins[j]))  # log P̃(bin | class)
+                # log P̃(bin | class), pseudo-counts in proportion to the class prior: an empty
+                # bin (or one whose counts are all noise) scores 0, not minus the prior log-odds
+                ac = a * K * tot / tot.sum()
+                logp = np.log((Hj + ac) / (tot + ac * nbins[j]))
                 model.terms[j][:] = (logp[:, 1] - logp[:, 0])[:, None] if K == 2 else logp
         if plan.rounds == 0:
             return
