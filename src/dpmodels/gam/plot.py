@@ -56,7 +56,7 @@ def plot_model(est, features=None, *, max_features: int = 15, ncols: int = 4, fi
     fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (3.6 * ncols, 2.8 * nrows + 0.6), squeeze=False)
     flat = axes.ravel()
     S = model.intercept.size
-    labels = ["score"] if S == 1 else [str(c) for c in model.classes]  # type: ignore[union-attr]
+    labels = ["score"] if S == 1 else [str(c) for c in model.classes]
     for ax, j in zip(flat, order):
         _panel(ax, model, j, labels)
     imp_ax = flat[len(order)]
