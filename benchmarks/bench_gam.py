@@ -85,6 +85,7 @@ def main(argv=None):
     ap.add_argument("--eps", nargs="+", type=float, default=[1.0])
     ap.add_argument("--splits", type=int, default=3)
     ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--markdown", action="store_true", help="print Markdown table rows")
     args = ap.parse_args(argv)
     grid = {}
     for kv in args.set:
@@ -116,6 +117,13 @@ def main(argv=None):
                 sc = np.asarray(scores)
                 se = sc.std(ddof=1) / np.sqrt(sc.size) if sc.size > 1 else float("nan")
                 metric = "R2" if regression else "AUC"
+                if args.markdown:
+                    print(
+                        f"| {name} | {eps:g} | {params or 'defaults'} | {metric} {sc.mean():.3f} ± {se:.3f} | "
+                        f"{np.mean(cpu):.3f} |",
+                        flush=True,
+                    )
+                    continue
                 print(
                     f"{name:12s} eps={eps:<5g} {params} {metric} {sc.mean():.4f} ± {se:.4f}  "
                     f"fit CPU {np.mean(cpu):.2f}s",

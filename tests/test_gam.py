@@ -334,3 +334,24 @@ def test_tampered_additive_files_raise_one_model_file_error(tmp_path, monkeypatc
     bad(lambda d: d["model"]["cut_points"].update(age=[3, 2]), "increasing")
     bad(lambda d: d["estimator"].update({"class": "dpmodels.gam.estimator.Nope"}), "not one of")
     bad(lambda d: d.update(kind="tree"), "does not fit")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    K=st.integers(3, 7),
+    clip=st.floats(0.05, 1.0),
+    logits=st.lists(st.floats(-30, 30), min_size=7, max_size=7),
+    y=st.integers(0, 6),
+)
+def test_gradient_sensitivity_bounds_every_rounded_record(K, clip, logits, y):
+    """One record's rounded gradient vector (what it adds to its bin's sums) is within the L1 and
+    L2 sensitivities the noise is calibrated to, for any model output p and label."""
+    from dpmodels.gam.estimator import GRADIENT_GRID, gradient_sensitivity
+    from dpmodels.gam.model import scores_to_proba
+
+    p = scores_to_proba(np.array([logits[:K]]))[0]
+    v = -p
+    v[y % K] += 1.0
+    g = np.rint(np.clip(v, -clip, clip) * (GRADIENT_GRID / clip))
+    l1, l2 = gradient_sensitivity(K, clip)
+    assert np.abs(g).sum() <= l1 and np.sqrt((g**2).sum()) <= l2 + 1e-9

@@ -49,3 +49,19 @@ def test_panels_and_errors(tmp_path):
         plot_model(est, features=["nope"])
     with pytest.raises(TypeError, match="dpmodels.gam"):
         plot_model(object())
+
+
+def test_readme_example_runs_as_written():
+    """The README's additive-model block, executed as written (printing silenced)."""
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("### An additive model: one shape function per column", 1)[1].split("\n### ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    ns: dict = {"print": lambda *a: None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no leak warning: every public input declared
+        exec(code, ns)
+    gam = ns["gam"]
+    assert gam.privacy_ledger_.is_private and gam.privacy_ledger_.epsilon_spent == pytest.approx(1.0)
+    plt.close("all")

@@ -23,10 +23,11 @@ the proofs are in docs/privacy.md, "Additive models"):
    ``± clip·(hi − lo)/2`` for a regressor — is rounded to a public integer grid, summed per bin of
    feature j (exact int64), and released with noise. One record changes **one bin of one feature's
    sums per release**, by at most the clip range: sensitivity Q (the grid units of the clip range;
-   2Q + K/2 in L1 and √2·Q + √K/2 in L2 for K ≥ 3 classes). The bin's term moves by
-   ``learning_rate · G̃_b / (h̃_b + λ)``, with h̃_b the Newton curvature from the released counts
-   and λ the noise's standard deviation (a public number: a bin whose sum is mostly noise moves
-   little). Post-processing of the releases; the rounds compose sequentially.
+   Q·min(2/c, K) + K/2 in L1 and Q·min(√2/c, √K) + √K/2 in L2 for K ≥ 3 classes and clip c,
+   :func:`gradient_sensitivity`). The bin's term moves by the Newton step shrunk towards 0 where
+   the sum is mostly noise, ``learning_rate · G̃_b·h_b / (h_b² + (s/τ)²)`` (h_b the curvature from
+   the released counts, s the noise's standard deviation, τ a public prior scale of one step):
+   post-processing of the releases; the rounds compose sequentially.
 
 **Noise and accounting.** ``delta=0`` (default): pure ε-DP, discrete Laplace noise on integer
 counts and sums, basic composition (the ledger sums the rows' ε). ``delta > 0``: discrete Gaussian
@@ -36,7 +37,8 @@ Cor. 13; :mod:`dpmodels.privacy.zcdp`) is (ε, δ)-DP — one ledger row for the
 note listing the parts. Everything else in the fit is public: no bounds, category lists, label set
 or stopping rule is read from the data (a missing declaration is read with a
 :class:`~dpmodels.privacy.PrivacyLeakWarning` and a leak row, :mod:`dpmodels.validation`), and the
-number of rounds is fixed in advance.
+number of rounds is fixed before the first round: declared, or a public rule on ε, δ, m and the
+declared ``n_public`` (or a noisy n, a DP release) — never a stopping rule on a private loss.
 """
 
 from __future__ import annotations
@@ -126,6 +128,25 @@ def default_histogram_share(rounds: int, delta: float) -> float:
     if rounds == 0:
         return 1.0
     return 0.5 if delta == 0 else 0.3
+
+
+def gradient_sensitivity(K: int, clip: float) -> tuple[int, float]:
+    """``(L1, L2)`` sensitivity, in grid units, of one feature's per-bin sums of the rounded
+    per-record gradients (docs/privacy.md, "Additive models").
+
+    Binary (one score): g = y − p clipped to [−c, c], scaled by Q/c and rounded: |rint(g·Q/c)| ≤ Q.
+    K ≥ 3 classes: v = e_y − p has Σ_k |v_k| = 2(1 − p_y) ≤ 2 and ‖v‖₂² = (1 − p_y)² + Σ_{k≠y} p_k²
+    ≤ 2(1 − p_y)² ≤ 2; clipping every coordinate to [−c, c] keeps these bounds and adds |v_k| ≤ c,
+    so ‖clip(v)‖₁ ≤ min(2, K·c) and ‖clip(v)‖₂ ≤ min(√2, c·√K); scaling by Q/c and rounding each
+    coordinate (|rint(a) − a| ≤ 1/2) gives L1 ≤ Q·min(2/c, K) + K/2 and L2 ≤ Q·min(√2/c, √K) + √K/2.
+    A record is in one bin: these are the sensitivities of the whole release.
+    """
+    Q = GRADIENT_GRID
+    if K == 2:
+        return Q, float(Q)
+    l1 = int(math.ceil(Q * min(2.0 / clip, K) + K / 2))
+    l2 = Q * min(math.sqrt(2.0) / clip, math.sqrt(K)) + math.sqrt(K) / 2
+    return l1, float(l2)
 
 
 class _AdditiveBase(BaseEstimator):
@@ -393,11 +414,7 @@ class _AdditiveBase(BaseEstimator):
         for j in range(m):
             H[offs[j] : offs[j + 1]] = np.bincount(Bn[:, j] * K + y_idx, minlength=nbins[j] * K).reshape(nbins[j], K)
         S = 1 if K == 2 else K
-        if K == 2:
-            sens_l1, sens_l2 = GRADIENT_GRID, float(GRADIENT_GRID)
-        else:
-            sens_l1 = int(math.ceil(2 * GRADIENT_GRID + K / 2))
-            sens_l2 = math.sqrt(2.0) * GRADIENT_GRID + math.sqrt(K) / 2
+        sens_l1, sens_l2 = gradient_sensitivity(K, float(self.clip))
         self._spend_rounds_and_histograms(
             plan,
             ledger,
