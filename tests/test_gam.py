@@ -355,3 +355,8 @@ def test_gradient_sensitivity_bounds_every_rounded_record(K, clip, logits, y):
     g = np.rint(np.clip(v, -clip, clip) * (GRADIENT_GRID / clip))
     l1, l2 = gradient_sensitivity(K, clip)
     assert np.abs(g).sum() <= l1 and np.sqrt((g**2).sum()) <= l2 + 1e-9
+
+
+def test_histogram_share_one_means_no_rounds_under_the_rule():
+    est, _, _ = _fit(histogram_share=1.0, epsilon=50.0)  # the rule alone would boost here
+    assert est.n_rounds_ == 0 and est.privacy_ledger_.epsilon_spent == pytest.approx(50.0)

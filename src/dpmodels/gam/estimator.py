@@ -78,6 +78,7 @@ GRADIENT_GRID = 1024
 _MAX_ROUNDS = 1000
 _TAU_LOGIT = 0.5  # prior sd of one bin's step, in logits (_shrunk_newton)
 _TAU_REG = 0.05  # the same for a regressor, as a share of the residual clip
+_NB_PSEUDO = 3.0  # the naive-Bayes pseudo-count, in standard deviations of the counts' noise
 _MAX_BINS = 1024
 
 _COMMON_CONSTRAINTS: dict = {
@@ -188,6 +189,8 @@ class _AdditiveBase(BaseEstimator):
             share = default_histogram_share(rounds, delta)
         else:
             share = float(self.histogram_share) if rounds > 0 else 1.0
+            if share >= 1.0:  # the whole budget declared for the histograms: no rounds (public)
+                rounds = 0
         return rounds, share, eps_left
 
     # ================================================================== checks before spending
@@ -425,7 +428,7 @@ class _AdditiveBase(BaseEstimator):
         )
         Hn = self._release(H, plan.hist_scale(float(m), math.sqrt(m)), plan, rng).astype(float)
         Hc = np.clip(Hn, 0.0, None)
-        a = max(plan.hist_sd, 0.5)  # pseudo-count: the noise's standard deviation (public)
+        a = _NB_PSEUDO * max(plan.hist_sd, 0.5)  # pseudo-count, in noise standard deviations (public)
         # class totals: every feature's histogram counts each record once; average them
         tot = np.clip(np.mean([Hc[offs[j] : offs[j + 1]].sum(axis=0) for j in range(m)], axis=0), 1.0, None)
         logprior = np.log(tot / tot.sum())
@@ -594,7 +597,7 @@ class DPAdditiveClassifier(ClassifierMixin, _AdditiveBase):
         The public label set, in order (``classes_``). None: read from y (a leak).
     histogram_share : float or None
         Share of ε (of ρ under zCDP) spent on the histogram pass. None: 0.5 under pure ε, 0.3
-        under zCDP (1 without rounds).
+        under zCDP (1 without rounds). 1: no rounds (with ``max_rounds > 0`` it is an error).
     quantile_share : float, default 0.1
         Share of ε spent on the DP quantiles when ``binning="quantile"``.
     clip : float in (0, 1], default 1.0
