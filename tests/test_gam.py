@@ -360,3 +360,64 @@ def test_gradient_sensitivity_bounds_every_rounded_record(K, clip, logits, y):
 def test_histogram_share_one_means_no_rounds_under_the_rule():
     est, _, _ = _fit(histogram_share=1.0, epsilon=50.0)  # the rule alone would boost here
     assert est.n_rounds_ == 0 and est.privacy_ledger_.epsilon_spent == pytest.approx(50.0)
+
+
+# ---------------------------------------------------------------------------- out of core
+@pytest.mark.parametrize("kind", ["classifier", "multiclass", "regressor"])
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_partitioned_fit_is_the_in_memory_fit(kind, delta):
+    """A source cut into uneven partitions gives the same model, ledger and budget as the frame in
+    memory under the same seed: every pass sums exact integers."""
+    from dpmodels.data.sources import InMemorySource
+
+    X, y = _data(n=300, seed=5)
+    if kind == "regressor":
+        y = 0.5 * X["age"].to_numpy() + (X["colour"] == "red") * 5.0
+        Est, extra = DPAdditiveRegressor, dict(label_bounds=(0, 60))
+    else:
+        if kind == "multiclass":
+            y = np.where(X["colour"] == "blue", 2, y)
+        Est, extra = DPAdditiveClassifier, dict(classes=[0, 1, 2] if kind == "multiclass" else [0, 1])
+    params = dict(epsilon=3.0, delta=delta, random_state=7, max_rounds=2, **DECL, **extra)
+    a = Est(**params).fit(X, y)
+    b = Est(**params).fit(InMemorySource(X, y, cuts=(17, 150, 151)))
+    for ta, tb in zip(a.model_.terms, b.model_.terms):
+        np.testing.assert_array_equal(ta, tb)
+    np.testing.assert_array_equal(a.model_.intercept, b.model_.intercept)
+    assert a.privacy_ledger_.to_dict() == b.privacy_ledger_.to_dict() and a.budget_ == b.budget_
+
+
+def test_partitioned_fit_needs_every_declaration_and_checks_before_release():
+    from dpmodels.data.sources import InMemorySource
+
+    X, y = _data(n=50)
+    src = InMemorySource(X, y, cuts=(20,))
+    with pytest.raises(ValueError, match="needs classes="):
+        DPAdditiveClassifier(**DECL).fit(src)
+    with pytest.raises(ValueError, match="needs bounds="):
+        DPAdditiveClassifier(classes=[0, 1], categories=DECL["categories"]).fit(src)
+    with pytest.raises(ValueError, match="quantile"):
+        DPAdditiveClassifier(classes=[0, 1], binning="quantile", **DECL).fit(src)
+    spent = []
+
+    class Spy(DPAdditiveClassifier):
+        def _release(self, *a, **k):
+            spent.append(1)
+            return super()._release(*a, **k)
+
+    bad = InMemorySource(X, np.where(np.arange(50) == 40, 7, y), cuts=(20,))  # a label in the 2nd partition
+    with pytest.raises(ValueError, match="outside the declared classes"):
+        Spy(classes=[0, 1], n_public=50, **DECL).fit(bad)
+    assert not spent
+
+
+def test_parquet_source_gives_the_in_memory_model(tmp_path):
+    pytest.importorskip("pyarrow")
+    from dpmodels.data import ParquetSource
+
+    X, y = _data(n=300, seed=6)
+    X.assign(y=y).to_parquet(tmp_path / "d.parquet", index=False)
+    params = dict(epsilon=2.0, classes=[0, 1], random_state=3, max_rounds=1, **DECL)
+    a = DPAdditiveClassifier(**params).fit(X, y)
+    b = DPAdditiveClassifier(**params).fit(ParquetSource(tmp_path / "d.parquet", label="y", batch_rows=64))
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))

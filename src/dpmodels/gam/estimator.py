@@ -50,6 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
 from .._params import Integral, Interval, Real, StrOptions, validate_params
+from ..data.sources import is_partitioned
 from ..privacy import samplers
 from ..privacy.ledger import PrivacyLedger, check_delta, check_epsilon
 from ..privacy.mechanisms import discrete_gaussian_sums, discrete_laplace_counts, noisy_count
@@ -289,10 +290,9 @@ class _AdditiveBase(BaseEstimator):
         ledger = PrivacyLedger(eps, delta)
         if regression:
             yv, lb = self._regression_labels(y, ledger)
-            classes, K = None, 1
+            classes = None
         else:
             classes, y_idx = resolve_classes(self.classes, y, ledger)
-            K = int(classes.size)
         names, categorical, cats, num, declared_cuts, bounds = self._schema(X, ledger)
         _check_feature_names(self, X, reset=True)
         _check_n_features(self, X, reset=True)
@@ -323,22 +323,7 @@ class _AdditiveBase(BaseEstimator):
             else:
                 c = self._public_cuts(j, lo, hi, declared_cuts, names[j] in integer)
             cuts[j] = np.asarray(c, dtype=float)
-        model = AdditiveModel(
-            names,
-            categorical,
-            cats,
-            cuts,
-            bounds,
-            [
-                np.zeros((len(cats[j]) + 1 if categorical[j] else cuts[j].size + 1, 1 if K <= 2 else K))
-                for j in range(m)
-            ],
-            np.zeros(1 if K <= 2 else K),
-            [np.zeros(len(cats[j]) + 1 if categorical[j] else cuts[j].size + 1) for j in range(m)],
-            classes=classes if not regression else None,
-            label_bounds=lb if regression else None,
-            integer_features=sorted(integer),
-        )
+        model = _new_model(names, categorical, cats, cuts, bounds, classes, lb if regression else None, integer)
         Bn = np.empty((n, m), dtype=np.int64)
         for j in range(m):
             if categorical[j]:
@@ -346,15 +331,99 @@ class _AdditiveBase(BaseEstimator):
                 Bn[:, j] = np.where(codes == UNKNOWN_CATEGORY, len(cats[j]), codes)
             else:
                 Bn[:, j] = model.bin_numbers(j, num[j])
+        lab = yv if regression else y_idx
+        hist = _hist_core(model, Bn, lab)
+        clip = float(self.clip)
+        return self._boost(
+            model, n, hist, lambda j: _grad_core(model, Bn, lab, j, clip), eps, delta, eps_q, ledger, rng
+        )
+
+    def _fit_source(self, X, y, sample_weight, regression: bool):
+        """:meth:`fit` on partitioned input (a :class:`dpmodels.data.ParquetSource`, a Dask
+        DataFrame): the same releases from the same exact integers, computed by count passes
+        (:func:`dpmodels.data.counts.counts`) — one for the histograms (every schema error
+        surfaces there, before any release), then one per (round, feature). The model equals the
+        in-memory fit's under the same seed. Every public input must be declared: nothing is read
+        from the data, not even with a leak row."""
+        from ..data.counts import counts
+        from ..data.sources import as_source, declared_schema
+
+        eps, delta = self._check_common()
+        name = type(self).__name__
+        if sample_weight is not None:
+            raise ValueError(f"{name}: sample_weight is not supported on partitioned input")
+        if self.binning == "quantile":
+            raise ValueError(f"{name}: binning='quantile' is not available on partitioned input; declare cut_points=")
+        if regression and self.label_bounds is None:
+            raise ValueError(f"{name}: partitioned input needs label_bounds=; they are not read from the data")
+        if not regression and self.classes is None:
+            raise ValueError(f"{name}: partitioned input needs classes=; the label set is not read from the data")
+        source = as_source(X, y)
+        schema = source.schema_frame()
+        names, categorical, cats = declared_schema(name, schema, self.categories, self.bounds, self.cut_points)
+        check_feature_keys(self.cut_points, names, "cut_points")
+        declared_cuts = {}
+        for key, vals in (self.cut_points or {}).items():
+            j = names.index(str(key)) if str(key) in names else int(key)
+            declared_cuts[j] = _check_cuts(vals, names[j])
+        num_idx = [int(j) for j in np.flatnonzero(~categorical)]
+        if self.bounds is None and any(j not in declared_cuts for j in num_idx):
+            raise ValueError(
+                f"{name}: partitioned input needs bounds= for its numerical features; they are not read from the data"
+            )
+        warn_if_delta_large(delta, self.n_public)
+        ledger = PrivacyLedger(eps, delta)
+        lb = _check_label_bounds(self.label_bounds) if regression else None
+        classes = None if regression else resolve_classes(self.classes, np.zeros(0, dtype=object), ledger)[0]
+        _check_feature_names(self, schema, reset=True)
+        _check_n_features(self, schema, reset=True)
+        if self.bounds is not None:
+            lo, hi = resolve_bounds(self.bounds, names, num_idx)
+            bounds = {j: (float(a), float(b)) for j, a, b in zip(num_idx, lo, hi)}
+        else:
+            bounds = {
+                j: (float(declared_cuts[j][0]), float(declared_cuts[j][-1])) if declared_cuts[j].size else (0.0, 0.0)
+                for j in num_idx
+            }
+        integer = set(_integer_features(self.bounds, names))
+        cuts = {
+            j: np.asarray(self._public_cuts(j, *bounds[j], declared_cuts, names[j] in integer), dtype=float)
+            for j in num_idx
+        }
+        model = _new_model(names, categorical, cats, cuts, bounds, classes, lb, integer)
+        rng = samplers.check_random_state(self.random_state)
+        size = _hist_core(
+            model, np.zeros((0, len(names)), dtype=np.int64), np.zeros(0, dtype=np.int64 if not regression else float)
+        ).size
+        first = counts(source, _HistPass(model), (1 + size,))
+        n = int(first[0])
+        if n == 0:
+            raise ValueError(
+                "Found array with 0 sample(s) while a minimum of 1 is required (the empty dataset is outside the domain)."
+            )
+        clip = float(self.clip)
+        S = model.intercept.size
+
+        def grad_sums(j):
+            return counts(source, _GradPass(model, j, clip), (model.n_bins(j), S))
+
+        return self._boost(model, n, first[1:], grad_sums, eps, delta, 0.0, ledger, rng)
+
+    def _boost(self, model, n, hist, grad_sums, eps, delta, eps_q, ledger, rng):
+        """Steps 1-2 of the module docstring from exact integer statistics: ``hist`` (the
+        histogram pass) and ``grad_sums(j)`` (feature j's per-bin gradient sums at the current
+        model), computed by one call on the data in memory or by count passes over a source."""
+        m = model.n_features
+        regression = not model.is_classifier
+        K = 1 if regression else len(model.classes)
         nbins = [model.n_bins(j) for j in range(m)]
         rounds, h_share, eps_left = self._rounds_and_share(eps, delta, n, m, ledger, rng)
         plan = _Plan(eps_left - eps_q, delta, rounds, h_share, m, K, regression)
         self.budget_ = plan.describe(eps_q)
-        # ---- 1. the histogram pass; 2. the rounds
         if regression:
-            self._fit_regression(model, Bn, yv, lb, nbins, plan, ledger, rng)
+            self._fit_regression(model, hist, grad_sums, nbins, plan, ledger, rng)
         else:
-            self._fit_classification(model, Bn, y_idx, K, nbins, plan, ledger, rng)
+            self._fit_classification(model, hist, grad_sums, K, nbins, plan, ledger, rng)
         ledger.check()
         _center(model)
         self.model_ = model
@@ -409,14 +478,11 @@ class _AdditiveBase(BaseEstimator):
         )
 
     # ------------------------------------------------------------------ classification
-    def _fit_classification(self, model, Bn, y_idx, K, nbins, plan, ledger, rng):
+    def _fit_classification(self, model, hist, grad_sums, K, nbins, plan, ledger, rng):
         m = len(nbins)
         offs = np.concatenate([[0], np.cumsum(nbins)])
         total = int(offs[-1])
-        H = np.zeros((total, K), dtype=np.int64)
-        for j in range(m):
-            H[offs[j] : offs[j + 1]] = np.bincount(Bn[:, j] * K + y_idx, minlength=nbins[j] * K).reshape(nbins[j], K)
-        S = 1 if K == 2 else K
+        H = hist.reshape(total, K)
         sens_l1, sens_l2 = gradient_sensitivity(K, float(self.clip))
         self._spend_rounds_and_histograms(
             plan,
@@ -456,37 +522,19 @@ class _AdditiveBase(BaseEstimator):
         lam = plan.noise_sd(scale) / GRADIENT_GRID
         lr = float(self.learning_rate)
         clip = float(self.clip)
-        F = model.decision_function_binned(Bn)
-        Y = np.zeros((Bn.shape[0], S))
-        if K == 2:
-            Y[:, 0] = y_idx == 1
-        else:
-            Y[np.arange(Bn.shape[0]), y_idx] = 1.0
         for r in range(plan.rounds):
             self._spend_round(plan, ledger, r, (sens_l1, sens_l2))
             for j in range(m):
-                P = scores_to_proba(F)
-                G = Y - (P[:, 1:2] if K == 2 else P)
-                Gq = np.rint(np.clip(G, -clip, clip) * (GRADIENT_GRID / clip)).astype(np.int64)
-                sums = np.stack([np.bincount(Bn[:, j], weights=Gq[:, s], minlength=nbins[j]) for s in range(S)], 1)
-                sums = np.rint(sums).astype(np.int64)  # exact: integers summed in float64 (< 2^53)
-                noisy = self._release(sums, scale, plan, rng) * (clip / GRADIENT_GRID)
-                step = lr * _shrunk_newton(noisy, curv[j], lam, _TAU_LOGIT)
-                model.terms[j] += step
-                F += step[Bn[:, j]]
+                noisy = self._release(grad_sums(j), scale, plan, rng) * (clip / GRADIENT_GRID)
+                model.terms[j] += lr * _shrunk_newton(noisy, curv[j], lam, _TAU_LOGIT)
 
     # ------------------------------------------------------------------ regression
-    def _fit_regression(self, model, Bn, yv, lb, nbins, plan, ledger, rng):
+    def _fit_regression(self, model, hist, grad_sums, nbins, plan, ledger, rng):
         m = len(nbins)
-        lo_y, hi_y = lb
+        lo_y, hi_y = model.label_bounds
         mid, half = 0.5 * (lo_y + hi_y), 0.5 * (hi_y - lo_y)
         offs = np.concatenate([[0], np.cumsum(nbins)])
-        cnt = np.concatenate([np.bincount(Bn[:, j], minlength=nbins[j]) for j in range(m)]).astype(np.int64)
-        if half > 0:
-            units = np.rint((yv - mid) / half * GRADIENT_GRID).astype(np.int64)
-        else:
-            units = np.zeros(yv.shape[0], dtype=np.int64)
-        ysum = np.array([int(units.sum())], dtype=np.int64)  # exact int64
+        cnt, ysum = hist[:-1], hist[-1:]
         G = GRADIENT_GRID
         self._spend_rounds_and_histograms(
             plan,
@@ -508,18 +556,12 @@ class _AdditiveBase(BaseEstimator):
         scale = self._round_scale(plan, G, float(G))
         lam = plan.noise_sd(scale) / G
         lr = float(self.learning_rate)
-        F = model.decision_function_binned(Bn)[:, 0]
         curv = [np.clip(model.bin_counts[j], 0.0, None) for j in range(m)]
         for r in range(plan.rounds):
             self._spend_round(plan, ledger, r, (G, float(G)))
             for j in range(m):
-                res = np.clip(yv - F, -C, C)
-                gq = np.rint(res * (G / C)).astype(np.int64)
-                sums = np.rint(np.bincount(Bn[:, j], weights=gq, minlength=nbins[j])).astype(np.int64)
-                noisy = self._release(sums, scale, plan, rng) * (C / G)
-                step = lr * _shrunk_newton(noisy, curv[j], lam, _TAU_REG * C)
-                model.terms[j][:, 0] += step
-                F += step[Bn[:, j]]
+                noisy = self._release(grad_sums(j)[:, 0], scale, plan, rng) * (C / G)
+                model.terms[j][:, 0] += lr * _shrunk_newton(noisy, curv[j], lam, _TAU_REG * C)
 
     # ================================================================== prediction and reading
     def _binned(self, X):
@@ -660,10 +702,15 @@ class DPAdditiveClassifier(ClassifierMixin, _AdditiveBase):
         self.n_public = n_public
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit on ``X`` (numerical and categorical columns) and labels ``y``. Bad parameters and
-        schema violations raise before any budget is spent."""
-        self._fit(X, y, sample_weight, regression=False)
+        schema violations raise before any budget is spent. Partitioned input (a
+        :class:`dpmodels.data.ParquetSource` with ``y=None``, or a Dask DataFrame and its labels)
+        is fitted by count passes: the same model as in memory under the same seed."""
+        if is_partitioned(X, y):
+            self._fit_source(X, y, sample_weight, regression=False)
+        else:
+            self._fit(X, y, sample_weight, regression=False)
         self.classes_ = self.model_.classes
         return self
 
@@ -752,8 +799,11 @@ class DPAdditiveRegressor(RegressorMixin, _AdditiveBase):
             lb = (float(yv.min()), float(yv.max())) if yv.size else (0.0, 1.0)
         return np.clip(yv, lb[0], lb[1]), lb
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` and numeric labels ``y`` (clipped to ``label_bounds``)."""
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit on ``X`` and numeric labels ``y`` (clipped to ``label_bounds``); partitioned input
+        as :meth:`DPAdditiveClassifier.fit`."""
+        if is_partitioned(X, y):
+            return self._fit_source(X, y, sample_weight, regression=True)
         return self._fit(X, y, sample_weight, regression=True)
 
     def predict(self, X):
@@ -822,6 +872,115 @@ class _Plan:
 
 
 # ====================================================================== helpers
+def _new_model(names, categorical, cats, cuts, bounds, classes, label_bounds, integer) -> AdditiveModel:
+    """An additive model with every score and count 0 on the public bins (filled by the fit)."""
+    m = len(names)
+    K = 1 if classes is None else len(classes)
+    S = 1 if K <= 2 else K
+    nbins = [len(cats[j]) + 1 if categorical[j] else cuts[j].size + 1 for j in range(m)]
+    return AdditiveModel(
+        names,
+        categorical,
+        cats,
+        cuts,
+        bounds,
+        [np.zeros((b, S)) for b in nbins],
+        np.zeros(S),
+        [np.zeros(b) for b in nbins],
+        classes=classes,
+        label_bounds=label_bounds,
+        integer_features=sorted(integer),
+    )
+
+
+def _hist_core(model: AdditiveModel, B: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    """The exact statistics of the histogram pass on rows given as bins ``B`` (int64, flat):
+    a classifier's (feature, bin, class) counts; a regressor's (feature, bin) counts and the total
+    of its labels (clipped, centred and rounded to the public grid). Sums over any partition of
+    the rows add up to the same integers."""
+    m = model.n_features
+    nbins = [model.n_bins(j) for j in range(m)]
+    if model.is_classifier:
+        K = len(model.classes)
+        return np.concatenate([np.bincount(B[:, j] * K + lab, minlength=nbins[j] * K) for j in range(m)]).astype(
+            np.int64
+        )
+    lo, hi = model.label_bounds
+    mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    units = np.rint((lab - mid) / half * GRADIENT_GRID).astype(np.int64) if half > 0 else np.zeros(lab.size, np.int64)
+    cnt = [np.bincount(B[:, j], minlength=nbins[j]) for j in range(m)]
+    return np.concatenate([*cnt, [int(units.sum())]]).astype(np.int64)
+
+
+def _grad_core(model: AdditiveModel, B: np.ndarray, lab: np.ndarray, j: int, clip: float) -> np.ndarray:
+    """Feature j's exact per-bin sums of the rounded per-record gradients at the current model,
+    (bins of j, S) int64 (docs/privacy.md, "Additive models", row 4). Each row's score is computed
+    from its own bins and the released model only, so the sums over any partition of the rows add
+    up to the same integers (the out-of-core fit equals the in-memory one)."""
+    F = model.decision_function_binned(B)
+    nb = model.n_bins(j)
+    if model.is_classifier:
+        K = len(model.classes)
+        P = scores_to_proba(F)
+        if K == 2:
+            G = (lab == 1).astype(float)[:, None] - P[:, 1:2]
+        else:
+            G = -P
+            G[np.arange(lab.size), lab] += 1.0
+        Gq = np.rint(np.clip(G, -clip, clip) * (GRADIENT_GRID / clip))
+    else:
+        lo, hi = model.label_bounds
+        C = clip * 0.5 * (hi - lo)
+        if C <= 0:
+            return np.zeros((nb, 1), dtype=np.int64)
+        Gq = np.rint(np.clip(lab[:, None] - F, -C, C) * (GRADIENT_GRID / C))
+    sums = np.stack([np.bincount(B[:, j], weights=Gq[:, s], minlength=nb) for s in range(Gq.shape[1])], 1)
+    return np.rint(sums).astype(np.int64)  # exact: integers summed in float64 (< 2^53)
+
+
+class _HistPass:
+    """Count pass 1 on one partition: its row count, then :func:`_hist_core` (labels checked
+    against the declared label set or clipped to the label bounds; values encoded on the public
+    bins — a schema error raises here, before any release)."""
+
+    def __init__(self, model: AdditiveModel):
+        self.model = model
+
+    def __call__(self, X, y):
+        B, lab = _encode_partition(self.model, X, y)
+        return np.concatenate([[B.shape[0]], _hist_core(self.model, B, lab)]).astype(np.int64)
+
+
+class _GradPass:
+    """A (round, feature) pass on one partition: :func:`_grad_core` at the released model."""
+
+    def __init__(self, model: AdditiveModel, j: int, clip: float):
+        self.model, self.j, self.clip = model, j, clip
+
+    def __call__(self, X, y):
+        B, lab = _encode_partition(self.model, X, y)
+        return _grad_core(self.model, B, lab, self.j, self.clip)
+
+
+def _encode_partition(model: AdditiveModel, X, y):
+    B = model.encode(X)
+    y = np.asarray(y).ravel()
+    if model.is_classifier:
+        lab = category_codes(y, list(model.classes))
+        if np.any(lab < 0):
+            raise ValueError(
+                f"y holds a label outside the declared classes={list(model.classes)!r}: every label must be one of them"
+            )
+        return B, lab
+    try:
+        yv = y.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must be numeric for a regressor") from None
+    if not np.all(np.isfinite(yv)):
+        raise ValueError("Input y contains NaN or infinity")
+    return B, np.clip(yv, *model.label_bounds)
+
+
 def _shrunk_newton(noisy_sum, curv, noise_sd, tau):
     """The step of a bin from its noisy gradient sum G̃ = G + noise: the Newton step G/h shrunk
     as a posterior mean under a public prior step ~ N(0, τ²) and the known noise sd s,
