@@ -74,3 +74,25 @@ def test_dp_gam_bad_options_are_one_line_exit_2(tmp_path, capsys):
         cap = capsys.readouterr()
         assert rc == 2, extra
         assert msg in cap.err and len(cap.err.strip().splitlines()) == 1 and cap.out == ""
+
+
+def test_audit_of_an_additive_model_says_dist_g_does_not_apply(tmp_path, capsys):
+    """`dpmodels audit` on a dp-gam file: membership inference and V run, Dist_G is not computed
+    (it measures what a record's path reveals; an additive model has none) and says so."""
+    data, df = _csv(tmp_path)
+    model = tmp_path / "gam.json"
+    args = ["--label", "y", "--drop", "hours", "--model", "dp-gam", *DECL, "--classes", "0", "1"]
+    train, test = tmp_path / "tr.csv", tmp_path / "te.csv"
+    df.iloc[:150].to_csv(train, index=False)
+    df.iloc[150:].to_csv(test, index=False)
+    assert main(["fit", "--data", str(train), *args, "--epsilon", "2", "--out", str(model)]) == 0
+    capsys.readouterr()
+    html = tmp_path / "r.html"
+    rc = main(
+        ["audit", str(model), "--train", str(train), "--test", str(test), "--permutations", "20", "--html", str(html)]
+    )
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "Dist_G is defined for trees and rule lists, not for additive models" in out
+    assert "Verdict: strongest attack AUC" in out and "Dist_G n/a" in out
+    assert html.stat().st_size > 10_000
