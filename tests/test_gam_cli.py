@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dpmodels.cli import main
 from test_cli import run_cli
@@ -96,3 +97,18 @@ def test_audit_of_an_additive_model_says_dist_g_does_not_apply(tmp_path, capsys)
     assert "Dist_G is defined for trees and rule lists, not for additive models" in out
     assert "Verdict: strongest attack AUC" in out and "Dist_G n/a" in out
     assert html.stat().st_size > 10_000
+
+
+def test_parquet_fit_is_the_csv_fit(tmp_path, capsys):
+    """`dpmodels fit --data x.parquet --model dp-gam` streams record batches: under the same seed
+    the model file holds the same model as the CSV fit's."""
+    pytest.importorskip("pyarrow")
+    data, df = _csv(tmp_path)
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    args = ["--label", "y", "--drop", "hours", "--model", "dp-gam", *DECL, "--classes", "0", "1", "--epsilon", "2"]
+    args += ["--random-state", "1"]
+    assert main(["fit", "--data", str(tmp_path / "d.parquet"), *args, "--out", str(tmp_path / "p.json")]) == 0
+    assert "streamed 1 Parquet file(s)" in capsys.readouterr().out
+    assert main(["fit", "--data", str(data), *args, "--out", str(tmp_path / "c.json")]) == 0
+    p, c = (json.loads((tmp_path / f).read_text())["model"] for f in ("p.json", "c.json"))
+    assert p == c

@@ -1037,21 +1037,25 @@ def is_parquet(path) -> bool:
 
 
 def _fit_parquet(args, dec: Declarations) -> int:
-    """``dpmodels fit --data events.parquet``: PrivaTree, GreedyRL or the DP rule list by count
+    """``dpmodels fit --data events.parquet``: PrivaTree, GreedyRL, the DP rule list or the DP
+    additive models (:mod:`dpmodels.gam`) by count
     passes over pyarrow batches (:mod:`dpmodels.tree.privatree.streaming`,
     :mod:`dpmodels.rulelist._partitioned`; a rule list's raw columns go through a
     :class:`~dpmodels.data.Binarizer` fitted by its own pass). The whole schema must be declared
     (--schema or the options): nothing is read from the data but counts."""
     from ..data.sources import ParquetSource
 
-    streamed = ("privatree", "greedy-rulelist", "dp-rulelist")
+    streamed = ("privatree", "greedy-rulelist", "dp-rulelist", *GAMS)
     if args.model not in streamed:
         raise UsageError(f"--data with Parquet streams for {', '.join(streamed)} only, not {args.model}")
     if args.holdout is not None:
         raise UsageError("--holdout is not available when streaming Parquet")
     if dec.label is None:
         raise UsageError("--label is required with Parquet data (or a --schema that names it)")
-    if dec.classes is None:
+    if args.model == "dp-gam-regressor":
+        if dec.label_bounds is None:
+            raise UsageError("Parquet data is streamed: declare the label bounds (--label-bounds or --schema)")
+    elif dec.classes is None:
         raise UsageError("Parquet data is streamed: declare the label set (--classes or --schema)")
     try:
         import pyarrow.parquet as pq
@@ -1091,7 +1095,7 @@ def _fit_parquet(args, dec: Declarations) -> int:
         for step in steps:
             step._check_params()
     else:
-        steps, est = [], _tree_estimator(args, frame, dec)
+        steps, est = [], (_gam_estimator if args.model in GAMS else _tree_estimator)(args, frame, dec)
     _check_estimator_params(est)
     from ..guards import ResourceLimitError
 
