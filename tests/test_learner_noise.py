@@ -14,9 +14,9 @@ from dpmodels.privacy import mechanisms, samplers
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "dpmodels"
 # every learner and preprocessing step (the experiments draw noise on purpose: 000-fig1 plots it)
-LEARNERS = ["tree", "rulelist", "data", "model_selection.py", "pipeline.py"]
+LEARNERS = ["tree", "rulelist", "data", "gam", "model_selection.py", "pipeline.py"]
 DRAWS = re.compile(
-    r"samplers\.(laplace|discrete_laplace|gaussian|gumbel|exponential|heavy_tailed)\b"
+    r"samplers\.(laplace|discrete_laplace|discrete_gaussian|gaussian|gumbel|exponential|heavy_tailed)\b"
     r"|\bdiscrete_laplace\(|\brng\.(laplace|geometric|normal|gumbel|exponential)\("
 )
 

@@ -81,8 +81,9 @@ FORMAT = "dpmodels.model"
 FORMAT_VERSION = 1
 # model kinds a file may hold, each read by one class's from_dict (never a class named by the file):
 # rule_list -> dpmodels.rulelist.model.RuleList, tree -> dpmodels.tree.model.Tree,
-# regression_tree -> dpmodels.tree.regression_model.RegressionTree (PrivaTreeRegressor)
-MODEL_KINDS = ("rule_list", "tree", "regression_tree")
+# regression_tree -> dpmodels.tree.regression_model.RegressionTree (PrivaTreeRegressor),
+# additive -> dpmodels.gam.model.AdditiveModel (DPAdditiveClassifier / DPAdditiveRegressor)
+MODEL_KINDS = ("rule_list", "tree", "regression_tree", "additive")
 
 
 class ModelFileError(ValueError):
@@ -102,6 +103,7 @@ def estimator_classes() -> dict:
     and :func:`load_model` accepts (the learners with a ``rule_list_`` or a dpmodels ``tree_``,
     :class:`~dpmodels.tree.PrivaTreeRegressor`, and the bare :class:`RuleList` / :class:`Tree` /
     :class:`~dpmodels.tree.RegressionTree`)."""
+    from .gam.estimator import DPAdditiveClassifier, DPAdditiveRegressor
     from .rulelist.greedy import GreedyRuleListClassifier
     from .rulelist.model import RuleList
     from .rulelist.optimal import OptimalRuleListClassifier
@@ -123,6 +125,8 @@ def estimator_classes() -> dict:
         DPGDFClassifier,
         DL85Classifier,
         PrivaTreeRegressor,
+        DPAdditiveClassifier,
+        DPAdditiveRegressor,
         RuleList,
         Tree,
         RegressionTree,
@@ -154,6 +158,7 @@ MAX_CLASSES = 10_000  #: class labels
 MAX_RULES = 100_000  #: rules of a rule list
 MAX_LITERALS = 10_000  #: literals of one rule
 MAX_LEDGER_ROWS = 100_000  #: rows of a privacy ledger
+MAX_BINS = 1_000_000  #: bins (times scores per bin) of all the shape functions of an additive model
 
 CAPS = {
     "file bytes": MAX_FILE_BYTES,
@@ -168,6 +173,7 @@ CAPS = {
     "rules": MAX_RULES,
     "literals per rule": MAX_LITERALS,
     "ledger rows": MAX_LEDGER_ROWS,
+    "bins of an additive model": MAX_BINS,
 }
 
 
@@ -211,6 +217,10 @@ def _model_of(est):
         return est.model_
     if isinstance(est, (RuleList, Tree)):
         return est
+    from .gam.model import AdditiveModel
+
+    if isinstance(getattr(est, "model_", None), AdditiveModel):
+        return est.model_
     for attr in ("rule_list_", "tree_"):
         if hasattr(est, attr):
             return getattr(est, attr)
@@ -231,8 +241,11 @@ def _bounds_dict(est, model):
         b = est.get_params(deep=False).get("bounds")
     except AttributeError:
         return None
+    from .gam.model import AdditiveModel
     from .tree.model import Tree
 
+    if b is not None and isinstance(model, AdditiveModel):
+        return {model.feature_names[j]: [a, c] for j, (a, c) in model.bounds.items()}
     if b is None or not isinstance(model, Tree):
         return None
     from .validation import resolve_bounds
@@ -319,9 +332,14 @@ def model_to_dict(obj) -> dict:
         input_features = [str(c) for c in pre[0].feature_names_in_]
     else:
         input_features = [str(f) for f in model.feature_names]
+    from .gam.model import AdditiveModel
     from .tree.regression_model import RegressionTree
 
-    if isinstance(model, Tree):
+    additive_regressor = isinstance(model, AdditiveModel) and not model.is_classifier
+    if isinstance(model, AdditiveModel):
+        categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
+        kind = "additive"
+    elif isinstance(model, Tree):
         categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
         kind = "regression_tree" if isinstance(model, RegressionTree) else "tree"
     else:
@@ -331,7 +349,7 @@ def model_to_dict(obj) -> dict:
     extra = {}
     if getattr(est, "certificate_", None) is not None:
         extra["certificate"] = json_safe(est.certificate_.to_dict())
-    for attr in ("budget_", "n_estimate_", "optimal_", "train_errors_"):
+    for attr in ("budget_", "n_estimate_", "optimal_", "train_errors_", "n_rounds_"):
         if hasattr(est, attr):
             extra[attr.rstrip("_")] = json_safe(getattr(est, attr))
     from . import __version__
@@ -350,10 +368,14 @@ def model_to_dict(obj) -> dict:
         "privacy": privacy,
         "schema": {
             # a regression tree has no label set (its label bounds are in the model and params)
-            "classes": None if kind == "regression_tree" else [py_scalar(c) for c in model.classes],
+            "classes": None
+            if kind == "regression_tree" or additive_regressor
+            else [py_scalar(c) for c in model.classes],
             "input_features": input_features,
             "categories": categories,
             "bounds": None if bare else _bounds_dict(est, model),
+            # an additive regressor's declared label bounds (None: read from the data, a leak row)
+            **({"label_bounds": params.get("label_bounds")} if additive_regressor else {}),
             "n_public": params.get("n_public"),
             "preprocessing": preprocessing,
             # a regression tree's declared label bounds (None: read from the data, a leak row)
@@ -683,6 +705,43 @@ def _check_regression_tree_doc(m: dict, source: str) -> None:
         raise ModelFileError(f"{where}: label_bounds must be two numbers")
 
 
+def _check_additive_doc(m: dict, source: str) -> None:
+    """Sizes of a serialised additive model: features, categories, classes, bins (all within the
+    caps), checked before :meth:`AdditiveModel.from_dict` builds anything."""
+    where = f"{source}: malformed additive model"
+    names = _list(m, "feature_names", where, MAX_FEATURES, "features")
+    terms = _list(m, "terms", where, MAX_FEATURES, "features")
+    counts = _list(m, "bin_counts", where, MAX_FEATURES, "features")
+    if len(terms) != len(names) or len(counts) != len(names):
+        raise ModelFileError(f"{where}: one term and one bin-count list per feature")
+    cats = _need(m, "categories", dict, where)
+    for v in cats.values():
+        if not isinstance(v, list):
+            raise ModelFileError(f"{where}: a category list must be a list")
+        _cap(len(v), MAX_CATEGORIES, "categories per feature", where)
+    cuts = _need(m, "cut_points", dict, where)
+    total = 0
+    for v in cuts.values():
+        if not isinstance(v, list) or not all(_is_num(c) and not isinstance(c, bool) for c in v):
+            raise ModelFileError(f"{where}: cut points must be lists of numbers")
+        total += len(v) + 1
+    total += sum(len(v) + 1 for v in cats.values())
+    _cap(total, MAX_BINS, "bins", where)
+    classes = m.get("classes")
+    if classes is not None:
+        _check_labels(_list(m, "classes", where, MAX_CLASSES, "classes"), "the classes", where)
+    width = 1 if classes is None or len(classes) == 2 else len(classes)
+    _cap(total * width, MAX_BINS, "scores", where)
+    for t in terms:
+        if not isinstance(t, list) or not all(
+            isinstance(r, list) and all(_is_num(v) and not isinstance(v, bool) for v in r) for r in t
+        ):
+            raise ModelFileError(f"{where}: a term must be a list of rows of numbers")
+    for c in counts:
+        if not isinstance(c, list) or not all(_is_num(v) and not isinstance(v, bool) for v in c):
+            raise ModelFileError(f"{where}: bin counts must be lists of numbers")
+
+
 def _check_rule_list_doc(m: dict, source: str) -> None:
     """Sizes of a serialised rule list: rules, literals per rule, features."""
     where = f"{source}: malformed rule list"
@@ -768,6 +827,7 @@ def _legacy(d: dict) -> dict | None:
 
 def _estimator_kind(cls) -> str:
     """The model kind an allow-listed class fits: "rule_list", "tree" or "regression_tree"."""
+    from .gam.estimator import DPAdditiveClassifier, DPAdditiveRegressor
     from .rulelist._base import RuleListEstimator
     from .rulelist.model import RuleList
     from .tree.privatree.regressor import PrivaTreeRegressor
@@ -777,6 +837,8 @@ def _estimator_kind(cls) -> str:
         return "rule_list"
     if cls is RegressionTree or issubclass(cls, PrivaTreeRegressor):
         return "regression_tree"
+    if issubclass(cls, (DPAdditiveClassifier, DPAdditiveRegressor)):
+        return "additive"
     return "tree"
 
 
@@ -854,6 +916,8 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
         _check_tree_doc(mdict, source)
     elif kind == "regression_tree":
         _check_regression_tree_doc(mdict, source)
+    elif kind == "additive":
+        _check_additive_doc(mdict, source)
     else:
         _check_rule_list_doc(mdict, source)
     from .rulelist.model import RuleList
@@ -861,7 +925,14 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     from .tree.regression_model import RegressionTree
 
     try:
-        readers: dict[str, Any] = {"rule_list": RuleList, "tree": Tree, "regression_tree": RegressionTree}
+        from .gam.model import AdditiveModel
+
+        readers: dict[str, Any] = {
+            "rule_list": RuleList,
+            "tree": Tree,
+            "regression_tree": RegressionTree,
+            "additive": AdditiveModel,
+        }
         model = readers[kind].from_dict(mdict)
     except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
         raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({_one_line(exc)})") from None
@@ -872,7 +943,9 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
         raise ModelFileError(f"{source}: schema.preprocessing must be a list")
     pre = [_load_preprocessor(s, k, source) for k, s in enumerate(pre_specs)]
     classes = schema.get("classes")
-    if classes is not None and [py_scalar(c) for c in model.classes] != list(classes):
+    if classes is not None and (
+        getattr(model, "classes", None) is None or [py_scalar(c) for c in model.classes] != list(classes)
+    ):
         raise ModelFileError(f"{source}: schema.classes disagree with the model's")
     return LoadedModel(d, model, ledger, pre, params)
 
@@ -960,7 +1033,11 @@ class LoadedModel:
         v = _verdict_of(self)
         self.privacy = {**self.privacy, "is_private": v.is_private, "verdict": list(v.reasons)}
         # None for a regression tree (no label set); typed Any so classifier code indexes it freely
-        self.classes_: Any = None if self.kind == "regression_tree" else np.asarray(model.classes)
+        self.classes_: Any = (
+            None
+            if self.kind == "regression_tree" or getattr(model, "classes", None) is None
+            else np.asarray(model.classes)
+        )
         if self.preprocessing_ and hasattr(self.preprocessing_[0], "feature_names_in_"):
             self.feature_names_in_ = [str(c) for c in self.preprocessing_[0].feature_names_in_]
         else:
@@ -989,10 +1066,15 @@ class LoadedModel:
 
     # ------------------------------------------------------------------ predict
     def apply(self, X) -> np.ndarray:
-        """Rule index (rule lists; ``len(rules)`` = default) or leaf id (trees) of each row."""
+        """Rule index (rule lists; ``len(rules)`` = default) or leaf id (trees) of each row; for an
+        additive model, the (n, m) bin of every feature."""
+        if self.kind == "additive":
+            return self.model_.encode(self._encoded(X))
         return self.model_.apply(self._encoded(X))
 
     def predict(self, X) -> np.ndarray:
+        if self.kind == "additive":
+            return self.model_.predict(self._encoded(X))
         idx = self.apply(X)
         if self.kind == "regression_tree":
             return self.model_.leaf_value[idx]
@@ -1005,8 +1087,10 @@ class LoadedModel:
         """Class probabilities from the (noisy) counts of the rule / leaf (see
         :meth:`RuleList.proba_table` and :meth:`Tree.leaf_proba` for what a small noisy count
         means)."""
-        if self.kind == "regression_tree":
+        if self.kind == "regression_tree" or self.classes_ is None:
             raise AttributeError("a regression model has no predict_proba")
+        if self.kind == "additive":
+            return self.model_.predict_proba(self._encoded(X))
         idx = self.apply(X)
         table = self.model_.leaf_proba() if self.kind == "tree" else self.model_.proba_table()
         return table[idx]
@@ -1020,7 +1104,7 @@ class LoadedModel:
             raise ValueError(f"X has {pred.shape[0]} rows but y has {y.shape[0]}")
         if y.shape[0] == 0:
             raise ValueError("score needs at least one row")
-        if self.kind == "regression_tree":
+        if self.kind == "regression_tree" or self.classes_ is None:
             from sklearn.metrics import r2_score
 
             return float(r2_score(np.asarray(y, dtype=float), pred))
@@ -1081,10 +1165,25 @@ class LoadedModel:
         return {"integer_features": [f for f in declared_integer_features(self.params.get("bounds")) if f in known]}
 
     def get_rules(self, **kw) -> pd.DataFrame:
+        if self.kind == "additive":  # one row per (feature, bin): the shape functions
+            return self.model_.shape_table()
         return self.model_.get_rules(**{**self._print_kw(), **kw})
 
     def header(self) -> list[str]:
         params = self.params
+        if self.kind == "additive":
+            keys = self._doc["estimator"].get("display_params") or []
+            pl = self.privacy.get("private_learner")
+            lines = [learner_title(self.estimator_name, params, keys)]
+            lines.append(
+                "privacy: "
+                + privacy_status(
+                    self.privacy_ledger_, private_learner=bool(pl), seeded=bool(self.privacy.get("noise_seeded"))
+                )
+            )
+            if self.classes_ is not None:
+                lines.append("classes: " + ", ".join(str(py_scalar(c)) for c in self.classes_))
+            return lines
         keys = self._doc["estimator"].get("display_params") or []
         title = learner_title(self.estimator_name, params, keys) if self.estimator_class else "model"
         pl = self.privacy.get("private_learner")
@@ -1123,13 +1222,15 @@ class LoadedModel:
         )
 
     def to_text(self, **kw) -> str:
+        if self.kind == "additive":
+            return self.model_.to_text(self.header(), **kw)
         return self.model_.to_text(header=self.header(), **{**self._print_kw(), **kw})
 
     def __str__(self) -> str:
         return self.to_text()
 
     def __repr__(self) -> str:
-        if self.kind == "regression_tree":
+        if self.kind == "regression_tree" or self.classes_ is None:
             return f"<LoadedModel {self.estimator_name} ({self.kind}), label_bounds={list(self.model_.label_bounds)}>"
         return f"<LoadedModel {self.estimator_name} ({self.kind}), classes={list(self.model_.classes)}>"
 

@@ -398,7 +398,12 @@ def _figures(audit: ModelAudit) -> dict:
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        p = save_model_figure(audit.model, Path(tmp) / "model.png", dpi=90)
+        if getattr(audit.model, "kind", None) == "additive":  # its shape functions (dpmodels.gam)
+            from ..gam.plot import save_model_figure as save_additive_figure
+
+            p = save_additive_figure(audit.model, Path(tmp) / "model.png")
+        else:
+            p = save_model_figure(audit.model, Path(tmp) / "model.png", dpi=90)
         out["model"] = p.read_bytes()
 
     fig = Figure(figsize=(5.5, 5), layout="constrained")
@@ -524,7 +529,13 @@ def audit_model(
         raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    if domains is None:
+    if getattr(model, "kind", None) == "additive":
+        # Dist_G measures what a record's path (leaf, rule) reveals; an additive model has no path
+        domains, note = (
+            False,
+            "Dist_G is defined for trees and rule lists, not for additive models (no path per record)",
+        )
+    elif domains is None:
         domains, note = default_domains(model, grid)
     else:
         note = "declared by the caller"

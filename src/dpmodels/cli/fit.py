@@ -84,10 +84,11 @@ MECHANISMS = (
 BINARY_MECHANISMS = ("sm-laplace", "sm-cauchy", "noisy-counts")
 RULE_LISTS = ("greedy-rulelist", "dp-rulelist", "optimal-rulelist")
 TREES = ("privatree", "bdpt", "dpgdf")
-REGRESSORS = ("privatree-regressor",)
-CLASSIFIERS = RULE_LISTS + TREES
+GAMS = ("dp-gam", "dp-gam-regressor")  # dpmodels.gam: additive models
+REGRESSORS = ("privatree-regressor", "dp-gam-regressor")
+CLASSIFIERS = RULE_LISTS + TREES + ("dp-gam",)
 MODELS = CLASSIFIERS + REGRESSORS
-PRIVATE = ("dp-rulelist", "privatree", "bdpt", "dpgdf", "privatree-regressor")
+PRIVATE = ("dp-rulelist", "privatree", "bdpt", "dpgdf", "privatree-regressor", *GAMS)
 
 _DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text lists them)
     "epsilon": 1.0,
@@ -95,7 +96,7 @@ _DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text
     "min_support": {"optimal-rulelist": 0.01, None: 0.05},
     "max_width": 2,
     "max_depth": 4,
-    "max_bins": 10,
+    "max_bins": {"dp-gam": 32, "dp-gam-regressor": 32, None: 10},
     "n_bins": 3,
     "binarizer_share": 0.1,
 }
@@ -145,7 +146,8 @@ def add_parser(sub) -> None:
         choices=MODELS,
         default="dp-rulelist",
         help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
-        "dpgdf, privatree-regressor (numeric labels, see --label-bounds). Not private "
+        "dpgdf, privatree-regressor (numeric labels, see --label-bounds), dp-gam and "
+        "dp-gam-regressor (additive models: one shape function per column). Not private "
         "(baselines): greedy-rulelist, optimal-rulelist. Rule lists read binary columns: "
         "other columns are binarized first (see --cut-points).",
     )
@@ -160,7 +162,8 @@ def add_parser(sub) -> None:
         type=_delta,
         metavar="DELTA",
         help="δ in [0, 1) for dp-rulelist mechanisms that need it (default: 0, or the "
-        "mechanism's default with --n-public)",
+        "mechanism's default with --n-public); dp-gam / dp-gam-regressor: δ > 0 switches to "
+        "Gaussian noise under zCDP (default: 0, pure ε-DP)",
     )
     g.add_argument(
         "--mechanism",
@@ -194,7 +197,15 @@ def add_parser(sub) -> None:
         "--max-bins",
         type=_pos_int,
         metavar="B",
-        help="privatree / bdpt / privatree-regressor: bins per numerical column (default: 10)",
+        help="privatree / bdpt / privatree-regressor: bins per numerical column (default: 10); "
+        "dp-gam / dp-gam-regressor: uniform bins within the bounds (default: 32)",
+    )
+    g.add_argument(
+        "--max-rounds",
+        type=_nonneg_int,
+        metavar="R",
+        help="dp-gam / dp-gam-regressor: boosting rounds after the histogram pass (default: a "
+        "public rule on ε, δ, the number of columns and --n-public)",
     )
     g = f.add_argument_group("public inputs (declared, never read from the data)")
     g.add_argument(
@@ -363,16 +374,20 @@ def _check_fit_args(args) -> None:
     private = m in PRIVATE
     only = {
         "epsilon": (PRIVATE, "private models"),
-        "delta": (("dp-rulelist",), "dp-rulelist (the trees are pure ε-DP)"),
+        "delta": (("dp-rulelist", *GAMS), "dp-rulelist, dp-gam and dp-gam-regressor (the trees are pure ε-DP)"),
         "mechanism": (("dp-rulelist",), "dp-rulelist"),
         "max_rules": (RULE_LISTS, "rule lists"),
         "min_support": (RULE_LISTS, "rule lists"),
         "max_width": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
         "time_limit": (("optimal-rulelist",), "optimal-rulelist"),
-        "max_depth": (TREES + REGRESSORS, "trees (privatree, bdpt, dpgdf, privatree-regressor)"),
-        "max_bins": (("privatree", "bdpt", "privatree-regressor"), "privatree, bdpt and privatree-regressor"),
+        "max_depth": (TREES + ("privatree-regressor",), "trees (privatree, bdpt, dpgdf, privatree-regressor)"),
+        "max_bins": (
+            ("privatree", "bdpt", "privatree-regressor", *GAMS),
+            "privatree, bdpt, privatree-regressor, dp-gam and dp-gam-regressor",
+        ),
+        "max_rounds": (GAMS, "dp-gam and dp-gam-regressor"),
         "classes": (CLASSIFIERS, "classifiers (privatree-regressor's labels are numbers: --label-bounds LO:HI)"),
-        "label_bounds": (REGRESSORS, "privatree-regressor (classifiers take --classes)"),
+        "label_bounds": (REGRESSORS, "privatree-regressor and dp-gam-regressor (classifiers take --classes)"),
         "holdout": (CLASSIFIERS, "classifiers (its DP evaluation counts right and wrong predictions)"),
         "cut_points": (RULE_LISTS, "rule lists (trees choose their own thresholds)"),
         "n_bins": (RULE_LISTS, "rule lists"),
@@ -401,6 +416,10 @@ def _check_fit_args(args) -> None:
         raise UsageError(f"--max-depth must be <= 20 for {m}, got {args.max_depth}")
     if args.max_bins is not None and m in ("privatree", "privatree-regressor") and not 2 <= args.max_bins <= 255:
         raise UsageError(f"--max-bins must be in [2, 255] for {m}, got {args.max_bins}")
+    if args.max_bins is not None and m in GAMS and not 2 <= args.max_bins <= 1024:
+        raise UsageError(f"--max-bins must be in [2, 1024] for {m}, got {args.max_bins}")
+    if getattr(args, "max_rounds", None) is not None and args.max_rounds > 1000:
+        raise UsageError(f"--max-rounds must be <= 1000, got {args.max_rounds}")
     if args.n_bins is not None and not 2 <= args.n_bins <= 256:
         raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
     if args.max_bins is not None and m == "bdpt" and args.max_bins < 2:
@@ -758,6 +777,24 @@ def _tree_estimator(args, X, dec: Declarations):
     return DPGDFClassifier(**common)
 
 
+def _gam_estimator(args, X, dec: Declarations):
+    from ..gam import DPAdditiveClassifier, DPAdditiveRegressor
+
+    common = dict(
+        epsilon=args.epsilon,
+        delta=args.delta or 0.0,
+        max_rounds=args.max_rounds,
+        max_bins=args.max_bins,
+        bounds=_bounds_of(X, dec) or None,
+        categories=_categories_of(X, dec) or None,
+        n_public=dec.n_public,
+        random_state=args.random_state,
+    )
+    if args.model == "dp-gam-regressor":
+        return DPAdditiveRegressor(**common, label_bounds=dec.label_bounds)
+    return DPAdditiveClassifier(**common, classes=dec.classes)
+
+
 def _rule_list_estimator(args, dec: Declarations, epsilon, accountant=None):
     from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 
@@ -963,8 +1000,11 @@ def cmd_fit(args) -> int:
         X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     X = _with_draft(X, dec)
     _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
-    if args.model in TREES + REGRESSORS:
-        steps, est = [], _tree_estimator(args, X, dec)
+    steps: list = []
+    if args.model in GAMS:
+        est = _gam_estimator(args, X, dec)
+    elif args.model in TREES + REGRESSORS:
+        est = _tree_estimator(args, X, dec)
     else:
         steps, est = _rule_list_pipeline(args, X, dec)
     for step in steps:
@@ -1087,21 +1127,25 @@ def is_parquet(path) -> bool:
 
 
 def _fit_parquet(args, dec: Declarations) -> int:
-    """``dpmodels fit --data events.parquet``: PrivaTree, GreedyRL or the DP rule list by count
+    """``dpmodels fit --data events.parquet``: PrivaTree, GreedyRL, the DP rule list or the DP
+    additive models (:mod:`dpmodels.gam`) by count
     passes over pyarrow batches (:mod:`dpmodels.tree.privatree.streaming`,
     :mod:`dpmodels.rulelist._partitioned`; a rule list's raw columns go through a
     :class:`~dpmodels.data.Binarizer` fitted by its own pass). The whole schema must be declared
     (--schema or the options): nothing is read from the data but counts."""
     from ..data.sources import ParquetSource
 
-    streamed = ("privatree", "greedy-rulelist", "dp-rulelist")
+    streamed = ("privatree", "greedy-rulelist", "dp-rulelist", *GAMS)
     if args.model not in streamed:
         raise UsageError(f"--data with Parquet streams for {', '.join(streamed)} only, not {args.model}")
     if args.holdout is not None:
         raise UsageError("--holdout is not available when streaming Parquet")
     if dec.label is None:
         raise UsageError("--label is required with Parquet data (or a --schema that names it)")
-    if dec.classes is None:
+    if args.model == "dp-gam-regressor":
+        if dec.label_bounds is None:
+            raise UsageError("Parquet data is streamed: declare the label bounds (--label-bounds or --schema)")
+    elif dec.classes is None:
         raise UsageError("Parquet data is streamed: declare the label set (--classes or --schema)")
     try:
         import pyarrow.parquet as pq
@@ -1141,7 +1185,7 @@ def _fit_parquet(args, dec: Declarations) -> int:
         for step in steps:
             step._check_params()
     else:
-        steps, est = [], _tree_estimator(args, frame, dec)
+        steps, est = [], (_gam_estimator if args.model in GAMS else _tree_estimator)(args, frame, dec)
     _check_estimator_params(est)
     from ..guards import ResourceLimitError
 

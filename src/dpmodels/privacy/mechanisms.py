@@ -25,6 +25,7 @@ __all__ = [
     "smooth_noisy_argmin",
     "histogram_threshold",
     "thresholded_histogram",
+    "discrete_gaussian_sums",
 ]
 
 
@@ -239,3 +240,18 @@ def thresholded_histogram(counts: dict, epsilon, delta, rng, *, ledger: PrivacyL
     )
     noisy = c + samplers.discrete_laplace(1.0 / eps, c.shape, rng)
     return [k for k, v in zip(keys, noisy) if v >= tau]
+
+
+def discrete_gaussian_sums(sums, sigma, rng):
+    """Integer sums (or counts) + discrete Gaussian noise N_Z(0, σ²) in every cell
+    (:func:`samplers.discrete_gaussian`).
+
+    ρ-zCDP for a vector of integer sums of L2 sensitivity Δ₂ when the caller calibrates
+    ``sigma = Δ₂/√(2ρ)`` (:func:`dpmodels.privacy.zcdp.gaussian_sigma_for_rho`; Canonne, Kamath &
+    Steinke 2020, Thm. 4). As :func:`discrete_laplace_counts`, the calibration and the ledger row
+    stay with the caller (zCDP composes in ρ, not in ε: the learner records the converted (ε, δ)
+    of the whole composition); this function only draws. Returns int64."""
+    c = np.asarray(sums)
+    if c.dtype.kind not in "iu":
+        raise ValueError("sums must be integers")
+    return c.astype(np.int64) + samplers.discrete_gaussian(sigma, c.shape, rng)
