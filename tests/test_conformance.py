@@ -33,6 +33,7 @@ from sklearn.base import BaseEstimator
 from sklearn.pipeline import make_pipeline
 
 from dpmodels.data import Binarizer
+from dpmodels.gam import DPAdditiveClassifier, DPAdditiveRegressor
 from dpmodels.io import load_model, model_from_dict, model_to_dict, save_model
 from dpmodels.model_selection import PrivateSearch, ProxySearch
 from dpmodels.pipeline import make_private_pipeline, make_private_rule_list
@@ -146,6 +147,25 @@ CLASSES_TABLE: dict[str, tuple] = {
         {
             "data-sourced bound": {"categories": CATS, "epsilon": 0.5},  # quantiles of the data
             "seeded": {"bounds": BOUNDS, "categories": CATS, "epsilon": 0.5, "random_state": 0},
+        },
+    ),
+    "DPAdditiveClassifier": (
+        DPAdditiveClassifier,
+        "raw",
+        DECLARED,
+        {
+            "undeclared label set": {**DECLARED, "classes": None},
+            "data-sourced bound": {**DECLARED, "bounds": None},
+            "seeded": {**DECLARED, "random_state": 0},
+        },
+    ),
+    "DPAdditiveRegressor": (
+        DPAdditiveRegressor,
+        "regression",
+        {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0)},
+        {
+            "data-sourced bound": {"bounds": BOUNDS, "categories": CATS},  # label bounds read from y
+            "seeded": {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0), "random_state": 0},
         },
     ),
     "DiffprivlibTreeClassifier": (
