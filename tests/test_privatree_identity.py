@@ -253,12 +253,12 @@ PINNED = {
     "privatree-numeric-public-n": "64205288afd17d8ee06a",
     # PrivaTreeRegressor, re-pinned for issue 24 / issue 23 finding 3 (a deliberate change of law): the split
     # utility on the labels' integer grid, exact; the default shares (0.1, 0.7, 0.2)
-    "regressor-s0": "eddcc45e0d2547f7ab10",
-    "regressor-s1": "bdcf0756955fd9c77958",
+    "regressor-s0": "b23c6af781cf1c7e23e8",
+    "regressor-s1": "f672bc51064b07ca0947",
     # the default law of issue 24 (split_criterion="error-gini" with the public λ rule, max_depth="auto")
     "privatree-default-mixed-k2": "e1be3e69c853040cf086",
     "privatree-default-mixed-k3": "6dc9cf3ca613690ff7cb",
-    "privatree-default-numeric-n300-s0": "043d694210adffa9341c",
+    "privatree-default-numeric-n300-s0": "11657704c244998d324b",
     "privatree-default-numeric-n5000-s1": "28e8519eae40c7696115",
     "privatree-default-numeric-public-n": "1b37df7562e50ebfbcc4",
 }

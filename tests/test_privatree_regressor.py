@@ -489,3 +489,21 @@ def test_cli_show_and_predict_a_saved_regressor(tmp_path):
     bad = run("predict", "r.json", "x.csv", "--proba")
     assert bad.returncode == 2 and "--proba applies to classifiers" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_shrunk_leaf_means_keep_large_leaves_and_pull_noise_to_the_centre():
+    """Post-processing of the released counts and sums (regressor.shrunk_leaf_means): at a large ε
+    every leaf keeps its own mean; at a tiny ε on few rows the predictions sit near the centre of
+    the bounds (a tree whose releases are noise says so) and stay within them."""
+    X, y = data(2000, seed=4)
+    r = PrivaTreeRegressor(epsilon=1e4, max_depth=2, random_state=0, **DECL).fit(X, y)
+    leaf = r.apply(X)
+    yc = np.clip(y, -1, 7)
+    for k in np.unique(leaf):
+        assert r.tree_.leaf_value[k] == pytest.approx(yc[leaf == k].mean(), abs=0.02)
+    X, y = data(40, seed=5)
+    for seed in range(5):
+        r = PrivaTreeRegressor(epsilon=0.01, max_depth=2, random_state=seed, **DECL).fit(X, y)
+        v = r.tree_.leaf_value[r.tree_.is_leaf]
+        assert np.all((v >= -1) & (v <= 7))
+        assert np.all(np.abs(v - 3.0) < 2.0)  # within h/2 of the centre of [-1, 7]; the sums' noise scale is ~800

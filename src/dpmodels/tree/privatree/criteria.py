@@ -10,6 +10,10 @@ in the same direction), so permute-and-flip and the exponential mechanism use th
   labels misclassify. Adding a record raises n_c by 1 and the maximum by 0 or 1: Δ = 1.
 * ``"gini"`` — u = −Σ_children (n_c − Σ_k n_ck²/n_c), the count-scaled Gini impurity
   (docs/privacy.md, principle 2). Adding a record raises one child's term by a value in [0, 2): Δ = 2.
+* ``"error-gini"`` (the default) — u = −Σ_children [(n_c − max_k n_ck) + λ·(n_c² − Σ_k n_ck²)/(2n_c)]:
+  the error plus λ times half the count-scaled Gini; the two terms rise by [0, 1] and [0, 1) when a
+  record is added: Δ = 1 + λ, monotone. λ is public (:func:`.budget.gini_weight`). Computed from
+  the exact integer counts (the Gini numerator Σ_{k≠l} n_ck n_cl in integers, one division).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def half_gini_exact(v: np.ndarray) -> np.ndarray:
 
 def error_gini(H, order, weight=None):
     """The default criterion: misclassified count + λ·(half count-scaled Gini) of both children
-    (λ = :data:`GINI_WEIGHT`). The error term separates splits that change the children's majority
+    (λ = ``weight``, the estimator's public :func:`.budget.gini_weight`; :data:`GINI_WEIGHT` if None). The error term separates splits that change the children's majority
     labels (what accuracy needs); the Gini term breaks its ties — on imbalanced labels most
     candidates misclassify the same records — by how much the split purifies the children (what
     ranking needs). Both terms rise by a value in [0, 1] (error) and [0, 1) (half Gini) when a

@@ -120,11 +120,13 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         leak, recorded and warned — diffprivlib's convention). A one-class y is valid input.
     split_criterion : {"error-gini", "error", "gini"}, default "error-gini"
         Utility of the candidate-based selections (:mod:`.criteria`): ``"error-gini"``,
-        −(misclassified count + 2·count-scaled Gini/2) (Δ = 3): the error separates splits that
-        change the children's majority labels, the Gini term ranks the rest by purity (what
-        ROC AUC needs on imbalanced labels); ``"error"``: −the number of training records the
-        split's majority children misclassify (Δ = 1); ``"gini"``: −count-scaled Gini (Δ = 2).
-        All monotone. Default chosen by measurement (docs/results.md, "PrivaTree's default").
+        −(misclassified count + λ·count-scaled Gini/2) (Δ = 1 + λ), λ = 2 or, where the public
+        regime number s = ε·n̂/(3.5·m) is below 16, λ = 0 (:func:`.budget.gini_weight`; the λ
+        used is ``gini_weight_``): the error separates splits that change the children's majority
+        labels, the Gini term ranks the rest by purity (what ROC AUC needs on imbalanced labels);
+        ``"error"``: −the number of training records the split's majority children misclassify
+        (Δ = 1); ``"gini"``: −count-scaled Gini (Δ = 2). All monotone. Default chosen by
+        measurement (docs/results.md, "PrivaTree's default").
     leaf_error : float, default 0.01
         E_max of Eq. (7): the extra labelling error tolerated when budget is plentiful.
     split_selection : {"permute-and-flip", "exponential", "histogram"}
@@ -168,7 +170,8 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     tree_ : :class:`dpmodels.tree.Tree`
     classes_, n_features_in_, feature_names_in_ (pandas input with string column names),
     privacy_ledger_, budget_ (dict of the shares), n_estimate_ (the n used by the budget split),
-    max_depth_ (the depth this fit grew to at most: ``max_depth`` or the ``"auto"`` rule's).
+    max_depth_ (the depth this fit grew to at most: ``max_depth`` or the ``"auto"`` rule's),
+    gini_weight_ (λ of ``"error-gini"``, None for the other criteria).
     """
 
     _display_params = ("max_depth", "max_bins", "split_selection", "leaf_labels")
