@@ -116,7 +116,7 @@ def test_the_default_fit_records_its_public_depth_and_weight():
     est = PrivaTreeClassifier(max_depth=2, split_criterion="gini", bounds=(-5.0, 5.0), classes=[0, 1], random_state=0)
     assert est.fit(X, y).max_depth_ == 2 and est.gini_weight_ is None
     pub = PrivaTreeClassifier(variant="published", bounds=(-5.0, 5.0), classes=[0, 1], n_public=2000, random_state=0)
-    assert pub.fit(X, y).max_depth_ == 4
+    assert pub.fit(X, y).max_depth_ == 4 and pub.gini_weight_ is None
 
 
 @settings(max_examples=25, deadline=None)

@@ -331,7 +331,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
         self.n_estimate_ = n_used
         depth = self.max_depth_ = self._resolve_depth(eps, n_used, m, K)
-        self.gini_weight_ = gini_weight(eps, n_used, m) if self.split_criterion == "error-gini" else None
+        self.gini_weight_ = (
+            gini_weight(eps, n_used, m) if self.split_criterion == "error-gini" and self.variant == "rigorous" else None
+        )
         # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
         has_num = bool(np.any(hi > lo)) and depth > 0
         if self.variant == "rigorous":

@@ -289,7 +289,9 @@ def fit_source(est, X, y=None, sample_weight=None):
     n_used, eps_n = estimate_n(n, eps, est.n_public, ledger, rng)
     est.n_estimate_ = n_used
     depth = est.max_depth_ = est._resolve_depth(eps, n_used, m, K)
-    est.gini_weight_ = gini_weight(eps, n_used, m) if est.split_criterion == "error-gini" else None
+    est.gini_weight_ = (
+        gini_weight(eps, n_used, m) if est.split_criterion == "error-gini" and est.variant == "rigorous" else None
+    )
     has_num = bool(np.any(hi > lo)) and depth > 0
     if est.variant == "rigorous":
         plan = plan_budget(
