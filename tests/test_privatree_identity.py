@@ -55,6 +55,7 @@ def _mixed(n, seed, k=2):
 MIXED = dict(
     epsilon=1.0,
     max_depth=3,
+    split_criterion="error",  # the default until issue 24: these pins keep the "error" law bit-identical
     bounds={"x0": (-3, 3), "x1": (-3, 3), "x2": (-2, 2)},
     categories={"c": ["a", "b", "c", "d"], "k": [0, 1, 2]},
 )
@@ -78,12 +79,42 @@ def _cases():
     for n in (300, 1000, 5000):
         for seed in (0, 1, 2):
             c[f"privatree-numeric-n{n}-s{seed}"] = lambda n=n, seed=seed: _privatree(
-                *_numeric(n, seed), epsilon=1.0, max_depth=4, bounds=(-6.0, 6.0), classes=[0, 1], random_state=seed
+                *_numeric(n, seed),
+                epsilon=1.0,
+                max_depth=4,
+                split_criterion="error",
+                bounds=(-6.0, 6.0),
+                classes=[0, 1],
+                random_state=seed,
             )
     c["privatree-numeric-public-n"] = lambda: _privatree(
-        *_numeric(2000, 5), max_depth=5, bounds=(-6.0, 6.0), classes=[0, 1], n_public=2000, random_state=5
+        *_numeric(2000, 5),
+        max_depth=5,
+        split_criterion="error",
+        bounds=(-6.0, 6.0),
+        classes=[0, 1],
+        n_public=2000,
+        random_state=5,
     )
-    c["privatree-numeric-leaks"] = lambda: _privatree(*_numeric(800, 6, m=5), random_state=6)
+    c["privatree-numeric-leaks"] = lambda: _privatree(
+        *_numeric(800, 6, m=5), max_depth=4, split_criterion="error", random_state=6
+    )
+    # the default law since issue 24 (split_criterion="error-gini", max_depth="auto"), declared n
+    # and its DP estimate
+    for n, seed in ((300, 0), (5000, 1)):
+        c[f"privatree-default-numeric-n{n}-s{seed}"] = lambda n=n, seed=seed: _privatree(
+            *_numeric(n, seed), bounds=(-6.0, 6.0), classes=[0, 1], random_state=seed
+        )
+    c["privatree-default-numeric-public-n"] = lambda: _privatree(
+        *_numeric(2000, 5), bounds=(-6.0, 6.0), classes=[0, 1], n_public=2000, random_state=5
+    )
+    for k in (2, 3):
+        c[f"privatree-default-mixed-k{k}"] = lambda k=k: _privatree(
+            *_mixed(1500, 0, k)[:2],
+            **{key: v for key, v in MIXED.items() if key != "max_depth"},
+            classes=_mixed(1500, 0, k)[2],
+            random_state=0,
+        )
     settings = {
         "default": {},
         "pf-exp-gini": dict(
@@ -220,8 +251,16 @@ PINNED = {
     "privatree-numeric-n5000-s1": "ce2b84196f4dd60fad61",
     "privatree-numeric-n5000-s2": "9dc2392e7d8fcd1696b5",
     "privatree-numeric-public-n": "64205288afd17d8ee06a",
-    "regressor-s0": "badc6f119e382eb99f63",
-    "regressor-s1": "31414f194e84e4141924",
+    # PrivaTreeRegressor, re-pinned for issue 24 / issue 23 finding 3 (a deliberate change of law): the split
+    # utility on the labels' integer grid, exact; the default shares (0.1, 0.7, 0.2)
+    "regressor-s0": "b23c6af781cf1c7e23e8",
+    "regressor-s1": "f672bc51064b07ca0947",
+    # the default law of issue 24 (split_criterion="error-gini" with the public λ rule, max_depth="auto")
+    "privatree-default-mixed-k2": "e1be3e69c853040cf086",
+    "privatree-default-mixed-k3": "6dc9cf3ca613690ff7cb",
+    "privatree-default-numeric-n300-s0": "11657704c244998d324b",
+    "privatree-default-numeric-n5000-s1": "28e8519eae40c7696115",
+    "privatree-default-numeric-public-n": "1b37df7562e50ebfbcc4",
 }
 
 

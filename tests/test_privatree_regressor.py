@@ -17,7 +17,7 @@ from dpmodels.io import load_model, save_model
 from dpmodels.privacy import PrivacyLeakWarning
 from dpmodels.tree import PrivaTreeRegressor, RegressionTree
 from dpmodels.tree.privatree import regressor as reg_module
-from dpmodels.tree.privatree.regressor import _level_stats, _split_sse, sse, sse_change
+from dpmodels.tree.privatree.regressor import LABEL_GRID, _level_stats, _split_sse, label_units, sse, sse_change
 from dpmodels.tree.privatree.splitter import candidate_mask, node_orders
 
 
@@ -65,7 +65,7 @@ def test_split_sse_equals_a_direct_computation():
     rng = np.random.default_rng(0)
     n, m, B = 300, 3, 5
     codes = rng.integers(0, B, size=(n, m)).astype(np.uint8)
-    y = rng.uniform(0, 1, n)
+    y = rng.integers(-LABEL_GRID, LABEL_GRID + 1, n)  # labels on the integer grid
     node = rng.integers(-1, 2, n)  # two open nodes; -1: a record already in a leaf
     C, S1, S2 = _level_stats(codes, node, y, 2, B)
     alive = np.ones((2, m, B), dtype=bool)
@@ -78,8 +78,62 @@ def test_split_sse_equals_a_direct_computation():
         rows = node == a
         left = rows & (codes[:, j] <= b)
         right = rows & (codes[:, j] > b)
-        direct = sum(float(((y[s] - y[s].mean()) ** 2).sum()) if s.any() else 0.0 for s in (left, right))
-        assert got[a, j, b] == pytest.approx(direct, abs=1e-9)
+        direct = sum(sse_exact([Fraction(int(v)) for v in y[s]]) for s in (left, right))
+        assert got[a, j, b] == float(direct)  # exact rational, one rounding
+
+
+# ----------------------------------------------------------------- exact utilities (issue 23, finding 3)
+def _root_utilities(X, y, label_bounds):
+    """Σ children SSE (grid units²) of every root candidate, the way a fit computes it."""
+    codes = X.to_numpy().astype(np.uint8)  # binary features: bin = value
+    m, B = codes.shape[1], 2
+    u = label_units(np.clip(y, *label_bounds), label_bounds)
+    C, S1, S2 = _level_stats(codes, np.zeros(len(y), dtype=np.intp), u, 1, B)
+    alive = np.ones((1, m, B), dtype=bool)
+    order = node_orders(alive, np.zeros(m, dtype=bool), np.full(m, B))
+    return _split_sse(C, S1, S2, order)[candidate_mask(alive, order)]
+
+
+@pytest.mark.parametrize("label_bounds", [(31415926.5, 31415927.5), (-1e153, 1e153), (-0.5, 0.5)])
+def test_split_utility_moves_within_its_sensitivity_on_a_neighbouring_pair(label_bounds):
+    """D and D' = D + one record: every candidate's Σ SSE rises by a value in [0, Δ] (Δ = (2G)²
+    grid units² = (hi − lo)²), whatever the offset or scale of the label bounds. Computed on
+    uncentred floats (Σy² − (Σy)²/n) near 3·10⁷ the change was dominated by cancellation, and
+    near 10¹⁵³ Σy² overflowed."""
+    rng = np.random.default_rng(3)
+    n = 300
+    lo, hi = label_bounds
+    X = pd.DataFrame({"c1": rng.integers(0, 2, n), "c2": rng.integers(0, 2, n)})
+    y = lo + (hi - lo) * rng.uniform(0, 1, n)
+    X2 = pd.concat([X, pd.DataFrame({"c1": [1], "c2": [0]})], ignore_index=True)
+    y2 = np.append(y, hi)
+    with np.errstate(all="raise"):
+        d = _root_utilities(X2, y2, label_bounds) - _root_utilities(X, y, label_bounds)
+    assert np.all(d >= 0) and np.all(d <= 4 * LABEL_GRID**2)
+
+
+def test_the_fit_does_not_depend_on_where_the_label_bounds_sit():
+    """Labels and bounds shifted by 31415927 (exactly representable): the same seed gives the same
+    tree, because the utility is computed on the centred integer grid (on main, uncentred float
+    SSEs changed the root split in most of these seeds)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"c1": rng.integers(0, 2, n).astype(float), "c2": rng.integers(0, 2, n).astype(float)})
+    y = np.where(X.c1 > 0, 0.2, -0.2) + rng.uniform(-0.25, 0.25, n)
+    for seed in range(5):
+        kw = dict(epsilon=1, max_depth=2, bounds=(0, 1), random_state=seed)
+        a = PrivaTreeRegressor(label_bounds=(31415926.5, 31415927.5), **kw).fit(X, y + 31415927)
+        b = PrivaTreeRegressor(label_bounds=(-0.5, 0.5), **kw).fit(X, y)
+        assert np.array_equal(a.tree_.feature, b.tree_.feature)
+        assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
+        assert np.allclose(a.tree_.leaf_value - 31415927, b.tree_.leaf_value, atol=1e-6, equal_nan=True)
+
+
+def test_label_bounds_too_close_for_an_exact_grid_are_refused_before_spending():
+    X, y = data(50)
+    r = PrivaTreeRegressor(label_bounds=(0.0, 1e-310), bounds=DECL["bounds"], categories=DECL["categories"])
+    with pytest.raises(ValueError, match="too close together for an exact label grid"):
+        r.fit(X, y * 0)
 
 
 # ----------------------------------------------------------------- fit, ledger, public inputs
@@ -435,3 +489,21 @@ def test_cli_show_and_predict_a_saved_regressor(tmp_path):
     bad = run("predict", "r.json", "x.csv", "--proba")
     assert bad.returncode == 2 and "--proba applies to classifiers" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_shrunk_leaf_means_keep_large_leaves_and_pull_noise_to_the_centre():
+    """Post-processing of the released counts and sums (regressor.shrunk_leaf_means): at a large ε
+    every leaf keeps its own mean; at a tiny ε on few rows the predictions sit near the centre of
+    the bounds (a tree whose releases are noise says so) and stay within them."""
+    X, y = data(2000, seed=4)
+    r = PrivaTreeRegressor(epsilon=1e4, max_depth=2, random_state=0, **DECL).fit(X, y)
+    leaf = r.apply(X)
+    yc = np.clip(y, -1, 7)
+    for k in np.unique(leaf):
+        assert r.tree_.leaf_value[k] == pytest.approx(yc[leaf == k].mean(), abs=0.02)
+    X, y = data(40, seed=5)
+    for seed in range(5):
+        r = PrivaTreeRegressor(epsilon=0.01, max_depth=2, random_state=seed, **DECL).fit(X, y)
+        v = r.tree_.leaf_value[r.tree_.is_leaf]
+        assert np.all((v >= -1) & (v <= 7))
+        assert np.all(np.abs(v - 3.0) < 2.0)  # within h/2 of the centre of [-1, 7]; the sums' noise scale is ~800

@@ -95,7 +95,8 @@ _DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text
     "max_rules": 5,
     "min_support": {"optimal-rulelist": 0.01, None: 0.05},
     "max_width": 2,
-    "max_depth": 4,
+    # privatree / privatree-regressor: the public "auto" rule (docs/privacy.md); bdpt, dpgdf: 4
+    "max_depth": {"privatree": "auto", "privatree-regressor": "auto", None: 4},
     "max_bins": {"dp-gam": 32, "dp-gam-regressor": 32, None: 10},
     "n_bins": 3,
     "binarizer_share": 0.1,
@@ -191,7 +192,11 @@ def add_parser(sub) -> None:
         "gap (default: none, search to optimality)",
     )
     g.add_argument(
-        "--max-depth", type=_nonneg_int, metavar="D", help="trees: maximum depth (default: 4; bdpt/dpgdf need >= 1)"
+        "--max-depth",
+        type=_nonneg_int,
+        metavar="D",
+        help="trees: maximum depth (default: privatree and privatree-regressor choose it by a public rule on "
+        "epsilon, n and the number of columns; bdpt/dpgdf: 4, they need >= 1)",
     )
     g.add_argument(
         "--max-bins",
@@ -412,7 +417,7 @@ def _check_fit_args(args) -> None:
         raise UsageError("--classes has duplicate labels")
     if m in ("bdpt", "dpgdf") and args.max_depth == 0:
         raise UsageError(f"--max-depth must be >= 1 for {m}")
-    if m in ("privatree", "privatree-regressor") and args.max_depth is not None and args.max_depth > 20:
+    if m in ("privatree", "privatree-regressor") and isinstance(args.max_depth, int) and args.max_depth > 20:
         raise UsageError(f"--max-depth must be <= 20 for {m}, got {args.max_depth}")
     if args.max_bins is not None and m in ("privatree", "privatree-regressor") and not 2 <= args.max_bins <= 255:
         raise UsageError(f"--max-bins must be in [2, 255] for {m}, got {args.max_bins}")
@@ -760,6 +765,7 @@ def _tree_estimator(args, X, dec: Declarations):
             bounds=_bounds_of(X, dec) or None,
             label_bounds=dec.label_bounds,
             categories=_categories_of(X, dec) or None,
+            n_public=dec.n_public,
             random_state=args.random_state,
         )
     common = dict(

@@ -78,6 +78,8 @@ CATALOGUE: dict[str, Entry] = {
     "003-toy": _E("003", "table", "paper_003.toy", "< 1 CPU-s", "the worked examples: Tables I–VII, Fig. 1, Rule List 1"),
     "lib-multiclass": _E("lib", "table", "library.multiclass", "≈ 1 CPU-min", "rule lists over K declared classes (nursery, wine)"),
     "lib-peers": _E("lib", "table", "library.peers", "≈ 4 CPU-min", "beside DP-EBM and diffprivlib: accuracy, AUC, Brier, R², fit CPU"),
+    "lib-privatree-default": _E("lib", "table", "library.privatree_default", "≈ 25 CPU-s", "PrivaTree's default vs the error and Gini criteria: acc, AUC, Brier"),
+    "lib-privatree-regressor": _E("lib", "table", "library.privatree_default", "≈ 10 CPU-s", "PrivaTreeRegressor's default vs its former law: R²"),
     "lib-proba": _E("lib", "table", "library.proba_shrinkage", "≈ 1 CPU-min", "predict_proba from noisy counts: raw shares vs shrinkage"),
     "lib-regression": _E("lib", "table", "library.regression", "15 CPU-s", "PrivaTreeRegressor beside scikit-learn and diffprivlib"),
     "lib-search": _E("lib", "table", "library.private_search", "270 CPU-s", "private hyper-parameter selection and public proxies"),

@@ -330,6 +330,15 @@ class Tree:
             if off.size:
                 r, t, o = rows[off], top[off], own[off]
                 p[r, t], p[r, o] = p[r, o], p[r, t].copy()
+            # a tie between the label and a class before it: argmax takes the first, so move the
+            # smallest representable mass to the label (post-processing; sums stay 1 to 1e-15)
+            top = np.argmax(p[rows], axis=1)
+            tie = np.flatnonzero(top != own)
+            if tie.size:
+                r, t, o = rows[tie], top[tie], own[tie]
+                step = np.maximum(np.spacing(p[r, o]), 1e-15)
+                p[r, o] += step
+                p[r, t] -= step
         return p
 
     def predict_proba(self, X) -> np.ndarray:

@@ -29,9 +29,54 @@ __all__ = [
     "check_budget_shares",
     "BudgetPlan",
     "N_SHARE",
+    "AUTO_MAX_DEPTH",
+    "default_depth",
+    "gini_weight",
+    "signal",
 ]
 
 N_SHARE = 0.05  # share of ε spent on a DP estimate of n when n is not declared public
+
+
+AUTO_MAX_DEPTH = 5  # the deepest tree max_depth="auto" grows
+
+
+def signal(epsilon, n_used, n_features) -> float:
+    """s = ε·n̂ / (3.5·m): the public regime number of the ``"auto"`` rules (ε, the n used by the
+    budget split — ``n_public`` or the DP estimate of step 1 — and the declared number of
+    features m; never the data)."""
+    return float(epsilon) * max(float(n_used), 1.0) / (3.5 * max(int(n_features), 1))
+
+
+def default_depth(epsilon, n_used, n_features, n_classes) -> int:
+    """``max_depth="auto"``: d = 1 + ⌊log₄ s⌋ (s of :func:`signal`; d = 1 when s < 1), clipped to
+    [max(1, ⌈log₂ K⌉), 5].
+
+    ε·n̂ sets the regime (the noise of every release is of order 1/ε against counts of order n);
+    a level halves the records per node and thins every level's budget, so each extra level needs
+    about four times the signal per feature (the candidates grow with m). ``⌈log₂ K⌉`` leaves room
+    for every class to have a leaf. Fitted on issue 24's benchmark (docs/results.md, "PrivaTree's
+    default"): COMPAS (m = 9, n̂ ≈ 4,000) gets depth 2 at ε = 0.1, 4 at ε = 0.5 and 1, 5 at ε = 4;
+    Adult (m = 14, n̂ ≈ 31,000) 3 or 4 at ε = 0.1 and 5 from ε = 0.5 on; German (m = 20, n̂ ≈ 700)
+    1 at ε = 0.1, 2 at ε = 0.5 and 1, 3 at ε = 4. The constant 3.5 places COMPAS at ε = 0.1 (s ≈ 12)
+    and ε = 0.5 (s ≈ 67) clear of the steps at s = 16 and 64, with the DP estimate's noise."""
+    lo = max(1, math.ceil(math.log2(max(int(n_classes), 2))))
+    s = signal(epsilon, n_used, n_features)
+    d = 1 + math.floor(math.log(s, 4)) if s >= 1.0 else 1
+    return int(min(max(d, lo), max(lo, AUTO_MAX_DEPTH)))
+
+
+GINI_WEIGHT_LOW_SIGNAL = 0.0  # λ of split_criterion="error-gini" when s < 16 (the error criterion)
+GINI_WEIGHT = 2.0  # λ otherwise
+LOW_SIGNAL = 16.0
+
+
+def gini_weight(epsilon, n_used, n_features) -> float:
+    """λ of ``split_criterion="error-gini"`` (:func:`.criteria.error_gini`, Δ = 1 + λ): 0 when
+    s < 16 — the regime where ``"auto"`` grows at most 2 levels and every unit of Δ costs the scarce
+    selections more than the Gini term's ranking gains, so the criterion is the error count
+    (measured: COMPAS at ε = 0.1, wine at ε = 1) — and 2 otherwise. Public (:func:`signal`)."""
+    return GINI_WEIGHT_LOW_SIGNAL if signal(epsilon, n_used, n_features) < LOW_SIGNAL else GINI_WEIGHT
 
 
 def leaf_epsilon_for_error(n, n_classes, depth, leaf_error) -> float:

@@ -53,7 +53,15 @@ from ...validation import (
     resolve_classes,
 )
 from ..model import TreeEstimatorMixin, encode_matrix
-from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_published
+from .budget import (
+    AUTO_MAX_DEPTH,
+    check_budget_shares,
+    default_depth,
+    estimate_n,
+    gini_weight,
+    plan_budget,
+    plan_budget_published,
+)
 from .builder import assemble, grow, release_leaves
 from .grid import build_grid
 
@@ -82,8 +90,12 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     epsilon : float, default 1.0
         Total privacy budget (pure ε-DP, δ = 0).
-    max_depth : int, default 4
-        Maximum depth of the tree.
+    max_depth : int or "auto", default "auto"
+        Maximum depth of the tree. ``"auto"``: a public rule on ε, the n used by the budget split
+        (``n_public`` or its DP estimate) and the declared schema,
+        d = 1 + ⌊log₄(ε·n̂/(2√2·m))⌋ clipped to [max(1, ⌈log₂ K⌉), 5]
+        (:func:`.budget.default_depth`, docs/privacy.md); 4 for the published variants (the
+        paper's depth). The depth used is ``max_depth_``.
     max_bins : int, default 10
         Bins per numerical feature (``max_bins − 1`` private quantiles).
     bounds : None, (lower, upper) or dict
@@ -106,10 +118,15 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         column per declared class, whether or not each occurs in y. A label outside it is an
         error, raised the same way whatever else y holds. ``None``: the sorted labels of y (a
         leak, recorded and warned — diffprivlib's convention). A one-class y is valid input.
-    split_criterion : {"error", "gini"}, default "error"
-        Utility of the candidate-based selections (:mod:`.criteria`): −the number of training
-        records the split's majority children misclassify (Δ = 1) or −count-scaled Gini (Δ = 2),
-        both monotone. Default chosen by measurement (docs/results.md).
+    split_criterion : {"error-gini", "error", "gini"}, default "error-gini"
+        Utility of the candidate-based selections (:mod:`.criteria`): ``"error-gini"``,
+        −(misclassified count + λ·count-scaled Gini/2) (Δ = 1 + λ), λ = 2 or, where the public
+        regime number s = ε·n̂/(3.5·m) is below 16, λ = 0 (:func:`.budget.gini_weight`; the λ
+        used is ``gini_weight_``): the error separates splits that change the children's majority
+        labels, the Gini term ranks the rest by purity (what ROC AUC needs on imbalanced labels);
+        ``"error"``: −the number of training records the split's majority children misclassify
+        (Δ = 1); ``"gini"``: −count-scaled Gini (Δ = 2). All monotone. Default chosen by
+        measurement (docs/results.md, "PrivaTree's default").
     leaf_error : float, default 0.01
         E_max of Eq. (7): the extra labelling error tolerated when budget is plentiful.
     split_selection : {"permute-and-flip", "exponential", "histogram"}
@@ -152,7 +169,9 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     tree_ : :class:`dpmodels.tree.Tree`
     classes_, n_features_in_, feature_names_in_ (pandas input with string column names),
-    privacy_ledger_, budget_ (dict of the shares), n_estimate_ (the n used by the budget split).
+    privacy_ledger_, budget_ (dict of the shares), n_estimate_ (the n used by the budget split),
+    max_depth_ (the depth this fit grew to at most: ``max_depth`` or the ``"auto"`` rule's),
+    gini_weight_ (λ of ``"error-gini"``, None for the other criteria).
     """
 
     _display_params = ("max_depth", "max_bins", "split_selection", "leaf_labels")
@@ -160,14 +179,14 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         epsilon=1.0,
-        max_depth=4,
+        max_depth="auto",
         max_bins=10,
         bounds=None,
         categories=None,
         leaf_error=0.01,
         split_selection="permute-and-flip",
         leaf_labels="noisy-counts",
-        split_criterion="error",
+        split_criterion="error-gini",
         n_public=None,
         random_state=None,
         classes=None,
@@ -198,10 +217,11 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
     # ================================================================== parameters
     _parameter_constraints: dict = {
         **TREE_PARAMETER_CONSTRAINTS,
+        "max_depth": [Interval(Integral, 0, _MAX_DEPTH, closed="both"), StrOptions({"auto"})],
         "leaf_error": [proportion("right")],
         "split_selection": [StrOptions({"permute-and-flip", "exponential", "histogram"})],
         "leaf_labels": [StrOptions({"noisy-counts", "permute-and-flip"})],
-        "split_criterion": [StrOptions({"gini", "error"})],
+        "split_criterion": [StrOptions({"gini", "error", "error-gini"})],
         "n_public": "no_validation",
         "classes": "no_validation",
         "one_vs_rest": ["boolean"],
@@ -219,7 +239,19 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_n_public(self.n_public)
         check_accountant(self.accountant, type(self).__name__)
         check_budget_shares(self.budget_shares)
-        return eps, int(self.max_depth), int(self.max_bins), float(self.leaf_error)
+        # "auto": the deepest tree the rule can choose, for the checks made before any release
+        depth = AUTO_MAX_DEPTH if self.max_depth == "auto" else int(self.max_depth)
+        return eps, depth, int(self.max_bins), float(self.leaf_error)
+
+    def _resolve_depth(self, epsilon, n_used, n_features, n_classes) -> int:
+        """The depth of this fit: ``max_depth``, or the public rule of ``"auto"`` on ε, n̂ (declared
+        or a DP release) and the schema (:func:`.budget.default_depth`); the published variants
+        keep the paper's depth 4."""
+        if self.max_depth != "auto":
+            return int(self.max_depth)
+        if self.variant != "rigorous":
+            return 4
+        return default_depth(epsilon, n_used, n_features, n_classes)
 
     # ================================================================== checks before spending
     def _budget_request(self):
@@ -298,6 +330,10 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         # 1-2. n and the budget split (budget.py)
         n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
         self.n_estimate_ = n_used
+        depth = self.max_depth_ = self._resolve_depth(eps, n_used, m, K)
+        self.gini_weight_ = (
+            gini_weight(eps, n_used, m) if self.split_criterion == "error-gini" and self.variant == "rigorous" else None
+        )
         # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
         has_num = bool(np.any(hi > lo)) and depth > 0
         if self.variant == "rigorous":

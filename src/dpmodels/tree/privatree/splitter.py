@@ -59,7 +59,7 @@ import numpy as np
 
 from ...privacy.mechanisms import noisy_integer_sums
 from ...privacy.selection import select_rows
-from .criteria import CRITERIA, gini_impurity, misclassified, one_vs_rest_scores, prefix_counts
+from .criteria import CRITERIA, error_gini, gini_impurity, misclassified, one_vs_rest_scores, prefix_counts
 
 __all__ = ["root_region", "node_orders", "candidate_mask", "child_regions", "select_level"]
 
@@ -220,8 +220,13 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     own = order if np.any(categorical) else None  # numerical features only: every order is the identity
     valid = candidate_mask(alive, own)
     fn, sens, what = CRITERIA[est.split_criterion]
+    lam = getattr(est, "gini_weight_", None)
+    if fn is error_gini and lam is not None:  # the public λ of this fit (budget.gini_weight)
+        sens, what = 1.0 + lam, f"−(misclassified + {lam:g}·count-scaled Gini/2)"
     if fn is misclassified:  # integer counts in, integers out: exact in int64, then as floats
         score = misclassified(H, own).astype(float)
+    elif fn is error_gini:  # integer counts in: exact integer error and Gini numerators
+        score = error_gini(H, own, lam)
     else:
         score = fn(H.astype(float), own)
     util = np.where(valid, -score, -np.inf).reshape(A, m * B)
@@ -229,7 +234,8 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     n_valid = valid.reshape(A, -1).sum(axis=1)
     if ovr_on:
         vo = one_vs_rest_mask(alive, order, categorical)
-        util_o = np.where(vo, -one_vs_rest_scores(est.split_criterion, H.astype(float)), -np.inf).reshape(A, m * B)
+        Ho = H if est.split_criterion == "error-gini" else H.astype(float)
+        util_o = np.where(vo, -one_vs_rest_scores(est.split_criterion, Ho, lam), -np.inf).reshape(A, m * B)
         n_valid = n_valid + vo.reshape(A, -1).sum(axis=1)
     span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
     ledger.spend(

@@ -44,7 +44,7 @@ from ...privacy.accountant import ledger_for_fit, published_ledger
 from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
 from ...validation import check_y, resolve_bounds, resolve_classes
 from ..model import encode_matrix
-from .budget import check_budget_shares, estimate_n, plan_budget, plan_budget_published
+from .budget import check_budget_shares, estimate_n, gini_weight, plan_budget, plan_budget_published
 from .builder import Structure, assemble, release_leaf_counts
 from .grid import GRID, CandidateGrid, bin_codes, grid_cells
 from .histograms import class_histograms
@@ -288,6 +288,10 @@ def fit_source(est, X, y=None, sample_weight=None):
 
     n_used, eps_n = estimate_n(n, eps, est.n_public, ledger, rng)
     est.n_estimate_ = n_used
+    depth = est.max_depth_ = est._resolve_depth(eps, n_used, m, K)
+    est.gini_weight_ = (
+        gini_weight(eps, n_used, m) if est.split_criterion == "error-gini" and est.variant == "rigorous" else None
+    )
     has_num = bool(np.any(hi > lo)) and depth > 0
     if est.variant == "rigorous":
         plan = plan_budget(
