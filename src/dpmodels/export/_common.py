@@ -156,10 +156,9 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
         f = int(tree.feature[i])
         name = tree.feature_names[f]
         if tree.categorical[f]:
-            allowed, unlisted = state.get(f, (set(range(len(tree.categories[f]))), True))
-            left = set(tree.left_categories[i])
-            ls = {**state, f: (allowed & left, False)}
-            rs = {**state, f: (allowed - left, unlisted)}
+            left = tree.left_categories[i]
+            ls = {**state, f: tree._path_state(state, f, left, True)}
+            rs = {**state, f: tree._path_state(state, f, left, False)}
             tests[i] = f"{name} " + tree._set_text(f, *ls[f], compact=True, max_listed=max_listed)
         else:
             t = float(tree.threshold[i])
