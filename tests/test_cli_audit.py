@@ -139,7 +139,10 @@ def test_json_holds_the_numbers(audited):
     assert nums["stated_epsilon"] == 1.0 and doc["model"]["is_private"] is True
     # a PrivaTree at ε = 1 audited on 300 records: no attack certifies more than its ε
     assert doc["epsilon"]["consistent"] is True
+    counts = doc["data"].pop("identical_records")  # COMPAS repeats records: counted, not refused
     assert doc["data"] == {"n_train": 300, "n_test": 300, "n_population": 400}
+    assert set(counts) == {"held-out in training", "population in training", "population in held-out"}
+    assert 0 < counts["held-out in training"] < 300
     ex = doc["reconstruction"]["exposure"]
     assert len(ex["most_exposed"]) == 5 and ex["most_exposed"][0]["ratio"] == nums["exposure_min"]
     assert all(r["path"].startswith("leaf ") for r in ex["most_exposed"] + ex["least_exposed"])
@@ -279,6 +282,9 @@ def _holds(cond: str, row) -> bool:
     m = re.fullmatch(r"(\S+) <= (\S+) <= (\S+)", cond)
     if m:
         return float(m[1]) <= float(row[m[2]]) <= float(m[3])
+    m = re.fullmatch(r"(\S+) < (\S+) <= (\S+)", cond)  # a continuous feature: between thresholds
+    if m:
+        return float(m[1]) < float(row[m[2]]) <= float(m[3])
     # a leaf no record can reach prints its empty region as "x in {} (no value of the domain)"
     m = re.fullmatch(r"(.+) in \{(.*)\}( \(no value of the domain\))?", cond)
     if m:

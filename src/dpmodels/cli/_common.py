@@ -265,7 +265,11 @@ def read_csv_text(path, *, sep):
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}") from None
     df.columns = [str(c) for c in df.columns]
-    dup = df.columns[df.columns.duplicated()]
-    if len(dup):
-        raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice")
+    # pandas renames a repeated name ("worst area" → "worst area.1"): check the header as written
+    header = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False, na_filter=False)
+    names = [str(c) for c in header.iloc[0]] if len(header) else []
+    seen: set[str] = set()
+    dup = [c for c in names if c in seen or seen.add(c)]
+    if dup:
+        raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice; give each column its own name")
     return df
