@@ -127,7 +127,7 @@ class ModelAudit:
     source: str
     reconstruction: ReconstructionResult | None
     domains_note: str
-    vulnerability: VulnerabilityResult
+    vulnerability: VulnerabilityResult | None  # None: not defined for the model (a regressor)
     membership: dict
     epsilon_lower_bounds: dict
     alpha: float
@@ -138,6 +138,8 @@ class ModelAudit:
     settings: dict = field(default_factory=dict)
     #: records of one set equal to a record of another (features and label): {"held-out in training": k, …}
     overlaps: dict = field(default_factory=dict)
+    #: why a section was not computed: {"vulnerability": reason, "population attacks": reason}
+    skipped: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ numbers
     @property
@@ -166,10 +168,11 @@ class ModelAudit:
             for k in ("min", "median", "max"):
                 if k in s:
                     out[f"exposure_{k}"] = s[k]
-        v = self.vulnerability.summary()
-        out["V"] = v["V"]
-        out["V_null_mean"] = v["null_mean"]
-        out["V_p_value"] = v["p_value"]
+        if self.vulnerability is not None:
+            v = self.vulnerability.summary()
+            out["V"] = v["V"]
+            out["V_null_mean"] = v["null_mean"]
+            out["V_p_value"] = v["p_value"]
         for a, r in self.membership.items():
             out[f"auc.{a}"] = r.auc
             out[f"tpr@1%fpr.{a}"] = r.tpr_at(0.01)
@@ -208,7 +211,10 @@ class ModelAudit:
                 "text": str(rec.summary()),
             },
             "reconstruction_skipped": self.domains_note if rec is None else None,
-            "vulnerability": {**self.vulnerability.summary(), "text": str(self.vulnerability.summary())},
+            "vulnerability": None
+            if self.vulnerability is None
+            else {**self.vulnerability.summary(), "text": str(self.vulnerability.summary())},
+            "skipped": dict(self.skipped),
             "membership": {
                 a: {
                     **_jsonable(r.summary(self.alpha / max(len(self.membership), 1))),
@@ -248,6 +254,11 @@ class ModelAudit:
             "(point estimate at 1 % FPR)"
         )
 
+    def _vulnerability_text(self) -> str:
+        if self.vulnerability is None:
+            return "V not computed: " + self.skipped.get("vulnerability", "not run")
+        return str(self.vulnerability.summary())
+
     def _overlap_text(self) -> list[str]:
         """One sentence per pair of sets with records equal in every audited column."""
         sizes = {"held-out": self.n_test, "population": self.n_population}
@@ -282,11 +293,15 @@ class ModelAudit:
             "Reconstruction: "
             + (str(rec.summary()) if rec is not None else f"Dist_G not computed: {self.domains_note}")
         )
-        lines.append(f"Distributional overfitting: {self.vulnerability.summary()}")
+        lines.append(f"Distributional overfitting: {self._vulnerability_text()}")
         k = len(self.membership)
         lines.append(
             f"Membership inference ({k} attack{'s' if k > 1 else ''}"
-            + ("" if self.n_population else "; give --population for shadow, LiRA and RMIA")
+            + (
+                f"; {self.skipped['population attacks']}"
+                if "population attacks" in self.skipped
+                else ("" if self.n_population else "; give --population for shadow, LiRA and RMIA")
+            )
             + "):"
         )
         lines += [f"  {self._attack_text(a)}" for a in self.membership]
@@ -380,7 +395,7 @@ class ModelAudit:
                 ]
                 parts.append("</table>")
         parts.append("<h2>Distributional overfitting</h2>")
-        parts.append(f"<p>{e(str(self.vulnerability.summary()))}</p>")
+        parts.append(f"<p>{e(self._vulnerability_text())}</p>")
         if "null" in figs:
             parts.append(_img("null", figs["null"], "V against its permutation null"))
         parts.append(
@@ -476,7 +491,7 @@ def _figures(audit: ModelAudit) -> dict:
         out["exposure"] = _png(fig)
 
     v = audit.vulnerability
-    if v.null is not None and len(v.null):
+    if v is not None and v.null is not None and len(v.null):
         fig = Figure(figsize=(6, 3.2), layout="constrained")
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
@@ -585,7 +600,8 @@ def audit_model(
     model = as_model(model)
     if not hasattr(model, "unfitted_estimator"):
         raise TypeError("audit_model audits a saved model: a file path or a dpmodels.io.LoadedModel")
-    classes = list(np.asarray(model.classes_).tolist())
+    regression = getattr(model, "kind", None) == "regression_tree"
+    classes = [] if regression else list(np.asarray(model.classes_).tolist())
     sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
     if X_pop is not None:
         sets.append(("population", X_pop, y_pop))
@@ -598,10 +614,23 @@ def audit_model(
             raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
         if len(yv) < 2:
             raise ValueError(f"the {name} records: at least 2 rows are needed")
+        if regression:
+            try:
+                yf = np.asarray(yv, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"the {name} labels of a regression model must be numbers") from None
+            if not np.isfinite(yf).all():
+                raise ValueError(f"the {name} labels of a regression model must be finite numbers")
+            labels[name] = yf
+            continue
         bad = [v for v in yv if v not in classes]
         if bad:
             raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
         labels[name] = yv
+    if regression:
+        return _audit_regression(
+            model, src, sets, labels, t0, alpha=alpha, grid=grid, n_permutations=n_permutations, n_reference=n_reference
+        )
     for c in classes:
         if (labels["training"] == c).any() != (labels["held-out"] == c).any():
             raise ValueError(
@@ -660,5 +689,68 @@ def audit_model(
             "grid": DEFAULT_GRID if grid is None else grid,
             "grid_declared": grid is not None,
             "attacks": list(mia),
+        },
+    )
+
+
+#: why the classifier-only parts of the audit are not run on a regression model (in its report)
+REGRESSION_SKIPS = {
+    "reconstruction": (
+        "not defined for a regression tree: Dist_G (paper 003) counts, per decision path and class, the "
+        "feature assignments consistent with a record; a regression tree's leaves hold values, not classes"
+    ),
+    "vulnerability": (
+        "not defined for a regression model: V (paper 000) compares members' and non-members' output "
+        "distributions class by class"
+    ),
+    "population attacks": (
+        "the shadow, LiRA and RMIA attacks score a class probability; a regression model gets the "
+        "loss-threshold attack on its squared error"
+    ),
+}
+
+
+def _audit_regression(model, src, sets, labels, t0, *, alpha, grid, n_permutations, n_reference) -> ModelAudit:
+    """:func:`audit_model` of a regression tree: membership inference on the squared error
+    (:func:`~dpmodels.audit.membership.regression_loss_attack`) with its ε lower bound; the
+    report states why Dist_G, V and the reference-model attacks are not computed."""
+    from .membership import regression_loss_attack
+
+    overlaps = _identical_records(sets, labels)
+    X_train, X_test = sets[0][1], sets[1][1]
+    y_tr, y_te = labels["training"], labels["held-out"]
+    mia = {"threshold": regression_loss_attack(model, X_train, y_tr, X_test, y_te)}
+    bounds: dict[str, float | None] = {}
+    for a, r in mia.items():
+        try:
+            bounds[a] = r.epsilon_lower_bound(alpha=alpha / len(mia), random_state=0)
+        except ValueError:
+            bounds[a] = None
+    skipped = dict(REGRESSION_SKIPS)
+    if len(sets) < 3:
+        skipped.pop("population attacks")
+    return ModelAudit(
+        model=model,
+        source=src,
+        reconstruction=None,
+        domains_note=REGRESSION_SKIPS["reconstruction"],
+        vulnerability=None,
+        membership=mia,
+        epsilon_lower_bounds=bounds,
+        alpha=alpha,
+        n_train=len(y_tr),
+        n_test=len(y_te),
+        n_population=None if len(sets) < 3 else len(labels["population"]),
+        seconds=time.perf_counter() - t0,
+        overlaps=overlaps,
+        skipped=skipped,
+        settings={
+            "n_permutations": n_permutations,
+            "n_reference": None,
+            "alpha": alpha,
+            "grid": DEFAULT_GRID if grid is None else grid,
+            "grid_declared": grid is not None,
+            "attacks": list(mia),
+            "loss": "squared error",
         },
     )

@@ -118,6 +118,15 @@ def _read(path, what, model, label, sep):
     if len(df) < 2:
         raise UsageError(f"{what} {path!r} has fewer than 2 rows")
     X = parse_frame(df, need, _column_kinds(model.schema, model.preprocessing_))
+    if model.kind == "regression_tree":  # numbers: a regression loss, not classes
+        import numpy as np
+        import pandas as pd
+
+        y_num = pd.to_numeric(df[label].str.strip(), errors="coerce")
+        bad = ~np.isfinite(y_num.to_numpy(dtype=float))
+        if bad.any():
+            raise UsageError(f"{what} {path!r}: label {df[label][bad].iloc[0]!r} in column {label!r} is not a number")
+        return X, y_num.to_numpy(dtype=float)
     classes = list(model.classes_.tolist())
     y = match_declared(df[label], classes, f"classes of {label!r}")
     # a matched cell is the declared class itself; an unmatched one stays its text

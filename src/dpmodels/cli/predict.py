@@ -210,8 +210,6 @@ def cmd_show(args) -> int:
     from .schema import dump_yaml, schema_document
 
     model = load_model(args.model)
-    if args.plot is not None and model.kind == "regression_tree":  # the file's kind is public
-        raise UsageError("--plot draws classifiers; print a regression tree without --plot")
     if args.compact and args.raw:
         raise UsageError("--compact and --raw ask for two different views; give one")
     kw: dict = {}
