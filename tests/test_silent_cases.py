@@ -170,3 +170,55 @@ def test_the_audit_computes_dist_g_on_a_continuous_unit_interval(tree_file):
         a = audit_model(m, tr[cols], tr["y"].to_numpy(), te[cols], te["y"].to_numpy(), n_permutations=0, random_state=0)
     assert a.reconstruction is not None and 0.0 < a.reconstruction.dist_g <= 1.0
     assert "continuous" in a.to_dict()["reconstruction"]["domains"]
+
+
+# ------------------------------------------------------------------ schema check: the owner's pre-flight
+SCHEMA = """\
+label: y
+classes: ['yes', 'no']
+columns:
+  site: {kind: categorical, categories: [Cafe, Hôpital]}
+  age: {kind: numerical, bounds: [18, 100], integer: true}
+  score: {kind: numerical, bounds: [0, 1]}
+  member: {kind: binary}
+"""
+
+
+def test_schema_check_lists_every_cell_that_does_not_fit(tmp_path, capsys, monkeypatch):
+    (tmp_path / "s.yaml").write_text(SCHEMA, encoding="utf-8")
+    (tmp_path / "d.csv").write_text(
+        "site,age,score,member,y\n"
+        "Café,30,0.5,1,yes\n"
+        "Hôpital,200,x,0,no\n"
+        "Cafe,20.5,2,maybe,perhaps\n"
+        "Café,40,0.1,true,yes\n",
+        encoding="utf-8",
+    )
+    code, out, err = _run(["schema", "check", "d.csv", "--schema", "s.yaml"], tmp_path, capsys, monkeypatch)
+    assert code == 1 and err == "", err
+    assert "it is NOT a release" in out
+    lines = out.splitlines()
+    site = next(ln for ln in lines if ln.startswith("  site:"))
+    assert "2 cell(s) outside the declared categories" in site and "'Café' (2 rows)" in site
+    assert "'Café' looks like 'Cafe'" in site and "unknown category" in site
+    age = [ln for ln in lines if ln.startswith("  age:")]
+    assert any("1 above 100 (largest 200)" in ln for ln in age)
+    assert any("non-integer cell(s) in a column declared integer: '20.5'" in ln for ln in age)
+    score = [ln for ln in lines if ln.startswith("  score:")]
+    assert any("not numbers: 'x'" in ln for ln in score) and any("1 above 1 (largest 2)" in ln for ln in score)
+    assert any(ln.startswith("  member:") and "'maybe'" in ln for ln in lines)
+    assert any(ln.startswith("  y:") and "'perhaps' (1 row)" in ln and "refuses" in ln for ln in lines)
+    assert lines[-1] == "7 problem(s): fix the data or the schema before fitting"
+
+
+def test_schema_check_passes_clean_data_and_names_duplicate_columns(tmp_path, capsys, monkeypatch):
+    (tmp_path / "s.yaml").write_text(SCHEMA, encoding="utf-8")
+    (tmp_path / "ok.csv").write_text("site,age,score,member,y,note\nCafe,30,0.5,1,yes,a\nHôpital,18,0,0,no,b\n")
+    code, out, _ = _run(["schema", "check", "ok.csv", "--schema", "s.yaml"], tmp_path, capsys, monkeypatch)
+    assert code == 0 and "every cell fits the schema's declarations" in out
+    assert "not declared (a fit with this schema does not use them): note" in out
+    (tmp_path / "dup.csv").write_text("site,age,score,member,y,age\nCafe,30,0.5,1,yes,3\n")
+    code, out, _ = _run(["schema", "check", "dup.csv", "--schema", "s.yaml"], tmp_path, capsys, monkeypatch)
+    assert code == 1 and "the header names column 'age' more than once" in out and "age.1" not in out
+    code, out, err = _run(["schema", "check", "nope.csv", "--schema", "s.yaml"], tmp_path, capsys, monkeypatch)
+    assert code == 2 and err.count("\n") == 1 and out == ""

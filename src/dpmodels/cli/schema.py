@@ -578,3 +578,6 @@ def add_parser(sub) -> None:
     )
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
     d.set_defaults(func=guarded(cmd_schema_draft))
+    from .schema_check import add_check_parser  # `schema check`: the data owner's local pre-flight
+
+    add_check_parser(ss)
