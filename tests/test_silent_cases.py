@@ -222,3 +222,30 @@ def test_schema_check_passes_clean_data_and_names_duplicate_columns(tmp_path, ca
     assert code == 1 and "the header names column 'age' more than once" in out and "age.1" not in out
     code, out, err = _run(["schema", "check", "nope.csv", "--schema", "s.yaml"], tmp_path, capsys, monkeypatch)
     assert code == 2 and err.count("\n") == 1 and out == ""
+
+
+# ------------------------------------------------------------------ progress of long audits
+@pytest.mark.parametrize("flag", ["1", None])
+def test_audit_progress_shows_only_when_asked_or_on_a_terminal(tree_file, flag, capsys, monkeypatch):
+    """DPMODELS_PROGRESS=1: tqdm bars on stderr for the reference fits and the V permutations
+    (counts of public steps only); unset and stderr not a terminal (tests, CI logs): nothing."""
+    from dpmodels.audit import audit_model
+    from dpmodels.io import load_model
+
+    if flag is None:
+        monkeypatch.delenv("DPMODELS_PROGRESS", raising=False)
+    else:
+        monkeypatch.setenv("DPMODELS_PROGRESS", flag)
+    m = load_model(tree_file / "m.json")
+    tr, te, pop = (pd.read_csv(tree_file / f) for f in ("train.csv", "test.csv", "pop.csv"))
+    cols = ["u", "k", "s"]
+    capsys.readouterr()
+    audit_model(
+        m, tr[cols], tr["y"].to_numpy(), te[cols], te["y"].to_numpy(), X_pop=pop[cols], y_pop=pop["y"].to_numpy(),
+        n_permutations=5, n_reference=2, random_state=0,
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    if flag == "1":
+        assert "audit: reference models" in err and "audit: V permutations" in err
+    else:
+        assert "audit:" not in err
