@@ -20,8 +20,10 @@ $(STAMP): pyproject.toml | $(PY)
 demo: $(STAMP)
 	$(VENV)/bin/dpmodels demo
 
+# two workers (pytest-xdist, in the dev extra): each test draws its noise from a stream seeded by
+# its own id (tests/conftest.py) and writes only under its tmp_path, so the split never matters
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 # lint and format check, then the type checker (.ci/run runs this before the tests)
 lint: $(STAMP)

@@ -135,12 +135,11 @@ def _grid_379():
 
 @pytest.fixture(autouse=True)
 def _consequents_and_shares_as_at_the_branch_point(monkeypatch):
-    """The digests predate two post-processing steps of the printed list: a rule's consequent
-    holds its top ``predict_proba`` share (``RuleList.proba_table`` swaps the shares where
-    clipping and shrinkage put another class on top) and a tie predicts the first class
-    (``RuleList.align_predictions``). They pin the counts, the choices and the random stream,
-    which neither touches: both are switched off here (and tested in
-    ``tests/test_predict_argmax.py``)."""
+    """The digests predate a post-processing step of the printed list: a rule's consequent holds
+    its top ``predict_proba`` share (``RuleList.proba_table`` swaps the shares where clipping and
+    shrinkage put another class on top; the printed P changes, no prediction does). They pin the
+    counts, the choices and the random stream, which it does not touch: it is switched off here
+    (and tested in ``tests/test_predict_argmax.py``)."""
     from dpmodels._format import shrunk_proba
     from dpmodels.rulelist.model import RuleList
 
@@ -150,7 +149,6 @@ def _consequents_and_shares_as_at_the_branch_point(monkeypatch):
         return np.column_stack([1 - p[:, 1], p[:, 1]]) if p.shape[1] == 2 else p
 
     monkeypatch.setattr(RuleList, "proba_table", proba_table_before)
-    monkeypatch.setattr(RuleList, "align_predictions", lambda self: 0)
 
 
 GROUPS = {"synthetic": _group_synthetic, "wide_adult": _group_wide_adult}

@@ -97,15 +97,21 @@ def test_apply_predict_and_proba():
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
 
 
-def test_a_tie_predicts_the_first_class_as_argmax_does():
-    """A leaf whose probabilities tie its label with an earlier class (exact counts [5, 5], label
-    b) predicts and prints the earlier class: predict is the argmax of predict_proba."""
+def test_the_label_holds_the_top_probability_also_in_a_tie():
+    """Noisy counts (-3, 2) with label 0: clipped and shrunk, class 1 comes out on top, so the
+    shares are swapped and the label holds the top one. A tie (exact counts [5, 5], label b) keeps
+    the released label: it is one of the argmaxes."""
     t = small_tree()
     t.value[3] = [5, 5]
     X = pd.DataFrame({"x": [0.1, 0.2], "c": ["u", "v"]})
     np.testing.assert_allclose(t.predict_proba(X), [[0.5, 0.5], [0.5, 0.5]])
-    assert t.predict(X).tolist() == ["a", "a"] and t.label[3] == 1  # the stored label is kept
-    assert "class: a  P=50%  [n=10: a 5, b 5]  leaf 3" in t.export_text()
+    assert t.predict(X).tolist() == ["b", "a"]
+    assert "class: b  P=50%  [n=10: a 5, b 5]  leaf 3" in t.export_text()
+    t.value[3] = [-3, 2]
+    t.label[3] = 0
+    t.counts_are_noisy = True
+    p = t.predict_proba(X)[0]
+    assert t.predict(X)[0] == "a" and p[0] >= p[1] and p[0] > 0.5
 
 
 def test_numpy_input_and_column_order_by_name():

@@ -937,8 +937,9 @@ class LoadedModel:
         if self.kind == "regression_tree":
             return self.model_.leaf_value[idx]
         if self.kind == "tree":
-            return self.classes_[self.model_.predicted_label()[idx]]
-        return self.classes_[self.model_.predicted_index()[idx]]
+            return self.classes_[self.model_.label[idx]]
+        preds = np.array([r.prediction for r in self.model_._all_rules()], dtype=np.int64)
+        return self.classes_[preds[idx]]
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities from the (noisy) counts of the rule / leaf (see

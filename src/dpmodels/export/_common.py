@@ -281,13 +281,12 @@ def majority(tree) -> tuple[np.ndarray, np.ndarray]:
     summed counts and its share."""
     K = tree.n_classes
     proba = tree.leaf_proba()
-    label = tree.predicted_label()  # ties: the first class, as predict
     sums = _subtree_counts(tree)
     cls = np.zeros(tree.n_nodes, dtype=int)
     strength = np.zeros(tree.n_nodes)
     for i in range(tree.n_nodes):
         if tree.children_left[i] == -1:
-            k = int(label[i])
+            k = int(tree.label[i])
             p = float(proba[i, k])
         else:
             c = np.nan_to_num(sums[i])

@@ -232,12 +232,7 @@ class RuleListEstimator(ClassifierMixin, BaseEstimator):
         return self.to_text()
 
     def _build_rule_list(self, names, rules, default, noisy) -> RuleList:
-        """The fitted list; a rule whose probabilities tie its consequent with an earlier class
-        predicts the earlier one (:meth:`RuleList.align_predictions`; private learners align
-        again once the count noise scale, which the probabilities depend on, is known)."""
-        rl = RuleList(list(names), rules, default, list(self.classes_.tolist()), noisy)
-        rl.align_predictions()
-        return rl
+        return RuleList(list(names), rules, default, list(self.classes_.tolist()), noisy)
 
 
 def _binary_frame(X) -> bool:

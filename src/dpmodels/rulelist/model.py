@@ -116,19 +116,8 @@ class RuleList:
 
     def predict_encoded(self, X) -> np.ndarray:
         """Index of the predicted class (into ``classes``) of each row."""
-        return self.predicted_index()[self.apply(X)]
-
-    def predicted_index(self) -> np.ndarray:
-        """The class index each rule predicts (default last): its consequent, except where its
-        :meth:`proba_table` row ties the consequent's share with an earlier class — then that
-        class, as ``argmax`` breaks ties (e.g. an empty rule's 50 % / 50 % in a list read from a
-        file; lists fitted here are aligned already, :meth:`align_predictions`)."""
-        own = np.array([r.prediction for r in self._all_rules()], dtype=np.int64)
-        p = self.proba_table()
-        first = np.argmax(np.nan_to_num(p, nan=-1.0), axis=1)
-        rows = np.arange(len(own))
-        tie = (first != own) & (p[rows, first] == p[rows, own])
-        return np.where(tie, first, own)
+        preds = np.array([r.prediction for r in self._all_rules()], dtype=np.int64)
+        return preds[self.apply(X)]
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels (values of ``classes``) for a 0/1 matrix or DataFrame."""
@@ -156,7 +145,9 @@ class RuleList:
         # A private rule's consequent is the argmax of its *unclipped* noisy counts: after
         # clipping and shrinkage another class can come out on top (a rule with no records
         # printed ``THEN malignant  P=39%``). Then the consequent's share and the top share are
-        # swapped, as for tree leaves (Tree.leaf_proba): argmax(predict_proba) == predict.
+        # swapped, as for tree leaves (Tree.leaf_proba): the predicted class holds the top share
+        # of predict_proba on every row (an exact tie, e.g. an empty rule's 50 % / 50 %, leaves
+        # the released consequent as it is: it holds the top share too).
         own = np.array([r.prediction for r in self._all_rules()], dtype=np.int64)
         rows = np.arange(len(own))
         top = np.argmax(np.nan_to_num(p, nan=-1.0), axis=1)
@@ -169,18 +160,8 @@ class RuleList:
     def predict_proba_encoded(self, X) -> np.ndarray:
         return self.proba_table()[self.apply(X)]
 
-    def align_predictions(self) -> int:
-        """Where a rule's :meth:`proba_table` row ties its top share between its consequent and
-        an earlier class (the released counts cannot tell them apart: e.g. an empty rule of a
-        non-private list, 50 % / 50 %), predict that earlier class, as ``argmax`` does; returns
-        how many rules changed. With :meth:`proba_table`'s swap this makes ``predict`` the argmax
-        of ``predict_proba`` on every record. Post-processing of released values (no data access)."""
-        changed = 0
-        for rule, k in zip(self._all_rules(), self.predicted_index().tolist()):
-            if k != rule.prediction:
-                rule.prediction = int(k)
-                changed += 1
-        return changed
+    def predict_proba(self, X) -> np.ndarray:
+        return self.predict_proba_encoded(X)
 
     # -------------------------------------------------------- post-processing
     def merge_default(self) -> "RuleList":
@@ -192,12 +173,10 @@ class RuleList:
         Post-processing of the released list: no data access.
         """
         rules = list(self.rules)
-        pred = self.predicted_index()  # what predict returns (ties resolved as argmax)
         c = np.asarray(self.default.counts, dtype=float)
-        while rules and pred[len(rules) - 1] == pred[-1]:
+        while rules and rules[-1].prediction == self.default.prediction:
             c = c + np.asarray(rules.pop().counts, dtype=float)
-        rules = [Rule(list(r.literals), int(pred[k]), r.counts) for k, r in enumerate(rules)]
-        default = Rule([], int(pred[-1]), tuple(float(v) for v in c))
+        default = Rule([], self.default.prediction, tuple(float(v) for v in c))
         # the merged default's counts are a sum of releases: its noise is wider, the list-level
         # scale is kept (the shrinkage is a pseudo-count, not a variance model)
         return RuleList(

@@ -300,7 +300,6 @@ class DPRuleListClassifier(RuleListEstimator):
         # widest one when the rules' counts were released separately); predict_proba's shrinkage
         counts_eps = [r.epsilon for r in ledger.rows if r.mechanism.startswith("geometric")]
         rule_list.count_noise_scale = 1.0 / min(counts_eps) if counts_eps else None
-        rule_list.align_predictions()  # ties: predict = argmax predict_proba (post-processing)
         return rule_list
 
     # ------------------------------------------------- default: permute-and-flip

@@ -266,23 +266,7 @@ class Tree:
         return self.apply_encoded(self.encode(X))
 
     def predict(self, X) -> np.ndarray:
-        return self.classes[self.predicted_label()[self.apply(X)]]
-
-    def predicted_label(self) -> np.ndarray:
-        """The class index each node predicts: its label, except at a leaf whose
-        :meth:`leaf_proba` row ties the label's share with an earlier class (e.g. clipped noisy
-        counts (0, 0, 0) and an even prior; an empty leaf of exact counts) — then that class, as
-        ``argmax`` breaks ties, so ``predict`` is the argmax of ``predict_proba`` on every row.
-        Post-processing of released values."""
-        lab = self.label.copy()
-        rows = np.flatnonzero(self.is_leaf & (lab >= 0))
-        if rows.size:
-            p = self.leaf_proba()[rows]
-            first = np.argmax(p, axis=1)
-            at = np.arange(rows.size)
-            tie = (first != lab[rows]) & (p[at, first] == p[at, lab[rows]])
-            lab[rows[tie]] = first[tie]
-        return lab
+        return self.classes[self.label[self.apply(X)]]
 
     def leaf_proba(self, *, shrink: bool = True) -> np.ndarray:
         """Class probabilities of every node from its (noisy) counts.
@@ -424,9 +408,6 @@ class Tree:
         / ``base_proba``: a leaf of :meth:`prune`'s tree shows the ids of the fitted tree's leaves
         it holds and the range of their ``predict_proba``."""
         lab = int(self.label[i])
-        if proba is not None and not np.isnan(proba[i]).any():  # a tie: the first class (predicted_label)
-            first = int(np.argmax(proba[i]))
-            lab = first if proba[i, first] == proba[i, lab] else lab
         s = f"class: {cls[lab]}"
         if not show_counts:
             return s, False
@@ -917,7 +898,7 @@ class TreeEstimatorMixin:
 
     def predict(self, X):
         leaf = self.apply(X)  # first: it raises NotFittedError on an unfitted estimator
-        return self.classes_[self.tree_.predicted_label()[leaf]]  # the argmax of predict_proba
+        return self.classes_[self.tree_.label[leaf]]
 
     def predict_proba(self, X):
         """Class probabilities of each row's leaf (:meth:`Tree.leaf_proba`)."""
