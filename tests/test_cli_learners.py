@@ -23,9 +23,18 @@ ENV = {**os.environ, "DPMODELS_PROGRESS": "0", "PYTHONPATH": str(Path(dpmodels._
 NURSERY = ["not_recom", "priority", "recommend", "spec_prior", "very_recom"]
 
 
+# The command line as a user runs it (unseeded: the files say PRIVATE), with the "OS entropy" its
+# noise is drawn from fixed in these subprocesses only: the tests assert on noisy outcomes (e.g.
+# the regressor's correlation with y), which must not depend on chance (tests/conftest.py).
+BOOT = (
+    "import secrets, sys; secrets.randbits = lambda k: 8191 % (1 << k); "
+    "from dpmodels.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
 def run(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "dpmodels", *map(str, args)],
+        [sys.executable, "-c", BOOT, *map(str, args)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -148,8 +157,26 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     np.testing.assert_allclose(got, load_model(out).predict(df))
     assert np.corrcoef(got, df["y"])[0, 1] > 0.8  # ε = 4 on 800 rows: the tree follows y
 
-    r = run("show", out, "--plot", tmp_path / "r.png")
-    assert r.returncode == 2 and "--plot draws classifiers" in r.stderr and r.stdout == ""
+    r = run("show", out, "--plot", tmp_path / "r.png")  # regression trees are drawn too
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # the audit: membership inference on the squared error; Dist_G and V stated as not defined
+    df = pd.read_csv(regression_csv, dtype={"c": str})
+    df.iloc[:400].to_csv(tmp_path / "tr.csv", index=False)
+    df.iloc[400:].to_csv(tmp_path / "te.csv", index=False)
+    r = run(
+        "audit", out, "--train", "tr.csv", "--test", "te.csv", "--label", "y",
+        "--json", "a.json", "--html", "a.html", cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "  threshold: AUC " in r.stdout and "Dist_G not computed: not defined for a regression tree" in r.stdout
+    assert "V not computed: not defined for a regression model" in r.stdout
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["model"]["kind"] == "regression_tree" and doc["membership"]["threshold"]["auc"] is not None
+    assert doc["vulnerability"] is None and "vulnerability" in doc["skipped"]
+    page = (tmp_path / "a.html").read_text()
+    assert "data:image/png;base64," in page and "not defined for a regression tree" in page
 
     r = run("predict", out, regression_csv, "--proba")
     assert r.returncode == 2 and "--proba applies to classifiers" in r.stderr

@@ -1,8 +1,8 @@
 """Guards against runaway fits: closed forms, refusals before any release, overrides, and no
 dependence on the private records."""
 
+import contextlib
 import itertools
-import time
 import warnings
 
 import numpy as np
@@ -25,6 +25,20 @@ def _no_env(monkeypatch):
         monkeypatch.delenv(v, raising=False)
 
 
+@contextlib.contextmanager
+def _never_reached(target: str):
+    """Fails the test if ``target`` (the fit's first step after the guard) is called inside: the
+    refusal comes before any budget is touched. This replaces wall-clock limits, which flaked on
+    a loaded machine (5.08 s against 5 s); timings belong to benchmarks/."""
+
+    def _reached(*a, **k):
+        raise AssertionError(f"{target} was called: the refusal came after the fit began")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(target, _reached)
+        yield
+
+
 @pytest.mark.parametrize("p, w", [(1, 1), (3, 2), (5, 3), (7, 2), (6, 4), (4, 9)])
 def test_candidate_count_closed_form_matches_the_enumeration(p, w):
     assert n_rule_candidates(p, w) == len(RuleCandidates.from_features([f"x{i}" for i in range(p)], w))
@@ -44,11 +58,9 @@ def test_candidate_count_with_groups_matches_brute_force(sizes, w):
 
 def test_german_width_3_is_refused_with_numbers_before_any_release():
     X, y = load_dataset("german")
-    t = time.perf_counter()
     est = DPRuleListClassifier(epsilon=1.0, max_width=3)
-    with pytest.raises(ResourceLimitError) as exc:
+    with _never_reached("dpmodels.rulelist.private.ledger_for_fit"), pytest.raises(ResourceLimitError) as exc:
         est.fit(X, y)
-    assert time.perf_counter() - t < 5
     msg = str(exc.value)
     assert "1,848,448 candidate rules (limit 500,000)" in msg
     assert "per 1,000 distinct training records (n is private" in msg and "MB of candidate tables" in msg
@@ -102,10 +114,8 @@ def test_deep_privatree_is_refused_from_public_sizes_only():
     X, y = load_dataset("adult", binarized=False)
     s = dataset_schema("adult")
     est = PrivaTreeClassifier(epsilon=1.0, max_depth=20, **s.fit_params())
-    t = time.perf_counter()
-    with pytest.raises(ResourceLimitError) as exc:
+    with _never_reached("dpmodels.tree.privatree.estimator.estimate_n"), pytest.raises(ResourceLimitError) as exc:
         est.fit(X, y)
-    assert time.perf_counter() - t < 10
     msg = str(exc.value)
     assert "2^20 = 1,048,576 leaves × 14 features × 42 bins × 2 classes" in msg
     assert "GB of memory" in msg and "n, which is private" in msg

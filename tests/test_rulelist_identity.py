@@ -133,6 +133,24 @@ def _grid_379():
     return out
 
 
+@pytest.fixture(autouse=True)
+def _consequents_and_shares_as_at_the_branch_point(monkeypatch):
+    """The digests predate a post-processing step of the printed list: a rule's consequent holds
+    its top ``predict_proba`` share (``RuleList.proba_table`` swaps the shares where clipping and
+    shrinkage put another class on top; the printed P changes, no prediction does). They pin the
+    counts, the choices and the random stream, which it does not touch: it is switched off here
+    (and tested in ``tests/test_predict_argmax.py``)."""
+    from dpmodels._format import shrunk_proba
+    from dpmodels.rulelist.model import RuleList
+
+    def proba_table_before(self, *, shrink=True):
+        counts = np.array([r.counts for r in self._all_rules()], dtype=float)
+        p = shrunk_proba(counts, self.count_noise_scale if (shrink and self.counts_are_noisy) else None)
+        return np.column_stack([1 - p[:, 1], p[:, 1]]) if p.shape[1] == 2 else p
+
+    monkeypatch.setattr(RuleList, "proba_table", proba_table_before)
+
+
 GROUPS = {"synthetic": _group_synthetic, "wide_adult": _group_wide_adult}
 PINNED = {
     "synthetic": "69f9d041de7b4b4b9757",

@@ -69,14 +69,14 @@ def evaluate_rules(rules, X: pd.DataFrame):
 def small_tree():
     #            0: x <= 0.5
     #      1: c in {u, w}          2: leaf a  counts [3, -1]
-    #   3: leaf b [5, 5]  4: leaf a [0, 0]
+    #   3: leaf b [4, 6]  4: leaf a [0, 0]
     return Tree(
         children_left=[1, 3, -1, -1, -1],
         children_right=[2, 4, -1, -1, -1],
         feature=[0, 1, -2, -2, -2],
         threshold=[0.5, np.nan, np.nan, np.nan, np.nan],
         left_categories=[None, (0, 2), None, None, None],
-        value=np.array([[np.nan] * 2, [np.nan] * 2, [3, -1], [5, 5], [0, 0]], float),
+        value=np.array([[np.nan] * 2, [np.nan] * 2, [3, -1], [4, 6], [0, 0]], float),
         label=[-1, -1, 0, 1, 0],
         classes=np.array(["a", "b"]),
         feature_names=["x", "c"],
@@ -91,10 +91,27 @@ def test_apply_predict_and_proba():
     assert t.apply(X).tolist() == [3, 4, 2, 4, 3]
     assert t.predict(X).tolist() == ["b", "a", "a", "a", "b"]
     p = t.predict_proba(X)
-    np.testing.assert_allclose(p[0], [0.5, 0.5])
+    np.testing.assert_allclose(p[0], [0.4, 0.6])
     np.testing.assert_allclose(p[1], [0.5, 0.5])  # all-zero counts: uniform
     np.testing.assert_allclose(p[2], [1.0, 0.0])  # negative count clipped at 0
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
+
+
+def test_the_label_holds_the_top_probability_also_in_a_tie():
+    """Noisy counts (-3, 2) with label 0: clipped and shrunk, class 1 comes out on top, so the
+    shares are swapped and the label holds the top one. A tie (exact counts [5, 5], label b) keeps
+    the released label: it is one of the argmaxes."""
+    t = small_tree()
+    t.value[3] = [5, 5]
+    X = pd.DataFrame({"x": [0.1, 0.2], "c": ["u", "v"]})
+    np.testing.assert_allclose(t.predict_proba(X), [[0.5, 0.5], [0.5, 0.5]])
+    assert t.predict(X).tolist() == ["b", "a"]
+    assert "class: b  P=50%  [n=10: a 5, b 5]  leaf 3" in t.export_text()
+    t.value[3] = [-3, 2]
+    t.label[3] = 0
+    t.counts_are_noisy = True
+    p = t.predict_proba(X)[0]
+    assert t.predict(X)[0] == "a" and p[0] >= p[1] and p[0] > 0.5
 
 
 def test_numpy_input_and_column_order_by_name():
@@ -143,8 +160,8 @@ def test_to_dict_json_round_trip():
 
 def test_fill_internal_values_and_prune_keep_predictions():
     t = small_tree().fill_internal_values()
-    np.testing.assert_allclose(t.value[1], [5, 5])
-    np.testing.assert_allclose(t.value[0], [8, 4])
+    np.testing.assert_allclose(t.value[1], [4, 6])
+    np.testing.assert_allclose(t.value[0], [7, 5])
     p = t.prune()
     X = pd.DataFrame({"x": np.linspace(-1, 2, 50), "c": ["u", "v"] * 25})
     assert np.array_equal(p.predict(X), t.predict(X))
@@ -230,7 +247,7 @@ def test_printed_counts_are_labelled_by_class_and_noisy_negatives_are_clipped_an
     t.counts_are_noisy = True
     text = t.export_text()
     assert "class: a  P=100%  [n≈3: a 3, b 0*]  leaf 2" in text  # P: predict_proba of the label
-    assert "class: b  P=50%  [n≈10: a 5, b 5]" in text
+    assert "class: b  P=60%  [n≈10: a 4, b 6]" in text
     assert text.splitlines()[-1].startswith("# ≈: noisy counts") and "raw value" in text
     assert t.value[2, 1] == -1  # the raw noisy value stays in the model ...
     back = Tree.from_json(t.to_json())

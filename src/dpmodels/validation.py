@@ -1054,6 +1054,19 @@ def leaked_declarations(rows) -> dict:
 
 
 # --------------------------------------------------------------------------- sample weights
+def check_unique_columns(X, estimator_name: str = "estimator") -> None:
+    """Refuse a frame that names a column twice, in one line (the names are the schema: public).
+    Two columns of one name would be two features a reader of the model cannot tell apart (and
+    pandas' ``read_csv`` renames the second ``name.1``: the command line checks the header it
+    reads, ``dpmodels.cli._common.read_csv_text``)."""
+    cols = getattr(X, "columns", None)
+    if cols is None or not hasattr(cols, "duplicated"):
+        return
+    dup = cols[cols.duplicated()]
+    if len(dup):
+        raise ValueError(f"{estimator_name}: X has the column {str(dup[0])!r} twice; give each column its own name")
+
+
 def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimator"):
     """Check a DP learner's ``fit(..., sample_weight)``: ``None`` or all ones; returns ``(X, y)``.
 
@@ -1070,6 +1083,7 @@ def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimat
       respect to the whole data. Choose rows yourself with a per-record rule (a keyed hash of the
       row, a coin per row) and fit on them.
     """
+    check_unique_columns(X, estimator_name)  # every fit's first check: here, once for all
     if sample_weight is None:
         return X, y
     from sklearn.utils.validation import _num_samples

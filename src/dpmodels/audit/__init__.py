@@ -34,7 +34,7 @@ from .membership import (
     membership_inference_suite,
 )
 from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
-from .report import ModelAudit, audit_model, default_domains
+from .report import DEFAULT_GRID, ModelAudit, audit_model, default_domains
 from .vulnerability import VulnerabilityResult, vulnerability
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "audit_mechanism",
     "clopper_pearson",
     "default_domains",
+    "DEFAULT_GRID",
     "epsilon_lower_bound",
     "evaluate_scores",
     "feature_importance_overlap",

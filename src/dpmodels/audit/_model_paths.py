@@ -249,13 +249,13 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
     # Depth-first. state: {feature: (lo, hi) positions in its sorted domain, or allowed codes};
     # capt = Π_k |V_k ∩ R_k| (exact int) and ratio = Σ_k log2|V_k ∩ R_k| / log2|V_k| over the
     # informative features, both updated for the one feature a split narrows.
-    stack: list[tuple[int, dict, tuple, int, float]] = [(0, {}, (), total, float(n_cells))]
+    stack: list[tuple[int, dict, tuple, int, float, dict]] = [(0, {}, (), total, float(n_cells), {})]
     while stack:
-        node, state, conds, capt, ratio = stack.pop()
+        node, state, conds, capt, ratio, cuts = stack.pop()
         if left[node] == -1:
             leaves.append(node)
             desc.append(" and ".join(conds) if conds else "True")
-            rules.append(_readable_path(t, state, numeric, sizes, node))
+            rules.append(_readable_path(t, state, numeric, sizes, node, cuts))
             log2_capt.append(_log2(capt))
             cell_ratio.append(ratio if capt else -math.inf)
             continue
@@ -277,15 +277,20 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
             counts = (len(go[0]), len(go[1]))
             cats = "{" + ", ".join(str(t.categories[k][c]) for c in sorted(codes)) + "}"
             text = (f"{names[k]} in {cats}", f"{names[k]} not in {cats}")
-        for child, region_c, c_new, cond in (
-            (right[node], go[1], counts[1], text[1]),
-            (left[node], go[0], counts[0], text[0]),
+        if k in numeric:  # the thresholds that bound the path's interval: (lower, upper)
+            t_lo, t_hi = cuts.get(k, (None, None))
+            side = ({**cuts, k: (t_lo, thr[node])}, {**cuts, k: (thr[node], t_hi)})
+        else:
+            side = (cuts, cuts)
+        for child, region_c, c_new, cond, cuts_c in (
+            (right[node], go[1], counts[1], text[1], side[1]),
+            (left[node], go[0], counts[0], text[0], side[0]),
         ):
             capt_c = capt // c_old * c_new if capt else 0  # exact: c_old is one factor of capt
             ratio_c = ratio
             if capt_c and sizes[k] > 1:
                 ratio_c += (math.log2(c_new) - math.log2(c_old)) / log2_sizes[k]
-            stack.append((child, {**state, k: region_c}, conds + (cond,), capt_c, ratio_c))
+            stack.append((child, {**state, k: region_c}, conds + (cond,), capt_c, ratio_c, cuts_c))
 
     ids = np.array(leaves, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
@@ -308,10 +313,13 @@ def _tree_paths(t: _TreeArrays, domains, route, noisy) -> ModelPaths:
     )
 
 
-def _readable_path(t: _TreeArrays, state: dict, numeric: dict, sizes, leaf: int) -> str:
+def _readable_path(t: _TreeArrays, state: dict, numeric: dict, sizes, leaf: int, cuts=None) -> str:
     """A leaf's path as rule text: ``leaf 15: IF lo < x <= hi AND c in {a, b}`` (one condition
-    per tested feature, in feature order; the interval's ends are the domain values it keeps,
-    printed at 4 significant digits, and a category set is what the path leaves of the domain)."""
+    per tested feature, in feature order; a category set is what the path leaves of the domain).
+    On an integer domain (consecutive integers: a feature declared integer-valued) the interval's
+    ends are the domain values it keeps; on any other (a continuous feature's grid, which records
+    fall between) they are the tree's thresholds, ``cuts`` — either way every record routed to
+    the leaf satisfies the text. Numbers at 4 significant digits."""
     from .._format import significant
 
     parts = []
@@ -320,7 +328,19 @@ def _readable_path(t: _TreeArrays, state: dict, numeric: dict, sizes, leaf: int)
         if k in numeric:
             lo, hi = state[k]
             dom = numeric[k]
+            t_lo, t_hi = (cuts or {}).get(k, (None, None))
+            steps = np.diff(np.asarray(dom, dtype=float))
+            integer_domain = len(dom) < 2 or bool(np.all(steps == 1.0) and float(dom[0]).is_integer())
             if hi <= lo:
+                parts.append(f"{name} in {{}} (no value of the domain)")
+            elif not integer_domain and (t_lo is not None or t_hi is not None):
+                if t_lo is None:
+                    parts.append(f"{name} <= {significant(t_hi)}")
+                elif t_hi is None:
+                    parts.append(f"{name} > {significant(t_lo)}")
+                else:
+                    parts.append(f"{significant(t_lo)} < {name} <= {significant(t_hi)}")
+            elif hi <= lo:
                 parts.append(f"{name} in {{}} (no value of the domain)")
             elif hi - lo == 1:
                 parts.append(f"{name} = {significant(dom[lo])}")

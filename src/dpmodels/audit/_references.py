@@ -162,8 +162,11 @@ def fit_references(make, X_pool, y_pool, keep, X_eval, classes, rng, n_jobs=None
 
     Shape (n_models, n_eval, n_classes). Fits run in parallel with joblib (``n_jobs``).
     """
+    from ..guards import progress
+
     seeds = rng.integers(0, 2**31 - 1, size=keep.shape[0])
+    jobs = progress(zip(seeds, keep), total=keep.shape[0], desc="audit: reference models")  # public: counts only
     out = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_one)(make, int(s), X_pool, y_pool, np.flatnonzero(k), X_eval, classes) for s, k in zip(seeds, keep)
+        delayed(_fit_one)(make, int(s), X_pool, y_pool, np.flatnonzero(k), X_eval, classes) for s, k in jobs
     )
     return np.stack(out)

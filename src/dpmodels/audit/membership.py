@@ -297,6 +297,25 @@ def evaluate_scores(scores, membership, attack="custom", record_index=None, para
 
 
 # ---------------------------------------------------------------------------------------- attacks
+def regression_loss_attack(model, X_in, y_in, X_out, y_out) -> MembershipInferenceResult:
+    """The loss-threshold attack (Yeom et al., 2018) on a regression model: each record's score
+    is minus its squared error, −(y − ŷ)², so records the model fits better rank as members. The
+    attack a classifier gets from ``log p(y)``, on the loss a regressor has."""
+    model = refs.as_model(model)
+    n_in, n_out = refs.n_rows(X_in), refs.n_rows(X_out)
+    if n_in == 0 or n_out == 0:
+        raise ValueError(f"need members and non-members; got {n_in} and {n_out}")
+    y = np.concatenate([np.asarray(y_in, dtype=float).ravel(), np.asarray(y_out, dtype=float).ravel()])
+    if y.shape[0] != n_in + n_out:
+        raise ValueError("X_in/y_in or X_out/y_out differ in length")
+    t0 = time.perf_counter()
+    pred = np.asarray(model.predict(refs.concat([X_in, X_out])), dtype=float)
+    scores = -((y - pred) ** 2)
+    member = np.r_[np.ones(n_in, bool), np.zeros(n_out, bool)]
+    params = {"attack": "threshold", "loss": "squared error"}
+    return evaluate_scores(scores, member, "threshold", np.arange(n_in + n_out), params, time.perf_counter() - t0)
+
+
 def _features(proba, y, classes):
     """Attack-model input: output vector + one-hot label (as ART's black-box attack)."""
     idx = refs.label_index(y, classes)

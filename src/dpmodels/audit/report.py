@@ -42,25 +42,45 @@ if TYPE_CHECKING:
     from .reconstruction import ReconstructionResult
     from .vulnerability import VulnerabilityResult
 
-__all__ = ["ModelAudit", "audit_model", "default_domains", "POPULATION_ATTACKS"]
+__all__ = ["ModelAudit", "audit_model", "default_domains", "DEFAULT_GRID", "POPULATION_ATTACKS"]
 
 #: the attacks run when population records are given (besides "threshold")
 POPULATION_ATTACKS = ("shadow", "lira", "rmia")
 
 
-def default_domains(model, grid: int = 101):
-    """Public domains V_k for Dist_G of a saved tree, from its declared bounds only: a numerical
-    feature with integer bounds (or declared ``integer``) gets every integer in [lo, hi], any
-    other bounded one ``grid`` evenly spaced values. Returns ``(domains, note)``; ``domains`` is
-    None for a rule list (0/1 columns) and ``note`` says what was chosen, or why Dist_G cannot
-    be computed (a numerical feature without declared bounds: ``domains`` is then ``False``)."""
-    if model.kind != "tree":
+#: values per continuous feature in the default Dist_G domain (``grid=`` / ``--grid`` declare another)
+DEFAULT_GRID = 101
+
+
+def default_domains(model, grid: int | None = None):
+    """Public domains V_k for Dist_G of a saved tree, from its declarations only. A numerical
+    feature *declared* integer-valued (integer bounds in the file's parameters, as ``--integer`` or
+    a schema's ``integer: true`` write them; or ``integer`` in the file's schema) gets every
+    integer in [lo, hi]; any other — continuous, whatever its bounds look like: [0, 1] is not
+    {0, 1} — gets ``grid`` evenly spaced values in [lo, hi] (default :data:`DEFAULT_GRID`), plus
+    the midpoint of every interval between the tree's thresholds that no grid value falls in, so
+    that every leaf is reachable. Returns ``(domains, note)``; ``domains`` is None for a rule list
+    (0/1 columns) and ``note`` says, feature by feature, which domain was chosen and whether the
+    grid was declared or the default, or why Dist_G cannot be computed (a numerical feature
+    without declared bounds: ``domains`` is then ``False``)."""
+    from .._format import declared_integer_features
+
+    if model.kind not in ("tree", "regression_tree"):
         return None, "rule list: each binary column has the domain {0, 1}"
+    declared_grid = grid is not None
+    grid = DEFAULT_GRID if grid is None else int(grid)
     tree = model.model_
     schema = model.schema or {}
     bounds = dict(schema.get("bounds") or {})
     cols = schema.get("columns") or {}
-    doms, ints, grids = {}, [], []
+    params = getattr(model, "params", None) or {}
+    declared_int = set(declared_integer_features(params.get("bounds")))
+    doms: dict = {}
+    ints: list[str] = []
+    grids: list[str] = []
+    wide: list[str] = []
+    feature = np.asarray(tree.feature)
+    threshold = np.asarray(tree.threshold, dtype=float)
     for j, f in enumerate(tree.feature_names):
         if tree.categorical[j]:
             continue
@@ -70,18 +90,33 @@ def default_domains(model, grid: int = 101):
         if not b:
             return False, f"numerical feature {f!r} has no declared bounds: no public domain for Dist_G"
         lo, hi = float(b[0]), float(b[1])
-        if (lo.is_integer() and hi.is_integer() and hi - lo <= 10**6) or spec.get("integer"):
+        if (f in declared_int or spec.get("integer")) and hi - lo <= 10**6:
             doms[f] = np.arange(math.ceil(lo), math.floor(hi) + 1, dtype=float)
             ints.append(f)
-        else:
-            doms[f] = np.linspace(lo, hi, int(grid))
-            grids.append(f)
-    note = "categorical features: their declared categories"
+            continue
+        values = np.linspace(lo, hi, grid)
+        cuts = np.unique(threshold[(feature == j) & np.isfinite(threshold)])
+        cuts = cuts[(cuts > lo) & (cuts < hi)]
+        if cuts.size:  # the cells (lo, t1], (t1, t2], …, (tk, hi]: one value in each empty one
+            edges = np.concatenate([[lo], cuts, [hi]])
+            cell = np.searchsorted(cuts, values, side="left")
+            empty = np.setdiff1d(np.arange(edges.size - 1), cell)
+            if empty.size:
+                values = np.union1d(values, (edges[empty] + edges[empty + 1]) / 2)
+        doms[f] = values
+        (grids if (f not in declared_int and not spec.get("integer")) else wide).append(f)
+    parts = ["categorical features: their declared categories"]
     if ints:
-        note += f"; integers within the declared bounds: {', '.join(ints)}"
+        parts.append(f"declared integer-valued, every integer within the declared bounds: {', '.join(ints)}")
     if grids:
-        note += f"; {int(grid)} evenly spaced values within the declared bounds: {', '.join(grids)}"
-    return doms, note + " (Dist_G depends on this choice: docs/reconstruction.md)"
+        which = "the grid given" if declared_grid else "the default grid; --grid / grid= sets it"
+        parts.append(
+            f"continuous, {grid} evenly spaced values within the declared bounds ({which}; a value added "
+            f"in each tree interval the grid misses): {', '.join(grids)}"
+        )
+    if wide:
+        parts.append(f"declared integer-valued but over 10^6 integers, the grid instead: {', '.join(wide)}")
+    return doms, "; ".join(parts) + " (Dist_G depends on this choice: docs/reconstruction.md)"
 
 
 @dataclass
@@ -92,7 +127,7 @@ class ModelAudit:
     source: str
     reconstruction: ReconstructionResult | None
     domains_note: str
-    vulnerability: VulnerabilityResult
+    vulnerability: VulnerabilityResult | None  # None: not defined for the model (a regressor)
     membership: dict
     epsilon_lower_bounds: dict
     alpha: float
@@ -101,6 +136,10 @@ class ModelAudit:
     n_population: int | None
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
+    #: records of one set equal to a record of another (features and label): {"held-out in training": k, …}
+    overlaps: dict = field(default_factory=dict)
+    #: why a section was not computed: {"vulnerability": reason, "population attacks": reason}
+    skipped: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ numbers
     @property
@@ -129,10 +168,11 @@ class ModelAudit:
             for k in ("min", "median", "max"):
                 if k in s:
                     out[f"exposure_{k}"] = s[k]
-        v = self.vulnerability.summary()
-        out["V"] = v["V"]
-        out["V_null_mean"] = v["null_mean"]
-        out["V_p_value"] = v["p_value"]
+        if self.vulnerability is not None:
+            v = self.vulnerability.summary()
+            out["V"] = v["V"]
+            out["V_null_mean"] = v["null_mean"]
+            out["V_p_value"] = v["p_value"]
         for a, r in self.membership.items():
             out[f"auc.{a}"] = r.auc
             out[f"tpr@1%fpr.{a}"] = r.tpr_at(0.01)
@@ -155,7 +195,12 @@ class ModelAudit:
                 "kind": self.model.kind,
                 **self.stated,
             },
-            "data": {"n_train": self.n_train, "n_test": self.n_test, "n_population": self.n_population},
+            "data": {
+                "n_train": self.n_train,
+                "n_test": self.n_test,
+                "n_population": self.n_population,
+                "identical_records": dict(self.overlaps),
+            },
             "numbers": self.numbers(),
             "reconstruction": None
             if rec is None
@@ -166,7 +211,10 @@ class ModelAudit:
                 "text": str(rec.summary()),
             },
             "reconstruction_skipped": self.domains_note if rec is None else None,
-            "vulnerability": {**self.vulnerability.summary(), "text": str(self.vulnerability.summary())},
+            "vulnerability": None
+            if self.vulnerability is None
+            else {**self.vulnerability.summary(), "text": str(self.vulnerability.summary())},
+            "skipped": dict(self.skipped),
             "membership": {
                 a: {
                     **_jsonable(r.summary(self.alpha / max(len(self.membership), 1))),
@@ -206,6 +254,25 @@ class ModelAudit:
             "(point estimate at 1 % FPR)"
         )
 
+    def _vulnerability_text(self) -> str:
+        if self.vulnerability is None:
+            return "V not computed: " + self.skipped.get("vulnerability", "not run")
+        return str(self.vulnerability.summary())
+
+    def _overlap_text(self) -> list[str]:
+        """One sentence per pair of sets with records equal in every audited column."""
+        sizes = {"held-out": self.n_test, "population": self.n_population}
+        out = []
+        for pair, k in self.overlaps.items():
+            if k:
+                a, b = pair.split(" in ")
+                out.append(
+                    f"{k:,} of the {sizes[a]:,} {a} records equal a {b} record in every audited column "
+                    "(features and label): no attack can tell such a pair apart (records repeat in real "
+                    "data; a large share means the sets are not disjoint)"
+                )
+        return out
+
     def verdict(self) -> str:
         """A short text verdict (what ``dpmodels audit`` prints)."""
         st = self.stated
@@ -220,16 +287,21 @@ class ModelAudit:
             f"  audited on {self.n_train} training records, {self.n_test} held-out records"
             + (f", {self.n_population} population records" if self.n_population else ""),
         ]
+        lines += [f"  {t}" for t in self._overlap_text()]
         rec = self.reconstruction
         lines.append(
             "Reconstruction: "
             + (str(rec.summary()) if rec is not None else f"Dist_G not computed: {self.domains_note}")
         )
-        lines.append(f"Distributional overfitting: {self.vulnerability.summary()}")
+        lines.append(f"Distributional overfitting: {self._vulnerability_text()}")
         k = len(self.membership)
         lines.append(
             f"Membership inference ({k} attack{'s' if k > 1 else ''}"
-            + ("" if self.n_population else "; give --population for shadow, LiRA and RMIA")
+            + (
+                f"; {self.skipped['population attacks']}"
+                if "population attacks" in self.skipped
+                else ("" if self.n_population else "; give --population for shadow, LiRA and RMIA")
+            )
             + "):"
         )
         lines += [f"  {self._attack_text(a)}" for a in self.membership]
@@ -323,7 +395,7 @@ class ModelAudit:
                 ]
                 parts.append("</table>")
         parts.append("<h2>Distributional overfitting</h2>")
-        parts.append(f"<p>{e(str(self.vulnerability.summary()))}</p>")
+        parts.append(f"<p>{e(self._vulnerability_text())}</p>")
         if "null" in figs:
             parts.append(_img("null", figs["null"], "V against its permutation null"))
         parts.append(
@@ -424,7 +496,7 @@ def _figures(audit: ModelAudit) -> dict:
         out["exposure"] = _png(fig)
 
     v = audit.vulnerability
-    if v.null is not None and len(v.null):
+    if v is not None and v.null is not None and len(v.null):
         fig = Figure(figsize=(6, 3.2), layout="constrained")
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
@@ -451,6 +523,39 @@ def _jsonable(d: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- the audit
+def _row_hashes(X, y) -> np.ndarray:
+    """A 64-bit hash of every record: its audited columns and its label, compared as text."""
+    import pandas as pd
+
+    frame = X.reset_index(drop=True) if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=object))
+    frame = frame.astype(str)
+    frame.columns = [str(c) for c in frame.columns]
+    frame["\0label"] = pd.Series(np.asarray(y, dtype=object)).astype(str).to_numpy()
+    return pd.util.hash_pandas_object(frame, index=False).to_numpy()
+
+
+def _identical_records(sets, labels) -> dict:
+    """How many records of the held-out (and population) set equal a record of an earlier set.
+    Members and non-members must be different records: when one set lies wholly inside another
+    (the same file given twice, ``--population`` = the training file) the audit would compare a
+    set with itself and find "no evidence" — refused here, in one line, before any attack runs.
+    A partial overlap is normal (identical records recur in real data) and goes in the verdict."""
+    h = {name: _row_hashes(X, labels[name]) for name, X, _ in sets}
+    out = {}
+    names = [name for name, _, _ in sets]
+    for i, a in enumerate(names):
+        for b in names[:i]:
+            inside_a = np.isin(h[a], h[b])
+            if inside_a.all() or np.isin(h[b], h[a]).all():
+                small, big = (a, b) if inside_a.all() else (b, a)
+                raise ValueError(
+                    f"every {small} record is also a {big} record (same columns and label): members and "
+                    "non-members must be different records (the same file given twice?)"
+                )
+            out[f"{a} in {b}"] = int(inside_a.sum())
+    return out
+
+
 def audit_model(
     model,
     X_train,
@@ -461,7 +566,7 @@ def audit_model(
     X_pop=None,
     y_pop=None,
     domains=None,
-    grid=101,
+    grid=None,
     n_permutations=200,
     n_reference=32,
     alpha=0.05,
@@ -479,8 +584,8 @@ def audit_model(
     X_pop, y_pop : optional population records (disjoint from both) for the shadow, LiRA and RMIA
         attacks, whose reference models are the file's learner rebuilt from its class and parameters.
     domains : public domains for Dist_G (:func:`reconstruction_leak`); default
-        :func:`default_domains` from the file's declared bounds (``grid`` values per non-integer
-        numerical feature).
+        :func:`default_domains` from the file's declarations (``grid`` values per continuous
+        numerical feature; None: :data:`DEFAULT_GRID`, and the report says it is the default).
     n_permutations : permutations of the V null. n_reference : reference models per set.
     alpha : one minus the confidence of the ε lower bound (split over the attacks).
     random_state : seeds the attacks' splits, reference fits and permutations (the audit's own
@@ -502,7 +607,8 @@ def audit_model(
     model = as_model(model)
     if not hasattr(model, "unfitted_estimator"):
         raise TypeError("audit_model audits a saved model: a file path or a dpmodels.io.LoadedModel")
-    classes = list(np.asarray(model.classes_).tolist())
+    regression = getattr(model, "kind", None) == "regression_tree"
+    classes = [] if regression else list(np.asarray(model.classes_).tolist())
     sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
     if X_pop is not None:
         sets.append(("population", X_pop, y_pop))
@@ -515,16 +621,30 @@ def audit_model(
             raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
         if len(yv) < 2:
             raise ValueError(f"the {name} records: at least 2 rows are needed")
+        if regression:
+            try:
+                yf = np.asarray(yv, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"the {name} labels of a regression model must be numbers") from None
+            if not np.isfinite(yf).all():
+                raise ValueError(f"the {name} labels of a regression model must be finite numbers")
+            labels[name] = yf
+            continue
         bad = [v for v in yv if v not in classes]
         if bad:
             raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
         labels[name] = yv
+    if regression:
+        return _audit_regression(
+            model, src, sets, labels, t0, alpha=alpha, grid=grid, n_permutations=n_permutations, n_reference=n_reference
+        )
     for c in classes:
         if (labels["training"] == c).any() != (labels["held-out"] == c).any():
             raise ValueError(
                 f"class {c!r} occurs in only one of the training and held-out records: V "
                 "compares members and non-members per class"
             )
+    overlaps = _identical_records(sets, labels)
     if not (isinstance(n_permutations, int) and n_permutations >= 0):
         raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
     if not 0 < alpha < 1:
@@ -574,11 +694,76 @@ def audit_model(
         n_test=len(y_te),
         n_population=None if X_pop is None else len(labels["population"]),
         seconds=time.perf_counter() - t0,
+        overlaps=overlaps,
         settings={
             "n_permutations": n_permutations,
             "n_reference": n_reference if X_pop is not None else None,
             "alpha": alpha,
-            "grid": grid,
+            "grid": DEFAULT_GRID if grid is None else grid,
+            "grid_declared": grid is not None,
             "attacks": list(mia),
+        },
+    )
+
+
+#: why the classifier-only parts of the audit are not run on a regression model (in its report)
+REGRESSION_SKIPS = {
+    "reconstruction": (
+        "not defined for a regression tree: Dist_G (paper 003) counts, per decision path and class, the "
+        "feature assignments consistent with a record; a regression tree's leaves hold values, not classes"
+    ),
+    "vulnerability": (
+        "not defined for a regression model: V (paper 000) compares members' and non-members' output "
+        "distributions class by class"
+    ),
+    "population attacks": (
+        "the shadow, LiRA and RMIA attacks score a class probability; a regression model gets the "
+        "loss-threshold attack on its squared error"
+    ),
+}
+
+
+def _audit_regression(model, src, sets, labels, t0, *, alpha, grid, n_permutations, n_reference) -> ModelAudit:
+    """:func:`audit_model` of a regression tree: membership inference on the squared error
+    (:func:`~dpmodels.audit.membership.regression_loss_attack`) with its ε lower bound; the
+    report states why Dist_G, V and the reference-model attacks are not computed."""
+    from .membership import regression_loss_attack
+
+    overlaps = _identical_records(sets, labels)
+    X_train, X_test = sets[0][1], sets[1][1]
+    y_tr, y_te = labels["training"], labels["held-out"]
+    mia = {"threshold": regression_loss_attack(model, X_train, y_tr, X_test, y_te)}
+    bounds: dict[str, float | None] = {}
+    for a, r in mia.items():
+        try:
+            bounds[a] = r.epsilon_lower_bound(alpha=alpha / len(mia), random_state=0)
+        except ValueError:
+            bounds[a] = None
+    skipped = dict(REGRESSION_SKIPS)
+    if len(sets) < 3:
+        skipped.pop("population attacks")
+    return ModelAudit(
+        model=model,
+        source=src,
+        reconstruction=None,
+        domains_note=REGRESSION_SKIPS["reconstruction"],
+        vulnerability=None,
+        membership=mia,
+        epsilon_lower_bounds=bounds,
+        alpha=alpha,
+        n_train=len(y_tr),
+        n_test=len(y_te),
+        n_population=None if len(sets) < 3 else len(labels["population"]),
+        seconds=time.perf_counter() - t0,
+        overlaps=overlaps,
+        skipped=skipped,
+        settings={
+            "n_permutations": n_permutations,
+            "n_reference": None,
+            "alpha": alpha,
+            "grid": DEFAULT_GRID if grid is None else grid,
+            "grid_declared": grid is not None,
+            "attacks": list(mia),
+            "loss": "squared error",
         },
     )

@@ -371,7 +371,7 @@ def read_csv_text(path, *, sep):
     except _CSV_ERRORS as exc:
         raise _unreadable(p, exc) from None
     df.columns = [str(c) for c in df.columns]
-    _check_unique_columns(p, df.columns)
+    _check_unique_columns(p, sep)
     return df
 
 
@@ -383,13 +383,20 @@ def _unreadable(p, exc) -> UsageError:
     return UsageError(f"cannot read {str(p)!r} as CSV: {' '.join(str(exc).split())}")
 
 
-def _check_unique_columns(p, columns) -> None:
+def _check_unique_columns(p, sep) -> None:
+    """Refuse a header that names a column twice. pandas renames a repeated name ("worst area" →
+    "worst area.1") whenever it reads a header, so the header row is read as written, as data."""
     import pandas as pd
 
-    columns = pd.Index(columns)
-    dup = columns[columns.duplicated()]
-    if len(dup):
-        raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice")
+    try:
+        header = pd.read_csv(p, header=None, nrows=1, **_csv_options(sep))
+    except _CSV_ERRORS as exc:
+        raise _unreadable(p, exc) from None
+    names = [str(c) for c in header.iloc[0]] if len(header) else []
+    seen: set[str] = set()
+    dup = [c for c in names if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+    if dup:
+        raise UsageError(f"{str(p)!r} has the column {dup[0]!r} twice; give each column its own name")
 
 
 def csv_batch_rows(n_columns: int) -> int:
@@ -418,7 +425,7 @@ def read_csv_batches(path, *, sep, batch_rows: int | None = None):
     except _CSV_ERRORS as exc:
         raise _unreadable(p, exc) from None
     header.columns = [str(c) for c in header.columns]
-    _check_unique_columns(p, header.columns)
+    _check_unique_columns(p, sep)
     rows = batch_rows or csv_batch_rows(header.shape[1])
     n = 0
     try:

@@ -79,9 +79,10 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--grid",
         type=_pos_int,
-        default=101,
-        help="values in the Dist_G domain of a numerical feature whose declared bounds are not "
-        "integers (integer bounds: every integer). Default: 101",
+        default=None,
+        help="values in the Dist_G domain of a continuous numerical feature (one declared integer-"
+        "valued, with --integer or `integer: true`, gets every integer in its bounds). Default: 101, "
+        "and the report says the default was used",
     )
     p.add_argument(
         "--alpha",
@@ -117,6 +118,15 @@ def _read(path, what, model, label, sep):
     if len(df) < 2:
         raise UsageError(f"{what} {path!r} has fewer than 2 rows")
     X = parse_frame(df, need, _column_kinds(model.schema, model.preprocessing_))
+    if model.kind == "regression_tree":  # numbers: a regression loss, not classes
+        import numpy as np
+        import pandas as pd
+
+        y_num = pd.to_numeric(df[label].str.strip(), errors="coerce")
+        bad = ~np.isfinite(y_num.to_numpy(dtype=float))
+        if bad.any():
+            raise UsageError(f"{what} {path!r}: label {df[label][bad].iloc[0]!r} in column {label!r} is not a number")
+        return X, y_num.to_numpy(dtype=float)
     classes = list(model.classes_.tolist())
     y = match_declared(df[label], classes, f"classes of {label!r}")
     # a matched cell is the declared class itself; an unmatched one stays its text
@@ -141,6 +151,14 @@ def cmd_audit(args) -> int:
             check_output_path(out)
             if not str(out).lower().endswith((suffix, ".htm") if suffix == ".html" else suffix):
                 raise UsageError(f"--{suffix[1:]} {out!r}: the file name must end with {suffix}")
+    named = [("--train", args.train), ("--test", args.test), ("--population", args.population)]
+    named = [(opt, os.path.realpath(x)) for opt, x in named if x]
+    for i, (opt, path) in enumerate(named):
+        for opt0, path0 in named[:i]:
+            if path == path0:
+                raise UsageError(
+                    f"{opt0} and {opt} name the same file: members and non-members must be different records"
+                )
     inputs = {os.path.realpath(x) for x in (args.model, args.train, args.test, args.population) if x}
     outs = [x for x in (args.json, args.html) if x is not None]
     for out in outs:

@@ -262,8 +262,6 @@ def cmd_show(args) -> int:
     doc = read_model_json(args.model)
     model_from_dict(doc, source=str(args.model), _values_checked=True)  # the file as it is: valid?
     model = shown_model(doc)  # printed from its strings escaped: text is a channel
-    if args.plot is not None and model.kind == "regression_tree":  # the file's kind is public
-        raise UsageError("--plot draws classifiers; print a regression tree without --plot")
     if args.compact and args.raw:
         raise UsageError("--compact and --raw ask for two different views; give one")
     kw: dict = {}

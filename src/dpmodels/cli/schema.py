@@ -803,3 +803,6 @@ def add_parser(sub) -> None:
     dp.add_argument("--random-state", type=int, default=None, help="seed the noise (reproducible, NOT private)")
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
     d.set_defaults(func=guarded(cmd_schema_draft))
+    from .schema_check import add_check_parser  # `schema check`: the data owner's local pre-flight
+
+    add_check_parser(ss)

@@ -18,20 +18,20 @@ import numpy as np
 
 from .._format import count_cell, model_header, py_scalar, significant
 
-__all__ = ["Shown", "resolve", "tree_node_texts", "rule_rows", "class_colours", "blend"]
+__all__ = ["Shown", "resolve", "tree_node_texts", "regression_shades", "rule_rows", "class_colours", "blend"]
 
 
 @dataclass
 class Shown:
-    kind: str  # "tree" or "rule_list"
-    model: Any  # Tree or RuleList
+    kind: str  # "tree", "regression_tree" or "rule_list"
+    model: Any  # Tree, RegressionTree or RuleList
     header: list
     print_kw: dict = field(default_factory=dict)
 
     @property
     def title(self) -> str:
         """The header down to the line with n and the classes: the learner and its privacy status."""
-        end = next((k for k, ln in enumerate(self.header) if "classes:" in ln), 2)
+        end = next((k for k, ln in enumerate(self.header) if "classes:" in ln or "labels clipped" in ln), 2)
         return "\n".join(self.header[: end + 1])
 
 
@@ -45,10 +45,7 @@ def resolve(model) -> Shown:
     if any(
         isinstance(m, RegressionTree) for m in (model, getattr(model, "model_", None), getattr(model, "tree_", None))
     ):
-        raise TypeError(
-            "drawing and graphviz export cover classifiers (rule lists, classification trees); "
-            "print a regression tree with to_text()"
-        )
+        return _resolve_regression(model)
     if isinstance(model, Tree):
         return Shown(
             "tree",
@@ -128,6 +125,44 @@ def resolve(model) -> Shown:
     )
 
 
+def _resolve_regression(model) -> Shown:
+    """A regression tree (bare, a ``LoadedModel`` of one, or a fitted ``PrivaTreeRegressor``)
+    with the header its text printing shows (learner, privacy, n, the label bounds)."""
+    from ..tree.regression_model import RegressionTree, regression_header
+
+    if isinstance(model, RegressionTree):
+        header = regression_header(
+            "Regression tree",
+            status=None,
+            n_total=model.n_total,
+            noisy=model.counts_are_noisy,
+            label_bounds=model.label_bounds,
+        )
+        return Shown("regression_tree", model, header)
+    if type(model).__name__ == "LoadedModel":
+        return Shown("regression_tree", model.model_, model.header(), model._print_kw())
+    if not isinstance(getattr(model, "tree_", None), RegressionTree):
+        raise ValueError(f"{type(model).__name__} is not fitted yet: call fit before drawing it")
+    lines = model.to_text().splitlines()
+    header = lines[: next((k for k, ln in enumerate(lines) if ln.startswith("|")), len(lines))]
+    kw = {"integer_features": model._integer_features()} if hasattr(model, "_integer_features") else {}
+    return Shown("regression_tree", model.tree_, header, kw)
+
+
+def regression_shades(tree) -> tuple[list, np.ndarray, np.ndarray]:
+    """Colouring of a regression tree's nodes: one hue, its strength the node's predicted value
+    placed within the label bounds (leaves: their value; internal nodes: the count-weighted mean
+    of the released leaves below). Post-processing of released values."""
+    lo, hi = (float(v) for v in tree.label_bounds)
+    sums = _subtree_counts(tree)  # columns (n, sum) summed over the leaves below
+    value = np.where(tree.is_leaf, np.asarray(tree.leaf_value, dtype=float), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(sums[:, 0] > 0, sums[:, 1] / np.where(sums[:, 0] > 0, sums[:, 0], 1.0), (lo + hi) / 2)
+    v = np.where(tree.is_leaf, value, np.nan_to_num(mean, nan=(lo + hi) / 2))
+    strength = np.clip((v - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.full(tree.n_nodes, 0.5)
+    return class_colours(1), np.zeros(tree.n_nodes, dtype=int), np.nan_to_num(strength, nan=0.5)
+
+
 def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_listed=12, origin=None, base_proba=None):
     """Per node of ``tree``: ``(test, body)``.
 
@@ -137,6 +172,10 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
     :meth:`Tree.export_text` without the tree drawing (``class: 1  P=63%  [n≈…]  leaf 15``) or,
     for an internal node, its (noisy) class counts summed over its leaves.
     """
+    from ..tree.regression_model import RegressionTree
+
+    if isinstance(tree, RegressionTree):
+        return _regression_node_texts(tree, integer_features, significant_digits, max_listed)
     integer = tree._integer_index(integer_features)
     cls = [str(py_scalar(c)) for c in tree.classes]
     proba = tree.leaf_proba()
@@ -159,10 +198,9 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
         f = int(tree.feature[i])
         name = tree.feature_names[f]
         if tree.categorical[f]:
-            allowed, unlisted = state.get(f, (set(range(len(tree.categories[f]))), True))
-            left = set(tree.left_categories[i])
-            ls = {**state, f: (allowed & left, False)}
-            rs = {**state, f: (allowed - left, unlisted)}
+            left = tree.left_categories[i]
+            ls = {**state, f: tree._path_state(state, f, left, True)}
+            rs = {**state, f: tree._path_state(state, f, left, False)}
             tests[i] = f"{name} " + tree._set_text(f, *ls[f], compact=True, max_listed=max_listed)
         else:
             t = float(tree.threshold[i])
@@ -173,6 +211,41 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
         bodies[i] = (
             count_cell(c, cls, noisy=tree.counts_are_noisy)[0] if not np.all(np.isnan(c)) else "(counts not released)"
         )
+        stack.append((tree.children_right[i], rs))
+        stack.append((tree.children_left[i], ls))
+    return tests, bodies
+
+
+def _regression_node_texts(tree, integer_features, significant_digits, max_listed):
+    """:func:`tree_node_texts` of a regression tree: leaves ``value: 12.3  [n≈40]  leaf 4`` (as
+    :meth:`RegressionTree.export_text`), internal nodes their released count summed below."""
+    from .._format import round_count
+
+    integer = tree._integer_index(integer_features)
+    sums = _subtree_counts(tree)
+    eq = "≈" if tree.counts_are_noisy else "="
+    tests, bodies = [None] * tree.n_nodes, [None] * tree.n_nodes
+    stack = [(0, {})]
+    while stack:
+        i, state = stack.pop()
+        if tree.children_left[i] == -1:
+            v = float(tree.leaf_value[i])
+            bodies[i] = f"value: {significant(v, significant_digits)}  {tree._leaf_cell(i)}  leaf {int(i)}"
+            continue
+        f = int(tree.feature[i])
+        name = tree.feature_names[f]
+        if tree.categorical[f]:
+            left = tree.left_categories[i]
+            ls = {**state, f: tree._path_state(state, f, left, True)}
+            rs = {**state, f: tree._path_state(state, f, left, False)}
+            tests[i] = f"{name} " + tree._set_text(f, *ls[f], compact=True, max_listed=max_listed)
+        else:
+            t = float(tree.threshold[i])
+            txt = str(int(np.floor(t))) if f in integer else significant(t, significant_digits)
+            tests[i] = f"{name} <= {txt}"
+            ls = rs = state
+        n = sums[i, 0]
+        bodies[i] = f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
         stack.append((tree.children_right[i], rs))
         stack.append((tree.children_left[i], ls))
     return tests, bodies
@@ -192,6 +265,17 @@ def _subtree_counts(tree) -> np.ndarray:
             has[i] = has[l] or has[r]
     out[~has] = np.nan
     return out
+
+
+def node_colouring(tree) -> tuple[list, np.ndarray, np.ndarray]:
+    """``(colours, colour index per node, strength per node)``: classes for a classification tree
+    (:func:`majority`), the predicted value for a regression tree (:func:`regression_shades`)."""
+    from ..tree.regression_model import RegressionTree
+
+    if isinstance(tree, RegressionTree):
+        return regression_shades(tree)
+    cls, strength = majority(tree)
+    return class_colours(tree.n_classes), cls, strength
 
 
 def majority(tree) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ label is the privacy header. Render with ``dot -Tpng model.dot -o model.png``.
 
 from __future__ import annotations
 
-from ._common import blend, class_colours, hex_colour, majority, resolve, rule_rows, tree_node_texts
+from ._common import blend, class_colours, hex_colour, node_colouring, resolve, rule_rows, tree_node_texts
 
 __all__ = ["export_graphviz"]
 
@@ -39,15 +39,14 @@ def export_graphviz(
         f"fontname={_q(fontname)} ;",
         f"label={_q(shown.title)} ;",
     ]
-    if shown.kind == "tree":
+    if shown.kind in ("tree", "regression_tree"):
         tree = shown.model
         origin = base = None
-        if prune:
+        if prune and shown.kind == "tree":  # a regression tree has nothing to merge
             base = tree.leaf_proba()
             tree, origin = tree.prune_origin()
         tests, bodies = tree_node_texts(tree, origin=origin, base_proba=base, **shown.print_kw)
-        colours = class_colours(tree.n_classes)
-        cls, strength = majority(tree)
+        colours, cls, strength = node_colouring(tree)
         for i in range(tree.n_nodes):
             if tests[i] is None:  # a leaf: class · P, then its counts and its id, one per line
                 parts = bodies[i].split("  ")

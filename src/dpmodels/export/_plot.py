@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import blend, class_colours, majority, resolve, rule_rows, tree_node_texts
+from ._common import blend, class_colours, node_colouring, resolve, rule_rows, tree_node_texts
 
 __all__ = ["plot_model", "save_model_figure", "FIGURE_FORMATS"]
 
@@ -64,7 +64,7 @@ def _tree_layout(tree):
 
 
 def _figure_size(shown):
-    if shown.kind == "tree":
+    if shown.kind in ("tree", "regression_tree"):
         t = shown.model
         return min(max(6.0, 2.3 * t.n_leaves), _MAX_INCHES), max(3.5, 1.45 * (t.max_depth + 1) + 1.3)
     rows = len(shown.model) if hasattr(shown.model, "__len__") else 2
@@ -84,13 +84,13 @@ def plot_model(model, ax=None, *, fontsize: float = 8.0, prune: bool = False, me
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=_figure_size(shown), layout="constrained")
-    if shown.kind == "tree":
+    if shown.kind in ("tree", "regression_tree"):
         _draw_tree(shown, ax, fontsize, prune)
     else:
         _draw_rule_list(shown, ax, fontsize, merge)
     # the privacy header: over the whole figure when the figure is ours (the rule labels reach
     # left of the axes), else over the axes the caller gave
-    title = _wrapped(shown.title, 140 if shown.kind == "tree" else 100)
+    title = _wrapped(shown.title, 140 if shown.kind in ("tree", "regression_tree") else 100)
     if own:
         ax.figure.suptitle(title, x=0.01, ha="left", fontsize=fontsize + 1.5)
     else:
@@ -100,13 +100,12 @@ def plot_model(model, ax=None, *, fontsize: float = 8.0, prune: bool = False, me
 
 def _draw_tree(shown, ax, fontsize, prune):
     tree, origin, base = shown.model, None, None
-    if prune:
+    if prune and shown.kind == "tree":  # a regression tree has nothing to merge
         base = tree.leaf_proba()
         tree, origin = tree.prune_origin()
     tests, bodies = tree_node_texts(tree, origin=origin, base_proba=base, **shown.print_kw)
     x, y = _tree_layout(tree)
-    colours = class_colours(tree.n_classes)
-    cls, strength = majority(tree)
+    colours, cls, strength = node_colouring(tree)
     ax.set_axis_off()
     ax.set_xlim(x.min() - 0.6, x.max() + 0.6)
     ax.set_ylim(y.min() - 0.6, 0.6)
@@ -144,7 +143,11 @@ def _draw_tree(shown, ax, fontsize, prune):
             bbox=dict(boxstyle="round,pad=0.35", fc=blend(colours[cls[i]], strength[i]), ec="0.3", lw=0.8),
         )
         t.set_gid(f"node-{i}")
-    _legend(ax, tree.classes, colours, fontsize)
+    if shown.kind == "regression_tree":
+        lo, hi = (float(v) for v in tree.label_bounds)
+        _legend(ax, [f"value: darker = larger, within [{lo:g}, {hi:g}]"], colours, fontsize, word="")
+    else:
+        _legend(ax, tree.classes, colours, fontsize)
 
 
 def _draw_rule_list(shown, ax, fontsize, merge):
@@ -186,10 +189,10 @@ def _wrapped(text: str, width: int) -> str:
     return "\n".join(textwrap.fill(ln, width, subsequent_indent="    ") for ln in text.splitlines())
 
 
-def _legend(ax, classes, colours, fontsize):
+def _legend(ax, classes, colours, fontsize, word="class "):
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor=c, edgecolor="0.3", label=f"class {k}") for k, c in zip(classes, colours)]
+    handles = [Patch(facecolor=c, edgecolor="0.3", label=f"{word}{k}") for k, c in zip(classes, colours)]
     ax.legend(handles=handles, loc="lower right", fontsize=fontsize, frameon=False)
 
 

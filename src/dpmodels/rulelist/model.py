@@ -136,7 +136,8 @@ class RuleList:
         return np.asarray(self.classes, dtype=object if _mixed(self.classes) else None)[self.predict_encoded(X)]
 
     def proba_table(self, *, shrink: bool = True) -> np.ndarray:
-        """(P(classes[0]), …, P(classes[K−1])) of every rule (default last) from its counts.
+        """(P(classes[0]), …, P(classes[K−1])) of every rule (default last) from its counts; the
+        rule's consequent holds the top share (see the swap below).
 
         Exact counts (non-private learners): the rule's class shares (0.5 for an empty rule).
         Noisy counts: negatives are clipped at 0 (post-processing) and, with ``shrink`` (default)
@@ -152,7 +153,20 @@ class RuleList:
         b = self.count_noise_scale if (shrink and self.counts_are_noisy) else None
         p = shrunk_proba(counts, b)
         if p.shape[1] == 2:  # two classes: P(classes[0]) = 1 − P(classes[1]) exactly, as before
-            return np.column_stack([1 - p[:, 1], p[:, 1]])
+            p = np.column_stack([1 - p[:, 1], p[:, 1]])
+        # A private rule's consequent is the argmax of its *unclipped* noisy counts: after
+        # clipping and shrinkage another class can come out on top (a rule with no records
+        # printed ``THEN malignant  P=39%``). Then the consequent's share and the top share are
+        # swapped, as for tree leaves (Tree.leaf_proba): the predicted class holds the top share
+        # of predict_proba on every row (an exact tie, e.g. an empty rule's 50 % / 50 %, leaves
+        # the released consequent as it is: it holds the top share too).
+        own = np.array([r.prediction for r in self._all_rules()], dtype=np.int64)
+        rows = np.arange(len(own))
+        top = np.argmax(np.nan_to_num(p, nan=-1.0), axis=1)
+        off = np.flatnonzero(p[rows, top] > p[rows, own])
+        if off.size:
+            t, o = top[off], own[off]
+            p[off, t], p[off, o] = p[off, o], p[off, t].copy()
         return p
 
     def predict_proba_encoded(self, X) -> np.ndarray:

@@ -466,33 +466,47 @@ class Tree:
                 s += ("  leaf " if len(members) == 1 else "  leaves ") + _id_ranges(members)
         return s, clipped
 
-    def _set_text(self, f, allowed, unlisted, *, compact, max_listed):
-        """The category condition ``name in {…}`` / ``not in {…}`` of a path state: the listed
-        codes ``allowed`` and whether unlisted values are allowed too. ``compact``: a list of
-        more than 6 values prints ``in {all listed but …}`` / ``in {…, <unlisted>}`` when that is
-        shorter; a set longer than ``max_listed`` prints as a count (``in {2,493 of 5,000
-        listed}``; the values are in :meth:`get_rules` and the JSON)."""
+    @staticmethod
+    def _path_state(state, f, codes, into: bool):
+        """The category state of feature ``f`` after a test ``in codes`` (``into``) or ``not in
+        codes``. A state is ``(codes, unlisted)``: with ``unlisted`` the codes are the *excluded*
+        listed values (unlisted values pass), without it the *allowed* ones. No state ever holds
+        all k listed codes, so a walk over a tree costs what its tests list, not k per node."""
+        held, unlisted = state.get(f, (frozenset(), True))
+        codes = frozenset(codes)
+        if into:
+            return (codes - held, False) if unlisted else (held & codes, False)
+        return (held | codes, True) if unlisted else (held - codes, False)
+
+    def _set_text(self, f, held, unlisted, *, compact, max_listed):
+        """The category condition ``name in {…}`` / ``not in {…}`` of a path state (see
+        :meth:`_path_state`: ``held`` are the excluded codes when ``unlisted`` values pass, the
+        allowed ones otherwise). ``compact``: a list of more than 6 values prints ``in {all
+        listed but …}`` / ``in {…, <unlisted>}`` when that is shorter; a set longer than
+        ``max_listed`` prints as a count (``in {2,493 of 5,000 listed}``; the values are in
+        :meth:`get_rules` and the JSON). The complement is built only when it is printed."""
         vals = self.categories[f]
         k = len(vals)
-        excluded = set(range(k)) - set(allowed)
+        held = set(held)
+        n_other = k - len(held)
+
+        def others():
+            return set(range(k)) - held
 
         def fmt(cs, word="listed"):
             if max_listed is not None and len(cs) > max_listed:
                 return f"{{{len(cs):,} of {k:,} {word}}}"
             return "{" + ", ".join(_fmt_value(vals[c], None) for c in sorted(cs)) + "}"
 
-        if unlisted:
-            if (
-                compact
-                and k > 2
-                and len(allowed) < len(excluded)
-                and (max_listed is None or len(allowed) <= max_listed)
-            ):
+        if unlisted:  # held: the excluded codes
+            if compact and k > 2 and n_other < len(held) and (max_listed is None or n_other <= max_listed):
+                allowed = others()
                 return f"in {fmt(allowed)[:-1]}, <unlisted>}}" if allowed else "in {<unlisted>}"
-            return f"not in {fmt(excluded)}"
-        if compact and k > 2 and len(excluded) < len(allowed) and (max_listed is None or len(excluded) <= max_listed):
-            return f"in {{all listed but {fmt(excluded)[1:-1]}}}"
-        return f"in {fmt(allowed)}"
+            return f"not in {fmt(held)}"
+        # held: the allowed codes
+        if compact and k > 2 and n_other < len(held) and (max_listed is None or n_other <= max_listed):
+            return f"in {{all listed but {fmt(others())[1:-1]}}}"
+        return f"in {fmt(held)}"
 
     def _walk_lines(
         self,
@@ -536,10 +550,9 @@ class Tree:
                 return
             f = int(self.feature[i])
             if self.categorical[f]:
-                allowed, unlisted = state.get(f, (set(range(len(self.categories[f]))), True))
-                left_codes = set(self.left_categories[i])
-                ls = {**state, f: (allowed & left_codes, False)}
-                rs = {**state, f: (allowed - left_codes, unlisted)}
+                left_codes = self.left_categories[i]
+                ls = {**state, f: self._path_state(state, f, left_codes, True)}
+                rs = {**state, f: self._path_state(state, f, left_codes, False)}
                 for child, st in ((self.children_left[i], ls), (self.children_right[i], rs)):
                     cond = self._set_text(f, *st[f], compact=compact, max_listed=max_listed)
                     lines.append(f"{indent}{names[f]} {cond}")
@@ -732,13 +745,10 @@ class Tree:
             name = self.feature_names[f]
             tests = [(op, v) for g, op, v in path if g == f]
             if self.categorical[f]:
-                allowed, unlisted = set(range(len(self.categories[f]))), True
+                st: dict = {}
                 for op, codes in tests:
-                    if op == "in":
-                        allowed, unlisted = allowed & set(codes), False
-                    else:
-                        allowed = allowed - set(codes)
-                cond = self._set_text(f, allowed, unlisted, compact=bool(digits), max_listed=max_listed)
+                    st[f] = self._path_state(st, f, codes, op == "in")
+                cond = self._set_text(f, *st[f], compact=bool(digits), max_listed=max_listed)
                 parts.append(f"{name} {cond}")
             else:
                 lo = max([v for op, v in tests if op == ">"], default=None)
