@@ -92,13 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0, help="seed of the train/test split (not of the noise)")
     d.set_defaults(func=cmd_demo)
 
-    from . import audit, card, fit, predict, reproduce, schema
+    from . import audit, card, fit, predict, reproduce, schema, schema_check
 
     fit.add_parser(sub)
     predict.add_parsers(sub)
     audit.add_parser(sub)
     card.add_parser(sub)
-    schema.add_parser(sub)
+    schema_check.add_check_parser(schema.add_parser(sub))  # `schema check`: the local pre-flight
     reproduce.add_parser(sub)
     return p
 

@@ -743,7 +743,9 @@ def _range(text: str):
     return (a, b)
 
 
-def add_parser(sub) -> None:
+def add_parser(sub):
+    """Add ``schema`` and its ``draft`` command; returns the sub-command parsers (``schema check``,
+    :mod:`.schema_check`, adds itself there: it builds on this module)."""
     from ._common import guarded
 
     s = one_line_errors(
@@ -803,6 +805,4 @@ def add_parser(sub) -> None:
     dp.add_argument("--random-state", type=int, default=None, help="seed the noise (reproducible, NOT private)")
     d.add_argument("--out", metavar="SCHEMA.yaml", help="write here (default: stdout)")
     d.set_defaults(func=guarded(cmd_schema_draft))
-    from .schema_check import add_check_parser  # `schema check`: the data owner's local pre-flight
-
-    add_check_parser(ss)
+    return ss
