@@ -109,8 +109,7 @@ reproduce-peers: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,reproduce,peers]"
 	$(VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
 	test ! -x $(DPL_PY) || $(DPL_VENV)/bin/dpmodels reproduce lib-peers --workers $(WORKERS) --out results
-	$(VENV)/bin/dpmodels reproduce lib-peers --finished-only --out results
-	$(PY) -m dpmodels.experiments.library.peers page results/lib-peers docs/results --results-md docs/results.md
+	$(VENV)/bin/dpmodels reproduce lib-peers --finished-only --out results --report docs
 
 # Optional side environment for paper 002's DiffPrivLib columns. diffprivlib 0.6.6 needs
 # scikit-learn < 1.8 (see the `diffprivlib` extra in pyproject.toml), so it lives in its own venv

@@ -74,34 +74,21 @@ def test_quick_run_without_peers_skips_their_series_with_the_reason(tmp_path, mo
     assert ((df.value >= 0) & (df.value <= 1)).all()
     assert (df[df.learner != "sklearn tree depth 4"].delta == 0).all()
 
-    # the page is generated from that results file; an edited number is detected
-    docs = tmp_path / "docs" / "results"
-    page = peers.write_page(tmp_path / "lib-peers", docs)
-    assert (docs / peers.ROWS).exists() and peers.check_page(docs) == [] and peers.main(["check", str(docs)]) == 0
+    # the page is generated from that results file (the generic generated pages); an edited number is detected
+    from dpmodels.experiments import pages
+
+    docs = tmp_path / "docs"
+    (docs / "results").mkdir(parents=True)
+    page = pages.write_page("lib-peers", tmp_path, docs)
+    assert pages.check(docs) == []
     text = page.read_text()
     assert "Series not in these rows" in text and "DP-EBM (`interpret`)" in text
-    s = peers.summary(peers._read_rows(docs / peers.ROWS))
+    s = peers.summary(pages.read_rows(docs / "results" / "data" / "lib-peers.csv.gz"))
     acc = s[(s.learner == "PrivaTree gini") & (s.metric == "accuracy")].iloc[0]
     cell = peers._fmt(acc["mean"], acc["se"])
     assert f"| {cell} |" in text
     page.write_text(text.replace(f"| {cell} |", "| .999 |", 1))
-    assert peers.check_page(docs) and peers.main(["check", str(docs)]) == 1
-
-    # regenerating keeps the hand-written analysis below the block
-    page.write_text(text + "\nWhy: a hand-written cause.\n")
-    peers.write_page(tmp_path / "lib-peers", docs)
-    assert page.read_text().rstrip().endswith("Why: a hand-written cause.") and peers.check_page(docs) == []
-
-    # the eps = 1 tables of a front page with the markers: filled from the same rows, an edit detected
-    front = tmp_path / "docs" / "results.md"
-    front.write_text(f"# Results\n\nbefore\n{peers.FRONT_BEGIN}\nold\n{peers.FRONT_END}\nafter\n")
-    peers.write_page(tmp_path / "lib-peers", docs, front)
-    ftext = front.read_text()
-    assert ftext.startswith("# Results\n\nbefore\n") and ftext.endswith("after\n") and "old" not in ftext
-    assert peers.check_page(docs, front) == []
-    assert f"{cell} / " in peers.headline(s) and peers.headline(s) in ftext
-    front.write_text(ftext.replace(f"{cell} / ", ".999 / ", 1))
-    assert peers.check_page(docs, front)
+    assert pages.check(docs)
 
 
 def test_summary_is_mean_and_standard_error_per_setting():
@@ -133,7 +120,8 @@ def test_dpebm_cell_scores_with_declared_bounds():
     assert all(r["delta"] == 1e-5 and r["epsilon"] == 1.0 for r in rows)
 
 
-def test_committed_page_matches_its_summary():
-    if not (DOCS / "lib-peers.md").exists():
-        pytest.skip("docs/results/lib-peers.md not generated in this checkout")
-    assert peers.check_page(DOCS, DOCS.parent / "results.md") == []
+def test_committed_page_matches_its_rows():
+    from dpmodels.experiments import pages
+
+    assert (DOCS / "lib-peers.md").exists()
+    assert not [p for p in pages.check(DOCS.parent) if "lib-peers" in p]

@@ -41,13 +41,10 @@ without that record (D′); DP-EBM and the default PrivaTree are fitted on both 
 ``fits`` noise seeds each; metric ``named`` is 1 when the released model names the category
 (DP-EBM: among the categories of its ``race`` bins; PrivaTree: anywhere in its saved model).
 
-:func:`markdown_table` gives the mean ± s.e. over the splits per (dataset, learner, ε);
-:func:`write_page` copies a run's tidy rows to ``docs/results/data/lib-peers.csv.gz`` (small:
-≈ 5,000 rows) and generates the block of ``docs/results/lib-peers.md`` from them (the layout of
-the project's generated result pages), and the ε = 1 tables of ``docs/results.md`` where it has
-the markers :data:`FRONT_BEGIN` / :data:`FRONT_END` (:func:`headline`); :func:`check_page` detects a
-page or block that differs from what the rows give
-(``python -m dpmodels.experiments.library.peers page|check``).
+:func:`markdown_table` gives the mean ± s.e. over the splits per (dataset, learner, ε): the id's
+table, so ``dpmodels reproduce lib-peers --report docs`` writes ``docs/results/lib-peers.md`` from the
+committed rows ``docs/results/data/lib-peers.csv.gz`` (≈ 5,000 rows) like every generated page, and
+``make results-check`` detects an edited number (:mod:`dpmodels.experiments.pages`).
 """
 
 from __future__ import annotations
@@ -59,7 +56,6 @@ import math
 import re
 import time
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -77,8 +73,6 @@ __all__ = [
     "probe_cell",
     "summary",
     "markdown_table",
-    "write_page",
-    "check_page",
 ]
 
 CLASSIFICATION = ("adult", "compas", "credit-default", "electricity", "german")
@@ -557,15 +551,6 @@ def markdown_table(df: pd.DataFrame) -> str:
 # generated block between BEGIN and END (what the id draws, the run, the id's table) from the
 # committed tidy rows ``docs/results/data/ID.csv.gz`` and the run's ``ID.json``; the hand-written
 # analysis of causes below END is kept when the page is regenerated.
-PAGE_NAME = "lib-peers"
-ROWS = f"data/{PAGE_NAME}.csv.gz"  # relative to docs/results
-BEGIN = "<!-- generated: do not edit between these markers; `dpmodels reproduce {id} --report docs` -->"
-END = "<!-- end of generated block -->"
-# the eps = 1 tables docs/results.md may carry (filled and checked only where these markers are)
-FRONT_BEGIN = f"<!-- lib-peers:begin (generated from docs/results/{ROWS}) -->"
-FRONT_END = "<!-- lib-peers:end -->"
-
-
 def _absent_series(df: pd.DataFrame) -> str:
     """One line naming the learners of the grid missing from ``df`` and what they need."""
     present, datasets = set(df.learner), set(df.dataset)
@@ -580,191 +565,6 @@ def _absent_series(df: pd.DataFrame) -> str:
         + "; ".join(f"{lr} (`{REQUIRES[lr]}`)" for lr in missing)
         + "."
     )
-
-
-def page_block(df: pd.DataFrame, meta: dict) -> str:
-    """The generated block of the page from the tidy rows and the run's metadata (deterministic)."""
-    from ..registry import get
-
-    exp = get(PAGE_NAME)
-    size = meta.get("size", {})
-    mode = "quick" if size.get("quick") else "full"
-    if size.get("runs") is not None:
-        mode += f", runs = {size['runs']}"
-    lines = [
-        BEGIN.format(id=PAGE_NAME),
-        "",
-        f"**Draws:** {exp.draws}",
-        "",
-        f"**Run:** {mode} size, {len(df):,} result rows from {meta.get('cells', 0)} cells, "
-        f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells; commit `{meta.get('commit', 'unknown')}`, "
-        f"{meta.get('finished', '?')}. Rows: [`{ROWS}`]({ROWS}).",
-        "",
-    ]
-    if len(df):
-        lines += [markdown_table(df).rstrip(), ""]
-    for fig in meta.get("figures", []):
-        lines += [f"![{PAGE_NAME}](../figures/results/{PAGE_NAME}/{fig})", ""]
-    lines.append(END)
-    return "\n".join(lines)
-
-
-def headline(s: pd.DataFrame, eps: float = 1.0) -> str:
-    """The tables docs/results.md shows: accuracy / ROC AUC per classification dataset at ``eps``,
-    then R² per regression task, every learner present, from the summary ``s`` (:func:`summary`)."""
-    m = s[((s.epsilon == eps) | np.isinf(s.epsilon)) & s.metric.isin(_METRICS)]
-    out: list[str] = []
-    for datasets, label in ((CLASSIFICATION, "accuracy / ROC AUC"), (REGRESSION, "R²")):
-        part = m[m.dataset.isin(datasets)]
-        if part.empty:
-            continue
-        learners = sorted(part.learner.unique(), key=lambda x: _ORDER.get(x, 99))
-        splits = int(part["n"].max())
-        out += [
-            f"| ε = {eps:g}: {label}, mean of {splits} splits | " + " | ".join(learners) + " |",
-            "|---|" + "---|" * len(learners),
-        ]
-        for ds in [d for d in datasets if d in set(part.dataset)]:
-            cells = []
-            for lr in learners:
-                hit = part[(part.dataset == ds) & (part.learner == lr)].set_index("metric")
-                if hit.empty:
-                    cells.append("–")
-                elif ds in REGRESSION:
-                    cells.append(_fmt(hit.loc["r2", "mean"], hit.loc["r2", "se"]))
-                else:
-                    a, u = hit.loc["accuracy"], hit.loc["roc_auc"]
-                    cells.append(f"{_fmt(a['mean'], a['se'])} / {_fmt(u['mean'], u['se'])}")
-            out.append(f"| {ds} | " + " | ".join(cells) + " |")
-        out.append("")
-    return "\n".join(out).rstrip()
-
-
-def _front_block(df: pd.DataFrame) -> str:
-    link = "Every ε, the Brier score, fit CPU times and the probe: [results/lib-peers.md](results/lib-peers.md)."
-    return "\n".join([FRONT_BEGIN, headline(summary(df)), "", link, FRONT_END])
-
-
-def _between(text: str, begin: str, end: str) -> str | None:
-    if begin not in text or end not in text:
-        return None
-    return begin + text.split(begin, 1)[1].split(end, 1)[0] + end
-
-
-def _read_rows(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, dtype={"parameters": str, "dataset": str, "learner": str, "metric": str})
-
-
-def write_page(results_dir, docs_dir, results_md=None, cpu_seconds=None) -> Path:
-    """From the run folder ``results_dir`` (``OUT/lib-peers``: its results file and ``meta.json``)
-    write ``docs_dir/data/lib-peers.csv.gz`` (the tidy rows), ``docs_dir/data/lib-peers.json``
-    (what ran) and the page ``docs_dir/lib-peers.md`` (its text below :data:`END` is kept).
-    ``cpu_seconds``: the cells' CPU time when several runs computed the grid (their sum; the
-    default is the last run's). With ``results_md`` (docs/results.md) whose text has the markers
-    :data:`FRONT_BEGIN` / :data:`FRONT_END`, the ε = 1 tables (:func:`headline`) are filled in."""
-    from ..grid import read_frame, results_path
-    from ..registry import ROW_FIELDS, get
-
-    results_dir, docs_dir = Path(results_dir), Path(docs_dir)
-    path = results_path(results_dir)
-    if not path.exists():
-        raise FileNotFoundError(f"no results file in {results_dir} (run: dpmodels reproduce lib-peers)")
-    df = read_frame(path)[list(ROW_FIELDS)]
-    run = json.loads((results_dir / "meta.json").read_text()) if (results_dir / "meta.json").exists() else {}
-    rows = docs_dir / ROWS
-    rows.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(rows, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")
-    meta = dict(
-        id=PAGE_NAME,
-        commit=_commit(),
-        finished=run.get("finished", time.strftime("%Y-%m-%d %H:%M:%S")),
-        size=run.get("size", {}),
-        cells=run.get("cells", 0),
-        cpu_seconds=float(cpu_seconds) if cpu_seconds is not None else run.get("cpu_seconds", 0.0),
-        figures=[],
-    )
-    rows.with_name(f"{PAGE_NAME}.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
-    df = _read_rows(rows)
-    page = docs_dir / f"{PAGE_NAME}.md"
-    tail = page.read_text().split(END, 1)[1].lstrip("\n") if page.exists() and END in page.read_text() else ""
-    text = f"# {PAGE_NAME} — {get(PAGE_NAME).title}\n\n{page_block(df, meta)}\n"
-    page.write_text(text + (f"\n{tail}" if tail else ""))
-    if results_md is not None:
-        results_md = Path(results_md)
-        front = results_md.read_text()
-        if _between(front, FRONT_BEGIN, FRONT_END) is not None:
-            head, rest = front.split(FRONT_BEGIN, 1)
-            results_md.write_text(head + _front_block(df) + rest.split(FRONT_END, 1)[1])
-    return page
-
-
-def _commit() -> str:
-    import subprocess
-
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    if out.returncode != 0:
-        return "unknown"
-    return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
-
-
-def check_page(docs_dir, results_md=None) -> list[str]:
-    """What differs between the page's generated block (and the ε = 1 block of ``results_md``,
-    where it has one) and what the committed rows give (empty: nothing was edited)."""
-    import difflib
-
-    docs_dir = Path(docs_dir)
-    page, rows = docs_dir / f"{PAGE_NAME}.md", docs_dir / ROWS
-    side = rows.with_name(f"{PAGE_NAME}.json")
-    for p in (page, rows, side):
-        if not p.exists():
-            return [f"{p} is missing"]
-    df = _read_rows(rows)
-    pairs = [
-        (page_block(df, json.loads(side.read_text())), _between(page.read_text(), BEGIN.format(id=PAGE_NAME), END))
-    ]
-    if results_md is not None:
-        found = _between(Path(results_md).read_text(), FRONT_BEGIN, FRONT_END)
-        if found is not None:
-            pairs.append((_front_block(df), found))
-    diff: list[str] = []
-    for want, have in pairs:
-        if have is None:
-            diff.append(f"{page.name}: its generated block is missing")
-            continue
-        diff += difflib.unified_diff(want.splitlines(), have.splitlines(), "generated", "documented", lineterm="", n=0)
-    return diff
-
-
-def main(argv=None) -> int:
-    """``page RESULTS_DIR DOCS_DIR`` writes the page; ``check DOCS_DIR`` exits 1 when it was edited."""
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m dpmodels.experiments.library.peers")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    w = sub.add_parser("page", help="generate the page from the id's run folder (OUT/lib-peers)")
-    w.add_argument("results_dir")
-    w.add_argument("docs_dir", help="the folder of the result pages (docs/results)")
-    w.add_argument("--results-md", default=None, help="also fill the lib-peers block of this file, if it has one")
-    w.add_argument("--cpu-seconds", type=float, default=None, help="the cells' CPU time of every run of the grid")
-    c = sub.add_parser("check", help="fail when the page differs from what its committed rows give")
-    c.add_argument("docs_dir")
-    c.add_argument("--results-md", default=None, help="also check the lib-peers block of this file")
-    a = p.parse_args(argv)
-    if a.cmd == "page":
-        page = write_page(a.results_dir, a.docs_dir, a.results_md, a.cpu_seconds)
-        print(f"wrote {page} and its rows {Path(a.docs_dir) / ROWS}")
-        return 0
-    diff = check_page(a.docs_dir, a.results_md)
-    if diff:
-        print(f"{PAGE_NAME}.md differs from what {ROWS} gives:")
-        print("\n".join(diff[:40]))
-        return 1
-    print(f"{PAGE_NAME}.md is what {ROWS} gives")
-    return 0
 
 
 register(
@@ -788,7 +588,3 @@ register(
         + "). The generated page: docs/results/lib-peers.md.",
     )
 )
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
