@@ -350,22 +350,25 @@ class ModelAudit:
             f"<title>dpmodels audit: {e(self.source)}</title>",
             f"<style>{_CSS}</style></head><body>",
             f"<h1>What does <code>{e(self.source)}</code> leak?</h1>",
+            _plain_summary(self),
+            "<h2>The verdict as printed by <code>dpmodels audit</code></h2>",
             f'<pre id="verdict">{e(self.verdict())}</pre>',
             "<h2>Numbers</h2>",
-            '<table id="numbers"><tr><th>quantity</th><th>value</th></tr>',
+            '<table id="numbers"><tr><th>quantity</th><th>value</th><th>what it means</th></tr>',
         ]
         for key, val in d["numbers"].items():
+            words = e(_number_words(key))
             if val is None:
-                parts.append(f'<tr><td>{e(key)}</td><td data-key="{e(key)}">n/a</td></tr>')
+                parts.append(f'<tr><td>{e(key)}</td><td data-key="{e(key)}">n/a</td><td>{words}</td></tr>')
             else:
                 parts.append(
                     f'<tr><td>{e(key)}</td><td data-key="{e(key)}" data-value="{e(repr(float(val)))}">'
-                    f"{e(num(val, 4))}</td></tr>"
+                    f"{e(num(val, 4))}</td><td>{words}</td></tr>"
                 )
         parts.append("</table>")
         parts.append("<h2>The model</h2>")
         if "model" in figs:
-            parts.append('<div class="wide">' + _img("model", figs["model"], "the released model") + "</div>")
+            parts.append(_img("model", figs["model"], "the released model"))
         parts.append(f'<pre id="model-text">{e(self.model.to_text())}</pre>')
         parts.append("<h2>Privacy ledger</h2>")
         parts.append(_ledger_table(self.model))
@@ -406,13 +409,138 @@ class ModelAudit:
         return "\n".join(parts)
 
 
+# what each key of the numbers table means, by its prefix (the suffix names the attack)
+_NUMBER_WORDS = (
+    (
+        "dist_g",
+        "reconstruction leak Dist_G: 1 = the model tells nothing about a training record beyond its public domain, 0 = it pins every record down",
+    ),
+    (
+        "exposure_min",
+        "the most exposed training record: the share of its uncertainty the model leaves (lower = more exposed)",
+    ),
+    ("exposure_median", "the median training record's remaining share of uncertainty"),
+    ("exposure_max", "the least exposed training record's remaining share of uncertainty"),
+    ("V_null_mean", "V expected from a model that did not overfit (mean of the permutation null)"),
+    ("V_p_value", "chance of a V at least this large if membership did not matter (permutation test)"),
+    (
+        "V",
+        "distributional-overfitting vulnerability: how differently the model treats members and non-members, on average",
+    ),
+    ("auc.", "membership attack's ROC AUC: 0.5 = guessing, 1 = tells members from non-members perfectly"),
+    ("tpr@1%fpr.", "members found when at most 1 % of non-members are wrongly accused"),
+    ("tpr@0.1%fpr.", "members found when at most 0.1 % of non-members are wrongly accused"),
+    ("epsilon_estimate.", "a point estimate of ε from this attack at 1 % FPR (not a bound)"),
+    (
+        "epsilon_lower_bound.",
+        "an ε this attack proves at the stated confidence (a guarantee of ε below it would be false)",
+    ),
+    ("epsilon_lower_bound", "the largest ε any attack proves: a stated ε below it is refuted"),
+    ("stated_epsilon", "the ε the model file states"),
+    ("stated_delta", "the δ the model file states"),
+)
+
+# the traffic lights' thresholds (stated on the page): a membership AUC below .55 is green, below .6 amber
+_AUC_GREEN, _AUC_AMBER = 0.55, 0.60
+
+
+def _number_words(key: str) -> str:
+    for prefix, words in _NUMBER_WORDS:
+        if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+            return words
+    return ""
+
+
+def _plain_summary(audit) -> str:
+    """The page's opening: what was published, its guarantee, whether an attack contradicts it, how
+    exposed the most exposed records are, and what V's p-value means for a DP model, in plain words
+    with a traffic light each (green, amber, red; grey where there is nothing to compare)."""
+    e = html.escape
+    st = audit.stated
+    model = audit.model
+    private = bool((model.privacy or {}).get("is_private"))
+    eps = st["epsilon"]
+    lights = []
+    guarantee = (
+        "no privacy guarantee (a non-private learner)"
+        if eps is None
+        else f"differential privacy at ε = {num(eps)}, δ = {num(st['delta'])}"
+    )
+    lights.append(
+        (
+            "green" if private else "red",
+            f"Published: {model.estimator_name} ({model.kind.replace('_', ' ')}), stating {guarantee}. "
+            f"The file's own verdict: {'PRIVATE' if private else 'NOT PRIVATE'}.",
+        )
+    )
+    lb, ok = audit.epsilon_lower_bound, audit._consistent()
+    if ok is None:
+        lights.append(("grey", "No stated ε to test: the attacks below measure the leak, nothing can refute."))
+    else:
+        lights.append(
+            (
+                "green" if ok else "red",
+                f"Does any attack contradict the guarantee? {'No' if ok else 'YES'}: the strongest proves ε ≥ "
+                f"{num(lb, 2)} at {100 * (1 - audit.alpha):g} % confidence, against the stated ε = {num(eps)}"
+                + (". An audit can refute a DP claim, never prove one." if ok else ": the claim is refuted."),
+            )
+        )
+    best = max(audit.membership.values(), key=lambda r: r.auc)
+    colour = "green" if best.auc < _AUC_GREEN else "amber" if best.auc < _AUC_AMBER else "red"
+    lights.append(
+        (
+            colour,
+            f"Membership: the strongest attack ({best.attack}) reaches AUC {num(best.auc)} (0.5 = guessing) and "
+            f"finds {100 * best.tpr_at(0.01):.1f} % of members at 1 % false alarms.",
+        )
+    )
+    rec = audit.reconstruction
+    if rec is not None:
+        ex = rec.exposure(1).get("most_exposed") or []
+        worst = f"; the most exposed training record keeps {num(ex[0]['ratio'])} of its uncertainty" if ex else ""
+        colour = "green" if rec.dist_g >= 0.8 else "amber" if rec.dist_g >= 0.5 else "red"
+        lights.append((colour, f"Reconstruction: Dist_G {num(rec.dist_g)} (1 = nothing learnt about a record){worst}."))
+    else:
+        lights.append(("grey", f"Reconstruction not computed: {audit.domains_note or 'not defined for this model'}."))
+    v = audit.vulnerability
+    if v is not None:
+        p = float(v.p_value) if getattr(v, "p_value", None) is not None else float("nan")
+        small = p == p and p < 0.05
+        text = f"Distributional overfitting: V = {num(float(v))}, p = {num(p, 2)}. "
+        if eps is not None and small:
+            text += (
+                f"A small p does not contradict ε = {num(eps)}-DP: DP lets each record change the model's behaviour "
+                f"on it by up to a factor e^ε ≈ {num(math.exp(eps), 3)}, so over many records an average "
+                "difference between members and non-members is allowed and can be detected; only the ε bound "
+                "above tests the claim."
+            )
+        elif small:
+            text += "The model treats members and non-members differently on average."
+        else:
+            text += "No evidence that the model treats members and non-members differently."
+        lights.append(("amber" if small else "green", text))
+    items = "".join(f'<li class="light {c}"><span class="dot"></span>{e(t)}</li>' for c, t in lights)
+    return (
+        '<section id="summary"><h2>In short</h2><ul class="lights">'
+        + items
+        + '</ul><p class="note-small">Lights: membership AUC below .55 green, below .60 amber; Dist_G at least .8 '
+        "green, at least .5 amber; V amber when p &lt; .05. They summarise; the numbers below decide.</p></section>"
+    )
+
+
 _CSS = """
 body { font-family: sans-serif; max-width: 1100px; margin: 1em auto; padding: 0 1em; color: #222; }
 pre { background: #f6f6f6; padding: .6em; overflow-x: auto; white-space: pre-wrap; font-size: 12px; }
 table { border-collapse: collapse; margin: .5em 0; font-size: 13px; }
 td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
 img { max-width: 100%; border: 1px solid #eee; }
-.wide { overflow-x: auto; } .wide img { max-width: none; }
+ul.lights { list-style: none; padding: 0; } li.light { margin: .4em 0; padding: .4em .6em; border-radius: 4px; }
+li.light .dot { display: inline-block; width: .8em; height: .8em; border-radius: 50%; margin-right: .6em; }
+li.green { background: #e8f5e9; } li.green .dot { background: #2e7d32; }
+li.amber { background: #fff8e1; } li.amber .dot { background: #f9a825; }
+li.red { background: #ffebee; } li.red .dot { background: #c62828; }
+li.grey { background: #f2f2f2; } li.grey .dot { background: #888; }
+.note-small { color: #555; font-size: 12px; }
 figure { margin: .5em 0; }
 .note { color: #933; }
 """
