@@ -505,7 +505,9 @@ def test_readme_audit_block_runs_as_written(tmp_path):
         assert r.returncode == 0, (cmd[:2], r.stderr)
     assert "Dist_G" in r.stdout and "  rmia: AUC" in r.stdout and "not contradicted" in r.stdout
     doc = json.loads((tmp_path / "audit.json").read_text())
+    counts = doc["data"].pop("identical_records")  # COMPAS repeats records: counted, not refused
     assert doc["data"] == {"n_train": 2000, "n_test": 2000, "n_population": 2172}
+    assert 0 < counts["held-out in training"] < 2000
     assert (tmp_path / "audit.html").stat().st_size > 10_000
 
 
