@@ -209,3 +209,37 @@ def declared_integer_features(bounds) -> list:
         if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lo, hi)):
             out.append(str(name))
     return out
+
+
+class FittedReprMixin:
+    """Jupyter shows a fitted dpmodels estimator as it prints — the header with its privacy status,
+    the model, and its privacy ledger with the one verdict (:mod:`dpmodels.privacy.verdict`) — and an
+    unfitted one as scikit-learn does (its parameter diagram). Put it before ``BaseEstimator``."""
+
+    def _fitted_html(self) -> str | None:
+        import html
+
+        text = str(self)
+        if text == self.__repr__():  # unfitted: __str__ falls back to repr
+            return None
+        parts = [f"<pre class='dpmodels-model'>{html.escape(text)}</pre>"]
+        ledger = getattr(self, "privacy_ledger_", None)
+        if ledger is not None:
+            from .privacy.verdict import verdict
+
+            parts.append(
+                f"<details><summary>Privacy ledger</summary><pre>{html.escape(ledger.summary(verdict=verdict(self)))}</pre></details>"
+            )
+        return "<div class='dpmodels'>" + "".join(parts) + "</div>"
+
+    @property
+    def _repr_html_(self):
+        if self._fitted_html() is None:
+            return super()._repr_html_
+        return self._fitted_html
+
+    def _repr_mimebundle_(self, **kwargs):
+        page = self._fitted_html()
+        if page is None:
+            return super()._repr_mimebundle_(**kwargs)
+        return {"text/plain": repr(self), "text/html": page}

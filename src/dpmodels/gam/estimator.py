@@ -49,6 +49,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from .._format import FittedReprMixin
 from .._params import Integral, Interval, Real, StrOptions, validate_params
 from ..data.sources import is_partitioned
 from ..privacy import samplers
@@ -151,7 +152,7 @@ def gradient_sensitivity(K: int, clip: float) -> tuple[int, float]:
     return l1, float(l2)
 
 
-class _AdditiveBase(BaseEstimator):
+class _AdditiveBase(FittedReprMixin, BaseEstimator):
     """Shared fit machinery of the two estimators (module docstring)."""
 
     _display_params = ("max_rounds", "max_bins", "learning_rate")

@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
 from .._binary import binary_matrix, encode_labels
-from .._format import estimator_header
+from .._format import FittedReprMixin, estimator_header
 from .._params import Integral, Interval, Real, StrOptions, validate_params
 from ..data.rules import GROUPS_ATTR, check_feature_groups
 from ..data.sources import _is_dask, map_partitions
@@ -28,7 +28,7 @@ from .model import RuleList
 __all__ = ["count_scaled_gini", "count_scaled_gini_k", "SplitStats", "RuleListEstimator"]
 
 
-class RuleListEstimator(ClassifierMixin, BaseEstimator):
+class RuleListEstimator(FittedReprMixin, ClassifierMixin, BaseEstimator):
     """scikit-learn plumbing shared by the greedy and the private rule-list classifiers."""
 
     # learners whose search is over two classes only (the optimal branch-and-bound) set this

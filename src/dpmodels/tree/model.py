@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import NOISY_LEGEND, count_cell, model_header, shrunk_proba, significant
+from .._format import NOISY_LEGEND, FittedReprMixin, count_cell, model_header, shrunk_proba, significant
 from ..validation import UNKNOWN_CATEGORY, category_codes, numeric_column
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "UNKNOWN_CATEGORY"]
@@ -1034,7 +1034,7 @@ def encode_matrix(X, feature_names, categorical, categories, *, copy: bool = Tru
     return Z
 
 
-class TreeEstimatorMixin:
+class TreeEstimatorMixin(FittedReprMixin):
     """Prediction, printing and ``get_rules`` for estimators holding a fitted ``tree_`` (mixin).
 
     The estimator implements ``apply(X)`` (validate and encode its raw input, then route it:

@@ -47,6 +47,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
+from ..._format import FittedReprMixin
 from ..._params import Integral, Interval, StrOptions, validate_params
 from ...guards import check_tree_size, progress
 from ...privacy import mechanisms as mech
@@ -318,7 +319,7 @@ def grow_regression(est, grid, u, categorical, depth, eps_level, sensitivity, le
     return st
 
 
-class PrivaTreeRegressor(RegressorMixin, BaseEstimator):
+class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
     """ε-differentially private regression tree (module docstring; ``docs/privacy.md``).
 
     Parameters
