@@ -827,6 +827,20 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
 
 
 # --------------------------------------------------------------------------- n
+def check_label_bounds(label_bounds):
+    """``None`` or the declared regression label range as ``(lo, hi)`` floats, finite with lo <= hi;
+    anything else is one ``ValueError`` naming the value (checked before any budget is spent)."""
+    if label_bounds is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in label_bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"label_bounds must be None or a pair (lo, hi), got {label_bounds!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"label_bounds must be finite with lo <= hi, got {label_bounds!r}")
+    return lo, hi
+
+
 def check_n_public(n_public, *, integer: bool = False):
     """``None`` or a finite number >= 1 (an integer when ``integer``)."""
     if n_public is None:

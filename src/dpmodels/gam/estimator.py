@@ -62,6 +62,7 @@ from ..validation import (
     apply_unit_sample_weight,
     category_codes,
     check_feature_keys,
+    check_label_bounds,
     check_n_public,
     check_X_shape,
     check_y,
@@ -209,7 +210,7 @@ class _AdditiveBase(FittedReprMixin, BaseEstimator):
         name = type(self).__name__
         y = check_y(y, name)
         if self._loss == "squared":
-            _check_label_bounds(getattr(self, "label_bounds", None))
+            check_label_bounds(getattr(self, "label_bounds", None))
             try:
                 yv = np.asarray(y, dtype=np.float64)
             except (TypeError, ValueError):
@@ -374,7 +375,7 @@ class _AdditiveBase(FittedReprMixin, BaseEstimator):
             )
         warn_if_delta_large(delta, self.n_public)
         ledger = PrivacyLedger(eps, delta)
-        lb = _check_label_bounds(self.label_bounds) if regression else None
+        lb = check_label_bounds(self.label_bounds) if regression else None
         classes = None if regression else resolve_classes(self.classes, np.zeros(0, dtype=object), ledger)[0]
         _check_feature_names(self, schema, reset=True)
         _check_n_features(self, schema, reset=True)
@@ -784,7 +785,7 @@ class DPAdditiveRegressor(RegressorMixin, _AdditiveBase):
 
     def _check_common(self):
         out = super()._check_common()
-        _check_label_bounds(self.label_bounds)
+        check_label_bounds(self.label_bounds)
         return out
 
     def _regression_labels(self, y, ledger):
@@ -794,7 +795,7 @@ class DPAdditiveRegressor(RegressorMixin, _AdditiveBase):
             raise ValueError("y must be numeric for a regressor") from None
         if not np.all(np.isfinite(yv)):
             raise ValueError("Input y contains NaN or infinity")
-        lb = _check_label_bounds(self.label_bounds)
+        lb = check_label_bounds(self.label_bounds)
         if lb is None:
             ledger.record_leak("label bounds", "Declare label_bounds=(lo, hi) to keep the fit private.")
             lb = (float(yv.min()), float(yv.max())) if yv.size else (0.0, 1.0)
@@ -1013,18 +1014,6 @@ def _check_cuts(values, name):
     if c.size + 1 > _MAX_BINS:
         raise ValueError(f"cut_points[{name!r}]: at most {_MAX_BINS - 1} cut points")
     return c
-
-
-def _check_label_bounds(label_bounds):
-    if label_bounds is None:
-        return None
-    try:
-        lo, hi = (float(v) for v in label_bounds)
-    except (TypeError, ValueError):
-        raise ValueError(f"label_bounds must be None or a pair (lo, hi), got {label_bounds!r}") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-        raise ValueError(f"label_bounds must be finite with lo <= hi, got {label_bounds!r}")
-    return lo, hi
 
 
 def _integer_features(bounds, names) -> list:

@@ -60,6 +60,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from ..paper_002.data import _public_design  # declared bounds scaled to [0, 1], declared categories one-hot
 from ..registry import Cell, Experiment, Skip, register, row
 
 __all__ = [
@@ -198,23 +199,6 @@ def _ordinal(X: pd.DataFrame, cats: dict) -> np.ndarray:
         for c in X.columns
     ]
     return np.column_stack(cols)
-
-
-def _public_design(X: pd.DataFrame, spec: dict) -> np.ndarray:
-    """Numbers scaled to [0, 1] by their declared bounds, declared categories one-hot."""
-    blocks = []
-    for c in X.columns:
-        if c in spec["categories"]:
-            codes = pd.Categorical(X[c], categories=spec["categories"][c]).codes
-            oh = np.zeros((len(X), len(spec["categories"][c])))
-            ok = codes >= 0
-            oh[np.flatnonzero(ok), codes[ok]] = 1.0
-            blocks.append(oh)
-        else:
-            lo, hi = spec["bounds"][c]
-            x = np.clip(X[c].to_numpy(dtype=float), lo, hi)
-            blocks.append(((x - lo) / (hi - lo))[:, None])
-    return np.hstack(blocks)
 
 
 # --------------------------------------------------------------------------- learners

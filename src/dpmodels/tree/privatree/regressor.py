@@ -57,6 +57,7 @@ from ...privacy.ledger import check_epsilon
 from ...privacy.selection import select_rows
 from ...validation import (
     apply_unit_sample_weight,
+    check_label_bounds,
     check_n_public,
     check_X_shape,
     check_y,
@@ -160,14 +161,11 @@ def shrunk_leaf_means(tree, label_bounds, eps_leaf) -> np.ndarray:
 
 
 def _check_label_bounds(label_bounds):
-    if label_bounds is None:
+    """:func:`dpmodels.validation.check_label_bounds`, and bounds far enough apart for an exact grid."""
+    checked = check_label_bounds(label_bounds)
+    if checked is None:
         return None
-    try:
-        lo, hi = (float(v) for v in label_bounds)
-    except (TypeError, ValueError):
-        raise ValueError(f"label_bounds must be None or a pair (lo, hi), got {label_bounds!r}") from None
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
-        raise ValueError(f"label_bounds must be finite with lo <= hi, got {label_bounds!r}")
+    lo, hi = checked
     if lo < hi and not (0.5 * hi - 0.5 * lo) / LABEL_GRID >= np.finfo(float).tiny:
         # the grid step (hi − lo)/2^17 would be subnormal: the labels' grid could not be exact
         raise ValueError(f"label_bounds {label_bounds!r} are too close together for an exact label grid")
