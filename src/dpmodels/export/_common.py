@@ -163,6 +163,22 @@ def regression_shades(tree) -> tuple[list, np.ndarray, np.ndarray]:
     return class_colours(1), np.zeros(tree.n_nodes, dtype=int), np.nan_to_num(strength, nan=0.5)
 
 
+def _node_test(tree, i, state, integer, significant_digits, max_listed):
+    """The test sending a record left at internal node ``i`` (threshold at ``significant_digits``,
+    ⌊t⌋ for integer features, category sets intersected with what the path leaves), and the path
+    states of its left and right children."""
+    f = int(tree.feature[i])
+    name = tree.feature_names[f]
+    if tree.categorical[f]:
+        left = tree.left_categories[i]
+        ls = {**state, f: tree._path_state(state, f, left, True)}
+        rs = {**state, f: tree._path_state(state, f, left, False)}
+        return f"{name} " + tree._set_text(f, *ls[f], compact=True, max_listed=max_listed), ls, rs
+    t = float(tree.threshold[i])
+    txt = str(int(np.floor(t))) if f in integer else significant(t, significant_digits)
+    return f"{name} <= {txt}", state, state
+
+
 def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_listed=12, origin=None, base_proba=None):
     """Per node of ``tree``: ``(test, body)``.
 
@@ -195,18 +211,7 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
                 base_proba=base_proba,
             )[0]
             continue
-        f = int(tree.feature[i])
-        name = tree.feature_names[f]
-        if tree.categorical[f]:
-            left = tree.left_categories[i]
-            ls = {**state, f: tree._path_state(state, f, left, True)}
-            rs = {**state, f: tree._path_state(state, f, left, False)}
-            tests[i] = f"{name} " + tree._set_text(f, *ls[f], compact=True, max_listed=max_listed)
-        else:
-            t = float(tree.threshold[i])
-            s = str(int(np.floor(t))) if f in integer else significant(t, significant_digits)
-            tests[i] = f"{name} <= {s}"
-            ls = rs = state
+        tests[i], ls, rs = _node_test(tree, i, state, integer, significant_digits, max_listed)
         c = sums[i]
         bodies[i] = (
             count_cell(c, cls, noisy=tree.counts_are_noisy)[0] if not np.all(np.isnan(c)) else "(counts not released)"
@@ -232,18 +237,7 @@ def _regression_node_texts(tree, integer_features, significant_digits, max_liste
             v = float(tree.leaf_value[i])
             bodies[i] = f"value: {significant(v, significant_digits)}  {tree._leaf_cell(i)}  leaf {int(i)}"
             continue
-        f = int(tree.feature[i])
-        name = tree.feature_names[f]
-        if tree.categorical[f]:
-            left = tree.left_categories[i]
-            ls = {**state, f: tree._path_state(state, f, left, True)}
-            rs = {**state, f: tree._path_state(state, f, left, False)}
-            tests[i] = f"{name} " + tree._set_text(f, *ls[f], compact=True, max_listed=max_listed)
-        else:
-            t = float(tree.threshold[i])
-            txt = str(int(np.floor(t))) if f in integer else significant(t, significant_digits)
-            tests[i] = f"{name} <= {txt}"
-            ls = rs = state
+        tests[i], ls, rs = _node_test(tree, i, state, integer, significant_digits, max_listed)
         n = sums[i, 0]
         bodies[i] = f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
         stack.append((tree.children_right[i], rs))
