@@ -1081,6 +1081,18 @@ def check_unique_columns(X, estimator_name: str = "estimator") -> None:
         raise ValueError(f"{estimator_name}: X has the column {str(dup[0])!r} twice; give each column its own name")
 
 
+def check_fit_input(X, y, sample_weight, estimator_name: str = "estimator"):
+    """A DP learner's ``fit`` input, checked in one order for every learner: ``sample_weight``
+    (:func:`apply_unit_sample_weight`), the shape of ``X`` (:func:`check_X_shape`), ``y``
+    (:func:`check_y`) and their lengths. Returns ``(X, y, n, m)``."""
+    X, y = apply_unit_sample_weight(X, y, sample_weight, estimator_name)
+    X, n, m = check_X_shape(X, estimator_name)
+    y = check_y(y, estimator_name)
+    if y.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+    return X, y, n, m
+
+
 def apply_unit_sample_weight(X, y, sample_weight, estimator_name: str = "estimator"):
     """Check a DP learner's ``fit(..., sample_weight)``: ``None`` or all ones; returns ``(X, y)``.
 

@@ -59,9 +59,9 @@ from ..privacy.quantiles import jointexp_quantiles
 from ..privacy.zcdp import gaussian_sigma_for_rho, zcdp_rho
 from ..validation import (
     UNKNOWN_CATEGORY,
-    apply_unit_sample_weight,
     category_codes,
     check_feature_keys,
+    check_fit_input,
     check_label_bounds,
     check_n_public,
     check_X_shape,
@@ -283,11 +283,7 @@ class _AdditiveBase(FittedReprMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, regression: bool):
         eps, delta = self._check_common()
         name = type(self).__name__
-        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
-        X, n, m = check_X_shape(X, name)
-        y = check_y(y, name)
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+        X, y, n, m = check_fit_input(X, y, sample_weight, name)
         warn_if_delta_large(delta, self.n_public)
         ledger = PrivacyLedger(eps, delta)
         if regression:

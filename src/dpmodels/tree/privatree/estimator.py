@@ -44,7 +44,7 @@ from ...privacy.accountant import check_accountant, ledger_for_fit, published_le
 from ...privacy.ledger import check_epsilon
 from ...privacy.mechanisms import discrete_laplace_counts
 from ...validation import (
-    apply_unit_sample_weight,
+    check_fit_input,
     check_n_public,
     check_X_shape,
     check_y,
@@ -301,11 +301,7 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
             return fit_source(self, X, y, sample_weight)
         eps, depth, max_bins, leaf_error = self._check_params()
         name = type(self).__name__
-        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
-        X, n, m = check_X_shape(X, name)
-        y = check_y(y, name)
-        if y.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+        X, y, n, m = check_fit_input(X, y, sample_weight, name)
         ledger = ledger_for_fit(self, eps, X=X)  # a share of the accountant's budget, if any
         classes, y_idx = resolve_classes(self.classes, y, ledger)
         names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)

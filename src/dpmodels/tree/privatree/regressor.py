@@ -56,11 +56,10 @@ from ...privacy.accountant import check_accountant, ledger_for_fit, published_le
 from ...privacy.ledger import check_epsilon
 from ...privacy.selection import select_rows
 from ...validation import (
-    apply_unit_sample_weight,
+    check_fit_input,
     check_label_bounds,
     check_n_public,
     check_X_shape,
-    check_y,
     resolve_bounds,
     resolve_categories,
 )
@@ -172,11 +171,8 @@ def _check_label_bounds(label_bounds):
     return lo, hi
 
 
-def _check_y_regression(y, n, name):
-    """y as a finite float64 1-d array (:func:`dpmodels.validation.check_y`'s conventions)."""
-    y = check_y(y, name)
-    if y.shape[0] != n:
-        raise ValueError(f"X has {n} rows but y has {y.shape[0]}")
+def _as_float_labels(y, name):
+    """The checked labels (:func:`dpmodels.validation.check_fit_input`) as a finite float64 array."""
     try:
         y = y.astype(np.float64)
     except (TypeError, ValueError):
@@ -414,9 +410,8 @@ class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
         (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
         eps, depth, max_bins, lb, shares = self._check_params()
         name = type(self).__name__
-        X, y = apply_unit_sample_weight(X, y, sample_weight, name)
-        X, n, m = check_X_shape(X, name)
-        y = _check_y_regression(y, n, name)
+        X, y, n, m = check_fit_input(X, y, sample_weight, name)
+        y = _as_float_labels(y, name)
         # a share of the accountant's budget, if any; X's provenance (a Binarizer's releases) merged
         ledger = ledger_for_fit(self, eps, X=X)
         if lb is None:
