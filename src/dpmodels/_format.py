@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -211,7 +212,13 @@ def declared_integer_features(bounds) -> list:
     return out
 
 
-class FittedReprMixin:
+if TYPE_CHECKING:  # the mixin goes before scikit-learn's BaseEstimator, whose reprs it falls back to
+    from sklearn.base import BaseEstimator as _ReprBase
+else:
+    _ReprBase = object
+
+
+class FittedReprMixin(_ReprBase):
     """Jupyter shows a fitted dpmodels estimator as it prints — the header with its privacy status,
     the model, and its privacy ledger with the one verdict (:mod:`dpmodels.privacy.verdict`) — and an
     unfitted one as scikit-learn does (its parameter diagram). Put it before ``BaseEstimator``."""

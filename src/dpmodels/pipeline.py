@@ -175,8 +175,9 @@ def _say_what_was_spent(pipeline):
                 spent.append(f"ε={eps:.6g}, δ={delta:.6g} from the pipeline's accountant")
         for s in steps:
             led = getattr(s, "privacy_ledger_", None)
-            mine = led is not None and led is not ledgers[id(s)] and getattr(s, "accountant", None) is None
-            if mine and (led.epsilon_spent > 0 or led.delta_spent > 0):
+            if led is None or led is ledgers[id(s)] or getattr(s, "accountant", None) is not None:
+                continue  # no release of this step's own during the failed call
+            if led.epsilon_spent > 0 or led.delta_spent > 0:
                 spent.append(f"ε={led.epsilon_spent:.6g}, δ={led.delta_spent:.6g} by {type(s).__name__}")
         if spent and e.args and isinstance(e.args[0], str):
             note = f" [raised after a release: spent {'; '.join(spent)}; recorded in the ledger]"

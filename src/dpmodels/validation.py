@@ -719,7 +719,7 @@ def _number(v):
             try:
                 return float(v), None
             except OverflowError:  # a finite number beyond the float range
-                return (_FMAX if v > 0 else -_FMAX), None
+                return (-_FMAX if v < 0 else _FMAX), None  # numbers.Real orders by < only
     except Exception:
         pass
     return math.nan, type(v) if not isinstance(v, str) else str

@@ -165,7 +165,7 @@ def _json_value(v, what: str):
 
 
 def _feature_index(key, names, what):
-    if isinstance(key, numbers.Integral) and not isinstance(key, bool) and 0 <= key < len(names):
+    if isinstance(key, numbers.Integral) and not isinstance(key, bool) and 0 <= int(key) < len(names):
         return int(key)
     if str(key) in names:
         return names.index(str(key))
@@ -492,12 +492,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         own = PrivacyLedger(ledger.epsilon, ledger.delta)
         own.rows = list(ledger.rows)
         acc = check_accountant(self.accountant)
+        release_id = uuid.uuid4().hex
         self._release = dict(
-            owner=name, id=uuid.uuid4().hex, accountant=None if acc is None else acc.id, ledger=own.to_dict()
+            owner=name, id=release_id, accountant=None if acc is None else acc.id, ledger=own.to_dict()
         )
         self.privacy_ledger_ = published_ledger(ledger)
         if acc is None:
-            self.privacy_ledger_.release_id = self._release["id"]  # dpmodels.io counts it once
+            self.privacy_ledger_.release_id = release_id  # dpmodels.io counts it once
         return self
 
     def _resolve_bounds(self, names, num_idx, source, cols, ledger) -> dict:

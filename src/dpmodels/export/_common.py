@@ -196,8 +196,9 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
     cls = [str(py_scalar(c)) for c in tree.classes]
     proba = tree.leaf_proba()
     sums = _subtree_counts(tree)
-    tests, bodies = [None] * tree.n_nodes, [None] * tree.n_nodes
-    stack = [(0, {})]
+    tests: list[str | None] = [None] * tree.n_nodes
+    bodies: list[str | None] = [None] * tree.n_nodes
+    stack: list[tuple[int, dict]] = [(0, {})]
     while stack:
         i, state = stack.pop()
         if tree.children_left[i] == -1:
@@ -229,8 +230,9 @@ def _regression_node_texts(tree, integer_features, significant_digits, max_liste
     integer = tree._integer_index(integer_features)
     sums = _subtree_counts(tree)
     eq = "≈" if tree.counts_are_noisy else "="
-    tests, bodies = [None] * tree.n_nodes, [None] * tree.n_nodes
-    stack = [(0, {})]
+    tests: list[str | None] = [None] * tree.n_nodes
+    bodies: list[str | None] = [None] * tree.n_nodes
+    stack: list[tuple[int, dict]] = [(0, {})]
     while stack:
         i, state = stack.pop()
         if tree.children_left[i] == -1:

@@ -898,11 +898,12 @@ def _hist_core(model: AdditiveModel, B: np.ndarray, lab: np.ndarray) -> np.ndarr
     the rows add up to the same integers."""
     m = model.n_features
     nbins = [model.n_bins(j) for j in range(m)]
-    if model.is_classifier:
+    if model.classes is not None:
         K = len(model.classes)
         return np.concatenate([np.bincount(B[:, j] * K + lab, minlength=nbins[j] * K) for j in range(m)]).astype(
             np.int64
         )
+    assert model.label_bounds is not None
     lo, hi = model.label_bounds
     mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
     units = np.rint((lab - mid) / half * GRADIENT_GRID).astype(np.int64) if half > 0 else np.zeros(lab.size, np.int64)
@@ -917,7 +918,7 @@ def _grad_core(model: AdditiveModel, B: np.ndarray, lab: np.ndarray, j: int, cli
     up to the same integers (the out-of-core fit equals the in-memory one)."""
     F = model.decision_function_binned(B)
     nb = model.n_bins(j)
-    if model.is_classifier:
+    if model.classes is not None:
         K = len(model.classes)
         P = scores_to_proba(F)
         if K == 2:
@@ -927,6 +928,7 @@ def _grad_core(model: AdditiveModel, B: np.ndarray, lab: np.ndarray, j: int, cli
             G[np.arange(lab.size), lab] += 1.0
         Gq = np.rint(np.clip(G, -clip, clip) * (GRADIENT_GRID / clip))
     else:
+        assert model.label_bounds is not None
         lo, hi = model.label_bounds
         C = clip * 0.5 * (hi - lo)
         if C <= 0:
@@ -963,7 +965,7 @@ class _GradPass:
 def _encode_partition(model: AdditiveModel, X, y):
     B = model.encode(X)
     y = np.asarray(y).ravel()
-    if model.is_classifier:
+    if model.classes is not None:
         lab = category_codes(y, list(model.classes))
         if np.any(lab < 0):
             raise ValueError(
@@ -976,6 +978,7 @@ def _encode_partition(model: AdditiveModel, X, y):
         raise ValueError("y must be numeric for a regressor") from None
     if not np.all(np.isfinite(yv)):
         raise ValueError("Input y contains NaN or infinity")
+    assert model.label_bounds is not None
     return B, np.clip(yv, *model.label_bounds)
 
 

@@ -157,6 +157,7 @@ class AdditiveModel:
     def predict(self, X) -> np.ndarray:
         B = self.encode(X)
         if not self.is_classifier:
+            assert self.label_bounds is not None
             lo, hi = self.label_bounds
             return np.clip(self.decision_function_binned(B)[:, 0], lo, hi)
         assert self.classes is not None
@@ -179,7 +180,7 @@ class AdditiveModel:
         column per class)."""
         rows = []
         S = self.intercept.size
-        names = ["score"] if S == 1 else [f"score[{py_scalar(c)}]" for c in self.classes]
+        names = ["score"] if S == 1 or self.classes is None else [f"score[{py_scalar(c)}]" for c in self.classes]
         for j in range(self.n_features):
             for b, lab in enumerate(self.bin_labels(j)):
                 row = {"feature": self.feature_names[j], "bin": lab, "count": round_count(self.bin_counts[j][b])}
@@ -194,13 +195,14 @@ class AdditiveModel:
         lines = list(header)
         S = self.intercept.size
         fmt = _score_fmt(digits)
-        if self.is_classifier and S == 1:
+        if self.classes is not None and S == 1:
             what = f"score = log-odds of {py_scalar(self.classes[1])!s} (P = 1/(1+e^-score))"
-        elif self.is_classifier:
+        elif self.classes is not None:
             what = "scores: one per class (P = softmax of the scores): " + ", ".join(
                 str(py_scalar(c)) for c in self.classes
             )
         else:
+            assert self.label_bounds is not None
             lo, hi = self.label_bounds
             what = f"prediction = score, clipped to the label bounds [{significant(lo)}, {significant(hi)}]"
         lines.append(what + "; score = intercept + the sum of one term per feature")

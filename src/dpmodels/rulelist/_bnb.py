@@ -679,7 +679,8 @@ class RuleListSearch:
 
     def _branch(self, state, cnt, P, N, E, r, U, cb, e1, stop):
         order = np.argsort(cb, kind="stable")
-        best, choice = stop, ()
+        best = stop
+        choice: tuple[int, ...] = ()  # the chosen rule(s), none: stop here
         lbs = _INF  # min over children of a lower bound on their value
         for k, a in enumerate(order):
             thr = min(best, U)
@@ -706,7 +707,8 @@ class RuleListSearch:
         cp, cn = cnt[:, 0], cnt[:, 1]
         one = np.where(elig, e1 + pen + np.minimum(P - cp, N - cn), _INF)
         a1 = int(np.argmin(one))
-        best, choice = stop, ()
+        best = stop
+        choice: tuple[int, ...] = ()  # the chosen rule(s), none: stop here
         if one[a1] < best:
             best, choice = float(one[a1]), (a1, -1)
         if r == 1:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import zlib
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -252,7 +253,7 @@ def accuracy_cell(
     ye = np.asarray(ye)
     metric = f"{evaluate}_accuracy"
     paper = protocol == "paper"
-    common = dict(max_rules=int(max_rules), min_support=lam, max_width=1 if paper else MAX_WIDTH)
+    common: dict[str, Any] = dict(max_rules=int(max_rules), min_support=lam, max_width=1 if paper else MAX_WIDTH)
     if paper:
         common["candidates"] = "columns"  # the pre-mined rules, one column each
     rows = []

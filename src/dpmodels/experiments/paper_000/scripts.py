@@ -311,7 +311,10 @@ def _german_rows(ctx, name, params, eps, delta, est, X, secs):
     B, R, y, tr, te, file, run, n_perm = ctx
     v = vulnerability(est, X.iloc[tr], y[tr], X.iloc[te], y[te], n_permutations=n_perm, random_state=run)
     p = dict(params, columns=int(B.shape[1]), rules=int(R.shape[1]), file=file)
-    out = [("vulnerability", v.V), (VA, authors_vulnerability(est, X.iloc[tr], y[tr], X.iloc[te], y[te]))]
+    out: list[tuple[str, float | None]] = [
+        ("vulnerability", v.V),
+        (VA, authors_vulnerability(est, X.iloc[tr], y[tr], X.iloc[te], y[te])),
+    ]
     if n_perm:
         out.append(("vulnerability (null mean)", v.null_mean))
     out.append(("accuracy", est.score(X.iloc[te], y[te])))

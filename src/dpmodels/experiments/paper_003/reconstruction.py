@@ -175,7 +175,7 @@ def min_count(support: float, n: int, rounding: str = "ceil") -> int:
 
 
 # --------------------------------------------------------------------------- measuring one fit
-def _per_record_rows(base, per_record, fit_seconds):
+def _per_record_rows(base: tuple[str, str, dict, float, float, int], per_record, fit_seconds):
     q = np.quantile(np.asarray(per_record, dtype=float), QUANTILES)
     return [row(*base, m, float(v), fit_seconds) for m, v in zip(Q_METRICS, q)]
 
@@ -558,7 +558,7 @@ def _grid_cells(size, rounding="ceil", dl85_time_limit=DL85_TIME_LIMIT):
     extra = _rounding_param(rounding)
     largest = (max(depths), min(supports))
     dl85 = _has_dl85()
-    cells = []
+    cells: list[Cell | Skip] = []
     for ds in _datasets(size):
         for s in range(seeds):
             cells.append(
@@ -1156,11 +1156,12 @@ def _accuracy_cube(df, optimal, greedy, dataset):
     return arrays, seeds, settings
 
 
-def _cube_means(arrays, optimal, greedy, pick):
-    return tuple(
+def _cube_means(arrays, optimal, greedy, pick) -> tuple[dict, dict]:
+    o, g = (
         {"support": sup, "train_accuracy": acc[:, pick].mean(axis=1), "dist_g": dg[:, pick].mean(axis=1)}
         for sup, acc, dg in (arrays[optimal], arrays[greedy])
     )
+    return o, g
 
 
 def same_accuracy_uncertainty(df, optimal, greedy, dataset, pairing="dominance", n_boot=2000, seed=0):
@@ -1490,7 +1491,7 @@ def _check(key, df, w, accuracy_pairing="dominance", failure_test=False):
         if key == "support_trees":
             deep = r[r["depth"] >= 6]
             small = max(spread_small) if spread_small else float("nan")
-            ok = small < 0.01 and len(deep) and (deep["rho"] > 0.8).mean() >= 0.75
+            ok = bool(small < 0.01 and len(deep) and (deep["rho"] > 0.8).mean() >= 0.75)
             return (
                 f"depth ≤ 2: max spread over λ {small:.4f}; depth ≥ 6: ρ > 0.8 on {_share(deep['rho'] > 0.8)} "
                 f"(dataset, learner, depth), median ρ {deep['rho'].median():.2f}"

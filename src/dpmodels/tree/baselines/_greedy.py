@@ -4,6 +4,7 @@ builder, the count-scaled Gini utility (Δ = 2)."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -68,7 +69,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         _check_n_features(self, X, reset=True)
         self._keep = keep = self._keep_features(names, categorical)
         # features a learner drops (DPGDF's numerical ones) are never read: encoded as "unknown"
-        dropped = {int(j): [] for j in np.flatnonzero(~keep)}
+        dropped: dict[int, list] = {int(j): [] for j in np.flatnonzero(~keep)}
         Z = encode_matrix(X, names, categorical | ~keep, {**categories, **dropped})
         return Z, names, categorical, categories, classes, y_idx
 
@@ -194,7 +195,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._codes, self._cands = codes, cands
 
         # level-wise growth; nodes are created parents-first (the Tree layout needs it)
-        nodes = [dict(rows=np.arange(n), depth=0, used=frozenset())]
+        nodes: list[dict[str, Any]] = [dict(rows=np.arange(n), depth=0, used=frozenset())]
         level = [0]
         for d in progress(range(depth + 1), desc=f"{type(self).__name__} levels"):
             if not level:
@@ -206,7 +207,7 @@ class GreedyPrivateTree(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         cr = np.full(len(nodes), -1, dtype=np.int64)
         feat = np.full(len(nodes), -2, dtype=np.int64)
         thr = np.full(len(nodes), np.nan)
-        lc = [None] * len(nodes)
+        lc: list[tuple[int, ...] | None] = [None] * len(nodes)
         val = np.full((len(nodes), K), np.nan)
         lab = np.full(len(nodes), -1, dtype=np.int64)
         for i, nd in enumerate(nodes):

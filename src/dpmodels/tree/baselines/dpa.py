@@ -7,6 +7,8 @@ certificate of robustness to poisoning. Not private, not interpretable.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -141,7 +143,7 @@ class DPAClassifier(ClassifierMixin, BaseEstimator):
         part = self.partition_of(X, y)
         order = np.argsort(part, kind="stable")
         bounds = np.searchsorted(part[order], np.arange(int(self.n_estimators) + 1))
-        self.estimators_ = []
+        self.estimators_: list[Any] = []  # one fitted tree per partition, None where it is empty
         self.partition_sizes_ = np.diff(bounds)
         for p in range(int(self.n_estimators)):
             idx = order[bounds[p] : bounds[p + 1]]

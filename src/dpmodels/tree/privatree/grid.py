@@ -158,7 +158,7 @@ class CandidateGrid:
     feature (index -> sorted array of ``n_bins − 1`` values), its public ``bounds`` (index ->
     (lo, hi)) and ``B`` = max bins."""
 
-    codes: np.ndarray
+    codes: np.ndarray | None  # None: the codes live out of core (the streaming fit)
     n_bins: np.ndarray
     thresholds: dict
     bounds: dict
