@@ -2,7 +2,7 @@
 
 The learners are those of :mod:`.greedy` and :mod:`.private` (same parameters, same releases,
 same random draws in the same order); only the way the data are touched differs: through a
-:class:`~.candidates.SourceCounts` instead of a :class:`~.candidates.MemoryCounts`
+:class:`~.counters.SourceCounts` instead of a :class:`~.counters.MemoryCounts`
 (docs/privacy.md, "Rule lists at scale"):
 
 - **one moment pass per rule position** (at most K − 1): every partition recomputes which of its
@@ -31,7 +31,8 @@ from ..data.sources import as_source
 from ..privacy.accountant import ledger_for_fit, published_ledger
 from ..privacy.samplers import check_random_state
 from ..validation import resolve_classes
-from .candidates import BinaryEncoder, SourceCounts, single_threaded_blas
+from .counters import BinaryEncoder, SourceCounts
+from .split_stats import single_threaded_blas
 
 __all__ = ["fit_source"]
 

@@ -74,8 +74,9 @@ from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
 from ..validation import check_n_public, resolve_n, warn_if_delta_large
 from ._base import RuleListEstimator
-from .candidates import MemoryCounts, SplitStats, count_scaled_gini
+from .counters import MemoryCounts
 from .model import Rule
+from .split_stats import SplitStats, count_scaled_gini
 
 __all__ = ["DPRuleListClassifier", "MECHANISMS"]
 
