@@ -223,7 +223,8 @@ def _schema_of_model(model):
     bounds = sch.get("bounds") or {}
     cols = sch.get("columns") or {}
     for c in model.feature_names_in_:
-        spec = cols.get(c) if isinstance(cols.get(c), dict) else {}
+        entry = cols.get(c)
+        spec: dict = entry if isinstance(entry, dict) else {}
         kind, values = kinds.get(c, ("numerical", None))
         d = ColumnDecl(kind, integer=bool(spec.get("integer", False)))
         if kind == "categorical":
@@ -264,11 +265,10 @@ def cmd_show(args) -> int:
     model = shown_model(doc)  # printed from its strings escaped: text is a channel
     if args.compact and args.raw:
         raise UsageError("--compact and --raw ask for two different views; give one")
-    kw: dict = {}
-    if model.kind == "rule_list":
-        kw = {"merge": bool(args.compact)}
-    elif model.kind == "tree":
-        kw = {"prune": bool(args.compact)}
+    from ..catalog import KINDS
+
+    compact = KINDS[model.kind].compact  # the printing option --compact turns on, if the kind has one
+    kw: dict = {} if compact is None else {compact: bool(args.compact)}
     print(model.to_text(**kw))
     print()
     if model.privacy_ledger_ is not None:

@@ -10,14 +10,14 @@ import numbers
 import numpy as np
 
 from .._format import py_scalar
+from ..catalog import KINDS, class_path
+from ..catalog import classes as catalog_classes
 
 FORMAT = "dpmodels.model"
 FORMAT_VERSION = 1
 # model kinds a file may hold, each read by one class's from_dict (never a class named by the file):
-# rule_list -> dpmodels.rulelist.model.RuleList, tree -> dpmodels.tree.model.Tree,
-# regression_tree -> dpmodels.tree.regression_model.RegressionTree (PrivaTreeRegressor),
-# additive -> dpmodels.gam.model.AdditiveModel (DPAdditiveClassifier / DPAdditiveRegressor)
-MODEL_KINDS = ("rule_list", "tree", "regression_tree", "additive")
+# dpmodels.catalog.KINDS
+MODEL_KINDS = tuple(KINDS)
 
 
 class ModelFileError(ValueError):
@@ -27,45 +27,12 @@ class ModelFileError(ValueError):
 # ---------------------------------------------------------------------------- allow-lists
 # A model file is untrusted input (docs/privacy.md, "Model files are untrusted input"): the classes it may name are
 # these, looked up in a table; nothing read from a file is ever imported.
-def _class_path(cls) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
 @functools.cache
 def estimator_classes() -> dict:
     """``{class path as written in a file: class}`` of the estimators :func:`save_model` writes
-    and :func:`load_model` accepts (the learners with a ``rule_list_`` or a dpmodels ``tree_``,
-    :class:`~dpmodels.tree.PrivaTreeRegressor`, and the bare :class:`RuleList` / :class:`Tree` /
-    :class:`~dpmodels.tree.RegressionTree`)."""
-    from ..gam.estimator import DPAdditiveClassifier, DPAdditiveRegressor
-    from ..rulelist.greedy import GreedyRuleListClassifier
-    from ..rulelist.model import RuleList
-    from ..rulelist.optimal import OptimalRuleListClassifier
-    from ..rulelist.private import DPRuleListClassifier
-    from ..tree.baselines.bdpt import BDPTClassifier
-    from ..tree.baselines.dpgdf import DPGDFClassifier
-    from ..tree.model import Tree
-    from ..tree.optimal import DL85Classifier
-    from ..tree.privatree.estimator import PrivaTreeClassifier
-    from ..tree.privatree.regressor import PrivaTreeRegressor
-    from ..tree.regression_model import RegressionTree
-
-    classes = (
-        GreedyRuleListClassifier,
-        DPRuleListClassifier,
-        OptimalRuleListClassifier,
-        PrivaTreeClassifier,
-        BDPTClassifier,
-        DPGDFClassifier,
-        DL85Classifier,
-        PrivaTreeRegressor,
-        DPAdditiveClassifier,
-        DPAdditiveRegressor,
-        RuleList,
-        Tree,
-        RegressionTree,
-    )
-    return {_class_path(c): c for c in classes}
+    and :func:`load_model` accepts: the learners of :data:`dpmodels.catalog.LEARNERS` and the bare
+    released models (:class:`RuleList`, :class:`Tree`, :class:`~dpmodels.tree.RegressionTree`)."""
+    return catalog_classes()
 
 
 @functools.cache
@@ -73,7 +40,7 @@ def preprocessor_classes() -> dict:
     """``{class path: class}`` of the pipeline steps a model file may hold (with ``from_dict``)."""
     from ..data.binarize import Binarizer
 
-    return {_class_path(Binarizer): Binarizer}
+    return {class_path(Binarizer): Binarizer}
 
 
 # ---------------------------------------------------------------------------- JSON-safe values

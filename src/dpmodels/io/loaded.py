@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import learner_title, model_header, privacy_status, py_scalar
+from ..catalog import is_bare
 from .format import ModelFileError, _one_line, estimator_classes
 from .write import save_model
 
@@ -142,11 +143,7 @@ class LoadedModel:
         parameters the class does not take.
         """
         cls = estimator_classes().get(self.estimator_class)
-        from ..rulelist.model import RuleList
-        from ..tree.model import Tree
-        from ..tree.regression_model import RegressionTree
-
-        if cls is None or cls in (RuleList, Tree, RegressionTree):
+        if cls is None or is_bare(self.estimator_class):
             raise ModelFileError(
                 f"this model file records no learner (a bare {type(self.model_).__name__}): pass the "
                 "learner to rebuild explicitly"

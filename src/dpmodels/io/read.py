@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._format import py_scalar
+from ..catalog import KINDS, kind_of
 from .format import (
     FORMAT,
     FORMAT_VERSION,
@@ -78,23 +77,6 @@ def _legacy(d: dict) -> dict | None:
     }
 
 
-def _estimator_kind(cls) -> str:
-    """The model kind an allow-listed class fits: "rule_list", "tree" or "regression_tree"."""
-    from ..gam.estimator import DPAdditiveClassifier, DPAdditiveRegressor
-    from ..rulelist._base import RuleListEstimator
-    from ..rulelist.model import RuleList
-    from ..tree.privatree.regressor import PrivaTreeRegressor
-    from ..tree.regression_model import RegressionTree
-
-    if cls is RuleList or issubclass(cls, RuleListEstimator):
-        return "rule_list"
-    if cls is RegressionTree or issubclass(cls, PrivaTreeRegressor):
-        return "regression_tree"
-    if issubclass(cls, (DPAdditiveClassifier, DPAdditiveRegressor)):
-        return "additive"
-    return "tree"
-
-
 def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) -> "LoadedModel":
     """Validate a model document and return a :class:`LoadedModel`.
 
@@ -113,11 +95,47 @@ def model_from_dict(d, *, source: str = "model", _values_checked: bool = False) 
         raise ModelFileError(f"{source}: malformed model file ({type(exc).__name__}: {_one_line(exc)})") from None
 
 
-def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
+# each kind's shape checks, run on a file's "model" before its class builds anything
+_DOC_CHECKS = {
+    "rule_list": _check_rule_list_doc,
+    "tree": _check_tree_doc,
+    "regression_tree": _check_regression_tree_doc,
+    "additive": _check_additive_doc,
+}
+
+
+def _model_from_dict(d, source: str, values_checked: bool) -> LoadedModel:
     if not isinstance(d, dict):
         raise ModelFileError(f"{source}: not a dpmodels model (the JSON is a {type(d).__name__}, not an object)")
     if not values_checked:  # read_model_json has walked it
         _check_values(d, source)
+    d = _envelope(d, source)
+    kind = d["kind"]
+    params = _check_estimator(d, kind, source)
+    privacy, schema = _check_privacy_and_schema(d, source)
+    mdict = _need(d, "model", dict, source)
+    _DOC_CHECKS[kind](mdict, source)
+    try:
+        model = KINDS[kind].model_class.from_dict(mdict)
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({_one_line(exc)})") from None
+    led = privacy.get("ledger")
+    ledger = None if led is None else _load_ledger(led, source)
+    pre_specs = schema.get("preprocessing") or []
+    if not isinstance(pre_specs, list):
+        raise ModelFileError(f"{source}: schema.preprocessing must be a list")
+    pre = [_load_preprocessor(s, k, source) for k, s in enumerate(pre_specs)]
+    classes = schema.get("classes")
+    if classes is not None and (
+        getattr(model, "classes", None) is None or [py_scalar(c) for c in model.classes] != list(classes)
+    ):
+        raise ModelFileError(f"{source}: schema.classes disagree with the model's")
+    return LoadedModel(d, model, ledger, pre, params)
+
+
+def _envelope(d: dict, source: str) -> dict:
+    """The document in the current format (a bare legacy model wrapped), its version readable and
+    its kind one of :data:`dpmodels.catalog.KINDS`."""
     if d.get("format") != FORMAT:
         legacy = _legacy(d)
         if legacy is None:
@@ -134,24 +152,33 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
     kind = _need(d, "kind", str, source)
     if kind not in MODEL_KINDS:
         raise ModelFileError(f"{source}: unknown model kind {kind[:100]!r} ({', '.join(MODEL_KINDS)})")
+    return d
+
+
+def _check_estimator(d: dict, kind: str, source: str) -> dict:
+    """The file's ``estimator`` block: a class of the allow-list (:func:`estimator_classes`) that
+    releases models of ``kind``, a name, display parameters; returns its parameters."""
     est = _need(d, "estimator", dict, source)
     cls_path = _need(est, "class", str, f"{source}: estimator")
     if cls_path:  # "" only in a bare legacy file: no learner recorded
-        cls = estimator_classes().get(cls_path)
-        if cls is None:
+        if cls_path not in estimator_classes():
             raise ModelFileError(
                 f"{source}: estimator class {cls_path[:200]!r} is not one of the dpmodels estimators a "
                 "model file may name (see dpmodels.io.estimator_classes())"
             )
-        if _estimator_kind(cls) != kind:
-            raise ModelFileError(f"{source}: estimator {cls.__name__} does not fit a model of kind {kind!r}")
-    for key in ("name",):
-        if est.get(key) is not None and not isinstance(est[key], str):
-            raise ModelFileError(f"{source}: estimator.{key} must be a string")
+        if kind_of(cls_path) != kind:
+            name = estimator_classes()[cls_path].__name__
+            raise ModelFileError(f"{source}: estimator {name} does not fit a model of kind {kind!r}")
+    if est.get("name") is not None and not isinstance(est["name"], str):
+        raise ModelFileError(f"{source}: estimator.name must be a string")
     dp = est.get("display_params")
     if dp is not None and not (isinstance(dp, list) and all(isinstance(k, str) for k in dp)):
         raise ModelFileError(f"{source}: estimator.display_params must be a list of strings")
-    params = _need(est, "params", dict, f"{source}: estimator")
+    return _need(est, "params", dict, f"{source}: estimator")
+
+
+def _check_privacy_and_schema(d: dict, source: str) -> tuple[dict, dict]:
+    """The ``privacy`` and ``schema`` blocks' types (and ``extra``'s), the input features' cap."""
     privacy = _need(d, "privacy", dict, source)
     for key in ("private_learner", "noise_seeded", "is_private"):
         if privacy.get(key) is not None and not isinstance(privacy[key], bool):
@@ -164,43 +191,7 @@ def _model_from_dict(d, source: str, values_checked: bool) -> "LoadedModel":
         if not isinstance(feats, list) or not all(isinstance(f, str) for f in feats):
             raise ModelFileError(f"{source}: schema.input_features must be a list of strings")
         _cap(len(feats), MAX_FEATURES, "input features", source)
-    mdict = _need(d, "model", dict, source)
-    if kind == "tree":
-        _check_tree_doc(mdict, source)
-    elif kind == "regression_tree":
-        _check_regression_tree_doc(mdict, source)
-    elif kind == "additive":
-        _check_additive_doc(mdict, source)
-    else:
-        _check_rule_list_doc(mdict, source)
-    from ..rulelist.model import RuleList
-    from ..tree.model import Tree
-    from ..tree.regression_model import RegressionTree
-
-    try:
-        from ..gam.model import AdditiveModel
-
-        readers: dict[str, Any] = {
-            "rule_list": RuleList,
-            "tree": Tree,
-            "regression_tree": RegressionTree,
-            "additive": AdditiveModel,
-        }
-        model = readers[kind].from_dict(mdict)
-    except (KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
-        raise ModelFileError(f"{source}: malformed {kind.replace('_', ' ')} ({_one_line(exc)})") from None
-    led = privacy.get("ledger")
-    ledger = None if led is None else _load_ledger(led, source)
-    pre_specs = schema.get("preprocessing") or []
-    if not isinstance(pre_specs, list):
-        raise ModelFileError(f"{source}: schema.preprocessing must be a list")
-    pre = [_load_preprocessor(s, k, source) for k, s in enumerate(pre_specs)]
-    classes = schema.get("classes")
-    if classes is not None and (
-        getattr(model, "classes", None) is None or [py_scalar(c) for c in model.classes] != list(classes)
-    ):
-        raise ModelFileError(f"{source}: schema.classes disagree with the model's")
-    return LoadedModel(d, model, ledger, pre, params)
+    return privacy, schema
 
 
 def load_model(path) -> "LoadedModel":

@@ -11,8 +11,9 @@ from typing import Any
 
 from .._format import py_scalar
 from .._paths import check_output_path
+from ..catalog import class_path, is_bare, kind_of
 from ..privacy.verdict import combined_ledger, verdict_from
-from .format import FORMAT, FORMAT_VERSION, _class_path, estimator_classes, json_safe, preprocessor_classes
+from .format import FORMAT, FORMAT_VERSION, estimator_classes, json_safe, preprocessor_classes
 from .schema import _bounds_dict, _declaration_sources, _merge_schema
 
 
@@ -69,7 +70,7 @@ def _seeded(step) -> bool:
 def _preprocessor_dict(step) -> dict:
     to_dict = getattr(step, "to_dict", None)
     cls = type(step)
-    if to_dict is None or _class_path(cls) not in preprocessor_classes():
+    if to_dict is None or class_path(cls) not in preprocessor_classes():
         raise TypeError(
             f"cannot export the pipeline step {cls.__name__}: only dpmodels preprocessors with "
             "to_dict() (e.g. dpmodels.data.Binarizer) can be saved with a model"
@@ -82,12 +83,9 @@ def model_to_dict(obj) -> dict:
     rule-list or tree estimator), a bare RuleList / Tree, or a :class:`LoadedModel`."""
     if _is_loaded(obj):
         return obj.to_dict()
-    from ..rulelist.model import RuleList
-    from ..tree.model import Tree
-
     pre, est = _final_estimator(obj)
     model = _model_of(est)
-    if _class_path(type(est)) not in estimator_classes():
+    if class_path(type(est)) not in estimator_classes():
         raise TypeError(
             f"cannot export {type(est).__name__}: a model file may name only the estimators of "
             "dpmodels.io.estimator_classes() (a loader imports nothing a file names)"
@@ -99,7 +97,8 @@ def model_to_dict(obj) -> dict:
             f"cannot export {type(est).__name__}(variant='published'): its tree tests groups of training "
             "values, which a model file does not carry (an evaluation variant, not a DP model)"
         )
-    bare = isinstance(est, (RuleList, Tree))
+    kind = kind_of(class_path(type(est)))
+    bare = is_bare(class_path(type(est)))
     params = {} if bare else {k: json_safe(v) for k, v in est.get_params(deep=False).items()}
     # whoever knows a seed removes the noise of the step drawn with it: a seeded step makes the
     # whole pipeline's release not private, not only a seeded final estimator
@@ -132,19 +131,11 @@ def model_to_dict(obj) -> dict:
         input_features = [str(c) for c in pre[0].feature_names_in_]
     else:
         input_features = [str(f) for f in model.feature_names]
-    from ..gam.model import AdditiveModel
-    from ..tree.regression_model import RegressionTree
-
-    additive_regressor = isinstance(model, AdditiveModel) and not model.is_classifier
-    if isinstance(model, AdditiveModel):
-        categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
-        kind = "additive"
-    elif isinstance(model, Tree):
-        categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
-        kind = "regression_tree" if isinstance(model, RegressionTree) else "tree"
-    else:
+    additive_regressor = kind == "additive" and not model.is_classifier
+    if kind == "rule_list":
         categories = {}
-        kind = "rule_list"
+    else:
+        categories = {model.feature_names[j]: json_safe(list(v)) for j, v in model.categories.items()}
     sources = _declaration_sources(est, model, ledger, bare, kind, categories, params)
     extra = {}
     if getattr(est, "certificate_", None) is not None:
