@@ -68,7 +68,7 @@ class Kind:
     compact: str | None = None  #: the printing option ``dpmodels show --compact`` turns on
 
     @property
-    def model_class(self) -> type:
+    def model_class(self) -> Any:
         return _resolve(self.model)
 
     @property
@@ -120,7 +120,7 @@ class Learner:
     cli: bool = True  #: offered by ``dpmodels fit``
 
     @property
-    def cls(self) -> type:
+    def cls(self) -> Any:
         """The estimator class (imported now)."""
         return _resolve(self.estimator)
 

@@ -732,7 +732,7 @@ def audit_model(
     model = as_model(model)
     if not hasattr(model, "unfitted_estimator"):
         raise TypeError("audit_model audits a saved model: a file path or a dpmodels.io.LoadedModel")
-    regression = getattr(model, "kind", None) == "regression_tree"
+    regression = getattr(model, "classes_", None) is None  # a regressor (a tree or an additive model)
     classes = [] if regression else list(np.asarray(model.classes_).tolist())
     sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
     if X_pop is not None:

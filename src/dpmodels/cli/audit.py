@@ -118,7 +118,7 @@ def _read(path, what, model, label, sep):
     if len(df) < 2:
         raise UsageError(f"{what} {path!r} has fewer than 2 rows")
     X = parse_frame(df, need, _column_kinds(model.schema, model.preprocessing_))
-    if model.kind == "regression_tree":  # numbers: a regression loss, not classes
+    if model.classes_ is None:  # a regressor's labels are numbers: a regression loss, not classes
         import numpy as np
         import pandas as pd
 

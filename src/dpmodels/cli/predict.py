@@ -206,7 +206,7 @@ def _schema_of_model(model):
 
     sch = model.schema
     leaked = {r.what for r in model.privacy_ledger_.leaks} if model.privacy_ledger_ is not None else set()
-    if model.kind == "regression_tree":  # no label set: the label bounds the labels were clipped to
+    if model.classes_ is None:  # a regressor, no label set: the label bounds the labels were clipped to
         dec = Declarations(
             label=sch.get("label"),
             n_public=sch.get("n_public"),

@@ -98,6 +98,7 @@ def model_to_dict(obj) -> dict:
             "values, which a model file does not carry (an evaluation variant, not a DP model)"
         )
     kind = kind_of(class_path(type(est)))
+    assert kind is not None  # every class of the allow-list has its kind in the table
     bare = is_bare(class_path(type(est)))
     params = {} if bare else {k: json_safe(v) for k, v in est.get_params(deep=False).items()}
     # whoever knows a seed removes the noise of the step drawn with it: a seeded step makes the

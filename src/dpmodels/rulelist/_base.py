@@ -125,9 +125,12 @@ class RuleListEstimator(FittedReprMixin, ClassifierMixin, BaseEstimator):
         return binary_matrix(X, np.uint8)
 
     # ------------------------------------------------- checks before spending
-    def _validate_params(self):
+    def _check_params(self):  # dpmodels.privacy.steps.ParamCheck
         """The learner's parameter checks (no data read); DP learners add theirs."""
         self._check_common_params()
+
+    def _validate_params(self):  # scikit-learn's hook, and the pre-spend checks': the same checks
+        self._check_params()
 
     def _guard_n(self, y):
         """The n the candidate guard may use: non-private learners their true n (overridden)."""

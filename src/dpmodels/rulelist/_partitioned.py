@@ -30,6 +30,7 @@ import numpy as np
 from ..data.sources import as_source
 from ..privacy.accountant import ledger_for_fit, published_ledger
 from ..privacy.samplers import check_random_state
+from ..privacy.steps import BudgetRequest
 from ..validation import resolve_classes
 from .counters import BinaryEncoder, SourceCounts
 from .split_stats import single_threaded_blas
@@ -48,11 +49,11 @@ def fit_source(est, X, y=None, sample_weight=None):
         raise ValueError(f"{name}: sample_weight is not supported on partitioned input")
     if getattr(est, "criterion", "split") != "split":
         raise ValueError(f"{name}: criterion={est.criterion!r} is not available on partitioned input")
-    private = hasattr(est, "_resolve_params")
+    private = isinstance(est, BudgetRequest)  # dpmodels.privacy.steps: a learner that spends
     if private:
-        eps, delta = est._resolve_params()
+        _, eps, delta = est._budget_request()
     else:
-        est._check_common_params()
+        est._check_params()
     source = as_source(X, y)
     schema = source.schema_frame()
     names = [str(c) for c in schema.columns]

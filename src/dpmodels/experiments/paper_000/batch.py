@@ -181,7 +181,7 @@ class SharedSplit:
         est = DPRuleListClassifier(random_state=random_state, **params)
         if self.n == 0:
             raise ValueError("empty training set")
-        eps, delta = est._resolve_params()
+        eps, delta = est.privacy_params()
         ledger = PrivacyLedger(eps, delta)
         rng = check_random_state(est.random_state)
         est.classes_ = np.array([0, 1])
