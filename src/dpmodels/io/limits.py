@@ -71,78 +71,91 @@ def _check_values(d, source: str) -> None:
     depth, string lengths, integer sizes, finite floats. The walk holds one iterator per open
     container: its memory is bounded by the nesting cap, whatever the file's size."""
     max_int = 10**MAX_INT_DIGITS
-
-    def scalar(v) -> bool:
-        """Check a non-container value; False for a list or an object."""
-        t = type(v)  # the JSON types first, by identity (the ABC checks below cost 10 x more)
-        if t is int:
-            if not -max_int < v < max_int:
-                raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
-            return True
-        if t is float:
-            if not math.isfinite(v):
-                raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
-            return True
-        if t is list or t is dict:
-            return False
-        if isinstance(v, str):
-            if len(v) > MAX_STRING_CHARS:
-                raise ModelFileError(f"{source}: a string longer than {MAX_STRING_CHARS:,} characters")
-        elif isinstance(v, (bool, np.bool_)) or v is None:
-            pass
-        elif isinstance(v, numbers.Integral):
-            if not -max_int < int(v) < max_int:
-                raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
-        elif isinstance(v, numbers.Real):
-            if not math.isfinite(float(v)):
-                raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
-        elif isinstance(v, (list, tuple, dict)):
-            return False
-        else:
-            raise ModelFileError(f"{source}: a value of type {type(v).__name__} (not JSON)")
-        return True
-
-    leaf_types = {int, float, str, bool, type(None)}
-
-    def items(c):
-        """An iterator over what remains to walk in container ``c``: nothing when it holds only
-        plain JSON scalars (then checked here, at C speed: most of a file), else its values."""
-        vals = c
-        if isinstance(c, dict):
-            if set(map(type, c)) == {str}:
-                if c and max(map(len, c)) > MAX_STRING_CHARS:
-                    raise ModelFileError(f"{source}: a key longer than {MAX_STRING_CHARS:,} characters")
-            else:
-                for k in c:
-                    scalar(k)
-            vals = c.values()
-        if len(vals) <= 4:  # a small container: the per-value checks cost less than the bulk ones
-            return iter(vals)
-        types = set(map(type, vals))
-        if not types <= leaf_types:
-            return iter(vals)
-        if int in types:
-            ints = [v for v in vals if type(v) is int]
-            if not (-max_int < min(ints) and max(ints) < max_int):
-                raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
-        if float in types and not all(map(math.isfinite, (v for v in vals if type(v) is float))):
-            raise ModelFileError(f"{source}: a non-finite number; model files hold finite numbers")
-        if str in types and max(len(v) for v in vals if type(v) is str) > MAX_STRING_CHARS:
-            raise ModelFileError(f"{source}: a string longer than {MAX_STRING_CHARS:,} characters")
-        return iter(())
-
-    if scalar(d):
+    if _check_scalar(d, source, max_int):
         return
-    stack = [items(d)]  # depth-first, one iterator per open container: memory O(nesting)
+    stack = [_to_walk(d, source, max_int)]  # depth-first, one iterator per open container: memory O(nesting)
     while stack:
         for v in stack[-1]:
-            if not scalar(v):
+            if not _check_scalar(v, source, max_int):
                 if len(stack) >= MAX_NESTING:
                     raise ModelFileError(f"{source}: nested more than {MAX_NESTING} levels deep")
-                stack.append(items(v))
+                stack.append(_to_walk(v, source, max_int))
                 break
         else:
             stack.pop()
+
+
+def _check_scalar(v, source: str, max_int: int) -> bool:
+    """Check a non-container value of :func:`_check_values`; False for a list or an object."""
+    t = type(v)  # the JSON types first, by identity (the ABC checks below cost 10 x more)
+    if t is int:
+        if not -max_int < v < max_int:
+            raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
+        return True
+    if t is float:
+        if not math.isfinite(v):
+            raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
+        return True
+    if t is list or t is dict:
+        return False
+    return _check_other_scalar(v, source, max_int)
+
+
+def _check_other_scalar(v, source: str, max_int: int) -> bool:
+    """:func:`_check_scalar` for the types a parser other than :mod:`json` may produce (numpy
+    scalars, tuples) and for strings, booleans and None."""
+    if isinstance(v, str):
+        if len(v) > MAX_STRING_CHARS:
+            raise ModelFileError(f"{source}: a string longer than {MAX_STRING_CHARS:,} characters")
+    elif isinstance(v, (bool, np.bool_)) or v is None:
+        pass
+    elif isinstance(v, numbers.Integral):
+        if not -max_int < int(v) < max_int:
+            raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
+    elif isinstance(v, numbers.Real):
+        if not math.isfinite(float(v)):
+            raise ModelFileError(f"{source}: a non-finite number ({v}); model files hold finite numbers")
+    elif isinstance(v, (list, tuple, dict)):
+        return False
+    else:
+        raise ModelFileError(f"{source}: a value of type {type(v).__name__} (not JSON)")
+    return True
+
+
+_LEAF_TYPES = {int, float, str, bool, type(None)}
+
+
+def _to_walk(c, source: str, max_int: int):
+    """An iterator over what remains to walk in container ``c``: nothing when it holds only
+    plain JSON scalars (then checked here, at C speed: most of a file), else its values."""
+    vals = c
+    if isinstance(c, dict):
+        if set(map(type, c)) == {str}:
+            if c and max(map(len, c)) > MAX_STRING_CHARS:
+                raise ModelFileError(f"{source}: a key longer than {MAX_STRING_CHARS:,} characters")
+        else:
+            for k in c:
+                _check_scalar(k, source, max_int)
+        vals = c.values()
+    if len(vals) <= 4:  # a small container: the per-value checks cost less than the bulk ones
+        return iter(vals)
+    types = set(map(type, vals))
+    if not types <= _LEAF_TYPES:
+        return iter(vals)
+    _check_leaves(vals, types, source, max_int)
+    return iter(())
+
+
+def _check_leaves(vals, types: set, source: str, max_int: int) -> None:
+    """The bulk checks of a container of plain JSON scalars (``types``: the types it holds)."""
+    if int in types:
+        ints = [v for v in vals if type(v) is int]
+        if not (-max_int < min(ints) and max(ints) < max_int):
+            raise ModelFileError(f"{source}: an integer of more than {MAX_INT_DIGITS} digits")
+    if float in types and not all(map(math.isfinite, (v for v in vals if type(v) is float))):
+        raise ModelFileError(f"{source}: a non-finite number; model files hold finite numbers")
+    if str in types and max(len(v) for v in vals if type(v) is str) > MAX_STRING_CHARS:
+        raise ModelFileError(f"{source}: a string longer than {MAX_STRING_CHARS:,} characters")
 
 
 def _check_labels(values: list, what: str, where: str) -> None:
@@ -187,6 +200,13 @@ def _check_tree_doc(m: dict, source: str) -> None:
     names = _list(m, "feature_names", where, MAX_FEATURES, "features")
     if len(_list(m, "categorical", where, MAX_FEATURES, "features")) != len(names):
         raise ModelFileError(f"{where}: 'categorical' has not one entry per feature")
+    _check_tree_categories(m, where)
+    _check_one_tree(cl, cr, where)
+
+
+def _check_tree_categories(m: dict, where: str) -> None:
+    """A tree's public categories (within the caps, each value once) and the category codes its
+    nodes send left."""
     cats = _need(m, "categories", dict, where)
     _cap(len(cats), MAX_FEATURES, "categorical features", where)
     for k, vals in cats.items():
@@ -199,7 +219,12 @@ def _check_tree_doc(m: dict, source: str) -> None:
             raise ModelFileError(f"{where}: left_categories[{i}] must be null or a list of integer codes")
         if s is not None:
             _cap(len(s), MAX_CATEGORIES, f"category codes at node {i}", where)
-    # one tree from the root, breadth first: each node reached once, depth capped
+
+
+def _check_one_tree(cl: list, cr: list, where: str) -> None:
+    """The child arrays form one tree from the root, breadth first: each node reached once, two
+    children or none, depth within :data:`MAX_DEPTH`."""
+    n = len(cl)
     seen = bytearray(n)
     seen[0] = 1
     level, depth, reached = [0], 0, 1
