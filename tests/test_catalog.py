@@ -135,3 +135,21 @@ def test_every_learner_fits_saves_loads_predicts_shows_and_is_audited(entry, dat
     elif entry.classifier:  # (a regression tree's reconstruction audit is a separate work item)
         assert "dist_g" in doc["numbers"]
     assert 0.0 <= doc["numbers"]["auc.threshold"] <= 1.0
+
+
+def test_the_private_step_protocol_and_the_public_delta():
+    """The hooks a checked fit uses are the protocol's (dpmodels.privacy.steps); the command line
+    learns a rule list's δ from its public privacy_params()."""
+    from dpmodels.privacy.steps import BudgetRequest, ParamCheck, SpendCheck
+    from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
+
+    for entry in CLI:
+        est = entry.cls()
+        assert isinstance(est, (ParamCheck, SpendCheck)), entry.name  # checked before it spends
+        if isinstance(est, BudgetRequest):
+            assert entry.private, entry.name
+    assert not isinstance(GreedyRuleListClassifier(), BudgetRequest)
+    assert DPRuleListClassifier(epsilon=2.0).privacy_params() == (2.0, 0.0)
+    assert DPRuleListClassifier(mechanism="gl-gaussian", n_public=100).privacy_params() == (1.0, 1e-4)
+    with pytest.raises(ValueError, match="needs δ > 0"):
+        DPRuleListClassifier(mechanism="gl-gaussian").privacy_params()
