@@ -175,7 +175,7 @@ def _say_what_was_spent(pipeline):
         for s in steps:
             led = getattr(s, "privacy_ledger_", None)
             if led is None or led is ledgers[id(s)] or getattr(s, "accountant", None) is not None:
-                continue  # no ledger of this fit's own (an accountant's spending is counted above)
+                continue  # no release of this step's own during the failed call
             if led.epsilon_spent > 0 or led.delta_spent > 0:
                 spent.append(f"ε={led.epsilon_spent:.6g}, δ={led.delta_spent:.6g} by {type(s).__name__}")
         if spent and e.args and isinstance(e.args[0], str):

@@ -223,8 +223,9 @@ def _schema_of_model(model):
     bounds = sch.get("bounds") or {}
     cols = sch.get("columns") or {}
     for c in model.feature_names_in_:
-        entry = cols.get(c)
-        spec: dict = entry if isinstance(entry, dict) else {}
+        spec = cols.get(c)
+        if not isinstance(spec, dict):
+            spec = {}
         kind, values = kinds.get(c, ("numerical", None))
         d = ColumnDecl(kind, integer=bool(spec.get("integer", False)))
         if kind == "categorical":

@@ -109,7 +109,7 @@ class SplitStats:
         else:  # one indicator column per class 1..K-1 (exact 0/1 floats)
             self.y = (self.yk[:, None] == np.arange(1, K)[None, :]).astype(np.float64)
         self._W: np.ndarray | None = None  # width 3: (m, J) float64 weights of the last call
-        self._A: list | None = None
+        self._A: list[np.ndarray] = []  # width 3: [A, T], the moments of the last call's weights
         self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
         if candidates.max_width != 2:
             return
