@@ -105,7 +105,7 @@ _RULE_LIST_OPTIONS = ("max_rules", "min_support", "cut_points", "n_bins")
 class Learner:
     """One estimator of dpmodels, as the command line, model files, pictures and audits see it."""
 
-    name: str  #: the command line's ``--model`` (None-like ``""`` for a learner outside the CLI)
+    name: str  #: the command line's ``--model`` (``""`` for a learner the command line does not offer)
     estimator: str  #: class path
     kind: ModelKind  #: what it releases (:data:`KINDS`)
     private: bool  #: a DP learner (its fit spends ε and keeps a ledger)
