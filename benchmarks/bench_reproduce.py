@@ -18,7 +18,7 @@ from dpmodels.data import load_dataset
 from dpmodels.experiments.paper_000.accuracy import FIG4_LEARNERS, LAMBDA, LEARNERS
 from dpmodels.experiments.paper_000.batch import SharedSplit
 from dpmodels.rulelist import DPRuleListClassifier
-from dpmodels.rulelist._base import single_threaded_blas
+from dpmodels.rulelist.split_stats import single_threaded_blas
 
 EPS = np.logspace(-2, 2, 20)
 

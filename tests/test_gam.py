@@ -311,10 +311,10 @@ def test_save_load_identical_predictions(tmp_path):
 def test_tampered_additive_files_raise_one_model_file_error(tmp_path, monkeypatch):
     import json
 
-    import dpmodels.io
+    import dpmodels.io.limits
     from dpmodels.io import ModelFileError, load_model, save_model
 
-    monkeypatch.setattr(dpmodels.io, "MAX_BINS", 200)  # the cap, small enough for a fast test
+    monkeypatch.setattr(dpmodels.io.limits, "MAX_BINS", 200)  # the cap, small enough for a fast test
 
     est, X, _ = _fit(max_rounds=1)
     doc = json.loads(save_model(est, tmp_path / "m.json").read_text())

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmodels.rulelist._base import count_scaled_gini
+from dpmodels.rulelist.split_stats import count_scaled_gini
 
 
 def split_csg(cp, cn, up, un):

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("", "privacy", "_params", "validation", "_format", "_binary", "_paths", "guards")),
     ("data", ("data",)),
     ("learners", ("rulelist", "tree", "gam")),
+    ("learner table", ("catalog",)),
     ("compositions", ("model_selection", "pipeline", "io", "export")),
     ("audit", ("audit",)),
     ("experiments", ("experiments",)),

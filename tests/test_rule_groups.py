@@ -260,7 +260,8 @@ def test_binarizer_pipeline_passes_its_groups():
 @pytest.mark.parametrize("p", [5, 64, 70, 130])
 def test_split_stats_updates_equal_a_fresh_count(p):
     """Distinct rows (one or several 64-bit words) and Gram updates give exact counts."""
-    from dpmodels.rulelist._base import SplitStats, _distinct_rows
+    from dpmodels.rulelist.distinct import _distinct_rows
+    from dpmodels.rulelist.split_stats import SplitStats
 
     rng = np.random.default_rng(p)
     X = (rng.random((400, p)) < 0.3).astype(np.float64)
@@ -340,7 +341,7 @@ def test_counts_up_to_width_3_equal_brute_force(p, n, width, n_groups, seed):
 @pytest.mark.parametrize("width", [1, 2, 3])
 def test_split_stats_width_3_updates_equal_brute_force(width):
     """SplitStats over distinct rows with moment downdates (width 3) as records are removed."""
-    from dpmodels.rulelist._base import SplitStats
+    from dpmodels.rulelist.split_stats import SplitStats
 
     rng = np.random.default_rng(width)
     p = 9

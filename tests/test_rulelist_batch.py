@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from dpmodels.data import load_dataset
 from dpmodels.experiments.paper_000.batch import MemoSplitStats, SharedSplit, _PairTable
 from dpmodels.rulelist import DPRuleListClassifier
-from dpmodels.rulelist._base import SplitStats
 from dpmodels.rulelist.candidates import RuleCandidates
 from dpmodels.rulelist.private import MECHANISMS
+from dpmodels.rulelist.split_stats import SplitStats
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The count seam of the rule lists (dpmodels.rulelist.candidates): the partitioned backend gives
+"""The count seam of the rule lists (dpmodels.rulelist.counters): the partitioned backend gives
 the in-memory backend's counts, exactly, whatever the partitioning."""
 
 import numpy as np
@@ -8,13 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmodels.data.sources import InMemorySource
-from dpmodels.rulelist.candidates import (
-    BinaryEncoder,
-    MemoryCounts,
-    RuleCandidates,
-    SourceCounts,
-    SplitStats,
-)
+from dpmodels.rulelist.candidates import RuleCandidates
+from dpmodels.rulelist.counters import BinaryEncoder, MemoryCounts, SourceCounts
+from dpmodels.rulelist.split_stats import SplitStats
 
 
 def _data(seed, n, p, K):
@@ -106,7 +102,7 @@ def test_trees_do_not_import_rule_lists():
 
 @pytest.mark.parametrize("p", [1, 7, 8, 9, 63, 64, 65, 107, 130])
 def test_row_words_pack_every_column_and_group_equal_rows(p):
-    from dpmodels.rulelist.candidates import _distinct_rows, _row_words
+    from dpmodels.rulelist.distinct import _distinct_rows, _row_words
 
     rng = np.random.default_rng(p)
     X = (rng.random((400, p)) < 0.5).astype(np.uint8)
@@ -132,7 +128,7 @@ def test_row_words_pack_every_column_and_group_equal_rows(p):
 def test_row_bytes_and_distinct_rows_whatever_the_memory_layout(seed, n, p, order, dtype):
     """The packed bytes equal np.packbits for row-major, column-major (a DataFrame's to_numpy)
     and strided input of any 0/1 dtype; the distinct rows returned are the rows themselves."""
-    from dpmodels.rulelist.candidates import _distinct_rows, _row_bytes
+    from dpmodels.rulelist.distinct import _distinct_rows, _row_bytes
 
     rng = np.random.default_rng(seed)
     X = (rng.random((n, p)) < rng.uniform(0.05, 0.95)).astype(np.uint8)
@@ -177,7 +173,7 @@ def _rare_data(seed, n, p_dense, p_rare, K):
 def test_gram_with_rare_columns_apart_equals_brute_force(seed, n, p_rare, K, cached, block):
     """The width-2 counts with the rare columns' rows computed apart (every call: the first
     products, downdates, recomputations; float64 copies or uint8 blocks) equal brute force."""
-    import dpmodels.rulelist.candidates as C
+    import dpmodels.rulelist.split_stats as C
 
     X, y = _rare_data(seed, n, 6, p_rare, K)
     cands = RuleCandidates.from_features([f"c{i}" for i in range(X.shape[1])], 2)
@@ -200,7 +196,7 @@ def test_gram_with_rare_columns_apart_equals_brute_force(seed, n, p_rare, K, cac
 
 
 def test_rare_columns_are_split_off_only_when_it_pays():
-    from dpmodels.rulelist.candidates import _dense_and_rare_columns
+    from dpmodels.rulelist.split_stats import _dense_and_rare_columns
 
     X, _ = _rare_data(0, 2000, 10, 40, 2)
     dense, rare = _dense_and_rare_columns(X)
@@ -214,7 +210,7 @@ def test_rare_columns_are_split_off_only_when_it_pays():
 def test_row_groups_survive_a_hash_collision():
     """Two different rows whose mixed hash collides are still two groups (the check falls back
     to the exact grouping); equal rows stay one group."""
-    from dpmodels.rulelist.candidates import _MIX, _group_words
+    from dpmodels.rulelist.distinct import _MIX, _group_words
 
     a0, a1 = np.uint64(12345), np.uint64(678)
     b0 = np.uint64(999)
@@ -230,7 +226,7 @@ def test_row_groups_survive_a_hash_collision():
 
 def test_column_major_packing_across_blocks(monkeypatch):
     """Blocks of records that are not multiples of 8 pack like one block (np.packbits)."""
-    import dpmodels.rulelist.candidates as C
+    import dpmodels.rulelist.distinct as C
 
     rng = np.random.default_rng(5)
     X = np.asfortranarray((rng.random((203, 21)) < 0.4).astype(np.uint8))

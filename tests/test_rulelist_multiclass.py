@@ -24,9 +24,9 @@ from dpmodels.data.datasets import load_dataset
 from dpmodels.io import load_model, save_model
 from dpmodels.privacy import selection as selection_module
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
-from dpmodels.rulelist._base import SplitStats, count_scaled_gini, count_scaled_gini_k
 from dpmodels.rulelist.candidates import RuleCandidates
 from dpmodels.rulelist.private import BINARY_ONLY, MECHANISMS, gini_global_sensitivity
+from dpmodels.rulelist.split_stats import SplitStats, count_scaled_gini, count_scaled_gini_k
 
 
 # ----------------------------------------------------------------- sensitivity (brute force)

@@ -71,6 +71,7 @@ from .privacy.private_selection import (
     tnb_tail,
     tnb_trial_epsilon,
 )
+from .privacy.steps import ParamCheck, SpendCheck
 from .privacy.verdict import check_private_trials, ledger_faults
 
 __all__ = ["PrivateSearch", "ProxySearch", "accuracy_vs_epsilon"]
@@ -182,10 +183,8 @@ class PrivateSearch(ClassifierMixin, BaseEstimator):
         # every candidate's own checks (they read no data) before anything is spent
         for c in cands:
             est = clone(self.estimator).set_params(**c)
-            for hook in ("_resolve_params", "_check_params", "_check_common_params"):
-                if hasattr(est, hook):
-                    getattr(est, hook)()
-                    break
+            if isinstance(est, ParamCheck):  # dpmodels.privacy.steps
+                est._check_params()
         eps_refit = float(self.refit_share) * eps
         eps_sel = eps - eps_refit
         if self.tuner == "rdp":
@@ -504,8 +503,7 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
                         f"X has {private_columns[0]} features but proxy {j} (without its own params) has {cols[0]} "
                         "(or other names): a proxy without its own params must have the private data's columns"
                     )
-            hook = getattr(est, "_validate_before_spend", None)
-            if hook is not None:
+            if isinstance(est, SpendCheck):
                 for c in cands:
                     try:
                         with warnings.catch_warnings():

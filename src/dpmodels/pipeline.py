@@ -46,9 +46,9 @@ reads every step's ledger (a shared accountant's once), every step's seed (a see
 the whole pipeline NOT PRIVATE, as a seeded learner does) and names a fitted step that keeps no
 ledger (e.g. a scikit-learn scaler, whose fit read the data unaccounted).
 
-Steps take part through two optional methods: ``_validate_before_spend(X, y)`` (raise on any
-problem; return an empty frame describing the output for a transformer, else None) and
-``_budget_request()`` → ``(accountant, ε, δ)``.
+Steps take part through the private-step protocol (:mod:`dpmodels.privacy.steps`):
+``_validate_before_spend(X, y)`` (raise on any problem; return an empty frame describing the
+output for a transformer, else None) and ``_budget_request()`` → ``(accountant, ε, δ)``.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ import math
 import numpy as np
 from sklearn.pipeline import Pipeline, make_pipeline
 
+from .privacy.steps import BudgetRequest, SpendCheck
 from .validation import apply_unit_sample_weight
 
 __all__ = ["PrivatePipeline", "make_private_pipeline", "make_private_rule_list", "validate_before_spend"]
@@ -90,16 +91,14 @@ def validate_before_spend(pipeline, X, y=None, **fit_params) -> None:
     for name, step in steps:
         if step is None or (isinstance(step, str) and step == "passthrough"):
             continue
-        hook = getattr(step, "_validate_before_spend", None)
-        if hook is None:
+        if not isinstance(step, SpendCheck):
             known = False  # an opaque step: the columns after it are unknown
             continue
-        out = hook(Z if known else None, y)
+        out = step._validate_before_spend(Z if known else None, y)
         if out is not None:
             Z = out
-        request = getattr(step, "_budget_request", None)
-        if request is not None:
-            acc, eps, delta = request()
+        if isinstance(step, BudgetRequest):
+            acc, eps, delta = step._budget_request()
             if acc is not None:
                 entry = budgets.setdefault(id(acc), [acc, [], [], []])
                 entry[1].append(float(eps))
@@ -118,7 +117,7 @@ def _check_partitions(source, steps) -> None:
     second one's first pass would come after the first one's release."""
     from .data.sources import check_partitions
 
-    hooked = [s for _, s in steps if hasattr(s, "_validate_before_spend")]
+    hooked = [s for _, s in steps if isinstance(s, SpendCheck)]
     if len(hooked) >= 2:
         check_partitions(source, hooked)
 
@@ -231,7 +230,7 @@ def make_private_rule_list(
         raise ValueError(f"binarizer_share must be in (0, 1), got {binarizer_share!r}")
     q = share * eps if bounds is not None else None
     learner = DPRuleListClassifier(epsilon=eps - (q or 0.0), classes=classes, **learner_params)
-    _, delta = learner._resolve_params()  # parameter errors now, before anything is built
+    _, delta = learner.privacy_params()  # parameter errors now, before anything is built
     acc = check_accountant(accountant, "make_private_rule_list")
     if acc is None:
         acc = BudgetAccountant(eps, delta)

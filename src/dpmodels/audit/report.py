@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..catalog import KINDS
 from ._summary import ESTIMATE_VS_BOUND, num, pct
 
 if TYPE_CHECKING:
@@ -598,12 +599,8 @@ def _figures(audit: ModelAudit) -> dict:
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        if getattr(audit.model, "kind", None) == "additive":  # its shape functions (dpmodels.gam)
-            from ..gam.plot import save_model_figure as save_additive_figure
-
-            p = save_additive_figure(audit.model, Path(tmp) / "model.png")
-        else:
-            p = save_model_figure(audit.model, Path(tmp) / "model.png", dpi=90)
+        # the picture of its kind (dpmodels.catalog.KINDS: an additive model's shape functions)
+        p = save_model_figure(audit.model, Path(tmp) / "model.png", dpi=90)
         out["model"] = p.read_bytes()
 
     fig = Figure(figsize=(5.5, 5), layout="constrained")
@@ -735,7 +732,7 @@ def audit_model(
     model = as_model(model)
     if not hasattr(model, "unfitted_estimator"):
         raise TypeError("audit_model audits a saved model: a file path or a dpmodels.io.LoadedModel")
-    regression = getattr(model, "kind", None) == "regression_tree"
+    regression = getattr(model, "classes_", None) is None  # a regressor (a tree or an additive model)
     classes = [] if regression else list(np.asarray(model.classes_).tolist())
     sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
     if X_pop is not None:
@@ -777,7 +774,8 @@ def audit_model(
         raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    if getattr(model, "kind", None) == "additive":
+    kind = KINDS.get(getattr(model, "kind", ""))
+    if kind is not None and not kind.paths:
         # Dist_G measures what a record's path (leaf, rule) reveals; an additive model has no path
         domains, note = (
             False,

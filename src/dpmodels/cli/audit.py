@@ -118,7 +118,7 @@ def _read(path, what, model, label, sep):
     if len(df) < 2:
         raise UsageError(f"{what} {path!r} has fewer than 2 rows")
     X = parse_frame(df, need, _column_kinds(model.schema, model.preprocessing_))
-    if model.kind == "regression_tree":  # numbers: a regression loss, not classes
+    if model.classes_ is None:  # a regressor's labels are numbers: a regression loss, not classes
         import numpy as np
         import pandas as pd
 
@@ -141,37 +141,7 @@ def _read(path, what, model, label, sep):
 
 @guarded
 def cmd_audit(args) -> int:
-    from .._paths import check_output_path
-
-    check_model_path(args.model)
-    for path in (args.train, args.test) + ((args.population,) if args.population else ()):
-        check_readable(path)
-    for out, suffix in ((args.json, ".json"), (args.html, ".html")):
-        if out is not None:
-            check_output_path(out)
-            if not str(out).lower().endswith((suffix, ".htm") if suffix == ".html" else suffix):
-                raise UsageError(f"--{suffix[1:]} {out!r}: the file name must end with {suffix}")
-    named = [("--train", args.train), ("--test", args.test), ("--population", args.population)]
-    named = [(opt, os.path.realpath(x)) for opt, x in named if x]
-    for i, (opt, path) in enumerate(named):
-        for opt0, path0 in named[:i]:
-            if path == path0:
-                raise UsageError(
-                    f"{opt0} and {opt} name the same file: members and non-members must be different records"
-                )
-    inputs = {os.path.realpath(x) for x in (args.model, args.train, args.test, args.population) if x}
-    outs = [x for x in (args.json, args.html) if x is not None]
-    for out in outs:
-        if os.path.realpath(out) in inputs:
-            raise UsageError(f"{out!r} is an input of this audit: writing the report there would overwrite it")
-    if len(outs) == 2 and os.path.realpath(outs[0]) == os.path.realpath(outs[1]):
-        raise UsageError("--json and --html name the same file")
-    if args.html is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise UsageError("--html draws figures and needs matplotlib: pip install 'dpmodels[plots]'") from None
-
+    _check_paths(args)
     from ..io import load_model
 
     model = load_model(args.model)
@@ -213,3 +183,38 @@ def cmd_audit(args) -> int:
             f.write(audit.to_html())
         print(f"report written to {args.html}", file=sys.stderr)
     return 0
+
+
+def _check_paths(args) -> None:
+    """The input files readable, the output names writable with their suffix, and no file named
+    twice (members and non-members are different records; a report never overwrites an input)."""
+    from .._paths import check_output_path
+
+    check_model_path(args.model)
+    for path in (args.train, args.test) + ((args.population,) if args.population else ()):
+        check_readable(path)
+    for out, suffix in ((args.json, ".json"), (args.html, ".html")):
+        if out is not None:
+            check_output_path(out)
+            if not str(out).lower().endswith((suffix, ".htm") if suffix == ".html" else suffix):
+                raise UsageError(f"--{suffix[1:]} {out!r}: the file name must end with {suffix}")
+    named = [("--train", args.train), ("--test", args.test), ("--population", args.population)]
+    named = [(opt, os.path.realpath(x)) for opt, x in named if x]
+    for i, (opt, path) in enumerate(named):
+        for opt0, path0 in named[:i]:
+            if path == path0:
+                raise UsageError(
+                    f"{opt0} and {opt} name the same file: members and non-members must be different records"
+                )
+    inputs = {os.path.realpath(x) for x in (args.model, args.train, args.test, args.population) if x}
+    outs = [x for x in (args.json, args.html) if x is not None]
+    for out in outs:
+        if os.path.realpath(out) in inputs:
+            raise UsageError(f"{out!r} is an input of this audit: writing the report there would overwrite it")
+    if len(outs) == 2 and os.path.realpath(outs[0]) == os.path.realpath(outs[1]):
+        raise UsageError("--json and --html name the same file")
+    if args.html is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("--html draws figures and needs matplotlib: pip install 'dpmodels[plots]'") from None

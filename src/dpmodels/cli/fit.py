@@ -44,6 +44,7 @@ import contextlib
 import itertools
 import warnings
 
+from ..catalog import Learner, cli_learners, learner
 from ._common import (
     BUNDLED,
     UsageError,
@@ -82,25 +83,47 @@ MECHANISMS = (
 )
 # dpmodels.rulelist.private.BINARY_ONLY: mechanisms whose proofs cover two classes only
 BINARY_MECHANISMS = ("sm-laplace", "sm-cauchy", "noisy-counts")
-RULE_LISTS = ("greedy-rulelist", "dp-rulelist", "optimal-rulelist")
-TREES = ("privatree", "bdpt", "dpgdf")
-GAMS = ("dp-gam", "dp-gam-regressor")  # dpmodels.gam: additive models
-REGRESSORS = ("privatree-regressor", "dp-gam-regressor")
-CLASSIFIERS = RULE_LISTS + TREES + ("dp-gam",)
-MODELS = CLASSIFIERS + REGRESSORS
-PRIVATE = ("dp-rulelist", "privatree", "bdpt", "dpgdf", "privatree-regressor", *GAMS)
+# the learners, their options, defaults and ranges: one table (dpmodels.catalog)
+MODELS = tuple(entry.name for entry in cli_learners())
 
-_DEFAULTS = {  # model-specific defaults, filled in after parsing (the help text lists them)
-    "epsilon": 1.0,
-    "max_rules": 5,
-    "min_support": {"optimal-rulelist": 0.01, None: 0.05},
+_DEFAULTS = {  # option defaults, filled in after parsing (the help text lists them); a learner's
+    "epsilon": 1.0,  # own defaults (dpmodels.catalog: optimal-rulelist's support, privatree's
+    "max_rules": 5,  # "auto" depth, the additive models' bins and δ) take precedence
+    "min_support": 0.05,
     "max_width": 2,
-    # privatree / privatree-regressor: the public "auto" rule (docs/privacy.md); bdpt, dpgdf: 4
-    "max_depth": {"privatree": "auto", "privatree-regressor": "auto", None: 4},
-    "max_bins": {"dp-gam": 32, "dp-gam-regressor": 32, None: 10},
+    "max_depth": 4,
+    "max_bins": 10,
     "n_bins": 3,
     "binarizer_share": 0.1,
 }
+
+# who takes each option, in words (the table says which learners: Learner.all_options)
+_OPTION_SCOPE = {
+    "epsilon": "private models",
+    "delta": "dp-rulelist, dp-gam and dp-gam-regressor (the trees are pure ε-DP)",
+    "mechanism": "dp-rulelist",
+    "max_rules": "rule lists",
+    "min_support": "rule lists",
+    "max_width": "greedy-rulelist and dp-rulelist",
+    "time_limit": "optimal-rulelist",
+    "max_depth": "trees (privatree, bdpt, dpgdf, privatree-regressor)",
+    "max_bins": "privatree, bdpt, privatree-regressor, dp-gam and dp-gam-regressor",
+    "max_rounds": "dp-gam and dp-gam-regressor",
+    "classes": "classifiers (privatree-regressor's labels are numbers: --label-bounds LO:HI)",
+    "label_bounds": "privatree-regressor and dp-gam-regressor (classifiers take --classes)",
+    "holdout": "classifiers (its DP evaluation counts right and wrong predictions)",
+    "cut_points": "rule lists (trees choose their own thresholds)",
+    "n_bins": "rule lists",
+    "binarizer_share": "dp-rulelist",
+    "random_state": "private models (the others draw no noise)",
+    "max_candidates": "greedy-rulelist and dp-rulelist",
+    "max_memory": "trees, greedy-rulelist and dp-rulelist",
+}
+
+
+def _the(args) -> Learner:
+    """The table's entry of ``--model``."""
+    return learner(args.model)
 
 
 # ---------------------------------------------------------------------------- parser
@@ -375,60 +398,48 @@ def _given(args, name) -> bool:
 
 def _check_fit_args(args) -> None:
     """Option/model combinations and ranges, before anything is read or fitted."""
-    m = args.model
-    private = m in PRIVATE
-    only = {
-        "epsilon": (PRIVATE, "private models"),
-        "delta": (("dp-rulelist", *GAMS), "dp-rulelist, dp-gam and dp-gam-regressor (the trees are pure ε-DP)"),
-        "mechanism": (("dp-rulelist",), "dp-rulelist"),
-        "max_rules": (RULE_LISTS, "rule lists"),
-        "min_support": (RULE_LISTS, "rule lists"),
-        "max_width": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
-        "time_limit": (("optimal-rulelist",), "optimal-rulelist"),
-        "max_depth": (TREES + ("privatree-regressor",), "trees (privatree, bdpt, dpgdf, privatree-regressor)"),
-        "max_bins": (
-            ("privatree", "bdpt", "privatree-regressor", *GAMS),
-            "privatree, bdpt, privatree-regressor, dp-gam and dp-gam-regressor",
-        ),
-        "max_rounds": (GAMS, "dp-gam and dp-gam-regressor"),
-        "classes": (CLASSIFIERS, "classifiers (privatree-regressor's labels are numbers: --label-bounds LO:HI)"),
-        "label_bounds": (REGRESSORS, "privatree-regressor and dp-gam-regressor (classifiers take --classes)"),
-        "holdout": (CLASSIFIERS, "classifiers (its DP evaluation counts right and wrong predictions)"),
-        "cut_points": (RULE_LISTS, "rule lists (trees choose their own thresholds)"),
-        "n_bins": (RULE_LISTS, "rule lists"),
-        "binarizer_share": (("dp-rulelist",), "dp-rulelist"),
-        "random_state": (PRIVATE, "private models (the others draw no noise)"),
-        "max_candidates": (("greedy-rulelist", "dp-rulelist"), "greedy-rulelist and dp-rulelist"),
-        "max_memory": (
-            TREES + REGRESSORS + ("greedy-rulelist", "dp-rulelist"),
-            "trees, greedy-rulelist and dp-rulelist",
-        ),
-    }
-    for name, (models, what) in only.items():
-        if _given(args, name) and m not in models:
-            raise UsageError(f"--{name.replace('_', '-')} applies to {what}, not to {m}")
+    entry = _the(args)
+    for name, what in _OPTION_SCOPE.items():
+        if _given(args, name) and name not in entry.all_options:
+            raise UsageError(f"--{name.replace('_', '-')} applies to {what}, not to {args.model}")
     if args.no_split and args.holdout is not None:
         raise UsageError("--holdout and --no-split exclude each other")
     if args.eval_epsilon is not None and args.holdout is None:
         raise UsageError("--eval-epsilon applies to a held-out evaluation (--holdout F)")
     if args.classes is not None:
-        _check_label_count(m, len(args.classes), args.mechanism, "--classes")
+        _check_label_count(args.model, len(args.classes), args.mechanism, "--classes")
     if args.classes is not None and len(set(args.classes)) != len(args.classes):
         raise UsageError("--classes has duplicate labels")
-    if m in ("bdpt", "dpgdf") and args.max_depth == 0:
-        raise UsageError(f"--max-depth must be >= 1 for {m}")
-    if m in ("privatree", "privatree-regressor") and isinstance(args.max_depth, int) and args.max_depth > 20:
-        raise UsageError(f"--max-depth must be <= 20 for {m}, got {args.max_depth}")
-    if args.max_bins is not None and m in ("privatree", "privatree-regressor") and not 2 <= args.max_bins <= 255:
-        raise UsageError(f"--max-bins must be in [2, 255] for {m}, got {args.max_bins}")
-    if args.max_bins is not None and m in GAMS and not 2 <= args.max_bins <= 1024:
-        raise UsageError(f"--max-bins must be in [2, 1024] for {m}, got {args.max_bins}")
-    if getattr(args, "max_rounds", None) is not None and args.max_rounds > 1000:
-        raise UsageError(f"--max-rounds must be <= 1000, got {args.max_rounds}")
+    _check_ranges(args, entry)
+    _check_column_options(args)
+    if args.max_memory is not None:
+        from ..guards import parse_bytes
+
+        parse_bytes(args.max_memory)
+    if entry.private and args.random_state is not None:
+        warnings.warn(
+            "--random-state seeds the noise: the model is NOT private against whoever "
+            "knows the seed (use it for reproducible research only)",
+            UserWarning,
+            stacklevel=2,
+        )
+
+
+def _check_ranges(args, entry: Learner) -> None:
+    """The learner's option ranges (dpmodels.catalog), and --n-bins'."""
+    for name, (lo, hi) in entry.ranges.items():
+        v = getattr(args, name, None)
+        if not isinstance(v, int) or isinstance(v, bool):  # not given, or privatree's "auto" depth
+            continue
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            span = f"in [{lo}, {hi}]" if lo is not None and hi is not None else f">= {lo}" if hi is None else f"<= {hi}"
+            raise UsageError(f"--{name.replace('_', '-')} must be {span} for {args.model}, got {v}")
     if args.n_bins is not None and not 2 <= args.n_bins <= 256:
         raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
-    if args.max_bins is not None and m == "bdpt" and args.max_bins < 2:
-        raise UsageError(f"--max-bins must be >= 2 for bdpt, got {args.max_bins}")
+
+
+def _check_column_options(args) -> None:
+    """Each column declared once, with one kind."""
     for what, names in (
         ("--bounds", [n for n, _ in args.bounds]),
         ("--categories", [n for n, _ in args.categories]),
@@ -453,17 +464,6 @@ def _check_fit_args(args) -> None:
                 raise UsageError(f"column {sorted(both)[0]!r} is declared both {k1} and {k2}")
     if any(n == "*" for n, _ in args.cut_points + args.categories):
         raise UsageError("the wildcard '*' applies to --bounds only ('*=LO:HI')")
-    if args.max_memory is not None:
-        from ..guards import parse_bytes
-
-        parse_bytes(args.max_memory)
-    if private and args.random_state is not None:
-        warnings.warn(
-            "--random-state seeds the noise: the model is NOT private against whoever "
-            "knows the seed (use it for reproducible research only)",
-            UserWarning,
-            stacklevel=2,
-        )
 
 
 def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
@@ -475,9 +475,10 @@ def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
         raise UsageError(f"{where}: the label set needs at least 2 labels, got {k}")
     if k == 2:
         return
-    if model == "optimal-rulelist":
-        raise UsageError(f"{where}: optimal-rulelist is binary (its bounds are two-class): exactly 2 labels, got {k}")
-    if model == "dp-rulelist" and mechanism in BINARY_MECHANISMS:
+    reason = learner(model).binary_only
+    if reason is not None:
+        raise UsageError(f"{where}: {model} is binary ({reason}): exactly 2 labels, got {k}")
+    if mechanism in BINARY_MECHANISMS:  # dp-rulelist's (the only learner with --mechanism)
         raise UsageError(
             f"{where}: mechanism {mechanism!r} is for two classes only (its sensitivity proof is "
             f"binary); got {k} labels: use permute-and-flip or a gl-* mechanism"
@@ -485,14 +486,12 @@ def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
 
 
 def _fill_defaults(args) -> None:
-    m = args.model
-    for name, default in _DEFAULTS.items():
+    entry = _the(args)
+    for name, default in {**_DEFAULTS, **entry.defaults}.items():
         if getattr(args, name, None) is None:
-            if isinstance(default, dict):
-                default = default.get(m, default[None])
             setattr(args, name, default)
     if args.eval_epsilon is None and args.holdout is not None:
-        args.eval_epsilon = args.epsilon if args.model in PRIVATE else 1.0
+        args.eval_epsilon = args.epsilon if entry.private else 1.0
 
 
 # ---------------------------------------------------------------------------- fit: data
@@ -506,7 +505,7 @@ def _declarations(args) -> Declarations:
             raise UsageError("--schema applies to a CSV file; a bundled dataset's schema is its documentation")
         dec = read_schema_file(args.schema)
     dec = apply_options(dec, args)
-    if args.model in REGRESSORS:
+    if not _the(args).classifier:
         # a numeric label has no label set: one in a schema (a draft lists the label's values,
         # a bundled dataset its classes) is not used; --classes was refused above
         dec.classes = None
@@ -524,7 +523,7 @@ def _binarized(args) -> bool:
     none: its raw categorical columns go through the Binarizer)."""
     from ..data import list_datasets
 
-    return args.model in RULE_LISTS and args.data.strip().lower() in list_datasets(binarized=True)
+    return _the(args).kind == "rule_list" and args.data.strip().lower() in list_datasets(binarized=True)
 
 
 def _bundled_declarations(name: str, *, binarized: bool) -> Declarations:
@@ -600,7 +599,8 @@ def _parse_batches(batches, feats, dec: Declarations, args, leaks):
     until the end, since that reading looks at the whole column."""
     import pandas as pd
 
-    whole_label = args.model not in REGRESSORS and dec.classes is None and args.model not in RULE_LISTS
+    entry = _the(args)
+    whole_label = entry.classifier and dec.classes is None and entry.kind != "rule_list"
     later = {c for c in feats if dec.kind(c) is None} | ({dec.label} if whole_label else set())
     order = [dec.label, *feats]
     pieces: dict = {c: [] for c in order}
@@ -669,7 +669,7 @@ def _parse_labels(cells, dec: Declarations, args, leaks):
     without a label set reads it from the data (the learner records that leak). A regressor's
     labels are numbers (an empty or non-numeric cell is an error naming the column); with
     declared label bounds they are clipped to them."""
-    if args.model in REGRESSORS:
+    if not _the(args).classifier:
         import numpy as np
         import pandas as pd
 
@@ -689,7 +689,7 @@ def _parse_labels(cells, dec: Declarations, args, leaks):
         return pd.Series(y, index=cells.index, name=cells.name)
     if dec.classes is not None:
         return match_declared(cells, dec.classes, "the label set")
-    if args.model in RULE_LISTS:
+    if _the(args).kind == "rule_list":
         return match_declared(cells, [0, 1], "the label set")
     import pandas as pd
 
@@ -753,81 +753,26 @@ def _bounds_of(X, dec: Declarations) -> dict:
     return {c: dec.bounds(c) for c in X.columns if dec.kind(c) == "numerical" and dec.bounds(c) is not None}
 
 
-def _tree_estimator(args, X, dec: Declarations):
-    from ..tree import PrivaTreeClassifier, PrivaTreeRegressor
-    from ..tree.baselines import BDPTClassifier, DPGDFClassifier
-
-    if args.model == "privatree-regressor":
-        return PrivaTreeRegressor(
-            epsilon=args.epsilon,
-            max_depth=args.max_depth,
-            max_bins=args.max_bins,
-            bounds=_bounds_of(X, dec) or None,
-            label_bounds=dec.label_bounds,
-            categories=_categories_of(X, dec) or None,
-            n_public=dec.n_public,
-            random_state=args.random_state,
-        )
-    common = dict(
-        epsilon=args.epsilon,
-        max_depth=args.max_depth,
-        classes=dec.classes,
-        categories=_categories_of(X, dec) or None,
-        random_state=args.random_state,
-    )
-    bounds = _bounds_of(X, dec) or None
-    if args.model == "privatree":
-        return PrivaTreeClassifier(**common, max_bins=args.max_bins, bounds=bounds, n_public=dec.n_public)
-    if args.model == "bdpt":
-        return BDPTClassifier(**common, max_bins=args.max_bins, bounds=bounds)
-    return DPGDFClassifier(**common)
-
-
-def _gam_estimator(args, X, dec: Declarations):
-    from ..gam import DPAdditiveClassifier, DPAdditiveRegressor
-
-    common = dict(
-        epsilon=args.epsilon,
-        delta=args.delta or 0.0,
-        max_rounds=args.max_rounds,
-        max_bins=args.max_bins,
-        bounds=_bounds_of(X, dec) or None,
-        categories=_categories_of(X, dec) or None,
-        n_public=dec.n_public,
-        random_state=args.random_state,
-    )
-    if args.model == "dp-gam-regressor":
-        return DPAdditiveRegressor(**common, label_bounds=dec.label_bounds)
-    return DPAdditiveClassifier(**common, classes=dec.classes)
-
-
-def _rule_list_estimator(args, dec: Declarations, epsilon, accountant=None):
-    from ..rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
-
-    classes = dec.classes
-    if args.model == "greedy-rulelist":
-        return GreedyRuleListClassifier(
-            max_rules=args.max_rules, min_support=args.min_support, max_width=args.max_width, classes=classes
-        )
-    if args.model == "optimal-rulelist":
-        return OptimalRuleListClassifier(
-            max_rules=args.max_rules, min_support=args.min_support, time_limit=args.time_limit, classes=classes
-        )
-    kw = dict(
-        epsilon=epsilon,
-        max_rules=args.max_rules,
-        min_support=args.min_support,
-        max_width=args.max_width,
-        classes=classes,
-        n_public=dec.n_public,
-        random_state=args.random_state,
-        accountant=accountant,
-    )
-    if args.mechanism is not None:
-        kw["mechanism"] = args.mechanism
-    if args.delta is not None:
-        kw["delta"] = args.delta
-    return DPRuleListClassifier(**kw)
+def _estimator(args, X, dec: Declarations, **given):
+    """The learner of ``--model``, its parameters (dpmodels.catalog: ``Learner.params``) taken
+    from the options and the declarations; ``given`` overrides them (a rule list's share of ε and
+    the accountant it shares with its Binarizer). A parameter the learner takes only when given
+    (dp-rulelist's mechanism and δ) keeps the class's default otherwise."""
+    entry = _the(args)
+    declared = {
+        "classes": lambda: dec.classes,
+        "label_bounds": lambda: dec.label_bounds,
+        "n_public": lambda: dec.n_public,
+        "bounds": lambda: _bounds_of(X, dec) or None,
+        "categories": lambda: _categories_of(X, dec) or None,
+    }
+    kw = {}
+    for name in entry.params:
+        value = given[name] if name in given else declared[name]() if name in declared else getattr(args, name)
+        if value is not None or name not in entry.given_only:
+            kw[name] = value
+    kw.update((k, v) for k, v in given.items() if k not in kw)
+    return entry.cls(**kw)
 
 
 def _rule_list_pipeline(args, X, dec: Declarations):
@@ -835,7 +780,7 @@ def _rule_list_pipeline(args, X, dec: Declarations):
     :class:`~dpmodels.data.Binarizer` comes first. Decided from the declarations, never from the
     cells (docs/privacy.md, "The command line")."""
     if all(dec.kind(c) == "binary" for c in X.columns):
-        return [], _rule_list_estimator(args, dec, args.epsilon)
+        return [], _estimator(args, X, dec)
     return _binarizer_pipeline(args, X, dec)
 
 
@@ -843,7 +788,7 @@ def _binarizer_pipeline(args, X, dec: Declarations):
     """A :class:`~dpmodels.data.Binarizer` then the rule list, sharing one budget.
 
     Numerical columns are cut at their public cut points (free); the others at ``--n-bins``
-    quantiles: for ``dp-rulelist`` private ones within the declared bounds (JointExp, a share
+    quantiles: for a private rule list private ones within the declared bounds (JointExp, a share
     ``--binarizer-share`` of ε, the rest to the learner, both spent through one
     :class:`~dpmodels.privacy.BudgetAccountant` so the model's ledger covers both steps), for the
     non-private baselines the data's quantiles (a leak, as they read the data anyway).
@@ -857,7 +802,7 @@ def _binarizer_pipeline(args, X, dec: Declarations):
     bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
     need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
     integer = [c for c in need if (d := dec.columns.get(c)) is not None and d.integer] or None
-    if args.model != "dp-rulelist":
+    if not _the(args).private:
         binarizer = Binarizer(
             cut_points=cuts or None,
             n_bins=args.n_bins,
@@ -865,9 +810,8 @@ def _binarizer_pipeline(args, X, dec: Declarations):
             categories=cats or None,
             integer_features=integer,
         )
-        return [binarizer], _rule_list_estimator(args, dec, args.epsilon)
-    learner = _rule_list_estimator(args, dec, args.epsilon)
-    _, delta = learner._resolve_params()  # the learner's δ (0 for pure mechanisms): the budget's
+        return [binarizer], _estimator(args, X, dec)
+    _, delta = _estimator(args, X, dec).privacy_params()  # the learner's δ (0 for pure mechanisms): the budget's
     share = args.binarizer_share if need else 0.0
     # a DP-drafted schema's releases are charged to the same accountant when the learner merges them
     # (the draft's ledger travels with X): the pipeline's total is draft + fit
@@ -887,18 +831,17 @@ def _binarizer_pipeline(args, X, dec: Declarations):
         random_state=args.random_state,
         integer_features=integer,
     )
-    learner = _rule_list_estimator(args, dec, (1.0 - share) * args.epsilon, accountant=acc)
+    learner = _estimator(args, X, dec, epsilon=(1.0 - share) * args.epsilon, accountant=acc)
     return [binarizer], learner
 
 
 # ---------------------------------------------------------------------------- fit: checks on data
 def _check_estimator_params(est) -> None:
     """The learner's own parameter checks (they read no data), before anything is fitted."""
-    for hook in ("_resolve_params", "_check_params", "_check_common_params"):
-        fn = getattr(est, hook, None)
-        if fn is not None:
-            fn()
-            return
+    from ..privacy.steps import ParamCheck
+
+    if isinstance(est, ParamCheck):  # dpmodels.privacy.steps
+        est._check_params()
 
 
 def _check_labels(y, dec: Declarations, *, binary: bool) -> None:
@@ -1005,21 +948,12 @@ def cmd_fit(args) -> int:
     with _limits(args):  # --max-memory sets the CSV's batch size too
         X, y, dec, leaks = _load_fit_data(args, dec)  # pandas only: errors about the data come fast
     X = _with_draft(X, dec)
-    _check_bounds_complete(X, dec, binarizer=args.model in RULE_LISTS)
-    steps: list = []
-    if args.model in GAMS:
-        est = _gam_estimator(args, X, dec)
-    elif args.model in TREES + REGRESSORS:
-        est = _tree_estimator(args, X, dec)
-    else:
-        steps, est = _rule_list_pipeline(args, X, dec)
-    for step in steps:
-        step._check_params()  # the Binarizer's own checks (no data read)
-    _check_estimator_params(est)
-    if args.model not in REGRESSORS:  # a regressor's labels were parsed as numbers
-        _check_labels(
-            y, dec, binary=args.model == "optimal-rulelist" or (args.model in RULE_LISTS and dec.classes is None)
-        )
+    entry = _the(args)
+    _check_bounds_complete(X, dec, binarizer=entry.kind == "rule_list")
+    steps, est = _steps(args, X, dec)
+    if entry.classifier:  # a regressor's labels were parsed as numbers
+        binary = entry.binary_only is not None or (entry.kind == "rule_list" and dec.classes is None)
+        _check_labels(y, dec, binary=binary)
     from ..pipeline import validate_before_spend
 
     try:  # every step's checks, the labels and the size guards, before the first step spends
@@ -1027,13 +961,33 @@ def cmd_fit(args) -> int:
             validate_before_spend([*steps, est], X, y)
     except ResourceLimitError as exc:
         raise UsageError(str(exc).splitlines()[0] + _identifier_hint(X, dec)) from None
+    Xte, yte = _fit(args, steps, est, X, y, dec)
+    _record_leaks(est, steps, leaks)
+    if steps:
+        from sklearn.pipeline import make_pipeline
+
+        model = make_pipeline(*steps, est)
+    else:
+        model = est
+    print(shown_model(model).to_text())  # what `dpmodels show` will print
+    if not args.quiet:
+        _print_evaluation(args, model, est, Xte, yte)
+    if args.out is not None:
+        _save(args, model, dec, _saved_columns(X, dec), explicit_sources=True)
+    return 0
+
+
+def _fit(args, steps, est, X, y, dec: Declarations):
+    """Fit the steps then the learner on the training rows (every row, or those ``--holdout``
+    leaves); returns the held-out ``(X, y)`` (None, None without a held-out part)."""
+    from ..guards import ResourceLimitError
+    from ..validation import empty_fits_allowed
+
     if args.holdout is None:
         Xtr, ytr, Xte, yte = X, y, None, None
     else:
         test = holdout_mask(X.assign(**{"\x00label": y}), args.holdout, args.seed)
         Xtr, ytr, Xte, yte = X[~test], y[~test], X[test], y[test]
-    from ..validation import empty_fits_allowed
-
     try:  # the training part is chosen by a per-record rule: it may be empty, a valid DP fit
         with _limits(args), empty_fits_allowed() if args.holdout is not None else contextlib.nullcontext():
             Z = Xtr
@@ -1042,47 +996,67 @@ def cmd_fit(args) -> int:
             est.fit(Z, ytr)
     except ResourceLimitError as exc:
         raise UsageError(str(exc).splitlines()[0] + _identifier_hint(X, dec)) from None
+    return Xte, yte
+
+
+def _record_leaks(est, steps, leaks) -> None:
+    """What this command read from the data on the learner's behalf: leak rows of the learner's
+    ledger (or the first step's), else a warning."""
     led = getattr(est, "privacy_ledger_", None)
-    for what, note in leaks:  # what this command read from the data on the learner's behalf
+    for what, note in leaks:
         target = led if led is not None else getattr(steps[0], "privacy_ledger_", None) if steps else None
         if target is not None:
             target.record_leak(what, note)
         else:
-            warnings.warn(f"{what} read from the private data. {note}", _leak_warning(), stacklevel=2)
-    if steps:
-        from sklearn.pipeline import make_pipeline
+            warnings.warn(f"{what} read from the private data. {note}", _leak_warning(), stacklevel=3)
 
-        model = make_pipeline(*steps, est)
-    else:
-        model = est
-    from ..io import save_model
 
-    print(shown_model(model).to_text())  # what `dpmodels show` will print
-    if not args.quiet:
-        if Xte is not None:
-            acc, eval_ledger = _dp_accuracy(model, Xte, yte, args.eval_epsilon, args.random_state)
-            txt = f"{acc:.3f}" if acc is not None else "not estimable (the noisy counts are <= 0)"
-            print(
-                f"\nheld-out accuracy (DP, ε = {args.eval_epsilon:g} on the held-out rows, parallel to "
-                f"training; share {args.holdout:g} by a keyed per-row hash): {txt}"
-            )
-        print()
+def _print_evaluation(args, model, est, Xte, yte) -> None:
+    """The DP held-out accuracy (with ``--holdout``) and the ledger's summary."""
+    if Xte is not None:
+        acc, _ = _dp_accuracy(model, Xte, yte, args.eval_epsilon, args.random_state)
+        txt = f"{acc:.3f}" if acc is not None else "not estimable (the noisy counts are <= 0)"
         print(
-            shown_ledger_summary(led, _verdict(model))  # the model's verdict: its seeds count too
-            if led is not None
-            else "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger."
+            f"\nheld-out accuracy (DP, ε = {args.eval_epsilon:g} on the held-out rows, parallel to "
+            f"training; share {args.holdout:g} by a keyed per-row hash): {txt}"
         )
-    if args.out is not None:
-        from .schema import schema_document
+    print()
+    led = getattr(est, "privacy_ledger_", None)
+    print(
+        shown_ledger_summary(led, _verdict(model))  # the model's verdict: its seeds count too
+        if led is not None
+        else "Privacy: NOT PRIVATE — a non-private learner (a baseline): no privacy ledger."
+    )
 
-        sch = schema_document(dec, _saved_columns(X, dec), explicit_sources=True)
-        # the label, each column's declaration and every source (user / dp / data), and the DP
-        # draft's ledger: --schema model.json reuses them, never turning a data value into a declaration
+
+def _save(args, model, dec: Declarations, columns, *, explicit_sources: bool) -> None:
+    """Write the model with its public schema: the label, each column's declaration and (for a
+    CSV fit) every source (user / dp / data) and the DP draft's ledger, so that ``--schema
+    model.json`` reuses them without turning a data value into a declaration."""
+    from ..io import save_model
+    from .schema import schema_document
+
+    sch = schema_document(dec, columns, explicit_sources=explicit_sources)
+    if explicit_sources:
         extra = {k: v for k, v in sch.items() if k in ("columns", "draft") or k.endswith("_source")}
         extra["label"] = dec.label
-        path = save_model(model, args.out, schema_extra=extra)
-        print(f"\nmodel written to {path}")
-    return 0
+    else:
+        extra = {"label": dec.label, "columns": sch["columns"]}
+    path = save_model(model, args.out, schema_extra=extra)
+    print(f"\nmodel written to {path}")
+
+
+def _steps(args, X, dec: Declarations):
+    """``(preprocessing steps, learner)`` of ``--model``, their parameters checked (no data read):
+    a rule list may come after a Binarizer (:func:`_rule_list_pipeline`), the others stand alone."""
+    if _the(args).kind == "rule_list":
+        steps, est = _rule_list_pipeline(args, X, dec)
+    else:
+        steps, est = [], _estimator(args, X, dec)
+    for step in steps:
+        step._check_params()  # the Binarizer's own checks (no data read)
+    _check_estimator_params(est)
+    return steps, est
 
 
 def _with_draft(X, dec: Declarations):
@@ -1133,22 +1107,60 @@ def is_parquet(path) -> bool:
 
 
 def _fit_parquet(args, dec: Declarations) -> int:
-    """``dpmodels fit --data events.parquet``: PrivaTree, GreedyRL, the DP rule list or the DP
-    additive models (:mod:`dpmodels.gam`) by count
+    """``dpmodels fit --data events.parquet``: the learners that stream (dpmodels.catalog:
+    ``Learner.streams``: PrivaTree, GreedyRL, the DP rule list, the DP additive models) by count
     passes over pyarrow batches (:mod:`dpmodels.tree.privatree.streaming`,
     :mod:`dpmodels.rulelist._partitioned`; a rule list's raw columns go through a
     :class:`~dpmodels.data.Binarizer` fitted by its own pass). The whole schema must be declared
     (--schema or the options): nothing is read from the data but counts."""
     from ..data.sources import ParquetSource
 
-    streamed = ("privatree", "greedy-rulelist", "dp-rulelist", *GAMS)
-    if args.model not in streamed:
-        raise UsageError(f"--data with Parquet streams for {', '.join(streamed)} only, not {args.model}")
+    feats = _parquet_features(args, dec)
+    try:
+        source = ParquetSource(args.data, label=dec.label, columns=feats)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    import pandas as pd
+
+    steps, est = _steps(args, pd.DataFrame(columns=feats), dec)
+    from ..guards import ResourceLimitError
+
+    try:
+        with _limits(args):
+            if steps:
+                from ..pipeline import make_private_pipeline
+
+                model = make_private_pipeline(*steps, est).fit(source)
+            else:
+                model = est.fit(source)
+    except ResourceLimitError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if steps:  # saved as the in-memory command saves it: a plain pipeline of the fitted steps
+        from sklearn.pipeline import make_pipeline
+
+        model = make_pipeline(*steps, est)
+    print(shown_model(model).to_text())
+    if not args.quiet:
+        print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
+        _print_evaluation(args, model, est, None, None)
+    if args.out is not None:
+        cols = [*feats, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in feats)]
+        _save(args, model, dec, cols, explicit_sources=False)
+    return 0
+
+
+def _parquet_features(args, dec: Declarations) -> list:
+    """The feature columns of a Parquet fit, once every one of them (and the label set or label
+    bounds) is declared: streamed data are never read for a declaration."""
+    entry = _the(args)
+    if not entry.streams:
+        streamed = ", ".join(e.name for e in cli_learners() if e.streams)
+        raise UsageError(f"--data with Parquet streams for {streamed} only, not {args.model}")
     if args.holdout is not None:
         raise UsageError("--holdout is not available when streaming Parquet")
     if dec.label is None:
         raise UsageError("--label is required with Parquet data (or a --schema that names it)")
-    if args.model == "dp-gam-regressor":
+    if not entry.classifier:
         if dec.label_bounds is None:
             raise UsageError("Parquet data is streamed: declare the label bounds (--label-bounds or --schema)")
     elif dec.classes is None:
@@ -1172,56 +1184,11 @@ def _fit_parquet(args, dec: Declarations) -> int:
         cut = (d := dec.columns.get(c)) is not None and bool(d.cut_points)
         if (
             k is None
-            or (k == "numerical" and dec.bounds(c) is None and not (cut and args.model in RULE_LISTS))
+            or (k == "numerical" and dec.bounds(c) is None and not (cut and entry.kind == "rule_list"))
             or (k == "categorical" and dec.columns[c].categories is None)
         ):
             raise UsageError(
                 f"column {c!r} is not fully declared: Parquet data is streamed, so every column needs "
                 f"--bounds {c}=LO:HI, --categories {c}=A,B, --binary {c} or --drop {c} (or --schema)"
             )
-    try:
-        source = ParquetSource(args.data, label=dec.label, columns=feats)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    import pandas as pd
-
-    frame = pd.DataFrame(columns=feats)
-    if args.model in RULE_LISTS:
-        steps, est = _rule_list_pipeline(args, frame, dec)
-        for step in steps:
-            step._check_params()
-    else:
-        steps, est = [], (_gam_estimator if args.model in GAMS else _tree_estimator)(args, frame, dec)
-    _check_estimator_params(est)
-    from ..guards import ResourceLimitError
-
-    try:
-        with _limits(args):
-            if steps:
-                from ..pipeline import make_private_pipeline
-
-                model = make_private_pipeline(*steps, est).fit(source)
-            else:
-                model = est.fit(source)
-    except ResourceLimitError as exc:
-        raise UsageError(str(exc).splitlines()[0]) from None
-    from ..io import save_model
-
-    if steps:  # saved as the in-memory command saves it: a plain pipeline of the fitted steps
-        from sklearn.pipeline import make_pipeline
-
-        model = make_pipeline(*steps, est)
-    print(shown_model(model).to_text())
-    if not args.quiet:
-        print(f"\nstreamed {source.n_partitions} Parquet file(s) in record batches")
-        print()
-        print(shown_ledger_summary(est.privacy_ledger_, _verdict(model)))
-    if args.out is not None:
-        from .schema import schema_document
-
-        cols = [*feats, *(c for c, d in dec.columns.items() if d.kind == "drop" and c not in feats)]
-        path = save_model(
-            model, args.out, schema_extra={"label": dec.label, "columns": schema_document(dec, cols)["columns"]}
-        )
-        print(f"\nmodel written to {path}")
-    return 0
+    return feats

@@ -206,7 +206,7 @@ def _schema_of_model(model):
 
     sch = model.schema
     leaked = {r.what for r in model.privacy_ledger_.leaks} if model.privacy_ledger_ is not None else set()
-    if model.kind == "regression_tree":  # no label set: the label bounds the labels were clipped to
+    if model.classes_ is None:  # a regressor, no label set: the label bounds the labels were clipped to
         dec = Declarations(
             label=sch.get("label"),
             n_public=sch.get("n_public"),
@@ -266,11 +266,10 @@ def cmd_show(args) -> int:
     model = shown_model(doc)  # printed from its strings escaped: text is a channel
     if args.compact and args.raw:
         raise UsageError("--compact and --raw ask for two different views; give one")
-    kw: dict = {}
-    if model.kind == "rule_list":
-        kw = {"merge": bool(args.compact)}
-    elif model.kind == "tree":
-        kw = {"prune": bool(args.compact)}
+    from ..catalog import KINDS
+
+    compact = KINDS[model.kind].compact  # the printing option --compact turns on, if the kind has one
+    kw: dict = {} if compact is None else {compact: bool(args.compact)}
     print(model.to_text(**kw))
     print()
     if model.privacy_ledger_ is not None:

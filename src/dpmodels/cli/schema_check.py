@@ -124,15 +124,20 @@ def check(df, header: list[str], dec, *, label: str | None, max_listed: int = 10
         elif d.kind == "numerical":
             problems += [(c, p) for p in _numbers(cells, dec.bounds(c), d.integer, max_listed)]
     if label is not None:
-        if label not in df.columns:
-            problems.append((label, "the label column is not a column of the file"))
-        elif dec.classes is not None:
-            p = _outside_list(df[label], dec.classes, f"classes of {label!r}", max_listed)
-            if p:
-                problems.append((label, p + " (a fit refuses such a label)"))
-        elif dec.label_bounds is not None:
-            problems += [(label, p) for p in _numbers(df[label], dec.label_bounds, False, max_listed)]
+        problems += _label_problems(df, dec, label, max_listed)
     return problems
+
+
+def _label_problems(df, dec, label: str, max_listed: int) -> list[tuple[str, str]]:
+    """The label column against the declared label set or label bounds."""
+    if label not in df.columns:
+        return [(label, "the label column is not a column of the file")]
+    if dec.classes is not None:
+        p = _outside_list(df[label], dec.classes, f"classes of {label!r}", max_listed)
+        return [(label, p + " (a fit refuses such a label)")] if p else []
+    if dec.label_bounds is not None:
+        return [(label, p) for p in _numbers(df[label], dec.label_bounds, False, max_listed)]
+    return []
 
 
 def cmd_schema_check(args) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..catalog import KINDS, model_kind
 from ._common import blend, class_colours, node_colouring, resolve, rule_rows, tree_node_texts
 
 __all__ = ["plot_model", "save_model_figure", "FIGURE_FORMATS"]
@@ -245,6 +246,10 @@ def save_model_figure(model, path, *, dpi: int = 150, **kw) -> Path:
     p = Path(path)
     if p.suffix.lower() not in FIGURE_FORMATS:
         raise ValueError(f"cannot write a figure as {p.suffix or 'a file without suffix'!r}: use .png or .svg")
+    kind = model_kind(model)
+    own = None if kind is None else KINDS[kind].picture_function
+    if own is not None:  # a kind its own package draws (dpmodels.catalog.KINDS)
+        return own(model, p)
     _matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

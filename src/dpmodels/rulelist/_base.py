@@ -13,19 +13,11 @@ from .._params import Integral, Interval, Real, StrOptions, validate_params
 from ..data.rules import GROUPS_ATTR, check_feature_groups
 from ..data.sources import _is_dask, map_partitions
 from ..validation import apply_unit_sample_weight, check_y, min_fit_samples, resolve_classes
-
-# the candidates and their counting live in .candidates; re-exported for existing imports
-from .candidates import (  # noqa: F401
-    RuleCandidates,
-    SplitStats,
-    _distinct_rows,
-    count_scaled_gini,
-    count_scaled_gini_k,
-    single_threaded_blas,
-)
+from .candidates import RuleCandidates
 from .model import RuleList
+from .split_stats import single_threaded_blas
 
-__all__ = ["count_scaled_gini", "count_scaled_gini_k", "SplitStats", "RuleListEstimator"]
+__all__ = ["RuleListEstimator"]
 
 
 class RuleListEstimator(FittedReprMixin, ClassifierMixin, BaseEstimator):
@@ -133,9 +125,12 @@ class RuleListEstimator(FittedReprMixin, ClassifierMixin, BaseEstimator):
         return binary_matrix(X, np.uint8)
 
     # ------------------------------------------------- checks before spending
-    def _validate_params(self):
+    def _check_params(self):  # dpmodels.privacy.steps.ParamCheck
         """The learner's parameter checks (no data read); DP learners add theirs."""
         self._check_common_params()
+
+    def _validate_params(self):  # scikit-learn's hook, and the pre-spend checks': the same checks
+        self._check_params()
 
     def _guard_n(self, y):
         """The n the candidate guard may use: non-private learners their true n (overridden)."""

@@ -2,7 +2,7 @@
 
 The learners are those of :mod:`.greedy` and :mod:`.private` (same parameters, same releases,
 same random draws in the same order); only the way the data are touched differs: through a
-:class:`~.candidates.SourceCounts` instead of a :class:`~.candidates.MemoryCounts`
+:class:`~.counters.SourceCounts` instead of a :class:`~.counters.MemoryCounts`
 (docs/privacy.md, "Rule lists at scale"):
 
 - **one moment pass per rule position** (at most K − 1): every partition recomputes which of its
@@ -30,8 +30,10 @@ import numpy as np
 from ..data.sources import as_source
 from ..privacy.accountant import ledger_for_fit, published_ledger
 from ..privacy.samplers import check_random_state
+from ..privacy.steps import BudgetRequest
 from ..validation import resolve_classes
-from .candidates import BinaryEncoder, SourceCounts, single_threaded_blas
+from .counters import BinaryEncoder, SourceCounts
+from .split_stats import single_threaded_blas
 
 __all__ = ["fit_source"]
 
@@ -47,11 +49,11 @@ def fit_source(est, X, y=None, sample_weight=None):
         raise ValueError(f"{name}: sample_weight is not supported on partitioned input")
     if getattr(est, "criterion", "split") != "split":
         raise ValueError(f"{name}: criterion={est.criterion!r} is not available on partitioned input")
-    private = hasattr(est, "_resolve_params")
+    private = isinstance(est, BudgetRequest)  # dpmodels.privacy.steps: a learner that spends
     if private:
-        eps, delta = est._resolve_params()
+        _, eps, delta = est._budget_request()
     else:
-        est._check_common_params()
+        est._check_params()
     source = as_source(X, y)
     schema = source.schema_frame()
     names = [str(c) for c in schema.columns]

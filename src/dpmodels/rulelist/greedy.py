@@ -48,8 +48,9 @@ import numpy as np
 from .._params import StrOptions
 from ..guards import progress
 from ._base import RuleListEstimator
-from .candidates import MemoryCounts, SplitStats
+from .counters import MemoryCounts
 from .model import Rule
+from .split_stats import SplitStats
 
 __all__ = ["GreedyRuleListClassifier", "CRITERIA"]
 

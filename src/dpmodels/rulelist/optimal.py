@@ -155,12 +155,9 @@ class OptimalRuleListClassifier(RuleListEstimator):
     }
 
     def _check_params(self):
+        # its own constraints: this learner has no max_width (its candidates are single literals,
+        # filtered by support in _fit)
         validate_params(self)
-
-    def _validate_params(self):
-        # the shared hook of dpmodels.pipeline's pre-spend checks: this learner has no max_width
-        # (its candidates are single literals, filtered by support in _fit)
-        self._check_params()
 
     def _validate_before_spend(self, X, y):
         """Parameters and the labels (two classes: the declared pair, else {0, 1}), as ``fit``

@@ -74,8 +74,9 @@ from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
 from ..validation import check_n_public, resolve_n, warn_if_delta_large
 from ._base import RuleListEstimator
-from .candidates import MemoryCounts, SplitStats, count_scaled_gini
+from .counters import MemoryCounts
 from .model import Rule
+from .split_stats import SplitStats, count_scaled_gini
 
 __all__ = ["DPRuleListClassifier", "MECHANISMS"]
 
@@ -232,7 +233,11 @@ class DPRuleListClassifier(RuleListEstimator):
         "accountant": "no_validation",  # check_accountant
     }
 
-    def _resolve_params(self):
+    def privacy_params(self) -> tuple[float, float]:
+        """``(ε, δ)`` this learner will spend, from its parameters alone: δ is the declared one, 0
+        for a pure mechanism, or 1/n² from ``n_public`` for a mechanism that needs δ > 0. Checks
+        every parameter first (no data read, nothing spent): a bad one is a one-line
+        ``ValueError``. What a budget shared with other steps must hold for this fit."""
         self._check_common_params()
         eps = check_epsilon(self.epsilon)
         check_n_public(self.n_public, integer=True)
@@ -261,20 +266,20 @@ class DPRuleListClassifier(RuleListEstimator):
                 )
         return eps, delta
 
-    def _validate_params(self):
-        self._resolve_params()
+    def _check_params(self):  # dpmodels.privacy.steps.ParamCheck
+        self.privacy_params()
 
     def _guard_n(self, y):
         return self.n_public  # a public n only: never the private one
 
     def _budget_request(self):
         """``(accountant, ε, δ)`` this fit will request (:mod:`dpmodels.pipeline`)."""
-        eps, delta = self._resolve_params()
+        eps, delta = self.privacy_params()
         return self.accountant, eps, delta
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
-        eps, delta = self._resolve_params()
+        eps, delta = self.privacy_params()
         Xb, yb, names = self._validate_fit_data(X, y)
         # public: the column names and their groups; refused before any release when too many
         # (the estimate uses the schema and the declared n only, never n)

@@ -225,7 +225,7 @@ def accuracy_cell(
     import time
 
     from ...rulelist import GreedyRuleListClassifier
-    from ...rulelist._base import single_threaded_blas
+    from ...rulelist.split_stats import single_threaded_blas
     from .batch import SharedSplit, binary_matrix
 
     if global_candidates not in GLOBAL_CANDIDATES:

@@ -7,7 +7,7 @@ only) and, at each position of the list, the counts ``(N, P, captured, captured_
 candidate on the records that the rules chosen so far leave. Those counts depend only on the
 *remaining* set, i.e. on the rules chosen so far, not on ε or on the mechanism, so fits whose
 prefixes agree share them. :class:`SharedSplit` builds the matrix, the candidates and one
-:class:`~dpmodels.rulelist._base.SplitStats` once per split, and :class:`MemoSplitStats` memoises
+:class:`~dpmodels.rulelist.split_stats.SplitStats` once per split, and :class:`MemoSplitStats` memoises
 the counts by the remaining set (an LRU keyed by the packed bit mask, which is a function of the
 prefix of chosen rules). At large ε the prefixes coincide and almost every count is a hit; at
 small ε the choices are nearly uniform and most positions miss, but the per-fit set-up (input
@@ -33,8 +33,9 @@ import numpy as np
 from ...privacy.ledger import PrivacyLedger
 from ...privacy.samplers import check_random_state
 from ...rulelist import DPRuleListClassifier
-from ...rulelist._base import SplitStats, _binary_matrix, single_threaded_blas
+from ...rulelist._base import _binary_matrix
 from ...rulelist.candidates import RuleCandidates
+from ...rulelist.split_stats import SplitStats, single_threaded_blas
 
 __all__ = ["MemoSplitStats", "SharedSplit"]
 
@@ -180,7 +181,7 @@ class SharedSplit:
         est = DPRuleListClassifier(random_state=random_state, **params)
         if self.n == 0:
             raise ValueError("empty training set")
-        eps, delta = est._resolve_params()
+        eps, delta = est.privacy_params()
         ledger = PrivacyLedger(eps, delta)
         rng = check_random_state(est.random_state)
         est.classes_ = np.array([0, 1])
