@@ -404,6 +404,25 @@ def _from_model_document(doc, path) -> Declarations:
     return _check_dp_sources(dec, path)
 
 
+def _parse_schema_text(text: str, p: Path):
+    """A schema file's text as JSON, else as YAML; one line naming the file (and the YAML error's
+    line) when it is neither."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - pyyaml is a core dependency
+        raise UsageError("--schema: reading YAML needs PyYAML (pip install pyyaml), or use JSON") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"--schema {str(p)!r} is neither JSON nor YAML{at}") from None
+
+
 def read_schema_file(path) -> Declarations:
     """Read ``--schema FILE`` (YAML, JSON, or a saved model); one-line errors on anything wrong."""
     p = Path(path)
@@ -413,19 +432,7 @@ def read_schema_file(path) -> Declarations:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--schema {str(p)!r}: cannot read it ({type(exc).__name__})") from None
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        try:
-            import yaml
-        except ImportError:  # pragma: no cover - pyyaml is a core dependency
-            raise UsageError("--schema: reading YAML needs PyYAML (pip install pyyaml), or use JSON") from None
-        try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" at line {mark.line + 1}" if mark is not None else ""
-            raise UsageError(f"--schema {str(p)!r} is neither JSON nor YAML{at}") from None
+    doc = _parse_schema_text(text, p)
     if not isinstance(doc, dict):
         raise UsageError(f"--schema {str(p)!r}: expected a mapping with 'columns' (see dpmodels schema draft)")
     if doc.get("format") == "dpmodels.model":
@@ -525,22 +532,27 @@ def schema_document(dec: Declarations, columns=None, *, explicit_sources: bool =
             if kind is None:
                 continue
             d = ColumnDecl(kind, bounds=dec.bounds(c))  # '*=LO:HI'
-        spec: dict = {"kind": d.kind}
-        if d.bounds is not None:
-            spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])] if d.integer else [float(b) for b in d.bounds]
-        if d.cut_points is not None:
-            spec["cut_points"] = [_num(x) for x in d.cut_points]
-        if d.categories is not None:
-            spec["categories"] = list(d.categories)
-        if d.integer:
-            spec["integer"] = True
-        if d.source != "user" or explicit_sources:
-            spec["source"] = d.source
-        cols[c] = spec
+        cols[c] = _column_spec(d, explicit_sources)
     doc["columns"] = cols
     if dec.draft is not None:
         doc["draft"] = {"id": dec.draft["id"], "ledger": dec.draft["ledger"].to_dict()}
     return doc
+
+
+def _column_spec(d: ColumnDecl, explicit_sources: bool) -> dict:
+    """One column's entry of :func:`schema_document`."""
+    spec: dict = {"kind": d.kind}
+    if d.bounds is not None:
+        spec["bounds"] = [_num(d.bounds[0]), _num(d.bounds[1])] if d.integer else [float(b) for b in d.bounds]
+    if d.cut_points is not None:
+        spec["cut_points"] = [_num(x) for x in d.cut_points]
+    if d.categories is not None:
+        spec["categories"] = list(d.categories)
+    if d.integer:
+        spec["integer"] = True
+    if d.source != "user" or explicit_sources:
+        spec["source"] = d.source
+    return spec
 
 
 def _num(x: float):

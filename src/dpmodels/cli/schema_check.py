@@ -93,8 +93,6 @@ def _numbers(cells, bounds, integer: bool, max_listed: int) -> list[str]:
 def check(df, header: list[str], dec, *, label: str | None, max_listed: int = 10) -> list[tuple[str, str]]:
     """``(column, problem)`` for every way the frame's cells (text, as ``fit`` reads them) and its
     header depart from the declarations ``dec`` (:class:`~dpmodels.cli.schema.Declarations`)."""
-    from .schema import _FALSE, _TRUE
-
     problems: list[tuple[str, str]] = []
     seen: set[str] = set()
     for c in header:
@@ -114,25 +112,36 @@ def check(df, header: list[str], dec, *, label: str | None, max_listed: int = 10
             if p:
                 problems.append((c, p + " (a fit routes them as an unknown category)"))
         elif d.kind == "binary":
-            low = cells.str.strip().str.lower()
-            bad = ~low.isin(_TRUE + _FALSE)
-            if bad.any():
-                counts = list(cells[bad.to_numpy()].value_counts(sort=True).items())
-                problems.append(
-                    (c, f"{int(bad.sum()):,} cell(s) other than 0/1 or true/false: {_values_text(counts, max_listed)}")
-                )
+            problems += [(c, p) for p in _binary(cells, max_listed)]
         elif d.kind == "numerical":
             problems += [(c, p) for p in _numbers(cells, dec.bounds(c), d.integer, max_listed)]
     if label is not None:
-        if label not in df.columns:
-            problems.append((label, "the label column is not a column of the file"))
-        elif dec.classes is not None:
-            p = _outside_list(df[label], dec.classes, f"classes of {label!r}", max_listed)
-            if p:
-                problems.append((label, p + " (a fit refuses such a label)"))
-        elif dec.label_bounds is not None:
-            problems += [(label, p) for p in _numbers(df[label], dec.label_bounds, False, max_listed)]
+        problems += [(label, p) for p in _label(df, label, dec, max_listed)]
     return problems
+
+
+def _binary(cells, max_listed: int) -> list[str]:
+    """The problem of a binary column's cells: those other than 0/1 or true/false."""
+    from .schema import _FALSE, _TRUE
+
+    bad = ~cells.str.strip().str.lower().isin(_TRUE + _FALSE)
+    if not bad.any():
+        return []
+    counts = list(cells[bad.to_numpy()].value_counts(sort=True).items())
+    return [f"{int(bad.sum()):,} cell(s) other than 0/1 or true/false: {_values_text(counts, max_listed)}"]
+
+
+def _label(df, label: str, dec, max_listed: int) -> list[str]:
+    """The problems of the label column: absent, a label outside the declared classes, or outside
+    the declared label bounds."""
+    if label not in df.columns:
+        return ["the label column is not a column of the file"]
+    if dec.classes is not None:
+        p = _outside_list(df[label], dec.classes, f"classes of {label!r}", max_listed)
+        return [p + " (a fit refuses such a label)"] if p else []
+    if dec.label_bounds is not None:
+        return _numbers(df[label], dec.label_bounds, False, max_listed)
+    return []
 
 
 def cmd_schema_check(args) -> int:
