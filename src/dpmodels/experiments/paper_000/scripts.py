@@ -110,7 +110,7 @@ def _less(a: float, b: float) -> bool:
     return a < b or (b != b and a == a)
 
 
-def introsort_argsort(values) -> np.ndarray:
+def introsort_argsort(values) -> np.ndarray:  # noqa: C901 - in the rooms branch's area (experiments); split after its merge
     """The permutation NumPy's default (``kind="quicksort"``) argsort returns for a 1-d float
     array when no SIMD sort is dispatched: introsort — median-of-three quicksort partitions
     while a range holds 17 or more items, insertion sort below, heapsort past a depth of

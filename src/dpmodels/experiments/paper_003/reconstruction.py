@@ -1293,7 +1293,7 @@ _PAIRING_TEXT = {
 }
 
 
-def _check(key, df, w, accuracy_pairing="dominance", failure_test=False):
+def _check(key, df, w, accuracy_pairing="dominance", failure_test=False):  # noqa: C901 - rooms branch splits it (issue 27 #3, the 208-line if chain)
     """(measured, verdict) of the statement ``key`` on the tidy frame ``df`` / its wide means ``w``;
     ``accuracy_pairing``: how "at a given accuracy" pairs models (:func:`_accuracy_pairs`);
     ``failure_test``: test each failure of that statement against the seed noise
