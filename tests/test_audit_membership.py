@@ -12,6 +12,7 @@ from sklearn.metrics import roc_curve as sk_roc_curve
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
+from _extras import need
 from dpmodels.audit import ATTACKS, evaluate_scores, membership_inference, membership_inference_suite
 from dpmodels.audit._references import inclusion_matrix, learner_factory, true_class_proba
 from dpmodels.audit._roc import roc_auc, roc_curve
@@ -172,7 +173,7 @@ def test_result_helpers_and_epsilon_bounds():
 
 
 def test_plot_roc():
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")

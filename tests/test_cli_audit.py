@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import dpmodels
+from _extras import BROWSER_INSTALL, browser
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 # the subprocesses import the dpmodels under test (wherever it is), whatever their working directory
@@ -372,11 +373,11 @@ def test_audit_model_refuses_labels_outside_the_classes(loaded):
 
 
 # ---------------------------------------------------------------------------- a real browser
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = browser()
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no browser: `make browser` installs Debian's chromium")
+@pytest.mark.skipif(CHROMIUM is None, reason=f"no browser: {BROWSER_INSTALL}")
 def test_report_renders_in_headless_chromium(audited):
     """The report opens from a file in a real browser with no console error, and the screenshot
     shows the page drawn (not blank: many distinct colours, the figures' among them)."""

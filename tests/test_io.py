@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+from _extras import need
 from dpmodels.data import dataset_schema, load_dataset
 from dpmodels.io import FORMAT_VERSION, LoadedModel, ModelFileError, load_model, model_from_dict, save_model
 from dpmodels.rulelist import (
@@ -229,7 +230,7 @@ def test_output_paths_are_checked_and_writes_are_atomic(data, tmp_path):
 
 
 def test_dl85_round_trip(tmp_path):
-    pytest.importorskip("pydl85")
+    need("pydl85")
     from dpmodels.tree.optimal import DL85Classifier
 
     X, y = load_dataset("compas")

@@ -13,7 +13,9 @@ import math
 import numpy as np
 import pytest
 
-corels = pytest.importorskip("corels")
+from _extras import need
+
+corels = need("corels")
 
 from dpmodels.data import load_dataset  # noqa: E402
 from dpmodels.rulelist import OptimalRuleListClassifier  # noqa: E402

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-pydl85 = pytest.importorskip("pydl85")
+from _extras import need
+
+pydl85 = need("pydl85")
 
 from dpmodels.data import load_dataset  # noqa: E402
 from dpmodels.rulelist._base import _binary_matrix  # noqa: E402

@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
+from _extras import need
+
+matplotlib = need("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from .._optional import available, missing
 from ._common import UsageError, _nonneg_int, _pos_int, check_model_path, check_readable, guarded, one_line_errors
 
 __all__ = ["add_parser", "cmd_audit"]
@@ -167,10 +168,8 @@ def cmd_audit(args) -> int:  # noqa: C901 - in the table branch's area (the lear
     if len(outs) == 2 and os.path.realpath(outs[0]) == os.path.realpath(outs[1]):
         raise UsageError("--json and --html name the same file")
     if args.html is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise UsageError("--html draws figures and needs matplotlib: pip install 'dpmodels[plots]'") from None
+        if not available("matplotlib"):
+            raise UsageError(f"--html draws figures: {missing('matplotlib')}")
 
     from ..io import load_model
 

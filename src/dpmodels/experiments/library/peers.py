@@ -60,6 +60,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from ..._optional import require
 from ..paper_002.data import _public_design  # declared bounds scaled to [0, 1], declared categories one-hot
 from ..registry import Cell, Experiment, Skip, register, row
 
@@ -239,6 +240,7 @@ def _estimator(learner: str, eps: float, spec: dict, seed: int, regression: bool
             return gam.DPAdditiveRegressor(label_bounds=spec["label_bounds"], **common), None
         return gam.DPAdditiveClassifier(classes=spec["classes"], **common), None
     if learner == "DP-EBM":
+        require("interpret", "the DP-EBM peer")
         from interpret.privacy import DPExplainableBoostingClassifier, DPExplainableBoostingRegressor
 
         kw: dict = dict(epsilon=eps, random_state=seed, n_jobs=1, feature_types=spec["feature_types"])
@@ -345,6 +347,7 @@ def probe_cell(fits: int = 100, epsilon: float = 0.1, learners=("DP-EBM", "Priva
     rows = []
     for learner in learners:
         if learner == "DP-EBM":
+            require("interpret", "the DP-EBM peer")
             from interpret.privacy import DPExplainableBoostingClassifier
         for which, (X, y) in (("with", D), ("without", Dn)):
             for k in range(int(fits)):

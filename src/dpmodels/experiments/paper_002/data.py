@@ -57,6 +57,7 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
+from ..._optional import available
 from ...data import dataset_schema, load_dataset
 from ...data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
 
@@ -216,13 +217,7 @@ def load_experiment_data(name):
 
 # --------------------------------------------------------------------------- learners
 def _has_diffprivlib() -> bool:
-    try:
-        from ...tree.baselines.diffprivlib import _import_diffprivlib
-
-        _import_diffprivlib()
-    except ImportError:
-        return False
-    return True
+    return available("diffprivlib")
 
 
 def _ordinal(X, meta):

@@ -47,6 +47,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..._optional import available
 from .. import published as pub
 from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
@@ -113,13 +114,7 @@ PAPER_COLUMN = {
 
 
 def has_diffprivlib() -> bool:
-    try:
-        from ...tree.baselines.diffprivlib import _import_diffprivlib
-
-        _import_diffprivlib()
-    except Exception:  # noqa: BLE001 - ImportError, or diffprivlib broken by a newer scikit-learn
-        return False
-    return True
+    return available("diffprivlib")
 
 
 # --------------------------------------------------------------------------- data

@@ -70,6 +70,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from ..._optional import available
 from ...data import load_dataset
 from ..plots import pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
@@ -519,11 +520,7 @@ def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=O
 
 
 def _has_dl85() -> bool:
-    try:
-        import pydl85  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return available("pydl85")
 
 
 DL85_MISSING = (
