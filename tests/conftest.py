@@ -13,9 +13,10 @@ a noisy outcome (``tests/test_cli_audit.py``).
 
 import random
 import secrets
-import zlib
 
 import pytest
+
+from dpmodels.experiments.seeds import derive_seed
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +24,6 @@ def _reproducible_entropy(request, monkeypatch):
     if request.node.get_closest_marker("slow") is not None:
         yield
         return
-    stream = random.Random(zlib.crc32(request.node.nodeid.encode()))
+    stream = random.Random(derive_seed(request.node.nodeid, bits=32))
     monkeypatch.setattr(secrets, "randbits", stream.getrandbits)
     yield

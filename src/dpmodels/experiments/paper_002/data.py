@@ -50,7 +50,6 @@ import math
 import re
 import time
 import warnings
-import zlib
 
 import numpy as np
 import pandas as pd
@@ -60,6 +59,7 @@ from sklearn.tree import DecisionTreeClassifier
 from ..._optional import available
 from ...data import dataset_schema, load_dataset
 from ...data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
+from ..seeds import derive_seed
 
 __all__ = [
     "DATASETS",
@@ -324,10 +324,6 @@ def _applicable(learner, meta, X):
     return True
 
 
-def _seed(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
-
-
 def _one_fold(dataset, learner, epsilons, repeat, fold, folds):
     X, y, meta = _load(dataset)
     tr, te = list(StratifiedKFold(folds, shuffle=True, random_state=repeat).split(X, y))[fold]
@@ -335,7 +331,7 @@ def _one_fold(dataset, learner, epsilons, repeat, fold, folds):
     rows = []
     eps_list = [math.inf] if LEARNERS[learner] == "sklearn" else list(epsilons)
     for eps in eps_list:
-        est, tf = _make(learner, eps, X, meta, _seed(dataset, learner, eps, repeat, fold))
+        est, tf = _make(learner, eps, X, meta, derive_seed(dataset, learner, eps, repeat, fold))
         A, B = (Xtr, Xte) if tf is None else (tf(Xtr), tf(Xte))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # DPGDF's "numerical features ignored", diffprivlib's notes
@@ -450,10 +446,6 @@ def reference_table(df: pd.DataFrame) -> str:
 # --------------------------------------------------------------------------- data and folds of the 002 cells
 COMPAS_TWO_YEARS_BOUNDS = {"age": (18.0, 100.0), "juv_misd_count": (0.0, 20.0), "priors_count": (0.0, 40.0)}
 BOUNDS_FROM_DATA = "bounds read from the training data (leak row in each ledger; the paper's protocol)"
-
-
-def _crc(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
 
 
 @functools.lru_cache(maxsize=6)

@@ -65,7 +65,6 @@ import math
 import os
 import signal
 import time
-import zlib
 
 import numpy as np
 import pandas as pd
@@ -74,6 +73,7 @@ from ..._optional import available
 from ...data import load_dataset
 from ..plots import pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from ..seeds import derive_seed
 
 __all__ = [
     "DATASETS",
@@ -130,10 +130,6 @@ LABELS = {
 }
 MARKERS = {"DL8.5": "o", "OptimalRL": "o", "sklearn_DT": "^", "GreedyRL": "^"}
 LINESTYLES = {"DL8.5": "-", "OptimalRL": "-", "sklearn_DT": "--", "GreedyRL": "--"}
-
-
-def _crc(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
 
 
 # --------------------------------------------------------------------------- data
@@ -1891,7 +1887,7 @@ DP_SUPPORT = 0.01
 
 
 def _fit_rng(*parts):
-    return np.random.default_rng([2024, _crc(*parts)])
+    return np.random.default_rng([2024, derive_seed(*parts)])
 
 
 def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depths=DP_DEPTHS, support=DP_SUPPORT):
