@@ -23,7 +23,6 @@ from dpmodels.audit.likelihood_ratio import (
     rmia_scores,
     tune_rmia_a,
 )
-from dpmodels.data import load_dataset
 from dpmodels.rulelist import DPRuleListClassifier
 
 # ------------------------------------------------------------------------------------------ ROC
@@ -144,8 +143,8 @@ def test_every_attack_has_power_on_a_memorising_tree(memorising, attack):
 
 
 @pytest.fixture(scope="module")
-def dp_rule_list():
-    X, y = load_dataset("compas")
+def dp_rule_list(compas):
+    X, y = compas
     Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=0)
     Xi, Xo, yi, yo = train_test_split(Xt, yt, test_size=0.3, random_state=0)
     m = DPRuleListClassifier(epsilon=0.1, max_rules=5, min_support=0.05, random_state=0).fit(Xi, yi)
@@ -242,8 +241,8 @@ def test_lira_and_rmia_beat_the_loss_threshold_at_low_fpr():
 
 
 @pytest.mark.slow
-def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references():
-    X, y = load_dataset("compas")
+def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references(compas):
+    X, y = compas
     aucs = {a: [] for a in ATTACKS}
     for seed in range(4):
         Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=seed)

@@ -11,15 +11,15 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 from _extras import need
 from dpmodels.audit import ATTACKS, membership_inference, reconstruction_leak, vulnerability
-from dpmodels.data import Binarizer, dataset_schema, load_dataset
+from dpmodels.data import Binarizer, dataset_schema
 from dpmodels.io import LoadedModel, ModelFileError, load_model, save_model
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier
 
 
 @pytest.fixture(scope="module")
-def data():
-    X, y = load_dataset("compas", binarized=False)
+def data(compas_raw):
+    X, y = compas_raw
     return X.iloc[:1200].reset_index(drop=True), y.iloc[:1200].reset_index(drop=True)
 
 
