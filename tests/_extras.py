@@ -12,6 +12,7 @@ __all__ = ["BROWSER_INSTALL", "browser", "need"]
 def need(extra: str):
     """The probing module of the optional ``extra`` (a key of ``dpmodels._optional.EXTRAS``), or a
     skip of the calling test (of its whole module when called at import) saying what to install."""
+    __tracebackhide__ = True  # the skip is reported at the caller's line
     why = missing(extra)
     if why is not None:
         pytest.skip(why, allow_module_level=True)
