@@ -8,12 +8,10 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
+from _extras import need
 from dpmodels.audit import membership_inference
 
-pytest.importorskip("packaging")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # ART warns that PyTorch is absent
-    pytest.importorskip("art")
+need("art")  # probed with warnings silenced (ART warns that PyTorch is absent)
 
 from dpmodels.audit.art_adapter import art_membership_inference  # noqa: E402
 

@@ -9,7 +9,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpmodels.audit import feature_importance_overlap
 from dpmodels.audit.importance import overlap, top_k_features
-from dpmodels.data import load_dataset
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
 
 
@@ -53,9 +52,8 @@ def test_models_reading_different_columns():
     assert rr.I_k >= r.I_k * 2 / 3
 
 
-def test_self_overlap_is_one_for_rule_lists():
-    X, y = load_dataset("compas")
-    X, y = X.iloc[:800], y.iloc[:800]
+def test_self_overlap_is_one_for_rule_lists(compas):
+    X, y = compas[0].iloc[:800], compas[1].iloc[:800]
     g = GreedyRuleListClassifier(max_rules=5, min_support=0.05).fit(X, y)
     for ties in ("positive", "rank"):
         assert feature_importance_overlap(g, g, X, y, k=7, ties=ties, n_repeats=2, random_state=1).I_k == 1.0

@@ -12,6 +12,7 @@ from sklearn.metrics import roc_curve as sk_roc_curve
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
+from _extras import need
 from dpmodels.audit import ATTACKS, evaluate_scores, membership_inference, membership_inference_suite
 from dpmodels.audit._references import inclusion_matrix, learner_factory, true_class_proba
 from dpmodels.audit._roc import roc_auc, roc_curve
@@ -22,7 +23,6 @@ from dpmodels.audit.likelihood_ratio import (
     rmia_scores,
     tune_rmia_a,
 )
-from dpmodels.data import load_dataset
 from dpmodels.rulelist import DPRuleListClassifier
 
 # ------------------------------------------------------------------------------------------ ROC
@@ -143,8 +143,8 @@ def test_every_attack_has_power_on_a_memorising_tree(memorising, attack):
 
 
 @pytest.fixture(scope="module")
-def dp_rule_list():
-    X, y = load_dataset("compas")
+def dp_rule_list(compas):
+    X, y = compas
     Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=0)
     Xi, Xo, yi, yo = train_test_split(Xt, yt, test_size=0.3, random_state=0)
     m = DPRuleListClassifier(epsilon=0.1, max_rules=5, min_support=0.05, random_state=0).fit(Xi, yi)
@@ -172,7 +172,7 @@ def test_result_helpers_and_epsilon_bounds():
 
 
 def test_plot_roc():
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -241,8 +241,8 @@ def test_lira_and_rmia_beat_the_loss_threshold_at_low_fpr():
 
 
 @pytest.mark.slow
-def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references():
-    X, y = load_dataset("compas")
+def test_attacks_stay_at_chance_on_dp_rule_lists_with_many_references(compas):
+    X, y = compas
     aucs = {a: [] for a in ATTACKS}
     for seed in range(4):
         Xt, Xp, yt, yp = train_test_split(X, y, test_size=0.5, random_state=seed)

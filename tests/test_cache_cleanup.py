@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("pyarrow")
+from _extras import need
+
+need("pyarrow")
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "src")
 

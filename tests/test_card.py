@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import BROWSER_INSTALL, browser
 from dpmodels.export.card import model_card, write_model_card
 from dpmodels.io import save_model
 from dpmodels.tree import PrivaTreeClassifier
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = browser()
 
 
 def _data(n=120, seed=0):
@@ -99,7 +100,7 @@ def test_cli_writes_markdown_with_its_picture(files, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no browser: `make browser` installs Debian's chromium")
+@pytest.mark.skipif(CHROMIUM is None, reason=f"no browser: {BROWSER_INSTALL}")
 def test_card_renders_in_headless_chromium(files):
     """The card opens in a real browser with no console error and is drawn (the screenshot in docs/figures
     is rewritten with DPMODELS_WRITE_FIGURES=1)."""

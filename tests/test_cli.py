@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from _extras import need
 from dpmodels.cli import main
 from dpmodels.rulelist import RuleList
 
@@ -48,7 +49,7 @@ def test_bad_input_gives_clean_error(capsys):
 
 def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
     """One id, quick and tiny, through the installed CLI: tidy results, a PNG and the report."""
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     r = run_cli(
         "reproduce",
         "000-fig2",

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import dpmodels
+from _extras import BROWSER_INSTALL, browser
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 # the subprocesses import the dpmodels under test (wherever it is), whatever their working directory
@@ -74,13 +75,12 @@ def readme_fit_command() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory):
+def audited(tmp_path_factory, compas_raw):
     """The README's COMPAS model fitted by the CLI on 300 rows, audited against 300 held-out rows
     and 400 population rows (4 reference models per set: the default suite stays fast)."""
-    from dpmodels.data import load_dataset
 
     d = tmp_path_factory.mktemp("audit")
-    X, y = load_dataset("compas", binarized=False)
+    X, y = compas_raw
     df = X.assign(recid=y)
     df.iloc[:300].to_csv(d / "train.csv", index=False)
     df.iloc[300:600].to_csv(d / "holdout.csv", index=False)
@@ -372,11 +372,11 @@ def test_audit_model_refuses_labels_outside_the_classes(loaded):
 
 
 # ---------------------------------------------------------------------------- a real browser
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = browser()
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no browser: `make browser` installs Debian's chromium")
+@pytest.mark.skipif(CHROMIUM is None, reason=f"no browser: {BROWSER_INSTALL}")
 def test_report_renders_in_headless_chromium(audited):
     """The report opens from a file in a real browser with no console error, and the screenshot
     shows the page drawn (not blank: many distinct colours, the figures' among them)."""
@@ -459,17 +459,16 @@ def test_a_binarized_rule_list_is_audited_too(audited, tmp_path, capsys, monkeyp
     )
 
 
-def test_planted_leak_is_reported_and_a_false_claim_refuted(tmp_path):
+def test_planted_leak_is_reported_and_a_false_claim_refuted(tmp_path, compas_raw, compas_schema):
     """Planted control: a PrivaTree at ε = 10⁴, depth 10 (nearly non-private, memorising 300
     records) saved with a *false* claim of ε = 0.05. The audit must show the leak (Dist_G far below
     the ε = 1 model's ≈ 0.8–0.9, AUC above chance) and refute the claim; seeded, so deterministic."""
     from dpmodels.audit import audit_model
-    from dpmodels.data import dataset_schema, load_dataset
     from dpmodels.io import save_model
     from dpmodels.tree import PrivaTreeClassifier
 
-    X, y = load_dataset("compas", binarized=False)
-    s = dataset_schema("compas")
+    X, y = compas_raw
+    s = compas_schema
     # the criterion this control was calibrated with (the default until issue 24): at ε = 10⁴ it memorises
     est = PrivaTreeClassifier(
         epsilon=1e4, max_depth=10, max_bins=64, split_criterion="error", random_state=1, **s.fit_params()

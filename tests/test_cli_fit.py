@@ -15,7 +15,7 @@ import pytest
 from dpmodels.cli import fit as cli_fit
 from dpmodels.cli import predict as cli_predict
 from dpmodels.cli import schema as cli_schema
-from dpmodels.data import dataset_schema, list_datasets, load_dataset
+from dpmodels.data import dataset_schema, list_datasets
 from dpmodels.io import load_model
 from dpmodels.rulelist import MECHANISMS
 
@@ -32,9 +32,9 @@ def run(*args, module=True, cwd=None):
 
 
 @pytest.fixture(scope="module")
-def csv_path(tmp_path_factory):
+def csv_path(tmp_path_factory, compas_raw):
     """Raw COMPAS with text labels, written as a user's CSV (600 rows: fast fits)."""
-    X, y = load_dataset("compas", binarized=False)
+    X, y = compas_raw
     df = X.astype({c: object for c in X.select_dtypes("category").columns}).iloc[:600].copy()
     df.insert(0, "id", np.arange(600))
     df["recid"] = y.iloc[:600].map({0: "no", 1: "yes"}).to_numpy()
@@ -339,7 +339,7 @@ BAD_INPUTS = [
 
 
 @pytest.fixture(scope="module")
-def bad_runs(csv_path, tmp_path_factory):
+def bad_runs(csv_path, tmp_path_factory, compas_raw, compas_schema):
     """Every bad-input case in its own subprocess, four at a time (most answer in ~0.1 s), after
     writing the files they refer to: a valid model, a model of a future format, a file that is
     not CSV, a CSV lacking columns."""
@@ -349,9 +349,9 @@ def bad_runs(csv_path, tmp_path_factory):
     from dpmodels.tree import PrivaTreeClassifier
 
     d = tmp_path_factory.mktemp("bad")
-    X, y = load_dataset("compas", binarized=False)
+    X, y = compas_raw
     model = d / "m.json"
-    est = PrivaTreeClassifier(max_depth=1, **dataset_schema("compas").fit_params()).fit(X.iloc[:200], y.iloc[:200])
+    est = PrivaTreeClassifier(max_depth=1, **compas_schema.fit_params()).fit(X.iloc[:200], y.iloc[:200])
     doc = json.loads(save_model(est, model).read_text())
     (d / "bad_model.json").write_text(json.dumps({**doc, "format_version": 7}))
     (d / "bad.csv").write_bytes(b"\xff\xfe\x00a,b\n\x00\x01")

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from sklearn.base import BaseEstimator
 from sklearn.pipeline import make_pipeline
 
+from _extras import need
 from dpmodels.data import Binarizer
 from dpmodels.gam import DPAdditiveClassifier, DPAdditiveRegressor
 from dpmodels.io import load_model, model_from_dict, model_to_dict, save_model
@@ -77,7 +78,7 @@ DECLARED = dict(bounds=BOUNDS, categories=CATS, classes=CLASSES)
 
 def _diffprivlib(name):
     def build(**kw):
-        pytest.importorskip("diffprivlib")
+        need("diffprivlib")
         cls = getattr(importlib.import_module("dpmodels.tree.baselines"), name)
         return cls(**kw)
 
@@ -514,7 +515,7 @@ def test_schema_reuse_keeps_data_sources(csv_path, tmp_path, capsys, via):
 # ------------------------------------------------------------------------ partitioned input
 @pytest.mark.parametrize("leak", [None, "undeclared label set (refused)", "data-sourced bound (refused)", "seeded"])
 def test_parquet_fit_verdict(tmp_path, leak):
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     from dpmodels.data import ParquetSource
 
     X, y = _raw()
@@ -543,7 +544,7 @@ def test_parquet_fit_verdict(tmp_path, leak):
 
 @pytest.mark.parametrize("leak", [None, "undeclared label set"])
 def test_dask_fit_verdict(leak):
-    dd = pytest.importorskip("dask.dataframe")
+    dd = need("dask")
     X, y = _raw()
     ddf = dd.from_pandas(X.assign(label=y), npartitions=2)
     params = {**DECLARED, "classes": None} if leak else DECLARED

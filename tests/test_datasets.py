@@ -290,8 +290,8 @@ def test_raw_adult_details():
     assert "income" not in X.columns
 
 
-def test_raw_compas_features_no_leakage():
-    X, y = load_dataset("compas", binarized=False)
+def test_raw_compas_features_no_leakage(compas_raw):
+    X, y = compas_raw
     assert list(X.columns) == [
         "sex", "age", "age_cat", "race", "juv_fel_count", "juv_misd_count",
         "juv_other_count", "priors_count", "c_charge_degree",

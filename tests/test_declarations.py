@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _extras import need
 from dpmodels.data import Binarizer
 from dpmodels.io import model_to_dict
 from dpmodels.privacy import BudgetAccountant, PrivacyLeakWarning
@@ -476,7 +477,7 @@ def test_text_dtype_column_codes_as_its_object_column(declared, cells, storage):
     """A pandas string column (Dask's Parquet text) takes its own path: the same codes as the
     same values in an object column, missing values unknown."""
     if storage == "pyarrow":
-        pytest.importorskip("pyarrow")
+        need("pyarrow")
     col = pd.Series(cells, dtype=pd.StringDtype(storage))
     obj = np.empty(len(cells), dtype=object)
     obj[:] = cells

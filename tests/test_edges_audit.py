@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.audit import add_one, audit_estimator
 from dpmodels.privacy import PrivacyLeakWarning
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier
@@ -164,7 +165,7 @@ def test_edges_pass_the_audit(name, case):
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("name", ["DiffprivlibTreeClassifier", "DPLogisticRegression"])
 def test_edges_pass_the_audit_diffprivlib(name, case):
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     from dpmodels.tree import baselines
 
     Est = getattr(baselines, name)
@@ -299,7 +300,7 @@ def test_no_declared_classes_means_a_leak_row(Est, kw):
 
 
 def test_no_declared_classes_means_a_leak_row_diffprivlib():
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     from dpmodels.tree.baselines import DiffprivlibTreeClassifier, DPLogisticRegression
 
     X, y, _, _, _ = tree_data("declared, absent")

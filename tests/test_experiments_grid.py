@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.experiments import grid
 from dpmodels.experiments.paper_000.accuracy import accuracy_cell, noise_cell
 from dpmodels.experiments.registry import (
@@ -155,7 +156,7 @@ def test_joblib_equals_serial_and_resumes(tmp_path):
 
 
 def test_dask_local_cluster_gives_the_joblib_rows(tmp_path):
-    pytest.importorskip("distributed")
+    need("distributed")
     cells = _small_cells()
     _, ref = _rows(tmp_path / "joblib", cells, workers=2)
     _, dk = _rows(tmp_path / "dask", cells, workers=2, dask="local")

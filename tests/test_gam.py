@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from _extras import need
 from dpmodels.gam import AdditiveModel, DPAdditiveClassifier, DPAdditiveRegressor
 from dpmodels.gam.estimator import default_rounds
 from dpmodels.privacy import PrivacyLeakWarning, samplers
@@ -412,7 +413,7 @@ def test_partitioned_fit_needs_every_declaration_and_checks_before_release():
 
 
 def test_parquet_source_gives_the_in_memory_model(tmp_path):
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     from dpmodels.data import ParquetSource
 
     X, y = _data(n=300, seed=6)

@@ -5,8 +5,8 @@ import json
 
 import numpy as np
 import pandas as pd
-import pytest
 
+from _extras import need
 from dpmodels.cli import main
 from test_cli import run_cli
 
@@ -102,7 +102,7 @@ def test_audit_of_an_additive_model_says_dist_g_does_not_apply(tmp_path, capsys)
 def test_parquet_fit_is_the_csv_fit(tmp_path, capsys):
     """`dpmodels fit --data x.parquet --model dp-gam` streams record batches: under the same seed
     the model file holds the same model as the CSV fit's."""
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     data, df = _csv(tmp_path)
     df.to_parquet(tmp_path / "d.parquet", index=False)
     args = ["--label", "y", "--drop", "hours", "--model", "dp-gam", *DECL, "--classes", "0", "1", "--epsilon", "2"]

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("matplotlib")
+from _extras import need
+
+need("matplotlib")
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")

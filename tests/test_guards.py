@@ -80,8 +80,8 @@ def test_the_refusal_does_not_depend_on_the_records():
     assert msgs[0] == msgs[1]
 
 
-def test_overrides_context_manager_and_environment(monkeypatch):
-    X, y = load_dataset("compas")  # 27 columns, width 3: 24,858 candidates
+def test_overrides_context_manager_and_environment(monkeypatch, compas):
+    X, y = compas  # 27 columns, width 3: 24,858 candidates
     with limits(max_candidates=1000):
         with pytest.raises(ResourceLimitError, match="24,858 candidate rules"):
             GreedyRuleListClassifier(max_width=3).fit(X.iloc[:50], y.iloc[:50])
@@ -126,9 +126,9 @@ def test_deep_privatree_is_refused_from_public_sizes_only():
     assert est["memory_bytes"] > 8 * 2**30
 
 
-def test_greedy_trees_are_refused_by_their_time_estimate():
-    X, y = load_dataset("compas", binarized=False)
-    s = dataset_schema("compas")
+def test_greedy_trees_are_refused_by_their_time_estimate(compas_raw, compas_schema):
+    X, y = compas_raw
+    s = compas_schema
     with pytest.raises(ResourceLimitError, match="2,097,151 nodes: estimated"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -137,9 +137,9 @@ def test_greedy_trees_are_refused_by_their_time_estimate():
         BDPTClassifier(max_depth=20, **s.fit_params()).fit(X, y)
 
 
-def test_warnings_compare_with_declared_n_only():
-    X, y = load_dataset("compas", binarized=False)
-    s = dataset_schema("compas")
+def test_warnings_compare_with_declared_n_only(compas_raw, compas_schema):
+    X, y = compas_raw
+    s = compas_schema
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         PrivaTreeClassifier(epsilon=1.0, max_depth=10, n_public=100, **s.fit_params()).fit(X.iloc[:200], y.iloc[:200])
@@ -161,13 +161,13 @@ def test_progress_is_silent_off_a_terminal_and_forced_by_the_environment(monkeyp
     assert guards.progress(it) is it
 
 
-def test_moderate_fits_pass_silently():
-    X, y = load_dataset("compas")
+def test_moderate_fits_pass_silently(compas, compas_raw, compas_schema):
+    X, y = compas
     with warnings.catch_warnings():
         warnings.simplefilter("error", CostWarning)
         DPRuleListClassifier(max_width=2).fit(X, y)
-        Xr, yr = load_dataset("compas", binarized=False)
-        PrivaTreeClassifier(max_depth=6, **dataset_schema("compas").fit_params()).fit(Xr, yr)
+        Xr, yr = compas_raw
+        PrivaTreeClassifier(max_depth=6, **compas_schema.fit_params()).fit(Xr, yr)
     assert np.isfinite(
         guards.check_tree_size("PrivaTree", max_depth=4, n_features=9, n_bins=10, n_classes=2)["memory_bytes"]
     )

@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dpmodels.data import dataset_schema, load_dataset
+from _extras import need
+from dpmodels.data import dataset_schema
 from dpmodels.io import FORMAT_VERSION, LoadedModel, ModelFileError, load_model, model_from_dict, save_model
 from dpmodels.rulelist import (
     DPRuleListClassifier,
@@ -21,9 +22,9 @@ from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
 
 @pytest.fixture(scope="module")
-def data():
-    Xb, yb = load_dataset("compas")
-    Xr, yr = load_dataset("compas", binarized=False)
+def data(compas, compas_raw):
+    Xb, yb = compas
+    Xr, yr = compas_raw
     return (Xb.iloc[:2000], yb.iloc[:2000]), (Xr.iloc[:2000], yr.iloc[:2000])
 
 
@@ -228,12 +229,11 @@ def test_output_paths_are_checked_and_writes_are_atomic(data, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]  # no temporary file left
 
 
-def test_dl85_round_trip(tmp_path):
-    pytest.importorskip("pydl85")
+def test_dl85_round_trip(tmp_path, compas):
+    need("pydl85")
     from dpmodels.tree.optimal import DL85Classifier
 
-    X, y = load_dataset("compas")
-    X, y = X.iloc[:500, :12], y.iloc[:500]
+    X, y = compas[0].iloc[:500, :12], compas[1].iloc[:500]
     est = DL85Classifier(max_depth=2).fit(X, y)
     m = load_model(save_model(est, tmp_path / "m.json"))
     assert np.array_equal(m.predict(X), est.predict(X))
@@ -241,15 +241,14 @@ def test_dl85_round_trip(tmp_path):
     assert json.loads((tmp_path / "m.json").read_text())["extra"]["optimal"] in (True, False)
 
 
-def test_pipeline_with_a_binarizer_round_trip_on_raw_frames(tmp_path):
+def test_pipeline_with_a_binarizer_round_trip_on_raw_frames(tmp_path, compas_raw, compas_schema):
     from sklearn.pipeline import make_pipeline
 
     from dpmodels.data import Binarizer
     from dpmodels.privacy import BudgetAccountant
 
-    X, y = load_dataset("compas", binarized=False)
-    X, y = X.iloc[:2000], y.iloc[:2000]
-    s = dataset_schema("compas")
+    X, y = compas_raw[0].iloc[:2000], compas_raw[1].iloc[:2000]
+    s = compas_schema
     acc = BudgetAccountant(1.0)
     pipe = make_pipeline(
         Binarizer(epsilon=0.1, bounds=s.bounds, categories=s.categories, accountant=acc),
@@ -272,14 +271,13 @@ def test_pipeline_with_a_binarizer_round_trip_on_raw_frames(tmp_path):
     assert np.array_equal(m.predict(Xo), pipe.predict(Xo))
 
 
-def test_pipeline_without_accountant_sums_the_budgets(tmp_path):
+def test_pipeline_without_accountant_sums_the_budgets(tmp_path, compas_raw, compas_schema):
     from sklearn.pipeline import make_pipeline
 
     from dpmodels.data import Binarizer
 
-    X, y = load_dataset("compas", binarized=False)
-    X, y = X.iloc[:1000], y.iloc[:1000]
-    s = dataset_schema("compas")
+    X, y = compas_raw[0].iloc[:1000], compas_raw[1].iloc[:1000]
+    s = compas_schema
     pipe = make_pipeline(
         Binarizer(epsilon=0.2, bounds=s.bounds, categories=s.categories), DPRuleListClassifier(epsilon=0.5)
     ).fit(X, y)

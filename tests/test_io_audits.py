@@ -9,16 +9,17 @@ import numpy as np
 import pytest
 from sklearn.pipeline import Pipeline, make_pipeline
 
+from _extras import need
 from dpmodels.audit import ATTACKS, membership_inference, reconstruction_leak, vulnerability
-from dpmodels.data import Binarizer, dataset_schema, load_dataset
+from dpmodels.data import Binarizer, dataset_schema
 from dpmodels.io import LoadedModel, ModelFileError, load_model, save_model
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier
 
 
 @pytest.fixture(scope="module")
-def data():
-    X, y = load_dataset("compas", binarized=False)
+def data(compas_raw):
+    X, y = compas_raw
     return X.iloc[:1200].reset_index(drop=True), y.iloc[:1200].reset_index(drop=True)
 
 
@@ -165,7 +166,7 @@ def test_membership_attacks_on_a_saved_pipeline_rebuild_it(saved, data, monkeypa
 
 
 def test_art_attack_takes_a_file(saved, data):
-    pytest.importorskip("art")
+    need("art")
     from dpmodels.audit.art_adapter import art_membership_inference
 
     X, y = data

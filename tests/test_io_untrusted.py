@@ -150,14 +150,13 @@ def test_the_allow_lists_name_the_classes_they_hold():
         assert "importlib" not in module.read_text(), module.name
 
 
-def test_saving_a_class_outside_the_allow_list_is_refused(tmp_path):
-    from dpmodels.data import load_dataset
+def test_saving_a_class_outside_the_allow_list_is_refused(tmp_path, compas):
     from dpmodels.rulelist import GreedyRuleListClassifier
 
     class Mine(GreedyRuleListClassifier):
         pass
 
-    X, y = load_dataset("compas")
+    X, y = compas
     est = Mine(max_rules=2).fit(X.iloc[:300], y.iloc[:300])
     with pytest.raises(TypeError, match="estimator_classes"):
         dio.save_model(est, tmp_path / "m.json")

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.experiments import run as run_module
 from dpmodels.experiments.grid import read_frame, results_path
 from dpmodels.experiments.library import peers
@@ -107,14 +108,14 @@ def test_ours_name_the_probed_category_whether_or_not_the_record_is_there():
 
 
 def test_dpebm_cannot_name_a_category_absent_from_its_data():
-    pytest.importorskip("interpret", reason="DP-EBM needs the optional extra dpmodels[peers]")
+    need("interpret")
     rows = peers.probe_cell(fits=2, epsilon=0.1, learners=("DP-EBM",))
     without = [r["value"] for r in rows if json.loads(r["parameters"])["neighbour"] == "without"]
     assert without == [0.0, 0.0] and all(r["delta"] == 1e-5 for r in rows)
 
 
 def test_dpebm_cell_scores_with_declared_bounds():
-    pytest.importorskip("interpret", reason="DP-EBM needs the optional extra dpmodels[peers]")
+    need("interpret")
     rows = peers.fit_cell("german", "DP-EBM", 0, (1.0,))
     assert {r["metric"] for r in rows} == {"accuracy", "roc_auc", "brier"}
     assert all(r["delta"] == 1e-5 and r["epsilon"] == 1.0 for r in rows)

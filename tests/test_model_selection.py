@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from dpmodels.data import dataset_schema, load_dataset
+from dpmodels.data import load_dataset
 from dpmodels.model_selection import PrivateSearch, ProxySearch, accuracy_vs_epsilon
 from dpmodels.privacy import PrivacyLeakWarning, PrivacyLedger
 from dpmodels.privacy.private_selection import random_stopping_selection, runs_cap, truncation_delta
@@ -18,9 +18,10 @@ from dpmodels.tree import PrivaTreeClassifier
 
 
 @pytest.fixture(scope="module")
-def compas():
-    X, y = load_dataset("compas", binarized=False)
-    return X.iloc[:1500], y.iloc[:1500], dataset_schema("compas")
+def compas(compas_raw, compas_schema):
+    """The first 1,500 rows of raw COMPAS and its schema (overrides the suite's ``compas``)."""
+    X, y = compas_raw
+    return X.iloc[:1500], y.iloc[:1500], compas_schema
 
 
 def test_runs_cap_is_the_smallest_cap_within_delta():

@@ -13,7 +13,9 @@ import math
 import numpy as np
 import pytest
 
-corels = pytest.importorskip("corels")
+from _extras import need
+
+corels = need("corels")
 
 from dpmodels.data import load_dataset  # noqa: E402
 from dpmodels.rulelist import OptimalRuleListClassifier  # noqa: E402
@@ -65,9 +67,8 @@ def test_same_optimum_as_corels_on_random_instances(seed):
 
 
 @pytest.mark.parametrize("c", [0.01, pytest.param(0.005, marks=pytest.mark.slow)])
-def test_same_optimum_as_corels_on_compas(c):
-    X, y = load_dataset("compas")
-    X, y = X.to_numpy(), y.to_numpy()
+def test_same_optimum_as_corels_on_compas(c, compas):
+    X, y = compas[0].to_numpy(), compas[1].to_numpy()
     a, la = ours(X, y, c, 0.01)
     b, lb = corels_objective(X, y, c, 0.01)
     assert math.isclose(a, b, rel_tol=0, abs_tol=1e-9), (a, b, la, lb)

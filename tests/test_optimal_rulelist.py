@@ -173,12 +173,6 @@ def _adult(frac=0.1, seed=0):
     return X.iloc[idx].reset_index(drop=True), y.iloc[idx].reset_index(drop=True)
 
 
-@pytest.fixture(scope="module")
-def compas():
-    X, y = load_dataset("compas")
-    return X, y
-
-
 def test_certificate_on_compas_is_consistent(compas):
     X, y = compas
     m = OptimalRuleListClassifier(max_rules=6, min_support=0.01).fit(X, y)

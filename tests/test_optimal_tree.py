@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-pydl85 = pytest.importorskip("pydl85")
+from _extras import need
+
+pydl85 = need("pydl85")
 
 from dpmodels.data import load_dataset  # noqa: E402
 from dpmodels.rulelist._base import _binary_matrix  # noqa: E402
@@ -77,9 +79,8 @@ def test_no_admissible_root_split_gives_the_single_leaf():
     assert m.tree_.n_nodes == 1 and m.optimal_ and m.train_errors_ == 6
 
 
-def test_same_predictions_as_pydl85_and_exact_counts():
-    X, y = load_dataset("compas")
-    X, y = X.iloc[:2000], y.iloc[:2000]
+def test_same_predictions_as_pydl85_and_exact_counts(compas):
+    X, y = compas[0].iloc[:2000], compas[1].iloc[:2000]
     m = DL85Classifier(max_depth=3, min_sup=0.02).fit(X, y)
     raw = pydl85.DL85Classifier(max_depth=3, min_sup=math.ceil(0.02 * 2000), depth_two_special_algo=False)
     raw.fit(X.to_numpy(), y.to_numpy())

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.experiments.paper_002 import authors
 
 
@@ -29,7 +30,7 @@ def test_the_environment_variable_names_the_checkout(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not os.environ.get(authors.AUTHORS_PRIVATREE_ENV), reason="no checkout of the authors' code given")
 def test_the_authors_tree_fits_and_predicts():
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, size=(400, 3))
     y = (X[:, 0] > 0.5).astype(int)
@@ -88,7 +89,7 @@ def test_a_cell_refuses_a_checkout_with_other_code(tmp_path, monkeypatch):
 def test_002_authors_quick_runs_both_learners_on_the_same_splits(tmp_path):
     """Side environment with a checkout: the quick id fits the authors' PrivaTree and ours on the
     same splits and writes the paired table."""
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     from dpmodels.experiments import run
     from dpmodels.experiments.registry import Size
 

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
+from _extras import need
 from dpmodels.experiments.paper_002 import authors, authors_tables
 from dpmodels.experiments.paper_002.authors_tables import (
     GRID_QUANTILES,
@@ -91,7 +92,7 @@ def test_the_table_adds_the_authors_series_and_the_agreement_lines():
 
 @pytest.mark.skipif(not os.environ.get(authors.AUTHORS_PRIVATREE_ENV), reason="no checkout of the authors' code given")
 def test_the_authors_cell_runs_on_our_folds():
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     ck = str(authors.authors_checkout())
     learners = (*authors_tables.TABLE_LEARNERS, GRID_QUANTILES)
     rows = authors_tables.authors_accuracy_cell("vote", "uci", 0, 0, 5, (1.0,), ck, learners=learners)
@@ -128,7 +129,7 @@ def test_the_authors_bdpt_loses_breast_w_to_an_unwritten_threshold_slot():
     threshold arrays get a third, never-written slot; predicting through the written slots only,
     the same fitted trees are far more accurate (the paper's BDPT column on breast-w is below the
     majority rate, .650)."""
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     ck = str(authors.authors_checkout())
     names = ("BDPT (authors' code)", authors_tables.BDPT_FILLED)
     rows = []

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.experiments import grid, registry, run
 from dpmodels.experiments.paper_000.accuracy import noise_cell
 from dpmodels.experiments.paper_002 import data as p2data
@@ -27,7 +28,7 @@ SRC = str(Path(p2.__file__).resolve().parents[3])
 
 
 def _needs_diffprivlib():
-    pytest.importorskip("diffprivlib")  # absent, or broken by scikit-learn >= 1.8 (an ImportError)
+    need("diffprivlib")  # absent, or broken by a newer scikit-learn
 
 
 # ----------------------------------------------------------------------------- everywhere

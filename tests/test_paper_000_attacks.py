@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.experiments.paper_000 import attacks as E
 from dpmodels.experiments.paper_000.protocol import pipeline_cells
 
@@ -62,7 +63,7 @@ def test_mia_frames_epsilon_table_and_figures(tmp_path):
     et = E.epsilon_table(scores)
     assert len(et) == 2 and (et.eps_lb >= 0).all() and (et.eps_hat >= 0).all()
     assert "| german | PrivaTree | 1 |" in E.mia_markdown(metrics)
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     assert E.plot_fig6(scores, tmp_path / "fig6.png").exists()
     t2 = _frame(
         E.table2_cells(datasets=("german",), epsilons=(1.0, 10.0), learners=("gl-laplace",), runs=1, n_permutations=0)

@@ -13,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
+from _extras import need
+from dpmodels._optional import available
 from dpmodels.audit import reconstruction_leak
 from dpmodels.experiments.paper_003 import reconstruction as p3
 from dpmodels.experiments.registry import ROW_FIELDS, Cell, Size, Skip, all_experiments, get, row
@@ -169,7 +171,7 @@ def test_rule_list_cells_equal_direct_calls_and_respect_the_support():
 
 
 def test_dl85_cell_equals_direct_call():
-    pytest.importorskip("pydl85")
+    need("pydl85")
     from dpmodels.tree.optimal import DL85Classifier
 
     rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
@@ -198,7 +200,7 @@ def test_address_space_limit_turns_a_runaway_allocation_into_memory_error():
 
 
 def test_dl85_cell_out_of_memory_is_a_row_not_a_crash(monkeypatch):
-    pytest.importorskip("pydl85")
+    need("pydl85")
     from dpmodels.tree import optimal
 
     def runaway(self, X, y):  # what PyDL8.5's std::bad_alloc becomes under the cap
@@ -213,7 +215,7 @@ def test_dl85_cell_out_of_memory_is_a_row_not_a_crash(monkeypatch):
 
 def test_dl85_cell_whose_process_is_killed_is_a_row_not_a_crash(monkeypatch):
     """The OS's OOM killer ends the forked fit: the worker survives and records it."""
-    pytest.importorskip("pydl85")
+    need("pydl85")
     import os
     import signal
 
@@ -361,9 +363,7 @@ def test_reproduce_003_fig3_quick_in_a_subprocess(tmp_path):
     assert any((tmp_path / "003-fig2" / f"results.{ext}").exists() for ext in ("parquet", "csv"))
     table = (tmp_path / "003-fig3" / "table.md").read_text()
     assert "CORELS" in table and "OptimalRL" in table
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+    if not available("matplotlib"):
         return
     assert (tmp_path / "003-fig3" / "003-fig3.png").stat().st_size > 1000
 
@@ -673,7 +673,7 @@ def test_depth_breakdown_and_the_certified_table():
 
 
 def test_fig4_marks_fits_the_time_limit_stopped(tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     vals = {}
     for sd in range(3):
         q = {f"per_record_q{k}": 0.6 + 0.003 * k for k in range(101)}

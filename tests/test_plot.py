@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-matplotlib = pytest.importorskip("matplotlib")
+from _extras import need
+
+matplotlib = need("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
@@ -30,8 +32,9 @@ FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
 
 
 @pytest.fixture(scope="module")
-def compas_raw():
-    X, y = load_dataset("compas", binarized=False)
+def compas_raw(compas_raw):
+    """The first 3,000 rows of raw COMPAS (overrides the suite's ``compas_raw``)."""
+    X, y = compas_raw
     return X.iloc[:3000], y.iloc[:3000]
 
 
@@ -44,8 +47,8 @@ def tree(compas_raw):
 
 
 @pytest.fixture(scope="module")
-def rule_list():
-    X, y = load_dataset("compas")
+def rule_list(compas):
+    X, y = compas
     return DPRuleListClassifier(epsilon=1.0, max_rules=4, random_state=0).fit(X, y)
 
 

@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
 
-pytest.importorskip("matplotlib")
+from _extras import need
+
+need("matplotlib")
 
 from dpmodels.data import dataset_schema, load_dataset  # noqa: E402
 from dpmodels.export._common import resolve  # noqa: E402

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("matplotlib")
+from _extras import need
+
+need("matplotlib")
 
 from dpmodels.audit import evaluate_scores  # noqa: E402
 from dpmodels.experiments import plots  # noqa: E402

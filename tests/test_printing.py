@@ -10,20 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmodels._format import count_cell, significant
-from dpmodels.data import dataset_schema, load_dataset
+from dpmodels.data import dataset_schema
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, Rule, RuleList
 from dpmodels.tree import PrivaTreeClassifier, Tree
 from dpmodels.tree.baselines import BDPTClassifier, DPGDFClassifier
 
 
 @pytest.fixture(scope="module")
-def compas():
-    return load_dataset("compas")
-
-
-@pytest.fixture(scope="module")
-def compas_raw():
-    X, y = load_dataset("compas", binarized=False)
+def compas_raw(compas_raw):
+    """The first 1,500 rows of raw COMPAS (overrides the suite's ``compas_raw``)."""
+    X, y = compas_raw
     return X.iloc[:1500], y.iloc[:1500]
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.data.private_schema import (
     bounds_from_noisy_histogram,
     draft_private_schema,
@@ -276,7 +277,7 @@ def test_audit_of_the_draft_on_a_neighbouring_pair_with_a_planted_control(monkey
 
 
 def test_a_dp_drafted_schema_with_parquet_data_is_refused_before_anything_is_spent(tmp_path, capsys):
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     from dpmodels.cli import main
 
     X, y = table(200)

@@ -349,15 +349,14 @@ def test_rdp_selection_passes_the_audit_and_the_planted_leaks_are_flagged():
 
 
 @pytest.mark.slow
-def test_private_search_with_the_rdp_tuner_passes_the_audit():
+def test_private_search_with_the_rdp_tuner_passes_the_audit(compas_raw, compas_schema):
     from dpmodels.audit import add_one, audit_estimator
-    from dpmodels.data import dataset_schema, load_dataset
     from dpmodels.model_selection import PrivateSearch
     from dpmodels.tree import PrivaTreeClassifier
 
-    X, y = load_dataset("compas", binarized=False)
+    X, y = compas_raw
     X, y = X.iloc[:150].reset_index(drop=True), y.iloc[:150].reset_index(drop=True)
-    s = dataset_schema("compas")
+    s = compas_schema
     X2, y2 = add_one(X, y, X.iloc[0], 1 - int(y.iloc[0]))
 
     def make(seed):

@@ -567,15 +567,13 @@ def _region_violations(t, bounds):
     return num, out, cat, triv
 
 
-def test_no_split_outside_its_node_region_on_raw_compas():
+def test_no_split_outside_its_node_region_on_raw_compas(compas_raw, compas_schema):
     """A split is chosen only among tests that cut its node's region: over 40 fits at each
     ε ∈ {0.1, 1} on raw COMPAS (depth 4, documented schema), no numerical split lies outside its
     node's region and no categorical split is trivial (the code before the restriction: 207 of
     1,028 numerical splits outside, 4 trivial)."""
-    from dpmodels.data import dataset_schema, load_dataset
-
-    X, y = load_dataset("compas", binarized=False)
-    schema = dataset_schema("compas")
+    X, y = compas_raw
+    schema = compas_schema
     total = np.zeros(4, dtype=int)
     for eps in (0.1, 1.0):
         for seed in range(40):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _extras import need
 from dpmodels.audit import audit_estimator
 from dpmodels.io import load_model, save_model
 from dpmodels.privacy import PrivacyLeakWarning
@@ -377,7 +378,7 @@ def test_against_sklearn_tree_on_california_medinc():
 
 
 def test_diffprivlib_linear_regression_baseline_runs_when_importable():
-    pytest.importorskip("diffprivlib.models", exc_type=ImportError)
+    need("diffprivlib")
     from dpmodels.experiments.library.regression import _diffprivlib_linear, load_task
 
     X, y, bounds, lb = load_task("diabetes")

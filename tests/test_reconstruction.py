@@ -14,6 +14,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
+from _extras import need
 from _paper_recursion import paper_capture_counts
 from dpmodels.audit import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
 from dpmodels.audit._model_count import capture_counts
@@ -571,7 +572,7 @@ def test_errors():
 
 
 def test_plot_per_record_cdf():
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
+from dpmodels._optional import available
 from dpmodels.io import load_model, save_model
 from dpmodels.tree import PrivaTreeRegressor
 
@@ -60,7 +62,7 @@ def test_graphviz_of_a_regression_tree_shows_each_leaf_value_and_count(fitted):
 
 
 def test_figures_of_a_regression_tree(fitted, tmp_path):
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     from dpmodels.export import plot_model, save_model_figure
 
     est, m, _, _ = fitted
@@ -98,13 +100,5 @@ def test_audit_of_a_regressor_attacks_the_squared_error(fitted):
     assert d["vulnerability"] is None and "V" not in d["numbers"] and d["numbers"]["auc.threshold"] == r.auc
     with pytest.raises(ValueError, match="must be numbers"):
         audit_model(m, X, np.array(["a"] * len(y), dtype=object), Xo, yo, n_permutations=0)
-    html = a.to_html() if _has_matplotlib() else ""
+    html = a.to_html() if available("matplotlib") else ""
     assert not html or "not defined for a regression model" in html
-
-
-def _has_matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True

@@ -3,21 +3,21 @@ scikit-learn does."""
 
 import pytest
 
-from dpmodels.data import dataset_schema, load_dataset
 from dpmodels.gam import DPAdditiveClassifier
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
 
 
 @pytest.fixture(scope="module")
-def compas():
-    X, y = load_dataset("compas", binarized=False)
-    return X.iloc[:400], y.iloc[:400], dataset_schema("compas")
+def small(compas_raw, compas_schema):
+    """The first 400 rows of raw COMPAS and its schema."""
+    X, y = compas_raw
+    return X.iloc[:400], y.iloc[:400], compas_schema
 
 
-def _fits(compas):
-    X, y, s = compas
-    Xb, yb = load_dataset("compas")
+def _fits(small, compas):
+    X, y, s = small
+    Xb, yb = compas
     num = X.select_dtypes("number")
     return [
         PrivaTreeClassifier(epsilon=1.0, random_state=0, **s.fit_params()).fit(X, y),
@@ -33,8 +33,8 @@ def _fits(compas):
     ]
 
 
-def test_fitted_models_show_their_text_and_verdict(compas):
-    for est in _fits(compas):
+def test_fitted_models_show_their_text_and_verdict(small, compas):
+    for est in _fits(small, compas):
         page = est._repr_html_()
         bundle = est._repr_mimebundle_()
         assert bundle["text/html"] == page and bundle["text/plain"] == repr(est)
@@ -43,8 +43,8 @@ def test_fitted_models_show_their_text_and_verdict(compas):
         assert "NOT PRIVATE against whoever knows the seed" in page  # seeded here: the verdict says so
 
 
-def test_text_is_escaped(compas):
-    X, y, s = compas
+def test_text_is_escaped(small):
+    X, y, s = small
     X = X.rename(columns={"age": "<b>age</b>"})
     bounds = {("<b>age</b>" if k == "age" else k): v for k, v in s.bounds.items()}
     est = PrivaTreeClassifier(epsilon=1.0, max_depth=2, random_state=0, classes=s.classes, categories=s.categories,

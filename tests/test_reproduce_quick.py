@@ -7,12 +7,13 @@ import time
 
 import pytest
 
+from _extras import need
 from dpmodels.experiments.registry import all_experiments
 
 
 @pytest.mark.slow
 def test_reproduce_all_quick_under_15_minutes(tmp_path):
-    pytest.importorskip("matplotlib")
+    need("matplotlib")
     t = time.perf_counter()
     r = subprocess.run(
         [

@@ -225,9 +225,8 @@ def test_german_binarization_declares_no_groups():
 
 
 # ------------------------------------------------------------------ learners
-def test_learners_read_the_groups_from_attrs_or_the_parameter():
-    X, y = load_dataset("compas")
-    X, y = X.iloc[:1500], y.iloc[:1500]
+def test_learners_read_the_groups_from_attrs_or_the_parameter(compas):
+    X, y = compas[0].iloc[:1500], compas[1].iloc[:1500]
     auto = GreedyRuleListClassifier().fit(X, y)
     off = GreedyRuleListClassifier(feature_groups=None).fit(X, y)
     Xplain = pd.DataFrame(X.to_numpy(), columns=X.columns)  # no attrs

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmodels.data import load_dataset
 from dpmodels.experiments.paper_000.batch import MemoSplitStats, SharedSplit, _PairTable
 from dpmodels.rulelist import DPRuleListClassifier
 from dpmodels.rulelist.candidates import RuleCandidates
@@ -18,8 +17,8 @@ from dpmodels.rulelist.split_stats import SplitStats
 
 
 @pytest.fixture(scope="module")
-def compas_split():
-    X, y = load_dataset("compas")
+def compas_split(compas):
+    X, y = compas
     rng = np.random.default_rng(0)
     idx = rng.permutation(len(X))[:1500]
     return X.iloc[idx].reset_index(drop=True), y.iloc[idx].reset_index(drop=True)

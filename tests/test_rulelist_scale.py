@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.guards import ResourceLimitError, limits, rule_list_memory
 from dpmodels.rulelist import DPRuleListClassifier
 
@@ -70,7 +71,7 @@ def _same(m1, m2):
 
 
 def _write(tmp_path, X, y, cuts, name="d"):
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     d = tmp_path / name
     d.mkdir()
     df = X.assign(label=y)
@@ -178,7 +179,7 @@ def test_binarizer_then_rule_list_on_parquet_one_accountant(tmp_path, cuts):
 # ---------------------------------------------------------------------------- Dask
 @pytest.fixture
 def dd():
-    return pytest.importorskip("dask.dataframe")
+    return need("dask")
 
 
 @pytest.mark.parametrize("nparts", [1, 3, 7])
@@ -193,7 +194,7 @@ def test_rule_list_dask_equals_in_memory(dd, nparts):
 
 
 def test_rule_list_dask_local_cluster_binarized_equals_in_memory(dd):
-    distributed = pytest.importorskip("distributed")
+    distributed = need("distributed")
     from dpmodels.data import DaskSource
 
     X, y = _raw(seed=5)
@@ -280,7 +281,7 @@ def test_binarizer_then_rule_list_dask_one_accountant_equals_in_memory(dd, npart
 def test_binarizer_then_rule_list_dask_local_cluster_one_accountant(dd):
     """Same on a threaded ``LocalCluster`` (``processes=False``): the passes run as tasks on
     ``distributed``'s workers, partitions of unequal sizes."""
-    distributed = pytest.importorskip("distributed")
+    distributed = need("distributed")
     X, y = _raw(seed=11)
     ddf = dd.from_pandas(X.assign(label=y), npartitions=3, sort=False)
     p1 = _pipeline(2).fit(X, y)

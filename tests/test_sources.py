@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("pyarrow")
+from _extras import need
+
+need("pyarrow")
 
 from dpmodels.data import ParquetSource  # noqa: E402
 from dpmodels.data.counts import counts  # noqa: E402
@@ -225,7 +227,7 @@ def test_partitioned_input_refuses_what_it_cannot_do(tmp_path):
 # ---------------------------------------------------------------------------- Dask
 @pytest.fixture
 def dd():
-    return pytest.importorskip("dask.dataframe")
+    return need("dask")
 
 
 @pytest.mark.parametrize("nparts", [1, 3, 7])
@@ -245,7 +247,7 @@ def test_privatree_dask_local_scheduler_equals_in_memory(dd, nparts):
 
 
 def test_privatree_dask_local_cluster_equals_in_memory(dd):
-    distributed = pytest.importorskip("distributed")
+    distributed = need("distributed")
     X, y = _data(seed=2)
     df = X.assign(label=y)
     ddf = dd.from_pandas(df, npartitions=4)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _extras import need
 from dpmodels.data import Binarizer, ParquetSource
 from dpmodels.pipeline import make_private_pipeline
 from dpmodels.privacy import BudgetAccountant
@@ -62,7 +63,7 @@ def test_parquet_pipeline_refuses_an_undeclared_label_before_any_release(tmp_pat
 
 
 def test_dask_pipeline_refuses_an_undeclared_label_before_any_release():
-    dd = pytest.importorskip("dask.dataframe")
+    dd = need("dask")
     import dask
 
     (X, y), (X2, y2) = _pair()
@@ -109,7 +110,7 @@ def test_dask_source_from_parquet_pins_its_files(tmp_path):
     """Fits equal the in-memory fit; a file rewritten between passes is a clear error — from the
     driver's check and from the worker task that reads it (what a lost worker's recomputation
     runs)."""
-    pytest.importorskip("dask.dataframe")
+    need("dask")
     import dask
 
     from dpmodels.data import DaskSource
@@ -137,7 +138,7 @@ def test_dask_source_from_parquet_pins_its_files(tmp_path):
 
 
 def test_a_file_rewritten_mid_fit_is_an_error_that_says_what_was_spent(tmp_path):
-    pytest.importorskip("dask.dataframe")
+    need("dask")
     import dask
 
     from dpmodels.data import DaskSource

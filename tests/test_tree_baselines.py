@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
+from _extras import need
 from dpmodels.privacy.ledger import PrivacyLeakWarning
 from dpmodels.tree.baselines import (
     BDPTClassifier,
@@ -277,7 +278,7 @@ def test_dpa_clone_and_constant_partitions():
 
 
 def test_diffprivlib_wrappers():
-    pytest.importorskip("diffprivlib")
+    need("diffprivlib")
     X, y = mixed_data(300)
     t = DiffprivlibTreeClassifier(
         epsilon=1.0, max_depth=3, bounds=([18, 0, -5, 0], [90, 2, 5, 1]), classes=[0, 1], random_state=0

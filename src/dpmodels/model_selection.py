@@ -450,7 +450,7 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
         a bad proxy is one error before anything is fitted."""
         import warnings
 
-        from .validation import check_X_shape, check_y, resolve_classes
+        from .validation import check_X_shape, check_y
 
         items = self.proxies
         if len(items) == 0:
@@ -459,50 +459,15 @@ class ProxySearch(ClassifierMixin, BaseEstimator):
         tuned = {k for c in cands for k in c}
         out, shared = [], None
         for j, item in enumerate(items):
-            if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
-                raise ValueError(f"proxy {j}: expected (X, y) or (X, y, params), got {type(item).__name__}")
-            own = item[2] if len(item) == 3 else None
-            if own is not None and not isinstance(own, dict):
-                raise ValueError(f"proxy {j}: params must be a dict of {type(self.estimator).__name__}'s parameters")
-            for k in own or {}:
-                if k not in params:
-                    raise ValueError(f"proxy {j}: {k!r} is not a parameter of {type(self.estimator).__name__}")
-                if k in _DECIDED or k in tuned:
-                    raise ValueError(f"proxy {j}: params may not set {k!r} (the search decides it)")
+            own = _proxy_params(j, item, type(self.estimator).__name__, params, tuned)
             Xp, n_j, m_j = check_X_shape(item[0], f"proxy {j}")
             yp = check_y(item[1], f"proxy {j}")
             if yp.shape[0] != n_j:
                 raise ValueError(f"proxy {j}: X has {n_j} rows but y has {yp.shape[0]}")
             est = _proxy_estimator(self.estimator, own)
-            classes = est.get_params(deep=False).get("classes")
-            if classes is not None:
-                try:
-                    resolve_classes(classes, yp, None)
-                except ValueError:
-                    raise ValueError(
-                        f"proxy {j}: y holds a label outside the declared classes={list(classes)!r}"
-                    ) from None
-            if isinstance(self.cv, numbers.Integral):
-                _, counts = np.unique(np.asarray(yp, dtype=object).astype(str), return_counts=True)
-                if counts.min() < self.cv:
-                    raise ValueError(f"proxy {j}: every label needs at least cv={self.cv} rows for stratified folds")
+            _check_proxy_labels(j, yp, est.get_params(deep=False).get("classes"), self.cv)
             if own is None:  # the private data's schema: the same columns for every such proxy
-                cols = _columns(Xp)
-                if shared is not None and (
-                    cols[0] != shared[1][0] or (cols[1] and shared[1][1] and cols[1] != shared[1][1])
-                ):
-                    raise ValueError(
-                        f"proxy {j} has {cols[0]} features, proxy {shared[0]} has {shared[1][0]} (or other names): "
-                        "a proxy without its own params must have the private data's columns"
-                    )
-                shared = shared or (j, cols)
-                if private_columns is not None and (
-                    cols[0] != private_columns[0] or (cols[1] and private_columns[1] and cols[1] != private_columns[1])
-                ):
-                    raise ValueError(
-                        f"X has {private_columns[0]} features but proxy {j} (without its own params) has {cols[0]} "
-                        "(or other names): a proxy without its own params must have the private data's columns"
-                    )
+                shared = _check_proxy_columns(j, _columns(Xp), shared, private_columns)
             if isinstance(est, SpendCheck):
                 for c in cands:
                     try:
@@ -653,3 +618,53 @@ def accuracy_vs_epsilon(estimator, X, y, epsilons, *, runs=5, test_size=0.3, ran
         ax.set_ylabel("test accuracy (public proxy)")
         ax.legend()
     return df
+
+
+def _proxy_params(j: int, item, estimator_name: str, params, tuned) -> dict | None:
+    """Proxy ``j``'s own parameters (None: it shares the private data's schema), after checking
+    the item is ``(X, y)`` or ``(X, y, params)`` and that its params neither are unknown nor set
+    what the search decides."""
+    if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+        raise ValueError(f"proxy {j}: expected (X, y) or (X, y, params), got {type(item).__name__}")
+    own = item[2] if len(item) == 3 else None
+    if own is not None and not isinstance(own, dict):
+        raise ValueError(f"proxy {j}: params must be a dict of {estimator_name}'s parameters")
+    for k in own or {}:
+        if k not in params:
+            raise ValueError(f"proxy {j}: {k!r} is not a parameter of {estimator_name}")
+        if k in _DECIDED or k in tuned:
+            raise ValueError(f"proxy {j}: params may not set {k!r} (the search decides it)")
+    return own
+
+
+def _check_proxy_labels(j: int, yp, classes, cv) -> None:
+    """Proxy ``j``'s labels lie in the declared ``classes`` and fill ``cv`` stratified folds."""
+    from .validation import resolve_classes
+
+    if classes is not None:
+        try:
+            resolve_classes(classes, yp, None)
+        except ValueError:
+            raise ValueError(f"proxy {j}: y holds a label outside the declared classes={list(classes)!r}") from None
+    if isinstance(cv, numbers.Integral):
+        _, counts = np.unique(np.asarray(yp, dtype=object).astype(str), return_counts=True)
+        if counts.min() < cv:
+            raise ValueError(f"proxy {j}: every label needs at least cv={cv} rows for stratified folds")
+
+
+def _check_proxy_columns(j: int, cols, shared, private_columns):
+    """A proxy without its own params has the private data's columns (``cols``: its count and
+    names), as every earlier such proxy (``shared``: the first one's index and columns, returned)."""
+    if shared is not None and (cols[0] != shared[1][0] or (cols[1] and shared[1][1] and cols[1] != shared[1][1])):
+        raise ValueError(
+            f"proxy {j} has {cols[0]} features, proxy {shared[0]} has {shared[1][0]} (or other names): "
+            "a proxy without its own params must have the private data's columns"
+        )
+    if private_columns is not None and (
+        cols[0] != private_columns[0] or (cols[1] and private_columns[1] and cols[1] != private_columns[1])
+    ):
+        raise ValueError(
+            f"X has {private_columns[0]} features but proxy {j} (without its own params) has {cols[0]} "
+            "(or other names): a proxy without its own params must have the private data's columns"
+        )
+    return shared or (j, cols)

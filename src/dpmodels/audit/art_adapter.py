@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from .._optional import require
 from ..privacy.samplers import check_random_state
 from . import _references as refs
 from .membership import MembershipInferenceResult, evaluate_scores, split_known_membership
@@ -28,14 +29,10 @@ __all__ = ["art_membership_inference"]
 
 
 def _import_art():
-    try:
-        from art.attacks.inference.membership_inference import MembershipInferenceBlackBox
-        from art.estimators.classification.scikitlearn import ScikitlearnClassifier
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "ART is not installed: pip install 'dpmodels[attacks]' (adversarial-robustness-toolbox and packaging)"
-        ) from e
-    return MembershipInferenceBlackBox, ScikitlearnClassifier
+    mi = require("art", "art_membership_inference")
+    from art.estimators.classification.scikitlearn import ScikitlearnClassifier
+
+    return mi.MembershipInferenceBlackBox, ScikitlearnClassifier
 
 
 def art_membership_inference(

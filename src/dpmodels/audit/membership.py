@@ -346,7 +346,7 @@ def _check_n(value, name, minimum=1):
     return int(value)
 
 
-def membership_inference(
+def membership_inference(  # noqa: C901 - rooms branch splits it (issue 27 #3, dispatch by tables)
     model,
     X_in,
     y_in,

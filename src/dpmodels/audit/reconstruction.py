@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ._model_paths import model_paths
 from ._references import as_model
 from ._summary import Summary, num
@@ -163,7 +164,7 @@ class ReconstructionResult:
         )
 
 
-def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> ReconstructionResult:
+def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> ReconstructionResult:  # noqa: C901 - in the ux branch's area (regression audit); split after its merge
     """Dist_G (paper 003, Definition 4) of a tree or a rule list, per path and per record.
 
     Parameters
@@ -323,10 +324,9 @@ def plot_per_record_cdf(result: ReconstructionResult, ax=None, **plot_kw):
     Uses ``result.per_record`` when present, else the path table weighted by the supports (a
     noisy release without X). Needs matplotlib (``pip install dpmodels[plots]``). Returns the axes.
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as e:  # pragma: no cover - exercised only without the extra
-        raise ImportError("plot_per_record_cdf needs matplotlib: pip install 'dpmodels[plots]'") from e
+    require("matplotlib", "plot_per_record_cdf")
+    import matplotlib.pyplot as plt
+
     if result.per_record is not None:
         x = np.sort(np.asarray(result.per_record, dtype=float))
         w = np.ones_like(x)

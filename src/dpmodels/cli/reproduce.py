@@ -25,6 +25,8 @@ import math
 import sys
 import types
 
+from .._optional import available, missing
+
 __all__ = ["add_parser", "cmd_reproduce"]
 
 
@@ -109,10 +111,8 @@ def _check(args):
         if not Path(args.report).is_dir():
             raise ValueError(f"--report {args.report!r} is not a folder (give the docs folder)")
     if args.dask is not None:
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise ValueError("--dask needs the optional extra: pip install 'dpmodels[distributed]'") from None
+        if not available("distributed"):
+            raise ValueError(f"--dask: {missing('distributed')}")
 
 
 def list_ids(out=None, *, verbose: bool = False) -> None:

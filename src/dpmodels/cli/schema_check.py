@@ -93,8 +93,6 @@ def _numbers(cells, bounds, integer: bool, max_listed: int) -> list[str]:
 def check(df, header: list[str], dec, *, label: str | None, max_listed: int = 10) -> list[tuple[str, str]]:
     """``(column, problem)`` for every way the frame's cells (text, as ``fit`` reads them) and its
     header depart from the declarations ``dec`` (:class:`~dpmodels.cli.schema.Declarations`)."""
-    from .schema import _FALSE, _TRUE
-
     problems: list[tuple[str, str]] = []
     seen: set[str] = set()
     for c in header:
@@ -114,18 +112,23 @@ def check(df, header: list[str], dec, *, label: str | None, max_listed: int = 10
             if p:
                 problems.append((c, p + " (a fit routes them as an unknown category)"))
         elif d.kind == "binary":
-            low = cells.str.strip().str.lower()
-            bad = ~low.isin(_TRUE + _FALSE)
-            if bad.any():
-                counts = list(cells[bad.to_numpy()].value_counts(sort=True).items())
-                problems.append(
-                    (c, f"{int(bad.sum()):,} cell(s) other than 0/1 or true/false: {_values_text(counts, max_listed)}")
-                )
+            problems += [(c, p) for p in _binary(cells, max_listed)]
         elif d.kind == "numerical":
             problems += [(c, p) for p in _numbers(cells, dec.bounds(c), d.integer, max_listed)]
     if label is not None:
         problems += _label_problems(df, dec, label, max_listed)
     return problems
+
+
+def _binary(cells, max_listed: int) -> list[str]:
+    """The problem of a binary column's cells: those other than 0/1 or true/false."""
+    from .schema import _FALSE, _TRUE
+
+    bad = ~cells.str.strip().str.lower().isin(_TRUE + _FALSE)
+    if not bad.any():
+        return []
+    counts = list(cells[bad.to_numpy()].value_counts(sort=True).items())
+    return [f"{int(bad.sum()):,} cell(s) other than 0/1 or true/false: {_values_text(counts, max_listed)}"]
 
 
 def _label_problems(df, dec, label: str, max_listed: int) -> list[tuple[str, str]]:

@@ -217,6 +217,67 @@ def _counts(col) -> dict:
     return {(v.item() if isinstance(v, np.generic) else v): int(c) for v, c in vc.items()}
 
 
+def _check_draft_args(
+    X, y, epsilon, delta, classes, regression, kinds, search_range, bounds_quantiles, kind_share, bins_per_octave
+):
+    """:func:`draft_private_schema`'s arguments checked, before anything is read: ``(ε, δ, column
+    names, declared kinds by name, (lo, hi) of the search range, quantile levels, classes)``."""
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError("draft_private_schema takes a pandas DataFrame (column names are part of the schema)")
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta)
+    names = [str(c) for c in X.columns]
+    if len(set(names)) != len(names):
+        raise ValueError("X has two columns with the same name")
+    kinds = dict(kinds or {})
+    for c, k in kinds.items():
+        if str(c) not in names:
+            raise ValueError(f"kinds: {c!r} is not a column of X")
+        if k not in KINDS:
+            raise ValueError(f"kinds[{c!r}] must be one of {', '.join(KINDS)}, got {k!r}")
+    kinds = {str(c): k for c, k in kinds.items()}
+    lo_r, hi_r = (float(v) for v in search_range)
+    if not (math.isfinite(lo_r) and math.isfinite(hi_r) and lo_r < hi_r):
+        raise ValueError(f"search_range must be finite numbers lo < hi, got {search_range!r}")
+    q = tuple(float(v) for v in bounds_quantiles)
+    if len(q) != 2 or not (0.0 < q[0] < q[1] < 1.0):
+        raise ValueError(f"bounds_quantiles must be two levels 0 < q_lo < q_hi < 1, got {bounds_quantiles!r}")
+    if not (0.0 < float(kind_share) < 1.0):
+        raise ValueError(f"kind_share must be in (0, 1), got {kind_share!r}")
+    if int(bins_per_octave) < 1:
+        raise ValueError("bins_per_octave must be >= 1")
+    if classes is not None and regression:
+        raise ValueError("classes declare a label set; a regression label has bounds instead")
+    if classes is not None:
+        from ..validation import check_declared_values
+
+        classes = check_declared_values(classes, "classes", min_size=2)
+    if y is not None and len(y) != len(X):
+        raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    return eps, dlt, names, kinds, (lo_r, hi_r), q, classes
+
+
+def _draft_plan(X, y, names, kinds, classes, regression):
+    """The public plan of a draft: its releases ``(what, column or "" for the label)`` in order, and
+    the columns whose pandas ``category`` dtype declares their categories."""
+    parts: list[tuple[str, str]] = []  # (what, column or label)
+    label_release = y is not None and classes is None
+    if label_release:
+        parts.append(("label bounds" if regression else "label set", ""))
+    # a pandas category dtype is a declaration (dpmodels.validation): its categories are used, not released
+    dtype_declared = {
+        c: list(X[X.columns[j]].dtype.categories)
+        for j, c in enumerate(names)
+        if isinstance(X[X.columns[j]].dtype, pd.CategoricalDtype) and c not in kinds
+    }
+    for c in names:
+        k = kinds.get(c)
+        if k in ("binary", "drop") or c in dtype_declared:
+            continue
+        parts.append((k or "kind", c))
+    return parts, dtype_declared
+
+
 def draft_private_schema(
     X: pd.DataFrame,
     y=None,
@@ -265,54 +326,11 @@ def draft_private_schema(
         None draws OS entropy (private); a seed is for reproducible research, not private.
     """
     # ------------------------------------------------------------ checks (nothing read yet)
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError("draft_private_schema takes a pandas DataFrame (column names are part of the schema)")
-    eps = check_epsilon(epsilon)
-    dlt = check_delta(delta)
-    names = [str(c) for c in X.columns]
-    if len(set(names)) != len(names):
-        raise ValueError("X has two columns with the same name")
-    kinds = dict(kinds or {})
-    for c, k in kinds.items():
-        if str(c) not in names:
-            raise ValueError(f"kinds: {c!r} is not a column of X")
-        if k not in KINDS:
-            raise ValueError(f"kinds[{c!r}] must be one of {', '.join(KINDS)}, got {k!r}")
-    kinds = {str(c): k for c, k in kinds.items()}
-    lo_r, hi_r = (float(v) for v in search_range)
-    if not (math.isfinite(lo_r) and math.isfinite(hi_r) and lo_r < hi_r):
-        raise ValueError(f"search_range must be finite numbers lo < hi, got {search_range!r}")
-    q = tuple(float(v) for v in bounds_quantiles)
-    if len(q) != 2 or not (0.0 < q[0] < q[1] < 1.0):
-        raise ValueError(f"bounds_quantiles must be two levels 0 < q_lo < q_hi < 1, got {bounds_quantiles!r}")
-    if not (0.0 < float(kind_share) < 1.0):
-        raise ValueError(f"kind_share must be in (0, 1), got {kind_share!r}")
-    if int(bins_per_octave) < 1:
-        raise ValueError("bins_per_octave must be >= 1")
-    if classes is not None and regression:
-        raise ValueError("classes declare a label set; a regression label has bounds instead")
-    if classes is not None:
-        from ..validation import check_declared_values
-
-        classes = check_declared_values(classes, "classes", min_size=2)
-    if y is not None and len(y) != len(X):
-        raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    eps, dlt, names, kinds, (lo_r, hi_r), q, classes = _check_draft_args(
+        X, y, epsilon, delta, classes, regression, kinds, search_range, bounds_quantiles, kind_share, bins_per_octave
+    )
     # ------------------------------------------------------------ the plan (public)
-    parts: list[tuple[str, str]] = []  # (what, column or label)
-    label_release = y is not None and classes is None
-    if label_release:
-        parts.append(("label bounds" if regression else "label set", ""))
-    # a pandas category dtype is a declaration (dpmodels.validation): its categories are used, not released
-    dtype_declared = {
-        c: list(X[X.columns[j]].dtype.categories)
-        for j, c in enumerate(names)
-        if isinstance(X[X.columns[j]].dtype, pd.CategoricalDtype) and c not in kinds
-    }
-    for c in names:
-        k = kinds.get(c)
-        if k in ("binary", "drop") or c in dtype_declared:
-            continue
-        parts.append((k or "kind", c))
+    parts, dtype_declared = _draft_plan(X, y, names, kinds, classes, regression)
     hist_parts = sum(1 for what, _ in parts if what in ("label set", "categorical", "kind"))
     if hist_parts and not dlt > 0:
         raise ValueError(

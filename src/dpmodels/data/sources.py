@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._optional import require
+
 __all__ = [
     "Source",
     "ParquetSource",
@@ -131,7 +133,7 @@ class ParquetSource(Source):
     kind = "pyarrow"
 
     def __init__(self, path, label, columns=None, batch_rows=_DEFAULT_BATCH_ROWS):
-        import pyarrow.parquet as pq
+        pq = require("pyarrow", "ParquetSource")
 
         p = Path(path)
         if p.is_dir():

@@ -27,17 +27,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._optional import available, missing
 from .registry import ROW_FIELDS, Cell
 
 __all__ = ["run_cells", "read_results", "write_frame", "read_frame", "results_path", "has_parquet"]
 
 
 def has_parquet() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return available("pyarrow")
 
 
 def _ext(fmt=None) -> str:
@@ -110,10 +107,10 @@ def _progress(total, desc, enabled):
 
 
 def _dask_client(address, workers):
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ValueError("--dask needs the optional extra: pip install 'dpmodels[distributed]'") from None
+    if not available("distributed"):
+        raise ValueError(f"--dask: {missing('distributed')}")
+    from distributed import Client, LocalCluster
+
     if address == "local":
         cluster = LocalCluster(
             n_workers=max(1, int(workers)), threads_per_worker=1, processes=True, dashboard_address=None

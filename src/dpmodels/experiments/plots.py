@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._optional import require
+
 __all__ = [
     "pyplot",
     "summarise",
@@ -37,13 +39,10 @@ PUBLISHED_STYLE = dict(marker="*", s=90, color="black", zorder=5, edgecolors="wh
 
 def pyplot():
     """matplotlib's pyplot with the non-interactive Agg backend."""
-    try:
-        import matplotlib
+    matplotlib = require("matplotlib", "figures")
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg", force=True)
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("figures need matplotlib: pip install 'dpmodels[plots]'") from None
     return plt
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._optional import require
 from ..catalog import KINDS, model_kind
 from ._common import blend, class_colours, node_colouring, resolve, rule_rows, tree_node_texts
 
@@ -32,13 +33,7 @@ _MAX_PIXELS = 30_000  # save_model_figure lowers the dpi of wider figures (PNG l
 
 
 def _matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "drawing a model needs matplotlib: pip install 'dpmodels[plots]' (or use "
-            "dpmodels.export.export_graphviz, which needs nothing)"
-        ) from None
+    require("matplotlib", "drawing a model", "or use dpmodels.export.export_graphviz, which needs nothing")
 
 
 def _tree_layout(tree):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._optional import require
+
 __all__ = ["plot_model", "save_model_figure"]
 
 
@@ -35,10 +37,9 @@ def plot_model(est, features=None, *, max_features: int = 15, ncols: int = 4, fi
     :class:`DPAdditiveRegressor`, a :class:`dpmodels.io.LoadedModel` of one, or an
     :class:`AdditiveModel`). ``features``: names to draw (default: the ``max_features`` most
     important). Returns the matplotlib Figure."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("drawing a model needs matplotlib: pip install 'dpmodels[plots]'") from None
+    require("matplotlib", "drawing a model")
+    import matplotlib.pyplot as plt
+
     model, header = _parts(est)
     imp = model.term_importances()
     order = [int(j) for j in np.argsort(-imp, kind="stable")]

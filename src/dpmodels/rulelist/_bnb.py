@@ -487,7 +487,7 @@ class RuleListSearch:
         heap: list[tuple] = [(E + pen, 0, 0.0, (), P, N, E, np.ones(q, dtype=bool))]
         seen: dict[bytes, list] = self.memo  # uncaptured set -> [least g, its length]
         tick = 1
-        heappop, heappush = heapq.heappop, heapq.heappush
+        heappop = heapq.heappop
         batch = self._BATCH
         while heap and heap[0][0] < best:
             if time.perf_counter() > self._deadline:
@@ -498,21 +498,9 @@ class RuleListSearch:
             nodes: list[tuple] = []
             while heap and heap[0][0] < best and len(nodes) < batch:
                 nodes.append(heappop(heap))
-            st = counter.bf_states([e[3] for e in nodes])
-            keys = counter.bf_keys(st)
-            live = []
-            for i, e in enumerate(nodes):
-                g, depth = e[2], len(e[3])
-                if depth:
-                    kept = seen.get(keys[i].tobytes())
-                    if kept is not None and kept[0] <= g and kept[1] <= depth and (kept[0] != g or kept[1] != depth):
-                        continue  # superseded by a better prefix leaving the same records
-                live.append(i)
-            if len(live) < len(nodes):
-                nodes = [nodes[i] for i in live]
-                st = st[live]
-                if not nodes:
-                    continue
+            nodes, st = self._bf_live(nodes, seen)
+            if not nodes:
+                continue
             self.nodes += len(nodes)
             g0 = np.array([e[2] for e in nodes])
             tot = np.array([e[4:7] for e in nodes])  # (k, 3): P, N, EQ of each node's S
@@ -563,26 +551,31 @@ class RuleListSearch:
                 if I.size == 0:
                     continue
             ckeys = counter.bf_keys(counter.bf_child_states(st, I, A))
-            gl, kl, cEl, Al, dl = cg[I, A].tolist(), kk.tolist(), cE.tolist(), A.tolist(), d1.tolist()
             cPl = (tot[I, 0] - cp[I, A]).tolist()
             cNl = (tot[I, 1] - cn[I, A]).tolist()
-            for k, i in enumerate(I.tolist()):
-                ga, dk = gl[k], dl[k]
-                key = ckeys[k].tobytes()
-                kept = seen.get(key)
-                if kept is not None:
-                    if kept[0] <= ga and kept[1] <= dk:
-                        continue  # a prefix at least as good leaves the same records
-                    if ga <= kept[0] and dk <= kept[1]:
-                        kept[0], kept[1] = ga, dk
-                else:
-                    seen[key] = [ga, dk]
-                heappush(heap, (kl[k], tick, ga, nodes[i][3] + (Al[k],), cPl[k], cNl[k], cEl[k], elig[i]))
-                tick += 1
+            children = zip(I.tolist(), cg[I, A].tolist(), kk.tolist(), cE.tolist(), A.tolist(), d1.tolist(), cPl, cNl)
+            tick = _bf_queue(heap, tick, seen, ckeys, nodes, elig, children)
         # finished (the first bound left is not below the incumbent: no queued list can beat it),
         # or stopped by the clock: the least bound left is the certificate
         lower = min(best, heap[0][0]) if heap else best
         return list(best_prefix), best, lower
+
+    def _bf_live(self, nodes: list[tuple], seen: dict[bytes, list]) -> tuple[list[tuple], np.ndarray]:
+        """The popped nodes not superseded (permutation bound: a prefix with a lower g, or as low
+        and shorter, leaves the same records) and their states."""
+        st = self.counter.bf_states([e[3] for e in nodes])
+        keys = self.counter.bf_keys(st)
+        live = []
+        for i, e in enumerate(nodes):
+            g, depth = e[2], len(e[3])
+            if depth:
+                kept = seen.get(keys[i].tobytes())
+                if kept is not None and kept[0] <= g and kept[1] <= depth and (kept[0] != g or kept[1] != depth):
+                    continue  # superseded by a better prefix leaving the same records
+            live.append(i)
+        if len(live) < len(nodes):
+            return [nodes[i] for i in live], st[live]
+        return nodes, st
 
     def _bf_children(self, st, g, Ps, Ns, cand):
         """Count the candidate literals on k states at once and score every child list.
@@ -730,3 +723,23 @@ class RuleListSearch:
             if two[i, j] < best:
                 best, choice = float(two[i, j]), (int(A[i]), int(B[j]))
         return min(best, lb_rest), best, choice
+
+
+def _bf_queue(heap: list[tuple], tick: int, seen: dict[bytes, list], ckeys, nodes, elig, children) -> int:
+    """Queue the children ``(parent, g, bound, EQ, literal, length, P, N)`` of a best-first batch
+    that no kept prefix leaving the same records (key ``ckeys[k]``) dominates; the next tie-break
+    counter."""
+    heappush = heapq.heappush
+    for k, (i, ga, bound, eq, a, dk, cP, cN) in enumerate(children):
+        key = ckeys[k].tobytes()
+        kept = seen.get(key)
+        if kept is not None:
+            if kept[0] <= ga and kept[1] <= dk:
+                continue  # a prefix at least as good leaves the same records
+            if ga <= kept[0] and dk <= kept[1]:
+                kept[0], kept[1] = ga, dk
+        else:
+            seen[key] = [ga, dk]
+        heappush(heap, (bound, tick, ga, nodes[i][3] + (a,), cP, cN, eq, elig[i]))
+        tick += 1
+    return tick

@@ -153,6 +153,14 @@ class Tree:
         return int(self.node_depth.max()) if self.n_nodes else 0
 
     def validate(self) -> None:
+        """Raise ``ValueError`` on the first inconsistency: array shapes, the parent links, the
+        node tests (feature, threshold, category codes), then the labels."""
+        self._validate_shapes()
+        leaf = self._validate_links()
+        self._validate_tests(leaf)
+        self._validate_labels(leaf)
+
+    def _validate_shapes(self) -> None:
         n = self.n_nodes
         if n == 0:
             raise ValueError("a tree needs at least one node")
@@ -165,6 +173,10 @@ class Tree:
             raise ValueError(f"value must have shape ({n}, {self.n_classes})")
         if self.categorical.shape != (self.n_features,):
             raise ValueError("categorical must have one entry per feature")
+
+    def _validate_links(self) -> np.ndarray:
+        """Every node has two children or none and every node but the root one parent; the leaf mask."""
+        n = self.n_nodes
         leaf = self.children_left == TREE_LEAF
         if np.any(leaf != (self.children_right == TREE_LEAF)):
             raise ValueError("a node must have two children or none")
@@ -175,6 +187,10 @@ class Tree:
             np.add.at(seen, arr, 1)
         if np.any(seen[1:] != 1) or seen[0] != 0:
             raise ValueError("every node except the root must have exactly one parent")
+        return leaf
+
+    def _validate_tests(self, leaf: np.ndarray) -> None:
+        n = self.n_nodes
         internal = np.flatnonzero(~leaf)
         if np.any(self.feature[internal] < 0) or np.any(self.feature[internal] >= self.n_features):
             raise ValueError("internal nodes need a feature index in [0, n_features)")
@@ -194,6 +210,9 @@ class Tree:
                 raise ValueError(f"node {i}: category codes out of range for feature {feat}")
         if bad.size:
             raise ValueError(f"numerical node {first_bad} needs a finite threshold")
+
+    def _validate_labels(self, leaf: np.ndarray) -> None:
+        """Leaf and node labels in range, then a category list for every categorical feature."""
         lab = self.label[leaf]
         if np.any(lab < 0) or np.any(lab >= self.n_classes):
             raise ValueError("every leaf needs a label in [0, n_classes)")

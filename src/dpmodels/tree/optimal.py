@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._binary import binary_matrix, encode_labels
+from .._optional import require
 from .._params import Integral, Interval, Real, validate_params
 from .model import TREE_LEAF, TREE_UNDEFINED, Tree, TreeEstimatorMixin
 
@@ -28,13 +29,7 @@ __all__ = ["DL85Classifier", "tree_from_dl85"]
 
 
 def _import_dl85():
-    try:
-        from pydl85 import DL85Classifier as _DL85
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "DL85Classifier needs PyDL8.5: pip install 'dpmodels[optimal]' (or pip install pydl8.5)"
-        ) from exc
-    return _DL85
+    return require("pydl85", "DL85Classifier").DL85Classifier
 
 
 def tree_from_dl85(tree: dict, X01: np.ndarray, y01: np.ndarray, feature_names, classes) -> Tree:

@@ -55,13 +55,14 @@ import json
 import math
 import re
 import time
-import zlib
 
 import numpy as np
 import pandas as pd
 
+from ..._optional import require
 from ..paper_002.data import _public_design  # declared bounds scaled to [0, 1], declared categories one-hot
 from ..registry import Cell, Experiment, Skip, register, row
+from ..seeds import derive_seed
 
 __all__ = [
     "CLASSIFICATION",
@@ -188,10 +189,6 @@ def split(name: str, s: int, X, y):
     return next(StratifiedShuffleSplit(n_splits=1, test_size=0.3, random_state=int(s)).split(X, y))
 
 
-def _seed(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
-
-
 def _ordinal(X: pd.DataFrame, cats: dict) -> np.ndarray:
     """Categories as their index in the declared list (-1: outside it), numbers as they are."""
     cols = [
@@ -239,6 +236,7 @@ def _estimator(learner: str, eps: float, spec: dict, seed: int, regression: bool
             return gam.DPAdditiveRegressor(label_bounds=spec["label_bounds"], **common), None
         return gam.DPAdditiveClassifier(classes=spec["classes"], **common), None
     if learner == "DP-EBM":
+        require("interpret", "the DP-EBM peer")
         from interpret.privacy import DPExplainableBoostingClassifier, DPExplainableBoostingRegressor
 
         kw: dict = dict(epsilon=eps, random_state=seed, n_jobs=1, feature_types=spec["feature_types"])
@@ -286,7 +284,7 @@ def fit_cell(dataset: str, learner: str, split_index: int, epsilons=EPSILONS) ->
     private = learner != "sklearn tree depth 4"
     rows = []
     for eps in epsilons if private else (None,):
-        est, transform = _estimator(learner, float(eps or 0), spec, _seed(dataset, learner, s, eps), regression)
+        est, transform = _estimator(learner, float(eps or 0), spec, derive_seed(dataset, learner, s, eps), regression)
         A_tr, A_te = (Xtr, Xte) if transform is None else (transform(Xtr), transform(Xte))
         t0 = time.process_time()
         est.fit(A_tr, ytr.to_numpy() if transform is not None else ytr)
@@ -345,10 +343,11 @@ def probe_cell(fits: int = 100, epsilon: float = 0.1, learners=("DP-EBM", "Priva
     rows = []
     for learner in learners:
         if learner == "DP-EBM":
+            require("interpret", "the DP-EBM peer")
             from interpret.privacy import DPExplainableBoostingClassifier
         for which, (X, y) in (("with", D), ("without", Dn)):
             for k in range(int(fits)):
-                seed = _seed("probe", learner, k)
+                seed = derive_seed("probe", learner, k)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     if learner == "DP-EBM":

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import math
-import zlib
 from typing import Any
 
 import numpy as np
@@ -39,6 +38,7 @@ from ...data.paper_protocols import mine_rules_authors
 from .. import published as pub
 from ..plots import curves_vs_epsilon, pyplot, save, summarise
 from ..registry import _REGISTRY, Cell, Experiment, register, row
+from ..seeds import epsilon_key, fit_entropy
 from .protocol import AUTHORS_CAUCHY_GAMMA
 
 __all__ = ["DATASETS", "LAMBDA", "LEARNERS", "accuracy_cell", "noise_cell"]
@@ -86,13 +86,9 @@ COLORS = {
 TABLE1_EPSILONS = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
-def _crc(x) -> int:
-    return zlib.crc32(str(x).encode())
-
-
 def fit_seed(run, dataset, learner, epsilon) -> list[int]:
     """Seed of one fit's Generator: a function of (run, dataset, learner, ε) only."""
-    return [2024, int(run), _crc(dataset), _crc(learner), _crc(f"{float(epsilon):.12g}")]
+    return fit_entropy(run, dataset, learner, epsilon_key(epsilon))
 
 
 # protocol="library": the bundled binarizations, every conjunction of ≤ 2 literals, the rigorous
@@ -403,7 +399,7 @@ def noise_cell(
     from ...privacy import samplers
     from ...privacy.smooth import gini_smooth_sensitivity
 
-    rng = np.random.default_rng([2024, int(seed), _crc(mechanism)])
+    rng = np.random.default_rng(fit_entropy(seed, mechanism))
     rows = []
     for n in ns:
         n = int(n)

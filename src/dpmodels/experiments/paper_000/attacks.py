@@ -63,6 +63,7 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
+from ..._optional import available
 from ...audit import ATTACKS, evaluate_scores, membership_inference_suite, vulnerability
 from ...audit.dp_audit import epsilon_lower_bound
 from ...audit.importance import overlap, top_k_features
@@ -516,15 +517,7 @@ def _mia_target(name, eps, lam, n, seed, rng_seed, cats):
 
 
 def _art_available() -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # ART warns that PyTorch is absent
-            from ...audit.art_adapter import _import_art
-
-            _import_art()
-    except ImportError:
-        return False
-    return True
+    return available("art")
 
 
 def _mia_seeds(run, i):

@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from ..._optional import available, missing
+
 AUTHORS_PRIVATREE_ENV = "DPMODELS_AUTHORS_PRIVATREE"
 
 _LOADED: dict[Path, ModuleType] = {}
@@ -77,13 +79,8 @@ def load_authors_privatree(path: str | os.PathLike[str] | None = None) -> Module
     if _LOADED:
         other = next(iter(_LOADED))
         raise AuthorsCodeUnavailable(f"another checkout of the authors' code is loaded in this process ({other})")
-    try:
-        import diffprivlib  # noqa: F401
-    except ImportError as exc:
-        raise AuthorsCodeUnavailable(
-            "the authors' PrivaTree imports diffprivlib, which is not installed here "
-            "(use the side environment: make diffprivlib-env)"
-        ) from exc
+    if not available("diffprivlib"):
+        raise AuthorsCodeUnavailable(f"the authors' PrivaTree imports diffprivlib: {missing('diffprivlib')}")
     sys.path.insert(0, str(root))
     try:
         module = importlib.import_module("privatree.privatree")

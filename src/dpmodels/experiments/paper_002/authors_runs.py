@@ -35,8 +35,9 @@ import numpy as np
 from .. import published as pub
 from ..plots import summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from ..seeds import derive_seed
 from . import authors
-from .data import _crc, _ordinal, load_002
+from .data import _ordinal, load_002
 from .results import (
     DEPTH,
     DIFFPRIVLIB,
@@ -97,14 +98,14 @@ def authors_tabular_cell(dataset, group, rep, epsilons, code, data_dir=None, dow
             max_depth=DEPTH,
             epsilon=eps,
             categorical_features=mask if mask.any() else None,
-            random_state=_crc(dataset, AUTHORS_LEARNER, eps, rep),
+            random_state=derive_seed(dataset, AUTHORS_LEARNER, eps, rep),
         )
         acc, secs = _authors_fit_score(module, params, A[tr], yy[tr], A[te], yy[te])
         rows.append(
             row(dataset, AUTHORS_LEARNER, dict(group=group, code=code), eps, 0.0, rep, "test_accuracy", acc, secs)
         )
         # ours on the same split with the seed of 002-fig1's paper-protocol cell (same value)
-        est, tf = make_learner(OURS, eps, X, meta, _crc(dataset, OURS, eps, rep), n_public=len(tr))
+        est, tf = make_learner(OURS, eps, X, meta, derive_seed(dataset, OURS, eps, rep), n_public=len(tr))
         acc, secs, leaks = _fit_score(est, tf, X.iloc[tr], y.iloc[tr], X.iloc[te], y.iloc[te])
         rows.append(row(dataset, OURS, dict(group=group, leak_rows=leaks), eps, 0.0, rep, "test_accuracy", acc, secs))
     return rows
@@ -121,7 +122,7 @@ def authors_mnist_cell(dataset, rep, epsilons, code, published_rule=None):
     tr, te = split_80_20(y, rep)
     rows = []
     for eps in epsilons:
-        params = dict(max_depth=DEPTH, epsilon=eps, random_state=_crc(dataset, AUTHORS_LEARNER, eps, rep))
+        params = dict(max_depth=DEPTH, epsilon=eps, random_state=derive_seed(dataset, AUTHORS_LEARNER, eps, rep))
         acc, secs = _authors_fit_score(module, params, X[tr], y[tr], X[te], y[te])
         rows.append(row(dataset, AUTHORS_LEARNER, dict(code=code), eps, 0.0, rep, "test_accuracy", acc, secs))
         # ours with the seed of 002-fig4's paper-protocol cell at x = 0 (same value)
@@ -132,7 +133,7 @@ def authors_mnist_cell(dataset, rep, epsilons, code, published_rule=None):
             classes=[0, 1],
             variant="published",
             n_public=len(tr),
-            random_state=_crc(dataset, OURS, eps, rep, 0),
+            random_state=derive_seed(dataset, OURS, eps, rep, 0),
         )
         t = time.perf_counter()
         with warnings.catch_warnings():

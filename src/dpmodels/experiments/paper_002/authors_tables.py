@@ -128,7 +128,8 @@ def authors_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, checkou
 
     ``checkout``: the path of the authors' checkout (its directory name is recorded as
     ``implementation``). Rows: metric ``test_accuracy``, one per learner and ε."""
-    from .data import _crc, _kfold, _ordinal, load_002
+    from ..seeds import derive_seed
+    from .data import _kfold, _ordinal, load_002
 
     module = authors.load_authors_privatree(checkout)
     label = Path(checkout).name
@@ -148,7 +149,7 @@ def authors_accuracy_cell(dataset, group, repeat, fold, folds, epsilons, checkou
             continue  # the script runs DPGDF on the categorical columns only ("–" without any)
         cols = categorical if name == "DPGDF (authors' code)" else np.ones(A.shape[1], dtype=bool)
         for eps in epsilons:
-            seed = _crc(dataset, "BDPT (authors' code)" if name == BDPT_FILLED else name, eps, repeat, fold)
+            seed = derive_seed(dataset, "BDPT (authors' code)" if name == BDPT_FILLED else name, eps, repeat, fold)
             est = _authors_estimator(checkout, module, name, depth, float(eps), feature_range, cats, seed)
             t = time.perf_counter()
             if name == GRID_QUANTILES:

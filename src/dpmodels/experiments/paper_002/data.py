@@ -50,15 +50,16 @@ import math
 import re
 import time
 import warnings
-import zlib
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
+from ..._optional import available
 from ...data import dataset_schema, load_dataset
 from ...data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
+from ..seeds import derive_seed
 
 __all__ = [
     "DATASETS",
@@ -216,13 +217,7 @@ def load_experiment_data(name):
 
 # --------------------------------------------------------------------------- learners
 def _has_diffprivlib() -> bool:
-    try:
-        from ...tree.baselines.diffprivlib import _import_diffprivlib
-
-        _import_diffprivlib()
-    except ImportError:
-        return False
-    return True
+    return available("diffprivlib")
 
 
 def _ordinal(X, meta):
@@ -329,10 +324,6 @@ def _applicable(learner, meta, X):
     return True
 
 
-def _seed(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
-
-
 def _one_fold(dataset, learner, epsilons, repeat, fold, folds):
     X, y, meta = _load(dataset)
     tr, te = list(StratifiedKFold(folds, shuffle=True, random_state=repeat).split(X, y))[fold]
@@ -340,7 +331,7 @@ def _one_fold(dataset, learner, epsilons, repeat, fold, folds):
     rows = []
     eps_list = [math.inf] if LEARNERS[learner] == "sklearn" else list(epsilons)
     for eps in eps_list:
-        est, tf = _make(learner, eps, X, meta, _seed(dataset, learner, eps, repeat, fold))
+        est, tf = _make(learner, eps, X, meta, derive_seed(dataset, learner, eps, repeat, fold))
         A, B = (Xtr, Xte) if tf is None else (tf(Xtr), tf(Xte))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # DPGDF's "numerical features ignored", diffprivlib's notes
@@ -455,10 +446,6 @@ def reference_table(df: pd.DataFrame) -> str:
 # --------------------------------------------------------------------------- data and folds of the 002 cells
 COMPAS_TWO_YEARS_BOUNDS = {"age": (18.0, 100.0), "juv_misd_count": (0.0, 20.0), "priors_count": (0.0, 40.0)}
 BOUNDS_FROM_DATA = "bounds read from the training data (leak row in each ledger; the paper's protocol)"
-
-
-def _crc(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
 
 
 @functools.lru_cache(maxsize=6)

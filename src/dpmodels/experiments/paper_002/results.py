@@ -47,9 +47,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..._optional import available
 from .. import published as pub
 from ..plots import PUBLISHED_STYLE, band_key, curves_vs_epsilon, pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from ..seeds import derive_seed
 from .authors_tables import (
     AUTHORS_PAPER_COLUMN,
     AUTHORS_PRIVATREE,
@@ -61,7 +63,6 @@ from .authors_tables import (
 from .authors_tables import TABLE_LEARNERS as AUTHORS_TABLE_LEARNERS
 from .data import (  # _ordinal: integer codes of the public categories, numbers as float
     BOUNDS_FROM_DATA,
-    _crc,
     _kfold,
     _ordinal,
     load_002,
@@ -113,13 +114,7 @@ PAPER_COLUMN = {
 
 
 def has_diffprivlib() -> bool:
-    try:
-        from ...tree.baselines.diffprivlib import _import_diffprivlib
-
-        _import_diffprivlib()
-    except Exception:  # noqa: BLE001 - ImportError, or diffprivlib broken by a newer scikit-learn
-        return False
-    return True
+    return available("diffprivlib")
 
 
 # --------------------------------------------------------------------------- data
@@ -289,7 +284,7 @@ def tree_accuracy_cell(
             # the paper's variants take the training-set size as public, as the paper assumes
             # (Sec. IV: ranges, categories, labels and "the dataset size are publicly known")
             extra = dict(n_public=len(tr)) if lr in PAPER_N_PUBLIC else {}
-            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, repeat, fold), **extra)
+            est, tf = make_learner(lr, eps, X, meta, derive_seed(dataset, lr, eps, repeat, fold), **extra)
             if est is None:
                 continue
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
@@ -563,7 +558,7 @@ def guarantee_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None,
     seed = repeat * folds + fold
     rows = [row(dataset, "-", dict(group=group), math.nan, 0.0, seed, "n_train", len(tr))]
     for eps in epsilons:
-        est, tf = make_learner("PrivaTree", eps, X, meta, _crc(dataset, "PrivaTree", eps, repeat, fold))
+        est, tf = make_learner("PrivaTree", eps, X, meta, derive_seed(dataset, "PrivaTree", eps, repeat, fold))
         acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
         rows.append(
             row(
@@ -627,7 +622,7 @@ def dp_lr_cell(dataset, group, repeat, fold, folds, epsilons, data_dir=None, dow
         for name, (protocol, text) in LR_SERIES.items():
             if protocol == "public" and meta["bounds"] is None:
                 continue
-            lr, tf = make_dp_lr(eps, X, meta, _crc(dataset, "LR", eps, seed), protocol)
+            lr, tf = make_dp_lr(eps, X, meta, derive_seed(dataset, "LR", eps, seed), protocol)
             acc, secs, leaks = _fit_score(lr, tf, Xtr, ytr, Xte, yte)
             params = dict(group=group, bounds=meta["bounds_policy"], protocol=text, leak_rows=leaks)
             rows.append(row(dataset, name, params, eps, 0.0, seed, "test_accuracy", acc, secs))
@@ -879,7 +874,7 @@ def curve_cell(
     for lr in ("tree", *learners) if with_tree else learners:
         for eps in [math.inf] if lr == "tree" else epsilons:
             extra = dict(n_public=len(tr)) if lr in PAPER_N_PUBLIC else {}
-            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep), **extra)
+            est, tf = make_learner(lr, eps, X, meta, derive_seed(dataset, lr, eps, rep), **extra)
             if est is None:
                 continue
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
@@ -1103,7 +1098,7 @@ def budget_cell(dataset, group, execution, shares, epsilon=0.1, depth=3, data_di
     for sh in shares:
         sh = tuple(float(v) for v in sh)
         est, tf = make_learner(
-            "PrivaTree", epsilon, X, meta, _crc(dataset, sh, execution), depth=depth, budget_shares=sh
+            "PrivaTree", epsilon, X, meta, derive_seed(dataset, sh, execution), depth=depth, budget_shares=sh
         )
         acc, secs, leaks = _fit_score(est, tf, X, y, X, y)
         rows.append(
@@ -1268,7 +1263,7 @@ def poison_guarantee_cell(
     for lr in ("PrivaTree (published)",) if variant == "published" else ("tree", "PrivaTree"):
         for eps in [math.inf] if lr == "tree" else epsilons:
             extra = dict(n_public=len(tr)) if lr in PAPER_N_PUBLIC else {}
-            est, tf = make_learner(lr, eps, X, meta, _crc(dataset, lr, eps, rep), **extra)
+            est, tf = make_learner(lr, eps, X, meta, derive_seed(dataset, lr, eps, rep), **extra)
             acc, secs, leaks = _fit_score(est, tf, Xtr, ytr, Xte, yte)
             rows.append(row(dataset, lr, dict(leak_rows=leaks), eps, 0.0, rep, "test_accuracy", acc, secs))
     if variant == "published":
@@ -1544,7 +1539,7 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous", trigge
         else:
             raise ValueError(f"variant must be 'rigorous' or 'published', got {variant!r}")
         for lr, eps in fits:
-            seed = _crc(dataset, lr, eps, rep, x)
+            seed = derive_seed(dataset, lr, eps, rep, x)
             if lr == "tree":
                 est = DecisionTreeClassifier(max_depth=DEPTH, random_state=seed)
             else:

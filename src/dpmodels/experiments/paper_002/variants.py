@@ -14,7 +14,7 @@ schemas, the label set declared; none reads anything from the data outside its m
   numbers the project issue measured with the public PrivaTree code (:data:`.data.REFERENCE_POINTS`).
 
 One cell = one (dataset, learner, repeat, fold) with every ε; the seeds depend on the names only
-(:func:`.data._seed`), so a cell's result does not depend on the rest of the grid.
+(:func:`dpmodels.experiments.seeds.derive_seed`), so a cell's result does not depend on the rest of the grid.
 """
 
 from __future__ import annotations

@@ -65,14 +65,15 @@ import math
 import os
 import signal
 import time
-import zlib
 
 import numpy as np
 import pandas as pd
 
+from ..._optional import available
 from ...data import load_dataset
 from ..plots import pyplot, save, summarise
 from ..registry import Cell, Experiment, Skip, register, row
+from ..seeds import derive_seed
 
 __all__ = [
     "DATASETS",
@@ -129,10 +130,6 @@ LABELS = {
 }
 MARKERS = {"DL8.5": "o", "OptimalRL": "o", "sklearn_DT": "^", "GreedyRL": "^"}
 LINESTYLES = {"DL8.5": "-", "OptimalRL": "-", "sklearn_DT": "--", "GreedyRL": "--"}
-
-
-def _crc(*parts) -> int:
-    return zlib.crc32("|".join(map(str, parts)).encode()) & 0x7FFFFFFF
 
 
 # --------------------------------------------------------------------------- data
@@ -519,11 +516,7 @@ def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=O
 
 
 def _has_dl85() -> bool:
-    try:
-        import pydl85  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return available("pydl85")
 
 
 DL85_MISSING = (
@@ -1293,7 +1286,7 @@ _PAIRING_TEXT = {
 }
 
 
-def _check(key, df, w, accuracy_pairing="dominance", failure_test=False):
+def _check(key, df, w, accuracy_pairing="dominance", failure_test=False):  # noqa: C901 - rooms branch splits it (issue 27 #3, the 208-line if chain)
     """(measured, verdict) of the statement ``key`` on the tidy frame ``df`` / its wide means ``w``;
     ``accuracy_pairing``: how "at a given accuracy" pairs models (:func:`_accuracy_pairs`);
     ``failure_test``: test each failure of that statement against the seed noise
@@ -1894,7 +1887,7 @@ DP_SUPPORT = 0.01
 
 
 def _fit_rng(*parts):
-    return np.random.default_rng([2024, _crc(*parts)])
+    return np.random.default_rng([2024, derive_seed(*parts)])
 
 
 def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depths=DP_DEPTHS, support=DP_SUPPORT):

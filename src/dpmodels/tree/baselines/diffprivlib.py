@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..._optional import require
 from ...privacy.accountant import ledger_for_fit, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...validation import apply_unit_sample_weight, check_X_shape, check_y, resolve_bounds, resolve_classes
@@ -33,21 +34,11 @@ from ._encoding import OrdinalEncoder, feature_names
 
 __all__ = ["DiffprivlibTreeClassifier", "DPLogisticRegression", "clip_rows"]
 
-_DIFFPRIVLIB_HINT = (
-    "this estimator wraps diffprivlib, which is not installed. Install the optional extra: "
-    "pip install 'dpmodels[diffprivlib]' (diffprivlib 0.6.6 needs scikit-learn < 1.8, so install "
-    "it in a separate environment if your main one uses a newer scikit-learn)."
-)
-
 
 def _import_diffprivlib():
-    try:
-        import diffprivlib.models as dplm  # noqa: F401
-        from diffprivlib.utils import PrivacyLeakWarning as DPLLeak
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(_DIFFPRIVLIB_HINT) from exc
-    except TypeError as exc:  # pragma: no cover - diffprivlib built against an older sklearn
-        raise ImportError(f"diffprivlib failed to import with this scikit-learn ({exc}). {_DIFFPRIVLIB_HINT}") from exc
+    dplm = require("diffprivlib", "this estimator (a wrapper of diffprivlib)")
+    from diffprivlib.utils import PrivacyLeakWarning as DPLLeak
+
     return dplm, DPLLeak
 
 

@@ -243,7 +243,7 @@ def _release_thresholds(
 
 
 # ---------------------------------------------------------------------------- the fit
-def fit_source(est, X, y=None, sample_weight=None):
+def fit_source(est, X, y=None, sample_weight=None):  # noqa: C901 - tree branch makes it one fit driver (issue 27 #1)
     """:meth:`PrivaTreeClassifier.fit` on partitioned input (module docstring)."""
     from sklearn.utils.validation import _check_feature_names, _check_n_features
 
