@@ -114,7 +114,7 @@ PAPER_TABLE_II_ACCURACY = {(d, _TO_OURS[lr]): v for (d, lr), v in pub.P000_TABLE
 PAPER_TABLE_III = {(e, _TO_OURS[lr]): v for (e, lr), v in pub.P000_TABLE3.items()}
 
 # label -> (kind, params); rule-list DP labels come from protocol.LEARNERS
-MIA_LEARNERS = {
+MIA_LEARNERS: dict[str, tuple[str, dict]] = {
     "GreedyRL": ("greedy", {}),
     **{name: ("dp-rulelist", p) for name, p in LEARNERS.items()},
     "PrivaTree": ("privatree", {}),

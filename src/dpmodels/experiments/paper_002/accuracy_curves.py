@@ -114,7 +114,7 @@ def _fig1_cells(size):
 def _fig1_protocols(d):
     """``(row title, learners)`` of the protocols with results in ``d``: the library's, the paper's."""
     have = set(d["learner"])
-    out = [("library protocol", FIG1_LEARNERS)]
+    out: list[tuple[str, tuple[str, ...]]] = [("library protocol", FIG1_LEARNERS)]
     if have & set(FIG1_PAPER_LEARNERS[:-1]):
         out.append(("paper's protocol", FIG1_PAPER_LEARNERS))
     return out
