@@ -19,7 +19,6 @@ from .data import (  # _ordinal: integer codes of the public categories, numbers
 from .protocol import (
     DEPTH,
     PUBLISHED_RULE,
-    _accepts,
     _cell,
     split_80_20,
 )
@@ -124,8 +123,7 @@ def backdoor_cell(dataset, rep, n_poisoned, epsilons, variant="rigorous", trigge
                 kw = dict(epsilon=eps, max_depth=DEPTH, bounds=(0.0, vmax), random_state=seed)
                 if variant != "published":  # the library default until issue 24: these rows keep their law
                     kw["split_criterion"] = "error"
-                if _accepts(PrivaTreeClassifier, "classes"):
-                    kw["classes"] = [0, 1]
+                kw["classes"] = [0, 1]
                 if variant == "published":  # the training size (with the poison) public, as in the tables
                     kw.update(variant="published", bounds=None, n_public=len(yp))
                 est = PrivaTreeClassifier(**kw)

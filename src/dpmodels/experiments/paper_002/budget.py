@@ -7,13 +7,12 @@ import json
 import numpy as np
 
 from ..plots import band_key, pyplot, save, summarise
-from ..registry import Cell, Experiment, Skip, register, row
+from ..registry import Cell, Experiment, register, row
 from .data import (  # _ordinal: integer codes of the public categories, numbers as float
     _crc,
     load_002,
 )
 from .protocol import (
-    _accepts,
     _cell,
     _dataset_list,
     _fit_score,
@@ -60,10 +59,6 @@ def budget_cell(dataset, group, execution, shares, epsilon=0.1, depth=3, data_di
 
 
 def _fig2_cells(size):
-    from ...tree.privatree import PrivaTreeClassifier
-
-    if not _accepts(PrivaTreeClassifier, "budget_shares"):
-        return [Skip("all", "PrivaTreeClassifier has no budget_shares parameter in this build")]
     ok, skips = _dataset_list(size, FIG2_DATASETS)
     step = size.pick(0.25, 0.1)
     runs = size.runs or size.pick(3, 50)

@@ -130,10 +130,6 @@ def _dataset_list(size, default):
 
 
 # --------------------------------------------------------------------------- learners
-def _accepts(cls, name) -> bool:
-    return name in cls().get_params()
-
-
 def split_80_20(y, rep):
     """The stratified 80/20 split number ``rep`` (train, test positions) of the figures' protocol
     (Fig. 1, 3, 4 and ``002-authors``, which compares implementations on these same splits)."""
@@ -170,8 +166,7 @@ def make_learner(learner, eps, X, meta, seed, depth=DEPTH, **extra):
             kw["split_selection"] = "histogram"
         elif learner in ("PrivaTree (published)", "PrivaTree*"):  # paper 002 as published: not proven DP
             kw["variant"] = "published" if learner == "PrivaTree (published)" else "published*"
-        if _accepts(PrivaTreeClassifier, "classes"):
-            kw["classes"] = meta["classes"]
+        kw["classes"] = meta["classes"]
         return PrivaTreeClassifier(**kw), None
     if learner in ("BDPT", "BDPT (published)"):
         from ...tree.baselines import BDPTClassifier
