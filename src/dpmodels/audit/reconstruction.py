@@ -226,12 +226,39 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         rows = paths.rows_of(paths.route(X))
         if y is not None and len(np.asarray(y)) != rows.size:
             raise ValueError(f"X has {rows.size} rows but y has {len(np.asarray(y))}")
+    n_paths = paths.ids.size
+    feasible = np.isfinite(paths.log2_capt)
+
+    class_support = None
     if counts == "data":
         assert rows is not None  # counts="data" needs X (checked above)
-        support, class_support = _data_support(paths, rows, y)
+        support = np.bincount(rows, minlength=n_paths).astype(np.int64)
+        if y is not None:
+            yv = np.asarray(y)
+            class_support = np.column_stack(
+                [np.bincount(rows[yv == c], minlength=n_paths) for c in paths.classes]
+            ).astype(np.int64)
     else:
         support, class_support = _model_support(paths)
-    support, infeasible_weight = _feasible_support(paths, support, rows, counts)
+
+    infeasible = (support > 0) & ~feasible
+    infeasible_weight = 0.0
+    if infeasible.any():
+        if counts == "model" and paths.counts_are_noisy:
+            infeasible_weight = float(support[infeasible].sum())
+            support = np.where(infeasible, 0, support)
+        else:
+            j = int(np.flatnonzero(infeasible)[0])
+            raise ValueError(
+                f"{support[j]:g} training records are on path {paths.descriptions[j]!r}, which no value "
+                "of the declared domains reaches: the domains do not cover the data"
+            )
+    if rows is not None and not feasible[rows].all():
+        j = int(rows[~feasible[rows]][0])
+        raise ValueError(
+            f"X has records on path {paths.descriptions[j]!r}, which no value of the declared domains "
+            "reaches: the domains do not cover X"
+        )
 
     ratio = paths.log2_capt / paths.log2_domain
     used = support > 0
@@ -252,9 +279,18 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
     if per_record is not None:
         per_record.setflags(write=False)
 
+    table = {"path_id": paths.ids, "path": paths.descriptions}
+    if paths.rules is not None:
+        table["rule"] = paths.rules
+    table["support"] = support
+    if class_support is not None:
+        for c, col in zip(paths.classes, class_support.T):
+            table[f"support_{c}"] = col
+    table["log2_capt"] = paths.log2_capt
+    table["ratio"] = ratio
     return ReconstructionResult(
         dist_g=dist_g,
-        paths=_path_table(paths, support, class_support, ratio),
+        paths=pd.DataFrame(table),
         per_record=per_record,
         n=n,
         log2_domain=paths.log2_domain,
@@ -265,56 +301,6 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         kind=paths.kind,
         record_paths=None if rows is None else paths.ids[rows],
     )
-
-
-def _data_support(paths, rows, y):
-    """The training records on each path (and per class, with ``y``): exact integer counts."""
-    n_paths = paths.ids.size
-    support = np.bincount(rows, minlength=n_paths).astype(np.int64)
-    if y is None:
-        return support, None
-    yv = np.asarray(y)
-    class_support = np.column_stack([np.bincount(rows[yv == c], minlength=n_paths) for c in paths.classes])
-    return support, class_support.astype(np.int64)
-
-
-def _feasible_support(paths, support, rows, counts):
-    """``(support, infeasible_weight)``: a released noisy weight on a path no value of the domains
-    reaches is set aside (and reported); training records or exact counts there are an error."""
-    feasible = np.isfinite(paths.log2_capt)
-    infeasible = (support > 0) & ~feasible
-    infeasible_weight = 0.0
-    if infeasible.any():
-        if counts == "model" and paths.counts_are_noisy:
-            infeasible_weight = float(support[infeasible].sum())
-            support = np.where(infeasible, 0, support)
-        else:
-            j = int(np.flatnonzero(infeasible)[0])
-            raise ValueError(
-                f"{support[j]:g} training records are on path {paths.descriptions[j]!r}, which no value "
-                "of the declared domains reaches: the domains do not cover the data"
-            )
-    if rows is not None and not feasible[rows].all():
-        j = int(rows[~feasible[rows]][0])
-        raise ValueError(
-            f"X has records on path {paths.descriptions[j]!r}, which no value of the declared domains "
-            "reaches: the domains do not cover X"
-        )
-    return support, infeasible_weight
-
-
-def _path_table(paths, support, class_support, ratio) -> pd.DataFrame:
-    """One row per path: its description (and rule), supports, log2 |capt| and ratio."""
-    table = {"path_id": paths.ids, "path": paths.descriptions}
-    if paths.rules is not None:
-        table["rule"] = paths.rules
-    table["support"] = support
-    if class_support is not None:
-        for c, col in zip(paths.classes, class_support.T):
-            table[f"support_{c}"] = col
-    table["log2_capt"] = paths.log2_capt
-    table["ratio"] = ratio
-    return pd.DataFrame(table)
 
 
 def _model_support(paths):

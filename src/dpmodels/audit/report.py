@@ -740,7 +740,28 @@ def audit_model(
     sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
     if X_pop is not None:
         sets.append(("population", X_pop, y_pop))
-    labels = {name: _checked_labels(name, X, y, classes, regression) for name, X, y in sets}
+    labels = {}
+    for name, X, y in sets:
+        if y is None:
+            raise ValueError(f"the {name} records have no labels")
+        yv = np.asarray(y, dtype=object).ravel()
+        if len(yv) != len(X):
+            raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
+        if len(yv) < 2:
+            raise ValueError(f"the {name} records: at least 2 rows are needed")
+        if regression:
+            try:
+                yf = np.asarray(yv, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"the {name} labels of a regression model must be numbers") from None
+            if not np.isfinite(yf).all():
+                raise ValueError(f"the {name} labels of a regression model must be finite numbers")
+            labels[name] = yf
+            continue
+        bad = [v for v in yv if v not in classes]
+        if bad:
+            raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
+        labels[name] = yv
     if regression:
         return _audit_regression(
             model, src, sets, labels, t0, alpha=alpha, grid=grid, n_permutations=n_permutations, n_reference=n_reference
@@ -756,7 +777,16 @@ def audit_model(
         raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    domains, note = _dist_g_domains(model, domains, grid)
+    if getattr(model, "kind", None) == "additive":
+        # Dist_G measures what a record's path (leaf, rule) reveals; an additive model has no path
+        domains, note = (
+            False,
+            "Dist_G is defined for trees and rule lists, not for additive models (no path per record)",
+        )
+    elif domains is None:
+        domains, note = default_domains(model, grid)
+    else:
+        note = "declared by the caller"
     rng = check_random_state(random_state)
     y_tr, y_te = labels["training"], labels["held-out"]
 
@@ -772,7 +802,13 @@ def audit_model(
     mia = membership_inference_suite(
         model, X_train, y_tr, X_test, y_te, attacks=attacks, random_state=rng, n_jobs=n_jobs, **kw
     )
-    bounds = _epsilon_bounds(mia, alpha, rng)
+    each = alpha / len(mia)
+    bounds = {}
+    for a, r in mia.items():
+        try:
+            bounds[a] = r.epsilon_lower_bound(alpha=each, random_state=rng)
+        except ValueError:
+            bounds[a] = None
     return ModelAudit(
         model=model,
         source=src,
@@ -796,54 +832,6 @@ def audit_model(
             "attacks": list(mia),
         },
     )
-
-
-def _checked_labels(name, X, y, classes, regression) -> np.ndarray:
-    """The labels of one record set, checked: as many as rows, at least 2, finite numbers for a
-    regression model, values of ``classes`` otherwise (one ``ValueError`` naming the set)."""
-    if y is None:
-        raise ValueError(f"the {name} records have no labels")
-    yv = np.asarray(y, dtype=object).ravel()
-    if len(yv) != len(X):
-        raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
-    if len(yv) < 2:
-        raise ValueError(f"the {name} records: at least 2 rows are needed")
-    if regression:
-        try:
-            yf = np.asarray(yv, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"the {name} labels of a regression model must be numbers") from None
-        if not np.isfinite(yf).all():
-            raise ValueError(f"the {name} labels of a regression model must be finite numbers")
-        return yf
-    bad = [v for v in yv if v not in classes]
-    if bad:
-        raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
-    return yv
-
-
-def _dist_g_domains(model, domains, grid):
-    """``(domains, note)`` for Dist_G: ``False`` for an additive model (no path per record), the
-    file's declarations by default (:func:`default_domains`), or the caller's."""
-    if getattr(model, "kind", None) == "additive":
-        # Dist_G measures what a record's path (leaf, rule) reveals; an additive model has no path
-        return False, "Dist_G is defined for trees and rule lists, not for additive models (no path per record)"
-    if domains is None:
-        return default_domains(model, grid)
-    return domains, "declared by the caller"
-
-
-def _epsilon_bounds(mia, alpha, rng) -> dict:
-    """Each attack's ε lower bound at confidence 1 − alpha split over the attacks (None: too few
-    records to split)."""
-    each = alpha / len(mia)
-    bounds = {}
-    for a, r in mia.items():
-        try:
-            bounds[a] = r.epsilon_lower_bound(alpha=each, random_state=rng)
-        except ValueError:
-            bounds[a] = None
-    return bounds
 
 
 #: why the classifier-only parts of the audit are not run on a regression model (in its report)
