@@ -252,8 +252,7 @@ def accuracy_cell(
     ye = np.asarray(ye)
     metric = f"{evaluate}_accuracy"
     paper = protocol == "paper"
-    width = 1 if paper else MAX_WIDTH
-    common: dict = dict(max_rules=int(max_rules), min_support=lam, max_width=width)
+    common: dict = dict(max_rules=int(max_rules), min_support=lam, max_width=1 if paper else MAX_WIDTH)
     if paper:
         common["candidates"] = "columns"  # the pre-mined rules, one column each
     rows = []
@@ -275,14 +274,14 @@ def accuracy_cell(
     rows.append(row(label, "GreedyRL", shown_g, math.inf, 0.0, run, metric, acc, secs))
     rows.append(row(label, "GreedyRL", shown_g, math.inf, 0.0, run, "n_rules", len(g.rule_list_.rules), secs))
     cand_kind = common.get("candidates", "conjunctions")
-    shared = SharedSplit(Xtr, ytr, max_width=width, candidates=cand_kind)
+    shared = SharedSplit(Xtr, ytr, max_width=common["max_width"], candidates=cand_kind)
     support0 = None  # (shared split, evaluation matrix) of the runner's support-0 candidates
     runner_gl = [lr for lr in learners if LEARNERS[lr]["mechanism"] in RUNNER_SUPPORT0_MECHANISMS]
     if global_candidates == "support-0" and runner_gl:
         # the same rows (the split depends on n and the run only), other rule columns
         Xtr0, Xte0, _, _ = _split(dataset, run, protocol, split, rules="support-0", german_file=gf)
         support0 = (
-            SharedSplit(Xtr0, ytr, max_width=width, candidates=cand_kind),
+            SharedSplit(Xtr0, ytr, max_width=common["max_width"], candidates=cand_kind),
             binary_matrix(Xte0 if evaluate == "test" else Xtr0).astype(bool),
         )
     with single_threaded_blas():
