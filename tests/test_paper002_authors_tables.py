@@ -144,7 +144,7 @@ def test_the_papers_variants_take_the_training_size_as_public():
     training fold's size (no share of ε on estimating n); the library's PrivaTree does not."""
     import json
 
-    from dpmodels.experiments.paper_002.results import tree_accuracy_cell
+    from dpmodels.experiments.paper_002.accuracy_tables import tree_accuracy_cell
 
     rows = tree_accuracy_cell("vote", "uci", 0, 0, 5, (1.0,), ("PrivaTree (published)", "PrivaTree*", "PrivaTree"))
     params = {r["learner"]: json.loads(r["parameters"]) for r in rows}

@@ -19,12 +19,12 @@ import pytest
 from _extras import need
 from dpmodels.experiments import grid, registry, run
 from dpmodels.experiments.paper_000.accuracy import noise_cell
+from dpmodels.experiments.paper_002 import accuracy_curves, accuracy_tables, guarantees, protocol
 from dpmodels.experiments.paper_002 import data as p2data
-from dpmodels.experiments.paper_002 import results as p2
 from dpmodels.experiments.paper_002.authors_tables import authors_accuracy_cell
 from dpmodels.experiments.registry import Cell, Size, get
 
-SRC = str(Path(p2.__file__).resolve().parents[3])
+SRC = str(Path(protocol.__file__).resolve().parents[3])
 
 
 def _needs_diffprivlib():
@@ -38,7 +38,7 @@ def test_diffprivlib_cells_do_not_depend_on_the_environment(eid, monkeypatch):
     the side environment's DiffPrivLib cells are found by the main environment's report."""
     uids = {}
     for have in (True, False):
-        monkeypatch.setattr(p2, "has_diffprivlib", lambda have=have: have)
+        monkeypatch.setattr(protocol, "has_diffprivlib", lambda have=have: have)
         cells = [c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)]
         uids[have] = [(c.uid, c.requires) for c in cells]
     assert uids[True] == uids[False]
@@ -46,7 +46,7 @@ def test_diffprivlib_cells_do_not_depend_on_the_environment(eid, monkeypatch):
     assert needing and len(needing) < len(cells)
     for c in needing:  # the DiffPrivLib / DP LR cells fit nothing else (the authors' code: its own cells)
         learners = c.kwargs.get("learners")
-        assert learners == ("DiffPrivLib",) or c.fn is p2.dp_lr_cell or c.fn is authors_accuracy_cell
+        assert learners == ("DiffPrivLib",) or c.fn is guarantees.dp_lr_cell or c.fn is authors_accuracy_cell
     for c in cells:
         if c.requires is None and "learners" in c.kwargs:
             assert "DiffPrivLib" not in c.kwargs["learners"]
@@ -55,7 +55,7 @@ def test_diffprivlib_cells_do_not_depend_on_the_environment(eid, monkeypatch):
 def test_table2_cell_uid_is_unchanged_by_the_split():
     """The non-diffprivlib cells have one uid in both environments (the one tests/test_experiments_grid.py pins)."""
     cells = {c.key: c for c in get("002-table2").cells(Size(quick=True)) if isinstance(c, Cell)}
-    assert cells["compas-two-years-cat-r0-f0"].uid == "compas-two-years-cat-r0-f0-c42f34db6c"
+    assert cells["compas-two-years-cat-r0-f0"].uid == "compas-two-years-cat-r0-f0-e30b6948f8"
     assert cells["compas-two-years-cat-r0-f0-diffprivlib"].requires == "diffprivlib"
 
 
@@ -110,46 +110,49 @@ def _paired_frame(diffs_by_eps, base=0.6):
 def test_paired_comparison_against_a_hand_computed_oracle():
     d01 = [0.10, 0.12, 0.08, 0.11, 0.09]  # mean .10, s.d. .0158, s.e. .00707: a win
     d001 = [0.05, -0.05, 0.02, -0.02, 0.0]  # mean 0, s.d. .0381, s.e. .0170: a tie
-    text = p2.paired_privatree_vs_lr(_paired_frame({0.1: d01, 0.01: d001}), [("vote", "uci")])
+    text = guarantees.paired_privatree_vs_lr(_paired_frame({0.1: d01, 0.01: d001}), [("vote", "uci")])
     se = float(np.std(d01, ddof=1) / math.sqrt(5))
     assert f"| vote (uci) | 0.1 | 5 | +0.100 ± {se:.3f} | win | +0.20 |" in text  # paper .75 − .55
     assert "| vote (uci) | 0.01 | 5 | +0.000 ± 0.017 | tie | +0.36 |" in text
     assert "ε = 0.1: PrivaTree ahead on 1, tied on 0, behind on 0 of 1 datasets" in text
-    losing = p2.paired_privatree_vs_lr(_paired_frame({0.1: [-x for x in d01]}), [("vote", "uci")])
+    losing = guarantees.paired_privatree_vs_lr(_paired_frame({0.1: [-x for x in d01]}), [("vote", "uci")])
     assert "| loss |" in losing and "behind on 1 of 1" in losing
     # no DP LR rows (the main environment without the side run): no section at all
-    assert p2.paired_privatree_vs_lr(_paired_frame({0.1: d01}).query("learner == 'PrivaTree'"), [("vote", "uci")]) == ""
+    assert (
+        guarantees.paired_privatree_vs_lr(_paired_frame({0.1: d01}).query("learner == 'PrivaTree'"), [("vote", "uci")])
+        == ""
+    )
 
 
 # ----------------------------------------------------------------------------- side environment
 def test_diffprivlib_tree_cells_on_a_tiny_dataset():
     _needs_diffprivlib()
-    rows = p2.tree_accuracy_cell("vote", "uci", 0, 0, 5, (0.1, 1.0), ("DiffPrivLib",))
+    rows = accuracy_tables.tree_accuracy_cell("vote", "uci", 0, 0, 5, (0.1, 1.0), ("DiffPrivLib",))
     assert [r["learner"] for r in rows] == ["DiffPrivLib", "DiffPrivLib"]
     for r in rows:
         assert 0.0 <= r["value"] <= 1.0
         assert json.loads(r["parameters"])["leak_rows"] == 0  # categorical only: public codes and label set
-    again = p2.tree_accuracy_cell("vote", "uci", 0, 0, 5, (0.1, 1.0), ("DiffPrivLib",))
+    again = accuracy_tables.tree_accuracy_cell("vote", "uci", 0, 0, 5, (0.1, 1.0), ("DiffPrivLib",))
     assert [r["value"] for r in again] == [r["value"] for r in rows]  # seeded
-    curve = p2.curve_cell("compas-two-years", "cat", 0, (0.01,), ("DiffPrivLib",), with_tree=False)
+    curve = accuracy_curves.curve_cell("compas-two-years", "cat", 0, (0.01,), ("DiffPrivLib",), with_tree=False)
     assert [r["learner"] for r in curve] == ["DiffPrivLib"]
 
 
 def test_dp_lr_cells_paper_protocol_and_public_design():
     _needs_diffprivlib()
-    rows = p2.dp_lr_cell("breast-w", "uci", 0, 0, 5, (1.0,))
+    rows = guarantees.dp_lr_cell("breast-w", "uci", 0, 0, 5, (1.0,))
     by = {r["learner"]: (r, json.loads(r["parameters"])) for r in rows}
     assert set(by) == {"DP LR", "DP LR (public)"}  # breast-w's bounds are public: both series
     paper, public = by["DP LR"][1], by["DP LR (public)"][1]
-    assert paper["protocol"] == p2.LR_PAPER and public["protocol"] == p2.LR_PUBLIC
+    assert paper["protocol"] == guarantees.LR_PAPER and public["protocol"] == guarantees.LR_PUBLIC
     assert public["leak_rows"] == 1  # only n (diffprivlib's objective perturbation)
     assert paper["leak_rows"] == 3  # n, data_norm, the standardisation's statistics
     assert all(0.0 <= r["value"] <= 1.0 for r in rows)
     # a dataset whose bounds are unpublished: only the paper's protocol, and never the public design
     X, y, meta = p2data.load_002("breast-w", "uci")
     with pytest.raises(ValueError, match="public bounds"):
-        p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3, protocol="public")
-    lr, tf = p2.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3)
+        guarantees.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3, protocol="public")
+    lr, tf = guarantees.make_dp_lr(1.0, X, dict(meta, bounds=None), seed=3)
     assert lr.standardize and lr.data_norm is None
     lr.fit(tf(X), y.to_numpy())
     assert not lr.privacy_ledger_.is_private and len(lr.privacy_ledger_.leaks) == 3

@@ -7,8 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpmodels.experiments.paper_002 import (
+    accuracy_curves,
+    accuracy_tables,
+    backdoor,
+    budget,
+    poisoning_curves,
+    protocol,
+)
 from dpmodels.experiments.paper_002 import data as p2data
-from dpmodels.experiments.paper_002 import results as p2
 from dpmodels.tree.privatree import PrivaTreeClassifier
 
 
@@ -17,53 +24,53 @@ def _params(rows, learner):
 
 
 def test_bounds_policy_is_recorded_as_a_leak_or_documented():
-    leaky = p2.tree_accuracy_cell("bank-marketing", "num", 0, 0, 5, (1.0,), ("tree", "PrivaTree"))
+    leaky = accuracy_tables.tree_accuracy_cell("bank-marketing", "num", 0, 0, 5, (1.0,), ("tree", "PrivaTree"))
     assert [r["epsilon"] for r in leaky if r["learner"] == "tree"] == [math.inf]
     (pt,) = _params(leaky, "PrivaTree")
     assert pt["bounds"] == p2data.BOUNDS_FROM_DATA and pt["leak_rows"] >= 1  # the learner's own leak row
-    documented = p2.tree_accuracy_cell("compas-two-years", "cat", 0, 0, 5, (1.0,), ("PrivaTree", "DPGDF"))
+    documented = accuracy_tables.tree_accuracy_cell("compas-two-years", "cat", 0, 0, 5, (1.0,), ("PrivaTree", "DPGDF"))
     for lr in ("PrivaTree", "DPGDF"):
         (p,) = _params(documented, lr)
         assert p["leak_rows"] == 0 and "documented" in p["bounds"]
 
 
 def test_dpgdf_skipped_without_categorical_features():
-    rows = p2.tree_accuracy_cell("breast-w", "uci", 0, 1, 5, (1.0,), ("DPGDF", "BDPT"))
+    rows = accuracy_tables.tree_accuracy_cell("breast-w", "uci", 0, 1, 5, (1.0,), ("DPGDF", "BDPT"))
     assert {r["learner"] for r in rows} == {"BDPT"}
 
 
 def test_backdoor_table_keeps_every_learner():
-    rows = p2.backdoor_cell("digits01", 0, (0, 2), (1.0,))
+    rows = backdoor.backdoor_cell("digits01", 0, (0, 2), (1.0,))
     df = pd.DataFrame(rows)
     assert set(df["learner"]) == {"tree", "PrivaTree"}
-    table = p2._fig4_table(df)
+    table = backdoor._fig4_table(df)
     assert "| 0 |" in table and "| 2 |" in table
     assert "tree" in table.splitlines()[0] and "PrivaTree ε = 1" in table.splitlines()[0]
 
 
 def test_backdoor_cell_tree_learns_the_trigger():
-    df = pd.DataFrame(p2.backdoor_cell("digits01", 0, (0, 10), (1.0,)))
+    df = pd.DataFrame(backdoor.backdoor_cell("digits01", 0, (0, 10), (1.0,)))
     asr = df[df.metric == "asr"].set_index(
         ["learner", df[df.metric == "asr"].parameters.map(lambda p: json.loads(p)["x"])]
     )["value"]
     assert asr[("tree", 10)] >= 0.5  # the non-private tree learns the trigger from 10 copies
     trig = df[(df.metric == "splits_on_trigger") & (df.learner == "tree")]
     assert set(trig.value) <= {0.0, 1.0} and trig[trig.parameters.str.contains('"x": 10')].value.iloc[0] == 1.0
-    assert "trees splitting on the trigger, x = 10 | 1 / 1" in p2._fig4_table(df)
+    assert "trees splitting on the trigger, x = 10 | 1 / 1" in backdoor._fig4_table(df)
     assert df[df.metric == "asr"]["value"].between(0, 1).all()
     assert set(df[df.metric == "clean_accuracy"]["learner"]) == {"tree", "PrivaTree"}
 
 
 def test_backdoor_cell_published_protocol_on_clean_data():
-    df = pd.DataFrame(p2.backdoor_cell("digits01", 0, (0,), (1.0,), variant="published"))
+    df = pd.DataFrame(backdoor.backdoor_cell("digits01", 0, (0,), (1.0,), variant="published"))
     assert set(df["learner"]) == {"PrivaTree (published)"}
     assert set(df["metric"]) == {"asr", "splits_on_trigger", "clean_accuracy"}
     assert df["parameters"].str.contains("read from the training images").all()
-    table = p2._fig4_table(df)
+    table = backdoor._fig4_table(df)
     # no Corollary 3 bound for a learner whose ε is the paper's claim; the paper's PrivaTree value beside it
     assert "PrivaTree (published) ε = 1 (ASR) |" in table.splitlines()[0]
     with pytest.raises(ValueError, match="variant"):
-        p2.backdoor_cell("digits01", 0, (0,), (1.0,), variant="paper")
+        backdoor.backdoor_cell("digits01", 0, (0,), (1.0,), variant="paper")
 
 
 def test_fig3_and_fig4_grids_hold_the_papers_panels_and_series():
@@ -80,7 +87,7 @@ def test_poison_guarantee_cell_dpa_is_certified_per_poisoned_count():
     from dpmodels.audit.poisoning import n_poisoned_from_fraction
 
     fractions = (0.0, 0.005, 0.01)
-    rows = p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), fractions, dpa_estimators=20)
+    rows = poisoning_curves.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), fractions, dpa_estimators=20)
     df = pd.DataFrame(rows)
     n_train = int(df[df.metric == "n_train"]["value"].iloc[0])
     dpa = df[df.metric == "certified_accuracy"]
@@ -91,23 +98,28 @@ def test_poison_guarantee_cell_dpa_is_certified_per_poisoned_count():
 
 
 def test_poison_guarantee_cell_published_protocol_is_privatree_only():
-    rows = p2.poison_guarantee_cell("breast-w", "uci", 0, (0.1, 1.0), (0.0, 0.01), variant="published")
+    rows = poisoning_curves.poison_guarantee_cell("breast-w", "uci", 0, (0.1, 1.0), (0.0, 0.01), variant="published")
     df = pd.DataFrame(rows)
     acc = df[df.metric == "test_accuracy"]
     assert set(acc["learner"]) == {"PrivaTree (published)"} and sorted(acc["epsilon"]) == [0.1, 1.0]
     assert "certified_accuracy" not in set(df["metric"])  # DPA and the tree are the rigorous cell's
     with pytest.raises(ValueError, match="variant"):
-        p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), (0.0,), variant="paper")
+        poisoning_curves.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), (0.0,), variant="paper")
     # the published series gets its own Corollary 2 curve and a clean-accuracy column beside the rigorous one
     both = pd.concat(
-        [pd.DataFrame(p2.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), (0.0, 0.01), dpa_estimators=20)), df]
+        [
+            pd.DataFrame(
+                poisoning_curves.poison_guarantee_cell("breast-w", "uci", 0, (1.0,), (0.0, 0.01), dpa_estimators=20)
+            ),
+            df,
+        ]
     )
-    curves = p2._fig3_curves(both)
+    curves = poisoning_curves._fig3_curves(both)
     assert {"PrivaTree ε = 1", "PrivaTree (published) ε = 1", "PrivaTree (published) ε = 0.1"} <= set(curves["method"])
     pub_clean = acc[acc.epsilon == 1.0]["value"].iloc[0]
     c = curves[(curves.method == "PrivaTree (published) ε = 1") & (curves.fraction == 0.0)]
     assert c["guarantee"].iloc[0] == pytest.approx(pub_clean)  # x = 0: the clean accuracy itself
-    table = p2._fig3_table(both)
+    table = poisoning_curves._fig3_table(both)
     assert "| breast-w | PrivaTree (published) ε = 1 |" in table and "clean accuracy" in table.splitlines()[0]
 
 
@@ -133,7 +145,7 @@ def test_fig1_paper_protocol_cells_and_paired_claims():
                 ("DiffPrivLib", base - lead_dpl),
             ):
                 rows.append(dict(dataset="adult", learner=lr, epsilon=eps, seed=seed, metric="test_accuracy", value=v))
-    claims = p2.fig1_claims(pd.DataFrame(rows))
+    claims = accuracy_curves.fig1_claims(pd.DataFrame(rows))
     (line,) = [x for x in claims.splitlines() if "paper's protocol, adult" in x]
     assert "vs BDPT (published): ahead at every ε ≥ 0.01" in line
     assert "vs DiffPrivLib: ahead at every ε ≥ 1, behind at 0.01" in line
@@ -154,12 +166,12 @@ def test_fig1_plot_draws_a_row_per_protocol_with_results(tmp_path):
                 )
             )
     df = pd.DataFrame(rows)
-    assert [t for t, _ in p2._fig1_protocols(df)] == ["library protocol"]  # no published series: one row
+    assert [t for t, _ in accuracy_curves._fig1_protocols(df)] == ["library protocol"]  # no published series: one row
     df = pd.concat([df, df[df.learner == "PrivaTree"].assign(learner="PrivaTree (published)")])
-    assert [t for t, _ in p2._fig1_protocols(df)] == ["library protocol", "paper's protocol"]
-    (png,) = p2._fig1_plot(df, tmp_path)
+    assert [t for t, _ in accuracy_curves._fig1_protocols(df)] == ["library protocol", "paper's protocol"]
+    (png,) = accuracy_curves._fig1_plot(df, tmp_path)
     assert png.exists() and png.stat().st_size > 1000
-    assert "| compas-two-years | PrivaTree (published) |" in p2._fig1_table(df)
+    assert "| compas-two-years | PrivaTree (published) |" in accuracy_curves._fig1_table(df)
 
 
 def test_budget_shares_are_public_parameters():
@@ -183,7 +195,7 @@ def test_budget_shares_are_public_parameters():
 
 
 def test_share_grid_is_on_the_simplex():
-    g = np.array(p2.share_grid(0.1))
+    g = np.array(budget.share_grid(0.1))
     assert len(g) == 36 and np.allclose(g.sum(axis=1), 1) and (g >= 0.1 - 1e-12).all()
 
 
@@ -208,16 +220,16 @@ def test_table4_properties_from_the_loaded_data():
 def test_authors_trigger_is_the_four_pixels_of_their_script():
     """The paper's trigger as the authors' plot_backdoor_mnist.py draws it: (27, 27), (25, 27),
     (27, 25), (26, 26) of a 28×28 image (flat row-major indices), set to 255; nothing else moves."""
-    assert p2._trigger_pixels((28, 28), 3, "authors") == {27 * 28 + 27, 25 * 28 + 27, 27 * 28 + 25, 26 * 28 + 26}
+    assert backdoor._trigger_pixels((28, 28), 3, "authors") == {27 * 28 + 27, 25 * 28 + 27, 27 * 28 + 25, 26 * 28 + 26}
     X = np.zeros((2, 784))
-    S = p2._stamp(X, p2._trigger_pixels((28, 28), 3, "authors"), 255.0)
+    S = backdoor._stamp(X, backdoor._trigger_pixels((28, 28), 3, "authors"), 255.0)
     img = S[0].reshape(28, 28)
-    assert {tuple(ix) for ix in np.argwhere(img == 255)} == set(p2.AUTHORS_TRIGGER) and img.sum() == 4 * 255
+    assert {tuple(ix) for ix in np.argwhere(img == 255)} == set(backdoor.AUTHORS_TRIGGER) and img.sum() == 4 * 255
     assert X.sum() == 0  # a copy
     with pytest.raises(ValueError, match="28x28"):
-        p2._trigger_pixels((8, 8), 2, "authors")
+        backdoor._trigger_pixels((8, 8), 2, "authors")
     with pytest.raises(ValueError, match="trigger"):
-        p2.backdoor_cell("digits01", 0, (0,), (1.0,), trigger="corner")
+        backdoor.backdoor_cell("digits01", 0, (0,), (1.0,), trigger="corner")
 
 
 def test_patch_poisoning_draws_as_the_audit_module():
@@ -226,10 +238,10 @@ def test_patch_poisoning_draws_as_the_audit_module():
     from dpmodels.audit.poisoning import DIGITS_MAX, attack_success_rate, load_digits_01, poison_backdoor
 
     X, y = load_digits_01()
-    pix = p2._trigger_pixels((8, 8), 2)
+    pix = backdoor._trigger_pixels((8, 8), 2)
     for x in (0, 3, 40):
         a = poison_backdoor(X, y, x, np.random.default_rng(x), image_shape=(8, 8), size=2, value=DIGITS_MAX)
-        b = p2._poison(X, y, x, np.random.default_rng(x), pix, DIGITS_MAX)
+        b = backdoor._poison(X, y, x, np.random.default_rng(x), pix, DIGITS_MAX)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
     class Corner:  # predicts 1 iff the corner pixel is at its maximum
@@ -237,7 +249,7 @@ def test_patch_poisoning_draws_as_the_audit_module():
             return (np.asarray(Z)[:, 63] == DIGITS_MAX).astype(int)
 
     kw = dict(image_shape=(8, 8), size=2, value=DIGITS_MAX)
-    assert p2._attack_success(Corner(), X, y, pix, DIGITS_MAX) == attack_success_rate(Corner(), X, y, **kw) == 1.0
+    assert backdoor._attack_success(Corner(), X, y, pix, DIGITS_MAX) == attack_success_rate(Corner(), X, y, **kw) == 1.0
 
 
 def test_fig4_mnist_cells_use_the_authors_trigger_and_published_cells_name_the_rule():
@@ -250,5 +262,5 @@ def test_fig4_mnist_cells_use_the_authors_trigger_and_published_cells_name_the_r
     for eid in ("002-fig1", "002-fig3", "002-fig4"):
         cells = [c for c in get(eid).cells(Size(quick=True)) if isinstance(c, Cell)]
         pub = [c for c in cells if c.key.endswith("-published") or "-published-" in c.key]
-        assert pub and all(c.kwargs["published_rule"] == p2.PUBLISHED_RULE for c in pub)
+        assert pub and all(c.kwargs["published_rule"] == protocol.PUBLISHED_RULE for c in pub)
         assert all("published_rule" not in c.kwargs for c in cells if c not in pub)

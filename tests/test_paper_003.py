@@ -16,7 +16,10 @@ from sklearn.tree import DecisionTreeClassifier
 from _extras import need
 from dpmodels._optional import available
 from dpmodels.audit import reconstruction_leak
+from dpmodels.experiments.paper_003 import dp as p3dp
+from dpmodels.experiments.paper_003 import figures, fits, protocol, tables, uncertainty
 from dpmodels.experiments.paper_003 import reconstruction as p3
+from dpmodels.experiments.paper_003 import statements as p3st
 from dpmodels.experiments.registry import ROW_FIELDS, Cell, Size, Skip, all_experiments, get, row
 from dpmodels.rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
 from dpmodels.tree import PrivaTreeClassifier
@@ -49,20 +52,20 @@ def test_registry_lists_every_id_and_the_figures_share_one_grid():
 
 
 def test_splits_follow_the_protocol():
-    Xtr, Xte, ytr, yte = p3.load_split("adult", 0)
+    Xtr, Xte, ytr, yte = protocol.load_split("adult", 0)
     assert (len(Xtr), len(Xte)) == (3907, 977) and Xtr.shape[1] == 24
-    Xtr1 = p3.load_split("adult", 1)[0]
+    Xtr1 = protocol.load_split("adult", 1)[0]
     assert not Xtr.reset_index(drop=True).equals(Xtr1.reset_index(drop=True))  # a subsample per seed
-    Xc, Xct, _, _ = p3.load_split("compas", 0)
+    Xc, Xct, _, _ = protocol.load_split("compas", 0)
     assert (len(Xc), len(Xct)) == (5771, 1443) and Xc.shape[1] == 27
     with pytest.raises(ValueError, match="datasets"):
-        p3.load_split("german", 0)
+        protocol.load_split("german", 0)
 
 
 @pytest.mark.parametrize("n", [3907, 5771, 977, 1000, 123])
 @pytest.mark.parametrize("lam", [0.01, 0.02, 0.03, 0.04, 0.05])
 def test_one_support_count_for_every_learner(n, lam):
-    m = p3.min_count(lam, n)
+    m = protocol.min_count(lam, n)
     assert m == max(1, math.ceil(lam * n))
     assert math.floor((m + 0.5) / n * n) == m  # GreedyRL's ⌊λ'·n⌋ with λ' = (m + ½)/n
     assert (m / n >= lam) and ((m - 1) / n < lam)  # OptimalRL's test captured / n ≥ λ
@@ -72,21 +75,21 @@ def test_one_support_count_for_every_learner(n, lam):
 @pytest.mark.parametrize("lam", [0.01, 0.02, 0.03, 0.04, 0.05])
 def test_floor_support_is_the_authors_count(n, lam):
     # brute force: the largest count m with m ≤ λn (at least 1), as int(λ * n) truncates
-    m = p3.min_count(lam, n, "floor")
+    m = protocol.min_count(lam, n, "floor")
     assert m == max(1, max(k for k in range(n + 1) if k <= lam * n))
     assert math.ceil((m - 0.5) / n * n) == m  # OptimalRL's ⌈λ'·n⌉ with λ' = (m − ½)/n
-    assert p3.min_count(lam, n, "ceil") - m == (0 if float(lam * n).is_integer() else 1)
+    assert protocol.min_count(lam, n, "ceil") - m == (0 if float(lam * n).is_integer() else 1)
     with pytest.raises(ValueError, match="rounding"):
-        p3.min_count(lam, n, "round")
+        protocol.min_count(lam, n, "round")
 
 
 def test_floor_grid_gives_trees_and_optimal_lists_the_floor_count():
-    Xtr, _, ytr, _ = p3.load_split("adult", 0)
+    Xtr, _, ytr, _ = protocol.load_split("adult", 0)
     n, lam = len(ytr), 0.01
-    m = p3.min_count(lam, n, "floor")
-    assert (m, p3.min_count(lam, n)) == (39, 40)  # the brief's example: 39 instead of 40 records
-    trees = p3.tree_cell("adult", 0, depths=(6,), supports=(lam,), largest=(6, lam), rounding="floor")
-    opt = p3.optimal_rulelist_cell("adult", 0, support=lam, lengths=(3,), largest=(3, lam), rounding="floor")
+    m = protocol.min_count(lam, n, "floor")
+    assert (m, protocol.min_count(lam, n)) == (39, 40)  # the brief's example: 39 instead of 40 records
+    trees = fits.tree_cell("adult", 0, depths=(6,), supports=(lam,), largest=(6, lam), rounding="floor")
+    opt = fits.optimal_rulelist_cell("adult", 0, support=lam, lengths=(3,), largest=(3, lam), rounding="floor")
     for rows in (trees, opt):
         p = json.loads(rows[0]["parameters"])
         assert p["min_count"] == m and p["rounding"] == "floor"
@@ -95,17 +98,17 @@ def test_floor_grid_gives_trees_and_optimal_lists_the_floor_count():
     o = OptimalRuleListClassifier(max_rules=4, min_support=(m - 0.5) / n, min_literal_support=lam).fit(Xtr, ytr)
     assert o.certificate_.min_captured == m
     assert _metrics(opt)["dist_g"] == pytest.approx(reconstruction_leak(o, Xtr, ytr).dist_g)
-    cells = p3._grid_cells(Size(quick=True, datasets=("compas",)), rounding="floor", dl85_time_limit=3600.0)
+    cells = fits._grid_cells(Size(quick=True, datasets=("compas",)), rounding="floor", dl85_time_limit=3600.0)
     assert all(c.kwargs.get("rounding") == "floor" for c in cells if isinstance(c, Cell))
     assert all(c.kwargs["time_limit"] == 3600.0 for c in cells if isinstance(c, Cell) and c.key.startswith("DL8.5"))
 
 
 def test_grid_runs_the_authors_greedy_list_as_greedyrl():
-    rows = p3.rulelist_cell(
+    rows = fits.rulelist_cell(
         "compas", 0, lengths=(10,), supports=(0.01,), largest=(10, 0.01), criteria=("authors", "captured", "split")
     )
     assert {r["learner"] for r in rows} == {"GreedyRL", "GreedyRL-draft", "GreedyRL-split"}
-    Xtr, _, ytr, _ = p3.load_split("compas", 0)
+    Xtr, _, ytr, _ = protocol.load_split("compas", 0)
     g = GreedyRuleListClassifier(max_rules=11, min_support=0.01, max_width=1, criterion="authors").fit(Xtr, ytr)
     got = _metrics(rows, "GreedyRL")
     assert got["size"] == len(g.rule_list_.rules)
@@ -113,25 +116,25 @@ def test_grid_runs_the_authors_greedy_list_as_greedyrl():
 
 
 def test_quick_grid_and_skips_without_pydl85(monkeypatch):
-    monkeypatch.setattr(p3, "_has_dl85", lambda: False)
-    items = p3._grid_cells(Size(quick=True))
+    monkeypatch.setattr(fits, "_has_dl85", lambda: False)
+    items = fits._grid_cells(Size(quick=True))
     skips = [c for c in items if isinstance(c, Skip)]
     cells = [c for c in items if isinstance(c, Cell)]
     assert skips and all("make optimal" in s.reason for s in skips)
     assert not any(c.key.startswith("DL8.5") for c in cells)
-    monkeypatch.setattr(p3, "_has_dl85", lambda: True)
-    items = p3._grid_cells(Size(quick=True, datasets=("compas",)))
+    monkeypatch.setattr(fits, "_has_dl85", lambda: True)
+    items = fits._grid_cells(Size(quick=True, datasets=("compas",)))
     assert not any(isinstance(c, Skip) for c in items)
-    assert sum(c.key.startswith("DL8.5") for c in items) == len(p3.QUICK_DEPTHS) * len(p3.QUICK_SUPPORTS)
+    assert sum(c.key.startswith("DL8.5") for c in items) == len(protocol.QUICK_DEPTHS) * len(protocol.QUICK_SUPPORTS)
     with pytest.raises(ValueError, match="datasets"):
-        p3._grid_cells(Size(quick=True, datasets=("german",)))
+        fits._grid_cells(Size(quick=True, datasets=("german",)))
 
 
 # --------------------------------------------------------------------------- cells against direct calls
 def test_tree_cell_rows_equal_direct_reconstruction_leak():
-    rows = p3.tree_cell("compas", 0, depths=(1, 3), supports=(0.05,), largest=(3, 0.05))
+    rows = fits.tree_cell("compas", 0, depths=(1, 3), supports=(0.05,), largest=(3, 0.05))
     _well_formed(rows)
-    Xtr, Xte, ytr, yte = p3.load_split("compas", 0)
+    Xtr, Xte, ytr, yte = protocol.load_split("compas", 0)
     for depth in (1, 3):
         got = _metrics(r for r in rows if json.loads(r["parameters"])["depth"] == depth)
         est = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=0.05, random_state=1).fit(Xtr, ytr)
@@ -140,7 +143,7 @@ def test_tree_cell_rows_equal_direct_reconstruction_leak():
         assert got["size"] == int(np.sum(est.tree_.feature >= 0))
         assert got["train_accuracy"] == pytest.approx(est.score(Xtr, ytr))
         assert got["test_accuracy"] == pytest.approx(est.score(Xte, yte))
-        assert est.tree_.n_node_samples[est.tree_.feature < 0].min() >= p3.min_count(0.05, len(ytr))
+        assert est.tree_.n_node_samples[est.tree_.feature < 0].min() >= protocol.min_count(0.05, len(ytr))
         if depth == 3:  # the largest setting also stores the per-record quantiles
             q = np.array([got[f"per_record_q{k}"] for k in range(101)])
             assert q[0] == pytest.approx(leak.per_record.min()) and q[-1] == pytest.approx(leak.per_record.max())
@@ -150,11 +153,11 @@ def test_tree_cell_rows_equal_direct_reconstruction_leak():
 
 
 def test_rule_list_cells_equal_direct_calls_and_respect_the_support():
-    Xtr, _, ytr, _ = p3.load_split("adult", 0)
+    Xtr, _, ytr, _ = protocol.load_split("adult", 0)
     n, lam = len(ytr), 0.03
-    m = p3.min_count(lam, n)
-    greedy = p3.rulelist_cell("adult", 0, lengths=(2, 4), supports=(lam,), largest=(4, lam))
-    optimal = p3.optimal_rulelist_cell("adult", 0, support=lam, lengths=(2, 4), largest=(4, lam))
+    m = protocol.min_count(lam, n)
+    greedy = fits.rulelist_cell("adult", 0, lengths=(2, 4), supports=(lam,), largest=(4, lam))
+    optimal = fits.optimal_rulelist_cell("adult", 0, support=lam, lengths=(2, 4), largest=(4, lam))
     _well_formed(greedy + optimal)
     g = GreedyRuleListClassifier(max_rules=5, min_support=(m + 0.5) / n, max_width=1).fit(Xtr, ytr)
     o = OptimalRuleListClassifier(max_rules=5, min_support=lam).fit(Xtr, ytr)
@@ -174,11 +177,11 @@ def test_dl85_cell_equals_direct_call():
     need("pydl85")
     from dpmodels.tree.optimal import DL85Classifier
 
-    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    rows = fits.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
     _well_formed(rows)
     got = _metrics(rows)
-    Xtr, _, ytr, _ = p3.load_split("compas", 0)
-    est = DL85Classifier(max_depth=2, min_sup=p3.min_count(0.05, len(ytr))).fit(Xtr, ytr)
+    Xtr, _, ytr, _ = protocol.load_split("compas", 0)
+    est = DL85Classifier(max_depth=2, min_sup=protocol.min_count(0.05, len(ytr))).fit(Xtr, ytr)
     assert got["optimal"] == 1.0
     assert got["dist_g"] == pytest.approx(reconstruction_leak(est, Xtr, ytr, domains="binary").dist_g, abs=1e-12)
     assert got["train_accuracy"] == pytest.approx(est.score(Xtr, ytr))
@@ -187,15 +190,15 @@ def test_dl85_cell_equals_direct_call():
 
 def test_address_space_limit_turns_a_runaway_allocation_into_memory_error():
     pytest.importorskip("resource")
-    if p3._physical_memory() is None:
+    if fits._physical_memory() is None:
         pytest.skip("physical memory size unknown here")
-    before = p3._address_space_now()
-    with p3._address_space_limit(0.45) as cap:
+    before = fits._address_space_now()
+    with fits._address_space_limit(0.45) as cap:
         # relative to what the process already reserved (a worker after a big fit keeps address space)
-        assert cap is None or before < cap <= p3._address_space_now() + 0.45 * p3._physical_memory() + 2**20
+        assert cap is None or before < cap <= fits._address_space_now() + 0.45 * fits._physical_memory() + 2**20
         np.ones(2**27 // 8)  # growth below the cap is fine
         with pytest.raises(MemoryError):
-            np.ones(int(0.5 * p3._physical_memory()) // 8)  # more than the cap allows
+            np.ones(int(0.5 * fits._physical_memory()) // 8)  # more than the cap allows
     np.ones(2**27 // 8)  # the cap is lifted afterwards
 
 
@@ -207,10 +210,10 @@ def test_dl85_cell_out_of_memory_is_a_row_not_a_crash(monkeypatch):
         raise MemoryError("std::bad_alloc")
 
     monkeypatch.setattr(optimal.DL85Classifier, "fit", runaway)
-    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    rows = fits.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
     assert [r["metric"] for r in rows] == ["out_of_memory"]
     assert "memory_cap_gb" in json.loads(rows[0]["parameters"])
-    assert "ran out of the memory cap" in p3._uncertified_md(pd.DataFrame(rows))
+    assert "ran out of the memory cap" in tables._uncertified_md(pd.DataFrame(rows))
 
 
 def test_dl85_cell_whose_process_is_killed_is_a_row_not_a_crash(monkeypatch):
@@ -222,28 +225,28 @@ def test_dl85_cell_whose_process_is_killed_is_a_row_not_a_crash(monkeypatch):
     from dpmodels.tree import optimal
 
     monkeypatch.setattr(optimal.DL85Classifier, "fit", lambda self, X, y: os.kill(os.getpid(), signal.SIGKILL))
-    rows = p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+    rows = fits.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
     assert [r["metric"] for r in rows] == ["out_of_memory"]
     assert json.loads(rows[0]["parameters"])["exitcode"] == -signal.SIGKILL
     # any other death of the child is an error, not a memory row
     monkeypatch.setattr(optimal.DL85Classifier, "fit", lambda self, X, y: os._exit(3))
     with pytest.raises(RuntimeError, match="exit code 3"):
-        p3.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
+        fits.dl85_cell("compas", 0, depth=2, support=0.05, largest=(2, 0.05))
 
 
 @pytest.mark.filterwarnings("error::dpmodels.privacy.PrivacyLeakWarning")  # every public input declared
 def test_dp_cell_release_and_data_views():
-    rows = p3.dp_cell("compas", 0, epsilons=(1.0,), lengths=(3,), widths=(1,), depths=(2,))
+    rows = p3dp.dp_cell("compas", 0, epsilons=(1.0,), lengths=(3,), widths=(1,), depths=(2,))
     _well_formed(rows)
     df = pd.DataFrame(rows)
     assert set(df["learner"]) == {"GreedyRL w1", "OptimalRL w1", "DP rule list w1", "sklearn_DT", "PrivaTree"}
-    Xtr, _, ytr, _ = p3.load_split("compas", 0)
+    Xtr, _, ytr, _ = protocol.load_split("compas", 0)
     dp = DPRuleListClassifier(
         epsilon=1.0,
         max_rules=4,
         min_support=0.01,
         max_width=1,
-        random_state=p3._fit_rng("compas", 0, "DPRL", 1, 3, "1"),
+        random_state=p3dp._fit_rng("compas", 0, "DPRL", 1, 3, "1"),
     ).fit(Xtr, ytr)
     got = _metrics(rows, "DP rule list w1")
     assert got["dist_g"] == pytest.approx(reconstruction_leak(dp, Xtr, ytr).dist_g, abs=1e-12)
@@ -253,7 +256,7 @@ def test_dp_cell_release_and_data_views():
         max_depth=2,
         categories={c: [0, 1] for c in Xtr.columns},
         classes=[0, 1],
-        random_state=p3._fit_rng("compas", 0, "PrivaTree", 2, "1"),
+        random_state=p3dp._fit_rng("compas", 0, "PrivaTree", 2, "1"),
     ).fit(Xtr, ytr)
     got = _metrics(rows, "PrivaTree")
     assert got["dist_g"] == pytest.approx(reconstruction_leak(pt, Xtr, ytr).dist_g, abs=1e-12)
@@ -273,17 +276,23 @@ def _fake(values):
     return pd.DataFrame(rows)
 
 
+def test_every_statement_has_one_check_and_unknown_keys_are_refused():
+    assert [st["key"] for st in p3st.PUBLISHED] == list(p3st.CHECKS)
+    with pytest.raises(ValueError, match="unknown statement 'nope'"):
+        p3st._check("nope", _fake({}), _fake({}))
+
+
 def test_statement_checks_follow_the_data():
     base = {
         ("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.80, size=10, train_accuracy=0.83),
         ("adult", "GreedyRL", 10, 0.01): dict(dist_g=0.85, size=7, train_accuracy=0.80),
     }
-    t = p3.check_statements(_fake(base), ids=("003-fig3",)).set_index("key")
+    t = p3st.check_statements(_fake(base), ids=("003-fig3",)).set_index("key")
     assert t.loc["rl_largest", "verdict"] == "holds"
     assert t.loc["more_accurate", "verdict"] == "holds"
     flipped = dict(base)
     flipped[("adult", "OptimalRL", 10, 0.01)] = dict(dist_g=0.90, size=10, train_accuracy=0.83)
-    t = p3.check_statements(_fake(flipped), ids=("003-fig3",)).set_index("key")
+    t = p3st.check_statements(_fake(flipped), ids=("003-fig3",)).set_index("key")
     assert t.loc["rl_largest", "verdict"] == "does not hold"
     assert t.loc["same_accuracy", "verdict"] == "holds"  # as accurate and leaks less
 
@@ -309,7 +318,7 @@ def test_paired_uncertainty_against_brute_force():
                 vals[("adult", "b", d, lam, sd)] = base
     vals[("adult", "a", 1, 0.01, 0)] = 0.0  # depth 1 is left out (min_depth=2)
     df = _seeded(vals)
-    u = p3.paired_uncertainty(df, "a", "b", "adult", sign=-1, n_boot=500)
+    u = uncertainty.paired_uncertainty(df, "a", "b", "adult", sign=-1, n_boot=500)
     diffs = [
         np.mean([vals[("adult", "a", d, lam, sd)] - vals[("adult", "b", d, lam, sd)] for sd in range(5)])
         for d in (2, 3, 4)
@@ -320,30 +329,30 @@ def test_paired_uncertainty_against_brute_force():
     assert u["ci"][0] <= u["share"] <= u["ci"][1] and u["diff_ci"][0] <= u["diff"] <= u["diff_ci"][1]
     # a difference of one sign in every seed: the share is 1 under any resampling of the seeds
     sure = {k: (v - 0.05 if k[1] == "a" else v) for k, v in vals.items() if k[2] >= 2}
-    u = p3.paired_uncertainty(_seeded(sure), "a", "b", "adult", sign=-1, n_boot=200)
+    u = uncertainty.paired_uncertainty(_seeded(sure), "a", "b", "adult", sign=-1, n_boot=200)
     assert u["share"] == 1.0 and u["ci"] == (1.0, 1.0) and u["p_sign"] == pytest.approx(2 * 0.5**6)
-    assert p3.paired_uncertainty(_seeded(sure), "a", "b", "compas")["n"] == 0
+    assert uncertainty.paired_uncertainty(_seeded(sure), "a", "b", "compas")["n"] == 0
 
 
 def test_extremes_statement_reads_the_quantiles():
     q = {f"per_record_q{k}": 0.55 + 0.41 * k / 100 for k in range(101)}
     df = _fake({("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.8, size=10, train_accuracy=0.8, **q)})
-    t = p3.check_statements(df, ids=("003-fig4",)).set_index("key")
+    t = p3st.check_statements(df, ids=("003-fig4",)).set_index("key")
     assert t.loc["extremes", "verdict"] == "holds" and "0.960" in t.loc["extremes", "measured"]
     q["per_record_q0"] = 0.61
     df = _fake({("adult", "OptimalRL", 10, 0.01): dict(dist_g=0.8, size=10, train_accuracy=0.8, **q)})
-    assert p3.check_statements(df, ids=("003-fig4",)).set_index("key").loc["extremes", "verdict"] == "does not hold"
+    assert p3st.check_statements(df, ids=("003-fig4",)).set_index("key").loc["extremes", "verdict"] == "does not hold"
 
 
 def test_every_statement_is_checked_on_a_real_tiny_grid():
     rows = (
-        p3.tree_cell("compas", 0, depths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
-        + p3.rulelist_cell("compas", 0, lengths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
-        + p3.optimal_rulelist_cell("compas", 0, support=0.03, lengths=(1, 2), largest=(2, 0.03))
-        + p3.optimal_rulelist_cell("compas", 0, support=0.05, lengths=(1, 2), largest=(2, 0.03))
+        fits.tree_cell("compas", 0, depths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
+        + fits.rulelist_cell("compas", 0, lengths=(1, 2), supports=(0.03, 0.05), largest=(2, 0.03))
+        + fits.optimal_rulelist_cell("compas", 0, support=0.03, lengths=(1, 2), largest=(2, 0.03))
+        + fits.optimal_rulelist_cell("compas", 0, support=0.05, lengths=(1, 2), largest=(2, 0.03))
     )
-    t = p3.check_statements(pd.DataFrame(rows))
-    assert len(t) == len(p3.PUBLISHED)
+    t = p3st.check_statements(pd.DataFrame(rows))
+    assert len(t) == len(p3st.PUBLISHED)
     assert set(t["verdict"]) <= {"holds", "partly", "does not hold", "not measured"}
     for exp_id in IDS[:-1]:
         assert get(exp_id).table(pd.DataFrame(rows)).startswith("| where |")
@@ -392,7 +401,7 @@ def test_paired_uncertainty_leaves_out_settings_missing_a_seed():
             vals[("adult", "a", d, 0.01, sd)] = 0.5
             vals[("adult", "b", d, 0.01, sd)] = 0.6
     del vals[("adult", "b", 3, 0.01, 2)]  # depth 3 lacks a seed of b: not a complete pair
-    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
+    u = uncertainty.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
     assert (u["k"], u["n"], u["seeds"]) == (1, 1, 3) and u["diff"] == pytest.approx(-0.1)
 
 
@@ -420,7 +429,7 @@ def test_optimal_line_at_an_accuracy_matches_walking_the_segments(points, a_int)
     acc = [x / 20 for x, _ in points]
     dist = [y for _, y in points]
     a = a_int / 20
-    value, where = p3._optimal_at_accuracy(acc, dist, a)
+    value, where = uncertainty._optimal_at_accuracy(acc, dist, a)
     if a > max(acc):
         assert where == "above" and math.isnan(value)
     elif a < min(acc):
@@ -434,18 +443,18 @@ def test_accuracy_pairings_differ_where_the_optimal_line_passes_between_its_poin
     # model is at least as accurate *and* leaks no more, but the optimal line at that accuracy is higher
     o = {"support": [0.01, 0.01], "train_accuracy": [0.664, 0.669], "dist_g": [0.918, 0.896]}
     g = {"support": [0.01], "train_accuracy": [0.6666], "dist_g": [0.9008]}
-    ok_dom, short_dom = p3._accuracy_pairs(o, g, "dominance")
-    ok_cur, short_cur = p3._accuracy_pairs(o, g, "curve")
+    ok_dom, short_dom = uncertainty._accuracy_pairs(o, g, "dominance")
+    ok_cur, short_cur = uncertainty._accuracy_pairs(o, g, "curve")
     assert not ok_dom[0] and short_dom[0] == pytest.approx(0.9008 - 0.896)
     line = 0.918 + (0.6666 - 0.664) / 0.005 * (0.896 - 0.918)
     assert ok_cur[0] and short_cur[0] == pytest.approx(0.9008 - line)
     # "curve" reads the line of the greedy model's own λ only; "dominance" any λ
     o2 = {k: v + w for (k, v), w in zip(o.items(), ([0.05], [0.70], [0.99]))}
-    assert p3._accuracy_pairs(o2, g, "dominance")[0][0] and p3._accuracy_pairs(o2, g, "curve")[0][0]
+    assert uncertainty._accuracy_pairs(o2, g, "dominance")[0][0] and uncertainty._accuracy_pairs(o2, g, "curve")[0][0]
     g2 = {"support": [0.05], "train_accuracy": [0.71], "dist_g": [0.5]}  # more accurate than its λ's line
-    assert not p3._accuracy_pairs(o2, g2, "curve")[0][0]
+    assert not uncertainty._accuracy_pairs(o2, g2, "curve")[0][0]
     with pytest.raises(ValueError, match="pairing"):
-        p3._accuracy_pairs(o, g, "nearest")
+        uncertainty._accuracy_pairs(o, g, "nearest")
 
 
 def _seeded_acc(values):
@@ -469,8 +478,8 @@ def test_same_accuracy_uncertainty_against_brute_force():
                 vals[("compas", "opt", d, lam, sd)] = (0.60 + 0.02 * d + rng.normal(0, 0.004), 0.95 - 0.03 * d)
                 vals[("compas", "gr", d, lam, sd)] = (0.59 + 0.02 * d, 0.95 - 0.03 * d + rng.normal(0, 0.01))
     df = _seeded_acc(vals)
-    for pairing in p3.ACCURACY_PAIRINGS:
-        u = p3.same_accuracy_uncertainty(df, "opt", "gr", "compas", pairing, n_boot=300)
+    for pairing in uncertainty.ACCURACY_PAIRINGS:
+        u = uncertainty.same_accuracy_uncertainty(df, "opt", "gr", "compas", pairing, n_boot=300)
         means = {
             (lr, d, lam): np.mean([vals[("compas", lr, d, lam, sd)] for sd in range(4)], axis=0)
             for lr in ("opt", "gr")
@@ -485,15 +494,15 @@ def test_same_accuracy_uncertainty_against_brute_force():
                 oks.append(any(o[0] >= a - 1e-12 and o[1] >= dg - 1e-12 for k, o in means.items() if k[0] == "opt"))
             else:
                 line = [(o[0], o[1]) for k, o in means.items() if k[0] == "opt" and k[2] == lam]
-                ref, _ = p3._optimal_at_accuracy([x for x, _ in line], [y for _, y in line], a)
+                ref, _ = uncertainty._optimal_at_accuracy([x for x, _ in line], [y for _, y in line], a)
                 oks.append(bool(np.isfinite(ref) and ref >= dg - 1e-12))
         assert (u["k"], u["n"], u["seeds"]) == (sum(oks), 6, 4)
         assert u["ci"][0] <= u["share"] <= u["ci"][1]
     # the optimal line far above the greedy points in every seed: the share is 1 under any resampling
     sure = {k: ((v[0] + 0.01, v[1] + 0.2) if k[1] == "opt" else v) for k, v in vals.items()}
-    u = p3.same_accuracy_uncertainty(_seeded_acc(sure), "opt", "gr", "compas", "curve", n_boot=100)
+    u = uncertainty.same_accuracy_uncertainty(_seeded_acc(sure), "opt", "gr", "compas", "curve", n_boot=100)
     assert u["share"] == 1.0 and u["ci"] == (1.0, 1.0) and math.isnan(u["shortfall"])
-    assert p3.same_accuracy_uncertainty(_seeded_acc(sure), "opt", "gr", "adult")["n"] == 0
+    assert uncertainty.same_accuracy_uncertainty(_seeded_acc(sure), "opt", "gr", "adult")["n"] == 0
 
 
 def test_check_statements_takes_the_accuracy_pairing_and_the_table_shows_both():
@@ -504,14 +513,14 @@ def test_check_statements_takes_the_accuracy_pairing_and_the_table_shows_both():
         ("compas", "GreedyRL", 2, 0.01): dict(dist_g=0.9008, size=2, train_accuracy=0.6666),
     }
     df = _fake({k: dict(v, test_accuracy=v["train_accuracy"]) for k, v in base.items()})
-    dom = p3.check_statements(df, ids=("003-fig3",)).set_index("key").loc["same_accuracy"]
-    cur = p3.check_statements(df, ids=("003-fig3",), accuracy_pairing="curve").set_index("key").loc["same_accuracy"]
+    dom = p3st.check_statements(df, ids=("003-fig3",)).set_index("key").loc["same_accuracy"]
+    cur = p3st.check_statements(df, ids=("003-fig3",), accuracy_pairing="curve").set_index("key").loc["same_accuracy"]
     assert "1/2" in dom["measured"] and dom["verdict"] == "partly"
     assert "2/2" in cur["measured"] and cur["verdict"] == "holds"
     md = get("003-fig3").table(df)
     assert md.count("For a given accuracy level") == 2 and 'accuracy_pairing="curve"' in md
     with pytest.raises(ValueError, match="accuracy_pairing"):
-        p3.check_statements(df, accuracy_pairing="nearest")
+        p3st.check_statements(df, accuracy_pairing="nearest")
 
 
 def test_paired_uncertainty_counts_float_ties_as_ties():
@@ -522,10 +531,10 @@ def test_paired_uncertainty_counts_float_ties_as_ties():
             vals[("adult", "a", d, 0.01, sd)] = 0.7 + 0.01 * d
             vals[("adult", "b", d, 0.01, sd)] = 0.7 + 0.01 * d + (1e-16 if d == 2 else 0.0)
     vals[("adult", "a", 4, 0.01, 0)] -= 0.03  # one real difference
-    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
+    u = uncertainty.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=-1, n_boot=50)
     assert (u["k"], u["n"]) == (1, 3) and u["p_sign"] == 1.0  # sign test over the 1 non-tie
     assert u["ci"][1] == 1 / 3  # resampled, the float ties never count as "a below b"
-    u = p3.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=1, n_boot=50)
+    u = uncertainty.paired_uncertainty(_seeded(vals), "a", "b", "adult", sign=1, n_boot=50)
     assert u["k"] == 0
 
 
@@ -554,28 +563,28 @@ def _line_case(noise, gap, seeds=5, seed=0):
 def test_same_accuracy_failures_tells_a_real_failure_from_seed_noise():
     # a failure by .02 with seed noise of .001: the optimal line is below in every resample
     sure = _seeded_acc(_line_case(noise=0.001, gap=0.02))
-    f = p3.same_accuracy_failures(sure, "opt", "gr", "adult", n_boot=400)
+    f = uncertainty.same_accuracy_failures(sure, "opt", "gr", "adult", n_boot=400)
     assert len(f) == 1 and bool(f["significant"].iloc[0])
     assert f["shortfall"].iloc[0] == pytest.approx(0.02, abs=1e-9)
     assert f["ci_lo"].iloc[0] > 0 and f["p_fail"].iloc[0] == 1.0
     # a failure by .005 with seed noise of .03: within the noise, not significant
     noisy = _seeded_acc(_line_case(noise=0.03, gap=0.005))
-    f = p3.same_accuracy_failures(noisy, "opt", "gr", "adult", n_boot=400)
+    f = uncertainty.same_accuracy_failures(noisy, "opt", "gr", "adult", n_boot=400)
     assert len(f) == 1 and not bool(f["significant"].iloc[0])
     assert f["shortfall"].iloc[0] == pytest.approx(0.005, abs=1e-9)
     assert f["ci_lo"].iloc[0] < 0 < f["ci_hi"].iloc[0] and 0 < f["p_fail"].iloc[0] < 1
     # the statement holds (greedy below the line): no failure to test
     fine = _seeded_acc(_line_case(noise=0.001, gap=-0.01))
-    assert p3.same_accuracy_failures(fine, "opt", "gr", "adult", n_boot=50).empty
+    assert uncertainty.same_accuracy_failures(fine, "opt", "gr", "adult", n_boot=50).empty
     with pytest.raises(ValueError, match="level"):
-        p3.same_accuracy_failures(sure, "opt", "gr", "adult", level=1.5)
+        uncertainty.same_accuracy_failures(sure, "opt", "gr", "adult", level=1.5)
 
 
 def test_same_accuracy_failures_brute_force_bootstrap():
     # the shortfall of each resample recomputed by hand from the resampled means of both learners
     vals = _line_case(noise=0.01, gap=0.004, seeds=4, seed=5)
     df = _seeded_acc(vals)
-    f = p3.same_accuracy_failures(df, "opt", "gr", "adult", n_boot=300, seed=11)
+    f = uncertainty.same_accuracy_failures(df, "opt", "gr", "adult", n_boot=300, seed=11)
     rng = np.random.default_rng(11)
     short = []
     for _ in range(300):
@@ -603,14 +612,14 @@ def _curve_frame(vals):
 
 def test_check_statements_failure_test_option():
     noisy = _curve_frame(_line_case(noise=0.03, gap=0.005))
-    plain = p3.check_statements(noisy, ids=("003-fig3",), accuracy_pairing="curve").set_index("key")
-    tested = p3.check_statements(noisy, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True)
+    plain = p3st.check_statements(noisy, ids=("003-fig3",), accuracy_pairing="curve").set_index("key")
+    tested = p3st.check_statements(noisy, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True)
     tested = tested.set_index("key")
     assert plain.loc["same_accuracy", "verdict"] == "does not hold"  # 0/1 on the seed means
     assert tested.loc["same_accuracy", "verdict"] == "holds"  # ... but within the seed noise
     assert "failures beyond seed noise 0/1" in tested.loc["same_accuracy", "measured"]
     sure = _curve_frame(_line_case(noise=0.001, gap=0.02))
-    t = p3.check_statements(sure, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True).set_index("key")
+    t = p3st.check_statements(sure, ids=("003-fig3",), accuracy_pairing="curve", failure_test=True).set_index("key")
     assert t.loc["same_accuracy", "verdict"] == "does not hold"
     assert "failures beyond seed noise 1/1" in t.loc["same_accuracy", "measured"]
     assert "1/1 with a Bonferroni correction" in t.loc["same_accuracy", "measured"]  # one test: the same level
@@ -625,11 +634,11 @@ def test_check_statements_failure_test_option():
 
 # --------------------------------------------------------------------------- 003-fig5-certified
 def test_certified_id_runs_the_grids_adult_tree_cells_with_the_papers_hour(monkeypatch):
-    monkeypatch.setattr(p3, "_has_dl85", lambda: True)
+    monkeypatch.setattr(fits, "_has_dl85", lambda: True)
     exp = get(p3.CERTIFIED_ID)
     assert exp.cells is not None and exp.source is None and exp.paper == "003"
     cells = exp.cells(Size(quick=True))
-    grid = {c.key: c for c in p3._grid_cells(Size(quick=True), dl85_time_limit=3600.0) if isinstance(c, Cell)}
+    grid = {c.key: c for c in fits._grid_cells(Size(quick=True), dl85_time_limit=3600.0) if isinstance(c, Cell)}
     assert cells and all(c.key in grid and c.uid == grid[c.key].uid for c in cells)  # the same files
     assert {c.key.split("-")[0] for c in cells} == {"sklearn_DT", "DL8.5"}
     assert all("-adult-" in c.key for c in cells)
@@ -660,12 +669,12 @@ def test_depth_breakdown_and_the_certified_table():
             vals[("sklearn_DT", d, 0.01, sd)] = (0.8 + gap + 0.001 * sd, 10 + d, None)
             vals[("DL8.5", d, 0.01, sd)] = (0.8, 9 + d, 1.0 if d < 4 else float(sd > 0))
     df = _tree_frame(vals)
-    b = p3.depth_breakdown(df, n_boot=100).set_index("depths")
+    b = uncertainty.depth_breakdown(df, n_boot=100).set_index("depths")
     assert list(b.index) == ["2", "3", "4", "2–3", "2–4"]
     assert (b.loc["2", "k"], b.loc["3", "k"], b.loc["4", "k"], b.loc["2–4", "k"]) == (0, 0, 1, 1)
     assert b.loc["4", "diff"] == pytest.approx(-0.02 + 0.001) and b.loc["2–4", "n"] == 3
     gap = _tree_frame({k: v for k, v in vals.items() if not (k[0] == "DL8.5" and k[1] == 3)})
-    assert list(p3.depth_breakdown(gap, n_boot=20)["depths"]) == ["2", "4"]  # no range across a missing depth
+    assert list(uncertainty.depth_breakdown(gap, n_boot=20)["depths"]) == ["2", "4"]  # no range across a missing depth
     md = get(p3.CERTIFIED_ID).table(df)
     assert "| 4 | 1/1 |" in md and "| 2–4 | 1/3 |" in md
     assert "| 4 | 3 | 2 |" in md  # DL8.5 at depth 4: 3 fits, 2 certified
@@ -695,13 +704,13 @@ def test_fig4_marks_fits_the_time_limit_stopped(tmp_path, monkeypatch):
         seen["rows"] = len(fig.axes)
         return path
 
-    monkeypatch.setattr(p3, "save", keep)
-    assert p3._fig4(df, tmp_path, "x") == [tmp_path / "x.png"]
+    monkeypatch.setattr(figures, "save", keep)
+    assert figures._fig4(df, tmp_path, "x") == [tmp_path / "x.png"]
     assert seen["rows"] == 1  # trees only: no empty rule-list panel
     assert any("DL8.5" in t and "(2/3 seeds certified)" in t for t in seen["labels"])
     assert not any("sklearn_DT" in t and "certified" in t for t in seen["labels"])
     assert seen["styles"].count(":") == 2  # seed 1's thin line and DL8.5's mean curve
     df = df[~((df["metric"] == "optimal") & (df["seed"] == 1))]
     df = pd.concat([df, _tree_frame({("DL8.5", 10, 0.01, 1): (0.71, 40, 1.0)}).query("metric == 'optimal'")])
-    p3._fig4(df, tmp_path, "x")
+    figures._fig4(df, tmp_path, "x")
     assert ":" not in seen["styles"] and not any("certified" in t for t in seen["labels"])

@@ -46,9 +46,11 @@ ROC vertices (randomised thresholds; :mod:`._roc`), and ε estimates (plug-in an
 
 from __future__ import annotations
 
+import functools
 import numbers
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
@@ -68,8 +70,6 @@ __all__ = [
     "evaluate_scores",
 ]
 
-ATTACKS = ("threshold", "black-box", "shadow", "lira", "lira-offline", "rmia", "rmia-online")
-NEEDS_POPULATION = ("shadow", "lira-offline", "rmia", "rmia-online")
 LOW_FPR = (0.001, 0.01)
 
 
@@ -346,7 +346,7 @@ def _check_n(value, name, minimum=1):
     return int(value)
 
 
-def membership_inference(  # noqa: C901 - rooms branch splits it (issue 27 #3, dispatch by tables)
+def membership_inference(
     model,
     X_in,
     y_in,
@@ -394,9 +394,53 @@ def membership_inference(  # noqa: C901 - rooms branch splits it (issue 27 #3, d
     random_state : None (OS entropy) or a seed; drives splits, reference seeds and the attack model.
     n_jobs : joblib workers for reference fits and the random forest.
     """
-    if attack not in ATTACKS:
-        raise ValueError(f"unknown attack {attack!r}; choose one of {ATTACKS}")
+    spec = _attack_spec(attack)
     model = refs.as_model(model)
+    classes, n_in, n_out = _check_inputs(model, X_in, y_in, X_out, y_out, X_pop, y_pop, spec, attack_train_fraction)
+    R = _check_n(spec.n_reference if n_reference is None else n_reference, "n_reference", minimum=spec.min_n_reference)
+    rng = check_random_state(random_state)
+    make = refs.learner_factory(learner, model) if spec.references is not None else None
+
+    X_aud = refs.concat([X_in, X_out])
+    y_aud = np.concatenate([np.asarray(y_in).ravel(), np.asarray(y_out).ravel()])
+    t0 = time.perf_counter()
+    proba_aud = refs.aligned_proba(model, X_aud, classes)
+    audit = _Audit(
+        attack=attack,
+        model=model,
+        classes=classes,
+        X_aud=X_aud,
+        y_aud=y_aud,
+        member=np.r_[np.ones(n_in, bool), np.zeros(n_out, bool)],
+        proba_aud=proba_aud,
+        p_aud=refs.true_class_proba(proba_aud, y_aud, classes),
+        params={"attack": attack},
+        rng=rng,
+        t0=t0,
+        n_jobs=n_jobs,
+        X_pop=X_pop,
+        y_pop=y_pop,
+        options=dict(
+            fix_variance=fix_variance,
+            clip=clip,
+            a=a,
+            gamma=gamma,
+            attack_train_fraction=attack_train_fraction,
+            max_attack_samples=max_attack_samples,
+        ),
+    )
+    if spec.references is None:
+        return spec.run(audit, None)
+    bank = _reference_bank(
+        spec.references, make, X_aud, y_aud, X_pop, y_pop, R, reference_size, n_in, classes, rng, n_jobs, _cache
+    )
+    audit.params.update(n_reference=R, reference_size=bank["size"], pool=len(bank["y_pool"]))
+    return spec.run(audit, bank)
+
+
+def _check_inputs(model, X_in, y_in, X_out, y_out, X_pop, y_pop, spec, attack_train_fraction):
+    """The target's classes and the numbers of members and non-members, after checking every input
+    (one clear error before any fit)."""
     if not hasattr(model, "predict_proba"):
         raise TypeError(f"membership inference needs predict_proba; {type(model).__name__} has none")
     classes = np.asarray(getattr(model, "classes_", []))
@@ -407,121 +451,166 @@ def membership_inference(  # noqa: C901 - rooms branch splits it (issue 27 #3, d
         raise ValueError(f"need members and non-members; got {n_in} and {n_out}")
     if len(np.asarray(y_in).ravel()) != n_in or len(np.asarray(y_out).ravel()) != n_out:
         raise ValueError("X_in/y_in or X_out/y_out differ in length")
-    if attack in NEEDS_POPULATION and (X_pop is None or y_pop is None):
-        raise ValueError(f"attack {attack!r} needs population data X_pop, y_pop (disjoint from the audited records)")
+    if spec.needs_population and (X_pop is None or y_pop is None):
+        raise ValueError(f"attack {spec.name!r} needs population data X_pop, y_pop (disjoint from the audited records)")
     if (X_pop is None) != (y_pop is None):
         raise ValueError("pass both X_pop and y_pop, or neither")
     if X_pop is not None and refs.n_rows(X_pop) != len(np.asarray(y_pop).ravel()):
         raise ValueError("X_pop and y_pop differ in length")
     if not 0.0 < float(attack_train_fraction) < 1.0:
         raise ValueError(f"attack_train_fraction must be in (0, 1), got {attack_train_fraction!r}")
-    default_R = 16 if attack == "shadow" else 64
-    R = _check_n(
-        default_R if n_reference is None else n_reference,
-        "n_reference",
-        minimum=2 if attack in ("lira", "rmia-online", "shadow") else 1,
-    )
-    rng = check_random_state(random_state)
-    make = refs.learner_factory(learner, model) if attack not in ("threshold", "black-box") else None
+    return classes, n_in, n_out
 
-    X_aud = refs.concat([X_in, X_out])
-    y_aud = np.concatenate([np.asarray(y_in).ravel(), np.asarray(y_out).ravel()])
-    member = np.r_[np.ones(n_in, bool), np.zeros(n_out, bool)]
-    t0 = time.perf_counter()
-    proba_aud = refs.aligned_proba(model, X_aud, classes)
-    p_aud = refs.true_class_proba(proba_aud, y_aud, classes)
-    params = {"attack": attack}
 
-    if attack == "threshold":
-        scores = np.log(np.maximum(p_aud, 1e-300))
-        return evaluate_scores(scores, member, attack, np.arange(n_in + n_out), params, time.perf_counter() - t0)
+@dataclass
+class _Audit:
+    """What an attack reads: the target's outputs on the audited records [members; non-members],
+    the attacker's population data and randomness, and the attack's options; ``params`` collects
+    what the result reports."""
 
-    if attack == "black-box":
-        train = split_known_membership(n_in, n_out, float(attack_train_fraction), rng)
-        F = _features(proba_aud, y_aud, classes)
-        clf = _attack_model(int(rng.integers(2**31 - 1)), n_jobs).fit(F[train], member[train])
-        scores = _member_proba(clf, F[~train])
-        params["attack_train_fraction"] = float(attack_train_fraction)
-        return evaluate_scores(scores, member[~train], attack, np.flatnonzero(~train), params, time.perf_counter() - t0)
+    attack: str
+    model: Any
+    classes: np.ndarray
+    X_aud: Any
+    y_aud: np.ndarray
+    member: np.ndarray
+    proba_aud: np.ndarray
+    p_aud: np.ndarray  # the target's probability of each audited record's label
+    params: dict
+    rng: np.random.Generator
+    t0: float
+    n_jobs: int | None
+    X_pop: Any
+    y_pop: Any
+    options: dict
 
-    # ---- reference-model attacks
-    online = attack in ("lira", "rmia-online")
-    bank = _reference_bank(
-        "online" if online else "offline",
-        make,
-        X_aud,
-        y_aud,
-        X_pop,
-        y_pop,
-        R,
-        reference_size,
-        n_in,
-        classes,
-        rng,
-        n_jobs,
-        _cache,
-    )
-    keep, n_aud, y_pool = bank["keep"], n_in + n_out, bank["y_pool"]
-    params.update(n_reference=R, reference_size=bank["size"], pool=len(y_pool))
+    def result(self, scores, member=None, index=None) -> MembershipInferenceResult:
+        """The attack's result on every audited record (or on ``member`` at ``index``)."""
+        member = self.member if member is None else member
+        index = np.arange(len(self.member)) if index is None else index
+        return evaluate_scores(scores, member, self.attack, index, self.params, time.perf_counter() - self.t0)
 
-    if attack == "shadow":
-        proba_pool = bank["proba"][:, n_aud:]  # offline bank: outputs on [audited; pool]
-        F_rows, lab_rows = [], []
-        for r in range(R):
-            F_pool = _features(proba_pool[r], y_pool, classes)
-            i_in, i_out = np.flatnonzero(keep[r]), np.flatnonzero(~keep[r])
-            m = min(len(i_in), len(i_out))
-            i_in = rng.choice(i_in, size=m, replace=False)
-            i_out = rng.choice(i_out, size=m, replace=False)
-            F_rows.append(F_pool[np.r_[i_in, i_out]])
-            lab_rows.append(np.r_[np.ones(m, bool), np.zeros(m, bool)])
-        Ftr, ltr = np.vstack(F_rows), np.concatenate(lab_rows)
-        if len(ltr) > max_attack_samples:
-            sub = rng.choice(len(ltr), size=int(max_attack_samples), replace=False)
-            Ftr, ltr = Ftr[sub], ltr[sub]
-        clf = _attack_model(int(rng.integers(2**31 - 1)), n_jobs).fit(Ftr, ltr)
-        scores = _member_proba(clf, _features(proba_aud, y_aud, classes))
-        params["attack_rows"] = int(len(ltr))
-        return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
+    def attack_model_seed(self) -> int:
+        return int(self.rng.integers(2**31 - 1))
 
-    # LiRA / RMIA: the references' p on the audited records (and on the pool for RMIA's z)
+
+def _threshold(a: _Audit, bank) -> MembershipInferenceResult:
+    return a.result(np.log(np.maximum(a.p_aud, 1e-300)))
+
+
+def _black_box(a: _Audit, bank) -> MembershipInferenceResult:
+    fraction = float(a.options["attack_train_fraction"])
+    n_in = int(a.member.sum())
+    train = split_known_membership(n_in, len(a.member) - n_in, fraction, a.rng)
+    F = _features(a.proba_aud, a.y_aud, a.classes)
+    clf = _attack_model(a.attack_model_seed(), a.n_jobs).fit(F[train], a.member[train])
+    a.params["attack_train_fraction"] = fraction
+    return a.result(_member_proba(clf, F[~train]), a.member[~train], np.flatnonzero(~train))
+
+
+def _shadow(a: _Audit, bank) -> MembershipInferenceResult:
+    keep, y_pool = bank["keep"], bank["y_pool"]
+    proba_pool = bank["proba"][:, len(a.member) :]  # offline bank: outputs on [audited; pool]
+    F_rows, lab_rows = [], []
+    for r in range(len(keep)):
+        F_pool = _features(proba_pool[r], y_pool, a.classes)
+        i_in, i_out = np.flatnonzero(keep[r]), np.flatnonzero(~keep[r])
+        m = min(len(i_in), len(i_out))
+        i_in = a.rng.choice(i_in, size=m, replace=False)
+        i_out = a.rng.choice(i_out, size=m, replace=False)
+        F_rows.append(F_pool[np.r_[i_in, i_out]])
+        lab_rows.append(np.r_[np.ones(m, bool), np.zeros(m, bool)])
+    Ftr, ltr = np.vstack(F_rows), np.concatenate(lab_rows)
+    cap = a.options["max_attack_samples"]
+    if len(ltr) > cap:
+        sub = a.rng.choice(len(ltr), size=int(cap), replace=False)
+        Ftr, ltr = Ftr[sub], ltr[sub]
+    clf = _attack_model(a.attack_model_seed(), a.n_jobs).fit(Ftr, ltr)
+    a.params["attack_rows"] = int(len(ltr))
+    return a.result(_member_proba(clf, _features(a.proba_aud, a.y_aud, a.classes)))
+
+
+def _reference_proba(a: _Audit, bank, online):
+    """The references' probability of the label on the audited records and on the pool, and which
+    references trained on each audited record: ``(p_ref_aud, in_aud, p_ref_pool)``."""
+    n_aud, keep = len(a.member), bank["keep"]
     if online:  # pool = [audited; population]; outputs on the pool
-        p_ref_pool = refs.true_class_proba(bank["proba"], y_pool, classes)
-        p_ref_aud, in_aud = p_ref_pool[:, :n_aud], keep[:, :n_aud]
-    else:  # pool = population; outputs on [audited; pool]; audited records are OUT everywhere
-        p_ref_all = refs.true_class_proba(bank["proba"], np.concatenate([y_aud, y_pool]), classes)
-        p_ref_aud, p_ref_pool = p_ref_all[:, :n_aud], p_ref_all[:, n_aud:]
-        in_aud = np.zeros_like(p_ref_aud, dtype=bool)
+        p_ref_pool = refs.true_class_proba(bank["proba"], bank["y_pool"], a.classes)
+        return p_ref_pool[:, :n_aud], keep[:, :n_aud], p_ref_pool
+    # pool = population; outputs on [audited; pool]; audited records are OUT everywhere
+    p_ref_all = refs.true_class_proba(bank["proba"], np.concatenate([a.y_aud, bank["y_pool"]]), a.classes)
+    p_ref_aud = p_ref_all[:, :n_aud]
+    return p_ref_aud, np.zeros_like(p_ref_aud, dtype=bool), p_ref_all[:, n_aud:]
 
-    if attack in ("lira", "lira-offline"):
-        phi_t = logit_confidence(p_aud, clip)
-        phi_r = logit_confidence(p_ref_aud, clip)
-        if attack == "lira":
-            scores = lira_online(phi_t, phi_r, in_aud, fix_variance=fix_variance)
-        else:
-            scores = lira_offline(phi_t, phi_r, fix_variance=fix_variance)
-        params.update(fix_variance=fix_variance, clip=clip)
-        return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
 
-    # RMIA: z = the population records (offline: the pool; online: the pool's population part)
+def _lira(a: _Audit, bank, online) -> MembershipInferenceResult:
+    p_ref_aud, in_aud, _ = _reference_proba(a, bank, online)
+    fix_variance, clip = a.options["fix_variance"], a.options["clip"]
+    phi_t = logit_confidence(a.p_aud, clip)
+    phi_r = logit_confidence(p_ref_aud, clip)
+    if online:
+        scores = lira_online(phi_t, phi_r, in_aud, fix_variance=fix_variance)
+    else:
+        scores = lira_offline(phi_t, phi_r, fix_variance=fix_variance)
+    a.params.update(fix_variance=fix_variance, clip=clip)
+    return a.result(scores)
+
+
+def _rmia(a: _Audit, bank, online) -> MembershipInferenceResult:
+    p_ref_aud, in_aud, p_ref_pool = _reference_proba(a, bank, online)
+    n_aud, keep, y_pool, gamma = len(a.member), bank["keep"], bank["y_pool"], a.options["gamma"]
+    # z = the population records (offline: the pool; online: the pool's population part)
     if online:
         if len(y_pool) == n_aud:
             raise ValueError("rmia-online needs population data X_pop for the z sample")
-        X_z, y_z = X_pop, np.asarray(y_pop).ravel()
+        X_z, y_z = a.X_pop, np.asarray(a.y_pop).ravel()
         p_ref_z, in_z = p_ref_pool[:, n_aud:], keep[:, n_aud:]
     else:
         X_z, y_z = bank["X_pool"], y_pool
         p_ref_z, in_z = p_ref_pool, keep
-    p_z = refs.true_class_proba(refs.aligned_proba(model, X_z, classes), y_z, classes)
+    p_z = refs.true_class_proba(refs.aligned_proba(a.model, X_z, a.classes), y_z, a.classes)
     a_used, a_auc = (0.0, {})
     if not online:
-        if a == "auto":
-            a_used, a_auc = tune_rmia_a(p_ref_pool, keep, gamma=gamma, rng=rng)
+        if a.options["a"] == "auto":
+            a_used, a_auc = tune_rmia_a(p_ref_pool, keep, gamma=gamma, rng=a.rng)
         else:
-            a_used = float(a)
-    scores = rmia_scores(p_aud, p_ref_aud, in_aud, p_z, p_ref_z, in_z, a=a_used, gamma=gamma, online=online)
-    params.update(a=a_used, gamma=gamma, n_z=int(len(p_z)), a_auc=a_auc)
-    return evaluate_scores(scores, member, attack, np.arange(n_aud), params, time.perf_counter() - t0)
+            a_used = float(a.options["a"])
+    scores = rmia_scores(a.p_aud, p_ref_aud, in_aud, p_z, p_ref_z, in_z, a=a_used, gamma=gamma, online=online)
+    a.params.update(a=a_used, gamma=gamma, n_z=int(len(p_z)), a_auc=a_auc)
+    return a.result(scores)
+
+
+@dataclass(frozen=True)
+class _Attack:
+    """One row of the attack table: how the attack scores the audited records and what it needs."""
+
+    name: str
+    run: Callable[[_Audit, Any], MembershipInferenceResult]
+    references: str | None = None  # "online" / "offline" reference models (:func:`_reference_bank`), or none
+    needs_population: bool = False
+    n_reference: int = 64  # default number of reference models
+    min_n_reference: int = 1
+
+
+# the attacks, in the order of :data:`ATTACKS` (module docstring)
+_ATTACK_TABLE = (
+    _Attack("threshold", _threshold),
+    _Attack("black-box", _black_box),
+    _Attack("shadow", _shadow, "offline", needs_population=True, n_reference=16, min_n_reference=2),
+    _Attack("lira", functools.partial(_lira, online=True), "online", min_n_reference=2),
+    _Attack("lira-offline", functools.partial(_lira, online=False), "offline", needs_population=True),
+    _Attack("rmia", functools.partial(_rmia, online=False), "offline", needs_population=True),
+    _Attack("rmia-online", functools.partial(_rmia, online=True), "online", needs_population=True, min_n_reference=2),
+)
+_ATTACK_SPECS = {spec.name: spec for spec in _ATTACK_TABLE}
+ATTACKS = tuple(_ATTACK_SPECS)  # "threshold", "black-box", "shadow", "lira", "lira-offline", "rmia", "rmia-online"
+NEEDS_POPULATION = tuple(spec.name for spec in _ATTACK_TABLE if spec.needs_population)
+
+
+def _attack_spec(attack) -> _Attack:
+    if attack not in _ATTACK_SPECS:
+        raise ValueError(f"unknown attack {attack!r}; choose one of {ATTACKS}")
+    return _ATTACK_SPECS[attack]
 
 
 def _reference_bank(kind, make, X_aud, y_aud, X_pop, y_pop, R, reference_size, n_in, classes, rng, n_jobs, cache):

@@ -44,8 +44,8 @@ What the bounds mean, and what they do not:
 
 Experiments
 -----------
-:mod:`dpmodels.experiments.paper_002.results` runs them (paper 002's Fig. 3 / Tables III and VIII and the
-backdoor of Fig. 4); the registry ids ``002-fig3``, ``002-fig4``, ``002-table3`` and ``002-table8``
+:mod:`dpmodels.experiments.paper_002` runs them (paper 002's Fig. 3 / Tables III and VIII and the
+backdoor of Fig. 4: its modules ``poisoning_curves``, ``guarantees`` and ``backdoor``); the registry ids ``002-fig3``, ``002-fig4``, ``002-table3`` and ``002-table8``
 redraw the paper's results on the bundled OpenML files and MNIST 0 vs 1 (``load_digits_01`` is
 the small 8×8 stand-in kept for quick runs).
 """

@@ -396,7 +396,7 @@ def _given(args, name) -> bool:
     return getattr(args, name, None) not in (None, [], False)
 
 
-def _check_fit_args(args) -> None:  # noqa: C901 - table branch splits cli/fit.py (issue 27 #2)
+def _check_fit_args(args) -> None:
     """Option/model combinations and ranges, before anything is read or fitted."""
     entry = _the(args)
     for name, what in _OPTION_SCOPE.items():
@@ -925,7 +925,7 @@ def _dp_accuracy(model, Xte, yte, epsilon, random_state):
 
 # ---------------------------------------------------------------------------- fit
 @guarded
-def cmd_fit(args) -> int:  # noqa: C901 - table branch splits cli/fit.py (issue 27 #2)
+def cmd_fit(args) -> int:
     from .._paths import check_output_path
 
     _check_fit_args(args)

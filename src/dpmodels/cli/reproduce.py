@@ -9,10 +9,7 @@
 Results go to ``--out`` (default ``results``): ``ID/results.parquet`` (tidy rows), ``ID/*.png``,
 ``ID/table.md``, and ``report.md`` / ``report.html`` over everything in the folder. A rerun
 resumes: finished cells are not recomputed (a cell is keyed by its parameters, not by the
-library's code: after upgrading dpmodels, use a new ``--out`` or delete ``ID/cells``). Old experiment names (``rulelist-accuracy``,
-``privatree-accuracy``, ``poisoning-guarantee``, ``backdoor``) are kept as aliases of the ids that
-replace them, so existing scripts keep working and get the fixed behaviour (``--runs``,
-``--datasets``, ``--epsilons`` and ``--workers`` now apply to every id).
+library's code: after upgrading dpmodels, use a new ``--out`` or delete ``ID/cells``).
 
 On a remote Dask cluster the workers need dpmodels installed, and ``--data-dir`` must name a folder
 they see at the same path (the cells carry the path; results come back to this process).
@@ -47,7 +44,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "ids",
         nargs="*",
         metavar="ID",
-        help="experiment ids, 'all', a paper ('000', '002', '003'), 'lib' or an old name",
+        help="experiment ids, 'all', a paper ('000', '002', '003') or 'lib'",
     )
     r.add_argument("--list", action="store_true", help="list every id, what it draws and its full-size cost here")
     r.add_argument("--verbose", action="store_true", help="with --list: each id's long description")
@@ -135,14 +132,10 @@ def list_ids(out=None, *, verbose: bool = False) -> None:
     missing = [i for i in PAPER_IDS if i not in {e.id for e in exps}]
     if missing:
         print(f"\nnot registered in this build: {', '.join(missing)}", file=out)
-    print(
-        "\nold names: rulelist-accuracy, privatree-accuracy, poisoning-guarantee, backdoor (aliases)",
-        file=out,
-    )
 
 
 def cmd_reproduce(args) -> int:
-    from ..experiments.registry import ALIASES, Size, resolve
+    from ..experiments.registry import Size, resolve
 
     _check(args)
     if args.list:
@@ -150,9 +143,6 @@ def cmd_reproduce(args) -> int:
         return 0
     if not args.ids:
         raise ValueError("give experiment ids, 'all', or --list")
-    for name in args.ids:
-        if name in ALIASES:
-            print(f"note: {name!r} is now {' '.join(ALIASES[name])}", file=sys.stderr)
     ids = resolve(args.ids)
     import os
 

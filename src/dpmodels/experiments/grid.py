@@ -6,7 +6,7 @@ Layout of an experiment's folder ``OUT/ID/``::
     results.parquet              the rows of every cell of the current grid, merged (or .csv)
 
 A cell whose file exists is not recomputed (rerunning resumes an interrupted grid). The file is
-keyed by the cell's function and arguments, not by the library's code: after changing a learner,
+keyed by the cell's key and arguments, not by the library's code: after changing a learner,
 delete ``OUT/ID/cells`` (or use a new ``--out``) to recompute. Files are
 written atomically (temporary name, then rename) by the process that collects the results, never
 by the workers, so a remote Dask worker needs no shared file system. Progress bars (tqdm) show

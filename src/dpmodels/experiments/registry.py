@@ -87,14 +87,6 @@ PLUGIN_PACKAGES = (
 # Further modules that register experiments outside those packages; a missing one is skipped.
 PLUGIN_MODULES: tuple = ()
 
-# Old `dpmodels reproduce` names (before the registry) -> the ids that replace them.
-ALIASES = {
-    "rulelist-accuracy": ("000-fig4", "000-table1"),
-    "privatree-accuracy": ("002-table6", "002-table2", "002-table7"),
-    "poisoning-guarantee": ("002-table3", "002-table8"),
-    "backdoor": ("002-fig4",),
-}
-
 
 @dataclass(frozen=True)
 class Size:
@@ -111,27 +103,14 @@ class Size:
         return quick_value if self.quick else full_value
 
 
-# The module names a cell's hash was computed with before the one-package-per-paper layout: a
-# finished cell of a long grid keeps its file name (and is resumed, not rerun) across the move.
-_HASHED_MODULE_NAME = {
-    "dpmodels.experiments.paper_000.accuracy": "dpmodels.experiments.paper_000",
-    "dpmodels.experiments.paper_000.attacks": "dpmodels.experiments.paper_000_attacks",
-    "dpmodels.experiments.paper_000.batch": "dpmodels.experiments.rulelist_batch",
-    "dpmodels.experiments.paper_000.protocol": "dpmodels.experiments.paper_rulelists",
-    "dpmodels.experiments.paper_002.results": "dpmodels.experiments.paper_002",
-    "dpmodels.experiments.paper_002.data": "dpmodels.experiments.paper_privatree",
-    "dpmodels.experiments.paper_003.reconstruction": "dpmodels.experiments.paper_003",
-    "dpmodels.experiments.library.proba_shrinkage": "dpmodels.experiments.proba_shrinkage",
-}
-
-
 @dataclass(frozen=True, eq=False)
 class Cell:
     """A unit of work: ``fn(**kwargs)`` returns a list of tidy row dicts.
 
     ``fn`` must be a module-level function (picklable); ``kwargs`` plain data. ``key`` names the
-    cell for humans; the file a finished cell is stored in adds a hash of ``fn`` and ``kwargs``, so
-    changing a cell's parameters (e.g. ``--quick`` vs full) never reuses a stale result.
+    cell within its experiment's folder; the file a finished cell is stored in adds a hash of
+    ``key`` and ``kwargs``, so changing a cell's parameters (e.g. ``--quick`` vs full) never reuses
+    a stale result, while moving or renaming ``fn`` keeps the file.
     """
 
     key: str
@@ -145,8 +124,7 @@ class Cell:
 
     @property
     def uid(self) -> str:
-        module = _HASHED_MODULE_NAME.get(self.fn.__module__, self.fn.__module__)
-        payload = json.dumps([module, self.fn.__qualname__, self.kwargs], sort_keys=True, default=str)
+        payload = json.dumps([self.key, self.kwargs], sort_keys=True, default=str)
         h = hashlib.sha1(payload.encode()).hexdigest()[:10]
         safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in self.key)
         return f"{safe}-{h}"
@@ -277,13 +255,11 @@ def get(eid: str) -> Experiment:
 
 
 def resolve(names) -> list[str]:
-    """Expand ``all``, paper prefixes (``000``) and old aliases into registered ids, in order."""
+    """Expand ``all`` and paper prefixes (``000``, ``lib``) into registered ids, in order."""
     out: list[str] = []
     for name in names:
         if name == "all":
             ids = sorted(CATALOGUE, key=sort_key)
-        elif name in ALIASES:
-            ids = list(ALIASES[name])
         elif name in ("000", "002", "003", "lib"):
             ids = [i for i in sorted(CATALOGUE, key=sort_key) if CATALOGUE[i].paper == name]
         else:

@@ -110,7 +110,7 @@ def _less(a: float, b: float) -> bool:
     return a < b or (b != b and a == a)
 
 
-def introsort_argsort(values) -> np.ndarray:  # noqa: C901 - in the rooms branch's area (experiments); split after its merge
+def introsort_argsort(values) -> np.ndarray:
     """The permutation NumPy's default (``kind="quicksort"``) argsort returns for a 1-d float
     array when no SIMD sort is dispatched: introsort — median-of-three quicksort partitions
     while a range holds 17 or more items, insertion sort below, heapsort past a depth of
@@ -134,27 +134,7 @@ def introsort_argsort(values) -> np.ndarray:  # noqa: C901 - in the rooms branch
             _heapsort(v, a, pl, pr)
         else:
             while pr - pl > SMALL_PARTITION:
-                pm = pl + ((pr - pl) >> 1)
-                if _less(v[a[pm]], v[a[pl]]):
-                    a[pm], a[pl] = a[pl], a[pm]
-                if _less(v[a[pr]], v[a[pm]]):
-                    a[pr], a[pm] = a[pm], a[pr]
-                if _less(v[a[pm]], v[a[pl]]):
-                    a[pm], a[pl] = a[pl], a[pm]
-                pivot = v[a[pm]]
-                pi, pj = pl, pr - 1
-                a[pm], a[pj] = a[pj], a[pm]
-                while True:
-                    pi += 1
-                    while _less(v[a[pi]], pivot):
-                        pi += 1
-                    pj -= 1
-                    while _less(pivot, v[a[pj]]):
-                        pj -= 1
-                    if pi >= pj:
-                        break
-                    a[pi], a[pj] = a[pj], a[pi]
-                a[pi], a[pr - 1] = a[pr - 1], a[pi]
+                pi = _partition(v, a, pl, pr)
                 depth -= 1
                 if pi - pl < pr - pi:  # the larger side waits on the stack
                     stack.append((pi + 1, pr, depth))
@@ -162,18 +142,49 @@ def introsort_argsort(values) -> np.ndarray:  # noqa: C901 - in the rooms branch
                 else:
                     stack.append((pl, pi - 1, depth))
                     pl = pi + 1
-            for i in range(pl + 1, pr + 1):  # insertion sort of the small range
-                item = a[i]
-                key = v[item]
-                j = i
-                while j > pl and _less(key, v[a[j - 1]]):
-                    a[j] = a[j - 1]
-                    j -= 1
-                a[j] = item
+            _insertion_sort(v, a, pl, pr)
         if not stack:
             break
         pl, pr, depth = stack.pop()
     return np.asarray(a, dtype=np.intp)
+
+
+def _partition(v, a, pl, pr) -> int:
+    """One median-of-three quicksort partition of ``a[pl..pr]`` by ``v``; returns the pivot's place."""
+    pm = pl + ((pr - pl) >> 1)
+    if _less(v[a[pm]], v[a[pl]]):
+        a[pm], a[pl] = a[pl], a[pm]
+    if _less(v[a[pr]], v[a[pm]]):
+        a[pr], a[pm] = a[pm], a[pr]
+    if _less(v[a[pm]], v[a[pl]]):
+        a[pm], a[pl] = a[pl], a[pm]
+    pivot = v[a[pm]]
+    pi, pj = pl, pr - 1
+    a[pm], a[pj] = a[pj], a[pm]
+    while True:
+        pi += 1
+        while _less(v[a[pi]], pivot):
+            pi += 1
+        pj -= 1
+        while _less(pivot, v[a[pj]]):
+            pj -= 1
+        if pi >= pj:
+            break
+        a[pi], a[pj] = a[pj], a[pi]
+    a[pi], a[pr - 1] = a[pr - 1], a[pi]
+    return pi
+
+
+def _insertion_sort(v, a, pl, pr) -> None:
+    """Insertion sort of the small range ``a[pl..pr]`` by ``v``."""
+    for i in range(pl + 1, pr + 1):
+        item = a[i]
+        key = v[item]
+        j = i
+        while j > pl and _less(key, v[a[j - 1]]):
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = item
 
 
 def _heapsort(v, a, pl, pr):

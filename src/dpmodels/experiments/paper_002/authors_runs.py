@@ -37,12 +37,12 @@ from ..plots import summarise
 from ..registry import Cell, Experiment, Skip, register, row
 from ..seeds import derive_seed
 from . import authors
+from .backdoor import _backdoor_data
 from .data import _ordinal, load_002
-from .results import (
+from .protocol import (
     DEPTH,
     DIFFPRIVLIB,
     PUBLISHED_RULE,
-    _backdoor_data,
     _dataset_list,
     _fit_score,
     _source,

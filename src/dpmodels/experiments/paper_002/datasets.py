@@ -19,7 +19,7 @@ import pandas as pd
 from .. import published as pub
 from ..registry import Cell, Experiment, register, row
 from .data import load_002
-from .results import _dataset_list, _source
+from .protocol import _dataset_list, _source
 
 __all__ = ["properties_cell", "PROPERTIES"]
 
