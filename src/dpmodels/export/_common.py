@@ -196,8 +196,9 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
     cls = [str(py_scalar(c)) for c in tree.classes]
     proba = tree.leaf_proba()
     sums = _subtree_counts(tree)
-    tests, bodies = [None] * tree.n_nodes, [None] * tree.n_nodes
-    stack = [(0, {})]
+    tests: list[str | None] = [None] * tree.n_nodes
+    bodies: list[str | None] = [None] * tree.n_nodes
+    stack: list[tuple[int, dict]] = [(0, {})]
     while stack:
         i, state = stack.pop()
         if tree.children_left[i] == -1:
@@ -224,13 +225,14 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
 def _regression_node_texts(tree, integer_features, significant_digits, max_listed):
     """:func:`tree_node_texts` of a regression tree: leaves ``value: 12.3  [n≈40]  leaf 4`` (as
     :meth:`RegressionTree.export_text`), internal nodes their released count summed below."""
-    from .._format import round_count
+    from .._format import count_text
 
     integer = tree._integer_index(integer_features)
     sums = _subtree_counts(tree)
     eq = "≈" if tree.counts_are_noisy else "="
-    tests, bodies = [None] * tree.n_nodes, [None] * tree.n_nodes
-    stack = [(0, {})]
+    tests: list[str | None] = [None] * tree.n_nodes
+    bodies: list[str | None] = [None] * tree.n_nodes
+    stack: list[tuple[int, dict]] = [(0, {})]
     while stack:
         i, state = stack.pop()
         if tree.children_left[i] == -1:
@@ -239,7 +241,7 @@ def _regression_node_texts(tree, integer_features, significant_digits, max_liste
             continue
         tests[i], ls, rs = _node_test(tree, i, state, integer, significant_digits, max_listed)
         n = sums[i, 0]
-        bodies[i] = f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
+        bodies[i] = f"[n{eq}{count_text(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
         stack.append((tree.children_right[i], rs))
         stack.append((tree.children_left[i], ls))
     return tests, bodies

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import round_count, significant
+from .._format import count_text, significant
 from .model import Tree
 
 __all__ = ["RegressionTree", "REGRESSION_COLUMNS", "regression_header"]
@@ -41,7 +41,7 @@ def regression_header(learner, *, status, n_total, noisy, label_bounds, notes=()
     if n_total is None or np.isnan(n_total):
         n = "n: not released"
     else:
-        n = f"n{'≈' if noisy else '='}{round_count(n_total)}" + (" (noisy total)" if noisy else "")
+        n = f"n{'≈' if noisy else '='}{count_text(n_total)}" + (" (noisy total)" if noisy else "")
     lo, hi = label_bounds
     lines.append(f"{n} · labels clipped to [{significant(lo)}, {significant(hi)}]")
     return [*lines, *notes]
@@ -113,7 +113,7 @@ class RegressionTree(Tree):
     def _leaf_cell(self, i) -> str:
         eq = "≈" if self.counts_are_noisy else "="
         n = self.value[i, 0]
-        return f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
+        return f"[n{eq}{count_text(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
 
     def export_text(
         self,
