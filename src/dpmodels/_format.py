@@ -261,12 +261,12 @@ class FittedReprMixin:
         return "<div class='dpmodels'>" + "".join(parts) + "</div>"
 
     @property
-    def _repr_html_(self):
+    def _repr_html_(self) -> object:
         if self._fitted_html() is None:
             return super()._repr_html_  # type: ignore[misc]  # BaseEstimator's, after this mixin
         return self._fitted_html
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs) -> dict:
         page = self._fitted_html()
         if page is None:
             return super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]  # BaseEstimator's

@@ -64,19 +64,16 @@ class ModelPaths:
 
 # ------------------------------------------------------------------------------- dispatch
 def model_paths(model, domains=None) -> ModelPaths:
-    """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type)."""
+    """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type; a
+    regression tree's leaves: :func:`dpmodels.audit.regression.regression_tree_paths`)."""
     from ..io import LoadedModel
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
-    from ..tree.regression_model import RegressionTree
+    from .regression import regression_tree_paths
 
-    if any(
-        isinstance(m, RegressionTree) for m in (model, getattr(model, "tree_", None), getattr(model, "model_", None))
-    ):
-        raise TypeError(
-            "reconstruction_leak covers classifiers (rule lists, classification trees); "
-            "a regression tree is not supported"
-        )
+    regression = regression_tree_paths(model, domains)  # its leaves' counts, over the features
+    if regression is not None:
+        return regression
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
         inner = model.model_
