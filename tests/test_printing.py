@@ -673,6 +673,17 @@ def test_rule_lists_say_how_they_are_read_and_right_align_the_samples_column():
     assert len(ends) == 1 and "n≈12,020" in rows[-1] and "[no 1,500, yes 9]" in rows[0]
     only_default = RuleList(["a"], [], Rule([], 0, (3.0, 1.0)), ["no", "yes"], True)
     assert "first rule" not in only_default.to_text()  # one row: nothing to read in order
+    from dpmodels.export import export_graphviz
+
+    assert "the first rule whose condition holds decides" in export_graphviz(rl)  # the picture's title
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from dpmodels.export import plot_model
+
+    ax = plot_model(rl)
+    assert "the first rule whose condition holds decides" in ax.get_xlabel()
+    plt.close(ax.figure)
 
 
 def test_every_model_and_picture_writes_comparisons_as_le_and_gt(integer_frame):

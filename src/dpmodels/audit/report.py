@@ -284,8 +284,8 @@ class ModelAudit:
         lines = [
             f"Audit of {self.source}: {self.model.estimator_name} ({self.model.kind.replace('_', ' ')}), {eps}",
             f"  the file says: {' '.join(st['verdict']) or 'no privacy verdict'}",
-            f"  audited on {self.n_train} training records, {self.n_test} held-out records"
-            + (f", {self.n_population} population records" if self.n_population else ""),
+            f"  audited on {self.n_train:,} training records, {self.n_test:,} held-out records"
+            + (f", {self.n_population:,} population records" if self.n_population else ""),
         ]
         lines += [f"  {t}" for t in self._overlap_text()]
         rec = self.reconstruction
