@@ -64,16 +64,17 @@ class ModelPaths:
 
 # ------------------------------------------------------------------------------- dispatch
 def model_paths(model, domains=None) -> ModelPaths:
-    """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type; a
-    regression tree's leaves: :func:`dpmodels.audit.regression.regression_tree_paths`)."""
+    """:class:`ModelPaths` of any accepted classifier (the only place that dispatches on its type;
+    a regression tree's leaves: :func:`dpmodels.audit.regression.regression_tree_paths`)."""
     from ..io import LoadedModel
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
-    from .regression import regression_tree_paths
+    from ..tree.regression_model import RegressionTree
 
-    regression = regression_tree_paths(model, domains)  # its leaves' counts, over the features
-    if regression is not None:
-        return regression
+    if any(
+        isinstance(m, RegressionTree) for m in (model, getattr(model, "tree_", None), getattr(model, "model_", None))
+    ):  # its value columns are a count and a sum, not classes
+        raise TypeError("a regression tree's paths: dpmodels.audit.regression.regression_tree_paths")
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
         inner = model.model_

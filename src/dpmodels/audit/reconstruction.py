@@ -39,6 +39,7 @@ import pandas as pd
 from ._model_paths import model_paths
 from ._references import as_model
 from ._summary import Summary, num
+from .regression import regression_tree_paths
 
 __all__ = ["ReconstructionResult", "reconstruction_leak", "plot_per_record_cdf"]
 
@@ -217,7 +218,10 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         raise ValueError("counts='data' needs the training records X")
     if y is not None and X is None:
         raise ValueError("y was given without X")
-    paths = model_paths(as_model(model), domains)
+    model = as_model(model)
+    paths = regression_tree_paths(model, domains)  # None unless a regression tree
+    if paths is None:
+        paths = model_paths(model, domains)
     if not paths.classes:  # a regression tree: its labels are numbers, not classes to count
         y = None
     if counts is None:
