@@ -465,9 +465,9 @@ def test_bundled_schemas_declare_integer_columns_by_integer_bounds():
 def test_empty_noisy_leaves_and_rules_say_no_records():
     t = _stump(3.0, value=((5.0, 1.0), (-2.0, 0.0)))
     line = [ln for ln in t.export_text().splitlines() if ln.endswith("leaf 2")][0]
-    assert "no records (noise)" in line and "[n≈" not in line and "0*" not in line
+    assert "no records (noise)" in line and "n≈" not in line and "0*" not in line
     exact = _stump(3.0, noisy=False, value=((5.0, 1.0), (0.0, 0.0)))
-    assert "[n=0: 0 0, 1 0]" in exact.export_text()  # exact counts: an empty leaf is a fact, shown as is
+    assert "n=0  [0 0, 1 0]" in exact.export_text()  # exact counts: an empty leaf is a fact, shown as is
     rl = RuleList(["a"], [Rule([("a", True)], 1, (-1.0, -3.0))], Rule([], 0, (9.0, 2.0)), [0, 1], True, 1.0)
     assert "no records (noise)" in rl.to_text().splitlines()[2]
 
@@ -705,3 +705,36 @@ def test_every_model_and_picture_writes_comparisons_as_le_and_gt(integer_frame):
     texts = [str(tree), str(reg), str(gam), str(rules), export_graphviz(tree), export_graphviz(reg)]
     ops = {op for t in texts for op in re.findall(r"(<=|>=|≤|≥|(?<![-=])>(?!=)|<(?![=u]))", t)}
     assert ops == {"<=", ">"}, ops
+
+
+def test_tree_leaves_print_their_samples_column_right_aligned():
+    """Leaves at different depths: heads padded to one width, ``n≈…`` right-aligned, then the
+    per-class counts and the id (the rule lists' columns); a regression tree's likewise."""
+    from dpmodels.tree.regression_model import RegressionTree
+
+    kw = dict(
+        children_left=[1, -1, 3, -1, -1],
+        children_right=[2, -1, 4, -1, -1],
+        feature=[0, -2, 0, -2, -2],
+        threshold=[1.5, np.nan, 3.5, np.nan, np.nan],
+        left_categories=[None] * 5,
+        feature_names=["x"],
+        categorical=[False],
+        counts_are_noisy=True,
+    )
+    value = np.array([[0, 0], [5, 1], [0, 0], [12000, 345], [-2, 1]], dtype=float)
+    t = Tree(value=value, label=[-1, 0, -1, 0, 1], classes=[0, 1], **kw)
+    leaves = [ln for ln in t.export_text().splitlines() if ln.rstrip().split()[-2:-1] == ["leaf"]]
+    assert len(leaves) == 3 and "n≈12,345  [0 12,000, 1 345]" in leaves[1]
+    assert len({re.search(r"n≈[\d,]+", ln).end() for ln in leaves}) == 1  # right-aligned
+    assert len({ln.index("leaf ") for ln in leaves}) == 1
+    reg = RegressionTree(
+        value=np.array([[0, 0], [5, 10], [0, 0], [12345, 9.0e4], [3, 3]], dtype=float),
+        label=[-1, 0, -1, 0, 0],
+        classes=np.array(["n", "sum"]),
+        leaf_value=np.array([0, 2.0, 0, 7.29, 1.0]),
+        label_bounds=(0.0, 10.0),
+        **kw,
+    )
+    rows = [ln for ln in reg.export_text().splitlines() if "value: " in ln]
+    assert len({re.search(r"n≈[\d,]+", ln).end() for ln in rows}) == 1 and "n≈12,345" in rows[1]

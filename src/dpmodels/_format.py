@@ -1,7 +1,9 @@
 """How models print: one set of conventions for rule lists and trees.
 
-* **Counts** are labelled by class: ``[n≈1,312: no 1,201, yes 111]``, with thousands separators
-  (:func:`count_text`; thresholds, which are values to compare with, print without). ``≈`` marks noisy counts
+* **Counts** are labelled by class, with thousands separators (:func:`count_text`; thresholds,
+  which are values to compare with, print without): printed models show a samples column
+  ``n≈1,312``, right-aligned over the leaves or rules, then ``[no 1,201, yes 111]``; a picture's
+  box ``[n≈1,312: no 1,201, yes 111]`` (:func:`count_cell`). ``≈`` marks noisy counts
   released by a DP mechanism, ``=`` exact counts. A noisy count below 0 is shown as ``0*``
   (clipping is post-processing; the raw values stay in the model and in its JSON) and a legend
   line says so. A noisy leaf or rule whose clipped counts are all 0 prints ``no records (noise)``.
@@ -19,8 +21,8 @@
   binarized column ``age<=37.5`` and its negation ``age>37.5``; an additive model's bins
   ``<= 37.5``, ``(37.5, 45]``, ``> 45``. (A bundled dataset's own column names, such as COMPAS's
   ``Age>=40``, print as the dataset spells them.)
-* **Rule lists** print one row per rule with the samples column ``n≈…`` right-aligned, and one
-  line saying how they are read (:data:`RULE_LIST_READING`).
+* **Rule lists** print one row per rule and one line saying how they are read
+  (:data:`RULE_LIST_READING`; their pictures too).
 * **Negations** of a one-comparison column name print as the opposite comparison (``age>37.5``,
   ``sex≠Male``; :func:`dpmodels.data.rules.literal_name`); category sets on a tree path are
   intersected with what the path leaves, and a set longer than ``max_listed`` prints as a count
