@@ -705,6 +705,9 @@ def test_every_model_and_picture_writes_comparisons_as_le_and_gt(integer_frame):
     texts = [str(tree), str(reg), str(gam), str(rules), export_graphviz(tree), export_graphviz(reg)]
     ops = {op for t in texts for op in re.findall(r"(<=|>=|≤|≥|(?<![-=])>(?!=)|<(?![=u]))", t)}
     assert ops == {"<=", ">"}, ops
+    for block in str(gam).split(":\n")[1:]:  # each term's bins: the samples column right-aligned
+        rows = [ln for ln in block.splitlines() if "→" in ln]
+        assert len({len(ln.rstrip()) for ln in rows}) == 1 and all(re.search(r"n≈[\d,]+$", ln) for ln in rows)
 
 
 def test_tree_leaves_print_their_samples_column_right_aligned():

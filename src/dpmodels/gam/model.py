@@ -202,7 +202,7 @@ class AdditiveModel:
     def to_text(self, header=(), *, digits: int = 3, max_bins: int | None = None) -> str:
         """The model as text: the header, the intercept, then every term by decreasing
         importance, one line per bin ``bin → score`` (runs of neighbouring numerical bins with the
-        same printed score are merged), with the noisy bin count."""
+        same printed score are merged), with the noisy bin count ``n≈…`` right-aligned."""
         lines = list(header)
         S = self.intercept.size
         fmt = _score_fmt(digits)
@@ -224,8 +224,9 @@ class AdditiveModel:
             labels = self.bin_labels(j)
             rows = _merged_rows(self, j, labels, fmt)
             shown = rows if max_bins is None or len(rows) <= max_bins else rows[:max_bins]
+            wn = max(len(cnt) for _, _, cnt in shown) + 2  # the samples column, right-aligned
             for lab, score, cnt in shown:
-                lines.append(f"    {lab:<24} → {score:>{8 if S == 1 else 1}}   (n≈{cnt})")
+                lines.append(f"    {lab:<24} → {score:>{8 if S == 1 else 1}}   {'n≈' + cnt:>{wn}}")
             if len(shown) < len(rows):
                 lines.append(f"    … {len(rows) - len(shown)} more bins (shape_table() lists them)")
         return "\n".join(lines)
