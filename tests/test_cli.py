@@ -1,6 +1,8 @@
 """End-to-end tests of the command line (the installed `dpmodels` entry point)."""
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,10 +14,10 @@ from dpmodels.cli import main
 from dpmodels.rulelist import RuleList
 
 
-def run_cli(*args):
+def run_cli(*args, env=None):
     exe = shutil.which("dpmodels")
     cmd = [exe, *args] if exe else [sys.executable, "-m", "dpmodels.cli", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_demo_end_to_end():
@@ -48,7 +50,9 @@ def test_bad_input_gives_clean_error(capsys):
 
 
 def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
-    """One id, quick and tiny, through the installed CLI: tidy results, a PNG and the report."""
+    """One id, quick and tiny, through the installed CLI: tidy results, a PNG and the report;
+    ``DPMODELS_PROGRESS=1``: a bar over the id's cells on stderr (tests/test_progress.py: none
+    unasked)."""
     need("matplotlib")
     r = run_cli(
         "reproduce",
@@ -61,9 +65,10 @@ def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
         "100",
         "--out",
         str(tmp_path),
-        "--no-progress",
+        env={**os.environ, "DPMODELS_PROGRESS": "1"},
     )
     assert r.returncode == 0, r.stderr
+    assert re.search(r"000-fig2: 100%.*1/1.*cell", r.stderr)  # the grid's cells: public
     d = tmp_path / "000-fig2"
     assert (d / "000-fig2.png").stat().st_size > 1000
     assert any((d / f"results.{ext}").exists() for ext in ("parquet", "csv"))

@@ -161,7 +161,7 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    # the audit: membership inference on the squared error; Dist_G and V stated as not defined
+    # the audit: membership inference on the squared error, Dist_G from the leaf counts, V on the loss
     df = pd.read_csv(regression_csv, dtype={"c": str})
     df.iloc[:400].to_csv(tmp_path / "tr.csv", index=False)
     df.iloc[400:].to_csv(tmp_path / "te.csv", index=False)
@@ -170,13 +170,13 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
         "--json", "a.json", "--html", "a.html", cwd=tmp_path,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert "  threshold: AUC " in r.stdout and "Dist_G not computed: not defined for a regression tree" in r.stdout
-    assert "V not computed: not defined for a regression model" in r.stdout
+    assert "  threshold: AUC " in r.stdout and "Reconstruction: Dist_G 0." in r.stdout
+    assert "Distributional overfitting: V 0." in r.stdout and "(leaf, loss bin) pairs" in r.stdout
     doc = json.loads((tmp_path / "a.json").read_text())
     assert doc["model"]["kind"] == "regression_tree" and doc["membership"]["threshold"]["auc"] is not None
-    assert doc["vulnerability"] is None and "vulnerability" in doc["skipped"]
+    assert 0 < doc["numbers"]["dist_g"] <= 1 and 0.5 <= doc["numbers"]["V"] <= 1 and doc["skipped"] == {}
     page = (tmp_path / "a.html").read_text()
-    assert "data:image/png;base64," in page and "not defined for a regression tree" in page
+    assert "data:image/png;base64," in page and "Dist_G" in page and "not defined" not in page
 
     r = run("predict", out, regression_csv, "--proba")
     assert r.returncode == 2 and "--proba applies to classifiers" in r.stderr

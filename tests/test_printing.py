@@ -65,7 +65,7 @@ def test_trailing_rules_predicting_the_default_class_are_merged_in_print_only():
     rows = [ln for ln in text.splitlines() if ln.startswith(("IF", "ELSE"))]
     assert rows[0].startswith("IF ") and rows[-1].startswith("ELSE ") and len(rows) == 2
     assert "2 trailing rules predicting no merged into ELSE" in text
-    assert "[n≈43: no 35, yes 8]" in text and rows[-1].endswith("rules 1–3")
+    assert "n≈43  [no 35, yes 8]" in text and rows[-1].endswith("rules 1–3")
     p = rl.proba_table()[1:, 0]  # the merged row shows the range of its rules' predict_proba
     assert f"P={round(100 * p.min())}–{round(100 * p.max())}%" in rows[-1]
     assert len(rl.rules) == 3  # the model itself is unchanged
@@ -82,8 +82,10 @@ def test_rows_are_aligned():
         False,
     )
     rows = [ln for ln in rl.to_text().splitlines() if ln.startswith(("IF", "ELSE"))]
-    starts = {ln.index("[n=") for ln in rows}
-    assert len(starts) == 1  # counts start in one column
+    starts = {ln.index("[") for ln in rows}
+    assert len(starts) == 1  # per-class counts start in one column
+    ends = {m.end() for ln in rows for m in [re.search(r"n=\d[\d,]*", ln)]}
+    assert len(ends) == 1  # the samples column is right-aligned
     assert all(ln.index("THEN") == rows[0].index("THEN") for ln in rows[:-1])
 
 
@@ -118,12 +120,12 @@ def test_estimator_header_says_learner_privacy_n_and_classes(compas):
     assert lines[0].startswith("DPRuleListClassifier(mechanism='permute-and-flip', max_rules=5")
     assert lines[1] == "privacy: ε=1, δ=0 · proven DP"
     n = round(clf.rule_list_.n_total)
-    assert lines[2] == f"n≈{n} (noisy total) · classes: no, yes"
+    assert lines[2] == f"n≈{n:,} (noisy total) · classes: no, yes"
     seeded = DPRuleListClassifier(epsilon=1.0, random_state=0).fit(X, y)
     assert "noise seeded" in str(seeded).splitlines()[1]
     greedy = GreedyRuleListClassifier().fit(X, y)
     assert str(greedy).splitlines()[1] == "privacy: not private (no DP guarantee)"
-    assert str(greedy).splitlines()[2].startswith(f"n={len(X)} ·")
+    assert str(greedy).splitlines()[2].startswith(f"n={len(X):,} ·")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sm = DPRuleListClassifier(mechanism="sm-laplace", delta=1e-6).fit(X, y)
@@ -459,9 +461,9 @@ def test_bundled_schemas_declare_integer_columns_by_integer_bounds():
 def test_empty_noisy_leaves_and_rules_say_no_records():
     t = _stump(3.0, value=((5.0, 1.0), (-2.0, 0.0)))
     line = [ln for ln in t.export_text().splitlines() if ln.endswith("leaf 2")][0]
-    assert "no records (noise)" in line and "[n≈" not in line and "0*" not in line
+    assert "no records (noise)" in line and "n≈" not in line and "0*" not in line
     exact = _stump(3.0, noisy=False, value=((5.0, 1.0), (0.0, 0.0)))
-    assert "[n=0: 0 0, 1 0]" in exact.export_text()  # exact counts: an empty leaf is a fact, shown as is
+    assert "n=0  [0 0, 1 0]" in exact.export_text()  # exact counts: an empty leaf is a fact, shown as is
     rl = RuleList(["a"], [Rule([("a", True)], 1, (-1.0, -3.0))], Rule([], 0, (9.0, 2.0)), [0, 1], True, 1.0)
     assert "no records (noise)" in rl.to_text().splitlines()[2]
 
@@ -579,3 +581,159 @@ def test_rule_list_thresholds_print_at_four_significant_digits():
     assert rl.get_rules()["literals"][0][0] == (names[0], False)  # the model's column, exact
     assert "261.6394087383489" in rl.to_text(significant_digits=None)
     assert "rounded" not in _rl([1], 0).to_text()
+
+
+# ---------------------------------------------------------------------------- one set of conventions
+_TREE_LINE = re.compile(r"^((?:\|   )*)\|--- (.*)$")
+_NUM_TEST = re.compile(r"^(?P<name>\S+) (?P<op><=|> ) (?P<thr>\S+)$")
+
+
+def _printed_leaf_paths(text):
+    """{leaf id: [(feature, op, printed threshold text)]} read from a printed tree alone."""
+    paths, stack = {}, []
+    for line in text.splitlines():
+        m = _TREE_LINE.match(line)
+        if not m:
+            continue
+        depth, body = len(m.group(1)) // 4, m.group(2)
+        del stack[depth:]
+        leaf = re.search(r"  leaf (\d+)$", body)
+        if leaf:
+            paths[int(leaf.group(1))] = list(stack)
+            continue
+        t = _NUM_TEST.match(body)
+        assert t, body  # numerical columns only in these fixtures
+        stack.append((t.group("name"), t.group("op").strip(), t.group("thr")))
+    return paths
+
+
+def _route_by_text(paths, X: pd.DataFrame) -> np.ndarray:
+    """Leaf of every row by the printed tests alone; exactly one printed path must hold."""
+    out = []
+    for _, row in X.iterrows():
+        hit = [
+            leaf
+            for leaf, conds in paths.items()
+            if all((row[f] <= float(t)) if op == "<=" else (row[f] > float(t)) for f, op, t in conds)
+        ]
+        assert len(hit) == 1, hit
+        out.append(hit[0])
+    return np.array(out)
+
+
+@pytest.fixture(scope="module")
+def integer_frame(compas_raw):
+    """COMPAS's integer columns, and one real-valued column (declared by float bounds)."""
+    X, y = compas_raw
+    cols = ["age", "juv_fel_count", "juv_misd_count", "juv_other_count", "priors_count"]
+    Xn = X[cols].astype(int).assign(score=np.random.default_rng(0).uniform(0, 10, len(X)).round(1))
+    bounds = {**{c: dataset_schema("compas").bounds[c] for c in cols}, "score": (0.0, 10.0)}
+    return Xn, y, bounds, cols
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_printed_integer_thresholds_are_integers_and_route_rows_as_the_model(integer_frame, kind):
+    from dpmodels.tree import PrivaTreeRegressor
+
+    X, y, bounds, cols = integer_frame
+    if kind == "classifier":
+        est = PrivaTreeClassifier(epsilon=2.0, max_depth=4, classes=[0, 1], bounds=bounds, random_state=5).fit(X, y)
+    else:
+        est = PrivaTreeRegressor(epsilon=2.0, max_depth=4, bounds=bounds, label_bounds=(0.0, 1.0), random_state=5).fit(
+            X, y.astype(float)
+        )
+    text = str(est)
+    paths = _printed_leaf_paths(text)
+    printed = [(f, t) for conds in paths.values() for f, _, t in conds]
+    assert {f for f, _ in printed} & set(cols)  # the fixture tests integer columns
+    assert all(re.fullmatch(r"-?\d+", t) for f, t in printed if f in cols), printed
+    assert np.array_equal(_route_by_text(paths, X), est.apply(X))  # the printed tree is the model
+
+
+def test_counts_print_with_thousands_separators():
+    cell, _ = count_cell([12345, 1234567], ["no", "yes"], noisy=True, predicted=1)
+    assert cell == "[n≈1,246,912: no 12,345, yes 1,234,567 (99%)]"
+    t = _stump(3.0, value=((5000.0, 1200.0), (999.0, 1000.0)))
+    text = t.to_text()
+    assert "n≈8,199 (noisy total)" in text and "[n≈6,200: 0 5,000 (81%), 1 1,200]" not in text
+    assert "0 5,000, 1 1,200" in text and "0 999, 1 1,000" in text
+    assert "threshold" not in text and "priors_count <= 3\n" in text  # thresholds: no separator
+
+
+def test_rule_lists_say_how_they_are_read_and_right_align_the_samples_column():
+    rl = _rl([1, 0], 0, [(1500.0, 9.0), (8.0, 2.0), (20.0, 12000.0)])
+    text = rl.to_text()
+    rows = [ln for ln in text.splitlines() if ln.startswith(("IF", "ELSE"))]
+    assert text.count("first rule whose condition holds decides") == 1
+    ends = {re.search(r"n≈[\d,]+", ln).end() for ln in rows}
+    assert len(ends) == 1 and "n≈12,020" in rows[-1] and "[no 1,500, yes 9]" in rows[0]
+    only_default = RuleList(["a"], [], Rule([], 0, (3.0, 1.0)), ["no", "yes"], True)
+    assert "first rule" not in only_default.to_text()  # one row: nothing to read in order
+    from dpmodels.export import export_graphviz
+
+    assert "the first rule whose condition holds decides" in export_graphviz(rl)  # the picture's title
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from dpmodels.export import plot_model
+
+    ax = plot_model(rl)
+    assert "the first rule whose condition holds decides" in ax.get_xlabel()
+    plt.close(ax.figure)
+
+
+def test_every_model_and_picture_writes_comparisons_as_le_and_gt(integer_frame):
+    """Trees, regression trees, rule lists over binarized columns and additive models: ``<=``
+    and ``>`` only (no ``≤``, ``≥``, ``>=``, ``<``), in text and in the graphviz export."""
+    from dpmodels.data import Binarizer
+    from dpmodels.export import export_graphviz
+    from dpmodels.gam import DPAdditiveRegressor
+    from dpmodels.tree import PrivaTreeRegressor
+
+    X, y, bounds, _ = integer_frame
+    X = X.assign(score=X["score"] * 1.001)  # real thresholds too
+    kw = dict(epsilon=2.0, bounds=bounds, random_state=1)
+    tree = PrivaTreeClassifier(max_depth=3, classes=[0, 1], **kw).fit(X, y)
+    reg = PrivaTreeRegressor(max_depth=3, label_bounds=(0.0, 1.0), **kw).fit(X, y.astype(float))
+    gam = DPAdditiveRegressor(label_bounds=(0.0, 1.0), max_rounds=1, **kw).fit(X, y.astype(float))
+    Xb = Binarizer(cut_points={"age": [25.5, 37.5], "score": [4.25]}).fit_transform(X[["age", "score"]])
+    rules = GreedyRuleListClassifier(max_rules=3).fit(Xb, y)
+    texts = [str(tree), str(reg), str(gam), str(rules), export_graphviz(tree), export_graphviz(reg)]
+    ops = {op for t in texts for op in re.findall(r"(<=|>=|≤|≥|(?<![-=])>(?!=)|<(?![=u]))", t)}
+    assert ops == {"<=", ">"}, ops
+    for block in str(gam).split(":\n")[1:]:  # each term's bins: the samples column right-aligned
+        rows = [ln for ln in block.splitlines() if "→" in ln]
+        assert len({len(ln.rstrip()) for ln in rows}) == 1 and all(re.search(r"n≈[\d,]+$", ln) for ln in rows)
+
+
+def test_tree_leaves_print_their_samples_column_right_aligned():
+    """Leaves at different depths: heads padded to one width, ``n≈…`` right-aligned, then the
+    per-class counts and the id (the rule lists' columns); a regression tree's likewise."""
+    from dpmodels.tree.regression_model import RegressionTree
+
+    kw = dict(
+        children_left=[1, -1, 3, -1, -1],
+        children_right=[2, -1, 4, -1, -1],
+        feature=[0, -2, 0, -2, -2],
+        threshold=[1.5, np.nan, 3.5, np.nan, np.nan],
+        left_categories=[None] * 5,
+        feature_names=["x"],
+        categorical=[False],
+        counts_are_noisy=True,
+    )
+    value = np.array([[0, 0], [5, 1], [0, 0], [12000, 345], [-2, 1]], dtype=float)
+    t = Tree(value=value, label=[-1, 0, -1, 0, 1], classes=[0, 1], **kw)
+    leaves = [ln for ln in t.export_text().splitlines() if ln.rstrip().split()[-2:-1] == ["leaf"]]
+    assert len(leaves) == 3 and "n≈12,345  [0 12,000, 1 345]" in leaves[1]
+    assert len({re.search(r"n≈[\d,]+", ln).end() for ln in leaves}) == 1  # right-aligned
+    assert len({ln.index("leaf ") for ln in leaves}) == 1
+    reg = RegressionTree(
+        value=np.array([[0, 0], [5, 10], [0, 0], [12345, 9.0e4], [3, 3]], dtype=float),
+        label=[-1, 0, -1, 0, 0],
+        classes=np.array(["n", "sum"]),
+        leaf_value=np.array([0, 2.0, 0, 7.29, 1.0]),
+        label_bounds=(0.0, 10.0),
+        **kw,
+    )
+    rows = [ln for ln in reg.export_text().splitlines() if "value: " in ln]
+    assert len({re.search(r"n≈[\d,]+", ln).end() for ln in rows}) == 1 and "n≈12,345" in rows[1]

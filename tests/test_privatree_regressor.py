@@ -289,12 +289,13 @@ def test_a_loaded_regression_tree_is_scored_by_r2(tmp_path):
     assert "label_bounds=[-1.0, 7.0]" in repr(m)
 
 
-def test_reconstruction_leak_refuses_a_regressor():
+def test_reconstruction_leak_of_a_regressor_needs_its_numerical_domains():
+    """(Dist_G and V of regression trees: tests/test_regression_audit.py.)"""
     from dpmodels.audit import reconstruction_leak
 
     X, y = data(200)
     r = PrivaTreeRegressor(epsilon=1.0, max_depth=2, random_state=0, **DECL).fit(X, y)
-    with pytest.raises(TypeError, match="regression tree is not supported"):
+    with pytest.raises(ValueError, match="numerical feature 'a' needs a finite public domain"):
         reconstruction_leak(r, X)
 
 

@@ -1,7 +1,7 @@
 """Regression trees through every picture and the audit: ``plot_model`` / ``save_model_figure`` /
 ``export_graphviz`` of a fitted ``PrivaTreeRegressor``, of its model file and of the bare tree
 (leaf boxes say what ``predict`` returns and the released count; shades follow the value), and
-``audit_model`` (membership inference on the squared error; Dist_G and V stated as not defined).
+``audit_model`` (membership inference on the squared error; Dist_G and V: tests/test_regression_audit.py).
 The command line's ``show --plot`` and ``audit`` on a regressor: tests/test_cli_learners.py."""
 
 import re
@@ -84,7 +84,7 @@ def test_audit_of_a_regressor_attacks_the_squared_error(fitted):
     est, m, X, y = fitted
     Xo, yo = _data(300, seed=1)
     a = audit_model(m, X, y, Xo, yo, n_permutations=0, random_state=0)
-    assert list(a.membership) == ["threshold"] and a.reconstruction is None and a.vulnerability is None
+    assert list(a.membership) == ["threshold"] and a.reconstruction is not None and a.vulnerability is not None
     # the attack's scores are minus the squared errors of the file's predictions
     r = regression_loss_attack(m, X, y, Xo, yo)
     err = np.r_[(y - m.predict(X)) ** 2, (yo - m.predict(Xo)) ** 2]
@@ -94,11 +94,10 @@ def test_audit_of_a_regressor_attacks_the_squared_error(fitted):
     ).mean()
     assert r.auc == pytest.approx(pairs)  # brute-force AUC of "smaller loss = member"
     text = a.verdict()
-    assert "Dist_G not computed: not defined for a regression tree" in text
-    assert "V not computed: not defined for a regression model" in text
+    assert f"Dist_G {a.reconstruction.dist_g:.3g}" in text and "(leaf, loss bin) pairs" in text
     d = a.to_dict()
-    assert d["vulnerability"] is None and "V" not in d["numbers"] and d["numbers"]["auc.threshold"] == r.auc
+    assert d["numbers"]["V"] == a.vulnerability.V and d["numbers"]["auc.threshold"] == r.auc
     with pytest.raises(ValueError, match="must be numbers"):
         audit_model(m, X, np.array(["a"] * len(y), dtype=object), Xo, yo, n_permutations=0)
     html = a.to_html() if available("matplotlib") else ""
-    assert not html or "not defined for a regression model" in html
+    assert not html or ("Dist_G" in html and "(leaf, loss bin) pairs" in html and "not defined" not in html)

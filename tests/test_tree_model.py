@@ -106,7 +106,7 @@ def test_the_label_holds_the_top_probability_also_in_a_tie():
     X = pd.DataFrame({"x": [0.1, 0.2], "c": ["u", "v"]})
     np.testing.assert_allclose(t.predict_proba(X), [[0.5, 0.5], [0.5, 0.5]])
     assert t.predict(X).tolist() == ["b", "a"]
-    assert "class: b  P=50%  [n=10: a 5, b 5]  leaf 3" in t.export_text()
+    assert "class: b  P=50%  n=10  [a 5, b 5]  leaf 3" in _columns(t.export_text())
     t.value[3] = [-3, 2]
     t.label[3] = 0
     t.counts_are_noisy = True
@@ -240,20 +240,25 @@ def test_apply_is_vectorised_on_large_input():
     assert set(np.unique(leaves)) <= {2, 3, 4}
 
 
+def _columns(text: str) -> str:
+    """A printed tree with its leaves' column padding (alignment) squeezed to two spaces."""
+    return re.sub(r" {2,}", "  ", text)
+
+
 def test_printed_counts_are_labelled_by_class_and_noisy_negatives_are_clipped_and_marked():
-    exact = small_tree().export_text()
-    assert "class: a  P=100%  [n=2: a 3, b -1]  leaf 2" in exact and "≈" not in exact  # not noisy: as is
+    exact = _columns(small_tree().export_text())
+    assert "class: a  P=100%  n=2  [a 3, b -1]  leaf 2" in exact and "≈" not in exact  # not noisy: as is
     t = small_tree()
     t.counts_are_noisy = True
-    text = t.export_text()
-    assert "class: a  P=100%  [n≈3: a 3, b 0*]  leaf 2" in text  # P: predict_proba of the label
-    assert "class: b  P=60%  [n≈10: a 4, b 6]" in text
+    text = _columns(t.export_text())
+    assert "class: a  P=100%  n≈3  [a 3, b 0*]  leaf 2" in text  # P: predict_proba of the label
+    assert "class: b  P=60%  n≈10  [a 4, b 6]" in text
     assert text.splitlines()[-1].startswith("# ≈: noisy counts") and "raw value" in text
     assert t.value[2, 1] == -1  # the raw noisy value stays in the model ...
     back = Tree.from_json(t.to_json())
     assert back.counts_are_noisy and back.value[2, 1] == -1  # ... and in its JSON
-    named = t.export_text(class_names=["no", "yes"])
-    assert len(re.findall(r"\[n≈\d+: no \d", named)) == 2
+    named = _columns(t.export_text(class_names=["no", "yes"]))
+    assert len(re.findall(r"n≈\d+  \[no \d", named)) == 2
     assert "class: no  P=50%  no records (noise)  leaf 4" in named  # noisy counts (0, 0): no [n≈0 …] cell
     assert not Tree.from_dict(
         {k: v for k, v in small_tree().to_dict().items() if k != "counts_are_noisy"}

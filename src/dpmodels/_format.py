@@ -1,6 +1,9 @@
 """How models print: one set of conventions for rule lists and trees.
 
-* **Counts** are labelled by class: ``[n≈312: no 201, yes 111]``. ``≈`` marks noisy counts
+* **Counts** are labelled by class, with thousands separators (:func:`count_text`; thresholds,
+  which are values to compare with, print without): printed models show a samples column
+  ``n≈1,312``, right-aligned over the leaves or rules, then ``[no 1,201, yes 111]``; a picture's
+  box ``[n≈1,312: no 1,201, yes 111]`` (:func:`count_cell`). ``≈`` marks noisy counts
   released by a DP mechanism, ``=`` exact counts. A noisy count below 0 is shown as ``0*``
   (clipping is post-processing; the raw values stay in the model and in its JSON) and a legend
   line says so. A noisy leaf or rule whose clipped counts are all 0 prints ``no records (noise)``.
@@ -13,6 +16,13 @@
 * **Numbers** (thresholds) print with a few significant digits; where that rounds a value, a
   legend line says so and where the exact value is. On a column declared integer-valued
   (:func:`declared_integer_features`) a threshold t prints as ⌊t⌋: the same test on integers.
+* **Comparisons** are written ``<=`` and ``>`` in every model and picture (scikit-learn's
+  ``export_text``): a tree's left branch is ``x <= t``, its right ``x >  t``; a rule list's
+  binarized column ``age<=37.5`` and its negation ``age>37.5``; an additive model's bins
+  ``<= 37.5``, ``(37.5, 45]``, ``> 45``. (A bundled dataset's own column names, such as COMPAS's
+  ``Age>=40``, print as the dataset spells them.)
+* **Rule lists** print one row per rule and one line saying how they are read
+  (:data:`RULE_LIST_READING`; their pictures too).
 * **Negations** of a one-comparison column name print as the opposite comparison (``age>37.5``,
   ``sex≠Male``; :func:`dpmodels.data.rules.literal_name`); category sets on a tree path are
   intersected with what the path leaves, and a set longer than ``max_listed`` prints as a count
@@ -29,6 +39,7 @@ import numpy as np
 __all__ = [
     "py_scalar",
     "round_count",
+    "count_text",
     "count_cell",
     "significant",
     "privacy_status",
@@ -36,10 +47,12 @@ __all__ = [
     "learner_title",
     "estimator_header",
     "NOISY_LEGEND",
+    "RULE_LIST_READING",
     "shrunk_proba",
     "declared_integer_features",
 ]
 
+RULE_LIST_READING = "# read top to bottom: the first rule whose condition holds decides (ELSE: none holds)"
 NOISY_LEGEND = "*: a noisy count below 0, shown as 0 (post-processing; the raw value is kept in the model)"
 
 
@@ -56,15 +69,19 @@ def round_count(x):
     return int(x) if x.is_integer() else round(x, 2)
 
 
-def count_cell(counts, classes, *, noisy: bool, predicted: int | None = None) -> tuple[str, bool]:
-    """``[n≈312: no 201 (64%), yes 111]`` and whether a negative noisy count was clipped.
+def count_text(x) -> str:
+    """A count as printed, with thousands separators: ``6,318``, ``0``, ``1,234.5`` (a
+    non-integral count, e.g. a weighted one, keeps two decimals at most)."""
+    v = round_count(x)
+    if isinstance(v, float) and math.isnan(v):
+        return "nan"
+    return f"{v:,}"
 
-    ``counts``: one (raw) count per class; ``predicted``: index of the predicted class, whose share
-    of the (clipped) total is shown. NaN counts (nothing released) give ``(counts not released)``.
-    """
+
+def count_parts(counts, classes, *, noisy: bool, predicted: int | None = None) -> tuple[str, str, bool]:
+    """``("n≈312", "no 201 (64%), yes 111", clipped)``: the samples column and the per-class
+    counts of :func:`count_cell`, for layouts that align them in columns (rule lists)."""
     c = np.asarray(counts, dtype=float)
-    if c.size and np.all(np.isnan(c)):
-        return "(counts not released)", False
     eq = "≈" if noisy else "="
     shown, clipped = [], False
     for x in c:
@@ -76,11 +93,24 @@ def count_cell(counts, classes, *, noisy: bool, predicted: int | None = None) ->
     total = sum(v for v, _ in shown)
     parts = []
     for k, (cls, (v, mark)) in enumerate(zip(classes, shown)):
-        s = f"{cls} {v}{mark}"
+        s = f"{cls} {count_text(v)}{mark}"
         if predicted is not None and k == predicted and total > 0:
             s += f" ({100.0 * v / total:.0f}%)"
         parts.append(s)
-    return f"[n{eq}{round_count(total)}: " + ", ".join(parts) + "]", clipped
+    return f"n{eq}{count_text(total)}", ", ".join(parts), clipped
+
+
+def count_cell(counts, classes, *, noisy: bool, predicted: int | None = None) -> tuple[str, bool]:
+    """``[n≈1,312: no 1,201 (92%), yes 111]`` and whether a negative noisy count was clipped.
+
+    ``counts``: one (raw) count per class; ``predicted``: index of the predicted class, whose share
+    of the (clipped) total is shown. NaN counts (nothing released) give ``(counts not released)``.
+    """
+    c = np.asarray(counts, dtype=float)
+    if c.size and np.all(np.isnan(c)):
+        return "(counts not released)", False
+    n, per_class, clipped = count_parts(c, classes, noisy=noisy, predicted=predicted)
+    return f"[{n}: {per_class}]", clipped
 
 
 def significant(x: float, digits: int = 4) -> str:
@@ -133,7 +163,7 @@ def model_header(learner: str | None, *, status: str | None, n_total, noisy: boo
     if n_total is None or (isinstance(n_total, float) and math.isnan(n_total)):
         n = "n: not released"
     else:
-        n = f"n{'≈' if noisy else '='}{round_count(n_total)}" + (" (noisy total)" if noisy else "")
+        n = f"n{'≈' if noisy else '='}{count_text(n_total)}" + (" (noisy total)" if noisy else "")
     lines.append(f"{n} · classes: " + ", ".join(str(py_scalar(c)) for c in classes))
     return [*lines, *notes]
 
@@ -240,12 +270,12 @@ class FittedReprMixin(_ReprBase):
         return "<div class='dpmodels'>" + "".join(parts) + "</div>"
 
     @property
-    def _repr_html_(self):
+    def _repr_html_(self) -> object:
         if self._fitted_html() is None:
             return super()._repr_html_
         return self._fitted_html
 
-    def _repr_mimebundle_(self, **kwargs):
+    def _repr_mimebundle_(self, **kwargs) -> dict:
         page = self._fitted_html()
         if page is None:
             return super()._repr_mimebundle_(**kwargs)

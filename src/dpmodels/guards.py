@@ -76,6 +76,7 @@ __all__ = [
     "check_tree_size",
     "check_model_count",
     "progress",
+    "progress_bar",
     "parse_bytes",
 ]
 
@@ -443,21 +444,64 @@ def check_tree_size(
 
 
 # ---------------------------------------------------------------------------- progress
+def _progress_mode() -> str:
+    """``"off"``, ``"terminal"`` (stderr is an interactive terminal: bars after 2 s) or
+    ``"forced"`` (``DPMODELS_PROGRESS=1``: at once, wherever stderr goes). ``DPMODELS_PROGRESS=0``
+    and a stderr that is not a terminal (tests, CI logs, pipes) give ``"off"``."""
+    flag = os.environ.get("DPMODELS_PROGRESS", "").strip()
+    if flag == "0":
+        return "off"
+    if flag == "1":
+        return "forced"
+    return "terminal" if hasattr(sys.stderr, "isatty") and sys.stderr.isatty() else "off"
+
+
 def progress(iterable, *, total=None, desc: str = ""):
     """``iterable`` wrapped in a tqdm bar shown on an interactive terminal once 2 s have passed
     (``DPMODELS_PROGRESS=1`` forces it, ``0`` hides it). The bar counts public steps (rule
     positions, tree levels) only."""
-    flag = os.environ.get("DPMODELS_PROGRESS", "").strip()
-    if flag == "0":
-        return iterable
-    force = flag == "1"
-    if not force and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+    mode = _progress_mode()
+    if mode == "off":
         return iterable
     try:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a core dependency
         return iterable
-    return tqdm(iterable, total=total, desc=desc, delay=0 if force else 2.0, leave=False, file=progress_stream())
+    delay = 0 if mode == "forced" else 2.0
+    return tqdm(iterable, total=total, desc=desc, delay=delay, leave=False, file=progress_stream())
+
+
+class _NoBar:
+    """What :func:`progress_bar` returns when no bar is shown: ``update`` and ``close`` do nothing."""
+
+    def update(self, n=1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(*, total=None, desc: str = "", unit: str = "it", unit_scale: bool = False, leave: bool = False):
+    """A tqdm bar updated by hand (``update(k)``, ``close()``), shown as :func:`progress` decides
+    (``DPMODELS_PROGRESS``, an interactive stderr), else an object whose methods do nothing. The
+    caller counts public quantities only (bytes of a file, cells of a grid), never records read."""
+    mode = _progress_mode()
+    if mode == "off":
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a core dependency
+        return _NoBar()
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit_scale,
+        delay=0 if mode == "forced" else 2.0,
+        leave=leave,
+        dynamic_ncols=True,
+        file=progress_stream(),
+    )
 
 
 def progress_stream():

@@ -3,7 +3,8 @@
 * empirical differential-privacy lower bounds on neighbouring datasets (:mod:`.dp_audit`);
 * the probabilistic-reconstruction leak Dist_G of trees and rule lists, paper 003
   (:func:`reconstruction_leak`);
-* distributional-overfitting vulnerability V of paper 000 (:func:`vulnerability`);
+* distributional-overfitting vulnerability V of paper 000 (:func:`vulnerability`; of a regression
+  tree, on its loss: :func:`regression_vulnerability`);
 * feature-importance preservation I_k of paper 000 (:func:`feature_importance_overlap`);
 * membership inference attacks — loss threshold, black-box / shadow models, LiRA, RMIA — with
   low-FPR ROC evaluation (:func:`membership_inference`); ART's attack through
@@ -34,6 +35,7 @@ from .membership import (
     membership_inference_suite,
 )
 from .reconstruction import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
+from .regression import regression_vulnerability
 from .report import DEFAULT_GRID, ModelAudit, audit_model, default_domains
 from .vulnerability import VulnerabilityResult, vulnerability
 
@@ -63,5 +65,6 @@ __all__ = [
     "plot_per_record_cdf",
     "projected_epsilon_lower_bound",
     "reconstruction_leak",
+    "regression_vulnerability",
     "vulnerability",
 ]

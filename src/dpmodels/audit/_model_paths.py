@@ -64,7 +64,8 @@ class ModelPaths:
 
 # ------------------------------------------------------------------------------- dispatch
 def model_paths(model, domains=None) -> ModelPaths:
-    """:class:`ModelPaths` of any accepted model (the only place that dispatches on its type)."""
+    """:class:`ModelPaths` of any accepted classifier (the only place that dispatches on its type;
+    a regression tree's leaves: :func:`dpmodels.audit.regression.regression_tree_paths`)."""
     from ..io import LoadedModel
     from ..rulelist.model import RuleList
     from ..tree.model import Tree
@@ -72,11 +73,8 @@ def model_paths(model, domains=None) -> ModelPaths:
 
     if any(
         isinstance(m, RegressionTree) for m in (model, getattr(model, "tree_", None), getattr(model, "model_", None))
-    ):
-        raise TypeError(
-            "reconstruction_leak covers classifiers (rule lists, classification trees); "
-            "a regression tree is not supported"
-        )
+    ):  # its value columns are a count and a sum, not classes
+        raise TypeError("a regression tree's paths: dpmodels.audit.regression.regression_tree_paths")
     if isinstance(model, LoadedModel):  # a saved file: raw frames routed through its preprocessing
         private = model.privacy_ledger_ is not None and model.privacy.get("private_learner") is not False
         inner = model.model_
@@ -317,7 +315,8 @@ def _readable_path(t: _TreeArrays, state: dict, numeric: dict, sizes, leaf: int,
     """A leaf's path as rule text: ``leaf 15: IF lo < x <= hi AND c in {a, b}`` (one condition
     per tested feature, in feature order; a category set is what the path leaves of the domain).
     On an integer domain (consecutive integers: a feature declared integer-valued) the interval's
-    ends are the domain values it keeps; on any other (a continuous feature's grid, which records
+    ends are domain values — the last one below it and the largest it keeps (``29 < age <= 40``:
+    ``<=`` and ``>``, as every printed model writes its tests); on any other (a continuous feature's grid, which records
     fall between) they are the tree's thresholds, ``cuts`` — either way every record routed to
     the leaf satisfies the text. Numbers at 4 significant digits."""
     from .._format import significant
@@ -346,10 +345,10 @@ def _readable_path(t: _TreeArrays, state: dict, numeric: dict, sizes, leaf: int,
                 parts.append(f"{name} = {significant(dom[lo])}")
             elif lo == 0:
                 parts.append(f"{name} <= {significant(dom[hi - 1])}")
-            elif hi == sizes[k]:
-                parts.append(f"{name} >= {significant(dom[lo])}")
+            elif hi == sizes[k]:  # comparisons as every printed model writes them: <= and >
+                parts.append(f"{name} > {significant(dom[lo - 1])}")
             else:
-                parts.append(f"{significant(dom[lo])} <= {name} <= {significant(dom[hi - 1])}")
+                parts.append(f"{significant(dom[lo - 1])} < {name} <= {significant(dom[hi - 1])}")
         else:
             cats = [str(t.categories[k][c]) for c in sorted(state[k])]
             parts.append(f"{name} in {{{', '.join(cats)}}}" if len(cats) != 1 else f"{name} = {cats[0]}")

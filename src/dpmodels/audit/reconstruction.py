@@ -40,6 +40,7 @@ from .._optional import require
 from ._model_paths import model_paths
 from ._references import as_model
 from ._summary import Summary, num
+from .regression import regression_tree_paths
 
 __all__ = ["ReconstructionResult", "reconstruction_leak", "plot_per_record_cdf"]
 
@@ -164,14 +165,15 @@ class ReconstructionResult:
         )
 
 
-def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> ReconstructionResult:  # noqa: C901 - in the ux branch's area (regression audit); split after its merge
+def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> ReconstructionResult:
     """Dist_G (paper 003, Definition 4) of a tree or a rule list, per path and per record.
 
     Parameters
     ----------
     model : :class:`~dpmodels.rulelist.model.RuleList`, :class:`~dpmodels.tree.Tree`, a fitted
         estimator with ``rule_list_`` (GreedyRuleListClassifier, DPRuleListClassifier) or a dpmodels
-        ``tree_`` (PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier), a fitted scikit-learn
+        ``tree_`` (PrivaTreeClassifier, BDPTClassifier, DPGDFClassifier, PrivaTreeRegressor: its
+        leaves' record counts, :mod:`dpmodels.audit.regression`), a fitted scikit-learn
         ``DecisionTreeClassifier``, or a saved model file (its path or a
         :class:`~dpmodels.io.LoadedModel`: X is then the raw frame, routed through the file's
         preprocessing; a rule list's domains stay its 0/1 columns).
@@ -179,8 +181,8 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         The training records, routed through the model for ``counts="data"`` and for the
         per-record view. Never used to infer domains.
     y : array-like, optional
-        Training labels (with X): per-class supports in the path table. Labels are not part of
-        Dist_G (its attributes are the d features).
+        Training labels (with X): per-class supports in the path table (a regression tree's
+        labels are ignored). Labels are not part of Dist_G (its attributes are the d features).
     domains : None, ``"binary"`` or mapping feature name -> values
         Public domains V_k. Rule lists: 0/1 columns (the default; a mapping may only restate
         {0, 1}). Trees: categorical features use their declared category list
@@ -217,7 +219,12 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         raise ValueError("counts='data' needs the training records X")
     if y is not None and X is None:
         raise ValueError("y was given without X")
-    paths = model_paths(as_model(model), domains)
+    model = as_model(model)
+    paths = regression_tree_paths(model, domains)  # None unless a regression tree
+    if paths is None:
+        paths = model_paths(model, domains)
+    if not paths.classes:  # a regression tree: its labels are numbers, not classes to count
+        y = None
     if counts is None:
         released = paths.class_counts is not None and not np.isnan(paths.class_counts).any()
         counts = "model" if X is None or (paths.counts_are_noisy and released) else "data"
@@ -227,21 +234,75 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
         rows = paths.rows_of(paths.route(X))
         if y is not None and len(np.asarray(y)) != rows.size:
             raise ValueError(f"X has {rows.size} rows but y has {len(np.asarray(y))}")
-    n_paths = paths.ids.size
-    feasible = np.isfinite(paths.log2_capt)
-
-    class_support = None
     if counts == "data":
         assert rows is not None  # counts="data" needs X (checked above)
-        support = np.bincount(rows, minlength=n_paths).astype(np.int64)
-        if y is not None:
-            yv = np.asarray(y)
-            class_support = np.column_stack(
-                [np.bincount(rows[yv == c], minlength=n_paths) for c in paths.classes]
-            ).astype(np.int64)
+        support, class_support = _data_support(paths, rows, y)
     else:
         support, class_support = _model_support(paths)
+    support, infeasible_weight = _feasible_support(paths, support, counts, rows)
 
+    ratio = paths.log2_capt / paths.log2_domain
+    used = support > 0
+    n = float(support.sum())
+    weighted = float(np.dot(support[used], ratio[used]))
+    dist_g = weighted / n if n > 0 else float("nan")
+    dist = None
+    if paths.cell_ratio is not None:  # Definition 2, trees only
+        cells = float(np.dot(support[used], paths.cell_ratio[used]))
+        dist = cells / (n * paths.n_cells) if n > 0 else float("nan")
+
+    table = {"path_id": paths.ids, "path": paths.descriptions}
+    if paths.rules is not None:
+        table["rule"] = paths.rules
+    table["support"] = support
+    if class_support is not None and paths.classes:
+        for c, col in zip(paths.classes, class_support.T):
+            table[f"support_{c}"] = col
+    table["log2_capt"] = paths.log2_capt
+    table["ratio"] = ratio
+    return ReconstructionResult(
+        dist_g=dist_g,
+        paths=pd.DataFrame(table),
+        per_record=_per_record(paths, rows, support, ratio),
+        n=n,
+        log2_domain=paths.log2_domain,
+        counts=counts,
+        counts_are_noisy=paths.counts_are_noisy,
+        infeasible_weight=infeasible_weight,
+        dist=dist,
+        kind=paths.kind,
+        record_paths=None if rows is None else paths.ids[rows],
+    )
+
+
+def _per_record(paths, rows, support, ratio) -> np.ndarray | None:
+    """Each training record's ratio: of X's rows when given, else from exact counts (repeated per
+    path in path order); None for noisy counts without X. Read-only."""
+    if rows is not None:
+        per_record = ratio[rows]
+    elif not paths.counts_are_noisy and np.array_equal(support, np.round(support)):
+        per_record = np.repeat(ratio, support.astype(np.int64))
+    else:
+        return None
+    per_record.setflags(write=False)
+    return per_record
+
+
+def _data_support(paths, rows: np.ndarray, y):
+    """C_j (and per class, with y) from the training records routed to their paths."""
+    n_paths = paths.ids.size
+    support = np.bincount(rows, minlength=n_paths).astype(np.int64)
+    if y is None:
+        return support, None
+    yv = np.asarray(y)
+    per_class = [np.bincount(rows[yv == c], minlength=n_paths) for c in paths.classes]
+    return support, np.column_stack(per_class).astype(np.int64)
+
+
+def _feasible_support(paths, support, counts: str, rows):
+    """The supports without the noisy weight on paths no possible record reaches (and that
+    weight); exact counts or records on such a path mean the domains miss the data: ValueError."""
+    feasible = np.isfinite(paths.log2_capt)
     infeasible = (support > 0) & ~feasible
     infeasible_weight = 0.0
     if infeasible.any():
@@ -260,48 +321,7 @@ def reconstruction_leak(model, X=None, y=None, *, domains=None, counts=None) -> 
             f"X has records on path {paths.descriptions[j]!r}, which no value of the declared domains "
             "reaches: the domains do not cover X"
         )
-
-    ratio = paths.log2_capt / paths.log2_domain
-    used = support > 0
-    n = float(support.sum())
-    weighted = float(np.dot(support[used], ratio[used]))
-    dist_g = weighted / n if n > 0 else float("nan")
-    dist = None
-    if paths.cell_ratio is not None:  # Definition 2, trees only
-        cells = float(np.dot(support[used], paths.cell_ratio[used]))
-        dist = cells / (n * paths.n_cells) if n > 0 else float("nan")
-
-    if rows is not None:
-        per_record = ratio[rows]
-    elif not paths.counts_are_noisy and np.array_equal(support, np.round(support)):
-        per_record = np.repeat(ratio, support.astype(np.int64))
-    else:
-        per_record = None
-    if per_record is not None:
-        per_record.setflags(write=False)
-
-    table = {"path_id": paths.ids, "path": paths.descriptions}
-    if paths.rules is not None:
-        table["rule"] = paths.rules
-    table["support"] = support
-    if class_support is not None:
-        for c, col in zip(paths.classes, class_support.T):
-            table[f"support_{c}"] = col
-    table["log2_capt"] = paths.log2_capt
-    table["ratio"] = ratio
-    return ReconstructionResult(
-        dist_g=dist_g,
-        paths=pd.DataFrame(table),
-        per_record=per_record,
-        n=n,
-        log2_domain=paths.log2_domain,
-        counts=counts,
-        counts_are_noisy=paths.counts_are_noisy,
-        infeasible_weight=infeasible_weight,
-        dist=dist,
-        kind=paths.kind,
-        record_paths=None if rows is None else paths.ids[rows],
-    )
+    return support, infeasible_weight
 
 
 def _model_support(paths):

@@ -285,8 +285,8 @@ class ModelAudit:
         lines = [
             f"Audit of {self.source}: {self.model.estimator_name} ({self.model.kind.replace('_', ' ')}), {eps}",
             f"  the file says: {' '.join(st['verdict']) or 'no privacy verdict'}",
-            f"  audited on {self.n_train} training records, {self.n_test} held-out records"
-            + (f", {self.n_population} population records" if self.n_population else ""),
+            f"  audited on {self.n_train:,} training records, {self.n_test:,} held-out records"
+            + (f", {self.n_population:,} population records" if self.n_population else ""),
         ]
         lines += [f"  {t}" for t in self._overlap_text()]
         rec = self.reconstruction
@@ -681,7 +681,7 @@ def _identical_records(sets, labels) -> dict:
     return out
 
 
-def audit_model(  # noqa: C901 - in the table branch's area (the learner table read by audit); split after its merge
+def audit_model(
     model,
     X_train,
     y_train,
@@ -724,7 +724,6 @@ def audit_model(  # noqa: C901 - in the table branch's area (the learner table r
     from ..privacy.samplers import check_random_state
     from ._references import as_model
     from .membership import membership_inference_suite
-    from .reconstruction import reconstruction_leak
     from .vulnerability import vulnerability
 
     t0 = time.perf_counter()
@@ -737,31 +736,24 @@ def audit_model(  # noqa: C901 - in the table branch's area (the learner table r
     sets = [("training", X_train, y_train), ("held-out", X_test, y_test)]
     if X_pop is not None:
         sets.append(("population", X_pop, y_pop))
-    labels = {}
-    for name, X, y in sets:
-        if y is None:
-            raise ValueError(f"the {name} records have no labels")
-        yv = np.asarray(y, dtype=object).ravel()
-        if len(yv) != len(X):
-            raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
-        if len(yv) < 2:
-            raise ValueError(f"the {name} records: at least 2 rows are needed")
-        if regression:
-            try:
-                yf = np.asarray(yv, dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"the {name} labels of a regression model must be numbers") from None
-            if not np.isfinite(yf).all():
-                raise ValueError(f"the {name} labels of a regression model must be finite numbers")
-            labels[name] = yf
-            continue
-        bad = [v for v in yv if v not in classes]
-        if bad:
-            raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
-        labels[name] = yv
+    labels = {name: _checked_labels(name, X, y, None if regression else classes) for name, X, y in sets}
+    if not (isinstance(n_permutations, int) and n_permutations >= 0):
+        raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if regression:
         return _audit_regression(
-            model, src, sets, labels, t0, alpha=alpha, grid=grid, n_permutations=n_permutations, n_reference=n_reference
+            model,
+            src,
+            sets,
+            labels,
+            t0,
+            alpha=alpha,
+            domains=domains,
+            grid=grid,
+            n_permutations=n_permutations,
+            n_reference=n_reference,
+            random_state=random_state,
         )
     for c in classes:
         if (labels["training"] == c).any() != (labels["held-out"] == c).any():
@@ -770,30 +762,9 @@ def audit_model(  # noqa: C901 - in the table branch's area (the learner table r
                 "compares members and non-members per class"
             )
     overlaps = _identical_records(sets, labels)
-    if not (isinstance(n_permutations, int) and n_permutations >= 0):
-        raise ValueError(f"n_permutations must be an integer >= 0, got {n_permutations!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    kind = KINDS.get(getattr(model, "kind", ""))
-    if kind is not None and not kind.paths:
-        # Dist_G measures what a record's path (leaf, rule) reveals; an additive model has no path
-        domains, note = (
-            False,
-            "Dist_G is defined for trees and rule lists, not for additive models (no path per record)",
-        )
-    elif domains is None:
-        domains, note = default_domains(model, grid)
-    else:
-        note = "declared by the caller"
     rng = check_random_state(random_state)
     y_tr, y_te = labels["training"], labels["held-out"]
-
-    rec = None
-    if domains is not False:
-        try:
-            rec = reconstruction_leak(model, X_train, y_tr, domains=domains)
-        except ValueError as exc:  # e.g. records on a path no value of the declared domains reaches
-            note = f"{str(exc).splitlines()[0]} ({note})"
+    rec, note = _reconstruction(model, X_train, y_tr, domains, grid)
     vul = vulnerability(model, X_train, y_tr, X_test, y_te, n_permutations=n_permutations, random_state=rng)
     attacks = ("threshold",) + (POPULATION_ATTACKS if X_pop is not None else ())
     kw = {} if X_pop is None else {"X_pop": X_pop, "y_pop": labels["population"], "n_reference": n_reference}
@@ -832,16 +803,54 @@ def audit_model(  # noqa: C901 - in the table branch's area (the learner table r
     )
 
 
+def _checked_labels(name: str, X, y, classes) -> np.ndarray:
+    """The labels of one set of records, checked: as many as rows, at least 2, each one of
+    ``classes`` (a classifier) or a finite number (``classes=None``: a regressor)."""
+    if y is None:
+        raise ValueError(f"the {name} records have no labels")
+    yv = np.asarray(y, dtype=object).ravel()
+    if len(yv) != len(X):
+        raise ValueError(f"the {name} records: {len(X)} rows but {len(yv)} labels")
+    if len(yv) < 2:
+        raise ValueError(f"the {name} records: at least 2 rows are needed")
+    if classes is None:
+        try:
+            yf = np.asarray(yv, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"the {name} labels of a regression model must be numbers") from None
+        if not np.isfinite(yf).all():
+            raise ValueError(f"the {name} labels of a regression model must be finite numbers")
+        return yf
+    bad = [v for v in yv if v not in classes]
+    if bad:
+        raise ValueError(f"the {name} labels hold {bad[0]!r}, which is not one of the model's classes {classes}")
+    return yv
+
+
+def _reconstruction(model, X_train, y_train, domains, grid):
+    """``(Dist_G result or None, note on the domains)``: the declared domains (or the caller's),
+    or why Dist_G is not computed (an additive model has no path per record; a numerical column
+    without bounds has no public domain; the domains miss a training record)."""
+    from .reconstruction import reconstruction_leak
+
+    kind = KINDS.get(getattr(model, "kind", ""))
+    if kind is not None and not kind.paths:
+        # Dist_G measures what a record's path (leaf, rule) reveals; an additive model has no path
+        return None, "Dist_G is defined for trees and rule lists, not for additive models (no path per record)"
+    if domains is None:
+        domains, note = default_domains(model, grid)
+    else:
+        note = "declared by the caller"
+    if domains is False:
+        return None, note
+    try:
+        return reconstruction_leak(model, X_train, y_train, domains=domains), note
+    except ValueError as exc:  # e.g. records on a path no value of the declared domains reaches
+        return None, f"{str(exc).splitlines()[0]} ({note})"
+
+
 #: why the classifier-only parts of the audit are not run on a regression model (in its report)
 REGRESSION_SKIPS = {
-    "reconstruction": (
-        "not defined for a regression tree: Dist_G (paper 003) counts, per decision path and class, the "
-        "feature assignments consistent with a record; a regression tree's leaves hold values, not classes"
-    ),
-    "vulnerability": (
-        "not defined for a regression model: V (paper 000) compares members' and non-members' output "
-        "distributions class by class"
-    ),
     "population attacks": (
         "the shadow, LiRA and RMIA attacks score a class probability; a regression model gets the "
         "loss-threshold attack on its squared error"
@@ -849,15 +858,23 @@ REGRESSION_SKIPS = {
 }
 
 
-def _audit_regression(model, src, sets, labels, t0, *, alpha, grid, n_permutations, n_reference) -> ModelAudit:
-    """:func:`audit_model` of a regression tree: membership inference on the squared error
-    (:func:`~dpmodels.audit.membership.regression_loss_attack`) with its ε lower bound; the
-    report states why Dist_G, V and the reference-model attacks are not computed."""
+def _audit_regression(
+    model, src, sets, labels, t0, *, alpha, domains, grid, n_permutations, n_reference, random_state
+) -> ModelAudit:
+    """:func:`audit_model` of a regression tree: Dist_G over the features from the released leaf
+    counts, V on the loss (:mod:`dpmodels.audit.regression`), membership inference on the squared
+    error (:func:`~dpmodels.audit.membership.regression_loss_attack`) with its ε lower bound; the
+    report states why the reference-model attacks are not run."""
+    from ..privacy.samplers import check_random_state
     from .membership import regression_loss_attack
+    from .regression import DEFAULT_LOSS_BINS, regression_vulnerability
 
     overlaps = _identical_records(sets, labels)
     X_train, X_test = sets[0][1], sets[1][1]
     y_tr, y_te = labels["training"], labels["held-out"]
+    rng = check_random_state(random_state)
+    rec, note = _reconstruction(model, X_train, None, domains, grid)
+    vul = regression_vulnerability(model, X_train, y_tr, X_test, y_te, n_permutations=n_permutations, random_state=rng)
     mia = {"threshold": regression_loss_attack(model, X_train, y_tr, X_test, y_te)}
     bounds: dict[str, float | None] = {}
     for a, r in mia.items():
@@ -871,9 +888,9 @@ def _audit_regression(model, src, sets, labels, t0, *, alpha, grid, n_permutatio
     return ModelAudit(
         model=model,
         source=src,
-        reconstruction=None,
-        domains_note=REGRESSION_SKIPS["reconstruction"],
-        vulnerability=None,
+        reconstruction=rec,
+        domains_note=note,
+        vulnerability=vul,
         membership=mia,
         epsilon_lower_bounds=bounds,
         alpha=alpha,
@@ -891,5 +908,6 @@ def _audit_regression(model, src, sets, labels, t0, *, alpha, grid, n_permutatio
             "grid_declared": grid is not None,
             "attacks": list(mia),
             "loss": "squared error",
+            "loss_bins": DEFAULT_LOSS_BINS,
         },
     )

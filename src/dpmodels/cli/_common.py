@@ -416,7 +416,9 @@ def read_csv_batches(path, *, sep, batch_rows: int | None = None):
     """The CSV as text frames of consecutive rows (as :func:`read_csv_text`, one batch in memory
     at a time; rows numbered on from one batch to the next). ``batch_rows``: rows per batch
     (default :func:`csv_batch_rows` of the header's width). A file with a header and no row is
-    one empty batch; a malformed file is a one-line :class:`UsageError`, wherever it is found."""
+    one empty batch; a malformed file is a one-line :class:`UsageError`, wherever it is found.
+    Progress (:func:`dpmodels.guards.progress_bar`: on a terminal, or ``DPMODELS_PROGRESS=1``)
+    counts bytes of the file, not rows."""
     import pandas as pd
 
     p = check_readable(path)
@@ -428,14 +430,24 @@ def read_csv_batches(path, *, sep, batch_rows: int | None = None):
     _check_unique_columns(p, sep)
     rows = batch_rows or csv_batch_rows(header.shape[1])
     n = 0
+    # progress in bytes of the file (its size is on disk for all to see), never in rows read: the
+    # number of records of a private file is private unless declared (n_public)
+    from ..guards import progress_bar
+
+    bar = progress_bar(total=p.stat().st_size, desc="reading CSV", unit="B", unit_scale=True)
     try:
-        with pd.read_csv(p, chunksize=rows, **_csv_options(sep)) as reader:
+        with open(p, "rb") as fh, pd.read_csv(fh, chunksize=rows, **_csv_options(sep)) as reader:
+            done = 0
             for df in reader:
                 df.columns = list(header.columns)
                 df.index = pd.RangeIndex(n, n + len(df))
                 n += len(df)
+                bar.update(fh.tell() - done)  # the parser reads ahead: bytes consumed so far
+                done = fh.tell()
                 yield df
     except _CSV_ERRORS as exc:
         raise _unreadable(p, exc) from None
+    finally:
+        bar.close()
     if n == 0:
         yield header

@@ -97,13 +97,14 @@ def _cpu_with_children() -> float:
 
 
 def _progress(total, desc, enabled):
+    """A bar over the grid's cells (public: the grid is), shown as every dpmodels bar is: on an
+    interactive stderr or with ``DPMODELS_PROGRESS=1`` (:func:`dpmodels.guards.progress_bar`);
+    ``enabled=False`` (``--no-progress``) hides it."""
     if not enabled or total == 0:
         return None
-    from tqdm.auto import tqdm
+    from ..guards import progress_bar
 
-    from ..guards import progress_stream
-
-    return tqdm(total=total, desc=desc, unit="cell", dynamic_ncols=True, leave=True, file=progress_stream())
+    return progress_bar(total=total, desc=desc, unit="cell", leave=True)
 
 
 def _dask_client(address, workers):

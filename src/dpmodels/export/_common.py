@@ -185,7 +185,8 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
     ``test`` (internal nodes; None for leaves): the condition that sends a record **left**, in the
     text printing's form (threshold at ``significant_digits``, ⌊t⌋ for integer-declared features,
     category sets intersected with what the path to the node leaves). ``body``: the leaf's line of
-    :meth:`Tree.export_text` without the tree drawing (``class: 1  P=63%  [n≈…]  leaf 15``) or,
+    :meth:`Tree.export_text` without the tree drawing and its column padding, the counts in one
+    cell (``class: 1  P=63%  [n≈419: 0 156, 1 263]  leaf 15``) or,
     for an internal node, its (noisy) class counts summed over its leaves.
     """
     from ..tree.regression_model import RegressionTree
@@ -223,9 +224,9 @@ def tree_node_texts(tree, *, integer_features=(), significant_digits=4, max_list
 
 
 def _regression_node_texts(tree, integer_features, significant_digits, max_listed):
-    """:func:`tree_node_texts` of a regression tree: leaves ``value: 12.3  [n≈40]  leaf 4`` (as
-    :meth:`RegressionTree.export_text`), internal nodes their released count summed below."""
-    from .._format import round_count
+    """:func:`tree_node_texts` of a regression tree: leaves ``value: 12.3  [n≈40]  leaf 4`` (the
+    values of :meth:`RegressionTree.export_text`), internal nodes their released count summed below."""
+    from .._format import count_text
 
     integer = tree._integer_index(integer_features)
     sums = _subtree_counts(tree)
@@ -241,7 +242,7 @@ def _regression_node_texts(tree, integer_features, significant_digits, max_liste
             continue
         tests[i], ls, rs = _node_test(tree, i, state, integer, significant_digits, max_listed)
         n = sums[i, 0]
-        bodies[i] = f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
+        bodies[i] = f"[n{eq}{count_text(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
         stack.append((tree.children_right[i], rs))
         stack.append((tree.children_left[i], ls))
     return tests, bodies

@@ -9,6 +9,7 @@ label is the privacy header. Render with ``dot -Tpng model.dot -o model.png``.
 
 from __future__ import annotations
 
+from .._format import RULE_LIST_READING
 from ._common import blend, class_colours, hex_colour, node_colouring, resolve, rule_rows, tree_node_texts
 
 __all__ = ["export_graphviz"]
@@ -37,7 +38,7 @@ def export_graphviz(
         f"edge [fontname={_q(fontname)}] ;",
         'labelloc="t" ;',
         f"fontname={_q(fontname)} ;",
-        f"label={_q(shown.title)} ;",
+        f"label={_q(shown.title + (chr(10) + RULE_LIST_READING.lstrip('# ') if shown.kind == 'rule_list' else ''))} ;",
     ]
     if shown.kind in ("tree", "regression_tree"):
         tree = shown.model

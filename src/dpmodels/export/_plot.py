@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._format import RULE_LIST_READING
 from .._optional import require
 from ..catalog import KINDS, model_kind
 from ._common import blend, class_colours, node_colouring, resolve, rule_rows, tree_node_texts
@@ -208,12 +209,8 @@ def _draw_rule_list(shown, ax, fontsize, merge):
     ax.set_yticks(y, [r[1] for r in rows], fontsize=fontsize)
     ax.invert_yaxis()
     ax.set_xlim(0, scale * 1.45)
-    ax.set_xlabel(
-        "(noisy) class counts of the records each rule captures"
-        if rl.counts_are_noisy
-        else "class counts of the records each rule captures",
-        fontsize=fontsize,
-    )
+    what = "(noisy) class counts" if rl.counts_are_noisy else "class counts"
+    ax.set_xlabel(f"{what} of the records each rule captures\n{RULE_LIST_READING.lstrip('# ')}", fontsize=fontsize)
     ax.tick_params(axis="x", labelsize=fontsize)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

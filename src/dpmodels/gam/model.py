@@ -94,13 +94,25 @@ class AdditiveModel:
     def is_classifier(self) -> bool:
         return self.classes is not None
 
+    def _classes(self) -> np.ndarray:
+        """The label set of a classifier (a regressor has none)."""
+        if self.classes is None:
+            raise ValueError("a regression model has no classes")
+        return self.classes
+
+    def _label_bounds(self) -> tuple:
+        """The label bounds of a regressor (a classifier has none)."""
+        if self.label_bounds is None:
+            raise ValueError("a classification model has no label bounds")
+        return tuple(self.label_bounds)
+
     def n_bins(self, j: int) -> int:
         if self.categorical[j]:
             return len(self.categories[j]) + 1  # the declared values, then "unknown"
         return self.cut_points[j].size + 1
 
     def bin_labels(self, j: int, digits: int = 4) -> list[str]:
-        """Readable bins of feature j: ``≤ 37.5``, ``(37.5, 45]``, ``> 45``; categories; ``unknown``."""
+        """Readable bins of feature j: ``<= 37.5``, ``(37.5, 45]``, ``> 45``; categories; ``unknown``."""
         if self.categorical[j]:
             return [str(py_scalar(v)) for v in self.categories[j]] + ["unknown"]
         c = self.cut_points[j]
@@ -109,7 +121,7 @@ class AdditiveModel:
         lo, hi = self.bounds[j]
         if c.size == 0:
             return [f"[{significant(lo, digits)}, {significant(hi, digits)}]"]
-        out = [f"≤ {significant(c[0], digits)}"]
+        out = [f"<= {significant(c[0], digits)}"]
         out += [f"({significant(a, digits)}, {significant(b, digits)}]" for a, b in zip(c[:-1], c[1:])]
         out.append(f"> {significant(c[-1], digits)}")
         return out
@@ -157,8 +169,7 @@ class AdditiveModel:
     def predict(self, X) -> np.ndarray:
         B = self.encode(X)
         if not self.is_classifier:
-            assert self.label_bounds is not None
-            lo, hi = self.label_bounds
+            lo, hi = self._label_bounds()
             return np.clip(self.decision_function_binned(B)[:, 0], lo, hi)
         assert self.classes is not None
         return self.classes[np.argmax(self.predict_proba_binned(B), axis=1)]
@@ -180,7 +191,7 @@ class AdditiveModel:
         column per class)."""
         rows = []
         S = self.intercept.size
-        names = ["score"] if S == 1 or self.classes is None else [f"score[{py_scalar(c)}]" for c in self.classes]
+        names = ["score"] if S == 1 else [f"score[{py_scalar(c)}]" for c in self._classes()]
         for j in range(self.n_features):
             for b, lab in enumerate(self.bin_labels(j)):
                 row = {"feature": self.feature_names[j], "bin": lab, "count": round_count(self.bin_counts[j][b])}
@@ -191,19 +202,18 @@ class AdditiveModel:
     def to_text(self, header=(), *, digits: int = 3, max_bins: int | None = None) -> str:
         """The model as text: the header, the intercept, then every term by decreasing
         importance, one line per bin ``bin → score`` (runs of neighbouring numerical bins with the
-        same printed score are merged), with the noisy bin count."""
+        same printed score are merged), with the noisy bin count ``n≈…`` right-aligned."""
         lines = list(header)
         S = self.intercept.size
         fmt = _score_fmt(digits)
-        if self.classes is not None and S == 1:
-            what = f"score = log-odds of {py_scalar(self.classes[1])!s} (P = 1/(1+e^-score))"
-        elif self.classes is not None:
+        if self.is_classifier and S == 1:
+            what = f"score = log-odds of {py_scalar(self._classes()[1])!s} (P = 1/(1+e^-score))"
+        elif self.is_classifier:
             what = "scores: one per class (P = softmax of the scores): " + ", ".join(
-                str(py_scalar(c)) for c in self.classes
+                str(py_scalar(c)) for c in self._classes()
             )
         else:
-            assert self.label_bounds is not None
-            lo, hi = self.label_bounds
+            lo, hi = self._label_bounds()
             what = f"prediction = score, clipped to the label bounds [{significant(lo)}, {significant(hi)}]"
         lines.append(what + "; score = intercept + the sum of one term per feature")
         lines.append("intercept: " + " ".join(fmt(v) for v in self.intercept))
@@ -214,8 +224,9 @@ class AdditiveModel:
             labels = self.bin_labels(j)
             rows = _merged_rows(self, j, labels, fmt)
             shown = rows if max_bins is None or len(rows) <= max_bins else rows[:max_bins]
+            wn = max(len(cnt) for _, _, cnt in shown) + 2  # the samples column, right-aligned
             for lab, score, cnt in shown:
-                lines.append(f"    {lab:<24} → {score:>{8 if S == 1 else 1}}   (n≈{cnt})")
+                lines.append(f"    {lab:<24} → {score:>{8 if S == 1 else 1}}   {'n≈' + cnt:>{wn}}")
             if len(shown) < len(rows):
                 lines.append(f"    … {len(rows) - len(shown)} more bins (shape_table() lists them)")
         return "\n".join(lines)
@@ -343,7 +354,7 @@ def _merged_rows(model: AdditiveModel, j: int, labels, fmt):
             left = None if b == 0 else c[b - 1]
             right = None if e == len(printed) - 1 else c[e]
             lab = (
-                (f"({significant(left)}, " if left is not None else "≤ ")
+                (f"({significant(left)}, " if left is not None else "<= ")
                 + (f"{significant(right)}]" if right is not None else "")
                 if right is not None
                 else f"> {significant(left)}"
@@ -351,7 +362,7 @@ def _merged_rows(model: AdditiveModel, j: int, labels, fmt):
                 else "all"
             )
             if left is None and right is not None:
-                lab = f"≤ {significant(right)}"
+                lab = f"<= {significant(right)}"
         rows.append((lab, printed[b], _count(cnt[b : e + 1].sum())))
         b = e + 1
     return rows

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import NOISY_LEGEND, count_cell, model_header, py_scalar, shrunk_proba
+from .._format import NOISY_LEGEND, RULE_LIST_READING, count_parts, model_header, py_scalar, shrunk_proba
 from ..data.rules import literal_name, literal_text
 
 __all__ = ["Rule", "RuleList"]
@@ -239,26 +239,22 @@ class RuleList:
             held = [k] if k < len(shown.rules) else list(range(k, len(self.rules) + 1))
             ps = sorted({round(100 * float(proba[j, r.prediction])) for j in held})
             p = f"P={ps[0]}%" if len(ps) == 1 else f"P={ps[0]}–{ps[-1]}%"
-            c = np.asarray(r.counts, dtype=float)
-            if self.counts_are_noisy and np.clip(c, 0, None).sum() == 0:
-                cell = "no records (noise)"
-            else:
-                cell, cl = count_cell(r.counts, cls, noisy=self.counts_are_noisy)
-                clipped |= cl
+            n, cell, cl = self._count_columns(r.counts, cls)
+            clipped |= cl
             where = f"rule {k}" if len(held) == 1 else f"rules {held[0]}–{held[-1]}"
             if k < len(shown.rules):
                 ante, rd = r.display(significant_digits)
                 rounded |= rd
-                rows.append(("IF" if k == 0 else "ELSE IF", ante, "THEN", cls[r.prediction], p, cell, where))
+                rows.append(("IF" if k == 0 else "ELSE IF", ante, "THEN", cls[r.prediction], p, n, cell, where))
             else:
-                rows.append(("ELSE" if shown.rules else "ALWAYS", "", "", cls[r.prediction], p, cell, where))
-        wk = max(len(r[0]) for r in rows)
-        wa = max(len(r[1]) for r in rows)
-        wp = max(len(r[3]) for r in rows)
-        wq = max(len(r[4]) for r in rows)
-        wc = max(len(r[5]) for r in rows)
-        for kw, ante, then, pred, p, cell, where in rows:
-            lines.append(f"{kw:<{wk}} {ante:<{wa}} {then:<4} {pred:<{wp}}  {p:<{wq}}  {cell:<{wc}}  {where}".rstrip())
+                rows.append(("ELSE" if shown.rules else "ALWAYS", "", "", cls[r.prediction], p, n, cell, where))
+        w = [max(len(r[i]) for r in rows) for i in range(7)]
+        for kw, ante, then, pred, p, n, cell, where in rows:  # the samples column n right-aligned
+            lines.append(
+                f"{kw:<{w[0]}} {ante:<{w[1]}} {then:<4} {pred:<{w[3]}}  {p:<{w[4]}}  {n:>{w[5]}}  {cell:<{w[6]}}  {where}".rstrip()
+            )
+        if shown.rules:
+            lines.append(RULE_LIST_READING)
         lines.append(
             "# P: predict_proba of the predicted class"
             + (
@@ -279,6 +275,17 @@ class RuleList:
         if rounded:
             lines.append("# thresholds rounded for reading; the exact column names are in get_rules() and the JSON")
         return "\n".join(lines)
+
+    def _count_columns(self, counts, cls) -> tuple[str, str, bool]:
+        """A row's samples column (``n≈1,537``), its per-class counts in brackets (``no records
+        (noise)`` when noisy counts are all ≤ 0) and whether a negative noisy count was clipped."""
+        c = np.asarray(counts, dtype=float)
+        if c.size and np.all(np.isnan(c)):
+            return "", "(counts not released)", False
+        if self.counts_are_noisy and np.clip(np.nan_to_num(c), 0, None).sum() == 0:
+            return "n≈0", "no records (noise)", False
+        n, per_class, clipped = count_parts(c, cls, noisy=self.counts_are_noisy)
+        return n, f"[{per_class}]", clipped
 
     def __str__(self) -> str:
         return self.to_text()

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import NOISY_LEGEND, FittedReprMixin, count_cell, model_header, shrunk_proba, significant
+from .._format import NOISY_LEGEND, FittedReprMixin, count_parts, model_header, shrunk_proba, significant
 from ..validation import UNKNOWN_CATEGORY, category_codes, numeric_column
 
 __all__ = ["Tree", "TREE_LEAF", "TREE_UNDEFINED", "UNKNOWN_CATEGORY"]
@@ -456,34 +456,44 @@ class Tree:
         return out
 
     def _leaf_text(self, i, cls, proba, *, show_counts, show_ids, members=None, base_proba=None):
-        """``class: 1  P=63%  [n≈419: 0 156, 1 263]  leaf 15`` and whether a count was clipped.
+        """``class: 1  P=63%  [n≈419: 0 156, 1 263]  leaf 15`` (a picture's leaf box) and whether
+        a count was clipped. ``P``: :meth:`leaf_proba` of the leaf's label (= ``predict_proba``).
+        A noisy leaf whose clipped counts sum to 0 prints ``no records (noise)`` instead of its
+        counts. ``members`` / ``base_proba``: a leaf of :meth:`prune`'s tree shows the ids of the
+        fitted tree's leaves it holds and the range of their ``predict_proba``."""
+        head, n, cell, tail, clipped = self._leaf_parts(i, cls, proba, show_counts, show_ids, members, base_proba)
+        if n and cell.startswith("["):
+            cell = f"[{n}: {cell[1:]}"
+        return "  ".join(x for x in (head, cell, tail) if x), clipped
 
-        ``P``: :meth:`leaf_proba` of the leaf's label (= ``predict_proba``). A noisy leaf whose
-        clipped counts sum to 0 prints ``no records (noise)`` instead of its counts. ``members``
-        / ``base_proba``: a leaf of :meth:`prune`'s tree shows the ids of the fitted tree's leaves
-        it holds and the range of their ``predict_proba``."""
+    def _leaf_parts(self, i, cls, proba, show_counts, show_ids, members=None, base_proba=None):
+        """A leaf's text in columns: ``("class: 1  P=63%", "n≈419", "[0 156, 1 263]", "leaf 15",
+        clipped)``; the samples column ``n`` is empty when no count is shown."""
         lab = int(self.label[i])
-        s = f"class: {cls[lab]}"
+        head = f"class: {cls[lab]}"
         if not show_counts:
-            return s, False
+            return head, "", "", "", False
         if members is not None:  # prune's display: P of the fitted leaves it holds
             ps = sorted({round(100 * float(base_proba[m, lab])) for m in members})
-            s += f"  P={ps[0]}%" if len(ps) == 1 else f"  P={ps[0]}–{ps[-1]}%"
+            head += f"  P={ps[0]}%" if len(ps) == 1 else f"  P={ps[0]}–{ps[-1]}%"
         else:
-            s += f"  P={100 * float(proba[i, lab]):.0f}%"
+            head += f"  P={100 * float(proba[i, lab]):.0f}%"
         v = self.value[i]
-        clipped = False
-        if self.counts_are_noisy and not np.all(np.isnan(v)) and np.clip(np.nan_to_num(v), 0, None).sum() == 0:
-            s += "  no records (noise)"
+        n, clipped = "", False
+        if np.all(np.isnan(v)):
+            cell = "(counts not released)"
+        elif self.counts_are_noisy and np.clip(np.nan_to_num(v), 0, None).sum() == 0:
+            cell = "no records (noise)"
         else:
-            cell, clipped = count_cell(v, cls, noisy=self.counts_are_noisy)
-            s += "  " + cell
+            n, per_class, clipped = count_parts(v, cls, noisy=self.counts_are_noisy)
+            cell = f"[{per_class}]"
+        tail = ""
         if show_ids:
             if members is None:
-                s += f"  leaf {int(i)}"
+                tail = f"leaf {int(i)}"
             else:
-                s += ("  leaf " if len(members) == 1 else "  leaves ") + _id_ranges(members)
-        return s, clipped
+                tail = ("leaf " if len(members) == 1 else "leaves ") + _id_ranges(members)
+        return head, n, cell, tail, clipped
 
     @staticmethod
     def _path_state(state, f, codes, into: bool):
@@ -539,13 +549,15 @@ class Tree:
         compact=False,
     ):
         """The indented lines of :meth:`export_text`, with ``leaf_line(i)`` the text of leaf i
-        (classifiers and regression trees print different leaves on the same walk). Returns the
-        lines, the integer-declared feature indices, and whether a threshold was rounded or
-        floored for printing (the legend lines' conditions)."""
+        (classifiers and regression trees print different leaves on the same walk): a string, or
+        its columns ``(head, n, cell, tail)``, which are aligned over the leaves — the samples
+        column ``n`` right-aligned, as a rule list prints it. Returns the lines, the
+        integer-declared feature indices, and whether a threshold was rounded or floored for
+        printing (the legend lines' conditions)."""
         names = self.feature_names
         integer = self._integer_index(integer_features)
         bar = "|" + " " * spacing
-        lines: list[str] = []
+        lines: list[str | tuple] = []  # a leaf's columns stay a tuple until they are aligned
         rounded = False
         floored = False
 
@@ -565,7 +577,8 @@ class Tree:
         def rec(i, depth, state):
             indent = bar * depth + "|" + "-" * spacing + " "
             if self.children_left[i] == TREE_LEAF:
-                lines.append(indent + leaf_line(i))
+                body = leaf_line(i)
+                lines.append(indent + body if isinstance(body, str) else (indent + body[0], *body[1:]))
                 return
             f = int(self.feature[i])
             if self.categorical[f]:
@@ -584,7 +597,7 @@ class Tree:
                 rec(self.children_right[i], depth + 1, state)
 
         rec(0, 0, {})
-        return lines, integer, rounded, floored
+        return _aligned_leaves(lines), integer, rounded, floored
 
     def _threshold_legend(self, integer, rounded, floored) -> list[str]:
         """The ``#`` legend lines for thresholds printed as ⌊t⌋ or rounded."""
@@ -631,9 +644,10 @@ class Tree:
         ``max_listed``: a category set longer than this prints as a count.
 
         Leaves print their label, ``P=…%`` (:meth:`leaf_proba` of the label: what
-        ``predict_proba`` returns for the leaf's rows), their counts labelled by class,
-        ``[n=104: no 19, yes 85]``, or with ``≈`` when the counts are noisy DP releases
-        (``counts_are_noisy``), and their id (``leaf 15``: what :meth:`apply` returns). A noisy
+        ``predict_proba`` returns for the leaf's rows), the samples column ``n=104`` (``n≈``
+        when the counts are noisy DP releases, ``counts_are_noisy``), right-aligned over the
+        leaves, their counts labelled by class, ``[no 19, yes 85]``, and their id (``leaf 15``:
+        what :meth:`apply` returns). A noisy
         count below 0 is shown as ``0*`` (clipping is post-processing; a legend line starting with
         ``#`` says so) — the raw noisy values stay in ``value`` and in the JSON (conventions:
         :mod:`dpmodels._format`). A noisy leaf whose clipped counts are all 0 prints ``no records
@@ -645,17 +659,17 @@ class Tree:
 
         def leaf_line(i):
             nonlocal clipped
-            s, cl = self._leaf_text(
+            *parts, cl = self._leaf_parts(
                 i,
                 cls,
                 proba,
-                show_counts=show_counts,
-                show_ids=show_ids,
+                show_counts,
+                show_ids,
                 members=None if _origin is None else _origin[i],
                 base_proba=_base_proba,
             )
             clipped |= cl
-            return s
+            return tuple(parts)
 
         lines, integer, rounded, floored = self._walk_lines(
             leaf_line,
@@ -908,6 +922,24 @@ def _id_ranges(ids) -> str:
 
 # ---------------------------------------------------------------------- routing
 _BLOCK = 8192  # rows routed together: a block's index, value and node arrays stay in cache
+
+
+def _aligned_leaves(lines: list) -> list[str]:
+    """Lines with the leaves' columns ``(indented head, n, cell, tail)`` aligned over the tree:
+    heads padded to one width, the samples column right-aligned, then the cells and the ids."""
+    leaves = [ln for ln in lines if not isinstance(ln, str)]
+    if not leaves:
+        return lines
+    w = [max(len(ln[k]) for ln in leaves) for k in range(3)]
+    out = []
+    for ln in lines:
+        if isinstance(ln, str):
+            out.append(ln)
+            continue
+        head, n, cell, tail = ln
+        cols = [f"{head:<{w[0]}}"] + ([f"{n:>{w[1]}}"] if w[1] else []) + ([f"{cell:<{w[2]}}"] if w[2] else [])
+        out.append("  ".join([*cols, tail]).rstrip())
+    return out
 
 
 @dataclass

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import round_count, significant
+from .._format import count_text, significant
 from .model import Tree
 
 __all__ = ["RegressionTree", "REGRESSION_COLUMNS", "regression_header"]
@@ -41,7 +41,7 @@ def regression_header(learner, *, status, n_total, noisy, label_bounds, notes=()
     if n_total is None or np.isnan(n_total):
         n = "n: not released"
     else:
-        n = f"n{'≈' if noisy else '='}{round_count(n_total)}" + (" (noisy total)" if noisy else "")
+        n = f"n{'≈' if noisy else '='}{count_text(n_total)}" + (" (noisy total)" if noisy else "")
     lo, hi = label_bounds
     lines.append(f"{n} · labels clipped to [{significant(lo)}, {significant(hi)}]")
     return [*lines, *notes]
@@ -113,7 +113,7 @@ class RegressionTree(Tree):
     def _leaf_cell(self, i) -> str:
         eq = "≈" if self.counts_are_noisy else "="
         n = self.value[i, 0]
-        return f"[n{eq}{round_count(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
+        return f"[n{eq}{count_text(max(float(n), 0.0))}]" if np.isfinite(n) else "(count not released)"
 
     def export_text(
         self,
@@ -127,19 +127,22 @@ class RegressionTree(Tree):
         _compact: bool = False,
         **_,
     ) -> str:
-        """scikit-learn's ``export_text`` layout: ``value: 12.3  [n≈104]  leaf 4`` at the leaves
+        """scikit-learn's ``export_text`` layout: ``value: 12.3  n≈104  leaf 4`` at the leaves
         (``leaf k``: what :meth:`apply` returns); categorical branches print the category set a
         record on that branch holds, intersected along the path, and integer-declared features
         print a threshold t as ⌊t⌋ (the conventions of :meth:`Tree.export_text`)."""
 
-        def leaf_line(i):
+        def leaf_line(i):  # columns: value, the samples column, (count not released), id
             v = self.leaf_value[i]
-            s = "value: " + (significant(v, significant_digits) if significant_digits else repr(float(v)))
+            head = "value: " + (significant(v, significant_digits) if significant_digits else repr(float(v)))
+            n, cell = "", ""
             if show_counts:
-                s += "  " + self._leaf_cell(i)
-            if show_ids:
-                s += f"  leaf {int(i)}"
-            return s
+                c = self.value[i, 0]
+                eq = "≈" if self.counts_are_noisy else "="
+                n, cell = (
+                    (f"n{eq}{count_text(max(float(c), 0.0))}", "") if np.isfinite(c) else ("", "(count not released)")
+                )
+            return head, n, cell, f"leaf {int(i)}" if show_ids else ""
 
         lines, integer, rounded, floored = self._walk_lines(
             leaf_line,

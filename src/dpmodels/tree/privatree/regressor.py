@@ -565,7 +565,16 @@ class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
             noisy=True,
             label_bounds=self.tree_.label_bounds,
         )
-        return self.tree_.to_text(header=header, significant_digits=significant_digits)
+        return self.tree_.to_text(
+            header=header, significant_digits=significant_digits, integer_features=self._integer_features()
+        )
+
+    def _integer_features(self) -> list:
+        """Features declared integer-valued by integer ``bounds`` (printing only), as for classifiers."""
+        from ..._format import declared_integer_features
+
+        known = set(self.tree_.feature_names)
+        return [f for f in declared_integer_features(self.get_params(deep=False).get("bounds")) if f in known]
 
     def export_text(self, **kw) -> str:
         check_is_fitted(self, "tree_")
@@ -573,7 +582,7 @@ class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
 
     def get_rules(self, **kw):
         check_is_fitted(self, "tree_")
-        return self.tree_.get_rules(**kw)
+        return self.tree_.get_rules(**{"integer_features": self._integer_features(), **kw})
 
     def __str__(self) -> str:
         return self.to_text() if hasattr(self, "tree_") else self.__repr__()
