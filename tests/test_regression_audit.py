@@ -147,5 +147,26 @@ def test_bad_loss_bins_and_a_classifier_are_refused(fitted):
     clf = PrivaTreeClassifier(epsilon=1.0, max_depth=1, classes=[0, 1], random_state=0, **{
         k: v for k, v in DECL.items() if k != "label_bounds"
     }).fit(X, (y > 3).astype(int))  # fmt: skip
-    with pytest.raises(TypeError, match="needs a regression tree"):
+    with pytest.raises(TypeError, match="needs a regression model with declared label bounds"):
         regression_vulnerability(clf, X, y, X, y)
+
+
+def test_v_of_an_additive_regressor_reads_the_loss_bin_alone():
+    """A regressor without leaves (an additive model) has one cell: V = ½ + ½ TV of the members'
+    and non-members' loss bins, against a direct count."""
+    from dpmodels.gam import DPAdditiveRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (120, 2))
+    y = 2 * X[:, 0] + rng.normal(0, 0.1, 120)
+    m = DPAdditiveRegressor(epsilon=1.0, bounds=(0, 1), label_bounds=(-1, 3), random_state=0).fit(X[:60], y[:60])
+    r = regression_vulnerability(m, X[:60], y[:60], X[60:], y[60:], loss_bins=4)
+    edges = np.linspace(0, 4, 5)
+
+    def shares(Xs, ys):
+        b = np.clip(np.searchsorted(edges, np.abs(ys - m.predict(Xs)), side="right") - 1, 0, 3)
+        return np.bincount(b, minlength=4) / len(ys)
+
+    want = 0.5 + 0.25 * np.abs(shares(X[:60], y[:60]) - shares(X[60:], y[60:])).sum()
+    assert r.V == pytest.approx(want)
+    assert set(r.paths["description"]) == {"all records"}

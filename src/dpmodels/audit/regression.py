@@ -27,7 +27,8 @@ P_1 and P_0 the members' and non-members' distributions of (r, b),
     V = ½ + ½ TV(P_1, P_0) = ½ + ¼ Σ_(r, b) |P_1(r, b) − P_0(r, b)|,
 
 the classifier's V with the label replaced by the loss bin and one joint distance (the loss bin
-depends on the leaf, so there is no label to condition on first). As for classifiers, empirical
+depends on the leaf, so there is no label to condition on first). A regressor without leaves (an
+additive model) has one cell: V reads the loss bin alone. As for classifiers, empirical
 TV is biased upwards; ``n_permutations`` gives the level of "no difference" and a p-value.
 """
 
@@ -86,21 +87,40 @@ def regression_tree_paths(model, domains) -> ModelPaths | None:
     return _tree_paths(arrays, domains, route, noisy=noisy)
 
 
+def _declared_label_bounds(model) -> tuple[float, float] | None:
+    """The declared label bounds of a regressor without leaves (a fitted or loaded additive
+    regressor), or None."""
+    for obj in (model, getattr(model, "model_", None)):
+        b = getattr(obj, "label_bounds", None)
+        if b is not None and len(b) == 2:
+            return float(b[0]), float(b[1])
+    return None
+
+
 def _loss_bins(model, X, y, loss_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Leaf id, loss bin and the bin edges (of the absolute error) of every row."""
     found = _regression_tree(model)
-    if found is None:
-        raise TypeError(f"regression_vulnerability needs a regression tree; got {type(model).__name__}")
-    t, _, _ = found
-    leaf = decision_paths(model, X)
+    if found is not None:
+        t, _, _ = found
+        leaf = decision_paths(model, X)
+        pred = np.asarray(t.leaf_value, dtype=float)[leaf]
+        bounds = t.label_bounds
+    else:  # a regressor without leaves (an additive model): one cell, the loss bins alone
+        bounds = _declared_label_bounds(model)
+        if bounds is None or not hasattr(model, "predict"):
+            raise TypeError(
+                f"regression_vulnerability needs a regression model with declared label bounds; got {type(model).__name__}"
+            )
+        pred = np.asarray(model.predict(X), dtype=float).ravel()
+        leaf = np.zeros(pred.shape[0], dtype=np.int64)
     yv = np.asarray(y, dtype=float).ravel()
     if yv.shape[0] != leaf.shape[0]:
         raise ValueError(f"{leaf.shape[0]} rows but {yv.shape[0]} labels")
     if not np.isfinite(yv).all():
         raise ValueError("the labels of a regression model must be finite numbers")
-    lo, hi = t.label_bounds
+    lo, hi = bounds
     edges = np.linspace(0.0, float(hi) - float(lo), int(loss_bins) + 1)
-    err = np.abs(yv - np.asarray(t.leaf_value, dtype=float)[leaf])
+    err = np.abs(yv - pred)
     b = np.clip(np.searchsorted(edges, err, side="right") - 1, 0, int(loss_bins) - 1)
     return leaf, b.astype(np.int64), edges
 
@@ -132,6 +152,7 @@ def regression_vulnerability(
     model = as_model(model)
     leaf_in, b_in, edges = _loss_bins(model, X_train, y_train, int(loss_bins))
     leaf_out, b_out, _ = _loss_bins(model, X_out, y_out, int(loss_bins))
+    found_leaves = _regression_tree(model) is not None
     if leaf_in.size == 0 or leaf_out.size == 0:
         raise ValueError("both the training and the out-of-training sets must be non-empty")
     B = int(loss_bins)
@@ -140,7 +161,7 @@ def regression_vulnerability(
     rows = [
         dict(
             path=int(k // B),
-            description=f"leaf {int(k // B)}",
+            description=f"leaf {int(k // B)}" if found_leaves else "all records",
             label=f"|error| in [{edges[k % B]:.4g}, {edges[k % B + 1]:.4g}" + ("]" if k % B == B - 1 else ")"),
             n_members=int(c_in[i]),
             n_nonmembers=int(c_out[i]),
