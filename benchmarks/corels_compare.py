@@ -20,9 +20,12 @@ CORELS's node count is its ``num_evaluated`` (prefixes whose children it evaluat
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import math
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -120,6 +123,17 @@ def run_corels(X, y, c):
     return sec, objective(X, y, lits, c), nodes, len(lits)
 
 
+def _in_fresh_process(who, name, X, y, c):
+    """``run_ours`` / ``run_corels`` on the data set ``name``, in a new interpreter (data loaded
+    before the timer starts; the fit is the process's first)."""
+    code = (
+        "import json, sys; sys.path.insert(0, {here!r}); import corels_compare as cc; "
+        "X, y = cc.datasets()[{name!r}]; print(json.dumps(cc.run_{who}(X, y, {c!r})))"
+    ).format(here=os.path.dirname(os.path.abspath(__file__)), name=name, who=who, c=c)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
@@ -127,6 +141,11 @@ def main(argv=None):
     ap.add_argument("--only", default=None)
     ap.add_argument("--skip-corels", action="store_true")
     ap.add_argument("--skip-ours", action="store_true")
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="each fit in a fresh interpreter (its first fit: the process's lazy set-up included)",
+    )
     a = ap.parse_args(argv)
     data = datasets()
     print(f"# start {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC, load {os.getloadavg()}", flush=True)
@@ -137,9 +156,13 @@ def main(argv=None):
         if a.only and a.only != f"{name}@{c}" and a.only != name:
             continue
         X, y = data[name]
+        if a.fresh:
+            run_ours_, run_corels_ = (functools.partial(_in_fresh_process, who, name) for who in ("ours", "corels"))
+        else:
+            run_ours_, run_corels_ = run_ours, run_corels
         who_fn = [
             (w, f)
-            for w, f, skip in (("ours", run_ours, a.skip_ours), ("corels", run_corels, a.skip_corels))
+            for w, f, skip in (("ours", run_ours_, a.skip_ours), ("corels", run_corels_, a.skip_corels))
             if not skip
         ]
         rounds = a.slow_rounds if (name, c) == ("adult10-bin", 0.02) else a.rounds
