@@ -580,8 +580,7 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     # factors e^{-lam s_R}·e^{lam t} and e^{lam s_R}·e^{-lam t}, once per distinct gap (they repeat)
     slot = np.zeros(m, dtype=np.int64)  # step j's p + 1 table is P1[slot[j]]
     ELT = np.ones((m, F))  # e^{lam t_{j+1}} of step j
-    p1_of: dict[bytes, int] = {}
-    factors_of: dict[bytes, tuple] = {}
+    p1_of, factors_of = {}, {}
     ck_of = [np.ceil(t[:, j : j + 1]).tobytes() for j in range(m)]  # p depends on t only through ceil(t)
     n_slots = len(set(ck_of[1:]))
     P1 = ws((max(n_slots, 1), F, Rm), np.int64)

@@ -133,8 +133,10 @@ class DistinctPairs:
 
         K = int(n_classes)
         p = X.shape[1]
+        if yk.dtype != np.int64 or not yk.flags.c_contiguous:
+            return None
         keys = row_keys(X, yk, K)
-        if keys is None or yk.dtype != np.int64:
+        if keys is None:
             return None
         # each record's (row, class) pair, numbered in order of first appearance; the hash table
         # starts small and grows with the pairs (sized for n, it would cost memory of n's order)
