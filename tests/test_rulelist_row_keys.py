@@ -77,3 +77,24 @@ def test_counts_per_distinct_row_equal_the_counts_per_record(width):
     part = mem.partition_histogram()
     assert part.dtype == np.int64 and part.sum() == n
     assert np.array_equal(part[-1], np.bincount(y[mem.remaining], minlength=K))
+
+
+_LABEL_SETS = [[0, 1], [1, 0], [3, 4, 5], [5, 3, 4], [-1, 0, 1]]
+
+
+@pytest.mark.parametrize(
+    "declared, dtype",
+    [(d, t) for d in _LABEL_SETS for t in (np.int64, np.int8, np.uint16) if min(d) >= 0 or t != np.uint16],
+)
+def test_label_codes_fast_path_equals_the_sorted_search(declared, dtype):
+    """Declared consecutive integers in order are coded as value − lowest; the codes (and the
+    unknown-label code of any other value) equal the value-by-value lookup's."""
+    from dpmodels.validation import UNKNOWN_CATEGORY, category_codes
+
+    rng = np.random.default_rng(0)
+    lookup = {v: i for i, v in enumerate(declared)}
+    for values in (declared, declared + [max(declared) + 1], declared + [min(declared) + 7]):
+        a = rng.choice(values, 200).astype(dtype)
+        want = np.array([lookup.get(int(v), UNKNOWN_CATEGORY) for v in a], dtype=np.int64)
+        got = category_codes(a, declared)
+        assert got.dtype == np.int64 and np.array_equal(got, want)
