@@ -65,9 +65,13 @@ def _forked(fit) -> list:
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: fit, report, leave without running the parent's exit handlers
-        os.close(r)
-        os.write(w, json.dumps(_child_fits(fit)).encode())
-        os._exit(0)
+        code = 1
+        try:
+            os.close(r)
+            os.write(w, json.dumps(_child_fits(fit)).encode())
+            code = 0
+        finally:
+            os._exit(code)
     os.close(w)
     with os.fdopen(r) as f:
         res = json.loads(f.read())
