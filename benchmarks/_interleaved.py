@@ -31,7 +31,10 @@ def serve(cases: dict) -> None:
         print(json.dumps(time.process_time() - c), flush=True)
 
 
-def run(script: str, rounds: int, base_src: str | None, peer: dict, *, peer_label: str = "peer") -> None:
+def run(
+    script: str, rounds: int, base_src: str | None, peer: dict, *, peer_label: str = "peer", base_cases=None
+) -> None:
+    """``base_cases``: the cases the other checkout runs (default: those compared with a peer)."""
     here = Path(script).resolve()
 
     def start(src):
@@ -45,7 +48,8 @@ def run(script: str, rounds: int, base_src: str | None, peer: dict, *, peer_labe
     workers = {"this": start(here.parents[1] / "src")}
     if base_src:
         workers["base"] = start(Path(base_src).resolve())
-    jobs = [(w, n) for w, (_, names) in workers.items() for n in names if w == "this" or n in peer]
+    in_base = set(peer if base_cases is None else base_cases)
+    jobs = [(w, n) for w, (_, names) in workers.items() for n in names if w == "this" or n in in_base]
     res: dict = {j: [] for j in jobs}
     loads = []
     for r in range(rounds):
@@ -62,14 +66,22 @@ def run(script: str, rounds: int, base_src: str | None, peer: dict, *, peer_labe
         p.wait()
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"{rounds} rounds, {stamp}, 1-min load average min {min(loads):.1f} / median {np.median(loads):.1f}")
-    print(f"| version | case | median CPU | {peer_label} ÷ case (median of per-round ratios, range) |")
-    print("|---|---|---|---|")
+    before = "| base ÷ this (median of per-round ratios, range) " if base_src else ""
+    print(f"| version | case | median CPU | {peer_label} ÷ case (median of per-round ratios, range) {before}|")
+    print("|---|---|---|---|" + ("---|" if base_src else ""))
     for (w, n), t in res.items():
         ratio = ""
         if n in peer:
             per_round = np.array(res[("this", peer[n])]) / np.array(t)
-            ratio = f"{np.median(per_round):.2f}× ({per_round.min():.2f}–{per_round.max():.2f})"
-        print(f"| {w} | {n} | {1e3 * np.median(t):.1f} ms | {ratio} |")
+            ratio = _ratio(per_round)
+        cells = [w, n, f"{1e3 * np.median(t):.1f} ms", ratio]
+        if base_src:
+            cells.append(_ratio(np.array(res[("base", n)]) / np.array(t)) if w == "this" and ("base", n) in res else "")
+        print("| " + " | ".join(cells) + " |")
+
+
+def _ratio(per_round: np.ndarray) -> str:
+    return f"{np.median(per_round):.2f}× ({per_round.min():.2f}–{per_round.max():.2f})"
 
 
 def main(script: str, cases, peer: dict, description: str, **kw) -> None:
@@ -79,7 +91,7 @@ def main(script: str, cases, peer: dict, description: str, **kw) -> None:
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--rounds", type=int, default=21)
     ap.add_argument("--base", default=None, help="the src/ folder of another checkout, measured in the same rounds")
-    a = ap.parse_args()
+    a, _ = ap.parse_known_args()  # the calling script may read options of its own
     if a.worker:
         serve(cases())
     else:

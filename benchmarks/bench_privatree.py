@@ -6,11 +6,17 @@ Run: ``pytest benchmarks/bench_privatree.py --benchmark-only`` (``make bench``).
 tracemalloc and stored in the benchmark's ``extra_info`` next to the size of the input array, with
 the 1-minute load average before each case (shared machines: compare ratios from the same run).
 At the end of the module the medians and the ratio scikit-learn / PrivaTree per n are printed.
+
+The small-fit ratio of docs/benchmarks.md comes from the script, an interleaved run (each round
+fits every case once, the order rotating; CPU times by ``time.process_time``; ratios per round)::
+
+    python benchmarks/bench_privatree.py --rounds 41 [--base /path/to/other/checkout/src]
 """
 
 import os
 import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -86,3 +92,27 @@ def test_fit(benchmark, learner, n):
         benchmark.extra_info["peak_bytes"] = int(peak)
         benchmark.extra_info["peak_over_input"] = peak / X.nbytes
         assert est.privacy_ledger_.is_private
+
+
+def cases() -> dict:
+    """name -> a zero-argument fit at n = 10^3 and 10^4 (PrivaTree and scikit-learn, same data)."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    out = {}
+    for n, tag in ((10**3, "1e3"), (10**4, "1e4")):
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(n, N_FEATURES))
+        y = (X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] + rng.normal(size=n) > 0).astype(np.int64)
+        out[f"privatree_{tag}"] = lambda X=X, y=y: privatree().fit(X, y)
+        out[f"sklearn_{tag}"] = lambda X=X, y=y: sklearn_tree().fit(X, y)
+    return out
+
+
+PEER = {"privatree_1e3": "sklearn_1e3", "privatree_1e4": "sklearn_1e4"}
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _interleaved import main
+
+    main(__file__, cases, PEER, "interleaved PrivaTree fit timings vs scikit-learn", peer_label="scikit-learn")

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmodels.data.sources import InMemorySource
+from dpmodels.rulelist._counts import MemoryCounts
 from dpmodels.rulelist.candidates import RuleCandidates
-from dpmodels.rulelist.counters import BinaryEncoder, MemoryCounts, SourceCounts
+from dpmodels.rulelist.counters import BinaryEncoder, SourceCounts
 from dpmodels.rulelist.split_stats import SplitStats
 
 

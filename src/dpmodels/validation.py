@@ -302,6 +302,10 @@ def _integer_codes(a: np.ndarray, values) -> np.ndarray | None:
         v = np.array([int(x) for x in values], dtype=np.int64)
     except OverflowError:
         return None
+    if a.size and np.array_equal(v, np.arange(v[0], v[0] + v.size)):  # labels lo, lo + 1, …, in order
+        lo, hi = a.min(), a.max()  # every value declared: the code is value − lo (no search)
+        if int(lo) >= v[0] and int(hi) <= v[-1]:
+            return np.subtract(a, v[0], dtype=np.int64)
     order = np.argsort(v, kind="stable")
     sv = v[order]
     pos = np.minimum(np.searchsorted(sv, a), v.size - 1)

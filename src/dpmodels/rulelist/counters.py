@@ -23,54 +23,7 @@ import numpy as np
 from .candidates import RuleCandidates
 from .split_stats import _BLOCK_ROWS, SplitStats
 
-__all__ = ["MemoryCounts", "SourceCounts", "BinaryEncoder", "partition_moments"]
-
-
-class MemoryCounts:
-    """The counts of a rule-list fit from a 0/1 matrix in memory (module docstring).
-
-    ``stats``: a :class:`SplitStats` (or a subclass) over ``Xb``; ``yb``: class indices 0..K−1.
-    The remaining records are a boolean mask, each chosen rule's support is taken from ``Xb``.
-    """
-
-    def __init__(self, stats, cands: RuleCandidates, Xb: np.ndarray, yb: np.ndarray, n_classes: int):
-        self.stats, self.cands, self.Xb, self.yb = stats, cands, Xb, yb
-        self.n_classes = int(n_classes)
-        self.remaining = np.ones(yb.shape[0], dtype=bool)
-        self.part = np.full(yb.shape[0], -1, dtype=np.int64)
-        self.n_chosen = 0
-
-    @property
-    def n(self) -> int:
-        """The number of training records (private: a learner uses it in utilities only)."""
-        return int(self.yb.shape[0])
-
-    def counts(self):
-        """``(N, P, captured, captured_pos)`` of the remaining records (:class:`SplitStats`)."""
-        return self.stats(self.remaining)
-
-    def take(self, c: int) -> np.ndarray:
-        """Choose candidate ``c``: its captured remaining records leave; returns their class counts (K,)."""
-        captured = self.remaining & self.cands.support(self.Xb, c)
-        self.part[captured] = self.n_chosen
-        self.n_chosen += 1
-        self.remaining &= ~captured
-        return np.bincount(self.yb[captured], minlength=self.n_classes)
-
-    def remaining_histogram(self) -> np.ndarray:
-        """Class counts (K,) of the records no chosen rule captures."""
-        return np.bincount(self.yb[self.remaining], minlength=self.n_classes)
-
-    def class_totals(self) -> np.ndarray:
-        """Class counts (K,) of all records."""
-        return np.bincount(self.yb, minlength=self.n_classes)
-
-    def partition_histogram(self) -> np.ndarray:
-        """(chosen + 1, K) class counts of the disjoint supports of the chosen rules, then the rest."""
-        K = self.n_classes
-        part = self.part.copy()
-        part[self.remaining] = self.n_chosen
-        return np.bincount(part * K + self.yb, minlength=K * (self.n_chosen + 1)).reshape(-1, K)
+__all__ = ["SourceCounts", "BinaryEncoder", "partition_moments"]
 
 
 def _moment_length(cands: RuleCandidates, n_pairs: int) -> int:

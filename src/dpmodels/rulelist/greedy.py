@@ -48,7 +48,7 @@ import numpy as np
 from .._params import StrOptions
 from ..guards import progress
 from ._base import RuleListEstimator
-from .counters import MemoryCounts
+from ._counts import MemoryCounts
 from .model import Rule
 from .split_stats import SplitStats
 

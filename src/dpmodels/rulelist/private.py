@@ -74,7 +74,7 @@ from ..privacy.samplers import check_random_state
 from ..privacy.smooth import gini_smooth_sensitivity
 from ..validation import check_n_public, resolve_n, warn_if_delta_large
 from ._base import RuleListEstimator
-from .counters import MemoryCounts
+from ._counts import MemoryCounts
 from .model import Rule
 from .split_stats import SplitStats, count_scaled_gini
 

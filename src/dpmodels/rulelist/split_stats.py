@@ -9,6 +9,7 @@ import functools
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from ._counts import DistinctPairs
 from .candidates import RuleCandidates, moments
 from .distinct import _distinct_rows
 
@@ -99,15 +100,19 @@ class SplitStats:
 
     def __init__(self, candidates: RuleCandidates, Xf: np.ndarray, y: np.ndarray, n_classes: int = 2):
         self.candidates = candidates
-        # the distinct rows (0/1 uint8) and their packed bytes
-        _, self.inverse, self._P8, self._B8 = _distinct_rows(Xf, return_rows=True)
-        self._patterns: np.ndarray | None = None
         K = self.n_classes = int(n_classes)
-        self.yk = np.asarray(y).astype(np.int64)
-        if K == 2:
-            self.y = self.yk.astype(np.float64)
-        else:  # one indicator column per class 1..K-1 (exact 0/1 floats)
-            self.y = (self.yk[:, None] == np.arange(1, K)[None, :]).astype(np.float64)
+        self.yk = np.ascontiguousarray(y, dtype=np.int64)
+        # the distinct rows (0/1 uint8), their packed bytes and their records of each class
+        # (4-byte row keys when p <= 32, else packed words: :mod:`._counts`)
+        d = DistinctPairs.from_keys(Xf, self.yk, K)
+        if d is None:
+            _, inverse, rows, packed = _distinct_rows(Xf, return_rows=True)
+            d = DistinctPairs.from_inverse(rows, packed, inverse, self.yk, K)
+        self._P8, self._B8, self._present = d.rows, d.packed, d.present
+        self._distinct = d
+        self._inverse: np.ndarray | None = None
+        self._y: np.ndarray | None = None
+        self._patterns: np.ndarray | None = None
         self._W: np.ndarray | None = None  # width 3: (m, J) float64 weights of the last call
         self._A: list[np.ndarray] = []  # width 3: [A, T], the moments of the last call's weights
         self._pairs: tuple | None = None  # width 3: the column pairs of the third-order moments
@@ -115,18 +120,12 @@ class SplitStats:
             return
         # width 2: the distinct (row, class) pairs, ordered by class and, within a class, the rows
         # of weight 1 first — so that the first call's products run on contiguous slices
-        # (linear: the codes are below m·K, so counting them replaces a sort)
-        code = self.inverse * K + self.yk
-        present = np.bincount(code, minlength=self._P8.shape[0] * K)
-        uniq = np.flatnonzero(present)  # the distinct pairs, ascending
+        present = self._present
+        uniq = np.flatnonzero(present)  # the distinct pairs (row·K + class), ascending
         w0 = present[uniq]  # each pair's number of records
         # by class, then weight 1 before heavier (a stable radix sort of a small key)
         order = np.argsort(((uniq % K) * 2 + (w0 != 1)).astype(np.int16 if K < 16384 else np.int64), kind="stable")
-        rank = np.empty(uniq.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
-        pair_index = np.zeros(present.size, dtype=np.int64)
-        pair_index[uniq] = np.arange(uniq.size)
-        self._pair_of = rank[pair_index[code]]  # each record's pair, in the new order
+        self._pair_flat = uniq[order]  # each pair's entry of a (row, class) table, in the new order
         self._pair_class = (uniq % K)[order]
         self._slices = np.searchsorted(self._pair_class, np.arange(K + 1))
         rows = (uniq // K)[order]
@@ -139,7 +138,7 @@ class SplitStats:
             is_rare[self._S] = True
             mask = np.packbits(is_rare, bitorder="little")
             used = np.flatnonzero(mask)  # the bytes holding a rare column
-            self._has_rare = (self._B8[:, used] & mask[used]).any(axis=1)[rows]
+            self._has_rare = np.asarray((self._B8[:, used] & mask[used]).any(axis=1))[rows]
         else:
             self._has_rare = np.zeros(Q8.shape[0], dtype=bool)
         self._R = np.flatnonzero(self._has_rare)  # the pairs holding a rare column, ascending
@@ -158,6 +157,33 @@ class SplitStats:
             self._Q8 = Q8
         self._w: np.ndarray | None = None  # pair weights of the last call and the Gram matrices
         self._Ak: list | None = None
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """Each record's distinct row, (n,) int64 (built on first use: per-record callers only)."""
+        if self._inverse is None:
+            self._inverse = self._distinct.record_rows()
+        return self._inverse
+
+    @property
+    def y(self) -> np.ndarray:
+        """The labels as float64 (K = 2) or one exact 0/1 indicator column per class 1..K−1."""
+        if self._y is None:
+            K = self.n_classes
+            if K == 2:
+                self._y = self.yk.astype(np.float64)
+            else:
+                self._y = (self.yk[:, None] == np.arange(1, K)[None, :]).astype(np.float64)
+        return self._y
+
+    @property
+    def distinct_rows(self) -> np.ndarray:
+        """The distinct rows, (m, p) uint8 0/1, in order of first appearance."""
+        return self._P8
+
+    def row_class_counts(self) -> np.ndarray:
+        """(m, K) int64: the records of each class sharing each distinct row."""
+        return self._present.reshape(-1, self.n_classes)
 
     @property
     def patterns(self) -> np.ndarray:
@@ -237,12 +263,24 @@ class SplitStats:
         return A + self._product(heavy, w)
 
     def __call__(self, remaining: np.ndarray):
-        """Return (N, P, captured, captured_pos) for the remaining mask (see the class docstring
-        for the shapes with K > 2 classes)."""
+        """Return (N, P, captured, captured_pos) for the remaining mask, (n,) bool over the
+        records (see the class docstring for the shapes with K > 2 classes)."""
+        m, K = self._P8.shape[0], self.n_classes
+        code = self.inverse * K + self.yk
+        return self._counts(np.bincount(code[remaining], minlength=m * K))  # exact int64
+
+    def counts_of_rows(self, remaining_rows: np.ndarray):
+        """:meth:`__call__` for the records of the distinct rows ``remaining_rows`` ((m,) bool):
+        every record of a row is captured by the same rules, so a counter that keeps its state
+        per row (:class:`._counts.MemoryCounts`) never reads the records again."""
+        return self._counts(self._present * np.repeat(remaining_rows, self.n_classes))
+
+    def _counts(self, table: np.ndarray):
+        """The counts from the remaining records of each (row, class) pair, ``table`` (m·K,) int64."""
         K = self.n_classes
         width = self.candidates.max_width
         if width == 2:
-            w = np.bincount(self._pair_of[remaining], minlength=self._pair_class.size)  # exact int64
+            w = table[self._pair_flat]  # each pair's remaining records
             tk = np.bincount(self._pair_class, weights=w, minlength=K).astype(np.int64)
             totals = np.array([tk.sum(), *tk[1:]], dtype=np.float64)
             Ak = self._update_grams(w)
@@ -252,8 +290,7 @@ class SplitStats:
                 self.candidates.counts_from_gram(A[j], np.diagonal(A[j]).copy(), float(totals[j])) for j in range(K)
             ]
         else:
-            m = self._P8.shape[0]
-            Wk = np.bincount((self.inverse * K + self.yk)[remaining], minlength=m * K).reshape(m, K)  # exact int64
+            Wk = table.reshape(-1, K)
             tk = Wk.sum(axis=0)
             totals = np.array([tk.sum(), *tk[1:]], dtype=np.float64)
             W = np.column_stack([Wk.sum(axis=1), Wk[:, 1:]]).astype(np.float64)

@@ -70,6 +70,11 @@ class MemoSplitStats(SplitStats):
         cap_pos = self._pair_table.counts(Pk, wy[keep].astype(Pk.dtype), P)
         return N, P, cap, cap_pos
 
+    def counts_of_rows(self, remaining_rows: np.ndarray):
+        """Per distinct row (what :class:`~dpmodels.rulelist._counts.MemoryCounts` asks): the
+        same memo, keyed by the records' mask."""
+        return self(remaining_rows.take(self.inverse))
+
     def __call__(self, remaining: np.ndarray):
         key = np.packbits(remaining).tobytes()
         hit = self._memo.get(key)
