@@ -4,8 +4,11 @@ Each numerical feature is cut at ``max_bins − 1`` private quantiles (JointExp 
 ``GRID`` cells over the public bounds, :func:`dpmodels.privacy.jointexp_quantiles`) at
 ``ε_quantiles / m_num`` each — sequential composition across the numerical features (a record
 is in every feature, docs/privacy.md, principle 7). Categorical features keep their public categories as bins,
-plus one bucket for values outside the public list. The result is a row-major ``codes`` matrix:
-``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
+plus one bucket for values outside the public list. The records' bins are a row-major ``codes``
+matrix: ``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
+
+:func:`release_thresholds` is the one place where the quantile releases enter the ledger, whichever
+backend counted the grid histograms (:mod:`.fitting`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
 from .histograms import row_blocks
 
-__all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "build_grid"]
+__all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "encode_codes", "release_thresholds", "candidate_grid"]
 
 GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
 
@@ -153,23 +156,21 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
 
 @dataclass
 class CandidateGrid:
-    """What the splits can use: ``codes`` (n, m) row-major bins, ``n_bins`` per feature (categorical:
-    C public categories + the unknown bucket), the released ``thresholds`` of each numerical
-    feature (index -> sorted array of ``n_bins − 1`` values), its public ``bounds`` (index ->
-    (lo, hi)) and ``B`` = max bins."""
+    """What the splits can use (public): ``n_bins`` per feature (categorical: C public categories +
+    the unknown bucket), the released ``thresholds`` of each numerical feature (index -> sorted
+    array of ``n_bins − 1`` values), its public ``bounds`` (index -> (lo, hi)) and ``B`` = max
+    bins. The records' bins are :func:`encode_codes` of it."""
 
-    codes: np.ndarray
     n_bins: np.ndarray
     thresholds: dict
     bounds: dict
     B: int
 
 
-def build_grid(
-    Z,
-    categorical,
-    categories,
+def release_thresholds(
+    grid_counts,
     names,
+    num_idx,
     lo,
     hi,
     max_bins,
@@ -179,34 +180,29 @@ def build_grid(
     *,
     release_quantiles=True,
     quantiles="split",
-) -> CandidateGrid:
-    """Release the private quantiles of every numerical feature and bin every record.
+    data_quantiles=None,
+) -> np.ndarray:
+    """The thresholds ``T`` (m_num, max_bins − 1) of the numerical features, from their public-grid
+    histograms ``grid_counts`` (m_num, GRID): the only place the quantile rows enter the ledger.
 
-    ``Z`` is the encoded (n, m) float matrix (numbers; category codes with -1 for unknown).
     ``eps_quantiles`` is split equally across the numerical features with lo < hi (sequential
     composition); each such feature's ``max_bins − 1`` quantiles are one JointExp release
-    (Δu = 2), recorded in ``ledger`` before it is drawn. A feature with lo = hi has one possible
-    value: its cut points are that value, nothing is released. ``release_quantiles=False`` (a
-    depth-0 tree: nothing is split) releases nothing and uses equal-width cut points.
+    (Δu = 2), recorded in ``ledger`` before it is drawn (one batched draw for all of them: each
+    row has the law of its own release). A feature with lo = hi has one possible value: its cut
+    points are that value, nothing is released. ``release_quantiles=False`` (a depth-0 tree:
+    nothing is split) releases nothing and uses equal-width cut points.
 
     ``quantiles="parallel"`` (paper 002 as published): every feature's JointExp at the full
     ``eps_quantiles``, recorded as one row whose parallel composition across features is the
     paper's claim (``guarantee="claimed"``). ``"data"`` (the paper's PrivaTree*): the training
-    data's own quantiles, a leak row.
+    data's own quantiles, a leak row; ``data_quantiles(i, levels)`` computes them for numerical
+    feature i (in memory only).
     """
     if quantiles not in ("split", "parallel", "data"):
         raise ValueError(f"quantiles must be 'split', 'parallel' or 'data', got {quantiles!r}")
-    n, m = Z.shape
-    num_idx = np.flatnonzero(~categorical)
-    n_bins = np.empty(m, dtype=np.int64)
-    for j in np.flatnonzero(categorical):
-        n_bins[j] = len(categories[int(j)]) + 1  # + the bucket for values outside the public set
     levels_q = np.arange(1, max_bins) / max_bins
-    B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
-    codes = np.empty((n, m), dtype=np.uint8 if B <= 256 else np.uint16)
-    if num_idx.size:
-        cells, grid_counts = grid_cells(Z, num_idx, lo, hi, GRID)
-    n_live = int(np.sum(hi > lo)) if num_idx.size else 0
+    live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
+    n_live = int(live.size)
     eps_feat = eps_quantiles / n_live if n_live else 0.0
     if quantiles == "parallel":
         eps_feat = eps_quantiles
@@ -228,39 +224,60 @@ def build_grid(
             note="PrivaTree* (paper 002): quantiles computed non-privately",
         )
     T = np.empty((num_idx.size, max_bins - 1))
-    live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
-    if release_quantiles and live.size and quantiles == "data":  # PrivaTree*: a recorded leak
-        for k in live:
-            x = np.clip(Z[:, num_idx[k]].astype(float), lo[k], hi[k])
-            T[k] = np.quantile(x, levels_q) if x.size else np.full(levels_q.size, lo[k])
-    elif release_quantiles and live.size:
+    if release_quantiles and n_live and quantiles == "data":  # PrivaTree*: a recorded leak
+        if data_quantiles is None:
+            raise ValueError("the data's own quantiles need the data in memory")
+        for i in live:
+            T[i] = data_quantiles(int(i), levels_q)
+    elif release_quantiles and n_live:
         if quantiles != "parallel":  # the paper's parallel row was recorded above
-            for k in live:  # every row is recorded before anything is drawn
+            for i in live:  # every row is recorded before anything is drawn
                 ledger.spend(
-                    f"{max_bins - 1} quantiles of {names[num_idx[k]]!r}",
+                    f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}",
                     "jointexp (exponential)",
                     eps_feat,
                     sensitivity=JOINTEXP_SENSITIVITY,
                     note=f"1 of {n_live} numerical features: sequential",
                 )
-        # one batched draw for all live features: each row has the law of its own release
-        H_live = grid_counts if live.size == grid_counts.shape[0] else grid_counts[live]  # no copy if all
+        H_live = grid_counts if n_live == grid_counts.shape[0] else grid_counts[live]
         T[live] = _sample_from_histograms(H_live, levels_q, eps_feat, lo[live], hi[live], rng)
-    elif live.size:
+    elif n_live:
         T[live] = np.linspace(lo[live], hi[live], max_bins + 1, axis=1)[:, 1:-1]  # unused (depth 0)
     dead = np.flatnonzero(hi <= lo) if num_idx.size else live
     T[dead] = lo[dead][:, None]  # a single public value: nothing to release
-    # one copy of T: every feature's thresholds are a row of it (independent of T, which bin_codes reads)
+    return T
+
+
+def candidate_grid(categorical, categories, num_idx, lo, hi, T, max_bins) -> CandidateGrid:
+    """The grid's public layout (no codes yet): categorical features get their C public
+    categories + the bucket for values outside the list, numerical ones ``max_bins`` bins cut at
+    their row of ``T``; ``B`` is the widest."""
+    m = categorical.size
+    n_bins = np.empty(m, dtype=np.int64)
+    for j in np.flatnonzero(categorical):
+        n_bins[j] = len(categories[int(j)]) + 1  # + the bucket for values outside the public set
+    B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
+    n_bins[num_idx] = max_bins
+    # one copy of T: every feature's thresholds are a row of it
     thresholds = dict(zip(num_idx.tolist(), T.copy()))
     bounds = dict(
         zip(num_idx.tolist(), zip(np.asarray(lo, dtype=float).tolist(), np.asarray(hi, dtype=float).tolist()))
     )
-    n_bins[num_idx] = max_bins
+    return CandidateGrid(n_bins, thresholds, bounds, B)
+
+
+def encode_codes(Z, grid: CandidateGrid, categorical, num_idx, lo, hi, T, cells=None) -> np.ndarray:
+    """Every record's bin codes (n, m) (uint8, or uint16 when ``B`` > 256): ``x <= t[b]`` ⇔
+    ``code <= b`` for a numerical feature, the category's index for a categorical one (the bucket
+    ``C`` for values outside the list). ``cells``: the records' grid cells if already computed."""
+    n, m = Z.shape
+    codes = np.empty((n, m), dtype=np.uint8 if grid.B <= 256 else np.uint16)
     if num_idx.size:
-        bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
-        del cells
+        if cells is None:
+            cells, _ = grid_cells(Z, num_idx, lo, hi, GRID)
+        bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)
     for j in np.flatnonzero(categorical):
         c = Z[:, j].astype(np.int64)
-        c[c < 0] = n_bins[j] - 1
+        c[c < 0] = grid.n_bins[j] - 1
         codes[:, j] = c
-    return CandidateGrid(codes, n_bins, thresholds, bounds, B)
+    return codes
