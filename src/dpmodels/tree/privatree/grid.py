@@ -25,29 +25,43 @@ __all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "encode_codes", "
 GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
 
 
+def cell_scale(lo, hi, G):
+    """``(scale, clip_first)``: cells per unit of each feature (0 where hi <= lo), and whether
+    values are clipped before scaling (some hi <= lo: (inf − lo)·0 would be NaN)."""
+    span = hi - lo
+    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
+    return scale, bool(np.any(span <= 0))
+
+
+_HIST_VALUES = 1 << 21  # cells per bincount of grid_cells: the k·G-long result amortised (linear in k)
+
+
 def grid_cells(Z, num_idx, lo, hi, G):
     """Public-grid cell of every clipped numerical value, and the grid counts of every feature.
 
-    Returns ``cells`` (n, m_num) with ``cells[i, f] = f·G + min(floor((clip(x) − lo)·G/(hi − lo)),
-    G − 1)`` (cell 0 where hi = lo; the feature offset f·G makes it an index into (m_num, G)
-    tables) and ``counts`` (m_num, G) int64, the histogram of each feature's cells (what JointExp
-    needs). X is read once, in row blocks that stay in cache.
+    Returns ``cells`` (n, m_num) uint16 with ``cells[i, f] = min(floor((clip(x) − lo)·G/(hi −
+    lo)), G − 1)`` (cell 0 where hi = lo) and ``counts`` (m_num, G) int64, the histogram of each
+    feature's cells (what JointExp needs). X is read once, in row blocks that stay in cache; the
+    histograms are one ``bincount`` per ~2^21 cells, so that its k·G-long output costs O(n·k) in
+    all (one per small block cost O(n·k²)).
     """
     n = Z.shape[0]
     k = num_idx.size
-    cells = np.empty((n, k), dtype=np.uint16 if k * G <= 65536 else np.int64)
-    span = hi - lo
-    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
-    degenerate = bool(np.any(span <= 0))
+    if G > 65536:
+        raise ValueError(f"the public grid has at most 65536 cells, got {G}")
+    cells = np.empty((n, k), dtype=np.uint16)
+    scale, clip_first = cell_scale(lo, hi, G)
     contiguous = k == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
-    offsets = np.arange(k, dtype=float) * G
-    counts = None
+    offsets = np.arange(k, dtype=np.intp) * G
+    counts = np.zeros(k * G, dtype=np.int64)
     blocks = row_blocks(n, k)
     buf = np.empty((blocks[0][1] if blocks else 0, k))
+    hist_rows = max(1, _HIST_VALUES // max(k, 1))
+    start = 0  # first row not yet in counts
     for a, b in blocks:
         x = buf[: b - a]
         src = Z[a:b] if contiguous else Z[a:b][:, num_idx]
-        if degenerate:  # (inf − lo)·0 would be NaN: clip first
+        if clip_first:  # (inf − lo)·0 would be NaN: clip first
             np.clip(src, lo, hi, out=x)
             x -= lo
             x *= scale
@@ -57,16 +71,10 @@ def grid_cells(Z, num_idx, lo, hi, G):
                 x *= scale
         np.maximum(x, 0.0, out=x)
         np.minimum(x, G - 1, out=x)  # floor(min(t, G−1)) = min(floor(t), G−1) for t >= 0
-        x += offsets  # exact: integers below 2^53
-        c = cells[a:b]
-        np.copyto(c, x, casting="unsafe")  # truncation, as astype
-        h = np.bincount(c.ravel(), minlength=k * G)
-        if counts is None:
-            counts = h
-        else:
-            counts += h
-    if counts is None:
-        counts = np.zeros(k * G, dtype=np.int64)
+        np.copyto(cells[a:b], x, casting="unsafe")  # truncation, as astype
+        if b - start >= hist_rows or b == n:
+            counts += np.bincount(np.add(cells[start:b], offsets).ravel(), minlength=k * G)
+            start = b
     return cells, counts.reshape(k, G)
 
 
@@ -120,6 +128,14 @@ def cell_code_bounds(T, lo, hi, G):
     return first, last
 
 
+def code_table(T, lo, hi, G, dtype):
+    """``(table, first, last)``: the code of every (feature, cell) that has no threshold within
+    half a cell of it, else ``_SPECIAL`` (``dtype``: the codes'), and the bounds of
+    :func:`cell_code_bounds` (the thresholds to compare a value of that cell with)."""
+    first, last = cell_code_bounds(T, lo, hi, G)
+    return np.where(first == last, first, _SPECIAL).astype(dtype), first, last
+
+
 def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     """``codes[:, num_idx[f]] = searchsorted(T[f], clip(x), 'left')`` for every numerical feature.
 
@@ -129,13 +145,14 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     """
     n, k = cells.shape
     nt = T.shape[1]
-    first, last = cell_code_bounds(T, lo, hi, G)
-    table = np.where(first == last, first, _SPECIAL).astype(codes.dtype).ravel()
+    table, first, last = code_table(T, lo, hi, G, codes.dtype)
+    table = table.ravel()
     span = int((last - first).max()) if k else 0
     first, T_flat = first.ravel(), T.ravel()
     contiguous = k == codes.shape[1] and np.array_equal(num_idx, np.arange(codes.shape[1]))
+    offsets = np.arange(k, dtype=np.intp) * G
     for a, b in row_blocks(n, k):
-        key = cells[a:b]  # (rows, k) index into the (k, G) tables
+        key = np.add(cells[a:b], offsets)  # (rows, k) index into the (k, G) tables
         cd = codes[a:b] if contiguous else np.empty(key.shape, dtype=codes.dtype)
         np.take(table, key, out=cd)
         sp = np.flatnonzero(cd == _SPECIAL)
@@ -270,14 +287,22 @@ def encode_codes(Z, grid: CandidateGrid, categorical, num_idx, lo, hi, T, cells=
     """Every record's bin codes (n, m) (uint8, or uint16 when ``B`` > 256): ``x <= t[b]`` ⇔
     ``code <= b`` for a numerical feature, the category's index for a categorical one (the bucket
     ``C`` for values outside the list). ``cells``: the records' grid cells if already computed."""
-    n, m = Z.shape
-    codes = np.empty((n, m), dtype=np.uint8 if grid.B <= 256 else np.uint16)
+    codes = empty_codes(Z.shape[0], grid)
     if num_idx.size:
         if cells is None:
             cells, _ = grid_cells(Z, num_idx, lo, hi, GRID)
         bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)
+    categorical_codes(Z, categorical, grid.n_bins, codes)
+    return codes
+
+
+def empty_codes(n, grid: CandidateGrid) -> np.ndarray:
+    return np.empty((n, grid.n_bins.size), dtype=np.uint8 if grid.B <= 256 else np.uint16)
+
+
+def categorical_codes(Z, categorical, n_bins, codes) -> None:
+    """``codes[:, j]`` of the categorical features: the category's index, the bucket for -1."""
     for j in np.flatnonzero(categorical):
         c = Z[:, j].astype(np.int64)
-        c[c < 0] = grid.n_bins[j] - 1
+        c[c < 0] = n_bins[j] - 1
         codes[:, j] = c
-    return codes

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...validation import check_y, resolve_classes
-from .histograms import Histograms, class_histograms, row_blocks
+from .histograms import Histograms, row_blocks
 
 __all__ = ["ClassLabels", "RegressionLabels", "sum_statistics", "label_units", "LABEL_GRID"]
 
@@ -66,8 +66,17 @@ class ClassLabels:
         _, y_idx = resolve_classes(self.classes, y, None)
         return y_idx.astype(np.uint8 if self.K <= 256 else np.int32)
 
-    def level_counts(self, codes, lab, B, slot, rows, n_slots) -> np.ndarray:
-        return class_histograms(codes, lab.astype(np.intp, copy=False), B, self.K, slot, rows, n_slots)
+    def level_pass(self, codes, lab, tables, slot_of_node, out) -> None:
+        """A level pass over one partition: ``out`` (S, m, B, K) += class counts (compiled)."""
+        from .kernels import level_class_counts
+
+        level_class_counts(codes, lab, *tables, slot_of_node, out)
+
+    def leaf_pass(self, codes, lab, tables, leaf_of_node, out) -> None:
+        """The leaf pass over one partition: ``out`` (L, K) += class counts (compiled)."""
+        from .kernels import leaf_class_counts
+
+        leaf_class_counts(codes, lab, *tables, leaf_of_node, out)
 
     def counter(self, codes, lab, B):
         """The in-memory counter of :mod:`.histograms` (features packed per bincount element)."""
@@ -140,9 +149,17 @@ class RegressionLabels:
     def _level_values(self, lab):
         return np.clip(lab, -self.w, self.w)
 
-    def level_counts(self, codes, lab, B, slot, rows, n_slots) -> np.ndarray:
-        v = self._level_values(lab if rows is None else lab[rows])
-        return sum_statistics(codes if rows is None else codes[rows], v, B, slot, None, n_slots)
+    def level_pass(self, codes, lab, tables, slot_of_node, out) -> None:
+        """A level pass over one partition: ``out`` (S, m, B, 3) += (count, Σv, Σv²) (compiled)."""
+        from .kernels import level_sum_counts
+
+        level_sum_counts(codes, lab, self.w, *tables, slot_of_node, out)
+
+    def leaf_pass(self, codes, lab, tables, leaf_of_node, out) -> None:
+        """The leaf pass over one partition: ``out`` (L, 2) += (count, Σu) (compiled)."""
+        from .kernels import leaf_sum_counts
+
+        leaf_sum_counts(codes, lab, *tables, leaf_of_node, out)
 
     def counter(self, codes, lab, B):
         return _SumCounter(codes, self._level_values(lab), B)

@@ -44,7 +44,7 @@ from ...privacy.accountant import ledger_for_fit
 from ...validation import resolve_bounds
 from ..model import encode_matrix
 from .builder import Structure
-from .grid import GRID, encode_codes, grid_cells
+from .grid import GRID, categorical_codes, cell_scale, code_table, empty_codes
 
 __all__ = ["SourceData"]
 
@@ -70,32 +70,49 @@ class _Encoder:
 
 
 class _FirstPass:
-    """(1 + m_num·G,) int64: the row count, then the grid histogram of each numerical feature."""
+    """(1 + m_num·G,) int64: the row count, then the grid histogram of each numerical feature
+    (clip → cell → count in one compiled loop, :func:`.kernels.grid_histograms`)."""
 
     def __init__(self, enc, num_idx, lo, hi):
         self.enc, self.num_idx, self.lo, self.hi = enc, num_idx, lo, hi
+        self.scale, self.clip_first = cell_scale(lo, hi, GRID)
 
     def __call__(self, X, y):
+        from .kernels import grid_histograms
+
         Z, _ = self.enc(X, y)
         out = np.zeros(1 + self.num_idx.size * GRID, dtype=np.int64)
         out[0] = Z.shape[0]
         if self.num_idx.size and Z.shape[0]:
-            _, gc = grid_cells(Z, self.num_idx, self.lo, self.hi, GRID)
-            out[1:] = gc.ravel()
+            hist = out[1:].reshape(self.num_idx.size, GRID)
+            grid_histograms(Z, self.num_idx, self.lo, self.hi, self.scale, self.clip_first, GRID, hist)
         return out
 
 
 class _Prepare:
     """A partition as (bin codes, labels): what every level and leaf pass reads, and what the
-    encoded cache keeps (:mod:`dpmodels.data.cache`)."""
+    encoded cache keeps (:mod:`dpmodels.data.cache`). Numerical features: clip → cell → code in
+    one compiled loop (:func:`.kernels.numeric_codes`, the codes of :func:`.grid.encode_codes`)."""
 
     def __init__(self, enc, grid, categorical, num_idx, lo, hi, T):
         self.enc, self.grid, self.categorical = enc, grid, categorical
-        self.num_idx, self.lo, self.hi, self.T = num_idx, lo, hi, T
+        self.num_idx, self.lo, self.hi, self.T = num_idx, lo, hi, np.ascontiguousarray(T)
+        self.scale, self.clip_first = cell_scale(lo, hi, GRID)
+        dtype = empty_codes(0, grid).dtype
+        self.table, self.first, self.last = code_table(self.T, lo, hi, GRID, dtype)
 
     def __call__(self, X, y):
+        from .kernels import numeric_codes
+
         Z, lab = self.enc(X, y)
-        return encode_codes(Z, self.grid, self.categorical, self.num_idx, self.lo, self.hi, self.T), lab
+        codes = empty_codes(Z.shape[0], self.grid)
+        if self.num_idx.size:
+            numeric_codes(
+                Z, self.num_idx, self.lo, self.hi, self.scale, self.clip_first, GRID,
+                self.table, self.first, self.last, self.T, codes,
+            )  # fmt: skip
+        categorical_codes(Z, self.categorical, self.grid.n_bins, codes)
+        return codes, lab
 
 
 class _Router:
@@ -111,34 +128,23 @@ class _Router:
             self.left[node] = row
         self.B = B
 
-    def __call__(self, codes):
-        n = codes.shape[0]
-        node = np.zeros(n, dtype=np.intp)
-        flat = codes.ravel()
-        m = codes.shape[1]
-        base = np.arange(n, dtype=np.intp) * m
-        while True:
-            kids = self.cl[node]
-            internal = kids >= 0
-            if not internal.any():
-                return node
-            code = np.take(flat, base + self.feat[node]).astype(np.intp)
-            go_left = np.take(self.left.ravel(), node * self.B + code)
-            node = np.where(internal, np.where(go_left, kids, self.cr[node]), node)
+    def tables(self):
+        """What the compiled kernels route by (:mod:`.kernels`)."""
+        return self.cl, self.cr, self.feat, self.left
 
 
 class _LevelPass:
     """(S, m, B, W) int64: the label statistics per (splittable node, feature, bin), from a
-    partition's bin codes and labels."""
+    partition's bin codes and labels (route → count in one compiled loop)."""
 
-    def __init__(self, router, slot_of_node, S, B, labels):
+    def __init__(self, router, slot_of_node, S, B, m, labels):
         self.router, self.labels = router, labels
-        self.slot_of_node, self.S, self.B = slot_of_node, S, B
+        self.slot_of_node, self.S, self.B, self.m = slot_of_node, S, B, m
 
     def __call__(self, codes, lab):
-        slot = self.slot_of_node[self.router(codes)]
-        rows = np.flatnonzero(slot >= 0)
-        return self.labels.level_counts(codes, lab, self.B, slot[rows], rows, self.S)
+        out = np.zeros((self.S, self.m, self.B, self.labels.width), dtype=np.int64)
+        self.labels.level_pass(codes, lab, self.router.tables(), self.slot_of_node, out)
+        return out
 
 
 class _LeafPass:
@@ -149,7 +155,9 @@ class _LeafPass:
         self.leaf_of_node, self.L = leaf_of_node, L
 
     def __call__(self, codes, lab):
-        return self.labels.leaf_counts(self.leaf_of_node[self.router(codes)], lab, self.L)
+        out = np.zeros((self.L, self.labels.leaf_width), dtype=np.int64)
+        self.labels.leaf_pass(codes, lab, self.router.tables(), self.leaf_of_node, out)
+        return out
 
 
 # ---------------------------------------------------------------------------- the backend
@@ -203,7 +211,8 @@ class SourceData:
         slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
         slot_of_node[np.asarray(open_ids)[idx]] = np.arange(S)
         shape = (S, self.m, self.B, self.labels.width)
-        return counts(self.cache, _LevelPass(_Router(st, self.B), slot_of_node, S, self.B, self.labels), shape)
+        level = _LevelPass(_Router(st, self.B), slot_of_node, S, self.B, self.m, self.labels)
+        return counts(self.cache, level, shape)
 
     def retire(self, leaf_index):
         """Nothing to do: every pass routes the records through the released splits."""
