@@ -202,3 +202,22 @@ def test_compiled_encoding_equals_grid_cells_and_bin_codes(seed):
     got = np.zeros((n, m), dtype=np.uint8)
     numeric_codes(X, num_idx, lo, hi, scale, clip_first, G, table, first, last, T, got)
     assert np.array_equal(got[:, num_idx], want[:, num_idx])
+
+
+def test_compiled_histograms_of_many_columns_equal_grid_cells():
+    """Above 32 features the kernel counts feature by feature over row blocks: same counts."""
+    from dpmodels.tree.privatree import grid as ptg
+    from dpmodels.tree.privatree.kernels import grid_histograms
+
+    rng = np.random.default_rng(1)
+    n, m, G = 3000, 70, ptg.GRID
+    X = rng.normal(0, 2, (n, m))
+    X[rng.random((n, m)) < 0.01] = np.inf
+    lo, hi = np.full(m, -3.0), np.full(m, 3.0)
+    hi[5] = lo[5]  # a degenerate feature: values clipped first
+    num_idx = np.arange(m)
+    _, counts = ptg.grid_cells(X, num_idx, lo, hi, G)
+    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    got = np.zeros((m, G), dtype=np.int64)
+    grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, got)
+    assert np.array_equal(got, counts)

@@ -33,17 +33,14 @@ def cell_scale(lo, hi, G):
     return scale, bool(np.any(span <= 0))
 
 
-_HIST_VALUES = 1 << 21  # cells per bincount of grid_cells: the k·G-long result amortised (linear in k)
-
-
 def grid_cells(Z, num_idx, lo, hi, G):
     """Public-grid cell of every clipped numerical value, and the grid counts of every feature.
 
     Returns ``cells`` (n, m_num) uint16 with ``cells[i, f] = min(floor((clip(x) − lo)·G/(hi −
     lo)), G − 1)`` (cell 0 where hi = lo) and ``counts`` (m_num, G) int64, the histogram of each
     feature's cells (what JointExp needs). X is read once, in row blocks that stay in cache; the
-    histograms are one ``bincount`` per ~2^21 cells, so that its k·G-long output costs O(n·k) in
-    all (one per small block cost O(n·k²)).
+    histograms are one ``bincount`` per at least 4·G rows, so that its k·G-long output costs
+    O(n·k) in all (one per block of 2^17 values cost O(n·k²)).
     """
     n = Z.shape[0]
     k = num_idx.size
@@ -56,7 +53,7 @@ def grid_cells(Z, num_idx, lo, hi, G):
     counts = np.zeros(k * G, dtype=np.int64)
     blocks = row_blocks(n, k)
     buf = np.empty((blocks[0][1] if blocks else 0, k))
-    hist_rows = max(1, _HIST_VALUES // max(k, 1))
+    hist_rows = 4 * G  # rows per bincount: its k·G-long result costs at most 1/4 per cell
     start = 0  # first row not yet in counts
     for a, b in blocks:
         x = buf[: b - a]
