@@ -39,7 +39,7 @@ def grid_cells(Z, num_idx, lo, hi, G):
     Returns ``cells`` (n, m_num) uint16 with ``cells[i, f] = min(floor((clip(x) − lo)·G/(hi −
     lo)), G − 1)`` (cell 0 where hi = lo) and ``counts`` (m_num, G) int64, the histogram of each
     feature's cells (what JointExp needs). X is read once, in row blocks that stay in cache; the
-    histograms are one ``bincount`` per at least 4·G rows, so that its k·G-long output costs
+    histograms are one ``bincount`` per at least 2·G rows, so that its k·G-long output costs
     O(n·k) in all (one per block of 2^17 values cost O(n·k²)).
     """
     n = Z.shape[0]
@@ -53,7 +53,7 @@ def grid_cells(Z, num_idx, lo, hi, G):
     counts = np.zeros(k * G, dtype=np.int64)
     blocks = row_blocks(n, k)
     buf = np.empty((blocks[0][1] if blocks else 0, k))
-    hist_rows = 4 * G  # rows per bincount: its k·G-long result costs at most 1/4 per cell
+    hist_rows = 2 * G  # rows per bincount: its k·G-long result costs at most half a step per counted cell
     start = 0  # first row not yet in counts
     for a, b in blocks:
         x = buf[: b - a]
