@@ -93,11 +93,11 @@ def setup(n, m, seed=0):
     T = np.sort(rng.normal(size=(m, N_THRESHOLDS)).clip(-3, 3), axis=1)
     num_idx = np.arange(m)
     scale, clip_first = ptg.cell_scale(lo, hi, G)
-    table, first, last = ptg.code_table(T, lo, hi, G, np.uint8)
+    table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
     parts = [(a, min(n, a + PART)) for a in range(0, n, PART)]
     codes = np.empty((n, m), dtype=np.uint8)
     for a, b in parts:
-        numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, first, last, T, codes[a:b])
+        numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, codes[a:b])
     st, opens = Structure(), [0]
     for _ in range(3):
         new = []
@@ -132,7 +132,7 @@ def setup(n, m, seed=0):
     def encode_compiled():
         for a, b in parts:
             out = np.empty((b - a, m), dtype=np.uint8)
-            numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, first, last, T, out)
+            numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, out)
 
     def level_numpy():
         for a, b in parts:

@@ -198,9 +198,9 @@ def test_compiled_encoding_equals_grid_cells_and_bin_codes(seed):
     hist = np.zeros((k, G), dtype=np.int64)
     grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, hist)
     assert np.array_equal(hist, counts)
-    table, first, last = ptg.code_table(T, lo, hi, G, np.uint8)
+    table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
     got = np.zeros((n, m), dtype=np.uint8)
-    numeric_codes(X, num_idx, lo, hi, scale, clip_first, G, table, first, last, T, got)
+    numeric_codes(X, num_idx, lo, hi, scale, clip_first, G, table, T, got)
     assert np.array_equal(got[:, num_idx], want[:, num_idx])
 
 

@@ -7,7 +7,7 @@ over temporaries (docs/benchmarks.md, "PrivaTree level pass"):
   quantiles (the same cells as :func:`.grid.grid_cells`);
 - :func:`numeric_codes` — clip → grid cell → bin code: the encoding pass (the same codes as
   :func:`.grid.bin_codes`: a table gives the code of a cell far from every threshold, the other
-  values are compared with the thresholds near their cell);
+  values are placed among the thresholds by bisection);
 - :func:`level_class_counts` / :func:`level_sum_counts` — route → count: a level pass over the
   cached codes, each record routed through the released splits to its open node, then its
   (feature, bin) cells counted (the classifier's class counts; the regressor's count, Σv, Σv² of
@@ -84,25 +84,30 @@ def grid_histograms(Z, num_idx, lo, hi, scale, clip_first, G, out):
 
 
 @_kernel
-def numeric_codes(Z, num_idx, lo, hi, scale, clip_first, G, table, first, last, T, codes):
-    """``codes[i, num_idx[f]] = searchsorted(T[f], clip(x), 'left')`` through the cell tables of
-    :func:`.grid.cell_code_bounds` (``table[f, c]`` the code of cell c, or ``SPECIAL``)."""
+def numeric_codes(Z, num_idx, lo, hi, scale, clip_first, G, table, T, codes):
+    """``codes[i, num_idx[f]] = searchsorted(T[f], clip(x), 'left')``: ``table[f, c]`` (of
+    :func:`.grid.code_table`) is the code of every value of cell c, or ``SPECIAL`` when a threshold
+    lies near the cell — then a bisection over T[f]. One byte per (feature, cell): the tables of
+    200 features stay within a core's cache."""
     n = Z.shape[0]
     k = num_idx.size
+    nt = T.shape[1]
     for i in range(n):
         for f in range(k):
             j = num_idx[f]
             x = Z[i, j]
             c = _cell(x, lo[f], hi[f], scale[f], clip_first, G)
             code = table[f, c]
-            if code == SPECIAL:  # compare with the thresholds near the cell (intp bounds: a tight loop)
+            if code == SPECIAL:  # a threshold near the cell: the thresholds below the clipped value
                 xc = min(max(x, lo[f]), hi[f])
-                a, b = np.intp(first[f, c]), np.intp(last[f, c])
-                below = a
-                for t in range(a, b):
-                    if T[f, t] < xc:
-                        below += 1
-                code = below
+                a, b = np.intp(0), np.intp(nt)  # searchsorted(T[f], xc, "left") by bisection
+                while a < b:
+                    mid = (a + b) >> 1
+                    if T[f, mid] < xc:
+                        a = mid + 1
+                    else:
+                        b = mid
+                code = a
             codes[i, j] = code
 
 

@@ -99,7 +99,7 @@ class _Prepare:
         self.num_idx, self.lo, self.hi, self.T = num_idx, lo, hi, np.ascontiguousarray(T)
         self.scale, self.clip_first = cell_scale(lo, hi, GRID)
         dtype = empty_codes(0, grid).dtype
-        self.table, self.first, self.last = code_table(self.T, lo, hi, GRID, dtype)
+        self.table, _, _ = code_table(self.T, lo, hi, GRID, dtype)
 
     def __call__(self, X, y):
         from .kernels import numeric_codes
@@ -109,7 +109,7 @@ class _Prepare:
         if self.num_idx.size:
             numeric_codes(
                 Z, self.num_idx, self.lo, self.hi, self.scale, self.clip_first, GRID,
-                self.table, self.first, self.last, self.T, codes,
+                self.table, self.T, codes,
             )  # fmt: skip
         categorical_codes(Z, self.categorical, self.grid.n_bins, codes)
         return codes, lab
