@@ -249,10 +249,6 @@ def fit_tree(est, task, X, y, sample_weight):
     task.check_size(m, categories, lo, hi, data.labels)  # before any release: public sizes (and the declared n) only
     try:
         n, grid_counts = data.first_pass()  # partitioned: every schema error surfaces here
-        if n == 0:
-            raise ValueError(
-                "Found array with 0 sample(s) while a minimum of 1 is required (the empty dataset is outside the domain)."
-            )
         # 1-2. n, the depth and the budget split (budget.py)
         plan, depth, q_mode, has_num = task.plan(n, m, lo, hi, data.labels, ledger, rng)
         # 3. the candidate grid: the private quantiles (grid.py), then every record's bins

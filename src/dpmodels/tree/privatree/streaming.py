@@ -197,6 +197,10 @@ class SourceData:
         """n and the grid histograms (every schema error surfaces here, before any release)."""
         k = self.num_idx.size
         first = counts(self.source, _FirstPass(self.enc, self.num_idx, self.lo, self.hi), (1 + k * GRID,))
+        if first[0] == 0:
+            raise ValueError(
+                "Found array with 0 sample(s) while a minimum of 1 is required (the empty dataset is outside the domain)."
+            )
         return int(first[0]), first[1:].reshape(k, GRID)
 
     def encode(self, grid, T):
