@@ -203,20 +203,13 @@ class ParquetSource(Source):
 
     def partitions(self):
         """``(X, y)`` per record batch: X a pandas frame of the feature columns, y a numpy array."""
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         cols = [*self.columns, self.label]
         for f in self.files:
             # text columns as dictionaries: pandas categoricals, coded once per distinct value
             # (declared values compare as values either way: the codes are the same)
-            schema = pq.read_schema(f)
-            text = [
-                c
-                for c in self.columns
-                if pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type)
-            ]
-            pf = pq.ParquetFile(f, read_dictionary=text)
+            pf = pq.ParquetFile(f, read_dictionary=_text_columns(f, self.columns))
             for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
                 df = rb.to_pandas()
                 yield df[self.columns], df[self.label].to_numpy()
@@ -321,9 +314,23 @@ class _PinnedRead:
 
         file, stat = pin
         _check_pin(file, stat)
-        df = pq.read_table(file, columns=self.columns).to_pandas()
+        # text columns as dictionaries, as ParquetSource reads them: pandas categoricals coded once
+        # per distinct value (declared values compare as values: the same codes), not one Python
+        # string per row
+        df = pq.read_table(file, columns=self.columns, read_dictionary=_text_columns(file, self.columns)).to_pandas()
         _check_pin(file, stat)  # rewritten while it was read
         return df
+
+
+def _text_columns(file, columns) -> list:
+    """The columns of ``columns`` that a Parquet file stores as (large) strings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(file)
+    return [
+        c for c in columns if pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type)
+    ]
 
 
 def declared_schema(est_name, schema, categories, bounds, cut_points=None):

@@ -39,12 +39,10 @@ from sklearn.utils.validation import _check_feature_names, _check_n_features, ch
 from ..._params import Integral, Interval, StrOptions, proportion, validate_params
 from ...data.sources import is_partitioned
 from ...guards import check_tree_size
-from ...privacy import samplers
-from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
+from ...privacy.accountant import check_accountant, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...privacy.mechanisms import discrete_laplace_counts
 from ...validation import (
-    check_fit_input,
     check_n_public,
     check_X_shape,
     check_y,
@@ -62,8 +60,10 @@ from .budget import (
     plan_budget,
     plan_budget_published,
 )
-from .builder import assemble, grow, release_leaves
-from .grid import build_grid
+from .builder import assemble, release_leaf_counts
+from .fitting import fit_tree
+from .labels import ClassLabels
+from .splitter import select_level
 
 __all__ = ["PrivaTreeClassifier"]
 
@@ -293,92 +293,10 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         Partitioned input — a :class:`dpmodels.data.ParquetSource` (``y=None``: the source holds
         the labels) or a Dask DataFrame and its label Series — is fitted by count passes over
-        its partitions (:mod:`.streaming`): the same model as in memory under the same seed.
+        its partitions (:mod:`.streaming`): the same model as in memory under the same seed
+        (one driver, :mod:`.fitting`).
         """
-        if is_partitioned(X, y):
-            from .streaming import fit_source
-
-            return fit_source(self, X, y, sample_weight)
-        eps, depth, max_bins, leaf_error = self._check_params()
-        name = type(self).__name__
-        X, y, n, m = check_fit_input(X, y, sample_weight, name)
-        ledger = ledger_for_fit(self, eps, X=X)  # a share of the accountant's budget, if any
-        classes, y_idx = resolve_classes(self.classes, y, ledger)
-        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
-        _check_feature_names(self, X, reset=True)
-        _check_n_features(self, X, reset=True)
-        Z = _encode_fit(X, names, categorical, categories)
-        num_idx = np.flatnonzero(~categorical)
-        lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
-        rng = samplers.check_random_state(self.random_state)
-        K = classes.size
-        # before any release: public sizes (and the declared n) only, never n
-        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
-        check_tree_size(
-            "PrivaTree",
-            max_depth=depth,
-            n_features=m,
-            n_bins=max(max_bins, n_cat_bins),
-            n_classes=K,
-            n_public=self.n_public,
-        )
-
-        # 1-2. n and the budget split (budget.py)
-        n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
-        self.n_estimate_ = n_used
-        depth = self.max_depth_ = self._resolve_depth(eps, n_used, m, K)
-        self.gini_weight_ = (
-            gini_weight(eps, n_used, m) if self.split_criterion == "error-gini" and self.variant == "rigorous" else None
-        )
-        # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
-        has_num = bool(np.any(hi > lo)) and depth > 0
-        if self.variant == "rigorous":
-            plan = plan_budget(
-                eps, eps_n, depth, n_used, K, leaf_error, has_num, shares=check_budget_shares(self.budget_shares)
-            )
-            q_mode = "split"
-        else:  # paper 002 as published (Eq. 9-10), PrivaTree* with the data's quantiles
-            star = self.variant == "published*"
-            plan, (eps_num, eps_cat) = plan_budget_published(
-                eps, eps_n, depth, n_used, K, leaf_error, has_num, star=star
-            )
-            self._level_budget = (eps_num, eps_cat, plan.level)
-            q_mode = "data" if star else "parallel"
-        # 3. candidate grid (grid.py)
-        grid = build_grid(
-            Z,
-            categorical,
-            categories,
-            names,
-            lo,
-            hi,
-            max_bins,
-            plan.quantiles,
-            ledger,
-            rng,
-            release_quantiles=has_num,
-            quantiles=q_mode,
-        )
-        # 4. levels, splitting only inside each node's region (builder.py, splitter.py)
-        st = grow(self, grid, y_idx, K, categorical, depth, plan.level, ledger, rng)
-        # 5. leaves; levels that never happened (no node had a candidate: a fact about the
-        # released structure) leave their share to the leaves
-        plan.leaf += (depth - st.levels_used) * plan.level
-        plan.levels_used = st.levels_used
-        counts, labels = release_leaves(
-            self.leaf_labels, st.leaf_of, y_idx, len(st.leaf_ids), K, plan.leaf, ledger, rng
-        )
-        ledger.check()
-        self.budget_ = plan.as_dict()
-        self.tree_ = assemble(st, categorical, categories, names, classes, counts, labels)
-        # noise scale of the released leaf counts (discrete Laplace, sensitivity 1): the
-        # pseudo-count of predict_proba's shrinkage (Tree.leaf_proba)
-        share = 1.0 if self.leaf_labels == "noisy-counts" else 0.5
-        self.tree_.count_noise_scale = 1.0 / (share * plan.leaf)
-        self.classes_ = classes
-        self.privacy_ledger_ = published_ledger(ledger)
-        self._schema = (names, categorical, categories)
-        return self
+        return fit_tree(self, ClassifierTask(self), X, y, sample_weight)
 
     # release hooks (tests subclass them to plant leaks)
     def _histogram_noise_scale(self, eps_level, n_features):
@@ -431,14 +349,97 @@ class PrivaTreeClassifier(TreeEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _encode_fit(X, names, categorical, categories):
-    """The (n, m) float matrix the learner reads: numbers, and category codes (-1 = unknown).
+class ClassifierTask:
+    """The classifier's own steps of the fit (:mod:`.fitting`): its label set, budget plan, level
+    selection and leaf release; the parameters checked once, before anything else."""
 
-    A float ndarray without categorical columns is used as is (no copy); NaN / ±inf are schema
-    errors, checked with two reductions (no n-by-m temporary).
-    """
-    if not categorical.any() and isinstance(X, np.ndarray) and X.dtype.kind == "f":
-        if not (np.isfinite(X.min()) and np.isfinite(X.max())):
-            encode_matrix(X, names, categorical, categories)  # raises the schema error
-        return X
-    return encode_matrix(X, names, categorical, categories)
+    progress_label = "PrivaTree levels"
+
+    def __init__(self, est: PrivaTreeClassifier):
+        self.est = est
+        self.eps, self.depth, self.max_bins, self.leaf_error = est._check_params()
+        self.name = type(est).__name__
+
+    # ------------------------------------------------------------------ labels
+    def check_labels(self, y):
+        return y
+
+    def labels_in_memory(self, y, ledger):
+        """The label set (declared, or read from y with a leak row) and y's class indices."""
+        classes, y_idx = resolve_classes(self.est.classes, y, ledger)
+        return ClassLabels(classes), y_idx
+
+    def refuse_partitioned(self):
+        if self.est.variant == "published*":
+            raise ValueError(
+                f"{self.name}: variant='published*' reads the data's own quantiles; it is not available on "
+                "partitioned input"
+            )
+
+    def check_declared_labels(self):
+        if self.est.classes is None:
+            raise ValueError(
+                f"{self.name}: partitioned input needs the label set declared (classes=[...]); it is not read "
+                "from the data"
+            )
+
+    def labels_declared(self, ledger):
+        classes, _ = resolve_classes(self.est.classes, np.zeros(0, dtype=object), ledger)
+        return ClassLabels(classes)
+
+    # ------------------------------------------------------------------ steps
+    def check_size(self, m, categories, lo, hi, labels):
+        """The tree-size guard, before any release: public sizes (and the declared n) only."""
+        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
+        check_tree_size(
+            "PrivaTree",
+            max_depth=self.depth,
+            n_features=m,
+            n_bins=max(self.max_bins, n_cat_bins),
+            n_classes=labels.K,
+            n_public=self.est.n_public,
+        )
+
+    def plan(self, n, m, lo, hi, labels, ledger, rng):
+        """Steps 1-2: n (declared or a DP estimate), the depth and the budget split (budget.py)."""
+        est, eps, K = self.est, self.eps, labels.K
+        n_used, eps_n = estimate_n(n, eps, est.n_public, ledger, rng)
+        est.n_estimate_ = n_used
+        depth = est.max_depth_ = est._resolve_depth(eps, n_used, m, K)
+        rigorous = est.variant == "rigorous"
+        est.gini_weight_ = gini_weight(eps, n_used, m) if est.split_criterion == "error-gini" and rigorous else None
+        # quantiles are released for numerical features with lo < hi (lo = hi: one public value)
+        has_num = bool(np.any(hi > lo)) and depth > 0
+        if rigorous:
+            shares = check_budget_shares(est.budget_shares)
+            plan = plan_budget(eps, eps_n, depth, n_used, K, self.leaf_error, has_num, shares=shares)
+            return plan, depth, "split", has_num
+        # paper 002 as published (Eq. 9-10), PrivaTree* with the data's quantiles
+        star = est.variant == "published*"
+        plan, (eps_num, eps_cat) = plan_budget_published(
+            eps, eps_n, depth, n_used, K, self.leaf_error, has_num, star=star
+        )
+        est._level_budget = (eps_num, eps_cat, plan.level)
+        return plan, depth, "data" if star else "parallel", has_num
+
+    def grow_depth(self, depth):
+        return depth
+
+    def select(self, H, alive, level, categorical, n_bins, eps_level, ledger, rng):
+        K = H.shape[-1]
+        return select_level(self.est, H, alive, level, categorical, n_bins, K, eps_level, ledger, rng)
+
+    def finish(self, st, Hl, plan, labels, names, categorical, categories, ledger, rng):
+        """Step 5: the leaves' release, then the released tree and the fitted attributes."""
+        est = self.est
+        counts, leaf_label = release_leaf_counts(est.leaf_labels, Hl, plan.leaf, ledger, rng)
+        ledger.check()
+        est.budget_ = plan.as_dict()
+        classes = labels.classes
+        est.tree_ = assemble(st, categorical, categories, names, classes, counts, leaf_label)
+        # noise scale of the released leaf counts (discrete Laplace, sensitivity 1): the
+        # pseudo-count of predict_proba's shrinkage (Tree.leaf_proba)
+        share = 1.0 if est.leaf_labels == "noisy-counts" else 0.5
+        est.tree_.count_noise_scale = 1.0 / (share * plan.leaf)
+        est.classes_ = classes
+        est.privacy_ledger_ = published_ledger(ledger)

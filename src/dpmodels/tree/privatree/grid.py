@@ -4,8 +4,11 @@ Each numerical feature is cut at ``max_bins − 1`` private quantiles (JointExp 
 ``GRID`` cells over the public bounds, :func:`dpmodels.privacy.jointexp_quantiles`) at
 ``ε_quantiles / m_num`` each — sequential composition across the numerical features (a record
 is in every feature, docs/privacy.md, principle 7). Categorical features keep their public categories as bins,
-plus one bucket for values outside the public list. The result is a row-major ``codes`` matrix:
-``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
+plus one bucket for values outside the public list. The records' bins are a row-major ``codes``
+matrix: ``codes[i, j]`` is the bin of record i for feature j (``x <= t[b]`` ⇔ ``code <= b``).
+
+:func:`release_thresholds` is the one place where the quantile releases enter the ledger, whichever
+backend counted the grid histograms (:mod:`.fitting`).
 """
 
 from __future__ import annotations
@@ -17,34 +20,45 @@ import numpy as np
 from ...privacy.quantiles import JOINTEXP_SENSITIVITY, _sample_from_histograms
 from .histograms import row_blocks
 
-__all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "build_grid"]
+__all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "encode_codes", "release_thresholds", "candidate_grid"]
 
 GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
+
+
+def cell_scale(lo, hi, G):
+    """``(scale, clip_first)``: cells per unit of each feature (0 where hi <= lo), and whether
+    values are clipped before scaling (some hi <= lo: (inf − lo)·0 would be NaN)."""
+    span = hi - lo
+    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
+    return scale, bool(np.any(span <= 0))
 
 
 def grid_cells(Z, num_idx, lo, hi, G):
     """Public-grid cell of every clipped numerical value, and the grid counts of every feature.
 
-    Returns ``cells`` (n, m_num) with ``cells[i, f] = f·G + min(floor((clip(x) − lo)·G/(hi − lo)),
-    G − 1)`` (cell 0 where hi = lo; the feature offset f·G makes it an index into (m_num, G)
-    tables) and ``counts`` (m_num, G) int64, the histogram of each feature's cells (what JointExp
-    needs). X is read once, in row blocks that stay in cache.
+    Returns ``cells`` (n, m_num) uint16 with ``cells[i, f] = min(floor((clip(x) − lo)·G/(hi −
+    lo)), G − 1)`` (cell 0 where hi = lo) and ``counts`` (m_num, G) int64, the histogram of each
+    feature's cells (what JointExp needs). X is read once, in row blocks that stay in cache; the
+    histograms are one ``bincount`` per at least 2·G rows, so that its k·G-long output costs
+    O(n·k) in all (one per block of 2^17 values cost O(n·k²)).
     """
     n = Z.shape[0]
     k = num_idx.size
-    cells = np.empty((n, k), dtype=np.uint16 if k * G <= 65536 else np.int64)
-    span = hi - lo
-    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
-    degenerate = bool(np.any(span <= 0))
+    if G > 65536:
+        raise ValueError(f"the public grid has at most 65536 cells, got {G}")
+    cells = np.empty((n, k), dtype=np.uint16)
+    scale, clip_first = cell_scale(lo, hi, G)
     contiguous = k == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
-    offsets = np.arange(k, dtype=float) * G
-    counts = None
+    offsets = np.arange(k, dtype=np.intp) * G
+    counts = np.zeros(k * G, dtype=np.int64)
     blocks = row_blocks(n, k)
     buf = np.empty((blocks[0][1] if blocks else 0, k))
+    hist_rows = 2 * G  # rows per bincount: its k·G-long result costs at most half a step per counted cell
+    start = 0  # first row not yet in counts
     for a, b in blocks:
         x = buf[: b - a]
         src = Z[a:b] if contiguous else Z[a:b][:, num_idx]
-        if degenerate:  # (inf − lo)·0 would be NaN: clip first
+        if clip_first:  # (inf − lo)·0 would be NaN: clip first
             np.clip(src, lo, hi, out=x)
             x -= lo
             x *= scale
@@ -54,16 +68,10 @@ def grid_cells(Z, num_idx, lo, hi, G):
                 x *= scale
         np.maximum(x, 0.0, out=x)
         np.minimum(x, G - 1, out=x)  # floor(min(t, G−1)) = min(floor(t), G−1) for t >= 0
-        x += offsets  # exact: integers below 2^53
-        c = cells[a:b]
-        np.copyto(c, x, casting="unsafe")  # truncation, as astype
-        h = np.bincount(c.ravel(), minlength=k * G)
-        if counts is None:
-            counts = h
-        else:
-            counts += h
-    if counts is None:
-        counts = np.zeros(k * G, dtype=np.int64)
+        np.copyto(cells[a:b], x, casting="unsafe")  # truncation, as astype
+        if b - start >= hist_rows or b == n:
+            counts += np.bincount(np.add(cells[start:b], offsets).ravel(), minlength=k * G)
+            start = b
     return cells, counts.reshape(k, G)
 
 
@@ -117,6 +125,14 @@ def cell_code_bounds(T, lo, hi, G):
     return first, last
 
 
+def code_table(T, lo, hi, G, dtype):
+    """``(table, first, last)``: the code of every (feature, cell) that has no threshold within
+    half a cell of it, else ``_SPECIAL`` (``dtype``: the codes'), and the bounds of
+    :func:`cell_code_bounds` (the thresholds to compare a value of that cell with)."""
+    first, last = cell_code_bounds(T, lo, hi, G)
+    return np.where(first == last, first, _SPECIAL).astype(dtype), first, last
+
+
 def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     """``codes[:, num_idx[f]] = searchsorted(T[f], clip(x), 'left')`` for every numerical feature.
 
@@ -126,13 +142,14 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
     """
     n, k = cells.shape
     nt = T.shape[1]
-    first, last = cell_code_bounds(T, lo, hi, G)
-    table = np.where(first == last, first, _SPECIAL).astype(codes.dtype).ravel()
+    table, first, last = code_table(T, lo, hi, G, codes.dtype)
+    table = table.ravel()
     span = int((last - first).max()) if k else 0
     first, T_flat = first.ravel(), T.ravel()
     contiguous = k == codes.shape[1] and np.array_equal(num_idx, np.arange(codes.shape[1]))
+    offsets = np.arange(k, dtype=np.intp) * G
     for a, b in row_blocks(n, k):
-        key = cells[a:b]  # (rows, k) index into the (k, G) tables
+        key = np.add(cells[a:b], offsets)  # (rows, k) index into the (k, G) tables
         cd = codes[a:b] if contiguous else np.empty(key.shape, dtype=codes.dtype)
         np.take(table, key, out=cd)
         sp = np.flatnonzero(cd == _SPECIAL)
@@ -153,23 +170,21 @@ def bin_codes(Z, num_idx, cells, T, lo, hi, G, codes):
 
 @dataclass
 class CandidateGrid:
-    """What the splits can use: ``codes`` (n, m) row-major bins, ``n_bins`` per feature (categorical:
-    C public categories + the unknown bucket), the released ``thresholds`` of each numerical
-    feature (index -> sorted array of ``n_bins − 1`` values), its public ``bounds`` (index ->
-    (lo, hi)) and ``B`` = max bins."""
+    """What the splits can use (public): ``n_bins`` per feature (categorical: C public categories +
+    the unknown bucket), the released ``thresholds`` of each numerical feature (index -> sorted
+    array of ``n_bins − 1`` values), its public ``bounds`` (index -> (lo, hi)) and ``B`` = max
+    bins. The records' bins are :func:`encode_codes` of it."""
 
-    codes: np.ndarray | None  # None: the codes live out of core (the streaming fit)
     n_bins: np.ndarray
     thresholds: dict
     bounds: dict
     B: int
 
 
-def build_grid(
-    Z,
-    categorical,
-    categories,
+def release_thresholds(
+    grid_counts,
     names,
+    num_idx,
     lo,
     hi,
     max_bins,
@@ -179,34 +194,29 @@ def build_grid(
     *,
     release_quantiles=True,
     quantiles="split",
-) -> CandidateGrid:
-    """Release the private quantiles of every numerical feature and bin every record.
+    data_quantiles=None,
+) -> np.ndarray:
+    """The thresholds ``T`` (m_num, max_bins − 1) of the numerical features, from their public-grid
+    histograms ``grid_counts`` (m_num, GRID): the only place the quantile rows enter the ledger.
 
-    ``Z`` is the encoded (n, m) float matrix (numbers; category codes with -1 for unknown).
     ``eps_quantiles`` is split equally across the numerical features with lo < hi (sequential
     composition); each such feature's ``max_bins − 1`` quantiles are one JointExp release
-    (Δu = 2), recorded in ``ledger`` before it is drawn. A feature with lo = hi has one possible
-    value: its cut points are that value, nothing is released. ``release_quantiles=False`` (a
-    depth-0 tree: nothing is split) releases nothing and uses equal-width cut points.
+    (Δu = 2), recorded in ``ledger`` before it is drawn (one batched draw for all of them: each
+    row has the law of its own release). A feature with lo = hi has one possible value: its cut
+    points are that value, nothing is released. ``release_quantiles=False`` (a depth-0 tree:
+    nothing is split) releases nothing and uses equal-width cut points.
 
     ``quantiles="parallel"`` (paper 002 as published): every feature's JointExp at the full
     ``eps_quantiles``, recorded as one row whose parallel composition across features is the
     paper's claim (``guarantee="claimed"``). ``"data"`` (the paper's PrivaTree*): the training
-    data's own quantiles, a leak row.
+    data's own quantiles, a leak row; ``data_quantiles(i, levels)`` computes them for numerical
+    feature i (in memory only).
     """
     if quantiles not in ("split", "parallel", "data"):
         raise ValueError(f"quantiles must be 'split', 'parallel' or 'data', got {quantiles!r}")
-    n, m = Z.shape
-    num_idx = np.flatnonzero(~categorical)
-    n_bins = np.empty(m, dtype=np.int64)
-    for j in np.flatnonzero(categorical):
-        n_bins[j] = len(categories[int(j)]) + 1  # + the bucket for values outside the public set
     levels_q = np.arange(1, max_bins) / max_bins
-    B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
-    codes = np.empty((n, m), dtype=np.uint8 if B <= 256 else np.uint16)
-    if num_idx.size:
-        cells, grid_counts = grid_cells(Z, num_idx, lo, hi, GRID)
-    n_live = int(np.sum(hi > lo)) if num_idx.size else 0
+    live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
+    n_live = int(live.size)
     eps_feat = eps_quantiles / n_live if n_live else 0.0
     if quantiles == "parallel":
         eps_feat = eps_quantiles
@@ -228,39 +238,68 @@ def build_grid(
             note="PrivaTree* (paper 002): quantiles computed non-privately",
         )
     T = np.empty((num_idx.size, max_bins - 1))
-    live = np.flatnonzero(hi > lo) if num_idx.size else np.zeros(0, dtype=np.intp)
-    if release_quantiles and live.size and quantiles == "data":  # PrivaTree*: a recorded leak
-        for k in live:
-            x = np.clip(Z[:, num_idx[k]].astype(float), lo[k], hi[k])
-            T[k] = np.quantile(x, levels_q) if x.size else np.full(levels_q.size, lo[k])
-    elif release_quantiles and live.size:
+    if release_quantiles and n_live and quantiles == "data":  # PrivaTree*: a recorded leak
+        if data_quantiles is None:
+            raise ValueError("the data's own quantiles need the data in memory")
+        for i in live:
+            T[i] = data_quantiles(int(i), levels_q)
+    elif release_quantiles and n_live:
         if quantiles != "parallel":  # the paper's parallel row was recorded above
-            for k in live:  # every row is recorded before anything is drawn
+            for i in live:  # every row is recorded before anything is drawn
                 ledger.spend(
-                    f"{max_bins - 1} quantiles of {names[num_idx[k]]!r}",
+                    f"{max_bins - 1} quantiles of {names[num_idx[i]]!r}",
                     "jointexp (exponential)",
                     eps_feat,
                     sensitivity=JOINTEXP_SENSITIVITY,
                     note=f"1 of {n_live} numerical features: sequential",
                 )
-        # one batched draw for all live features: each row has the law of its own release
-        H_live = grid_counts if live.size == grid_counts.shape[0] else grid_counts[live]  # no copy if all
+        H_live = grid_counts if n_live == grid_counts.shape[0] else grid_counts[live]
         T[live] = _sample_from_histograms(H_live, levels_q, eps_feat, lo[live], hi[live], rng)
-    elif live.size:
+    elif n_live:
         T[live] = np.linspace(lo[live], hi[live], max_bins + 1, axis=1)[:, 1:-1]  # unused (depth 0)
     dead = np.flatnonzero(hi <= lo) if num_idx.size else live
     T[dead] = lo[dead][:, None]  # a single public value: nothing to release
-    # one copy of T: every feature's thresholds are a row of it (independent of T, which bin_codes reads)
+    return T
+
+
+def candidate_grid(categorical, categories, num_idx, lo, hi, T, max_bins) -> CandidateGrid:
+    """The grid's public layout (no codes yet): categorical features get their C public
+    categories + the bucket for values outside the list, numerical ones ``max_bins`` bins cut at
+    their row of ``T``; ``B`` is the widest."""
+    m = categorical.size
+    n_bins = np.empty(m, dtype=np.int64)
+    for j in np.flatnonzero(categorical):
+        n_bins[j] = len(categories[int(j)]) + 1  # + the bucket for values outside the public set
+    B = int(max(n_bins[categorical].max() if categorical.any() else 0, max_bins))
+    n_bins[num_idx] = max_bins
+    # one copy of T: every feature's thresholds are a row of it
     thresholds = dict(zip(num_idx.tolist(), T.copy()))
     bounds = dict(
         zip(num_idx.tolist(), zip(np.asarray(lo, dtype=float).tolist(), np.asarray(hi, dtype=float).tolist()))
     )
-    n_bins[num_idx] = max_bins
+    return CandidateGrid(n_bins, thresholds, bounds, B)
+
+
+def encode_codes(Z, grid: CandidateGrid, categorical, num_idx, lo, hi, T, cells=None) -> np.ndarray:
+    """Every record's bin codes (n, m) (uint8, or uint16 when ``B`` > 256): ``x <= t[b]`` ⇔
+    ``code <= b`` for a numerical feature, the category's index for a categorical one (the bucket
+    ``C`` for values outside the list). ``cells``: the records' grid cells if already computed."""
+    codes = empty_codes(Z.shape[0], grid)
     if num_idx.size:
-        bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)  # x <= t[b] <=> code <= b
-        del cells
+        if cells is None:
+            cells, _ = grid_cells(Z, num_idx, lo, hi, GRID)
+        bin_codes(Z, num_idx, cells, T, lo, hi, GRID, codes)
+    categorical_codes(Z, categorical, grid.n_bins, codes)
+    return codes
+
+
+def empty_codes(n, grid: CandidateGrid) -> np.ndarray:
+    return np.empty((n, grid.n_bins.size), dtype=np.uint8 if grid.B <= 256 else np.uint16)
+
+
+def categorical_codes(Z, categorical, n_bins, codes) -> None:
+    """``codes[:, j]`` of the categorical features: the category's index, the bucket for -1."""
     for j in np.flatnonzero(categorical):
         c = Z[:, j].astype(np.int64)
         c[c < 0] = n_bins[j] - 1
         codes[:, j] = c
-    return CandidateGrid(codes, n_bins, thresholds, bounds, B)

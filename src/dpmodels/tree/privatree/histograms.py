@@ -116,18 +116,20 @@ class Histograms:
         return H[:, :m]
 
 
-def children_histograms(H, f_sel, go_left, hist, node, some_done=True):
+def children_histograms(H, f_sel, go_left, hist, node, some_done=True, count_channel=None):
     """Histograms of the next level from the parents' ``H``: only the smaller child of each parent
     is counted (over its rows); its sibling is the parent minus it (exact integer arithmetic).
 
     ``node`` holds the children ids 2p (left) and 2p + 1 (right) of the rows, or -1 for rows that
     are no longer in any of them (they reached a leaf above; ``some_done=False`` promises there is
-    none, which saves a pass over the rows).
+    none, which saves a pass over the rows). ``count_channel``: the statistic of ``H``'s last axis
+    that counts the records (None: they are class counts, the record count is their sum).
     """
     n_par = H.shape[0]
     par = np.arange(n_par)
-    size = H[:, 0].sum(axis=(1, 2))  # rows per parent (every feature's histogram sums to it)
-    n_left = (H[par, f_sel].sum(axis=2) * go_left).sum(axis=1)
+    rec = H.sum(axis=-1) if count_channel is None else H[..., count_channel]  # (parents, m, B) records
+    size = rec[:, 0].sum(axis=1)  # rows per parent (every feature's histogram sums to it)
+    n_left = (rec[par, f_sel] * go_left).sum(axis=1)
     small_right = (size - n_left) < n_left  # ties: count the left child
     small = np.zeros(2 * n_par, dtype=bool)
     small[2 * par + small_right] = True

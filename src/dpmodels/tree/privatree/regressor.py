@@ -17,8 +17,8 @@ The PrivaTree pipeline with a bounded variance criterion and noisy leaf means:
    the split choices made without noise R² on Adult → hours_per_week rose from .087 to .172, with
    the leaves released without noise it stayed at .089 — the selection is what the budget buys.
 3. **Candidate grid**: PrivaTree's private quantiles within the public ``bounds``
-   (:func:`.grid.build_grid`, JointExp, ε_quantiles split over the numerical features).
-4. **Splits, level by level** (:func:`grow_regression`): inside each node's region
+   (:func:`.grid.release_thresholds`, JointExp, ε_quantiles split over the numerical features).
+4. **Splits, level by level** (:meth:`RegressionTask.select`): inside each node's region
    (:mod:`.splitter`: the same candidates as the classifier, categories in public order), one
    permute-and-flip (or exponential-mechanism) choice per node on u = −Σ_children SSE_c, the
    children's sums of squared deviations from their means, computed **exactly** on the labels'
@@ -49,42 +49,30 @@ from sklearn.utils.validation import _check_feature_names, _check_n_features, ch
 
 from ..._format import FittedReprMixin
 from ..._params import Integral, Interval, StrOptions, validate_params
-from ...guards import check_tree_size, progress
+from ...guards import check_tree_size
 from ...privacy import mechanisms as mech
-from ...privacy import samplers
-from ...privacy.accountant import check_accountant, ledger_for_fit, published_ledger
+from ...privacy.accountant import check_accountant, published_ledger
 from ...privacy.ledger import check_epsilon
 from ...privacy.selection import select_rows
-from ...validation import (
-    check_fit_input,
-    check_label_bounds,
-    check_n_public,
-    check_X_shape,
-    resolve_bounds,
-    resolve_categories,
-)
+from ...validation import check_label_bounds, check_n_public, check_X_shape
 from ..model import encode_matrix
 from ..regression_model import REGRESSION_COLUMNS, RegressionTree, regression_header
 from .budget import AUTO_MAX_DEPTH, BudgetPlan, check_budget_shares, estimate_n
-from .builder import Structure
-from .estimator import _MAX_DEPTH, TREE_PARAMETER_CONSTRAINTS, _encode_fit
-from .grid import build_grid
-from .splitter import candidate_mask, child_regions, node_orders, root_region
+from .estimator import _MAX_DEPTH, TREE_PARAMETER_CONSTRAINTS
+from .fitting import fit_tree
+from .labels import LABEL_GRID, RegressionLabels, _as_float_labels, label_units, sum_statistics
+from .splitter import candidate_mask, node_orders
 
 __all__ = [
     "PrivaTreeRegressor",
     "sse",
     "sse_change",
     "exact_sse",
-    "label_units",
     "shrunk_leaf_means",
     "regression_depth",
-    "grow_regression",
-    "LABEL_GRID",
     "DEFAULT_SHARES",
 ]
 
-LABEL_GRID = 1 << 16  # grid steps per half-range of the label bounds (leaf sums, step 5)
 DEFAULT_SHARES = (0.1, 0.7, 0.2)  # (quantiles, levels, leaves) of ε − ε_n (step 2)
 
 
@@ -171,45 +159,13 @@ def _check_label_bounds(label_bounds):
     return lo, hi
 
 
-def _as_float_labels(y, name):
-    """The checked labels (:func:`dpmodels.validation.check_fit_input`) as a finite float64 array."""
-    try:
-        y = y.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("y must be numeric for a regressor") from None
-    if not np.all(np.isfinite(y)):  # a schema error: the label domain is the real line, bounded
-        raise ValueError("Input y contains NaN or infinity")
-    return y
-
-
-def label_units(yc, label_bounds):
-    """The clipped labels as integers in [−G, G] on the public grid (G = :data:`LABEL_GRID`):
-    rint((y − c)/h·G), c = (lo + hi)/2, h = (hi − lo)/2 — a fixed per-record map (neighbours stay
-    neighbours), used by the split utility and the leaf sums alike (0 when lo = hi)."""
-    lo, hi = label_bounds
-    half = 0.5 * hi - 0.5 * lo
-    if not half > 0:
-        return np.zeros(np.shape(yc), dtype=np.int64)
-    mid = 0.5 * lo + 0.5 * hi
-    u = np.rint((np.asarray(yc, dtype=float) - mid) / half * LABEL_GRID)
-    return np.clip(u, -LABEL_GRID, LABEL_GRID).astype(np.int64)
-
-
 def _level_stats(codes, node, u, A, B):
-    """(count, Σu, Σu²) of every (open node, feature, bin) over the integer labels ``u``: exact
-    int64 arrays of shape (A, m, B) (|u| ≤ 2^16: Σu² < 2^63 while n < 2^31)."""
-    m = codes.shape[1]
+    """(count, Σu, Σu²) of every (open node, feature, bin) over the integer labels ``u`` (|u| ≤
+    2^16) of the rows with ``node >= 0``: exact int64 arrays of shape (A, m, B)
+    (:func:`.labels.sum_statistics`)."""
     rows = np.flatnonzero(node >= 0)
-    idx = ((node[rows, None] * m + np.arange(m)[None, :]) * B + codes[rows].astype(np.intp)).ravel()
-    size = A * m * B
-    ur = np.asarray(u, dtype=np.int64)[rows]
-    cnt = np.bincount(idx, minlength=size).astype(np.int64)
-    # per (node, bin) sums are the same for every feature: add per record once per feature
-    s1 = np.zeros(size, dtype=np.int64)
-    s2 = np.zeros(size, dtype=np.int64)
-    np.add.at(s1, idx, np.repeat(ur, m))
-    np.add.at(s2, idx, np.repeat(ur * ur, m))
-    return cnt.reshape(A, m, B), s1.reshape(A, m, B), s2.reshape(A, m, B)
+    H = sum_statistics(codes[rows], np.asarray(u)[rows], B, slot=node[rows], n_slots=A)
+    return H[..., 0], H[..., 1], H[..., 2]
 
 
 def exact_sse(count, total, total_sq, count2=None, total2=None, total_sq2=None):
@@ -243,74 +199,6 @@ def _split_sse(C, S1, S2, order):
     R1 = S1.sum(axis=2, keepdims=True) - L1
     R2 = S2.sum(axis=2, keepdims=True) - L2
     return exact_sse(Lc, L1, L2, Rc, R1, R2)
-
-
-def grow_regression(est, grid, u, categorical, depth, eps_level, sensitivity, ledger, rng) -> Structure:
-    """Grow the tree to at most ``depth`` levels (module docstring, step 4); ``u`` the clipped
-    labels on the integer grid (:func:`label_units`), ``sensitivity`` in grid units²."""
-    codes, n_bins, B = grid.codes, grid.n_bins, grid.B
-    n, m = codes.shape
-    st = Structure()
-    st.leaf_of = np.full(n, -1, dtype=np.intp)
-    alive = root_region(grid, categorical)[None]
-    open_ids = [0]
-    node = np.zeros(n, dtype=np.intp)
-    mechanism = "permute-and-flip" if est.split_selection == "permute-and-flip" else "exponential"
-    for level in progress(range(depth + 1), desc="PrivaTree regressor levels"):
-        A = len(open_ids)
-        splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)
-        leaf_index = np.full(A, -1, dtype=np.intp)
-        for a in np.flatnonzero(~splittable):
-            leaf_index[a] = len(st.leaf_ids)
-            st.leaf_ids.append(open_ids[a])
-        done = (node >= 0) & ~splittable[np.maximum(node, 0)]
-        st.leaf_of[done] = leaf_index[node[done]]
-        node[done] = -1
-        sidx = np.flatnonzero(splittable)
-        if sidx.size == 0:
-            break
-        S = sidx.size
-        split_of = np.full(A, -1, dtype=np.intp)
-        split_of[sidx] = np.arange(S)
-        node = np.where(node >= 0, split_of[np.maximum(node, 0)], -1)
-        alive_s = alive[sidx]
-        C, S1, S2 = _level_stats(codes, node, u, S, B)
-        order = node_orders(alive_s, categorical, n_bins)
-        valid = candidate_mask(alive_s, order)
-        util = np.where(valid, -_split_sse(C, S1, S2, order), -np.inf).reshape(S, m * B)
-        n_valid = valid.reshape(S, -1).sum(axis=1)
-        span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
-        ledger.spend(
-            f"level {level}: split of {S} node(s) among {span} candidates inside each node's region",
-            mechanism,
-            eps_level,
-            sensitivity=sensitivity,
-            composition="parallel" if S > 1 else "sequential",
-            parts=S,
-            note="utility: −Σ children SSE of the clipped labels on the integer grid, exact (monotone)",
-        )
-        pick = select_rows(util, eps_level, sensitivity, rng, monotone=True, mechanism=mechanism)
-        f_sel, b_sel = pick // B, pick % B
-        st.levels_used += 1
-        rank = np.argsort(order, axis=2)
-        go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
-        new_open = []
-        for i, a in enumerate(sidx):
-            f, b = int(f_sel[i]), int(b_sel[i])
-            if categorical[f]:
-                kids = st.add_children(open_ids[a], f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
-            else:
-                kids = st.add_children(open_ids[a], f, threshold=float(grid.thresholds[f][b]))
-            new_open.extend(kids)
-        rows = np.flatnonzero(node >= 0)
-        s = node[rows]
-        left = go_left[s, codes[rows, f_sel[s]].astype(np.intp)]
-        node = np.full(n, -1, dtype=np.intp)
-        node[rows] = 2 * s + (~left)
-        lft, rgt = child_regions(alive_s, f_sel, go_left)
-        alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
-        open_ids = new_open
-    return st
 
 
 class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
@@ -404,99 +292,16 @@ class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
             sq, sl, sf = 0.0, sl / (sl + sf), sf / (sl + sf)
         return BudgetPlan(eps_n, sf * rest, sq * rest, sl * rest / depth, depth)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit on ``X`` (numerical and categorical columns) and numeric labels ``y``; bad input
         raises before any budget is spent. ``sample_weight``: None or all ones
-        (:func:`dpmodels.validation.apply_unit_sample_weight`)."""
-        eps, depth, max_bins, lb, shares = self._check_params()
-        name = type(self).__name__
-        X, y, n, m = check_fit_input(X, y, sample_weight, name)
-        y = _as_float_labels(y, name)
-        # a share of the accountant's budget, if any; X's provenance (a Binarizer's releases) merged
-        ledger = ledger_for_fit(self, eps, X=X)
-        if lb is None:
-            ledger.record_leak("label bounds", "Declare label_bounds=(lo, hi) to keep the fit private.")
-            lb = (float(y.min()), float(y.max())) if n else (0.0, 1.0)
-        lo_y, hi_y = lb
-        names, categorical, categories = resolve_categories(X, self.categories, ledger, bounds=self.bounds)
-        _check_feature_names(self, X, reset=True)
-        _check_n_features(self, X, reset=True)
-        Z = _encode_fit(X, names, categorical, categories)
-        num_idx = np.flatnonzero(~categorical)
-        lo, hi = resolve_bounds(self.bounds, names, num_idx, Z, ledger)
-        rng = samplers.check_random_state(self.random_state)
-        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
-        check_tree_size(
-            "PrivaTreeRegressor",
-            max_depth=depth,
-            n_features=m,
-            n_bins=max(max_bins, n_cat_bins),
-            n_classes=3,
-            n_public=None,
-        )
-        yc = np.clip(y, lo_y, hi_y)
-        if shares is not None and shares[0] <= 0 and bool(np.any(hi > lo)) and depth > 0:
-            # public: the declared shares, bounds and depth (an "auto" depth is >= 1); before any release
-            raise ValueError("budget_shares: the quantile share must be > 0 when there are numerical features")
-        eps_n = 0.0
-        if self.max_depth == "auto":  # the depth rule needs n: declared, or a DP estimate
-            n_used, eps_n = estimate_n(n, eps, self.n_public, ledger, rng)
-            self.n_estimate_ = n_used
-            depth = regression_depth(eps, n_used, m)
-        self.max_depth_ = depth
-        has_num = bool(np.any(hi > lo)) and depth > 0
-        plan = self._plan(eps, eps_n, depth, has_num, shares)
-        grid = build_grid(
-            Z, categorical, categories, names, lo, hi, max_bins, plan.quantiles, ledger, rng, release_quantiles=has_num
-        )
-        units = label_units(yc, lb)  # integers in [−G, G]: the split utility is exact (docs/privacy.md)
-        if hi_y > lo_y:
-            # the utility reads the labels clipped to the central half of the bounds, [−G/2, G/2]:
-            # Δ = G² grid units² = ((hi − lo)/2)² in label units (a quarter of the unclipped bound)
-            w = LABEL_GRID // 2
-            st = grow_regression(
-                self, grid, np.clip(units, -w, w), categorical, depth, plan.level, float((2 * w) ** 2), ledger, rng
-            )
-        else:  # lo = hi: every label is the same public value, nothing to learn from y
-            st = grow_regression(self, grid, units, categorical, 0, plan.level, 1.0, ledger, rng)
-        plan.leaf += (depth - st.levels_used) * plan.level
-        plan.levels_used = st.levels_used
-        counts, sums = self._release_leaves(st, units, lb, plan.leaf, ledger, rng)
-        ledger.check()
-        self.budget_ = plan.as_dict()
-        # the counts' noise scale 2/ε_leaf: the pseudo-count of the leaf estimates (post-processing)
-        self.tree_ = self._assemble(st, categorical, categories, names, counts, sums, lb, 2.0 / plan.leaf, plan.leaf)
-        self.privacy_ledger_ = published_ledger(ledger)
-        self._schema = (names, categorical, categories)
-        return self
+        (:func:`dpmodels.validation.apply_unit_sample_weight`).
 
-    @staticmethod
-    def _release_leaves(st, units, label_bounds, eps_leaf, ledger, rng):
-        """Step 5: noisy counts and noisy sums of the disjoint leaves (ε_leaf/2 each); ``units``:
-        the clipped labels on the integer grid (:func:`label_units`)."""
-        lo, hi = label_bounds
-        L = len(st.leaf_ids)
-        cnt = np.bincount(st.leaf_of, minlength=L)
-        counts = mech.noisy_histogram(cnt, eps_leaf / 2, rng, ledger=ledger, what="leaf record counts", parts=L)
-        half = 0.5 * hi - 0.5 * lo
-        mid = 0.5 * lo + 0.5 * hi
-        if half > 0:
-            s = np.zeros(L, dtype=np.int64)
-            np.add.at(s, st.leaf_of, units)  # exact int64 sums of integers in [−2^16, 2^16]
-            noisy = mech.noisy_integer_sums(
-                s,
-                eps_leaf / 2,
-                LABEL_GRID,
-                rng,
-                ledger=ledger,
-                what="leaf label sums (centred, on a public grid)",
-                parts=L,
-                note=f"labels clipped to [{lo:g}, {hi:g}], grid step {half / LABEL_GRID:.3g}",
-            )
-            sums = mid * counts + noisy * (half / LABEL_GRID)  # post-processing: back to label units
-        else:
-            sums = mid * counts.astype(float)
-        return counts, sums
+        Partitioned input — a :class:`dpmodels.data.ParquetSource` (``y=None``) or a Dask
+        DataFrame and its label Series — is fitted by count passes (:mod:`.streaming`): the same
+        model as in memory under the same seed. It declares ``label_bounds``, ``bounds`` and
+        ``categories``."""
+        return fit_tree(self, RegressionTask(self), X, y, sample_weight)
 
     @staticmethod
     def _assemble(
@@ -593,3 +398,123 @@ class PrivaTreeRegressor(FittedReprMixin, RegressorMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+class RegressionTask:
+    """The regressor's own steps of the fit (:mod:`.fitting`): its label bounds, budget plan, SSE
+    selection and leaf release (module docstring); the parameters checked once, first."""
+
+    progress_label = "PrivaTree regressor levels"
+
+    def __init__(self, est: PrivaTreeRegressor):
+        self.est = est
+        self.eps, self.depth, self.max_bins, self.label_bounds, self.shares = est._check_params()
+        self.name = type(est).__name__
+        self.mechanism = "permute-and-flip" if est.split_selection == "permute-and-flip" else "exponential"
+
+    # ------------------------------------------------------------------ labels
+    def check_labels(self, y):
+        return _as_float_labels(y, self.name)
+
+    def labels_in_memory(self, y, ledger):
+        """The label bounds (declared, or y's min and max with a leak row) and y on the grid."""
+        lb = self.label_bounds
+        if lb is None:
+            ledger.record_leak("label bounds", "Declare label_bounds=(lo, hi) to keep the fit private.")
+            lb = (float(y.min()), float(y.max())) if y.size else (0.0, 1.0)
+        self.label_bounds = lb
+        return RegressionLabels(lb), label_units(np.clip(y, *lb), lb)
+
+    def refuse_partitioned(self):
+        pass
+
+    def check_declared_labels(self):
+        if self.label_bounds is None:
+            raise ValueError(
+                f"{self.name}: partitioned input needs label_bounds=(lo, hi) declared; they are not read from the data"
+            )
+
+    def labels_declared(self, ledger):
+        return RegressionLabels(self.label_bounds)
+
+    # ------------------------------------------------------------------ steps
+    def check_size(self, m, categories, lo, hi, labels):
+        n_cat_bins = max([len(v) + 1 for v in categories.values()], default=0)
+        check_tree_size(
+            "PrivaTreeRegressor",
+            max_depth=self.depth,
+            n_features=m,
+            n_bins=max(self.max_bins, n_cat_bins),
+            n_classes=3,
+            n_public=None,
+        )
+        if self.shares is not None and self.shares[0] <= 0 and bool(np.any(hi > lo)) and self.depth > 0:
+            # public: the declared shares, bounds and depth (an "auto" depth is >= 1); before any release
+            raise ValueError("budget_shares: the quantile share must be > 0 when there are numerical features")
+
+    def plan(self, n, m, lo, hi, labels, ledger, rng):
+        """Step 2: the depth (the "auto" rule needs n: declared, or a DP estimate) and the shares."""
+        est, eps, depth = self.est, self.eps, self.depth
+        eps_n = 0.0
+        if est.max_depth == "auto":
+            n_used, eps_n = estimate_n(n, eps, est.n_public, ledger, rng)
+            est.n_estimate_ = n_used
+            depth = regression_depth(eps, n_used, m)
+        est.max_depth_ = depth
+        has_num = bool(np.any(hi > lo)) and depth > 0
+        return est._plan(eps, eps_n, depth, has_num, self.shares), depth, "split", has_num
+
+    def grow_depth(self, depth):
+        lo, hi = self.label_bounds
+        return depth if hi > lo else 0  # lo = hi: every label is the same public value, nothing to learn
+
+    def select(self, H, alive, level, categorical, n_bins, eps_level, ledger, rng):
+        """One permute-and-flip (or exponential) choice per node on −Σ children SSE (step 4)."""
+        S, m, B = alive.shape
+        order = node_orders(alive, categorical, n_bins)
+        valid = candidate_mask(alive, order)
+        util = np.where(valid, -_split_sse(H[..., 0], H[..., 1], H[..., 2], order), -np.inf).reshape(S, m * B)
+        n_valid = valid.reshape(S, -1).sum(axis=1)
+        span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
+        # the utility reads the labels clipped to the central half of the bounds, [−G/2, G/2]:
+        # Δ = G² grid units² = ((hi − lo)/2)² in label units (a quarter of the unclipped bound)
+        sensitivity = float(LABEL_GRID**2)
+        ledger.spend(
+            f"level {level}: split of {S} node(s) among {span} candidates inside each node's region",
+            self.mechanism,
+            eps_level,
+            sensitivity=sensitivity,
+            composition="parallel" if S > 1 else "sequential",
+            parts=S,
+            note="utility: −Σ children SSE of the clipped labels on the integer grid, exact (monotone)",
+        )
+        pick = select_rows(util, eps_level, sensitivity, rng, monotone=True, mechanism=self.mechanism)
+        return pick // B, pick % B, order
+
+    def finish(self, st, Hl, plan, labels, names, categorical, categories, ledger, rng):
+        """Step 5: noisy counts and noisy sums of the disjoint leaves (ε_leaf/2 each), then the tree."""
+        est, lb, eps_leaf = self.est, self.label_bounds, plan.leaf
+        lo, hi = lb
+        L = Hl.shape[0]
+        counts = mech.noisy_histogram(Hl[:, 0], eps_leaf / 2, rng, ledger=ledger, what="leaf record counts", parts=L)
+        half = 0.5 * hi - 0.5 * lo
+        mid = 0.5 * lo + 0.5 * hi
+        if half > 0:
+            noisy = mech.noisy_integer_sums(
+                Hl[:, 1],
+                eps_leaf / 2,
+                LABEL_GRID,
+                rng,
+                ledger=ledger,
+                what="leaf label sums (centred, on a public grid)",
+                parts=L,
+                note=f"labels clipped to [{lo:g}, {hi:g}], grid step {half / LABEL_GRID:.3g}",
+            )
+            sums = mid * counts + noisy * (half / LABEL_GRID)  # post-processing: back to label units
+        else:
+            sums = mid * counts.astype(float)
+        ledger.check()
+        est.budget_ = plan.as_dict()
+        # the counts' noise scale 2/ε_leaf: the pseudo-count of the leaf estimates (post-processing)
+        est.tree_ = est._assemble(st, categorical, categories, names, counts, sums, lb, 2.0 / eps_leaf, eps_leaf)
+        est.privacy_ledger_ = published_ledger(ledger)

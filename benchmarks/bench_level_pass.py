@@ -1,0 +1,223 @@
+"""PrivaTree's out-of-core passes against the machine's read bound, and their cost per column.
+
+One process, interleaved rounds (each round calls every case once, the order rotating; CPU time by
+``time.process_time``; medians and per-round ratios), single-threaded BLAS. Data: n rows × m
+float64 features (``N(0, 1)``, bounds (−3, 3)), 9 released thresholds per feature, binary labels,
+cut into partitions of 2^18 rows as a :class:`~dpmodels.data.ParquetSource` batch would be; the
+level pass is the one of depth 3 (8 open nodes, routed through 7 released splits) over the
+encoded cache (uint8 codes + uint8 labels).
+
+Cases (per partition, summed over the partitions):
+
+- ``read X`` / ``read cache``: ``numpy.sum`` over the same bytes (X's float64; the codes viewed
+  as int64) — the read bound, measured in the same rounds;
+- ``first pass``: clip → grid cell → count (the JointExp histograms, G = 2048 cells per feature);
+  ``numpy`` is :func:`dpmodels.tree.privatree.grid.grid_cells` (the in-memory path), ``before``
+  the same with one ``bincount(minlength=k·G)`` per row block of 2^17 values (its O(n·k²) cost);
+- ``encode``: clip → cell → bin code (``numpy``: ``grid_cells`` + ``bin_codes``);
+- ``level``: route → (node, feature, bin, class) counts (``numpy``: the previous pass, a
+  ``numpy`` router and :func:`~dpmodels.tree.privatree.histograms.class_histograms`);
+- ``compiled``: the kernels of :mod:`dpmodels.tree.privatree.kernels` the partitioned fit uses.
+
+Run::
+
+    python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 5
+    python benchmarks/bench_level_pass.py --rows 1000000 --columns 25 50 100 200 --rounds 5
+
+The first prints, per case, the median CPU time, ns per value, the fraction of the read bound
+(read ÷ case over the bytes the pass reads: X for the first and encoding passes, the cache for
+the level pass) and the compiled kernel's speed-up over numpy; with several ``--columns``, the
+log-log slope of each case's time against the number of columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from dpmodels.tree.privatree import grid as ptg  # noqa: E402
+from dpmodels.tree.privatree.builder import Structure  # noqa: E402
+from dpmodels.tree.privatree.histograms import class_histograms, row_blocks  # noqa: E402
+from dpmodels.tree.privatree.kernels import grid_histograms, level_class_counts, numeric_codes  # noqa: E402
+from dpmodels.tree.privatree.streaming import _Router  # noqa: E402
+
+PART = 1 << 18  # rows per partition (ParquetSource's default batch)
+G, B, K, N_THRESHOLDS = ptg.GRID, 10, 2, 9
+
+
+def _numpy_route(router, codes):
+    """The level pass's router before the kernels (one numpy sweep per step per tree level)."""
+    n, m = codes.shape
+    node = np.zeros(n, dtype=np.intp)
+    flat = codes.ravel()
+    base = np.arange(n, dtype=np.intp) * m
+    cl, cr, feat, left = router.tables()
+    while True:
+        kids = cl[node]
+        internal = kids >= 0
+        if not internal.any():
+            return node
+        code = np.take(flat, base + feat[node]).astype(np.intp)
+        go_left = np.take(left.ravel(), node * B + code)
+        node = np.where(internal, np.where(go_left, kids, cr[node]), node)
+
+
+def _grid_counts_before(Z, lo, hi):
+    """``grid_cells``' histograms as they were: one bincount(minlength=k·G) per small row block."""
+    n, k = Z.shape
+    scale, _ = ptg.cell_scale(lo, hi, G)
+    offsets = np.arange(k, dtype=float) * G
+    counts = np.zeros(k * G, dtype=np.int64)
+    for a, b in row_blocks(n, k):
+        x = (Z[a:b] - lo) * scale
+        np.maximum(x, 0.0, out=x)
+        np.minimum(x, G - 1, out=x)
+        x += offsets
+        counts += np.bincount(x.astype(np.int64).ravel(), minlength=k * G)
+    return counts
+
+
+def setup(n, m, seed=0):  # noqa: C901 - one closure per measured pass, each a few lines
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=n) > 0).astype(np.uint8)
+    lo, hi = np.full(m, -3.0), np.full(m, 3.0)
+    T = np.sort(rng.normal(size=(m, N_THRESHOLDS)).clip(-3, 3), axis=1)
+    num_idx = np.arange(m)
+    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
+    parts = [(a, min(n, a + PART)) for a in range(0, n, PART)]
+    codes = np.empty((n, m), dtype=np.uint8)
+    for a, b in parts:
+        numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, codes[a:b])
+    st, opens = Structure(), [0]
+    for _ in range(3):
+        new = []
+        for p in opens:
+            new += st.add_children(p, int(rng.integers(m)), threshold=0.0)
+            st.split_left[p] = np.arange(B) <= rng.integers(1, B - 1)
+        opens = new
+    router = _Router(st, B)
+    slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
+    slot_of_node[np.asarray(opens)] = np.arange(len(opens))
+    S = len(opens)
+    X_words = X.reshape(-1)
+    c_words = codes.reshape(-1)[: codes.size // 8 * 8].view(np.int64)
+
+    def first_numpy():
+        for a, b in parts:
+            ptg.grid_cells(X[a:b], num_idx, lo, hi, G)
+
+    def first_before():
+        for a, b in parts:
+            _grid_counts_before(X[a:b], lo, hi)
+
+    def first_compiled():
+        for a, b in parts:
+            grid_histograms(X[a:b], num_idx, lo, hi, scale, clip_first, G, np.zeros((m, G), dtype=np.int64))
+
+    def encode_numpy():
+        for a, b in parts:
+            cells, _ = ptg.grid_cells(X[a:b], num_idx, lo, hi, G)
+            ptg.bin_codes(X[a:b], num_idx, cells, T, lo, hi, G, np.empty((b - a, m), dtype=np.uint8))
+
+    def encode_compiled():
+        for a, b in parts:
+            out = np.empty((b - a, m), dtype=np.uint8)
+            numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, out)
+
+    def level_numpy():
+        for a, b in parts:
+            slot = slot_of_node[_numpy_route(router, codes[a:b])]
+            rows = np.flatnonzero(slot >= 0)
+            class_histograms(codes[a:b], y[a:b].astype(np.intp), B, K, slot[rows], rows, S)
+
+    def level_compiled():
+        for a, b in parts:
+            out = np.zeros((S, m, B, K), dtype=np.int64)
+            level_class_counts(codes[a:b], y[a:b], *router.tables(), slot_of_node, out)
+
+    cases = {
+        "read X": lambda: X_words.sum(),
+        "read cache": lambda: c_words.sum(),
+        "first pass, numpy before": first_before,
+        "first pass, numpy": first_numpy,
+        "first pass, compiled": first_compiled,
+        "encode, numpy": encode_numpy,
+        "encode, compiled": encode_compiled,
+        "level, numpy": level_numpy,
+        "level, compiled": level_compiled,
+    }
+    return cases
+
+
+READS = {"first": "read X", "encode": "read X", "level": "read cache"}
+
+
+def measure(n, m, rounds):
+    cases = setup(n, m)
+    for f in cases.values():  # warm up (and compile)
+        f()
+    names = list(cases)
+    res: dict = {k: [] for k in names}
+    for r in range(rounds):
+        for k in names[r % len(names) :] + names[: r % len(names)]:
+            c = time.process_time()
+            cases[k]()
+            res[k].append(time.process_time() - c)
+    return {k: np.array(v) for k, v in res.items()}
+
+
+def report(n, m, res):
+    values = n * m
+    print(
+        f"\n{n:,} rows × {m} columns ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()[0]:.1f})"
+    )
+    print("| case | median CPU | ns per value | of the read bound | compiled ÷ numpy speed-up |")
+    print("|---|---|---|---|---|")
+    for k, t in res.items():
+        kind = k.split(",")[0].split()[0]
+        bound = ""
+        if kind in READS:
+            per_round = res[READS[kind]] / t
+            bound = f"{100 * np.median(per_round):.1f} % ({100 * per_round.min():.1f}–{100 * per_round.max():.1f})"
+        speed = ""
+        if k.endswith("compiled"):
+            base = res[k.replace("compiled", "numpy")] / t
+            speed = f"{np.median(base):.2f}× ({base.min():.2f}–{base.max():.2f})"
+        print(f"| {k} | {np.median(t):.3f} s | {1e9 * np.median(t) / values:.2f} | {bound} | {speed} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--columns", type=int, nargs="+", default=[25])
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    by_m = {}
+    for m in a.columns:
+        by_m[m] = measure(a.rows, m, a.rounds)
+        report(a.rows, m, by_m[m])
+    if len(a.columns) > 1:
+        ms = np.array(a.columns, dtype=float)
+        print(f"\nlog-log slope of the median CPU time against the number of columns ({a.columns}):")
+        print("| case | slope | slope above 100 columns |")
+        print("|---|---|---|")
+        for k in by_m[a.columns[0]]:
+            t = np.array([np.median(by_m[m][k]) for m in a.columns])
+            slope = np.polyfit(np.log(ms), np.log(t), 1)[0]
+            hi = ms >= 100
+            top = np.polyfit(np.log(ms[hi]), np.log(t[hi]), 1)[0] if hi.sum() >= 2 else float("nan")
+            print(f"| {k} | {slope:.2f} | {top:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

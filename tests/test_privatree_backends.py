@@ -1,0 +1,223 @@
+"""One PrivaTree fit over every count backend (issue 27 #1): the regressor, like the classifier, is
+the same model bit for bit under the same seed whether its records are in memory, in Parquet files
+streamed by pyarrow, or split into partitions; a partitioned fit refuses what it would have to
+read from the data before anything is read or spent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpmodels.data.sources import InMemorySource
+from dpmodels.privacy import BudgetAccountant
+from dpmodels.tree import PrivaTreeRegressor
+from dpmodels.tree.privatree.labels import sum_statistics
+
+N = 1501
+
+
+def _data(n=N, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"x0": rng.normal(size=n), "x1": rng.uniform(-2, 2, size=n)})
+    X["c"] = rng.choice(["a", "b", "c", "other"], size=n)  # "other" is outside the declared list
+    y = 3 * X.x0 + (X.c == "a") * 2 + rng.normal(size=n)
+    return X, y.to_numpy()
+
+
+KW = dict(
+    epsilon=2.0,
+    bounds={"x0": (-3, 3), "x1": (-2, 2)},
+    categories={"c": ["a", "b", "c"]},
+    label_bounds=(-8.0, 8.0),
+)
+
+
+def _released(m):
+    return (m.tree_.to_dict(), m.privacy_ledger_.to_dict(), m.budget_, m.max_depth_)
+
+
+@pytest.mark.parametrize("params", [dict(max_depth=3), dict(max_depth="auto"), dict(max_depth=2, n_public=1500)])
+@pytest.mark.parametrize("cuts", [(), (1, 700, 701)])
+def test_regressor_on_partitions_equals_in_memory(params, cuts):
+    X, y = _data()
+    m1 = PrivaTreeRegressor(**KW, **params, random_state=3).fit(X, y)
+    m2 = PrivaTreeRegressor(**KW, **params, random_state=3).fit(InMemorySource(X, y, cuts=cuts))
+    assert _released(m1) == _released(m2)
+    np.testing.assert_array_equal(m1.predict(X), m2.predict(X))
+    assert m2.n_partitions_ == len(cuts) + 1
+
+
+def test_regressor_on_parquet_equals_in_memory(tmp_path):
+    pytest.importorskip("pyarrow")
+    from dpmodels.data import ParquetSource
+
+    X, y = _data(seed=1)
+    d = tmp_path / "d"
+    d.mkdir()
+    df = X.assign(label=y)
+    df.iloc[:600].to_parquet(d / "a.parquet", index=False)
+    df.iloc[600:].to_parquet(d / "b.parquet", index=False)
+    m1 = PrivaTreeRegressor(**KW, max_depth=3, random_state=8).fit(X, y)
+    m2 = PrivaTreeRegressor(**KW, max_depth=3, random_state=8).fit(ParquetSource(d, label="label", batch_rows=256))
+    assert _released(m1) == _released(m2)
+
+
+@pytest.mark.parametrize(
+    "drop, match",
+    [("label_bounds", "label_bounds"), ("bounds", "bounds="), ("categories", "neither declared categorical")],
+)
+def test_regressor_partitioned_input_needs_the_whole_schema(drop, match):
+    X, y = _data(n=50)
+    kw = {k: v for k, v in KW.items() if k not in (drop, "epsilon")}
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match=match):
+        PrivaTreeRegressor(**kw, epsilon=0.5, accountant=acc).fit(InMemorySource(X, y))
+    assert acc.epsilon_spent == 0
+
+
+def test_regressor_label_errors_surface_before_any_release():
+    X, y = _data(n=60)
+    y = y.astype(object)
+    y[59] = "many"
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="numeric"):
+        PrivaTreeRegressor(**{**KW, "epsilon": 0.5}, max_depth=2, accountant=acc).fit(InMemorySource(X, y, cuts=(30,)))
+    assert acc.epsilon_spent == 0
+
+
+def test_sum_statistics_equal_a_record_by_record_count():
+    rng = np.random.default_rng(2)
+    n, m, B, S = 700, 3, 4, 3
+    codes = rng.integers(0, B, size=(n, m)).astype(np.uint8)
+    v = rng.integers(-(1 << 16), (1 << 16) + 1, size=n)
+    slot = rng.integers(0, S, size=n)
+    rows = np.flatnonzero(rng.random(n) < 0.7)
+    got = sum_statistics(codes, v, B, slot=slot[rows], rows=rows, n_slots=S)
+    want = np.zeros((S, m, B, 3), dtype=object)
+    for i in rows:
+        for j in range(m):
+            cell = want[slot[i], j, codes[i, j]]
+            cell += np.array([1, int(v[i]), int(v[i]) ** 2], dtype=object)
+    assert got.dtype == np.int64
+    assert (got.astype(object) == want).all()
+
+
+# ---------------------------------------------------------------------------- compiled kernels
+def _random_tree(rng, m, B, depth):
+    """A released tree of the given depth (random splits) and its open nodes."""
+    from dpmodels.tree.privatree.builder import Structure
+
+    st, opens = Structure(), [0]
+    for _ in range(depth):
+        new = []
+        for p in opens:
+            kids = st.add_children(p, int(rng.integers(m)), threshold=0.0)
+            st.split_left[p] = rng.random(B) < 0.5
+            new += kids
+        opens = new
+    return st, np.asarray(opens)
+
+
+def _route_by_hand(st, codes):
+    node = np.zeros(len(codes), dtype=np.intp)
+    for i in range(len(codes)):
+        while st.children_left[node[i]] >= 0:
+            f = st.feature[node[i]]
+            node[i] = st.children_left[node[i]] if st.split_left[node[i]][codes[i, f]] else st.children_right[node[i]]
+    return node
+
+
+@pytest.mark.parametrize("B,K,depth,dtype", [(10, 2, 2, np.uint8), (255, 3, 3, np.uint8), (300, 2, 1, np.uint16)])
+def test_compiled_level_and_leaf_passes_equal_the_numpy_counts(B, K, depth, dtype):
+    from dpmodels.tree.privatree.histograms import class_histograms
+    from dpmodels.tree.privatree.labels import ClassLabels, RegressionLabels
+    from dpmodels.tree.privatree.streaming import _Router
+
+    rng = np.random.default_rng(B + K)
+    n, m = 900, 4
+    codes = rng.integers(0, B, (n, m)).astype(dtype)
+    st, opens = _random_tree(rng, m, B, depth)
+    node = _route_by_hand(st, codes)
+    tables = _Router(st, B).tables()
+    # a level pass over some of the open nodes (the others are already leaves)
+    slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
+    live = opens[rng.random(opens.size) < 0.7]
+    slot_of_node[live] = np.arange(live.size)
+    slot = slot_of_node[node]
+    rows = np.flatnonzero(slot >= 0)
+    y = rng.integers(0, K, n).astype(np.uint8)
+    out = np.zeros((live.size, m, B, K), dtype=np.int64)
+    ClassLabels(np.arange(K)).level_pass(codes, y, tables, slot_of_node, out)
+    assert np.array_equal(out, class_histograms(codes, y.astype(np.intp), B, K, slot[rows], rows, live.size))
+    u = rng.integers(-(1 << 16), (1 << 16) + 1, n).astype(np.int32)
+    reg = RegressionLabels((-1.0, 1.0))
+    out = np.zeros((live.size, m, B, 3), dtype=np.int64)
+    reg.level_pass(codes, u, tables, slot_of_node, out)
+    v = np.clip(u, -reg.w, reg.w)
+    assert np.array_equal(out, sum_statistics(codes, v, B, slot[rows], rows, live.size))
+    # the leaf pass
+    leaf_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
+    leaf_of_node[opens] = np.arange(opens.size)
+    leaf = leaf_of_node[node]
+    out = np.zeros((opens.size, K), dtype=np.int64)
+    ClassLabels(np.arange(K)).leaf_pass(codes, y, tables, leaf_of_node, out)
+    assert np.array_equal(out, np.bincount(leaf * K + y, minlength=opens.size * K).reshape(-1, K))
+    out = np.zeros((opens.size, 2), dtype=np.int64)
+    reg.leaf_pass(codes, u, tables, leaf_of_node, out)
+    assert np.array_equal(out[:, 0], np.bincount(leaf, minlength=opens.size))
+    assert np.array_equal(out[:, 1], np.bincount(leaf, weights=u, minlength=opens.size).astype(np.int64))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_encoding_equals_grid_cells_and_bin_codes(seed):
+    """clip → cell → count and clip → cell → code in one loop give the numpy passes' integers,
+    with infinite values, values on thresholds and cell edges, degenerate and too-narrow features."""
+    from dpmodels.tree.privatree import grid as ptg
+    from dpmodels.tree.privatree.kernels import grid_histograms, numeric_codes
+
+    rng = np.random.default_rng(seed)
+    n, m, G = 2000, 6, int(rng.choice([16, 2048]))
+    X = rng.normal(0, 2, (n, m))
+    X[rng.random((n, m)) < 0.01] = np.inf
+    X[rng.random((n, m)) < 0.01] = -np.inf
+    lo = np.array([-3.0, -1.0, 0.0, 5.0, -2.0, 1e6])
+    hi = np.array([3.0, 1.0, 0.0 if seed % 2 else 1.0, 5.5, 2.0, 1e6 + 1e-6])
+    num_idx = np.array([0, 1, 2, 4, 5]) if seed % 2 else np.arange(m)
+    lo, hi = lo[num_idx], hi[num_idx]
+    k = num_idx.size
+    T = np.sort(rng.uniform(lo[:, None] - 0.1, hi[:, None] + 0.1, (k, 9)), axis=1)
+    T[:, 0] = lo + 7 * (hi - lo) / G  # a threshold on a cell edge
+    X[:5, num_idx[0]] = T[0, 0]
+    X[5:10, num_idx[1]] = lo[1] + 3 * (hi[1] - lo[1]) / G  # values on a cell edge
+    T = np.sort(np.clip(T, lo[:, None], hi[:, None]), axis=1)
+    cells, counts = ptg.grid_cells(X, num_idx, lo, hi, G)
+    want = np.zeros((n, m), dtype=np.uint8)
+    ptg.bin_codes(X, num_idx, cells, T, lo, hi, G, want)
+    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    hist = np.zeros((k, G), dtype=np.int64)
+    grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, hist)
+    assert np.array_equal(hist, counts)
+    table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
+    got = np.zeros((n, m), dtype=np.uint8)
+    numeric_codes(X, num_idx, lo, hi, scale, clip_first, G, table, T, got)
+    assert np.array_equal(got[:, num_idx], want[:, num_idx])
+
+
+def test_compiled_histograms_of_many_columns_equal_grid_cells():
+    """Above 32 features the kernel counts feature by feature over row blocks: same counts."""
+    from dpmodels.tree.privatree import grid as ptg
+    from dpmodels.tree.privatree.kernels import grid_histograms
+
+    rng = np.random.default_rng(1)
+    n, m, G = 3000, 70, ptg.GRID
+    X = rng.normal(0, 2, (n, m))
+    X[rng.random((n, m)) < 0.01] = np.inf
+    lo, hi = np.full(m, -3.0), np.full(m, 3.0)
+    hi[5] = lo[5]  # a degenerate feature: values clipped first
+    num_idx = np.arange(m)
+    _, counts = ptg.grid_cells(X, num_idx, lo, hi, G)
+    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    got = np.zeros((m, G), dtype=np.int64)
+    grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, got)
+    assert np.array_equal(got, counts)
