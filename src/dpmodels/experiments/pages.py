@@ -56,7 +56,7 @@ def _data_paths(docs: Path, eid: str) -> tuple[Path, Path]:
 
 
 def read_rows(path: Path) -> pd.DataFrame:
-    df = pd.read_csv(path, dtype={"parameters": str, "dataset": str, "learner": str, "metric": str})
+    df = pd.read_csv(path, dtype={"parameters": str, "dataset": str, "learner": str, "metric": str, "attack": str})
     missing = [c for c in ROW_FIELDS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: not a tidy results file (missing columns {missing})")
@@ -102,11 +102,13 @@ def write_page(eid: str, out, docs) -> Path:
     if not path.exists():
         raise ValueError(f"{eid}: no results in {out / src}; run `dpmodels reproduce {eid} --out {out}` first")
     df = grid.read_frame(path)
+    if exp.page_rows is not None:  # the id's own summary of rows too many to commit
+        df = exp.page_rows(df)
     if len(df) > MAX_ROWS:
         raise ValueError(
             f"{eid}: {len(df):,} result rows are too many to commit (> {MAX_ROWS:,}); summarise them first"
         )
-    df = df[list(ROW_FIELDS)]
+    df = df[list(ROW_FIELDS) + [c for c in exp.page_columns if c in df.columns]]
     rows_path, meta_path = _data_paths(docs, eid)
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(rows_path, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")

@@ -177,6 +177,10 @@ class Experiment:
     unavailable: str | None = None  # a reason, when this build cannot run it
     # an agreement test fixed before comparing: rows -> one sentence with its outcome (generated pages)
     agreement: Callable[..., str] | None = None
+    # the rows its generated page commits when the run's own are too many (a summary computed from
+    # them, which ``table`` reads as well), and the columns beyond ROW_FIELDS that summary keeps
+    page_rows: Callable[..., Any] | None = None
+    page_columns: tuple[str, ...] = ()
     module: str = ""  # the module that registered it (set by register; the catalogue names it too)
 
     def __post_init__(self):

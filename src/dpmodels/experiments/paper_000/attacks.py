@@ -1114,9 +1114,68 @@ def _mia_plot(df, out_dir):
     ]
 
 
-def _mia_table(df):
+#: the pooled ε table's two numbers as rows of 000-mia's page (:func:`_mia_page_rows`)
+EPS_METRICS = {"eps_hat": ("eps_hat", "eps_hat_attack"), "eps_lb": ("eps_lb", "eps_lb_attack")}
+
+
+def _mia_page_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """What 000-mia's page commits instead of its 2.1 M per-record scores: the per-run metric rows
+    (with their attack) and the pooled ε table (:func:`epsilon_table`) as rows of metric
+    ``eps_hat`` / ``eps_lb``, the attack that gave it in ``attack`` and the number of pooled
+    records in ``record``. :func:`_mia_table` reads either form."""
     metrics, scores = split_mia(df)
-    return mia_markdown(metrics, epsilon_table(scores)) + (
+    et = epsilon_table(scores)
+    rows = [
+        dict(
+            dataset=r["dataset"],
+            learner=r["learner"],
+            parameters="pooled over runs",
+            epsilon=r["epsilon_claimed"],
+            delta=0.0,
+            seed=-1,
+            metric=m,
+            value=float(r[v]),
+            fit_seconds=0.0,
+            attack=r[a],
+            record=int(r["records"]),
+        )
+        for r in et.to_dict("records")
+        for m, (v, a) in EPS_METRICS.items()
+    ]
+    return pd.concat([metrics, pd.DataFrame(rows)], ignore_index=True)
+
+
+def _pooled_epsilons(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`epsilon_table` back from the rows :func:`_mia_page_rows` wrote."""
+    out = []
+    keys = ["dataset", "learner", "epsilon"]
+    hat = df[df.metric == "eps_hat"].set_index(keys)
+    lb = df[df.metric == "eps_lb"].set_index(keys)
+    for key, h in hat.iterrows():
+        b = lb.loc[key]
+        out.append(
+            dict(
+                dataset=key[0],
+                learner=key[1],
+                epsilon_claimed=key[2],
+                eps_hat=float(h["value"]),
+                eps_hat_attack=h["attack"],
+                eps_lb=float(b["value"]),
+                eps_lb_attack=b["attack"],
+                records=int(h["record"]),
+            )
+        )
+    return pd.DataFrame(out)
+
+
+def _mia_table(df):
+    if (df["metric"] == "score").any():
+        metrics, scores = split_mia(df)
+        eps = epsilon_table(scores)
+    else:  # the committed summary of a generated page
+        metrics = df[~df.metric.isin(list(EPS_METRICS))].drop(columns=["record"], errors="ignore")
+        eps = _pooled_epsilons(df)
+    return mia_markdown(metrics, eps) + (
         "\n\nSecond table: per learner, over all runs pooled, the plug-in ln(TPR/FPR) at 1 % FPR of the best "
         "attack (a point estimate, no confidence) and a 95 % Clopper–Pearson lower bound on ε (attack and "
         "threshold chosen on a random half of the (run, record) pairs, the bound computed on the other half; "
@@ -1167,6 +1226,8 @@ register(
         source="000-mia",
         plot=_fig6_plot,
         table=_fig6_table,
+        page_rows=lambda df: split_mia(df)[0],  # the metric rows (the ROC curves are in the figure)
+        page_columns=("attack",),
         full_cost="the cost of 000-mia (shares its cells)",
         quick_cost="shares 000-mia's cells",
     )
@@ -1182,6 +1243,8 @@ register(
         cells=_mia_cells,
         plot=_mia_plot,
         table=_mia_table,
+        page_rows=_mia_page_rows,
+        page_columns=("attack", "record"),
         full_cost="≈ 16 min, 160 cells, 645 CPU-s (1 worker, load 1–4); 2.1 M score rows",
         quick_cost="≈ 35 s",
     )
