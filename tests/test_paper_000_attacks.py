@@ -96,3 +96,35 @@ def test_registry_ids_run_end_to_end(tmp_path, monkeypatch):
     assert "permute-and-flip" in fig6.table and "PrivaTree" not in fig6.table
     with pytest.raises(ValueError, match="paper 000 uses the datasets"):
         get("000-table2").cells(Size(quick=True, datasets=("nursery",)))
+
+
+def test_mia_page_commits_a_summary_its_table_reads_alike(tmp_path):
+    """000-mia's page commits per-run metrics and the pooled ε table instead of per-record
+    scores; the table drawn from those committed rows (after the CSV round trip the page's check
+    makes) is the table drawn from the run's own rows."""
+    import numpy as np
+    import pandas as pd
+
+    from dpmodels.experiments.pages import read_rows
+    from dpmodels.experiments.registry import ROW_FIELDS, get
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for lr in ("GreedyRL", "PrivaTree"):
+        for seed in range(2):
+            for attack in ("threshold", "black-box"):
+                base = dict(dataset="german", learner=lr, parameters="{}", epsilon=1.0, delta=0.0, seed=seed)
+                for m in ("auc", "tpr@0.1%fpr", "tpr@1%fpr"):
+                    rows.append(dict(base, metric=m, value=rng.random(), fit_seconds=0.1, attack=attack))
+                for rec in range(60):
+                    rows.append(
+                        dict(base, metric="score", value=rng.random() + (rec < 30) * 0.3 * (lr == "GreedyRL"),
+                             fit_seconds=0.1, attack=attack, record=rec, member=rec < 30)
+                    )  # fmt: skip
+    df = pd.DataFrame(rows)
+    exp = get("000-mia")
+    summary = exp.page_rows(df)
+    assert not (summary.metric == "score").any() and len(summary) < len(df)
+    path = tmp_path / "rows.csv.gz"
+    summary[list(ROW_FIELDS) + list(exp.page_columns)].to_csv(path, index=False)
+    assert exp.table(read_rows(path)) == exp.table(df)
