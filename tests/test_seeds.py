@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpmodels.experiments.paper_000 import accuracy, scripts
-from dpmodels.experiments.paper_003 import reconstruction as p3
+from dpmodels.experiments.paper_003 import dp as p3
 from dpmodels.experiments.seeds import derive_seed, epsilon_key, fit_entropy
 
 parts = st.lists(st.one_of(st.text(), st.integers(), st.floats(allow_nan=False)), min_size=1, max_size=6)
