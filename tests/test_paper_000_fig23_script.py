@@ -187,6 +187,10 @@ def test_fig23_script_cell_and_ids():
     assert len(get("000-fig2-script").cells(Size())) == 200  # the script's COMPAS seeds
     cell = get("000-fig3-script").cells(Size(runs=1))[0]
     assert cell.kwargs["epsilons"] == f23.SCRIPT_EPSILONS and cell.kwargs["max_card"] == 1  # German
+    # German is CP4IM's file, as under 000-fig4-paper and 000-table2-script: 112 columns, 224 literals
+    assert cell.kwargs["german_file"] == "cp4im" and f23.fig23_script_data("german")[1].shape[1] == 224
+    with pytest.raises(ValueError, match="CP4IM"):
+        f23.fig23_script_cell("german", 0, (1.0,), german_file="sec-v-a")
     assert len(f23.SCRIPT_EPSILONS) == 100 and f23.SCRIPT_EPSILONS[0] == pytest.approx(0.1)
     with pytest.raises(ValueError, match="cover"):
         f23.fig23_script_cells(("nursery",), 1, (1.0,))
