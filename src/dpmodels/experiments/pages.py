@@ -76,7 +76,9 @@ def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
         f"**Draws:** {exp.draws}",
         "",
         f"**Run:** {mode} size, {len(df):,} result rows from {meta.get('cells', 0)} cells, "
-        f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells; commit `{meta.get('commit', 'unknown')}`, "
+        f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells"
+        + (f" (the cells of `{exp.source}`)" if exp.source else "")
+        + f"; commit `{meta.get('commit', 'unknown')}`, "
         f"{meta.get('finished', '?')}. Rows: [`data/{eid}.csv.gz`](data/{eid}.csv.gz).",
         "",
     ]
@@ -111,8 +113,9 @@ def write_page(eid: str, out, docs) -> Path:
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(rows_path, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")
     run_meta = {}
-    if (out / eid / "meta.json").exists():
-        run_meta = json.loads((out / eid / "meta.json").read_text())
+    # an id drawn from another id's cells (``source``) reports that run: its date, cells and CPU
+    if (out / src / "meta.json").exists():
+        run_meta = json.loads((out / src / "meta.json").read_text())
     meta = dict(
         id=eid,
         commit=_commit(),
