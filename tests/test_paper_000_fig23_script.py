@@ -212,3 +212,32 @@ def test_direction_table_judges_against_the_standard_error():
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[:4] == ["compas", "0.1", "1", "10"]
     assert cells[4:] == ["never", "never"]
+
+
+def test_fig23_agreement_judges_the_regime_at_every_grid_eps():
+    """Sec. V-B's statement is tested at each grid ε of [0.1, 20] (> 2 s.e., no correction); outside
+    the regime noisy counts may lead (the paper's "slower to reach GreedyRL")."""
+    import pandas as pd
+
+    from dpmodels.experiments.paper_000.accuracy import fig23_agreement
+
+    def rows(counts_at_10):
+        out = [dict(dataset="compas", learner="GreedyRL", epsilon=np.inf, seed=0, metric="train_accuracy", value=0.65)]
+        for run in range(20):
+            jitter = 0.001 * (run % 2)
+            for eps in (0.1, 1.0, 10.0, 1000.0):
+                gini = 0.60 + jitter
+                counts = 0.55 + jitter
+                if eps == 1000.0 or (counts_at_10 and eps == 10.0):
+                    counts = 0.65 + jitter
+                for lr, v in (("noisy Gini", gini), ("noisy counts", counts)):
+                    out.append(
+                        dict(dataset="compas", learner=lr, epsilon=eps, seed=run, metric="train_accuracy", value=v)
+                    )
+        return pd.DataFrame(out)
+
+    ok = fig23_agreement(rows(False))
+    assert "holds on every panel" in ok and "ahead at 3 of 3 grid ε, behind at 0" in ok
+    assert "noisy counts from 1e+03" in ok and "noisy Gini never" in ok
+    bad = fig23_agreement(rows(True))
+    assert "does not hold" in bad and "behind at 1 (10)" in bad

@@ -540,6 +540,86 @@ def _fig2_table(df):
     )
 
 
+def eps_ranges(eps, flags) -> str:
+    """Contiguous ε ranges of the grid ``eps`` where ``flags`` is True, as 'a–b' strings."""
+    out, start = [], None
+    for i, f in enumerate(flags):
+        if f and start is None:
+            start = i
+        if start is not None and (not f or i == len(flags) - 1):
+            end = i if f else i - 1
+            out.append(f"{eps[start]:.3g}" + (f"–{eps[end]:.3g}" if end > start else ""))
+            start = None
+    return ", ".join(out) or "none"
+
+
+FIG23_REGIME = (0.1, 20.0)  # Sec. V-B: "the privacy regime of interest ... lies within ε ∈ [0.1, 20]"
+
+
+def fig23_agreement(df, z: float = 2.0, tol: float = 0.005) -> str:
+    """Fig. 2 / 3's statements judged at every grid ε, under the coverage table's rule (a statement
+    holds when it holds at every tested setting; 95 % per setting, no multiple-testing correction).
+    Fixed before the runs were compared:
+
+    * "in the considered privacy regime [ε ∈ [0.1, 20], :data:`FIG23_REGIME`] noisy Gini performs
+      better than noisy counts": per dataset, the grid ε of the regime where noisy Gini's mean
+      training accuracy is ahead by more than ``z`` standard errors of the difference, and where it
+      is behind by more; it holds when it is ahead at every such ε;
+    * "for very large ε noisy Gini is slower to reach GreedyRL": the grid ε from which each mean
+      stays within ``tol`` of GreedyRL's."""
+    d = df[df["metric"] == "train_accuracy"]
+    lo, hi = FIG23_REGIME
+    parts, verdicts = [], []
+    for ds in [x for x in PANELS if x in set(d["dataset"])]:
+        dd = d[d["dataset"] == ds]
+        stats = {}
+        for lr in FIG23_LEARNERS:
+            g = dd[dd["learner"] == lr].groupby("epsilon")["value"]
+            stats[lr] = pd.DataFrame({"mean": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count())})
+        a, b = stats["noisy Gini"], stats["noisy counts"]
+        if a.empty or b.empty:
+            continue
+        b = b.reindex(a.index)
+        eps = np.asarray(a.index, dtype=float)
+        diff = (a["mean"] - b["mean"]).to_numpy()
+        se = np.sqrt(a["se"].to_numpy() ** 2 + b["se"].to_numpy() ** 2)
+        ahead, behind = diff > z * se, diff < -z * se
+        reg = (eps >= lo * (1 - 1e-9)) & (eps <= hi * (1 + 1e-9))
+        n_reg = int(reg.sum())
+        verdicts.append(
+            "holds" if ahead[reg].all() else ("does not hold" if behind[reg].any() else "holds in direction only")
+        )
+        text = (
+            f"{ds}: in the regime noisy Gini is ahead at {int(ahead[reg].sum())} of {n_reg} grid ε, behind at "
+            f"{int(behind[reg].sum())}"
+            + (f" ({eps_ranges(eps[reg], behind[reg])})" if behind[reg].any() else "")
+            + f"; over the whole grid ahead on {eps_ranges(eps, ahead)}, behind on {eps_ranges(eps, behind)}"
+        )
+        base = dd[dd["learner"].astype(str).str.startswith("GreedyRL")]["value"]
+        if len(base):
+            ref = float(base.mean())
+            reach = []
+            for lr in FIG23_LEARNERS:
+                ok = (stats[lr].reindex(a.index)["mean"] >= ref - tol).to_numpy()
+                miss = np.flatnonzero(~ok)
+                i = 0 if miss.size == 0 else miss[-1] + 1
+                reach.append(f"{lr} from {eps[i]:.3g}" if i < len(eps) else f"{lr} never")
+            text += f"; within {tol:g} of GreedyRL ({ref:.3f}): " + ", ".join(reach)
+        parts.append(text)
+    if not parts:
+        return "no noisy-Gini / noisy-counts pairs in the rows."
+    if all(v == "holds" for v in verdicts):
+        verdict = "holds on every panel"
+    elif "does not hold" in verdicts:
+        verdict = "does not hold: noisy counts ahead somewhere in the regime"
+    else:
+        verdict = "holds in direction only: never behind, but level at some ε of the regime"
+    return (
+        f"'noisy Gini performs better than noisy counts for ε ∈ [{lo:g}, {hi:g}]' (Sec. V-B's regime; > {z:g} s.e. "
+        f"at each grid ε, no correction) {verdict}. " + "; ".join(parts) + "."
+    )
+
+
 # --------------------------------------------------------------------------- Fig. 4 / Table I
 def _fig4_published(ds):
     """The paper's sm-Laplace points on panel ``ds``: Table II's (ε = 10). Sec. V-C's ε = 1 pair
@@ -703,6 +783,7 @@ register(
         ),
         plot=lambda df, out: _training_plot(df, out, ("compas",), "000-fig2"),
         table=_fig2_table,
+        agreement=fig23_agreement,
         full_cost="≈ 10 s on 2 idle cores (≈ 20 CPU-s)",
         quick_cost="≈ 2 s",
     )
@@ -719,6 +800,7 @@ register(
         ),
         plot=lambda df, out: _training_plot(df, out, ("german", "adult"), "000-fig3"),
         table=_fig2_table,
+        agreement=fig23_agreement,
         full_cost="≈ 1.2 min on 2 idle cores (≈ 2.4 CPU-min)",
         quick_cost="≈ 5 s",
     )
@@ -858,6 +940,7 @@ def _paper_twin(
                 german_file=german_file,
             ),
             published=base.published,
+            agreement=base.agreement,
             full_cost=full_cost,
             quick_cost="≈ 5 s",
             notes="Counts of rows / rules beside the paper's: dpmodels.data.paper_protocols.paper_000_data(name)[2].",

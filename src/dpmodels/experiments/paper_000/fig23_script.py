@@ -64,7 +64,7 @@ from ...data.paper_protocols import RUNNER_MAX_CARD, mine_rules_authors, paper_0
 from ...privacy import mechanisms as mech
 from ...rulelist import GreedyRuleListClassifier
 from ..registry import Cell, Experiment, register, row
-from .accuracy import _training_plot, fit_seed
+from .accuracy import _training_plot, eps_ranges, fig23_agreement, fit_seed
 from .scripts import german_script_columns
 
 __all__ = [
@@ -272,19 +272,6 @@ def fig23_script_cells(datasets, runs=None, epsilons=SCRIPT_EPSILONS) -> list[Ce
     ]
 
 
-def _ranges(eps, flags):
-    """Contiguous ε ranges where ``flags`` is True, as 'a–b' strings."""
-    out, start = [], None
-    for i, f in enumerate(flags):
-        if f and start is None:
-            start = i
-        if start is not None and (not f or i == len(flags) - 1):
-            end = i if f else i - 1
-            out.append(f"{eps[start]:.3g}" + (f"–{eps[end]:.3g}" if end > start else ""))
-            start = None
-    return ", ".join(out) or "none"
-
-
 def _reach(s, base, eps, tol):
     """The first grid ε from which the mean stays within ``tol`` of (or above) ``base``."""
     ok = np.asarray(s["mean"] >= base - tol)
@@ -320,7 +307,7 @@ def direction_table(df: pd.DataFrame, z: float = 2.0, tol: float = 0.005) -> str
         ahead, behind = diff > z * se, diff < -z * se
 
         lines.append(
-            f"| {ds} | {_ranges(eps, ahead)} | {_ranges(eps, ~ahead & ~behind)} | {_ranges(eps, behind)} | "
+            f"| {ds} | {eps_ranges(eps, ahead)} | {eps_ranges(eps, ~ahead & ~behind)} | {eps_ranges(eps, behind)} | "
             f"{_reach(a, base, eps, tol)} | {_reach(stats['noisy counts'], base, eps, tol)} |"
         )
     return "\n".join(lines)
@@ -364,6 +351,7 @@ register(
         cells=lambda size: _cells(size, ("compas",)),
         plot=lambda df, out: _training_plot(df, out, ("compas",), "000-fig2-script"),
         table=_table,
+        agreement=fig23_agreement,
         full_cost="15 CPU-s measured (200 cells; 3.1 min wall with 1 worker at load ≈ 12)",
         quick_cost="≈ 2 s",
     )
@@ -380,6 +368,7 @@ register(
         cells=lambda size: _cells(size, ("german", "adult")),
         plot=lambda df, out: _training_plot(df, out, ("german", "adult"), "000-fig3-script"),
         table=_table,
+        agreement=fig23_agreement,
         full_cost="69 CPU-s measured (200 cells; 11.7 min wall with 1 worker at load ≈ 12)",
         quick_cost="≈ 15 s (7 CPU-s)",
     )
