@@ -13,7 +13,8 @@ that no documented number drifts from its results file.
   hand-written analysis of causes and is kept when the page is regenerated.
 
 :func:`check` (``make results-check``, run by CI) rebuilds every generated block from its data files and
-fails on any difference, and checks that the coverage table on the front page of ``docs/results.md``
+fails on any difference (``--refresh ID`` rewrites a block from its committed rows after a change
+of the id's table code), and checks that the coverage table on the front page of ``docs/results.md``
 is the one :mod:`.coverage` generates (its counts computed from the statuses).
 """
 
@@ -30,7 +31,7 @@ import pandas as pd
 
 from .registry import ROW_FIELDS, get
 
-__all__ = ["write_page", "check", "page_block", "BEGIN", "END", "COVERAGE_BEGIN", "COVERAGE_END", "MAX_ROWS"]
+__all__ = ["write_page", "check", "refresh", "page_block", "BEGIN", "END", "COVERAGE_BEGIN", "COVERAGE_END", "MAX_ROWS"]
 
 BEGIN = "<!-- generated: do not edit between these markers; `dpmodels reproduce {id} --report docs` -->"
 END = "<!-- end of generated block -->"
@@ -146,6 +147,22 @@ def write_page(eid: str, out, docs) -> Path:
     return page
 
 
+def refresh(eid: str, docs) -> Path:
+    """Rewrite ``eid``'s generated block from its committed rows and run metadata, without rerunning
+    it: for a change of the id's table or agreement code (the rows, the run and its commit stay)."""
+    docs = Path(docs)
+    rows_path, meta_path = _data_paths(docs, eid)
+    page = docs / "results" / f"{eid}.md"
+    if not rows_path.exists() or not meta_path.exists() or not page.exists():
+        raise ValueError(f"{eid}: no committed page and rows to refresh in {docs}")
+    text = page.read_text()
+    old = _block(text, BEGIN.format(id=eid), END)
+    if old is None:
+        raise ValueError(f"{page}: no generated block")
+    page.write_text(text.replace(old, page_block(eid, read_rows(rows_path), json.loads(meta_path.read_text()))))
+    return page
+
+
 def _block(text: str, begin: str, end: str) -> str | None:
     if begin not in text or end not in text:
         return None
@@ -186,6 +203,12 @@ def check(docs) -> list[str]:
 
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if "--refresh" in args:  # python -m dpmodels.experiments.pages DOCS --refresh ID ...
+        i = args.index("--refresh")
+        docs = args[0] if i > 0 else "docs"
+        for eid in args[i + 1 :]:
+            print(f"page: {refresh(eid, docs)}")
+        return 0
     docs = args[0] if args else "docs"
     problems = check(docs)
     for p in problems:
