@@ -68,6 +68,7 @@ def test_an_edited_coverage_status_or_count_fails_the_check(docs_copy):
     text = front.read_text()
     front.write_text(text.replace("**20 agree**", "**22 agree**", 1))
     assert any("coverage" in p for p in pages.check(docs_copy))
+    assert pages.main([str(docs_copy), "--refresh", "coverage"]) == 0 and pages.check(docs_copy) == []
 
 
 def test_coverage_counts_come_from_the_statuses():

@@ -14,7 +14,7 @@ that no documented number drifts from its results file.
 
 :func:`check` (``make results-check``, run by CI) rebuilds every generated block from its data files and
 fails on any difference (``--refresh ID`` rewrites a block from its committed rows after a change
-of the id's table code), and checks that the coverage table on the front page of ``docs/results.md``
+of the id's table code; ``--refresh coverage`` the coverage table after a change of a row), and checks that the coverage table on the front page of ``docs/results.md``
 is the one :mod:`.coverage` generates (its counts computed from the statuses).
 """
 
@@ -31,7 +31,18 @@ import pandas as pd
 
 from .registry import ROW_FIELDS, get
 
-__all__ = ["write_page", "check", "refresh", "page_block", "BEGIN", "END", "COVERAGE_BEGIN", "COVERAGE_END", "MAX_ROWS"]
+__all__ = [
+    "write_page",
+    "check",
+    "refresh",
+    "refresh_coverage",
+    "page_block",
+    "BEGIN",
+    "END",
+    "COVERAGE_BEGIN",
+    "COVERAGE_END",
+    "MAX_ROWS",
+]
 
 BEGIN = "<!-- generated: do not edit between these markers; `dpmodels reproduce {id} --report docs` -->"
 END = "<!-- end of generated block -->"
@@ -163,6 +174,19 @@ def refresh(eid: str, docs) -> Path:
     return page
 
 
+def refresh_coverage(docs) -> Path:
+    """Rewrite the coverage block of ``docs/results.md`` from :mod:`.coverage` (after editing a row)."""
+    from .coverage import coverage_markdown
+
+    front = Path(docs) / "results.md"
+    text = front.read_text()
+    old = _block(text, COVERAGE_BEGIN, COVERAGE_END)
+    if old is None:
+        raise ValueError(f"{front}: the coverage block is missing")
+    front.write_text(text.replace(old, f"{COVERAGE_BEGIN}\n{coverage_markdown()}\n{COVERAGE_END}"))
+    return front
+
+
 def _block(text: str, begin: str, end: str) -> str | None:
     if begin not in text or end not in text:
         return None
@@ -206,8 +230,8 @@ def main(argv=None) -> int:
     if "--refresh" in args:  # python -m dpmodels.experiments.pages DOCS --refresh ID ...
         i = args.index("--refresh")
         docs = args[0] if i > 0 else "docs"
-        for eid in args[i + 1 :]:
-            print(f"page: {refresh(eid, docs)}")
+        for eid in args[i + 1 :]:  # "coverage": the front page's coverage table
+            print(f"page: {refresh_coverage(docs) if eid == 'coverage' else refresh(eid, docs)}")
         return 0
     docs = args[0] if args else "docs"
     problems = check(docs)
