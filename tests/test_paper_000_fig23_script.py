@@ -241,3 +241,28 @@ def test_fig23_agreement_judges_the_regime_at_every_grid_eps():
     assert "noisy counts from 1e+03" in ok and "noisy Gini never" in ok
     bad = fig23_agreement(rows(True))
     assert "does not hold" in bad and "behind at 1 (10)" in bad
+
+
+def test_table1_agreement_on_the_log_scale():
+    """Ours equal to every printed s.e. agrees; ours twice the printed ones does not (by hand: two-point
+    samples whose s.e. is exactly the target)."""
+    import pandas as pd
+
+    from dpmodels.experiments import published as pub
+    from dpmodels.experiments.paper_000.accuracy import _chance_bound, table1_agreement
+
+    def rows(scale):
+        out = []
+        for lr, printed in pub.P000_TABLE1.items():
+            for (ds, eps), ref in printed.items():
+                c = scale * ref * np.sqrt(99)  # ±c over 100 runs: s.e. = c·√(100/99)/10 = scale·ref
+                for run in range(100):
+                    v = 0.7 + (c if run % 2 else -c)
+                    out.append(dict(dataset=ds, learner=lr, epsilon=eps, seed=run, metric="test_accuracy", value=v))
+        return pd.DataFrame(out)
+
+    assert _chance_bound(45) == 5 and _chance_bound(1) == 0
+    same = table1_agreement(rows(1.0))
+    assert same.startswith("agrees") and "0 of 45" in same and "median 1.00" in same
+    double = table1_agreement(rows(2.0))
+    assert double.startswith("does not agree") and "45 of 45" in double
