@@ -237,10 +237,14 @@ def test_fig23_agreement_judges_the_regime_at_every_grid_eps():
         return pd.DataFrame(out)
 
     ok = fig23_agreement(rows(False))
-    assert "holds on every panel" in ok and "ahead at 3 of 3 grid ε, behind at 0" in ok
+    assert (
+        "holds at every grid ε of the regime on every panel" in ok
+        and "ahead at 3 of 3 grid ε of the regime, behind at 0" in ok
+    )
+    assert "as the mean curves the figure draws it holds" in ok
     assert "noisy counts from 1e+03" in ok and "noisy Gini never" in ok
     bad = fig23_agreement(rows(True))
-    assert "does not hold" in bad and "behind at 1 (10)" in bad
+    assert "does not hold at every grid ε" in bad and "behind at 1 (10)" in bad
 
 
 def test_table1_agreement_on_the_log_scale():
