@@ -806,10 +806,10 @@ def table1_agreement(df, runs_paper: int = 100) -> str:
             worst.append((abs(z), f"{ds} {lr} ε = {eps:g} ({z:+.1f})"))
     if not zs:
         return "no cell of the paper's Table I in the rows."
-    z = np.asarray(zs)
-    n, k = len(z), _chance_bound(len(z))
+    zarr = np.asarray(zs)
+    n, k = len(zarr), _chance_bound(len(zarr))
     m, se = float(np.mean(logs)), float(np.std(logs, ddof=1) / math.sqrt(len(logs)))
-    beyond2, beyond4 = int((np.abs(z) > 2).sum()), int((np.abs(z) > 4).sum())
+    beyond2, beyond4 = int((np.abs(zarr) > 2).sum()), int((np.abs(zarr) > 4).sum())
     ok = beyond2 <= k and beyond4 == 0 and abs(m) <= 2 * se
     ratio = np.exp(np.asarray(logs))
     far = ", ".join(t for _, t in sorted(worst, reverse=True)[: min(beyond2, 5)])
