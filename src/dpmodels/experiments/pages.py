@@ -112,6 +112,7 @@ def write_page(eid: str, out, docs) -> Path:
     out, docs = Path(out), Path(docs)
     exp = get(eid)
     src = exp.source or eid
+    commit = _commit()  # before this page's own files change the work tree
     path = grid.results_path(out / src)
     if not path.exists():
         raise ValueError(f"{eid}: no results in {out / src}; run `dpmodels reproduce {eid} --out {out}` first")
@@ -133,7 +134,7 @@ def write_page(eid: str, out, docs) -> Path:
         run_meta = json.loads((out / src / "meta.json").read_text())
     meta = dict(
         id=eid,
-        commit=_commit(),
+        commit=commit,
         finished=run_meta.get("finished", time.strftime("%Y-%m-%d %H:%M:%S")),
         size=run_meta.get("size", {}),
         cells=run_meta.get("cells", 0),
