@@ -54,7 +54,12 @@ MAX_ROWS = 200_000
 def _commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
+        # local changes to anything but the docs (which --report itself rewrites) mark the code as changed
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs"],
+            capture_output=True,
+            text=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     if out.returncode != 0:
