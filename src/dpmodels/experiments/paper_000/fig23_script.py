@@ -369,7 +369,7 @@ register(
         plot=lambda df, out: _training_plot(df, out, ("german", "adult"), "000-fig3-script"),
         table=_table,
         agreement=fig23_agreement,
-        full_cost="69 CPU-s measured (200 cells; 11.7 min wall with 1 worker at load ≈ 12)",
+        full_cost="95 CPU-s measured with German on CP4IM's file (200 cells; 9.5 min wall with 1 worker at load ≈ 9)",
         quick_cost="≈ 15 s (7 CPU-s)",
     )
 )
