@@ -837,8 +837,7 @@ register(
         ),
         table=table2_script_markdown,
         published=pub.P000_TABLE2,
-        full_cost="≈ 125 CPU-s measured (500 cells, in passes of 74, 21 and 51 CPU-s; 6 min wall with 1 worker at "
-        "load 6–9)",
+        full_cost="143 CPU-s measured (500 cells; 11 min wall with 1 worker at load ≈ 9)",
         quick_cost="≈ 10 s",
     )
 )
