@@ -55,7 +55,7 @@ CATALOGUE: dict[str, Entry] = {
     "002-authors": _E("002", "table", "paper_002.authors_runs", "≈ 6 CPU-min", "the authors' public PrivaTree vs our 'as published' rebuild"),
     "002-corollaries": _E("002", "table", "paper_002.corollaries", "< 1 CPU-s", "Corollaries 2 and 3 recomputed at the paper's points"),
     "002-fig1": _E("002", "figure", "paper_002.results", "322 CPU-s", "accuracy vs ε of DP trees, adult and compas-two-years"),
-    "002-fig2": _E("002", "figure", "paper_002.results", "≈ 4 CPU-min", "training accuracy vs budget distribution (vote, pol)"),
+    "002-fig2": _E("002", "figure", "paper_002.results", "87 CPU-s", "training accuracy vs budget distribution (vote, pol)"),
     "002-fig3": _E("002", "figure", "paper_002.results", "88 CPU-s", "guaranteed accuracy vs poisoned samples"),
     "002-fig4": _E("002", "figure", "paper_002.results", "≈ 14 CPU-min", "backdoor attack success vs poisoned samples (MNIST 0 vs 1)"),
     "002-reference": _E("002", "table", "paper_002.variants", "≈ 5 CPU-min", "the reference protocol: binarized adult / COMPAS at ε = 0.1"),

@@ -66,7 +66,7 @@ ITEMS: tuple[Item, ...] = (
     Item(9, "002 Fig. 1", ("002-fig1", "002-authors"), "agree", "PrivaTree best from ε ≈ 0.01 (adult) / 0.05 (compas)",
          "switch 0.01–0.018 / 0.032–0.056; stars within s.e.", "published variant fixed (own bins, weighted Gini)", "trees-accuracy-vs-eps.md"),
     Item(10, "002 Fig. 2", ("002-fig2",), "agree", "small data spend on leaves, large data on splits",
-         "vote best 0/.1/.9, pol .4/.5/.1", "—", "trees-budget.md"),
+         "vote best 0/.1/.9, pol .3/.6/.1", "—", "002-fig2.md"),
     Item(11, "002 Fig. 3", ("002-fig3", "002-authors"), "agree", "guaranteed accuracy vs poisoned samples",
          "every point within .02 of Table VIII's", "—", "002-fig3.md"),
     Item(12, "002 Fig. 4", ("002-fig4", "002-authors"), "not reproducible by the authors' code", "MNIST clean accuracy .974 at ε = 0.01; tree ASR ≈ 100 %",
