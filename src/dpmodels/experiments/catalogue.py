@@ -30,7 +30,7 @@ _E = Entry
 CATALOGUE: dict[str, Entry] = {
     "000-fig1": _E("000", "figure", "paper_000.accuracy", "0.1 CPU-s", "noise amplitude: smooth vs global sensitivity"),
     "000-fig2": _E("000", "figure", "paper_000.accuracy", "20 CPU-s", "noisy counts vs noisy Gini vs GreedyRL, COMPAS"),
-    "000-fig3": _E("000", "figure", "paper_000.accuracy", "2.4 CPU-min", "noisy counts vs noisy Gini vs GreedyRL, German and Adult"),
+    "000-fig3": _E("000", "figure", "paper_000.accuracy", "145 CPU-s", "noisy counts vs noisy Gini vs GreedyRL, German and Adult"),
     "000-fig4": _E("000", "figure", "paper_000.accuracy", "20 CPU-min", "test accuracy vs ε of every DP rule-list mechanism"),
     "000-fig6": _E("000", "figure", "paper_000.attacks", "see 000-mia", "membership-inference ROC: GreedyRL vs DP rule lists"),
     "000-fig2-paper": _E("000", "figure", "paper_000.accuracy", "16 CPU-s", "000-fig2 under the paper's protocol"),
