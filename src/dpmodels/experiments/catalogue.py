@@ -45,7 +45,7 @@ CATALOGUE: dict[str, Entry] = {
     "000-theorem41": _E("000", "figure", "paper_000.theory", "< 1 CPU-s", "Theorem IV.1: closed-form smooth sensitivity vs brute force"),
     "000-alg3-example": _E("000", "table", "paper_000.theory", "< 1 CPU-s", "Algorithm 3's worked example: printed T = 7 vs the formula's 33"),
     "000-table1": _E("000", "table", "paper_000.accuracy", "37 CPU-s", "standard error of the mean test accuracy"),
-    "000-table2": _E("000", "table", "paper_000.attacks", "296 CPU-s", "distributional-overfitting vulnerability V"),
+    "000-table2": _E("000", "table", "paper_000.attacks", "262 CPU-s", "distributional-overfitting vulnerability V"),
     "000-table3": _E("000", "table", "paper_000.attacks", "2,052 CPU-s", "feature-importance overlap I_k on Adult"),
     "000-table1-paper": _E("000", "table", "paper_000.accuracy", "162 CPU-s", "000-table1 under the paper's protocol"),
     "000-table2-paper": _E("000", "table", "paper_000.attacks", "279 CPU-s", "000-table2 under the paper's protocol"),
