@@ -64,7 +64,7 @@ ITEMS: tuple[Item, ...] = (
     Item(8, "000 Fig. 6", ("000-fig6", "000-label-only"), "agree", "rule lists resist membership inference",
          "every DP AUC within ≈ 2 s.e. of .5", "—", "rulelist-attacks.md"),
     Item(9, "002 Fig. 1", ("002-fig1", "002-authors"), "agree", "PrivaTree best from ε ≈ 0.01 (adult) / 0.05 (compas)",
-         "switch 0.01–0.018 / 0.032–0.056; stars within s.e.", "published variant fixed (own bins, weighted Gini)", "trees-accuracy-vs-eps.md"),
+         "switch 0.01–0.018 / 0.032–0.056; stars within s.e.", "published variant fixed (own bins, weighted Gini)", "002-fig1.md"),
     Item(10, "002 Fig. 2", ("002-fig2",), "agree", "small data spend on leaves, large data on splits",
          "vote best 0/.1/.9, pol .3/.6/.1", "—", "002-fig2.md"),
     Item(11, "002 Fig. 3", ("002-fig3", "002-authors"), "agree", "guaranteed accuracy vs poisoned samples",
