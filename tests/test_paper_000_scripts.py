@@ -274,6 +274,24 @@ def test_table2_agreement_combines_both_uncertainties():
     assert cells[2] == "∞" and cells[5] == f"{z_acc:+.1f}" and cells[8] == f"{z_v:+.1f}"
 
 
+def test_table3_agreement_states_its_power():
+    """Each Table III row says which printed values it would accept (ours ± 2 combined s.e.) and the
+    smallest true difference it detects with 80 % power ((2 + z_.80) combined s.e.), by hand."""
+    import pandas as pd
+
+    vals = [0.4, 0.6, 0.2, 0.8, 0.4, 0.6]
+    rows = [
+        dict(dataset="adult", learner="gl-laplace (support 0)", epsilon=1.0, seed=i, metric=scripts.T3_METRIC, value=v)
+        for i, v in enumerate(vals)
+    ]
+    line = [ln for ln in scripts.table3_agreement_lines(pd.DataFrame(rows)) if ln.startswith("| 1 |")][0]
+    comb = np.hypot(np.std(vals, ddof=1) / np.sqrt(len(vals)), np.sqrt(0.04 / 100))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    m = np.mean(vals)
+    assert cells[4] == f"{comb:.3f}" and cells[5] == f"{(m - 0.316) / comb:+.1f}"
+    assert cells[6] == f"{m - 2 * comb:.3f} – {m + 2 * comb:.3f}" and cells[7] == f"{2.8416 * comb:.3f}"
+
+
 # ---------------------------------------------------------------- Table III's noise streams
 def test_table3_noise_streams_share_one_seed_across_runs_and_eps():
     seeds = {

@@ -44,6 +44,16 @@ def test_an_edited_number_fails_the_check(docs_copy):
     assert len(problems) == 1 and "000-alg3-example.md" in problems[0]
 
 
+def test_refresh_rewrites_a_block_from_its_committed_rows_and_keeps_the_tail(docs_copy):
+    page = docs_copy / "results" / "000-alg3-example.md"
+    page.write_text(page.read_text().replace("| 33 |", "| 34 |") + "\nWhy: hand-written analysis.\n")
+    assert pages.check(docs_copy) != []
+    assert pages.main([str(docs_copy), "--refresh", "000-alg3-example"]) == 0
+    assert pages.check(docs_copy) == [] and page.read_text().rstrip().endswith("Why: hand-written analysis.")
+    with pytest.raises(ValueError, match="no committed page"):
+        pages.refresh("000-fig1", docs_copy)
+
+
 def test_an_edited_row_file_fails_the_check(docs_copy):
     import gzip
 
@@ -58,6 +68,7 @@ def test_an_edited_coverage_status_or_count_fails_the_check(docs_copy):
     text = front.read_text()
     front.write_text(text.replace("**20 agree**", "**22 agree**", 1))
     assert any("coverage" in p for p in pages.check(docs_copy))
+    assert pages.main([str(docs_copy), "--refresh", "coverage"]) == 0 and pages.check(docs_copy) == []
 
 
 def test_coverage_counts_come_from_the_statuses():

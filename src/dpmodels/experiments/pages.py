@@ -13,7 +13,8 @@ that no documented number drifts from its results file.
   hand-written analysis of causes and is kept when the page is regenerated.
 
 :func:`check` (``make results-check``, run by CI) rebuilds every generated block from its data files and
-fails on any difference, and checks that the coverage table on the front page of ``docs/results.md``
+fails on any difference (``--refresh ID`` rewrites a block from its committed rows after a change
+of the id's table code; ``--refresh coverage`` the coverage table after a change of a row), and checks that the coverage table on the front page of ``docs/results.md``
 is the one :mod:`.coverage` generates (its counts computed from the statuses).
 """
 
@@ -30,7 +31,18 @@ import pandas as pd
 
 from .registry import ROW_FIELDS, get
 
-__all__ = ["write_page", "check", "page_block", "BEGIN", "END", "COVERAGE_BEGIN", "COVERAGE_END", "MAX_ROWS"]
+__all__ = [
+    "write_page",
+    "check",
+    "refresh",
+    "refresh_coverage",
+    "page_block",
+    "BEGIN",
+    "END",
+    "COVERAGE_BEGIN",
+    "COVERAGE_END",
+    "MAX_ROWS",
+]
 
 BEGIN = "<!-- generated: do not edit between these markers; `dpmodels reproduce {id} --report docs` -->"
 END = "<!-- end of generated block -->"
@@ -42,7 +54,12 @@ MAX_ROWS = 200_000
 def _commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
+        # local changes to anything but the docs (which --report itself rewrites) mark the code as changed
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)docs"],
+            capture_output=True,
+            text=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     if out.returncode != 0:
@@ -76,7 +93,9 @@ def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
         f"**Draws:** {exp.draws}",
         "",
         f"**Run:** {mode} size, {len(df):,} result rows from {meta.get('cells', 0)} cells, "
-        f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells; commit `{meta.get('commit', 'unknown')}`, "
+        f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells"
+        + (f" (the cells of `{exp.source}`)" if exp.source else "")
+        + f"; commit `{meta.get('commit', 'unknown')}`, "
         f"{meta.get('finished', '?')}. Rows: [`data/{eid}.csv.gz`](data/{eid}.csv.gz).",
         "",
     ]
@@ -98,6 +117,7 @@ def write_page(eid: str, out, docs) -> Path:
     out, docs = Path(out), Path(docs)
     exp = get(eid)
     src = exp.source or eid
+    commit = _commit()  # before this page's own files change the work tree
     path = grid.results_path(out / src)
     if not path.exists():
         raise ValueError(f"{eid}: no results in {out / src}; run `dpmodels reproduce {eid} --out {out}` first")
@@ -108,16 +128,20 @@ def write_page(eid: str, out, docs) -> Path:
         raise ValueError(
             f"{eid}: {len(df):,} result rows are too many to commit (> {MAX_ROWS:,}); summarise them first"
         )
-    df = df[list(ROW_FIELDS) + [c for c in exp.page_columns if c in df.columns]]
+    df = df[list(ROW_FIELDS) + [c for c in exp.page_columns if c in df.columns]].copy()
+    # a fit's wall time on a shared machine carries no more than 3 significant digits; its noise
+    # digits made up a third of a committed rows file
+    df["fit_seconds"] = [float(f"{t:.3g}") for t in df["fit_seconds"]]
     rows_path, meta_path = _data_paths(docs, eid)
     rows_path.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(rows_path, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")
     run_meta = {}
-    if (out / eid / "meta.json").exists():
-        run_meta = json.loads((out / eid / "meta.json").read_text())
+    # an id drawn from another id's cells (``source``) reports that run: its date, cells and CPU
+    if (out / src / "meta.json").exists():
+        run_meta = json.loads((out / src / "meta.json").read_text())
     meta = dict(
         id=eid,
-        commit=_commit(),
+        commit=commit,
         finished=run_meta.get("finished", time.strftime("%Y-%m-%d %H:%M:%S")),
         size=run_meta.get("size", {}),
         cells=run_meta.get("cells", 0),
@@ -140,6 +164,35 @@ def write_page(eid: str, out, docs) -> Path:
             tail = text.split(END, 1)[1].lstrip("\n")
     page.write_text(f"# {eid} — {exp.title}\n\n{block}\n" + (f"\n{tail}" if tail else ""))
     return page
+
+
+def refresh(eid: str, docs) -> Path:
+    """Rewrite ``eid``'s generated block from its committed rows and run metadata, without rerunning
+    it: for a change of the id's table or agreement code (the rows, the run and its commit stay)."""
+    docs = Path(docs)
+    rows_path, meta_path = _data_paths(docs, eid)
+    page = docs / "results" / f"{eid}.md"
+    if not rows_path.exists() or not meta_path.exists() or not page.exists():
+        raise ValueError(f"{eid}: no committed page and rows to refresh in {docs}")
+    text = page.read_text()
+    old = _block(text, BEGIN.format(id=eid), END)
+    if old is None:
+        raise ValueError(f"{page}: no generated block")
+    page.write_text(text.replace(old, page_block(eid, read_rows(rows_path), json.loads(meta_path.read_text()))))
+    return page
+
+
+def refresh_coverage(docs) -> Path:
+    """Rewrite the coverage block of ``docs/results.md`` from :mod:`.coverage` (after editing a row)."""
+    from .coverage import coverage_markdown
+
+    front = Path(docs) / "results.md"
+    text = front.read_text()
+    old = _block(text, COVERAGE_BEGIN, COVERAGE_END)
+    if old is None:
+        raise ValueError(f"{front}: the coverage block is missing")
+    front.write_text(text.replace(old, f"{COVERAGE_BEGIN}\n{coverage_markdown()}\n{COVERAGE_END}"))
+    return front
 
 
 def _block(text: str, begin: str, end: str) -> str | None:
@@ -182,6 +235,12 @@ def check(docs) -> list[str]:
 
 def main(argv=None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if "--refresh" in args:  # python -m dpmodels.experiments.pages DOCS --refresh ID ...
+        i = args.index("--refresh")
+        docs = args[0] if i > 0 else "docs"
+        for eid in args[i + 1 :]:  # "coverage": the front page's coverage table
+            print(f"page: {refresh_coverage(docs) if eid == 'coverage' else refresh(eid, docs)}")
+        return 0
     docs = args[0] if args else "docs"
     problems = check(docs)
     for p in problems:

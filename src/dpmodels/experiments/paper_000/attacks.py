@@ -902,13 +902,17 @@ def epsilon_markdown(et: pd.DataFrame) -> str:
 # ------------------------------------------------------------------------------------ figures
 def plot_table2(df: pd.DataFrame, path) -> Path:
     """V (mean ± s.e.) against ε per mechanism, GreedyRL as a line, one panel per dataset; with the
-    permutation null, a second row shows V − null (paired per run)."""
+    permutation null, a second row shows V − null (paired per run). The paper's printed V is drawn
+    on a row of its own: it uses joint shares P[r, y | M], another quantity than this library's V
+    (conditional shares P[r | y, M]), so it never shares an axis with ours."""
     plt = pyplot()
     s = summarise(df[df.metric == "vulnerability"])
     ex = _excess(df)
-    rows = [("vulnerability V", s)] + ([("V − permutation null", summarise(ex))] if len(ex) else [])
+    rows = [("V (ours: conditional shares)", s)] + ([("V − permutation null", summarise(ex))] if len(ex) else [])
     dsets = list(dict.fromkeys(s.dataset))
-    fig, axes = plt.subplots(len(rows), len(dsets), figsize=(4.2 * len(dsets), 3.3 * len(rows)), squeeze=False)
+    paper = {d: {lr: v for (pd_, lr), v in PAPER_TABLE_II_VULNERABILITY.items() if pd_ == d} for d in dsets}
+    n_rows = len(rows) + any(paper.values())
+    fig, axes = plt.subplots(n_rows, len(dsets), figsize=(4.2 * len(dsets), 3.3 * n_rows), squeeze=False)
     for i, (ylabel, data) in enumerate(rows):
         for ax, d in zip(axes[i], dsets):
             sd = data[data.dataset == d]
@@ -925,15 +929,25 @@ def plot_table2(df: pd.DataFrame, path) -> Path:
                     continue
                 ax.errorbar(g.epsilon, g["mean"], yerr=g["sem"], marker="o", ms=3, lw=1, capsize=2, label=lr)
             if i == 0:
-                for (pd_, lr), v in PAPER_TABLE_II_VULNERABILITY.items():
-                    if pd_ == d:
-                        ax.axhline(v, ls=":", color="grey" if lr == "GreedyRL" else "tab:red", lw=1)
-                ax.set_title(f"{d} (dotted: paper, grey GreedyRL, red sm-Laplace)", fontsize="small")
+                ax.set_title(d, fontsize="small")
             else:
                 ax.axhline(0.0, color="grey", lw=0.8)
             ax.set_xscale("log")
             ax.set_xlabel("ε")
             ax.set_ylabel(ylabel)
+    if n_rows > len(rows):
+        for ax, d in zip(axes[-1], dsets):
+            pts = paper[d]
+            if not pts:
+                ax.set_axis_off()
+                continue
+            names = list(pts)
+            ax.plot(range(len(names)), [pts[n] for n in names], "ks", ms=6)
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels(names, fontsize="small")
+            ax.set_xlim(-0.6, len(names) - 0.4)
+            ax.set_ylabel("V (paper: joint shares)")
+            ax.set_title(f"{d}: the paper's Table II at ε = 10 (another quantity)", fontsize="small")
     axes[0][-1].legend(fontsize="x-small", loc="best")
     fig.tight_layout()
     return save(fig, path)
