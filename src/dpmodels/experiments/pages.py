@@ -141,7 +141,7 @@ def write_page(eid: str, out, docs) -> Path:
         run_meta = json.loads((out / src / "meta.json").read_text())
     meta = dict(
         id=eid,
-        commit=commit,
+        commit=run_meta.get("commit", commit),  # the run's own commit when it recorded one
         finished=run_meta.get("finished", time.strftime("%Y-%m-%d %H:%M:%S")),
         size=run_meta.get("size", {}),
         cells=run_meta.get("cells", 0),

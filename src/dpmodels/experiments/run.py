@@ -35,6 +35,13 @@ class ExperimentRun:
     cells_missing: int = 0
 
 
+def _code_commit() -> str:
+    """The commit the cells ran at (a result page reports it; "+changes" when the code differs)."""
+    from .pages import _commit
+
+    return _commit()
+
+
 def _load_average() -> float | None:
     try:
         return round(os.getloadavg()[0], 2)
@@ -120,6 +127,7 @@ def run_experiment(
         skipped=res.skipped,
         source=exp.source,
         finished=time.strftime("%Y-%m-%d %H:%M:%S"),
+        commit=_code_commit(),
     )
     old = exp_dir / "meta.json"
     if (
