@@ -90,7 +90,7 @@ corels: $(STAMP)
 	$(PY) -c "import corels; print('corels', corels.__file__)"
 
 # Optional: headless Chromium (Debian's package), which the slow suite uses to open the HTML report
-# of `dpmodels audit` (tests/test_cli_audit.py; the test skips when /usr/bin/chromium is absent).
+# of `dpmodels audit` (tests/cli/test_cli_audit.py; the test skips when /usr/bin/chromium is absent).
 browser:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	/usr/bin/chromium --version
@@ -135,9 +135,9 @@ diffprivlib-env: $(DPL_STAMP)
 
 # the tests that exercise diffprivlib (they skip in the main venv, where it does not import), the
 # paper-002 ids and the scikit-learn estimator checks, under the side env's scikit-learn 1.7
-DPL_TESTS ?= tests/test_paper002_diffprivlib.py tests/test_paper002_authors.py tests/test_paper002_authors_tables.py \
-	tests/test_tree_baselines.py tests/test_edges_audit.py \
-	tests/test_paper_002.py tests/test_paper_privatree.py tests/test_privatree_regressor.py tests/test_sklearn_checks.py
+DPL_TESTS ?= tests/experiments/test_paper002_diffprivlib.py tests/experiments/test_paper002_authors.py tests/experiments/test_paper002_authors_tables.py \
+	tests/tree/test_tree_baselines.py tests/audit/test_edges_audit.py \
+	tests/experiments/test_paper_002.py tests/experiments/test_paper_privatree.py tests/tree/test_privatree_regressor.py tests/test_sklearn_checks.py
 test-diffprivlib: $(DPL_STAMP)
 	$(if $(AUTHORS),DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)") $(DPL_PY) -m pytest -q $(DPL_TESTS)
 

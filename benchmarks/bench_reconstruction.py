@@ -3,7 +3,7 @@
 Run with ``make bench`` (or ``pytest benchmarks/bench_reconstruction.py -o python_files="bench_*.py"
 --benchmark-only``). Targets: exact Dist_G for 30 width-2 rules over 100 binary
 attributes in < 1 s, a 10-rule list in a few ms. The peer is our implementation of the paper's
-method (``tests/_paper_recursion.py``: 2^(r+1) − 1 calls for r rules and the default), timed on
+method (``tests/audit/_paper_recursion.py``: 2^(r+1) − 1 calls for r rules and the default), timed on
 the same lists up to 18 rules. Per-call overhead for an experiment grid: a GreedyRL list and a
 depth-10 scikit-learn tree on binarized Adult (10 % subsample, 80 % train, as in the paper) with
 the training records given.

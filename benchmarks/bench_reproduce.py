@@ -4,7 +4,7 @@ Run with ``make bench``. A block is what one ``000-fig4`` cell does on one train
 Fig. 4 mechanisms at 20 log-spaced ε in [0.01, 100] (120 fits), either through
 :class:`dpmodels.experiments.paper_000.batch.SharedSplit` (candidates, distinct-row index and the
 prefix-memoised counts built once per split) or through ``DPRuleListClassifier(...).fit`` per fit
-(the peer; identical models, see tests/test_rulelist_batch.py). The 1-minute load average is
+(the peer; identical models, see tests/rulelist/test_rulelist_batch.py). The 1-minute load average is
 recorded with each case (shared machine).
 """
 

@@ -1,7 +1,7 @@
 """PrivaTree (and a Binarizer → DP rule list) on the same 200,000 rows × (10 numerical + 5 categorical): in memory, streamed from
 Parquet with pyarrow, and through Dask's local scheduler (one model, three count backends).
 
-Run with ``make bench``. The three fits give the same tree under the same seed (tests/test_sources.py);
+Run with ``make bench``. The three fits give the same tree under the same seed (tests/data/test_sources.py);
 the ratio is the cost of touching the data by count passes (depth + 2 passes over the files)
 instead of once in memory. The large out-of-core run is ``benchmarks/scale_run.py``.
 """

@@ -8,7 +8,7 @@ the code under test runs its unseeded path unchanged (the fitted files still say
 is recorded), successive draws in one test still differ, and a test's outcome is the same on every
 run, alone or beside others (``-n 2``). The slow suite's statistical audits keep true entropy.
 Subprocesses (CLI tests) are not covered: they fix their entropy themselves where they assert on
-a noisy outcome (``tests/test_cli_audit.py``).
+a noisy outcome (``tests/cli/test_cli_audit.py``).
 
 The bundled COMPAS data most tests fit on are session fixtures (``compas``, ``compas_raw``,
 ``compas_schema``), shared by every test of a worker: a test slices or copies them and never

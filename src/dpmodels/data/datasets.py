@@ -424,7 +424,7 @@ def _german_columns():
     """Readable names of the 111 columns of CP4IM's German credit binarization, in file order.
 
     Each was matched, column by column, against UCI's ``german.data`` (the same rows in the same
-    order; ``tests/test_datasets.py`` re-checks every name against it): one-hot columns of the
+    order; ``tests/data/test_datasets.py`` re-checks every name against it): one-hot columns of the
     qualitative attributes are ``attribute=meaning`` with the meanings of ``german.doc`` (A47
     "vacation" and A95 "female single" are documented, never occur, and their columns are all 0);
     duration, credit amount and age are threshold pairs ``x<=c`` / ``x>c``; the 1–4 (1–2) scales

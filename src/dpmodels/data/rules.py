@@ -16,7 +16,7 @@ its output's ``attrs["dpmodels_groups"]``, the bundled binarized Adult and COMPA
 those candidates are dropped; intervals (``not age<=30 and age<=45``) and "none of"
 (``not race=A and not race=B``) are kept. The declaration is public (it describes the columns, not
 the records), so the pruned set is still a function of the schema only; pruning never changes
-which sets of records a candidate can capture (``tests/test_binarize.py`` checks it by brute force).
+which sets of records a candidate can capture (``tests/data/test_binarize.py`` checks it by brute force).
 
 A group declaration maps a column name to a spec (JSON-safe)::
 

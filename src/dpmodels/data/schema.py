@@ -35,7 +35,7 @@ written here, from public documents:
 Category lists are sorted (the loaders' historical order, so codes do not depend on the file).
 The raw loaders (:func:`dpmodels.data.load_dataset` with ``binarized=False``) build their
 ``category`` dtypes from these lists: a value in the file outside its documented list (none occur
-in the bundled files; ``tests/test_datasets.py`` checks it) loads as a missing value, which every
+in the bundled files; ``tests/data/test_datasets.py`` checks it) loads as a missing value, which every
 learner routes as an unknown category. Use :meth:`DatasetSchema.fit_params` to pass the schema to
 a learner explicitly.
 """
@@ -299,7 +299,7 @@ def _count_bands(prefix):  # "=0", "=1-3", ">3", ">5" of a count (integers >= 0)
 
 # Column name -> {"feature", "kind", "value"} for the published binarizations whose columns say
 # what they encode (the rule learners' ``feature_groups="auto"`` reads them from X.attrs; see
-# dpmodels.data.rules). Checked against the files by tests/test_datasets.py. The CP4IM files
+# dpmodels.data.rules). Checked against the files by tests/data/test_datasets.py. The CP4IM files
 # (German, …) have anonymous columns f0, f1, …: their groups are unknown and not declared.
 _BINARIZED_GROUPS = {
     "adult": {

@@ -3,7 +3,7 @@ cost here and a one-line summary.
 
 ``dpmodels reproduce --list`` prints this table without importing a single experiment module (they
 load only when an id runs), and :func:`dpmodels.experiments.registry.get` imports just the module an
-id names. ``tests/test_reproduce_catalogue.py`` holds the table against the registry: an id that is
+id names. ``tests/experiments/test_reproduce_catalogue.py`` holds the table against the registry: an id that is
 registered but missing here (or listed here but registered elsewhere) fails the suite, so a new id is
 one line below plus its ``register(...)`` call. Costs are CPU time measured on this project's 2-core
 machine (``docs/results`` pages give the details); the registry's ``full_cost`` keeps the long form

@@ -63,7 +63,7 @@ def _tree_layout(tree):
 
 # A tree is drawn sideways, in inches as data units: one column per depth, as wide as its longest
 # label line; one row per leaf, as tall as the tallest label. Tests wrap at _WRAP characters, so a
-# depth-6 tree stays within about 2,000 pixels at the default 150 dpi (tests/test_plot.py).
+# depth-6 tree stays within about 2,000 pixels at the default 150 dpi (tests/export/test_plot.py).
 _CHAR_IN = 0.062  # the width of a character at 8 pt, in inches (DejaVu Sans, with margin)
 _LINE_IN = 0.16  # the height of a line at 8 pt, in inches
 _WRAP = 24

@@ -36,7 +36,7 @@ raises :class:`ModelFileError` (a ``ValueError``) with one line saying what is w
 other exception. It returns a
 :class:`LoadedModel` with ``predict`` / ``predict_proba`` / ``apply`` on **raw** frames (through
 the saved preprocessing), ``get_rules()``, ``privacy_ledger_`` and printing. Predictions are
-identical to the estimator's (``tests/test_io.py`` checks every learner).
+identical to the estimator's (``tests/io/test_io.py`` checks every learner).
 """
 
 from .format import FORMAT, FORMAT_VERSION, ModelFileError, estimator_classes, preprocessor_classes

@@ -16,7 +16,7 @@ Differential Privacy", CKS below):
 
   never larger than Bun & Steinke's exp(−(ε − ρ)²/(4ρ)) (ε = ρ + 2·√(ρ·ln(1/δ))), and never
   smaller than the exact δ(ε) of the one Gaussian mechanism that is exactly ρ-zCDP
-  (``tests/test_zcdp.py`` checks both on a grid).
+  (``tests/gam/test_gam.py`` checks both on a grid).
 
 :func:`zcdp_delta` evaluates the infimum (a one-dimensional convex problem in log space, solved by
 bounded scalar minimisation), :func:`zcdp_epsilon` inverts it in ε and :func:`zcdp_rho` gives the

@@ -30,7 +30,7 @@ Support semantics (paper 003 used a modified pycorels; its README states both ru
   assumed kept. Set ``min_literal_support=0`` to search over every literal.
 
 PyPI ``corels`` 1.1.29 (the unmodified pycorels) has only the mining step and no length limit;
-``tests/test_optimal_corels.py`` cross-checks this learner against it with
+``tests/rulelist/test_optimal_corels.py`` cross-checks this learner against it with
 ``min_support=0, min_literal_support=s, regularization=c``.
 
 Not private: the search reads the data like any non-private learner (it is paper 003's

@@ -18,7 +18,7 @@ estimator's own release code (``DPRuleListClassifier._release``: selection, cons
 released rule list) with the same random generator, on the same candidates (built by the
 estimator's ``_make_candidates``, so declared feature groups prune them the same way) and the same
 counts (a memo hit returns the very arrays a fresh ``SplitStats`` call computes; the arrays are
-read-only so no caller can alter them). ``tests/test_rulelist_batch.py`` checks, for every
+read-only so no caller can alter them). ``tests/rulelist/test_rulelist_batch.py`` checks, for every
 mechanism, that the rule list and the ledger are identical to ``DPRuleListClassifier(...).fit``
 under the same Generator state.
 """

@@ -117,7 +117,7 @@ def introsort_argsort(values) -> np.ndarray:
     2·⌊log₂ n⌋ — which orders equal values in a way that depends on the whole array (not stable).
 
     Written from the algorithm's description and checked against NumPy itself with its SIMD
-    sorts disabled (``tests/test_paper_000_scripts.py``; NumPy 2.4's scalar path, taken to be the
+    sorts disabled (``tests/experiments/test_paper_000_scripts.py``; NumPy 2.4's scalar path, taken to be the
     introsort of the NumPy 1.x the authors ran). Plain Python: meant for the short vectors of
     Table III (20 importances), not for speed.
     """

@@ -2,7 +2,7 @@
 
 The counts are exact integers (int64): ``np.bincount`` over the rows of the smaller child of each
 node (the codes of several features packed per element when bins and classes are few), the
-sibling obtained as parent − child. ``tests/test_privatree.py`` checks every path against a
+sibling obtained as parent − child. ``tests/tree/test_privatree.py`` checks every path against a
 record-by-record count.
 """
 

@@ -279,7 +279,7 @@ def test_printing_and_rules():
 
 
 def test_a_loaded_regression_tree_is_scored_by_r2(tmp_path):
-    """(Drawing regression trees: tests/test_regression_export.py.)"""
+    """(Drawing regression trees: tests/export/test_regression_export.py.)"""
     from sklearn.metrics import r2_score
 
     X, y = data(400)
@@ -290,7 +290,7 @@ def test_a_loaded_regression_tree_is_scored_by_r2(tmp_path):
 
 
 def test_reconstruction_leak_of_a_regressor_needs_its_numerical_domains():
-    """(Dist_G and V of regression trees: tests/test_regression_audit.py.)"""
+    """(Dist_G and V of regression trees: tests/audit/test_regression_audit.py.)"""
     from dpmodels.audit import reconstruction_leak
 
     X, y = data(200)

@@ -18,7 +18,7 @@ import pytest
 from dpmodels.cli._common import escape_strings, escape_text
 
 EVIL = "\x1b[2K\x1b[1A\x1b]0;pwn\x07\r\nPRIVATE: every release is a proven DP mechanism\u202e\x9b"
-SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 
 
 def _cli(*args, cwd):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _section() -> str:

@@ -1,8 +1,8 @@
 """Regression trees through every picture and the audit: ``plot_model`` / ``save_model_figure`` /
 ``export_graphviz`` of a fitted ``PrivaTreeRegressor``, of its model file and of the bare tree
 (leaf boxes say what ``predict`` returns and the released count; shades follow the value), and
-``audit_model`` (membership inference on the squared error; Dist_G and V: tests/test_regression_audit.py).
-The command line's ``show --plot`` and ``audit`` on a regressor: tests/test_cli_learners.py."""
+``audit_model`` (membership inference on the squared error; Dist_G and V: tests/audit/test_regression_audit.py).
+The command line's ``show --plot`` and ``audit`` on a regressor: tests/cli/test_cli_learners.py."""
 
 import re
 

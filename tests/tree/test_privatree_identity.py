@@ -7,7 +7,7 @@ thresholds, category subsets, noisy counts, labels), the ledger rows, the budget
 estimate (PrivaTree); the tree and the ledger (BDPT, the regressor); the Binarizer's saved form
 (thresholds, columns, ledger) and its output. A change of a draw, of its order, of the budget
 arithmetic or of a ledger row changes the digest. The digests were printed by
-``python tests/test_privatree_identity.py`` on the branch point and pasted below; a deliberate change
+``python tests/tree/test_privatree_identity.py`` on the branch point and pasted below; a deliberate change
 of law or of random-stream order must come with exact-law tests and new digests, never silently.
 """
 
@@ -214,7 +214,7 @@ PINNED = {
     "privatree-mixed-k2-pf-exp-gini-s0": "d77c80e90c24f9c2ea7b",
     "privatree-mixed-k2-pf-exp-gini-s3": "5ed17cc73b247aaced35",
     # paper 002 as published, re-pinned 2026-11-25 for a deliberate change of law: the split of least
-    # weighted Gini on each feature's own bins, and Algorithm 1's stopping rule (tests/test_privatree_published_gini.py)
+    # weighted Gini on each feature's own bins, and Algorithm 1's stopping rule (tests/tree/test_privatree_published_gini.py)
     "privatree-mixed-k2-published-s0": "0088796ea983e4ce3384",
     "privatree-mixed-k2-published-s3": "844244ce408bbd1544d8",
     "privatree-mixed-k2-published-star-s0": "40e172486ece8140a0b3",

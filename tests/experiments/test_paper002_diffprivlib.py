@@ -53,7 +53,7 @@ def test_diffprivlib_cells_do_not_depend_on_the_environment(eid, monkeypatch):
 
 
 def test_table2_cell_uid_is_unchanged_by_the_split():
-    """The non-diffprivlib cells have one uid in both environments (the one tests/test_experiments_grid.py pins)."""
+    """The non-diffprivlib cells have one uid in both environments (the one tests/experiments/test_experiments_grid.py pins)."""
     cells = {c.key: c for c in get("002-table2").cells(Size(quick=True)) if isinstance(c, Cell)}
     assert cells["compas-two-years-cat-r0-f0"].uid == "compas-two-years-cat-r0-f0-e30b6948f8"
     assert cells["compas-two-years-cat-r0-f0-diffprivlib"].requires == "diffprivlib"

@@ -10,7 +10,7 @@ from dpmodels.cli import main
 from dpmodels.experiments import pages
 from dpmodels.experiments.coverage import ITEMS, STATUSES, counts, coverage_markdown
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_committed_pages_and_coverage_match_their_data():

@@ -19,7 +19,7 @@ from dpmodels.data import dataset_schema, load_dataset  # noqa: E402
 from dpmodels.gam import DPAdditiveClassifier, plot_model  # noqa: E402
 from dpmodels.gam.plot import save_model_figure  # noqa: E402
 
-FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
+FIGURES = Path(__file__).resolve().parents[2] / "docs" / "figures"
 
 
 def test_readme_figure(tmp_path):
@@ -57,7 +57,7 @@ def test_readme_example_runs_as_written():
     """The README's additive-model block, executed as written (printing silenced)."""
     import re
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = text.split("### An additive model: one shape function per column", 1)[1].split("\n### ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     ns: dict = {"print": lambda *a: None}

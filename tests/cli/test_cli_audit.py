@@ -20,7 +20,7 @@ import pytest
 import dpmodels
 from _extras import BROWSER_INSTALL, browser
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 # the subprocesses import the dpmodels under test (wherever it is), whatever their working directory
 SRC = str(Path(dpmodels.__file__).resolve().parents[1])
 ENV = {
@@ -410,7 +410,7 @@ def test_report_renders_in_headless_chromium(audited):
 
         img = matplotlib.image.imread(shot)
         if os.environ.get("DPMODELS_WRITE_FIGURES"):  # the screenshot in docs/figures
-            shutil.copyfile(shot, Path(__file__).resolve().parents[1] / "docs" / "figures" / "audit-page.png")
+            shutil.copyfile(shot, Path(__file__).resolve().parents[2] / "docs" / "figures" / "audit-page.png")
     assert img.shape[:2] == (2000, 1200)
     px = (img[..., :3] * 255).astype(np.uint8).reshape(-1, 3)
     colours = np.unique(px, axis=0)

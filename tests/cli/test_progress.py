@@ -58,7 +58,7 @@ def test_fit_shows_bytes_read_only_when_asked_or_on_a_terminal(small_csv, flag):
 
 @pytest.mark.parametrize("flag", ["1", None, "--no-progress"])
 def test_grid_cells_show_progress_only_when_asked(tmp_path, flag, capsys, monkeypatch):
-    """`reproduce`'s bar over an id's cells (the subprocess run: tests/test_cli.py)."""
+    """`reproduce`'s bar over an id's cells (the subprocess run: tests/cli/test_cli.py)."""
     from dpmodels.experiments import grid
     from dpmodels.experiments.paper_000.accuracy import noise_cell
     from dpmodels.experiments.registry import Cell

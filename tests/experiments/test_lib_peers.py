@@ -16,7 +16,7 @@ from dpmodels.experiments.grid import read_frame, results_path
 from dpmodels.experiments.library import peers
 from dpmodels.experiments.registry import Size, get, row
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "results"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "results"
 
 
 def test_registered_and_listed():

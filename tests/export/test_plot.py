@@ -28,7 +28,7 @@ from dpmodels.io import load_model, save_model  # noqa: E402
 from dpmodels.rulelist import DPRuleListClassifier, Rule, RuleList  # noqa: E402
 from dpmodels.tree import PrivaTreeClassifier, Tree  # noqa: E402
 
-FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
+FIGURES = Path(__file__).resolve().parents[2] / "docs" / "figures"
 
 
 @pytest.fixture(scope="module")

@@ -273,7 +273,7 @@ def test_readme_pipeline_example_runs():
     import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = text.split("### Raw data to a DP rule list, with one budget", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     from dpmodels.data import dataset_schema, load_dataset

@@ -5,7 +5,7 @@ apart in the Gram products, downdates by symmetric products), pinned here.
 Each digest is the SHA-256 of the printed models (``to_text()``: the rules, their counts, the
 header with ε, δ and the ledger's verdict) of one group of fits. Every count a learner reads is an
 exact integer, so a faster way of computing them must leave every digest unchanged. The digests
-were printed by ``python tests/test_rulelist_identity.py`` on the branch point (a351ee6) and pasted
+were printed by ``python tests/rulelist/test_rulelist_identity.py`` on the branch point (a351ee6) and pasted
 below; a change of a count, of a choice or of the random stream changes them. Re-pinned once, for a
 printing-only change (thousands separators, the right-aligned samples column, the line on how a
 list is read): the script printed the old digests on the parent commit and these on the change. The slow test runs a

@@ -334,7 +334,7 @@ def _cli(*args):
     import subprocess
     import sys
 
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..", "src"))
     return subprocess.run([sys.executable, "-m", "dpmodels", *args], capture_output=True, text=True, env=env)
 
 

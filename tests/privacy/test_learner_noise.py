@@ -1,6 +1,6 @@
 """Learners never draw noise themselves: every noisy release of the tree learners goes through a
 function of :mod:`dpmodels.privacy.mechanisms` (the learner decides the budget and records it;
-the mechanism only draws). The moved releases keep the same draws (tests/test_privatree_identity.py
+the mechanism only draws). The moved releases keep the same draws (tests/tree/test_privatree_identity.py
 pins whole models); here each new mechanism is checked against a direct draw, and the sources
 against a direct call of a sampler."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from dpmodels.privacy import mechanisms, samplers
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "dpmodels"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "dpmodels"
 # every learner and preprocessing step (the experiments draw noise on purpose: 000-fig1 plots it)
 LEARNERS = ["tree", "rulelist", "data", "gam", "model_selection.py", "pipeline.py"]
 DRAWS = re.compile(

@@ -51,7 +51,7 @@ def test_bad_input_gives_clean_error(capsys):
 
 def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
     """One id, quick and tiny, through the installed CLI: tidy results, a PNG and the report;
-    ``DPMODELS_PROGRESS=1``: a bar over the id's cells on stderr (tests/test_progress.py: none
+    ``DPMODELS_PROGRESS=1``: a bar over the id's cells on stderr (tests/cli/test_progress.py: none
     unasked)."""
     need("matplotlib")
     r = run_cli(

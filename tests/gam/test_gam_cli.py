@@ -5,10 +5,10 @@ import json
 
 import numpy as np
 import pandas as pd
+from test_cli import run_cli
 
 from _extras import need
 from dpmodels.cli import main
-from test_cli import run_cli
 
 DECL = ["--bounds", "age=18:80", "--categories", "colour=red,green,blue"]
 

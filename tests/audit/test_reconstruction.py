@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _paper_recursion import paper_capture_counts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
@@ -15,7 +16,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from _extras import need
-from _paper_recursion import paper_capture_counts
 from dpmodels.audit import ReconstructionResult, plot_per_record_cdf, reconstruction_leak
 from dpmodels.audit._model_count import capture_counts
 from dpmodels.io import ModelFileError

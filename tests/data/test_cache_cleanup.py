@@ -16,7 +16,7 @@ from _extras import need
 
 need("pyarrow")
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 
 CHILD = textwrap.dedent(
     """

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import cross_val_score
+from test_tree_model import evaluate_rules, parse_rules
 
 from dpmodels.audit.dp_audit import epsilon_lower_bound
 from dpmodels.privacy import PrivacyLeakWarning
 from dpmodels.tree import PrivaTreeClassifier, Tree
-from test_tree_model import evaluate_rules, parse_rules
 
 
 def mixed_data(n=400, seed=0):

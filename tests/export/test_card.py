@@ -120,6 +120,6 @@ def test_card_renders_in_headless_chromium(files):
 
         img = matplotlib.image.imread(shot)
         if os.environ.get("DPMODELS_WRITE_FIGURES"):
-            shutil.copyfile(shot, Path(__file__).resolve().parents[1] / "docs" / "figures" / "model-card.png")
+            shutil.copyfile(shot, Path(__file__).resolve().parents[2] / "docs" / "figures" / "model-card.png")
     px = (img[..., :3] * 255).astype(np.uint8).reshape(-1, 3)
     assert len(np.unique(px, axis=0)) > 50 and (px != 255).any(axis=1).mean() > 0.05

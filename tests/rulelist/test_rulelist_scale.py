@@ -218,7 +218,7 @@ def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model):
     import subprocess
     import sys
 
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..", "src"))
 
     def cli(*args):
         return subprocess.run([sys.executable, "-m", "dpmodels", *args], capture_output=True, text=True, env=env)
