@@ -99,3 +99,31 @@ def test_new_ids_agree_where_the_paper_is_right():
     assert _theorem41_agreement(pd.DataFrame(theorem41_cell(0.1, 5))).startswith("agrees")
     assert pd.DataFrame(alg3_cell(0.1, 0.98, 0)).query("metric == 'T'")["value"].item() == 33
     assert _agreement(pd.DataFrame(corollary2_cell() + corollary3_cell())).startswith("agrees")
+
+
+def test_fig4_page_commits_the_table_columns_and_draws_the_same_table(tmp_path):
+    """000-fig4's page keeps the test-accuracy rows at the ε its table shows (and GreedyRL's) out of
+    the whole grid; its table from the committed rows, after the CSV round trip, is the run's."""
+    import numpy as np
+    import pandas as pd
+
+    from dpmodels.experiments.registry import ROW_FIELDS, get
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for ds in ("german", "compas"):
+        for seed in range(3):
+            rows.append(dict(dataset=ds, learner="GreedyRL", parameters="{}", epsilon=np.inf, delta=0.0,
+                             seed=seed, metric="test_accuracy", value=rng.random(), fit_seconds=0.1))  # fmt: skip
+            for lr in ("sm-Laplace", "gl-Laplace"):
+                for eps in np.logspace(-2, 2, 40):
+                    for metric in ("test_accuracy", "n_rules"):
+                        rows.append(dict(dataset=ds, learner=lr, parameters="{}", epsilon=eps, delta=0.0,
+                                         seed=seed, metric=metric, value=rng.random(), fit_seconds=0.1))  # fmt: skip
+    df = pd.DataFrame(rows)
+    exp = get("000-fig4")
+    kept = exp.page_rows(df)
+    assert len(kept) < len(df) / 10 and set(kept.metric) == {"test_accuracy"}
+    path = tmp_path / "rows.csv.gz"
+    kept[list(ROW_FIELDS)].to_csv(path, index=False, float_format="%.10g")
+    assert exp.table(pages.read_rows(path)) == exp.table(df)
