@@ -60,7 +60,7 @@ ITEMS: tuple[Item, ...] = (
     Item(6, "000 Table II", ("000-table2-script",), "partial", "vulnerability V at ε = 10 (000 §V-C)",
          "COMPAS, Adult within 2.7 s.e.; German .7035 ± .0025 vs .683", "German is ≈ 5 s.e. off at the stated ε = 10 (it agrees only at ε = 1)", "000-table2-script.md"),
     Item(7, "000 Table III", ("000-table3-script",), "agree", "importance overlap I_k on Adult",
-         "gl-Laplace 1.1/1.7 s.e.; sm-Laplace +0.7/+1.0 s.d. of 20 streams", "low power: it detects 0.08 (80 %) on gl-Laplace; any sm-Laplace value in .20–.71 / .32–.80 agrees", "papers-protocols.md"),
+         "gl-Laplace 1.1/1.7 s.e.; sm-Laplace +0.7/+1.0 s.d. of 20 streams", "low power: it detects 0.08 (80 %) on gl-Laplace; any sm-Laplace value in .20–.71 / .32–.80 agrees", "000-table3-script.md"),
     Item(8, "000 Fig. 6", ("000-fig6", "000-label-only"), "agree", "rule lists resist membership inference",
          "every DP AUC within ≈ 2 s.e. of .5", "—", "000-fig6.md"),
     Item(9, "002 Fig. 1", ("002-fig1", "002-authors"), "agree", "PrivaTree best from ε ≈ 0.01 (adult) / 0.05 (compas)",
