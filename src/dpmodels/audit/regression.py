@@ -97,9 +97,9 @@ def _declared_label_bounds(model) -> tuple[float, float] | None:
     return None
 
 
-def _loss_bins(model, X, y, loss_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Leaf id, loss bin and the bin edges (of the absolute error) of every row."""
-    found = _regression_tree(model)
+def _loss_bins(model, found, X, y, loss_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Leaf id, loss bin and the bin edges (of the absolute error) of every row; ``found``: the
+    model's :func:`_regression_tree`, None for a regressor without leaves."""
     if found is not None:
         t, _, _ = found
         leaf = decision_paths(model, X)
@@ -150,9 +150,9 @@ def regression_vulnerability(
     if int(n_permutations) != n_permutations or n_permutations < 0:
         raise ValueError(f"n_permutations must be a non-negative integer, got {n_permutations!r}")
     model = as_model(model)
-    leaf_in, b_in, edges = _loss_bins(model, X_train, y_train, int(loss_bins))
-    leaf_out, b_out, _ = _loss_bins(model, X_out, y_out, int(loss_bins))
-    found_leaves = _regression_tree(model) is not None
+    found = _regression_tree(model)
+    leaf_in, b_in, edges = _loss_bins(model, found, X_train, y_train, int(loss_bins))
+    leaf_out, b_out, _ = _loss_bins(model, found, X_out, y_out, int(loss_bins))
     if leaf_in.size == 0 or leaf_out.size == 0:
         raise ValueError("both the training and the out-of-training sets must be non-empty")
     B = int(loss_bins)
@@ -161,7 +161,7 @@ def regression_vulnerability(
     rows = [
         dict(
             path=int(k // B),
-            description=f"leaf {int(k // B)}" if found_leaves else "all records",
+            description=f"leaf {int(k // B)}" if found is not None else "all records",
             label=f"|error| in [{edges[k % B]:.4g}, {edges[k % B + 1]:.4g}" + ("]" if k % B == B - 1 else ")"),
             n_members=int(c_in[i]),
             n_nonmembers=int(c_out[i]),

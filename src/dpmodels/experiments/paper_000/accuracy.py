@@ -498,18 +498,25 @@ def _training_plot(df, out_dir, datasets, name):
     return [save(fig, out_dir / f"{name}.png")]
 
 
+def _nearest_grid(eps_values, at) -> list:
+    """The finite grid values of ``eps_values`` nearest (in log ε) to each of ``at``, in the order of
+    ``at``, without repeats (the columns of :func:`_summary_table`; [] without a finite value)."""
+    grid = np.array(sorted(e for e in set(eps_values) if np.isfinite(e)))
+    cols: list = []
+    for e in at if grid.size else ():
+        g = grid[np.argmin(np.abs(np.log(grid) - math.log(e)))]
+        if g not in cols:
+            cols.append(g)
+    return cols
+
+
 def _summary_table(df, metric, learners, at, published=None):
     """Markdown: rows (dataset, learner), columns ε in ``at`` (nearest grid value), 'mean ± se'."""
     d = df[df["metric"] == metric]
     s = summarise(d, ["dataset", "learner", "epsilon"])
-    grid = np.array(sorted(e for e in s["epsilon"].unique() if np.isfinite(e)))
-    if grid.size == 0:
+    cols = _nearest_grid(s["epsilon"], at)
+    if not cols:
         return "(no results)"
-    cols = []
-    for e in at:
-        g = grid[np.argmin(np.abs(np.log(grid) - math.log(e)))]
-        if g not in cols:
-            cols.append(g)
     head = ["dataset", "learner"] + [f"ε = {g:.3g}" for g in cols]
     if published:
         head.append("published")
@@ -671,12 +678,6 @@ def _fig4_plot(df, out_dir):
 
 
 FIG4_TABLE_EPS = (0.01, 0.1, 1, 10, 100)
-
-
-def _nearest_grid(eps_values, at) -> list[float]:
-    """The grid values nearest (in log ε) to each of ``at``, as :func:`_summary_table` picks them."""
-    grid = np.array(sorted(e for e in set(eps_values) if np.isfinite(e)))
-    return sorted({float(grid[np.argmin(np.abs(np.log(grid) - math.log(e)))]) for e in at}) if grid.size else []
 
 
 def _fig4_page_rows(df):
