@@ -264,3 +264,15 @@ def test_fig4_mnist_cells_use_the_authors_trigger_and_published_cells_name_the_r
         pub = [c for c in cells if c.key.endswith("-published") or "-published-" in c.key]
         assert pub and all(c.kwargs["published_rule"] == protocol.PUBLISHED_RULE for c in pub)
         assert all("published_rule" not in c.kwargs for c in cells if c not in pub)
+
+
+def test_guarantee_cell_measures_the_rigorous_and_the_published_privatree_on_one_fold():
+    from dpmodels.experiments.paper_002 import guarantees
+
+    rows = guarantees.guarantee_cell("vote", "uci", 0, 0, 5, (0.1,))
+    acc = [r for r in rows if r["metric"] == "test_accuracy"]
+    assert [r["learner"] for r in acc] == ["PrivaTree", "PrivaTree (published)"]
+    assert {r["seed"] for r in rows} == {0}  # paired: one fold, one split for both series
+    table = guarantees._guarantee_table(pd.DataFrame(rows), datasets=(("vote", "uci"),))
+    assert "| vote (" in table and "| PrivaTree (published) | 0.1 |" in table
+    assert "PrivaTree (published) (Table VIII accuracy), ε = 0.1" in table
