@@ -71,6 +71,16 @@ def test_an_edited_coverage_status_or_count_fails_the_check(docs_copy):
     assert pages.main([str(docs_copy), "--refresh", "coverage"]) == 0 and pages.check(docs_copy) == []
 
 
+def test_the_front_page_lists_the_pages_it_has_and_a_new_page_joins_the_list(docs_copy):
+    front = docs_copy / "results.md"
+    text = front.read_text()  # the fixture's run wrote one page into a copy of the front page
+    assert "Generated pages: 1 of" in text and "[000-alg3-example](results/000-alg3-example.md)" in text
+    assert "`000-fig1` (" in text  # the copy has no page for it: listed with its cost
+    front.write_text(text.replace("Generated pages: 1 of", "Generated pages: 2 of"))
+    assert any("list of pages" in p for p in pages.check(docs_copy))
+    assert pages.main([str(docs_copy), "--refresh", "index"]) == 0 and pages.check(docs_copy) == []
+
+
 def test_coverage_counts_come_from_the_statuses():
     c = counts()
     assert sum(c.values()) == len(ITEMS) == 26

@@ -14,7 +14,8 @@ that no documented number drifts from its results file.
 
 :func:`check` (``make results-check``, run by CI) rebuilds every generated block from its data files and
 fails on any difference (``--refresh ID`` rewrites a block from its committed rows after a change
-of the id's table code; ``--refresh coverage`` the coverage table after a change of a row), and checks that the coverage table on the front page of ``docs/results.md``
+of the id's table code; ``--refresh coverage`` the coverage table after a change of a row; ``--refresh
+index`` the front page's list of ids with and without a page, which a new page also refreshes), and checks that the coverage table on the front page of ``docs/results.md``
 is the one :mod:`.coverage` generates (its counts computed from the statuses).
 """
 
@@ -48,7 +49,10 @@ BEGIN = "<!-- generated: do not edit between these markers; `dpmodels reproduce 
 END = "<!-- end of generated block -->"
 COVERAGE_BEGIN = "<!-- coverage: generated from dpmodels/experiments/coverage.py; do not edit -->"
 COVERAGE_END = "<!-- end of coverage -->"
+INDEX_BEGIN = "<!-- pages: generated from the committed pages and experiments/catalogue.py; do not edit -->"
+INDEX_END = "<!-- end of pages -->"
 MAX_ROWS = 200_000
+_PAPERS = (("lib", "library"), ("000", "paper 000"), ("002", "paper 002"), ("003", "paper 003"))
 
 
 def _commit() -> str:
@@ -163,6 +167,9 @@ def write_page(eid: str, out, docs) -> Path:
         if END in text:
             tail = text.split(END, 1)[1].lstrip("\n")
     page.write_text(f"# {eid} — {exp.title}\n\n{block}\n" + (f"\n{tail}" if tail else ""))
+    front = docs / "results.md"
+    if front.exists() and INDEX_BEGIN in front.read_text():  # a new page joins the front page's list
+        refresh_index(docs)
     return page
 
 
@@ -186,13 +193,42 @@ def refresh_coverage(docs) -> Path:
     """Rewrite the coverage block of ``docs/results.md`` from :mod:`.coverage` (after editing a row)."""
     from .coverage import coverage_markdown
 
+    return _front_block(docs, COVERAGE_BEGIN, COVERAGE_END, coverage_markdown())
+
+
+def index_markdown(docs) -> str:
+    """The front page's list of ids: per paper, those with a generated page and those without one
+    yet (with their full-size cost here, from :mod:`.catalogue`), so the list cannot go stale."""
+    from .catalogue import CATALOGUE, sort_key
+
+    docs = Path(docs)
+    have = {p.name[: -len(".csv.gz")] for p in (docs / "results" / "data").glob("*.csv.gz")}
+    with_page = sum(eid in have for eid in CATALOGUE)
+    lines = [f"Generated pages: {with_page} of {len(CATALOGUE)} ids.", ""]
+    for paper, name in _PAPERS:
+        ids = sorted((e for e, entry in CATALOGUE.items() if entry.paper == paper), key=sort_key)
+        done = [f"[{e}](results/{e}.md)" for e in ids if e in have]
+        todo = [f"`{e}` ({CATALOGUE[e].cost})" for e in ids if e not in have]
+        if done:
+            lines.append(f"- {name}: " + ", ".join(done))
+        if todo:
+            lines.append(f"- {name}, no page yet (full-size cost here): " + ", ".join(todo))
+    return "\n".join(lines)
+
+
+def _front_block(docs, begin: str, end: str, body: str) -> Path:
     front = Path(docs) / "results.md"
     text = front.read_text()
-    old = _block(text, COVERAGE_BEGIN, COVERAGE_END)
+    old = _block(text, begin, end)
     if old is None:
-        raise ValueError(f"{front}: the coverage block is missing")
-    front.write_text(text.replace(old, f"{COVERAGE_BEGIN}\n{coverage_markdown()}\n{COVERAGE_END}"))
+        raise ValueError(f"{front}: the block {begin} is missing")
+    front.write_text(text.replace(old, f"{begin}\n{body}\n{end}"))
     return front
+
+
+def refresh_index(docs) -> Path:
+    """Rewrite the list of ids on the front page of ``docs/results.md`` (after a page is added)."""
+    return _front_block(docs, INDEX_BEGIN, INDEX_END, index_markdown(docs))
 
 
 def _block(text: str, begin: str, end: str) -> str | None:
@@ -215,6 +251,11 @@ def check(docs) -> list[str]:
             problems.append(f"{front}: the coverage block is missing")
         elif found != want:
             problems.append(f"{front}: the coverage table differs from dpmodels/experiments/coverage.py")
+        found = _block(front.read_text(), INDEX_BEGIN, INDEX_END)
+        if found is None:
+            problems.append(f"{front}: the list of pages is missing")
+        elif found != f"{INDEX_BEGIN}\n{index_markdown(docs)}\n{INDEX_END}":
+            problems.append(f"{front}: the list of pages is stale (--refresh index)")
     for rows_path in sorted((docs / "results" / "data").glob("*.csv.gz")):
         eid = rows_path.name[: -len(".csv.gz")]
         page = docs / "results" / f"{eid}.md"
@@ -239,7 +280,8 @@ def main(argv=None) -> int:
         i = args.index("--refresh")
         docs = args[0] if i > 0 else "docs"
         for eid in args[i + 1 :]:  # "coverage": the front page's coverage table
-            print(f"page: {refresh_coverage(docs) if eid == 'coverage' else refresh(eid, docs)}")
+            fn = {"coverage": refresh_coverage, "index": refresh_index}.get(eid)
+            print(f"page: {fn(docs) if fn else refresh(eid, docs)}")
         return 0
     docs = args[0] if args else "docs"
     problems = check(docs)
