@@ -12,9 +12,9 @@ from ..plots import pyplot, save, summarise
 from ..registry import Cell, Experiment, register, row
 from ..seeds import derive_seed
 from .figures import TITLES
-from .fits import _internal_nodes, _timed
+from .fits import OPTIMAL_RULE_LIST, PRIVATREE, RULE_LIST, SKLEARN_TREE, _Base, _Kind, _model_rows, _Split, _timed
 from .frames import _datasets_in, _with_params
-from .protocol import OPTIMAL_RL_TIME_LIMIT, SEEDS, _datasets, load_split, min_count
+from .protocol import OPTIMAL_RL_TIME_LIMIT, SEEDS, _datasets, min_count
 
 __all__ = ["dp_cell"]
 
@@ -29,6 +29,23 @@ def _fit_rng(*parts):
     return np.random.default_rng([2024, derive_seed(*parts)])
 
 
+def _release_rows(model, kind: _Kind, base: _Base, split: _Split, secs):
+    """Rows of one fit of ``003-dp``: those of every grid fit but the paths (:func:`.fits._model_rows`)
+    from the released counts, and ``dist_g_data`` from the true counts of the same structure (with
+    the noisy release's ``noisy_n`` and ``infeasible_weight``)."""
+    from ...audit import reconstruction_leak
+
+    rows, leak = _model_rows(model, kind, base, split, secs, n_paths=False)
+    if not leak.counts_are_noisy:
+        return rows + [row(*base, "dist_g_data", leak.dist_g, secs)]
+    data = reconstruction_leak(model, split.X_train, split.y_train, domains=kind.domains, counts="data")
+    return rows + [
+        row(*base, "dist_g_data", data.dist_g, secs),
+        row(*base, "noisy_n", leak.n, secs),
+        row(*base, "infeasible_weight", leak.infeasible_weight, secs),
+    ]
+
+
 def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depths=DP_DEPTHS, support=DP_SUPPORT):
     """DP rule lists and PrivaTrees of one split across ε, with their non-private counterparts.
 
@@ -39,69 +56,42 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    from ...audit import reconstruction_leak
     from ...rulelist import DPRuleListClassifier, GreedyRuleListClassifier, OptimalRuleListClassifier
     from ...tree import PrivaTreeClassifier
 
-    split = load_split(dataset, seed)
-    Xtr, Xte, ytr, yte = split
-    n = len(ytr)
+    split = _Split.load(dataset, seed)
+    n = split.n
     m = min_count(support, n)
-    categories = {c: [0, 1] for c in Xtr.columns}
+    categories = {c: [0, 1] for c in split.X_train.columns}
     rows = []
 
-    def emit(model, learner, params, eps, secs, size, domains=None):
-        leak = reconstruction_leak(model, Xtr, ytr, domains=domains)
-        base = (dataset, learner, params, eps, 0.0, seed)
-        out = [
-            row(*base, "dist_g", leak.dist_g, secs),
-            row(*base, "size", size, secs),
-            row(*base, "train_accuracy", float(np.mean(model.predict(Xtr) == ytr.to_numpy())), secs),
-            row(*base, "test_accuracy", float(np.mean(model.predict(Xte) == yte.to_numpy())), secs),
-        ]
-        if leak.counts_are_noisy:
-            data = reconstruction_leak(model, Xtr, ytr, domains=domains, counts="data")
-            out += [
-                row(*base, "dist_g_data", data.dist_g, secs),
-                row(*base, "noisy_n", leak.n, secs),
-                row(*base, "infeasible_weight", leak.infeasible_weight, secs),
-            ]
-        else:
-            out.append(row(*base, "dist_g_data", leak.dist_g, secs))
-        rows.extend(out)
+    def fit(est, kind, learner, params, eps=math.inf):
+        model, secs, _ = _timed(est, split)
+        rows.extend(_release_rows(model, kind, split.base(learner, params, eps), split, secs))
 
     for w in widths:
         for L in lengths:
             params = dict(model="rule list", width=int(w), depth=int(L), support=support)
-            g, secs, _ = _timed(
-                GreedyRuleListClassifier(max_rules=L + 1, min_support=(m + 0.5) / n, max_width=w), Xtr, ytr
-            )
-            emit(g, f"GreedyRL w{w}", params, math.inf, secs, len(g.rule_list_.rules))
+            greedy = GreedyRuleListClassifier(max_rules=L + 1, min_support=(m + 0.5) / n, max_width=w)
+            fit(greedy, RULE_LIST, f"GreedyRL w{w}", params)
             if w == 1:
-                o, secs, _ = _timed(
-                    OptimalRuleListClassifier(max_rules=L + 1, min_support=support, time_limit=OPTIMAL_RL_TIME_LIMIT),
-                    Xtr,
-                    ytr,
-                )
-                emit(o, "OptimalRL w1", params, math.inf, secs, len(o.rule_list_.rules))
+                opt = OptimalRuleListClassifier(max_rules=L + 1, min_support=support, time_limit=OPTIMAL_RL_TIME_LIMIT)
+                fit(opt, OPTIMAL_RULE_LIST, "OptimalRL w1", params)
             for eps in epsilons:
                 rng = _fit_rng(dataset, seed, "DPRL", w, L, f"{eps:.6g}")
-                est = DPRuleListClassifier(
+                dp = DPRuleListClassifier(
                     epsilon=float(eps), max_rules=L + 1, min_support=support, max_width=w, random_state=rng
                 )
-                dp, secs, _ = _timed(est, Xtr, ytr)
-                emit(dp, f"DP rule list w{w}", params, eps, secs, len(dp.rule_list_.rules))
+                fit(dp, RULE_LIST, f"DP rule list w{w}", params, eps)
     for D in depths:
         params = dict(model="tree", depth=int(D))
-        sk, secs, _ = _timed(DecisionTreeClassifier(max_depth=D, random_state=1 + seed), Xtr, ytr)
-        emit(sk, "sklearn_DT", params, math.inf, secs, _internal_nodes(sk.tree_.feature), domains="binary")
+        fit(DecisionTreeClassifier(max_depth=D, random_state=1 + seed), SKLEARN_TREE, "sklearn_DT", params)
         for eps in epsilons:
             rng = _fit_rng(dataset, seed, "PrivaTree", D, f"{eps:.6g}")
-            est = PrivaTreeClassifier(
+            pt = PrivaTreeClassifier(
                 epsilon=float(eps), max_depth=D, categories=categories, classes=[0, 1], random_state=rng
             )
-            pt, secs, _ = _timed(est, Xtr, ytr)
-            emit(pt, "PrivaTree", params, eps, secs, _internal_nodes(pt.tree_.feature))
+            fit(pt, PRIVATREE, "PrivaTree", params, eps)
     return rows
 
 
