@@ -115,6 +115,98 @@ def _dp_cells(size):
 DP_COLORS = {"w1": "C0", "w2": "C2", 2: "C0", 4: "C2", 6: "C3", 5: "C1", 10: "C4"}
 
 
+def _eps_curve(ax, rows, color, label):
+    """Seed mean ± s.e. of ``rows``' values against ε (nothing when there are none)."""
+    if len(rows):
+        s = summarise(rows, ["epsilon"]).sort_values("epsilon")
+        ax.errorbar(
+            s["epsilon"], s["mean"], yerr=s["se"], color=color, marker="o", ms=3.5, lw=1.3, capsize=2, label=label
+        )
+
+
+def _eps_axes(ax, title, legend):
+    """Panel (a) or (b): Dist_G against a log ε axis; the legend beside the last column."""
+    ax.set_xscale("log")
+    ax.set_title(title)
+    ax.set_xlabel("ε (log scale)")
+    ax.set_ylabel("Dist_G (from the released counts)")
+    ax.grid(True, alpha=0.3)
+    if legend:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+
+
+def _rule_list_panel(ax, x):
+    """(a) DP rule lists per (width, length) against ε, their non-private lists as lines."""
+    i = 0
+    rl = x[x["model"] == "rule list"]
+    for w in sorted(rl["width"].unique()):
+        for L in sorted(rl[rl["width"] == w]["depth"].unique()):
+            c = f"C{i}"
+            i += 1
+            dpd = x[(x["learner"] == f"DP rule list w{int(w)}") & (x["depth"] == L)]
+            _eps_curve(ax, dpd, c, f"DP rule list, width {int(w)}, length {int(L)}")
+            for lr, ls in ((f"GreedyRL w{int(w)}", "--"), ("OptimalRL w1", ":")):
+                b = x[(x["learner"] == lr) & (x["depth"] == L) & (x["width"] == w)]
+                if len(b):
+                    ax.axhline(
+                        b["value"].mean(),
+                        color=c,
+                        ls=ls,
+                        lw=1.1,
+                        label=f"{lr.split(' ')[0]} (non-private), width {int(w)}, length {int(L)}",
+                    )
+
+
+def _tree_panel(ax, x):
+    """(b) PrivaTrees per depth against ε, scikit-learn's trees as lines."""
+    t = x[x["model"] == "tree"]
+    for k, D in enumerate(sorted(t["depth"].unique())):
+        c = f"C{k}"
+        _eps_curve(ax, t[(t["learner"] == "PrivaTree") & (t["depth"] == D)], c, f"PrivaTree, depth {int(D)}")
+        b = t[(t["learner"] == "sklearn_DT") & (t["depth"] == D)]
+        if len(b):
+            ax.axhline(b["value"].mean(), color=c, ls="--", lw=1.1, label=f"sklearn_DT (non-private), depth {int(D)}")
+
+
+def _tradeoff_panel(fig, ax, d):
+    """(c) seed-mean Dist_G against training accuracy, coloured by log ε; non-private fits as crosses."""
+    wide = (
+        d.pivot_table(
+            index=["learner", "epsilon", "depth", "width", "model", "seed"],
+            columns="metric",
+            values="value",
+            dropna=False,
+        )
+        .reset_index()
+        .dropna(subset=["dist_g", "train_accuracy"])
+    )
+    means = (
+        wide.groupby(["learner", "epsilon", "depth", "width", "model"], dropna=False)[["dist_g", "train_accuracy"]]
+        .mean()
+        .reset_index()
+    )
+    priv = means[np.isfinite(means["epsilon"])]
+    if len(priv):
+        sc = ax.scatter(
+            priv["train_accuracy"],
+            priv["dist_g"],
+            c=np.log10(priv["epsilon"]),
+            cmap="coolwarm",
+            marker="o",
+            s=np.where(priv["model"] == "tree", 30, 18),
+            edgecolors="0.3",
+            linewidths=0.3,
+        )
+        cb = fig.colorbar(sc, ax=ax)
+        cb.set_label("log10 ε")
+    pub = means[~np.isfinite(means["epsilon"])]
+    ax.scatter(pub["train_accuracy"], pub["dist_g"], color="black", marker="x", s=28, label="non-private")
+    ax.set_xlabel("training accuracy")
+    ax.set_ylabel("Dist_G")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+
+
 def _dp_plot(df, out_dir):
     plt = pyplot()
     d = _with_params(df[df["metric"].isin(["dist_g", "train_accuracy"])])
@@ -126,121 +218,49 @@ def _dp_plot(df, out_dir):
     dg = d[d["metric"] == "dist_g"]
     for j, ds in enumerate(panels):
         x = dg[dg["dataset"] == ds]
-        # (a) rule lists
-        ax = axes[0][j]
-        i = 0
-        rl = x[x["model"] == "rule list"]
-        for w in sorted(rl["width"].unique()):
-            for L in sorted(rl[rl["width"] == w]["depth"].unique()):
-                c = f"C{i}"
-                i += 1
-                dpd = x[(x["learner"] == f"DP rule list w{int(w)}") & (x["depth"] == L)]
-                if len(dpd):
-                    s = summarise(dpd, ["epsilon"]).sort_values("epsilon")
-                    ax.errorbar(
-                        s["epsilon"],
-                        s["mean"],
-                        yerr=s["se"],
-                        color=c,
-                        marker="o",
-                        ms=3.5,
-                        lw=1.3,
-                        capsize=2,
-                        label=f"DP rule list, width {int(w)}, length {int(L)}",
-                    )
-                for lr, ls in ((f"GreedyRL w{int(w)}", "--"), ("OptimalRL w1", ":")):
-                    b = x[(x["learner"] == lr) & (x["depth"] == L) & (x["width"] == w)]
-                    if len(b):
-                        ax.axhline(
-                            b["value"].mean(),
-                            color=c,
-                            ls=ls,
-                            lw=1.1,
-                            label=f"{lr.split(' ')[0]} (non-private), width {int(w)}, length {int(L)}",
-                        )
-        ax.set_xscale("log")
-        ax.set_title(f"(a) rule lists — {TITLES[ds]}")
-        ax.set_xlabel("ε (log scale)")
-        ax.set_ylabel("Dist_G (from the released counts)")
-        ax.grid(True, alpha=0.3)
-        if j == len(panels) - 1:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-        # (b) trees
-        ax = axes[1][j]
-        t = x[x["model"] == "tree"]
-        for k, D in enumerate(sorted(t["depth"].unique())):
-            c = f"C{k}"
-            p = t[(t["learner"] == "PrivaTree") & (t["depth"] == D)]
-            if len(p):
-                s = summarise(p, ["epsilon"]).sort_values("epsilon")
-                ax.errorbar(
-                    s["epsilon"],
-                    s["mean"],
-                    yerr=s["se"],
-                    color=c,
-                    marker="o",
-                    ms=3.5,
-                    lw=1.3,
-                    capsize=2,
-                    label=f"PrivaTree, depth {int(D)}",
-                )
-            b = t[(t["learner"] == "sklearn_DT") & (t["depth"] == D)]
-            if len(b):
-                ax.axhline(
-                    b["value"].mean(), color=c, ls="--", lw=1.1, label=f"sklearn_DT (non-private), depth {int(D)}"
-                )
-        ax.set_xscale("log")
-        ax.set_title(f"(b) trees — {TITLES[ds]}")
-        ax.set_xlabel("ε (log scale)")
-        ax.set_ylabel("Dist_G (from the released counts)")
-        ax.grid(True, alpha=0.3)
-        if j == len(panels) - 1:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-        # (c) Dist_G vs training accuracy
-        ax = axes[2][j]
-        wide = (
-            d[d["dataset"] == ds]
-            .pivot_table(
-                index=["learner", "epsilon", "depth", "width", "model", "seed"],
-                columns="metric",
-                values="value",
-                dropna=False,
-            )
-            .reset_index()
-        )
-        wide = wide.dropna(subset=["dist_g", "train_accuracy"])
-        means = (
-            wide.groupby(["learner", "epsilon", "depth", "width", "model"], dropna=False)[["dist_g", "train_accuracy"]]
-            .mean()
-            .reset_index()
-        )
-        priv = means[np.isfinite(means["epsilon"])]
-        if len(priv):
-            sc = ax.scatter(
-                priv["train_accuracy"],
-                priv["dist_g"],
-                c=np.log10(priv["epsilon"]),
-                cmap="coolwarm",
-                marker="o",
-                s=np.where(priv["model"] == "tree", 30, 18),
-                edgecolors="0.3",
-                linewidths=0.3,
-            )
-            cb = fig.colorbar(sc, ax=ax)
-            cb.set_label("log10 ε")
-        pub = means[~np.isfinite(means["epsilon"])]
-        ax.scatter(pub["train_accuracy"], pub["dist_g"], color="black", marker="x", s=28, label="non-private")
-        ax.set_title(f"(c) Dist_G vs training accuracy — {TITLES[ds]}")
-        ax.set_xlabel("training accuracy")
-        ax.set_ylabel("Dist_G")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
+        last = j == len(panels) - 1
+        _rule_list_panel(axes[0][j], x)
+        _eps_axes(axes[0][j], f"(a) rule lists — {TITLES[ds]}", last)
+        _tree_panel(axes[1][j], x)
+        _eps_axes(axes[1][j], f"(b) trees — {TITLES[ds]}", last)
+        _tradeoff_panel(fig, axes[2][j], d[d["dataset"] == ds])
+        axes[2][j].set_title(f"(c) Dist_G vs training accuracy — {TITLES[ds]}")
     fig.tight_layout()
     return [save(fig, out_dir / "003-dp.png")]
 
 
 def _config_key(s: str):
     return [int(t) if t.isdigit() else t for t in s.replace(",", "").split()]
+
+
+# each DP learner's row of the tables, with its non-private peers
+_DP_ORDER = (
+    ("DP rule list w1", ("GreedyRL w1", "OptimalRL w1")),
+    ("DP rule list w2", ("GreedyRL w2",)),
+    ("PrivaTree", ("sklearn_DT",)),
+)
+
+
+def _dp_rows(d, eps, cell, peer) -> list[str]:
+    """One Markdown table: a row per (dataset, DP learner, setting), ``cell(ds, learner, setting, ε)``
+    at each ε, then each peer's ``peer(ds, peer, setting)``; "–" (a peer: left out) where the
+    rows are missing."""
+
+    def text(fn, *key):
+        try:
+            return fn(*key)
+        except KeyError:
+            return None
+
+    head = ["dataset", "learner", "setting"] + [f"ε = {e:g}" for e in eps] + ["non-private"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for ds in _datasets_in(d):
+        for lr, peers in _DP_ORDER:
+            for cfg in sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]), key=_config_key):
+                cells = [text(cell, ds, lr, cfg, e) or "–" for e in eps]
+                base = [f"{p.split(' ')[0]} {v}" for p in peers if (v := text(peer, ds, p, cfg)) is not None]
+                lines.append(f"| {ds} | {lr} | {cfg} | " + " | ".join(cells) + f" | {'; '.join(base) or '–'} |")
+    return lines
 
 
 def _dp_table(df) -> str:
@@ -251,66 +271,23 @@ def _dp_table(df) -> str:
         "width " + d["width"].fillna(0).astype(int).astype(str) + ", length " + d["depth"].astype(int).astype(str),
     )
     eps = sorted(e for e in d["epsilon"].unique() if np.isfinite(e))
-    head = ["dataset", "learner", "setting"] + [f"ε = {e:g}" for e in eps] + ["non-private"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    order = [
-        ("DP rule list w1", ("GreedyRL w1", "OptimalRL w1")),
-        ("DP rule list w2", ("GreedyRL w2",)),
-        ("PrivaTree", ("sklearn_DT",)),
-    ]
     mean = d.groupby(["dataset", "learner", "config", "epsilon", "metric"])["value"].mean()
-    for ds in _datasets_in(d):
-        for lr, peers in order:
-            configs = sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]), key=_config_key)
-            for cfg in configs:
-                cells = []
-                for e in eps:
-                    try:
-                        rel = mean.loc[(ds, lr, cfg, e, "dist_g")]
-                        dat = mean.loc[(ds, lr, cfg, e, "dist_g_data")]
-                        cells.append(f"{rel:.3f} ({dat:.3f})")
-                    except KeyError:
-                        cells.append("–")
-                base = []
-                for p in peers:
-                    try:
-                        base.append(f"{p.split(' ')[0]} {mean.loc[(ds, p, cfg, math.inf, 'dist_g')]:.3f}")
-                    except KeyError:
-                        pass
-                lines.append(f"| {ds} | {lr} | {cfg} | " + " | ".join(cells) + f" | {'; '.join(base) or '–'} |")
-    lines.append("")
-    lines.append(
+
+    def dist_g(ds, lr, cfg, e):
+        return f"{mean.loc[(ds, lr, cfg, e, 'dist_g')]:.3f} ({mean.loc[(ds, lr, cfg, e, 'dist_g_data')]:.3f})"
+
+    def size_accuracy(ds, lr, cfg, e=math.inf):
+        return f"{mean.loc[(ds, lr, cfg, e, 'size')]:.1f} / {mean.loc[(ds, lr, cfg, e, 'train_accuracy')]:.3f}"
+
+    lines = _dp_rows(d, eps, dist_g, lambda ds, p, cfg: f"{mean.loc[(ds, p, cfg, math.inf, 'dist_g')]:.3f}")
+    lines += [
+        "",
         "Dist_G, seed means: from the released (noisy) counts, in brackets from the true counts of the same "
-        "structure (the auditor's view). 'non-private': the same setting without DP."
-    )
-    lines.append("")
-    head = ["dataset", "learner", "setting"] + [f"ε = {e:g}" for e in eps] + ["non-private"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for ds in _datasets_in(d):
-        for lr, peers in order:
-            configs = sorted(set(d[(d["dataset"] == ds) & (d["learner"] == lr)]["config"]), key=_config_key)
-            for cfg in configs:
-                cells = []
-                for e in eps:
-                    try:
-                        cells.append(
-                            f"{mean.loc[(ds, lr, cfg, e, 'size')]:.1f} / "
-                            f"{mean.loc[(ds, lr, cfg, e, 'train_accuracy')]:.3f}"
-                        )
-                    except KeyError:
-                        cells.append("–")
-                base = []
-                for p in peers:
-                    try:
-                        base.append(
-                            f"{p.split(' ')[0]} {mean.loc[(ds, p, cfg, math.inf, 'size')]:.1f} / "
-                            f"{mean.loc[(ds, p, cfg, math.inf, 'train_accuracy')]:.3f}"
-                        )
-                    except KeyError:
-                        pass
-                lines.append(f"| {ds} | {lr} | {cfg} | " + " | ".join(cells) + f" | {'; '.join(base) or '–'} |")
-    lines.append("")
-    lines.append("Size (rules / internal nodes) / training accuracy, seed means.")
+        "structure (the auditor's view). 'non-private': the same setting without DP.",
+        "",
+    ]
+    lines += _dp_rows(d, eps, size_accuracy, size_accuracy)
+    lines += ["", "Size (rules / internal nodes) / training accuracy, seed means."]
     return "\n".join(lines)
 
 
