@@ -11,8 +11,7 @@ with an ``epsilon`` parameter) that is not in :data:`CLASSES_TABLE` fails
 ``test_every_private_estimator_class_is_listed``; add its clean and leaking factories there. A new
 composition is not done until it has a case here: add a ``(name, build_clean, build_leaky)`` entry to
 :data:`COMPOSITIONS` (an in-memory fit), :data:`PARTITIONED` (a partitioned source) or a test beside
-the CLI ones. Schema reuse by a
-model file (CLI and library) is :data:`SCHEMA_REUSE`.
+the CLI ones. Schema reuse by a model file (CLI and library) is :data:`SCHEMA_REUSE`.
 """
 
 from __future__ import annotations
