@@ -96,7 +96,7 @@ def dp_cell(dataset, seed, epsilons, lengths=DP_LENGTHS, widths=DP_WIDTHS, depth
 
 
 def _dp_cells(size):
-    seeds = size.runs if size.runs is not None else size.pick(1, SEEDS)
+    seeds = size.runs_or(1, SEEDS)
     eps = tuple(float(e) for e in (size.epsilons or size.pick((0.1, 1.0, 10.0), DP_EPSILONS)))
     lengths = size.pick((5,), DP_LENGTHS)
     depths = size.pick((2, 4), DP_DEPTHS)
