@@ -10,8 +10,8 @@ step — and has a clean twin that must be PRIVATE, so the test fails both ways.
 with an ``epsilon`` parameter) that is not in :data:`CLASSES_TABLE` fails
 ``test_every_private_estimator_class_is_listed``; add its clean and leaking factories there. A new
 composition is not done until it has a case here: add a ``(name, build_clean, build_leaky)`` entry to
-:data:`COMPOSITIONS` (an in-memory fit) or a test beside the CLI / Parquet ones. Schema reuse by a
-model file (CLI and library) is :data:`SCHEMA_REUSE`.
+:data:`COMPOSITIONS` (an in-memory fit), :data:`PARTITIONED` (a partitioned source) or a test beside
+the CLI ones. Schema reuse by a model file (CLI and library) is :data:`SCHEMA_REUSE`.
 """
 
 from __future__ import annotations
@@ -85,40 +85,31 @@ def _diffprivlib(name):
     return build
 
 
+# the planted leaks of a learner given every declaration (DECLARED): one declaration missing, a
+# claimed mechanism, a seed
+DECLARED_LEAKS = {
+    "undeclared label set": {**DECLARED, "classes": None},
+    "data-sourced bound": {**DECLARED, "bounds": None},
+    "claimed mechanism": {**DECLARED, "variant": "published"},
+    "seeded": {**DECLARED, "random_state": 0},
+}
+REGRESSION = {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0)}
+REGRESSION_LEAKS = {
+    "data-sourced bound": {"bounds": BOUNDS, "categories": CATS},  # label bounds read from y
+    "seeded": {**REGRESSION, "random_state": 0},
+}
+
+
+def _some(leaks, *names):
+    return {name: leaks[name] for name in names}
+
+
 # class name -> (data kind, clean params, {planted leak: params}); every factory fits with OS entropy
 # unless the leak is the seed
 CLASSES_TABLE: dict[str, tuple] = {
-    "PrivaTreeClassifier": (
-        PrivaTreeClassifier,
-        "raw",
-        DECLARED,
-        {
-            "undeclared label set": {**DECLARED, "classes": None},
-            "data-sourced bound": {**DECLARED, "bounds": None},
-            "claimed mechanism": {**DECLARED, "variant": "published"},
-            "seeded": {**DECLARED, "random_state": 0},
-        },
-    ),
-    "PrivaTreeRegressor": (
-        PrivaTreeRegressor,
-        "regression",
-        {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0)},
-        {
-            "data-sourced bound": {"bounds": BOUNDS, "categories": CATS},  # label bounds read from y
-            "seeded": {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0), "random_state": 0},
-        },
-    ),
-    "BDPTClassifier": (
-        BDPTClassifier,
-        "raw",
-        DECLARED,
-        {
-            "undeclared label set": {**DECLARED, "classes": None},
-            "data-sourced bound": {**DECLARED, "bounds": None},
-            "claimed mechanism": {**DECLARED, "variant": "published"},
-            "seeded": {**DECLARED, "random_state": 0},
-        },
-    ),
+    "PrivaTreeClassifier": (PrivaTreeClassifier, "raw", DECLARED, DECLARED_LEAKS),
+    "PrivaTreeRegressor": (PrivaTreeRegressor, "regression", REGRESSION, REGRESSION_LEAKS),
+    "BDPTClassifier": (BDPTClassifier, "raw", DECLARED, DECLARED_LEAKS),
     "DPGDFClassifier": (
         DPGDFClassifier,
         "categorical",
@@ -154,26 +145,14 @@ CLASSES_TABLE: dict[str, tuple] = {
         DPAdditiveClassifier,
         "raw",
         DECLARED,
-        {
-            "undeclared label set": {**DECLARED, "classes": None},
-            "data-sourced bound": {**DECLARED, "bounds": None},
-            "seeded": {**DECLARED, "random_state": 0},
-        },
+        _some(DECLARED_LEAKS, "undeclared label set", "data-sourced bound", "seeded"),
     ),
-    "DPAdditiveRegressor": (
-        DPAdditiveRegressor,
-        "regression",
-        {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0)},
-        {
-            "data-sourced bound": {"bounds": BOUNDS, "categories": CATS},  # label bounds read from y
-            "seeded": {"bounds": BOUNDS, "categories": CATS, "label_bounds": (-5.0, 7.0), "random_state": 0},
-        },
-    ),
+    "DPAdditiveRegressor": (DPAdditiveRegressor, "regression", REGRESSION, REGRESSION_LEAKS),
     "DiffprivlibTreeClassifier": (
         _diffprivlib("DiffprivlibTreeClassifier"),
         "raw",
         DECLARED,
-        {"data-sourced bound": {**DECLARED, "bounds": None}, "seeded": {**DECLARED, "random_state": 0}},
+        _some(DECLARED_LEAKS, "data-sourced bound", "seeded"),
     ),
     "DPLogisticRegression": (
         _diffprivlib("DPLogisticRegression"),
@@ -209,11 +188,32 @@ def test_every_private_estimator_class_is_listed():
     )
 
 
-def _fit(est, kind):
-    X, y = DATA[kind]()
+def _quiet_fit(model, *data):
+    """``model.fit(*data)`` with the leak warnings the planted cases raise silenced (the verdict is
+    what is checked)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return est.fit(X, y) if not isinstance(est, Binarizer) else est.fit(X)
+        return model.fit(*data)
+
+
+def _fit(est, kind):
+    X, y = DATA[kind]()
+    return _quiet_fit(est, X) if isinstance(est, Binarizer) else _quiet_fit(est, X, y)
+
+
+def _assert_verdict(model, private):
+    """The verdict says PRIVATE at the top exactly when ``private``; returns it."""
+    v = verdict(model)
+    assert v.is_private is private, v.reasons
+    assert v.reasons[0].startswith("PRIVATE" if private else "NOT "), v.reasons
+    return v
+
+
+def _assert_refused(model, match, *data):
+    """The fit refuses with a ValueError before anything is spent (no ledger)."""
+    with pytest.raises(ValueError, match=match):
+        model.fit(*data)
+    assert not hasattr(model, "privacy_ledger_")
 
 
 def _saved_verdict(model, tmp_path):
@@ -237,9 +237,7 @@ CASES = [
 def test_private_estimator_verdict(name, leak, tmp_path):
     cls, kind, clean, leaks = CLASSES_TABLE[name]
     est = _fit(cls(**(clean if leak is None else leaks[leak])), kind)
-    v = verdict(est)
-    assert v.is_private is (leak is None), v.reasons
-    assert v.reasons[0].startswith("PRIVATE" if leak is None else "NOT "), v.reasons
+    v = _assert_verdict(est, leak is None)
     saved = _saved_verdict(est, tmp_path)
     if saved is not None:
         in_file, loaded, _ = saved
@@ -277,34 +275,24 @@ def _proxy():
 
 # name -> (data kind, build clean, {planted leak: build}); "refused" in a leak's name: the
 # composition must refuse it (a ValueError before anything is spent) rather than fit it
+def _step_leaks(build):
+    """The planted leaks of a pipeline of a Binarizer and a DP rule list built by ``build(binarizer_kw,
+    learner_kw)``: one leaking step each."""
+    return {
+        "seeded step": lambda: build({"random_state": 0}, None),
+        "data-sourced bound": lambda: build({"bounds": None}, None),
+        "claimed mechanism": lambda: build(None, CLAIMED),
+    }
+
+
+def _private_pipe(binarizer_kw=None, learner_kw=None):
+    return _pipe(binarizer_kw, learner_kw, private=True)
+
+
 COMPOSITIONS: dict[str, tuple] = {
-    "Pipeline": (
-        "raw",
-        lambda: _pipe(),
-        {
-            "seeded step": lambda: _pipe({"random_state": 0}),
-            "data-sourced bound": lambda: _pipe({"bounds": None}),
-            "claimed mechanism": lambda: _pipe(learner_kw=CLAIMED),
-        },
-    ),
-    "make_private_pipeline": (
-        "raw",
-        lambda: _pipe(private=True),
-        {
-            "seeded step": lambda: _pipe({"random_state": 0}, private=True),
-            "data-sourced bound": lambda: _pipe({"bounds": None}, private=True),
-            "claimed mechanism": lambda: _pipe(learner_kw=CLAIMED, private=True),
-        },
-    ),
-    "shared accountant": (
-        "raw",
-        lambda: _shared(),
-        {
-            "seeded step": lambda: _shared({"random_state": 0}),
-            "data-sourced bound": lambda: _shared({"bounds": None}),
-            "claimed mechanism": lambda: _shared(learner_kw=CLAIMED),
-        },
-    ),
+    "Pipeline": ("raw", lambda: _pipe(), _step_leaks(_pipe)),
+    "make_private_pipeline": ("raw", lambda: _private_pipe(), _step_leaks(_private_pipe)),
+    "shared accountant": ("raw", lambda: _shared(), _step_leaks(_shared)),
     "make_private_rule_list": (
         "raw",
         lambda: make_private_rule_list(epsilon=1.0, classes=CLASSES, bounds=BOUNDS, categories=CATS),
@@ -367,16 +355,9 @@ def test_composition_verdict(name, leak):
     model = (clean if leak is None else leaks[leak])()
     X, y = DATA[kind]()
     if leak is not None and "(refused)" in leak:
-        with pytest.raises(ValueError, match="cannot be trials of a private selection"):
-            model.fit(X, y)
-        assert not hasattr(model, "privacy_ledger_")
+        _assert_refused(model, "cannot be trials of a private selection", X, y)
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(X, y)
-    v = verdict(model)
-    assert v.is_private is (leak is None), v.reasons
-    assert v.reasons[0].startswith("PRIVATE" if leak is None else "NOT "), v.reasons
+    v = _assert_verdict(_quiet_fit(model, X, y), leak is None)
     loaded = _saved(model)
     if name.endswith("Search") and leak == "seeded":
         # the chosen model was fitted by the search with a seed it drew from its own: the file says seeded
@@ -387,10 +368,7 @@ def test_composition_verdict(name, leak):
 def test_a_model_file_cannot_claim_its_own_verdict(tmp_path):
     """Loading recomputes the verdict from the rows: a file that says is_private with a leak row is
     NOT PRIVATE once loaded, and so are its printed ledger and header."""
-    X, y = _raw()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = PrivaTreeClassifier(**{**DECLARED, "classes": None}).fit(X, y)
+    est = _quiet_fit(PrivaTreeClassifier(**DECLARED_LEAKS["undeclared label set"]), *_raw())
     doc = model_to_dict(est)
     doc["privacy"]["is_private"] = True
     doc["privacy"]["verdict"] = ["PRIVATE: every release is a proven DP mechanism."]
@@ -406,8 +384,10 @@ def _run(*args):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
-def _cli_declarations():
-    return ["--classes", *CLASSES, "--categories", "c=" + ",".join(CATS["c"]), "--bounds", "x=-3:3"]
+def _cli_declarations(classes=True):
+    """The options declaring every public input (but the label set with ``classes=False``)."""
+    return [*(["--classes", *CLASSES] if classes else []), "--categories", "c=" + ",".join(CATS["c"]), "--bounds",
+            "x=-3:3"]  # fmt: skip
 
 
 def _verdict_lines(stdout):
@@ -431,15 +411,18 @@ def _cli_main(*args, capsys):
     return code, capsys.readouterr()
 
 
+LABEL = ("--label", "label")
+
+
 def _fit_args(csv_path, out, *extra):
-    return ["fit", "--data", str(csv_path), "--label", "label", "--model", "privatree", "--max-depth", "2",
-            *extra, "--out", str(out)]  # fmt: skip
+    """``dpmodels fit`` of a PrivaTree on the CSV into ``out``; ``extra``: the case's options."""
+    return ["fit", "--data", str(csv_path), "--model", "privatree", *extra, "--out", str(out)]
 
 
 def test_cli_fit_seeded_ends_not_private(csv_path, tmp_path):
     """The ``dpmodels`` command in a subprocess: --random-state warns, and the last verdict says so."""
     out = tmp_path / "m.json"
-    r = _run(*_fit_args(csv_path, out, *_cli_declarations(), "--random-state", "0"))
+    r = _run(*_fit_args(csv_path, out, *LABEL, "--max-depth", "2", *_cli_declarations(), "--random-state", "0"))
     assert r.returncode == 0, r.stderr
     lines = _verdict_lines(r.stdout)
     assert lines and not any(ln.startswith("PRIVATE") for ln in lines), lines
@@ -450,7 +433,7 @@ def test_cli_fit_seeded_ends_not_private(csv_path, tmp_path):
 
 def test_cli_fit_declared_ends_private(csv_path, tmp_path, capsys):
     out = tmp_path / "m.json"
-    code, cap = _cli_main(*_fit_args(csv_path, out, *_cli_declarations()), capsys=capsys)
+    code, cap = _cli_main(*_fit_args(csv_path, out, *LABEL, "--max-depth", "2", *_cli_declarations()), capsys=capsys)
     assert code == 0, cap.err
     lines = _verdict_lines(cap.out)
     assert lines and all(ln.startswith("PRIVATE") for ln in lines), lines
@@ -459,18 +442,19 @@ def test_cli_fit_declared_ends_private(csv_path, tmp_path, capsys):
 
 def test_cli_fit_undeclared_label_set_and_a_declared_schema_file(csv_path, tmp_path, capsys):
     out = tmp_path / "leak.json"
-    decl = _cli_declarations()
-    code, cap = _cli_main("fit", "--data", str(csv_path), "--label", "label", "--model", "privatree", "--quiet",
-                          *decl[3:], "--out", str(out), capsys=capsys)  # fmt: skip
+    code, cap = _cli_main(
+        *_fit_args(csv_path, out, *LABEL, "--quiet", *_cli_declarations(classes=False)), capsys=capsys
+    )
     assert code == 0 and json.loads(out.read_text())["privacy"]["is_private"] is False
     # a schema file of declarations (source: user) keeps the fit PRIVATE
     schema = tmp_path / "schema.json"
-    cols = {"x": {"kind": "numerical", "bounds": list(BOUNDS["x"])}, "c": {"kind": "categorical", **CATS}}
-    cols["c"] = {"kind": "categorical", "categories": CATS["c"]}
+    cols = {
+        "x": {"kind": "numerical", "bounds": list(BOUNDS["x"])},
+        "c": {"kind": "categorical", "categories": CATS["c"]},
+    }
     schema.write_text(json.dumps({"label": "label", "classes": CLASSES, "columns": cols}))
     out2 = tmp_path / "clean.json"
-    code, cap = _cli_main("fit", "--data", str(csv_path), "--schema", str(schema), "--model", "privatree",
-                          "--out", str(out2), capsys=capsys)  # fmt: skip
+    code, cap = _cli_main(*_fit_args(csv_path, out2, "--schema", str(schema)), capsys=capsys)
     assert code == 0, cap.err
     assert json.loads(out2.read_text())["privacy"]["is_private"] is True
     assert all(ln.startswith("PRIVATE") for ln in _verdict_lines(cap.out))
@@ -489,15 +473,11 @@ def _schema_source_file(via, csv_path, tmp_path, capsys):
         from dpmodels.io import save_model
         from dpmodels.tree import PrivaTreeClassifier
 
-        X, y = _raw()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est = PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds=BOUNDS, classes=CLASSES).fit(X, y)
+        est = _quiet_fit(PrivaTreeClassifier(epsilon=1.0, max_depth=2, bounds=BOUNDS, classes=CLASSES), *_raw())
         save_model(est, path)  # its categories were read from the data
         return path
-    decl = _cli_declarations() if via == "declared-model-file" else _cli_declarations()[3:]
-    code, _ = _cli_main("fit", "--data", str(csv_path), "--label", "label", "--model", "privatree", "--quiet",
-                        *decl, "--out", str(path), capsys=capsys)  # fmt: skip
+    decl = _cli_declarations(classes=via == "declared-model-file")
+    code, _ = _cli_main(*_fit_args(csv_path, path, *LABEL, "--quiet", *decl), capsys=capsys)
     assert code == 0
     return path
 
@@ -506,57 +486,55 @@ def _schema_source_file(via, csv_path, tmp_path, capsys):
 def test_schema_reuse_keeps_data_sources(csv_path, tmp_path, capsys, via):
     source = _schema_source_file(via, csv_path, tmp_path, capsys)
     out = tmp_path / "reuse.json"
-    code, cap = _cli_main("fit", "--data", str(csv_path), "--label", "label", "--schema", str(source), "--model",
-                          "privatree", "--quiet", "--out", str(out), capsys=capsys)  # fmt: skip
+    code, cap = _cli_main(*_fit_args(csv_path, out, *LABEL, "--schema", str(source), "--quiet"), capsys=capsys)
     assert code == 0, cap.err
     assert json.loads(out.read_text())["privacy"]["is_private"] is (via == "declared-model-file")
 
 
 # ------------------------------------------------------------------------ partitioned input
-@pytest.mark.parametrize("leak", [None, "undeclared label set (refused)", "data-sourced bound (refused)", "seeded"])
-def test_parquet_fit_verdict(tmp_path, leak):
+def _parquet(tmp_path):
     need("pyarrow")
     from dpmodels.data import ParquetSource
 
-    X, y = _raw()
     d = tmp_path / "parts"
     d.mkdir()
+    X, y = _raw()
     df = X.assign(label=y)
     df.iloc[:40].to_parquet(d / "p0.parquet", index=False)
     df.iloc[40:].to_parquet(d / "p1.parquet", index=False)
-    params = {
-        "undeclared label set (refused)": {**DECLARED, "classes": None},
-        "data-sourced bound (refused)": {**DECLARED, "bounds": None},
-        "seeded": {**DECLARED, "random_state": 0},
-    }.get(leak, DECLARED)
-    est = PrivaTreeClassifier(max_depth=2, **params)
-    if leak is not None and "(refused)" in leak:  # partitioned input reads no public input from the data
-        with pytest.raises(ValueError, match="not read from the data"):
-            est.fit(ParquetSource(d, label="label"))
-        assert not hasattr(est, "privacy_ledger_")
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est.fit(ParquetSource(d, label="label"))
-    assert verdict(est).is_private is (leak is None), verdict(est).reasons
-    assert model_from_dict(model_to_dict(est)).privacy["is_private"] is (leak is None)
+    return (ParquetSource(d, label="label"),)
 
 
-@pytest.mark.parametrize("leak", [None, "undeclared label set (refused)"])
-def test_dask_fit_verdict(leak):
+def _dask(tmp_path):
     dd = need("dask")
     X, y = _raw()
     ddf = dd.from_pandas(X.assign(label=y), npartitions=2)
-    est = PrivaTreeClassifier(max_depth=2, **({**DECLARED, "classes": None} if leak else DECLARED))
-    if leak:  # as on Parquet: partitioned input reads no public input from the data
-        with pytest.raises(ValueError, match="not read from the data"):
-            est.fit(ddf[list(X.columns)], ddf["label"])
-        assert not hasattr(est, "privacy_ledger_")
+    return ddf[list(X.columns)], ddf["label"]
+
+
+PARTITIONED = {"parquet": _parquet, "dask": _dask}
+
+
+# partitioned input reads no public input from the data: a fit that would is refused
+@pytest.mark.parametrize(
+    "source, leak",
+    [
+        pytest.param(source, leak, id=f"{source}-{leak}")
+        for source, leaks in (
+            ("parquet", [None, "undeclared label set (refused)", "data-sourced bound (refused)", "seeded"]),
+            ("dask", [None, "undeclared label set (refused)"]),
+        )
+        for leak in leaks
+    ],
+)
+def test_partitioned_fit_verdict(tmp_path, source, leak):
+    data = PARTITIONED[source](tmp_path)
+    est = PrivaTreeClassifier(max_depth=2, **(DECLARED if leak is None else DECLARED_LEAKS[leak.split(" (")[0]]))
+    if leak is not None and "(refused)" in leak:
+        _assert_refused(est, "not read from the data", *data)
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est.fit(ddf[list(X.columns)], ddf["label"])
-    assert verdict(est).is_private
+    _assert_verdict(_quiet_fit(est, *data), leak is None)
+    assert model_from_dict(model_to_dict(est)).privacy["is_private"] is (leak is None)
 
 
 @pytest.mark.parametrize("stateful", [False, True])
@@ -588,11 +566,7 @@ def test_a_pipeline_is_private_iff_every_part_is(
     pipeline's verdict is PRIVATE exactly when no part leaks, and the saved file agrees."""
     bkw = {"random_state": 0 if seeded_binarizer else None, "bounds": BOUNDS if binarizer_bounds else None}
     lkw = {**(CLAIMED if learner_claimed else {}), "random_state": 0 if learner_seeded else None}
-    model = _shared(bkw, lkw) if shared else _pipe(bkw, lkw)
-    X, y = _raw()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(X, y)
+    model = _quiet_fit(_shared(bkw, lkw) if shared else _pipe(bkw, lkw), *_raw())
     clean = not (seeded_binarizer or not binarizer_bounds or learner_seeded or learner_claimed)
     assert verdict(model).is_private is clean, verdict(model).reasons
     assert model_from_dict(model_to_dict(model)).privacy["is_private"] is clean

@@ -190,7 +190,9 @@ class _TreeArrays:
     support: np.ndarray | None  # (n_nodes,) records per node, when the model stores them
 
     @classmethod
-    def of_tree(cls, t) -> "_TreeArrays":
+    def of_tree(cls, t, regression=False) -> "_TreeArrays":
+        """A dpmodels tree's arrays; a regression tree (``regression=True``) has no classes and its
+        count column is the released record count per node (the ``n`` column of ``value``)."""
         return cls(
             t.children_left,
             t.children_right,
@@ -200,8 +202,8 @@ class _TreeArrays:
             list(t.feature_names),
             t.categorical,
             t.categories,
-            list(t.classes.tolist()),
-            t.value,
+            [] if regression else list(t.classes.tolist()),
+            np.asarray(t.value, dtype=float)[:, :1] if regression else t.value,  # (n_nodes, 1) when regression
             None,
         )
 

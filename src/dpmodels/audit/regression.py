@@ -71,20 +71,7 @@ def regression_tree_paths(model, domains) -> ModelPaths | None:
     if found is None:
         return None
     t, route, noisy = found
-    arrays = _TreeArrays(
-        t.children_left,
-        t.children_right,
-        t.feature,
-        t.threshold,
-        t.left_categories,
-        list(t.feature_names),
-        t.categorical,
-        t.categories,
-        [],  # no classes: the labels are numbers
-        np.asarray(t.value, dtype=float)[:, :1],  # (n_nodes, 1): the released record counts
-        None,
-    )
-    return _tree_paths(arrays, domains, route, noisy=noisy)
+    return _tree_paths(_TreeArrays.of_tree(t, regression=True), domains, route, noisy=noisy)
 
 
 def _declared_label_bounds(model) -> tuple[float, float] | None:

@@ -771,11 +771,46 @@ def audit_model(
     mia = membership_inference_suite(
         model, X_train, y_tr, X_test, y_te, attacks=attacks, random_state=rng, n_jobs=n_jobs, **kw
     )
-    each = alpha / len(mia)
-    bounds = {}
+    return _model_audit(
+        model,
+        src,
+        labels,
+        overlaps,
+        t0,
+        (rec, note, vul, mia),
+        alpha=alpha,
+        bound_random_state=rng,
+        n_permutations=n_permutations,
+        n_reference=n_reference if X_pop is not None else None,
+        grid=grid,
+    )
+
+
+def _model_audit(
+    model,
+    src,
+    labels,
+    overlaps,
+    t0,
+    found,
+    *,
+    alpha,
+    bound_random_state,
+    n_permutations,
+    n_reference,
+    grid,
+    skipped=None,
+    more_settings=None,
+) -> ModelAudit:
+    """The :class:`ModelAudit` of what was ``found`` (Dist_G, its domains note, V, the attacks):
+    each attack's ε lower bound at α split over the attacks (None where it has too few records
+    for one), the sizes of the checked ``labels``' sets, and the settings (``more_settings``: the
+    model kind's own, last)."""
+    rec, note, vul, mia = found
+    bounds: dict[str, float | None] = {}
     for a, r in mia.items():
         try:
-            bounds[a] = r.epsilon_lower_bound(alpha=each, random_state=rng)
+            bounds[a] = r.epsilon_lower_bound(alpha=alpha / len(mia), random_state=bound_random_state)
         except ValueError:
             bounds[a] = None
     return ModelAudit(
@@ -787,18 +822,20 @@ def audit_model(
         membership=mia,
         epsilon_lower_bounds=bounds,
         alpha=alpha,
-        n_train=len(y_tr),
-        n_test=len(y_te),
-        n_population=None if X_pop is None else len(labels["population"]),
+        n_train=len(labels["training"]),
+        n_test=len(labels["held-out"]),
+        n_population=len(labels["population"]) if "population" in labels else None,
         seconds=time.perf_counter() - t0,
         overlaps=overlaps,
+        skipped=dict(skipped or {}),
         settings={
             "n_permutations": n_permutations,
-            "n_reference": n_reference if X_pop is not None else None,
+            "n_reference": n_reference,
             "alpha": alpha,
             "grid": DEFAULT_GRID if grid is None else grid,
             "grid_declared": grid is not None,
             "attacks": list(mia),
+            **(more_settings or {}),
         },
     )
 
@@ -876,38 +913,21 @@ def _audit_regression(
     rec, note = _reconstruction(model, X_train, None, domains, grid)
     vul = regression_vulnerability(model, X_train, y_tr, X_test, y_te, n_permutations=n_permutations, random_state=rng)
     mia = {"threshold": regression_loss_attack(model, X_train, y_tr, X_test, y_te)}
-    bounds: dict[str, float | None] = {}
-    for a, r in mia.items():
-        try:
-            bounds[a] = r.epsilon_lower_bound(alpha=alpha / len(mia), random_state=0)
-        except ValueError:
-            bounds[a] = None
     skipped = dict(REGRESSION_SKIPS)
     if len(sets) < 3:
         skipped.pop("population attacks")
-    return ModelAudit(
-        model=model,
-        source=src,
-        reconstruction=rec,
-        domains_note=note,
-        vulnerability=vul,
-        membership=mia,
-        epsilon_lower_bounds=bounds,
+    return _model_audit(
+        model,
+        src,
+        labels,
+        overlaps,
+        t0,
+        (rec, note, vul, mia),
         alpha=alpha,
-        n_train=len(y_tr),
-        n_test=len(y_te),
-        n_population=None if len(sets) < 3 else len(labels["population"]),
-        seconds=time.perf_counter() - t0,
-        overlaps=overlaps,
+        bound_random_state=0,
+        n_permutations=n_permutations,
+        n_reference=None,
+        grid=grid,
         skipped=skipped,
-        settings={
-            "n_permutations": n_permutations,
-            "n_reference": None,
-            "alpha": alpha,
-            "grid": DEFAULT_GRID if grid is None else grid,
-            "grid_declared": grid is not None,
-            "attacks": list(mia),
-            "loss": "squared error",
-            "loss_bins": DEFAULT_LOSS_BINS,
-        },
+        more_settings={"loss": "squared error", "loss_bins": DEFAULT_LOSS_BINS},
     )

@@ -102,6 +102,22 @@ class Size:
     def pick(self, quick_value, full_value):
         return quick_value if self.quick else full_value
 
+    # --runs, --datasets and --epsilons override an id's own choice:
+    def runs_or(self, quick_value, full_value):
+        """``--runs`` when given, else the id's quick or full number of runs."""
+        return self.runs if self.runs is not None else self.pick(quick_value, full_value)
+
+    def datasets_or(self, default):
+        """``--datasets`` (a tuple) when given, else the id's ``default``."""
+        return tuple(self.datasets) if self.datasets is not None else default
+
+    def epsilons_or(self, quick_value, full_value=None):
+        """``--epsilons`` (a tuple of floats) when given, else the id's quick grid or its full one
+        (``full_value``; None: the same as the quick one)."""
+        if self.epsilons is not None:
+            return tuple(float(e) for e in self.epsilons)
+        return self.pick(quick_value, quick_value if full_value is None else full_value)
+
 
 @dataclass(frozen=True, eq=False)
 class Cell:

@@ -117,8 +117,8 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def _cells(size):
-    runs = size.runs if size.runs is not None else size.pick(2, 10)
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else (0.1, 1.0, 5.0)
+    runs = size.runs_or(2, 10)
+    epsilons = size.epsilons_or((0.1, 1.0, 5.0))
     return [Cell(f"s{s}", seed_cell, dict(seed=s, eps_grid=epsilons)) for s in range(runs)]
 
 

@@ -369,9 +369,9 @@ def probe_cell(fits: int = 100, epsilon: float = 0.1, learners=("DP-EBM", "Priva
 
 # --------------------------------------------------------------------------- grid
 def _cells(size) -> list:
-    runs = size.runs if size.runs is not None else size.pick(2, 10)
-    datasets = tuple(size.datasets) if size.datasets is not None else CLASSIFICATION + REGRESSION
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else size.pick((1.0,), EPSILONS)
+    runs = size.runs_or(2, 10)
+    datasets = size.datasets_or(CLASSIFICATION + REGRESSION)
+    epsilons = size.epsilons_or((1.0,), EPSILONS)
     out: list = []
     for ds in datasets:
         if ds not in CLASSIFICATION + REGRESSION:

@@ -144,9 +144,9 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def _cells(size):
-    splits = size.runs if size.runs is not None else size.pick(2, 100)
-    datasets = tuple(size.datasets) if size.datasets is not None else ("adult", "compas")
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else (0.1, 1.0)
+    splits = size.runs_or(2, 100)
+    datasets = size.datasets_or(("adult", "compas"))
+    epsilons = size.epsilons_or((0.1, 1.0))
     return [
         Cell(
             f"{name}-eps{eps:g}",

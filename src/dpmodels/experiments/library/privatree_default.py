@@ -171,9 +171,9 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def _cells(size):
-    runs = size.runs if size.runs is not None else size.pick(2, 10)
-    tasks = tuple(size.datasets) if size.datasets is not None else TASKS
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else EPSILONS
+    runs = size.runs_or(2, 10)
+    tasks = size.datasets_or(TASKS)
+    epsilons = size.epsilons_or(EPSILONS)
     return [
         Cell(f"{t}-s{s}", split_cell, dict(dataset=t, split=s, epsilons=epsilons)) for t in tasks for s in range(runs)
     ]
@@ -275,9 +275,9 @@ def regression_table(df: pd.DataFrame) -> str:
 
 
 def _regression_cells(size):
-    runs = size.runs if size.runs is not None else size.pick(2, 10)
-    tasks = tuple(size.datasets) if size.datasets is not None else REGRESSION_TASKS
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else EPSILONS
+    runs = size.runs_or(2, 10)
+    tasks = size.datasets_or(REGRESSION_TASKS)
+    epsilons = size.epsilons_or(EPSILONS)
     return [
         Cell(f"{t}-s{s}", regression_cell, dict(task=t, split=s, epsilons=epsilons)) for t in tasks for s in range(runs)
     ]

@@ -132,9 +132,9 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def _cells(size):
-    runs = size.runs if size.runs is not None else size.pick(2, 20)
-    datasets = tuple(size.datasets) if size.datasets is not None else ("compas", "german", "adult")
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else (0.1, 1.0)
+    runs = size.runs_or(2, 20)
+    datasets = size.datasets_or(("compas", "german", "adult"))
+    epsilons = size.epsilons_or((0.1, 1.0))
     return [Cell("study", study_cell, dict(datasets=datasets, epsilons=epsilons, runs=int(runs), seed=0))]
 
 

@@ -136,9 +136,9 @@ def markdown_table(df: pd.DataFrame) -> str:
 
 
 def _cells(size):
-    runs = size.runs if size.runs is not None else size.pick(2, 10)
-    tasks = tuple(size.datasets) if size.datasets is not None else TASKS
-    epsilons = tuple(float(e) for e in size.epsilons) if size.epsilons is not None else (0.1, 1.0, 5.0)
+    runs = size.runs_or(2, 10)
+    tasks = size.datasets_or(TASKS)
+    epsilons = size.epsilons_or((0.1, 1.0, 5.0))
     return [Cell(f"{t}-s{s}", split_cell, dict(task=t, seed=s, eps_grid=epsilons)) for t in tasks for s in range(runs)]
 
 

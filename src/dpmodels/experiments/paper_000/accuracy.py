@@ -301,12 +301,6 @@ def accuracy_cell(
     return rows
 
 
-def _pick(size, quick_value, full_value, override):
-    if override is not None:
-        return override
-    return size.pick(quick_value, full_value)
-
-
 def _datasets(size, default, extra=()):
     """The datasets of a run: ``default`` unless ``--datasets`` names others (``extra``: names
     this id accepts besides the paper's three, e.g. :data:`GERMAN_REBUILD`)."""
@@ -337,8 +331,8 @@ def _accuracy_cells(
     """One cell per (dataset, run). ``german_file`` (with ``runner``): German's file
     (:func:`accuracy_cell`); ``--datasets`` may then also name :data:`GERMAN_REBUILD`, German on
     the other file, the Sec. V-A rebuild, as a labelled alternative."""
-    runs = _pick(size, runs_quick, runs_full, size.runs)
-    eps = tuple(float(e) for e in _pick(size, epsilons[0], epsilons[1], size.epsilons))
+    runs = size.runs_or(runs_quick, runs_full)
+    eps = tuple(float(e) for e in size.epsilons_or(epsilons[0], epsilons[1]))
     cost = {"german": 6.0, "adult": 2.0, "compas": 1.0} if protocol == "library" else {}
     extra = {} if protocol == "library" else dict(protocol=protocol)  # library cells keep their stored results
     if split != "sec-v-a":  # only then: the other cells keep their arguments (and stored results)

@@ -38,7 +38,7 @@ import pandas as pd
 
 from ...audit import evaluate_scores
 from ..registry import Cell, Experiment, register, row
-from .accuracy import DATASETS, FIG4_LEARNERS, _datasets, _pick, accuracy_cell
+from .accuracy import DATASETS, FIG4_LEARNERS, _datasets, accuracy_cell
 from .attacks import _capture_on_columns, _dp_rule_list, _fit_timed, _greedy, _split
 from .protocol import PAPER_LAMBDA
 
@@ -125,9 +125,9 @@ def k_sweep_markdown(df: pd.DataFrame) -> str:
 
 
 def _k_cells(size):
-    runs = _pick(size, 2, 100, size.runs)
-    eps = tuple(float(e) for e in _pick(size, (1.0,), K_EPSILONS, size.epsilons))
-    ks = _pick(size, (3, 5, 7), K_GRID, None)
+    runs = size.runs_or(2, 100)
+    eps = tuple(float(e) for e in size.epsilons_or((1.0,), K_EPSILONS))
+    ks = size.pick((3, 5, 7), K_GRID)
     return [
         Cell(
             f"{ds}-run{r}",
@@ -256,9 +256,9 @@ def label_only_markdown(df: pd.DataFrame) -> str:
 
 
 def _label_only_cells(size):
-    runs = _pick(size, 1, 10, size.runs)
-    eps = tuple(float(e) for e in _pick(size, (1.0,), (1.0, 10.0), size.epsilons))
-    flips = _pick(size, 4, 32, None)
+    runs = size.runs_or(1, 10)
+    eps = tuple(float(e) for e in size.epsilons_or((1.0,), (1.0, 10.0)))
+    flips = size.pick(4, 32)
     return [
         Cell(
             f"{ds}-run{r}",

@@ -67,8 +67,10 @@ def _legend(fig, learners, colors, extra=(), ran=None):
     )
 
 
-def _fig_dist_vs(df, out_dir, learners, name, family):
-    """Fig. 2 / 3: Dist_G vs size (a) and vs training accuracy (b); left Adult, right COMPAS."""
+def _by_dataset(df, out_dir, learners, name, draw, legend_extra=None):
+    """Fig. 2, 3, 5, 6: two rows of panels, (a) and (b), a column per dataset (left Adult, right
+    COMPAS); ``draw(ax_a, ax_b, rows, colors)`` fills a column from the learners' wide rows, the
+    colours being the supports'; the legend names the learners that ran and ``legend_extra(rows)``."""
     plt = pyplot()
     w = _wide(df[df["learner"].isin(learners)])
     panels = _datasets_in(w) if len(w) else []
@@ -76,25 +78,33 @@ def _fig_dist_vs(df, out_dir, learners, name, family):
         return []
     colors = _support_colors(w["support"].unique())
     fig, axes = plt.subplots(2, len(panels), figsize=(5.2 * len(panels), 8.2), squeeze=False)
-    size_label = "number of internal nodes" if family == "trees" else "number of rules"
     for j, ds in enumerate(panels):
-        wd = w[w["dataset"] == ds]
-        _scatter(axes[0][j], wd, learners, "size", colors, size_label)
-        _scatter(axes[1][j], wd, learners, "train_accuracy", colors, "training accuracy")
+        draw(axes[0][j], axes[1][j], w[w["dataset"] == ds], colors)
         axes[0][j].set_title(f"(a) {TITLES[ds]}")
         axes[1][j].set_title(f"(b) {TITLES[ds]}")
-    from matplotlib.lines import Line2D
-
-    extra = [Line2D([], [], color="0.2", marker="o", mfc="none", ls="none", label="not certified (time limit)")]
-    _legend(
-        fig,
-        learners,
-        colors,
-        extra if (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any() else (),
-        ran=w["learner"],
-    )
+    _legend(fig, learners, colors, legend_extra(w) if legend_extra else (), ran=w["learner"])
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return [save(fig, out_dir / f"{name}.png")]
+
+
+def _uncertified_key(w):
+    """The legend entry of hollow markers, when some optimal fit was stopped by its time limit."""
+    from matplotlib.lines import Line2D
+
+    if not (w.get("optimal", pd.Series(dtype=float)).fillna(1) < 1).any():
+        return ()
+    return [Line2D([], [], color="0.2", marker="o", mfc="none", ls="none", label="not certified (time limit)")]
+
+
+def _fig_dist_vs(df, out_dir, learners, name, family):
+    """Fig. 2 / 3: Dist_G vs size (a) and vs training accuracy (b)."""
+    size_label = "number of internal nodes" if family == "trees" else "number of rules"
+
+    def draw(ax_a, ax_b, wd, colors):
+        _scatter(ax_a, wd, learners, "size", colors, size_label)
+        _scatter(ax_b, wd, learners, "train_accuracy", colors, "training accuracy")
+
+    return _by_dataset(df, out_dir, learners, name, draw, _uncertified_key)
 
 
 def _certified_seeds(df):
@@ -190,27 +200,17 @@ def _lines_vs(ax, w, learners, x, y, colors, by="support", cmap_label="min suppo
 
 def _fig_vs_depth(df, out_dir, learners, name, family):
     """Fig. 5 / 6: size (a) and Dist_G (b) vs the maximum depth/length constraint."""
-    plt = pyplot()
-    w = _wide(df[df["learner"].isin(learners)])
-    panels = _datasets_in(w) if len(w) else []
-    if not panels:
-        return []
-    colors = _support_colors(w["support"].unique())
-    fig, axes = plt.subplots(2, len(panels), figsize=(5.2 * len(panels), 8.2), squeeze=False)
     what = "maximum depth" if family == "trees" else "maximum length (rules)"
-    for j, ds in enumerate(panels):
-        wd = w[w["dataset"] == ds]
-        _lines_vs(axes[0][j], wd, learners, "depth", "size", colors)
-        _lines_vs(axes[1][j], wd, learners, "depth", "dist_g", colors)
-        axes[0][j].set_ylabel("number of internal nodes" if family == "trees" else "number of rules")
-        axes[1][j].set_ylabel("entropy reduction ratio (Dist_G)")
-        for i in (0, 1):
-            axes[i][j].set_xlabel(what)
-        axes[0][j].set_title(f"(a) {TITLES[ds]}")
-        axes[1][j].set_title(f"(b) {TITLES[ds]}")
-    _legend(fig, learners, colors, ran=w["learner"])
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    return [save(fig, out_dir / f"{name}.png")]
+
+    def draw(ax_a, ax_b, wd, colors):
+        _lines_vs(ax_a, wd, learners, "depth", "size", colors)
+        _lines_vs(ax_b, wd, learners, "depth", "dist_g", colors)
+        ax_a.set_ylabel("number of internal nodes" if family == "trees" else "number of rules")
+        ax_b.set_ylabel("entropy reduction ratio (Dist_G)")
+        for ax in (ax_a, ax_b):
+            ax.set_xlabel(what)
+
+    return _by_dataset(df, out_dir, learners, name, draw)
 
 
 def _fig7(df, out_dir):

@@ -9,6 +9,8 @@ import math
 import os
 import signal
 import time
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,59 +32,125 @@ from .protocol import (
 __all__ = ["tree_cell", "dl85_cell", "rulelist_cell", "optimal_rulelist_cell"]
 
 
-def _per_record_rows(base, per_record, fit_seconds):
-    """The 101 quantiles of the per-record ratios, one row each; ``base``: the rows' first six fields."""
-    dataset, learner, params, epsilon, delta, seed = base
-    q = np.quantile(np.asarray(per_record, dtype=float), QUANTILES)
-    return [row(dataset, learner, params, epsilon, delta, seed, m, float(v), fit_seconds) for m, v in zip(Q_METRICS, q)]
+# a row's first six fields: dataset, learner, parameters, ε, δ, seed
+_Base = tuple[str, str, dict, float, float, int]
 
 
-def _measure(
-    model,
-    learner,
-    dataset,
-    seed,
-    params,
-    split,
-    secs,
-    cpu,
-    size,
-    n_paths,
-    *,
-    optimal=None,
-    per_record=False,
-    domains=None,
-):
-    """Tidy rows of one fitted model (module docstring: metrics)."""
-    from ...audit import reconstruction_leak
+@dataclass(frozen=True)
+class _Split:
+    """Split ``seed`` of ``dataset`` (:func:`load_split`); its rows start with :meth:`base`."""
 
-    Xtr, Xte, ytr, yte = split
-    leak = reconstruction_leak(model, Xtr, ytr, domains=domains)
-    base = (dataset, learner, params, math.inf, 0.0, seed)
-    rows = [
-        row(*base, "dist_g", leak.dist_g, secs),
-        row(*base, "size", size, secs),
-        row(*base, "n_paths", n_paths, secs),
-        row(*base, "train_accuracy", float(np.mean(model.predict(Xtr) == ytr.to_numpy())), secs),
-        row(*base, "test_accuracy", float(np.mean(model.predict(Xte) == yte.to_numpy())), secs),
-        row(*base, "cpu_seconds", cpu, secs),
-    ]
-    if optimal is not None:
-        rows.append(row(*base, "optimal", float(bool(optimal)), secs))
-    if per_record:
-        rows += _per_record_rows(base, leak.per_record, secs)
-    return rows
+    dataset: str
+    seed: int
+    X_train: Any
+    X_test: Any
+    y_train: Any
+    y_test: Any
+
+    @classmethod
+    def load(cls, dataset, seed) -> _Split:
+        return cls(dataset, seed, *load_split(dataset, seed))
+
+    @property
+    def n(self) -> int:
+        return len(self.y_train)
+
+    def base(self, learner, params, epsilon=math.inf) -> _Base:
+        """A row's first six fields: dataset, learner, parameters, ε, δ = 0, seed."""
+        return (self.dataset, learner, params, epsilon, 0.0, self.seed)
 
 
-def _timed(est, X, y):
-    """``(est.fit(X, y), wall seconds, CPU seconds)``."""
+def _timed(est, split: _Split):
+    """``(est.fit(X_train, y_train), wall seconds, CPU seconds)``."""
     t, c = time.perf_counter(), time.process_time()
-    model = est.fit(X, y)
+    model = est.fit(split.X_train, split.y_train)
     return model, time.perf_counter() - t, time.process_time() - c
 
 
-def _internal_nodes(feature) -> int:
-    return int(np.sum(np.asarray(feature) >= 0))
+def _internal_nodes(model) -> int:
+    return int(np.sum(np.asarray(model.tree_.feature) >= 0))
+
+
+def _tree_leaves(model) -> int:
+    return int(np.sum(np.asarray(model.tree_.feature) < 0))
+
+
+def _rules(model) -> int:
+    return len(model.rule_list_.rules)
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How the experiments read one kind of fitted model: its size (internal nodes or rules), its
+    paths, the domains its Dist_G enumerates (``"binary"``: the 0/1 columns of a learner that
+    declares none), whether its search certified it optimal, and the further metrics it reports."""
+
+    size: Callable[[Any], int]
+    n_paths: Callable[[Any], int]
+    domains: str | None = None
+    optimal: Callable[[Any], Any] | None = None
+    extra: tuple[tuple[str, Callable[[Any], Any]], ...] = ()
+
+
+SKLEARN_TREE = _Kind(_internal_nodes, lambda m: int(m.tree_.n_leaves), domains="binary")
+DL85_TREE = _Kind(
+    _internal_nodes,
+    _tree_leaves,
+    domains="binary",
+    optimal=lambda m: m.optimal_,
+    extra=(("lattice_size", lambda m: m.lattice_size_),),
+)
+PRIVATREE = _Kind(_internal_nodes, _tree_leaves)  # its declared categories are its domains
+RULE_LIST = _Kind(_rules, lambda m: _rules(m) + 1)  # the rules and the default
+OPTIMAL_RULE_LIST = _Kind(
+    _rules,
+    lambda m: _rules(m) + 1,
+    optimal=lambda m: m.certificate_.optimal,
+    extra=(("nodes", lambda m: m.certificate_.nodes),),
+)
+
+
+def _model_rows(model, kind: _Kind, base: _Base, split: _Split, secs, *, n_paths=True):
+    """The rows every fit of paper 003 gives (Dist_G, size, [paths,] training and test accuracy)
+    and the :func:`~dpmodels.audit.reconstruction_leak` they were read from."""
+    from ...audit import reconstruction_leak
+
+    leak = reconstruction_leak(model, split.X_train, split.y_train, domains=kind.domains)
+    rows = [row(*base, "dist_g", leak.dist_g, secs), row(*base, "size", kind.size(model), secs)]
+    if n_paths:
+        rows.append(row(*base, "n_paths", kind.n_paths(model), secs))
+    for metric, X, y in (
+        ("train_accuracy", split.X_train, split.y_train),
+        ("test_accuracy", split.X_test, split.y_test),
+    ):
+        rows.append(row(*base, metric, float(np.mean(model.predict(X) == y.to_numpy())), secs))
+    return rows, leak
+
+
+def _per_record_rows(base: _Base, per_record, fit_seconds):
+    """The 101 quantiles of the per-record ratios, one row each; ``base``: the rows' first six fields."""
+    q = np.quantile(np.asarray(per_record, dtype=float), QUANTILES)
+    return [row(*base, m, float(v), fit_seconds) for m, v in zip(Q_METRICS, q)]
+
+
+def _measure(kind: _Kind, learner, split: _Split, params, fit, *, per_record=False):
+    """Tidy rows of one fitted model of the non-private grid (module docstring: metrics); ``fit``:
+    what :func:`_timed` returned; ``per_record``: add the quantiles of the per-record ratios."""
+    model, secs, cpu = fit
+    base = split.base(learner, params)
+    rows, leak = _model_rows(model, kind, base, split, secs)
+    rows.append(row(*base, "cpu_seconds", cpu, secs))
+    if kind.optimal is not None:
+        rows.append(row(*base, "optimal", float(bool(kind.optimal(model))), secs))
+    if per_record:
+        rows += _per_record_rows(base, leak.per_record, secs)
+    rows += [row(*base, metric, value(model), secs) for metric, value in kind.extra]
+    return rows
+
+
+def _grid_params(depth, support, m, n, rounding, **extra):
+    """A grid fit's parameters: depth or length, λ, the count m it implies, n, the rounding."""
+    return dict(depth=int(depth), support=float(support), min_count=m, n_train=n, **_rounding_param(rounding), **extra)
 
 
 # --------------------------------------------------------------------------- cells
@@ -91,31 +159,16 @@ def tree_cell(dataset, seed, depths, supports, largest, rounding="ceil"):
     the leaf support as in :func:`min_count`."""
     from sklearn.tree import DecisionTreeClassifier
 
-    split = load_split(dataset, seed)
-    Xtr, ytr = split[0], split[2]
-    n = len(ytr)
+    split = _Split.load(dataset, seed)
     rows = []
     for lam in supports:
+        m = min_count(lam, split.n, rounding)
+        leaf = float(lam) if rounding == "ceil" else m  # a float λ is ⌈λ·n⌉ in scikit-learn
         for depth in depths:
-            m = min_count(lam, n, rounding)
-            leaf = float(lam) if rounding == "ceil" else m  # a float λ is ⌈λ·n⌉ in scikit-learn
             est = DecisionTreeClassifier(max_depth=int(depth), min_samples_leaf=leaf, random_state=1 + int(seed))
-            model, secs, cpu = _timed(est, Xtr, ytr)
-            params = dict(depth=int(depth), support=float(lam), min_count=m, n_train=n, **_rounding_param(rounding))
-            rows += _measure(
-                model,
-                "sklearn_DT",
-                dataset,
-                seed,
-                params,
-                split,
-                secs,
-                cpu,
-                _internal_nodes(model.tree_.feature),
-                int(model.tree_.n_leaves),
-                per_record=(depth, lam) == tuple(largest),
-                domains="binary",
-            )
+            params = _grid_params(depth, lam, m, split.n, rounding)
+            fit = _timed(est, split)
+            rows += _measure(SKLEARN_TREE, "sklearn_DT", split, params, fit, per_record=(depth, lam) == tuple(largest))
     return rows
 
 
@@ -230,56 +283,32 @@ def _dl85_child(conn, args):
 
 
 def _dl85_params(depth, support, n, time_limit, rounding="ceil"):
-    return dict(
-        depth=int(depth),
-        support=float(support),
-        min_count=min_count(support, n, rounding),
-        n_train=n,
-        time_limit=time_limit,
-        **_rounding_param(rounding),
-    )
+    return _grid_params(depth, support, min_count(support, n, rounding), n, rounding, time_limit=time_limit)
 
 
 def _oom_row(dataset, seed, depth, support, time_limit, secs, exitcode=None, rounding="ceil"):
-    n = len(load_split(dataset, seed)[2])
+    split = _Split.load(dataset, seed)
     gb = round(DL85_MEMORY_SHARE * (_physical_memory() or 0) / 2**30, 1)
-    params = dict(_dl85_params(depth, support, n, time_limit, rounding), memory_cap_gb=gb)
+    params = dict(_dl85_params(depth, support, split.n, time_limit, rounding), memory_cap_gb=gb)
     if exitcode is not None:
         params["exitcode"] = exitcode
-    return row(dataset, "DL8.5", params, math.inf, 0.0, seed, "out_of_memory", gb, secs)
+    return row(*split.base("DL8.5", params), "out_of_memory", gb, secs)
 
 
 def _dl85_rows(dataset, seed, depth, support, largest, time_limit, rounding="ceil"):
     from ...tree.optimal import DL85Classifier
 
-    split = load_split(dataset, seed)
-    Xtr, ytr = split[0], split[2]
-    params = _dl85_params(depth, support, len(ytr), time_limit, rounding)
+    split = _Split.load(dataset, seed)
+    params = _dl85_params(depth, support, split.n, time_limit, rounding)
     est = DL85Classifier(max_depth=int(depth), min_sup=params["min_count"], time_limit=time_limit)
     t0 = time.perf_counter()
     try:
-        model, secs, cpu = _timed(est, Xtr, ytr)
+        fit = _timed(est, split)
     except RuntimeError:  # PyDL8.5 found no tree within the limit: recorded, not hidden
-        return [row(dataset, "DL8.5", params, math.inf, 0.0, seed, "no_tree", 1.0, float(time_limit))]
+        return [row(*split.base("DL8.5", params), "no_tree", 1.0, float(time_limit))]
     except MemoryError:
         return [_oom_row(dataset, seed, depth, support, time_limit, time.perf_counter() - t0, rounding=rounding)]
-    rows = _measure(
-        model,
-        "DL8.5",
-        dataset,
-        seed,
-        params,
-        split,
-        secs,
-        cpu,
-        _internal_nodes(model.tree_.feature),
-        int(np.sum(model.tree_.feature < 0)),
-        optimal=model.optimal_,
-        per_record=(depth, support) == tuple(largest),
-        domains="binary",
-    )
-    rows.append(row(dataset, "DL8.5", params, math.inf, 0.0, seed, "lattice_size", model.lattice_size_, secs))
-    return rows
+    return _measure(DL85_TREE, "DL8.5", split, params, fit, per_record=(depth, support) == tuple(largest))
 
 
 # GreedyRL criterion -> learner label: the authors' learner as they ran it is the paper's GreedyRL;
@@ -297,9 +326,8 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
     "GreedyRL" of the earliest grid)."""
     from ...rulelist import GreedyRuleListClassifier
 
-    split = load_split(dataset, seed)
-    Xtr, ytr = split[0], split[2]
-    n = len(ytr)
+    split = _Split.load(dataset, seed)
+    n = split.n
     rows = []
     for crit in criteria:
         label = "GreedyRL" if tuple(criteria) == ("split",) else GREEDY_SERIES[crit]
@@ -309,22 +337,9 @@ def rulelist_cell(dataset, seed, lengths, supports, largest, criteria=("split",)
             lam_fit = float(lam) if own else (m + 0.5) / n  # ⌊λ'·n⌋ = m (module docstring)
             for L in lengths:
                 est = GreedyRuleListClassifier(max_rules=int(L) + 1, min_support=lam_fit, max_width=1, criterion=crit)
-                model, secs, cpu = _timed(est, Xtr, ytr)
-                k = len(model.rule_list_.rules)
-                params = dict(depth=int(L), support=float(lam), min_count=m, n_train=n, **_rounding_param(rounding))
-                rows += _measure(
-                    model,
-                    label,
-                    dataset,
-                    seed,
-                    params,
-                    split,
-                    secs,
-                    cpu,
-                    k,
-                    k + 1,
-                    per_record=(L, lam) == tuple(largest),
-                )
+                params = _grid_params(L, lam, m, n, rounding)
+                fit = _timed(est, split)
+                rows += _measure(RULE_LIST, label, split, params, fit, per_record=(L, lam) == tuple(largest))
     return rows
 
 
@@ -334,9 +349,8 @@ def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=O
     in [λ, 1 − λ])."""
     from ...rulelist import OptimalRuleListClassifier
 
-    split = load_split(dataset, seed)
-    Xtr, ytr = split[0], split[2]
-    n = len(ytr)
+    split = _Split.load(dataset, seed)
+    n = split.n
     m = min_count(support, n, rounding)
     # ⌈λ'·n⌉ = m for λ' = (m − ½)/n; the mining keeps λ
     lam_fit = float(support) if rounding == "ceil" else (m - 0.5) / n
@@ -345,27 +359,12 @@ def optimal_rulelist_cell(dataset, seed, support, lengths, largest, time_limit=O
         est = OptimalRuleListClassifier(
             max_rules=int(L) + 1, min_support=lam_fit, min_literal_support=float(support), time_limit=time_limit
         )
-        model, secs, cpu = _timed(est, Xtr, ytr)
-        cert = model.certificate_
-        if cert.min_captured != m:  # the learner's own count must be the grid's m
-            raise RuntimeError(f"OptimalRuleListClassifier used {cert.min_captured} records, expected {m}")
-        k = len(model.rule_list_.rules)
-        params = dict(depth=int(L), support=float(support), min_count=m, n_train=n, **_rounding_param(rounding))
-        rows += _measure(
-            model,
-            "OptimalRL",
-            dataset,
-            seed,
-            params,
-            split,
-            secs,
-            cpu,
-            k,
-            k + 1,
-            optimal=cert.optimal,
-            per_record=(L, support) == tuple(largest),
-        )
-        rows.append(row(dataset, "OptimalRL", params, math.inf, 0.0, seed, "nodes", cert.nodes, secs))
+        fit = _timed(est, split)
+        found = fit[0].certificate_.min_captured
+        if found != m:  # the learner's own count must be the grid's m
+            raise RuntimeError(f"OptimalRuleListClassifier used {found} records, expected {m}")
+        params = _grid_params(L, support, m, n, rounding)
+        rows += _measure(OPTIMAL_RULE_LIST, "OptimalRL", split, params, fit, per_record=(L, support) == tuple(largest))
     return rows
 
 

@@ -93,5 +93,5 @@ def grid_sizes(size):
     """(depths, supports, seeds) of a run."""
     depths = size.pick(QUICK_DEPTHS, DEPTHS)
     supports = size.pick(QUICK_SUPPORTS, SUPPORTS)
-    seeds = size.runs if size.runs is not None else size.pick(1, SEEDS)
+    seeds = size.runs_or(1, SEEDS)
     return depths, supports, seeds

@@ -82,6 +82,7 @@ FULL_COST = (
     "≈ 10 GB: keep --workers ≤ 2 on 24 GiB); everything else ≈ 3 CPU-min (docs/results.md)"
 )
 QUICK_COST = "≈ 1 min (1 seed, depth/length {1, 2, 4}, λ {0.01, 0.05})"
+SHARED_COST = "shares 003-fig2's grid"
 
 register(
     Experiment(
@@ -101,87 +102,64 @@ register(
         notes=_COMMON_NOTE,
     )
 )
-register(
-    Experiment(
-        "003-fig3",
-        paper="003",
-        kind="figure",
-        title="Dist_G of optimal (CORELS's problem) vs greedy rule lists",
-        draws="(a) Dist_G vs number of rules, (b) vs training accuracy; width-1 lists, length 1–10 × support 0.01–0.05",
-        source=_GRID,
-        plot=lambda df, out: _fig_dist_vs(df, out, RULE_LISTS, "003-fig3", "rule lists"),
-        table=_table(("003-fig3",), RULE_LISTS, "rule lists"),
-        published=PUBLISHED,
-        full_cost="shares 003-fig2's grid",
-        quick_cost="shares 003-fig2's grid",
-        notes=_COMMON_NOTE,
+
+
+def _on_the_grid(eid, title, draws, plot, table):
+    """Register a figure of paper 003 drawn from the grid that ``003-fig2`` runs."""
+    register(
+        Experiment(
+            eid,
+            paper="003",
+            kind="figure",
+            title=title,
+            draws=draws,
+            source=_GRID,
+            plot=plot,
+            table=table,
+            published=PUBLISHED,
+            full_cost=SHARED_COST,
+            quick_cost=SHARED_COST,
+            notes=_COMMON_NOTE,
+        )
     )
+
+
+_on_the_grid(
+    "003-fig3",
+    title="Dist_G of optimal (CORELS's problem) vs greedy rule lists",
+    draws="(a) Dist_G vs number of rules, (b) vs training accuracy; width-1 lists, length 1–10 × support 0.01–0.05",
+    plot=lambda df, out: _fig_dist_vs(df, out, RULE_LISTS, "003-fig3", "rule lists"),
+    table=_table(("003-fig3",), RULE_LISTS, "rule lists"),
 )
-register(
-    Experiment(
-        "003-fig4",
-        paper="003",
-        kind="figure",
-        title="Per-record entropy reduction ratio at the largest setting",
-        draws="CDF of the training records' per-record ratios at depth/length 10, support 0.01 (101 quantiles per "
-        "fit, mean curve over seeds, thin lines per seed): (a) trees, (b) rule lists",
-        source=_GRID,
-        plot=lambda df, out: _fig4(df, out),
-        table=_table(("003-fig4",)),
-        published=PUBLISHED,
-        full_cost="shares 003-fig2's grid",
-        quick_cost="shares 003-fig2's grid",
-        notes=_COMMON_NOTE,
-    )
+_on_the_grid(
+    "003-fig4",
+    title="Per-record entropy reduction ratio at the largest setting",
+    draws="CDF of the training records' per-record ratios at depth/length 10, support 0.01 (101 quantiles per "
+    "fit, mean curve over seeds, thin lines per seed): (a) trees, (b) rule lists",
+    plot=lambda df, out: _fig4(df, out),
+    table=_table(("003-fig4",)),
 )
-register(
-    Experiment(
-        "003-fig5",
-        paper="003",
-        kind="figure",
-        title="Tree size and Dist_G vs the maximum depth (App. A)",
-        draws="(a) internal nodes vs max depth, (b) Dist_G vs max depth; one colour per min leaf support, "
-        "solid DL8.5, dashed sklearn_DT; mean ± s.e. over seeds",
-        source=_GRID,
-        plot=lambda df, out: _fig_vs_depth(df, out, TREES, "003-fig5", "trees"),
-        table=_table(("003-fig5",)),
-        published=PUBLISHED,
-        full_cost="shares 003-fig2's grid",
-        quick_cost="shares 003-fig2's grid",
-        notes=_COMMON_NOTE,
-    )
+_on_the_grid(
+    "003-fig5",
+    title="Tree size and Dist_G vs the maximum depth (App. A)",
+    draws="(a) internal nodes vs max depth, (b) Dist_G vs max depth; one colour per min leaf support, "
+    "solid DL8.5, dashed sklearn_DT; mean ± s.e. over seeds",
+    plot=lambda df, out: _fig_vs_depth(df, out, TREES, "003-fig5", "trees"),
+    table=_table(("003-fig5",)),
 )
-register(
-    Experiment(
-        "003-fig6",
-        paper="003",
-        kind="figure",
-        title="Rule-list length and Dist_G vs the maximum length (App. A)",
-        draws="(a) number of rules vs max length, (b) Dist_G vs max length; solid OptimalRL, dashed GreedyRL",
-        source=_GRID,
-        plot=lambda df, out: _fig_vs_depth(df, out, RULE_LISTS, "003-fig6", "rule lists"),
-        table=_table(("003-fig6",)),
-        published=PUBLISHED,
-        full_cost="shares 003-fig2's grid",
-        quick_cost="shares 003-fig2's grid",
-        notes=_COMMON_NOTE,
-    )
+_on_the_grid(
+    "003-fig6",
+    title="Rule-list length and Dist_G vs the maximum length (App. A)",
+    draws="(a) number of rules vs max length, (b) Dist_G vs max length; solid OptimalRL, dashed GreedyRL",
+    plot=lambda df, out: _fig_vs_depth(df, out, RULE_LISTS, "003-fig6", "rule lists"),
+    table=_table(("003-fig6",)),
 )
-register(
-    Experiment(
-        "003-fig7",
-        paper="003",
-        kind="figure",
-        title="Dist_G vs the minimum support (App. A)",
-        draws="Dist_G vs min (leaf or rule) support, one colour per max depth/length: (a) trees, (b) rule lists",
-        source=_GRID,
-        plot=lambda df, out: _fig7(df, out),
-        table=_table(("003-fig7",)),
-        published=PUBLISHED,
-        full_cost="shares 003-fig2's grid",
-        quick_cost="shares 003-fig2's grid",
-        notes=_COMMON_NOTE,
-    )
+_on_the_grid(
+    "003-fig7",
+    title="Dist_G vs the minimum support (App. A)",
+    draws="Dist_G vs min (leaf or rule) support, one colour per max depth/length: (a) trees, (b) rule lists",
+    plot=lambda df, out: _fig7(df, out),
+    table=_table(("003-fig7",)),
 )
 
 
