@@ -753,11 +753,16 @@ def _bounds_of(X, dec: Declarations) -> dict:
     return {c: dec.bounds(c) for c in X.columns if dec.kind(c) == "numerical" and dec.bounds(c) is not None}
 
 
-def _estimator(args, X, dec: Declarations, **given):
-    """The learner of ``--model``, its parameters (dpmodels.catalog: ``Learner.params``) taken
-    from the options and the declarations; ``given`` overrides them (a rule list's share of ε and
-    the accountant it shares with its Binarizer). A parameter the learner takes only when given
-    (dp-rulelist's mechanism and δ) keeps the class's default otherwise."""
+def _estimator(args, X, dec: Declarations):
+    """The learner of ``--model``, its parameters taken from the options and the declarations
+    (:func:`_learner_params`)."""
+    return _the(args).cls(**_learner_params(args, X, dec))
+
+
+def _learner_params(args, X, dec: Declarations) -> dict:
+    """The constructor parameters of ``--model`` (dpmodels.catalog: ``Learner.params``) from the
+    options and the declarations. A parameter the learner takes only when given (dp-rulelist's
+    mechanism and δ) keeps the class's default otherwise."""
     entry = _the(args)
     declared = {
         "classes": lambda: dec.classes,
@@ -768,11 +773,10 @@ def _estimator(args, X, dec: Declarations, **given):
     }
     kw = {}
     for name in entry.params:
-        value = given[name] if name in given else declared[name]() if name in declared else getattr(args, name)
+        value = declared[name]() if name in declared else getattr(args, name)
         if value is not None or name not in entry.given_only:
             kw[name] = value
-    kw.update((k, v) for k, v in given.items() if k not in kw)
-    return entry.cls(**kw)
+    return kw
 
 
 def _rule_list_pipeline(args, X, dec: Declarations):
@@ -785,24 +789,25 @@ def _rule_list_pipeline(args, X, dec: Declarations):
 
 
 def _binarizer_pipeline(args, X, dec: Declarations):
-    """A :class:`~dpmodels.data.Binarizer` then the rule list, sharing one budget.
+    """A :class:`~dpmodels.data.Binarizer` then the rule list.
 
     Numerical columns are cut at their public cut points (free); the others at ``--n-bins``
-    quantiles: for a private rule list private ones within the declared bounds (JointExp, a share
-    ``--binarizer-share`` of ε, the rest to the learner, both spent through one
-    :class:`~dpmodels.privacy.BudgetAccountant` so the model's ledger covers both steps), for the
-    non-private baselines the data's quantiles (a leak, as they read the data anyway).
-    Categorical and binary columns are one-hot over their declared values.
+    quantiles. A private rule list is :func:`dpmodels.pipeline.make_private_rule_list`'s pipeline:
+    DP quantiles within the declared bounds (JointExp, a share ``--binarizer-share`` of ε, the
+    rest to the learner, both spent through one :class:`~dpmodels.privacy.BudgetAccountant` so
+    the model's ledger covers both steps), or without declared bounds the data's quantiles (a
+    leak) and all of ε to the learner. The non-private baselines cut at the data's quantiles (a
+    leak, as they read the data anyway). Categorical and binary columns are one-hot over their
+    declared values.
     """
-    from ..data import Binarizer
-    from ..privacy import BudgetAccountant
-
     cats = _categories_of(X, dec)
     cuts = {c: list(d.cut_points) for c in X.columns if (d := dec.columns.get(c)) is not None and d.cut_points}
     bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
     need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
     integer = [c for c in need if (d := dec.columns.get(c)) is not None and d.integer] or None
     if not _the(args).private:
+        from ..data import Binarizer
+
         binarizer = Binarizer(
             cut_points=cuts or None,
             n_bins=args.n_bins,
@@ -811,28 +816,36 @@ def _binarizer_pipeline(args, X, dec: Declarations):
             integer_features=integer,
         )
         return [binarizer], _estimator(args, X, dec)
-    _, delta = _estimator(args, X, dec).privacy_params()  # the learner's δ (0 for pure mechanisms): the budget's
-    share = args.binarizer_share if need else 0.0
-    # a DP-drafted schema's releases are charged to the same accountant when the learner merges them
-    # (the draft's ledger travels with X): the pipeline's total is draft + fit
-    drafted = dec.draft is not None and dec.dp_sourced()
-    led0 = dec.draft["ledger"] if drafted and dec.draft is not None else None
-    acc = BudgetAccountant(
-        args.epsilon + (led0.epsilon if led0 is not None else 0.0),
-        delta + (led0.delta if led0 is not None else 0.0),
-    )
-    binarizer = Binarizer(
-        cut_points=cuts or None,
-        n_bins=args.n_bins,
+    from ..pipeline import make_private_rule_list
+
+    params = _learner_params(args, X, dec)
+    epsilon, classes = params.pop("epsilon"), params.pop("classes")
+    pipe = make_private_rule_list(
+        epsilon=epsilon,
+        classes=classes,
         bounds=bounds or None,
         categories=cats or None,
-        epsilon=share * args.epsilon if need else None,
-        accountant=acc,
-        random_state=args.random_state,
+        cut_points=cuts or None,
+        n_bins=args.n_bins,
+        binarizer_share=args.binarizer_share,
         integer_features=integer,
+        accountant=_drafted_accountant(args, dec, params),
+        **params,
     )
-    learner = _estimator(args, X, dec, epsilon=(1.0 - share) * args.epsilon, accountant=acc)
-    return [binarizer], learner
+    return [pipe[0]], pipe[-1]
+
+
+def _drafted_accountant(args, dec: Declarations, params: dict):
+    """With a DP-drafted schema whose values the fit uses (``source: dp``), the accountant of the
+    fit plus the draft: the learner merges the draft's ledger (it travels with X) into it, so the
+    pipeline's total is draft + fit. None otherwise (the pipeline's own, of ε and the learner's δ)."""
+    if dec.draft is None or not dec.dp_sourced():
+        return None
+    from ..privacy import BudgetAccountant
+
+    _, delta = _the(args).cls(epsilon=args.epsilon, **params).privacy_params()  # the learner's δ
+    led0 = dec.draft["ledger"]
+    return BudgetAccountant(args.epsilon + led0.epsilon, delta + led0.delta)
 
 
 # ---------------------------------------------------------------------------- fit: checks on data
