@@ -120,11 +120,8 @@ def add_parser(sub) -> None:
         "--model",
         choices=MODELS,
         default="dp-rulelist",
-        help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
-        "dpgdf, privatree-regressor (numeric labels, see --label-bounds), dp-gam and "
-        "dp-gam-regressor (additive models: one shape function per column). Not private "
-        "(baselines): greedy-rulelist, optimal-rulelist. Rule lists read binary columns: "
-        "other columns are binarized first (see --cut-points).",
+        metavar="MODEL",
+        help=_model_help(),
     )
     g = f.add_argument_group("public inputs (declared, never read from the data)")
     g.add_argument(
@@ -212,6 +209,22 @@ def add_parser(sub) -> None:
     g.add_argument("--quiet", action="store_true", help="print only the model and where it was saved")
     _add_learner_options(f)
     f.set_defaults(func=cmd_fit)
+
+
+def _model_help() -> str:
+    """``--model``'s help, from the table: which learners are private, which regress, which are
+    additive."""
+
+    def names(keep) -> str:
+        return ", ".join(e.name for e in cli_learners() if keep(e))
+
+    return (
+        f"the learner (default: dp-rulelist). Private: {names(lambda e: e.private)}. Not private "
+        f"(baselines): {names(lambda e: not e.private)}. Regressors (numeric labels, see --label-bounds): "
+        f"{names(lambda e: not e.classifier)}. Additive models (one shape function per column): "
+        f"{names(lambda e: e.kind == 'additive')}. Rule lists read binary columns: other columns are "
+        "binarized first (see --cut-points)."
+    )
 
 
 def _add_learner_options(parser) -> None:
