@@ -278,9 +278,10 @@ def _by_learner(who, value, words) -> str:
 
 
 def _said(opt: Option, value) -> str:
-    if value in opt.says:
-        return opt.says[value]
-    return "none" if value is None or value == [] else str(value)
+    """A default in words: the table's words for it, else the value ("none" for no value)."""
+    if value is None or value == []:
+        return opt.says.get(None, "none")
+    return opt.says.get(value, str(value))
 
 
 def _span(rng) -> str:
