@@ -92,3 +92,19 @@ def test_refusals_cover_every_learner_and_option():
     learner takes (none today)."""
     assert {e.name for _, e in REFUSALS} == {e.name for e in cli_learners()}
     assert {o.name for o, _ in REFUSALS} == {o.name for o in OPTIONS if len(takers(o.name)) < len(cli_learners())}
+
+
+def test_every_default_is_a_value_the_option_accepts_or_a_rule_in_words():
+    """A default in the table parses as the option's type and lies in each learner's range, or it is
+    a rule the help describes in words (privatree's "auto" depth): a typo in the table fails here."""
+    from dpmodels.cli._common import OPTION_TYPES
+
+    for opt in OPTIONS:
+        parse = OPTION_TYPES[opt.type] or str
+        for e in takers(opt.name):
+            d = e.defaults.get(opt.name, opt.default)
+            if d is None or d in opt.says:  # no value ("none"), or the table's words for it
+                continue
+            assert parse(str(d)) == d, (opt.name, e.name, d)
+            lo, hi = e.ranges.get(opt.name, opt.range) or (None, None)
+            assert (lo is None or d >= lo) and (hi is None or d <= hi), (opt.name, e.name, d)
