@@ -9,12 +9,19 @@ one kind of released model: the class that reads it back from a model file, whet
 follows one path (a leaf, a rule: what the path audits measure), and which drawing function makes
 its picture.
 
+An :class:`Option` entry says, for one ``dpmodels fit`` option that some learners take and others
+refuse: its value type, default, range and help; which learners take it follows from the learners'
+entries (:attr:`Learner.all_options`). ``dpmodels fit`` builds these options, their help (grouped by
+the learners that take them), their defaults and checks from :data:`OPTIONS`.
+
 Readers: ``dpmodels fit`` builds its ``--model`` choices, option checks, defaults and estimators from
 :data:`LEARNERS`; :mod:`dpmodels.io` takes its allow-list of classes and each class's model kind
 from here (a loader imports nothing a file names: the classes are these, fixed in code);
 :mod:`dpmodels.export` and :mod:`dpmodels.audit` ask :data:`KINDS` how to draw and audit a model.
-Adding a learner is one :class:`Learner` entry (``tests/test_catalog.py`` fits, saves, loads,
-predicts, shows, draws and audits every entry).
+Adding a learner is one :class:`Learner` entry, plus an :class:`Option` entry for each option no
+other learner takes (``tests/test_catalog.py`` fits, saves, loads, predicts, shows, draws and audits
+every entry; ``tests/cli/test_cli_options.py`` checks that every option is in the parser and refused,
+in one line, by every learner that does not take it).
 
 Classes are named by their import path and imported on first use: building the command line's
 parser imports no scikit-learn.
@@ -32,6 +39,12 @@ __all__ = [
     "KINDS",
     "Learner",
     "LEARNERS",
+    "Option",
+    "OPTIONS",
+    "MECHANISMS",
+    "option",
+    "takers",
+    "family",
     "BARE_MODELS",
     "learner",
     "cli_learners",
@@ -264,6 +277,150 @@ LEARNERS: tuple[Learner, ...] = (
         cli=False,
     ),
 )
+
+
+# ---------------------------------------------------------------------------- options
+#: dpmodels.rulelist.MECHANISMS, written out so that building the parser imports no scikit-learn
+#: (`dpmodels --help` and argument errors answer in ~0.1 s); tests/cli/test_cli_fit.py checks it
+MECHANISMS = (
+    "permute-and-flip",
+    "sm-laplace",
+    "sm-cauchy",
+    "gl-laplace",
+    "gl-gaussian",
+    "gl-exponential",
+    "noisy-counts",
+)
+
+#: the kinds of values an option takes (``dpmodels.cli._common.OPTION_TYPES`` parses each)
+OptionType = Literal[
+    "epsilon",  # a finite number > 0
+    "delta",  # a number in [0, 1)
+    "count",  # an integer >= 1
+    "count0",  # an integer >= 0
+    "seconds",  # a finite number of seconds > 0
+    "share",  # a number in (0, 1)
+    "share0",  # a number in [0, 1)
+    "int",  # any integer
+    "text",  # a string (a choice, a label, a size such as 16G)
+    "lo:hi",  # finite numbers LO <= HI
+    "col=cuts",  # COL=C1,C2: a column and finite numbers
+]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One ``dpmodels fit`` option that some learners take and others refuse (the learners that take
+    it: :func:`takers`). The command line adds to ``help`` who takes it, its defaults and ranges."""
+
+    name: str  #: argparse destination; the flag is ``--`` and the name with dashes
+    type: OptionType  #: the kind of value
+    metavar: str
+    help: str  #: what it sets (one sentence, no default: those come from the table)
+    default: Any = None  #: the default of every learner taking it but those with their own (Learner.defaults)
+    says: dict[Any, str] = field(default_factory=dict)  #: a default that is a rule, not a value: {value: words}
+    range: tuple[int | None, int | None] | None = None  #: [lo, hi] every learner accepts (Learner.ranges narrows)
+    choices: tuple[str, ...] = ()  #: the values accepted, if a fixed list
+    aliases: tuple[str, ...] = ()  #: other flags for it (older spellings)
+    many: bool = False  #: takes one or more values
+    repeatable: bool = False  #: repeated flags add up (default: an empty list)
+    why: str = ""  #: said to a learner that refuses it
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+#: every option of ``dpmodels fit`` that not every learner takes, in the order of its help
+OPTIONS: tuple[Option, ...] = (
+    Option("epsilon", "epsilon", "EPS", "total privacy budget ε > 0 of the model", default=1.0,
+           why="the others spend no budget"),
+    Option("random_state", "int", "S",
+           "seed the privacy noise (reproducible research); NOT private against whoever knows the seed",
+           says={None: "none (OS entropy)"}, why="the others draw no noise"),
+    Option("delta", "delta", "DELTA",
+           "δ in [0, 1): dp-rulelist's mechanisms that need it; dp-gam / dp-gam-regressor: δ > 0 switches "
+           "to Gaussian noise under zCDP",
+           says={None: "0, or the mechanism's default with --n-public", 0.0: "0 (pure ε-DP)"},
+           why="the trees are pure ε-DP"),
+    Option("mechanism", "text", "MECH", "the rule selection mechanism", choices=MECHANISMS,
+           says={None: "permute-and-flip (pure ε-DP)"}),
+    Option("binarizer_share", "share", "S",
+           "share of ε spent on the Binarizer's private quantiles when numerical columns have --bounds and no "
+           "--cut-points", default=0.1),
+    Option("classes", "text", "LABEL",
+           "the label set, in order: K >= 2 labels (two: negative then positive; optimal-rulelist and the "
+           "dp-rulelist mechanisms sm-laplace, sm-cauchy, noisy-counts take exactly 2). Labels compare as "
+           "values (0.0 matches 0)", many=True,
+           says={None: "rule lists {0, 1}; the others read it from the data (a leak)"},
+           why="a regressor's labels are numbers: --label-bounds LO:HI"),
+    Option("holdout", "share", "F",
+           "hold out a share F of the rows, chosen row by row by a keyed hash of each row's cells, and print "
+           "a DP held-out accuracy (noisy counts of right and wrong predictions)", aliases=("--test-size",),
+           says={None: "fit on every row"}, why="its DP evaluation counts right and wrong predictions"),
+    Option("label_bounds", "lo:hi", "LO:HI",
+           "public bounds of the numeric label (labels outside are clipped; a negative LO is written "
+           "--label-bounds=-5:30)", says={None: "read from the data (a leak)"}, why="classifiers take --classes"),
+    Option("max_rules", "count", "K", "rule list length, the default rule included", default=5),
+    Option("min_support", "share0", "λ", "minimum support of a rule, in [0, 1)", default=0.05),
+    Option("cut_points", "col=cuts", "COL=C1,C2",
+           "a numerical column and public thresholds (no privacy cost); repeatable", many=True, repeatable=True,
+           why="trees choose their own thresholds"),
+    Option("n_bins", "count", "K",
+           "bins per numerical column without cut points: private quantiles within --bounds (dp-rulelist), "
+           "else the data's quantiles (a leak)", default=3, range=(2, 256)),
+    Option("max_width", "count", "W", "literals per rule", default=2),
+    Option("max_candidates", "count", "N", "raise the rule-candidate limit",
+           says={None: "500000, or DPMODELS_MAX_CANDIDATES"}),
+    Option("time_limit", "seconds", "S", "seconds before returning the best list found with its gap",
+           says={None: "none (search to optimality)"}),
+    Option("max_depth", "count0", "D", "maximum depth", default=4,
+           says={"auto": "a public rule on ε, n and the number of columns"}),
+    Option("max_bins", "count", "B",
+           "bins per numerical column (a tree's candidate thresholds; an additive model's uniform bins within "
+           "the bounds)", default=10),
+    Option("max_rounds", "count0", "R", "boosting rounds after the histogram pass",
+           says={None: "a public rule on ε, δ, the number of columns and --n-public"}),
+    Option("max_memory", "text", "SIZE",
+           "raise the memory limit of the fit, e.g. 16G; a CSV is read in batches of about 1/16 of it",
+           says={None: "half the RAM, at most 8G, or DPMODELS_MAX_MEMORY"}),
+)  # fmt: skip
+
+
+def option(name: str) -> Option:
+    """The option whose destination is ``name`` (a ``KeyError`` for any other)."""
+    return _options()[name]
+
+
+@functools.cache
+def _options() -> dict[str, Option]:
+    return {o.name: o for o in OPTIONS}
+
+
+def takers(name: str) -> tuple[Learner, ...]:
+    """The command-line learners that take option ``name``, in the order of ``--model``'s choices."""
+    return tuple(entry for entry in cli_learners() if name in entry.all_options)
+
+
+#: named sets of learners, by which the command line names who takes an option
+FAMILIES: tuple[tuple[str, Any], ...] = (
+    ("private models", lambda e: e.private),
+    ("classifiers", lambda e: e.classifier),
+    ("regressors", lambda e: not e.classifier),
+    ("rule lists", lambda e: e.kind == "rule_list"),
+    ("trees", lambda e: e.kind in ("tree", "regression_tree")),
+    ("additive models", lambda e: e.kind == "additive"),
+)
+
+
+def family(learners) -> str | None:
+    """The name of the family (:data:`FAMILIES`) that is exactly ``learners`` (command-line learners),
+    or None."""
+    names = {e.name for e in learners}
+    for word, member in FAMILIES:
+        if names == {e.name for e in cli_learners() if member(e)}:
+            return word
+    return None
 
 
 def cli_learners() -> tuple[Learner, ...]:

@@ -62,7 +62,13 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from .privacy.steps import BudgetRequest, SpendCheck
 from .validation import apply_unit_sample_weight
 
-__all__ = ["PrivatePipeline", "make_private_pipeline", "make_private_rule_list", "validate_before_spend"]
+__all__ = [
+    "PrivatePipeline",
+    "make_private_pipeline",
+    "make_private_rule_list",
+    "split_epsilon",
+    "validate_before_spend",
+]
 
 
 def _steps(pipeline):
@@ -201,6 +207,7 @@ def make_private_rule_list(
     n_bins=3,
     encoding="thermometer",
     binarizer_share=0.1,
+    integer_features=None,
     accountant=None,
     **learner_params,
 ) -> PrivatePipeline:
@@ -210,11 +217,14 @@ def make_private_rule_list(
 
     ``epsilon`` is the total. With ``bounds`` declared, the binarizer gets ``binarizer_share``·ε
     for the DP quantiles of the numerical features without ``cut_points`` (a share it does not
-    use — every feature has public cut points — is returned unspent) and the rule list the rest.
-    Without ``bounds`` the binarizer releases nothing private: public ``cut_points``, or the
-    data's quantiles (a leak, recorded) and the rule list gets all of ε. ``accountant``: an
-    existing budget to spend from (default: a new one of (ε, the rule list's δ)).
-    ``learner_params`` go to the rule list (``max_rules``, ``mechanism``, ``random_state``, …).
+    use — every feature has public cut points — is returned unspent) and the rule list the rest;
+    the two parts add up to ε exactly (:func:`split_epsilon`). Without ``bounds`` the binarizer
+    releases nothing private: public ``cut_points``, or the data's quantiles (a leak, recorded)
+    and the rule list gets all of ε. ``integer_features``: numerical features whose thresholds
+    are whole numbers (the Binarizer's). ``accountant``: an existing budget to spend from
+    (default: a new one of (ε, the rule list's δ)). ``learner_params`` go to the rule list
+    (``max_rules``, ``mechanism``, ``random_state``, …). ``dpmodels fit --model dp-rulelist``
+    builds its pipeline with this function.
     """
     from .data.binarize import Binarizer
     from .privacy.accountant import BudgetAccountant, check_accountant
@@ -228,8 +238,8 @@ def make_private_rule_list(
         raise ValueError(f"binarizer_share must be a number in (0, 1), got {binarizer_share!r}") from None
     if not 0.0 < share < 1.0:
         raise ValueError(f"binarizer_share must be in (0, 1), got {binarizer_share!r}")
-    q = share * eps if bounds is not None else None
-    learner = DPRuleListClassifier(epsilon=eps - (q or 0.0), classes=classes, **learner_params)
+    q, rest = split_epsilon(eps, share) if bounds is not None else (None, eps)
+    learner = DPRuleListClassifier(epsilon=rest, classes=classes, **learner_params)
     _, delta = learner.privacy_params()  # parameter errors now, before anything is built
     acc = check_accountant(accountant, "make_private_rule_list")
     if acc is None:
@@ -245,5 +255,29 @@ def make_private_rule_list(
         encoding=encoding,
         accountant=acc,
         random_state=random_state,
+        integer_features=integer_features,
     )
     return make_private_pipeline(binarizer, learner)
+
+
+def split_epsilon(total: float, share: float) -> tuple[float, float]:
+    """``(part, rest)`` of ``total``: ``part`` ≈ ``share``·total and ``part + rest == total`` exactly
+    (as real numbers, not only after rounding), so a composition of the two is never charged more
+    than ``total``.
+
+    ``rest`` is ``total − share·total`` rounded once, and ``part`` is ``total − rest``, which is
+    exact: for ``share`` ≤ ½, ``rest`` lies in [total/2, total] (Sterbenz's lemma); otherwise
+    ``rest = total − share·total`` was exact already and ``part`` is ``share·total``. The naive
+    ``share·total`` and ``total − share·total`` add up to one unit in the last place *above* the
+    total for common values (ε = 1, share 0.1).
+
+    >>> split_epsilon(1.0, 0.1)
+    (0.09999999999999998, 0.9)
+    """
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"share must be in (0, 1), got {share!r}")
+    rest = total - share * total
+    part = total - rest
+    if not (part > 0.0 and rest > 0.0):
+        raise ValueError(f"a share {share!r} of ε = {total!r} rounds to 0: use a larger share or a larger ε")
+    return part, rest

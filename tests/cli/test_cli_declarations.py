@@ -111,114 +111,90 @@ def test_a_one_row_file_fits(capsys, tmp_path):
 
 
 # ---------------------------------------------------------------------------- declarations
-def test_a_value_outside_the_bounds_does_not_change_the_pipeline(capsys, tmp_path, binary_frame):
-    """`--bounds a=0:5`: a column with bounds is numerical and goes through the Binarizer whatever its
-    values; one row holding a 2 changes nothing but noise."""
-    d2 = pd.concat([binary_frame, pd.DataFrame({"a": [2], "b": [0], "y": [1]})], ignore_index=True)
+def _with_x(df):
+    return df.assign(x=np.linspace(0, 10, len(df)).round(3).astype(str))
+
+
+def _with_flag(df):
+    return df.assign(flag=np.where(df.a == 1, "True", "False"))
+
+
+_STRAY = ["--binary", "a", "b", "--bounds", "x=0:10", "--model", "privatree", "--classes", "0", "1"]
+
+# D (binary_frame through `extend`), the row added to make D', the options, and whether a
+# Binarizer comes first: D and D' must give the same structure (columns, steps, ledger rows)
+NEIGHBOURS = [
+    pytest.param(
+        lambda d: d, {"a": 2, "b": 0, "y": 1}, ["--bounds", "a=0:5", "b=0:1"], True, id="a value outside the bounds"
+    ),
+    pytest.param(
+        _with_flag,
+        {"a": 0, "b": 1, "y": 1, "flag": ""},
+        ["--categories", "flag=True,False", "--binary", "a", "b"],
+        True,
+        id="a missing value in a declared true/false column",
+    ),
+    *(
+        pytest.param(_with_x, {"a": 0, "b": 0, "y": 0, "x": stray}, _STRAY, False, id=f"a huge number {stray}")
+        for stray in (str(10**30), "1e400", "-" + str(2**70))
+    ),
+]
+
+
+@pytest.mark.parametrize("extend, row, options, binarized", NEIGHBOURS)
+def test_one_added_row_changes_nothing_but_noise(capsys, tmp_path, binary_frame, extend, row, options, binarized):
+    """A column with bounds is numerical and goes through the Binarizer whatever its values (huge
+    values are clipped); a value outside a declared category list is unknown: one adversarial row
+    changes nothing but noise."""
+    d = extend(binary_frame)
+    d2 = pd.concat([d, pd.DataFrame({k: [v] for k, v in row.items()})], ignore_index=True)
     out = {}
-    for name, df in (("D", binary_frame), ("D2", d2)):
+    for name, df in (("D", d), ("D2", d2)):
         p = write(tmp_path, f"{name}.csv", df)
         m = tmp_path / f"{name}.json"
-        code, _, err = fit(capsys, "--data", p, "--label", "y", "--bounds", "a=0:5", "b=0:1", "--out", m)
+        code, _, err = fit(capsys, "--data", p, "--label", "y", *options, "--out", m)
         assert code == 0, err
         out[name] = structure(m)
     assert out["D"] == out["D2"]
-    assert out["D"]["pre"] and out["D"]["is_private"] is True
+    assert bool(out["D"]["pre"]) is binarized and out["D"]["is_private"] is True
 
 
-@pytest.mark.parametrize(
-    "stray, ok", [("", False), ("abc", False), (str(10**30), True), ("1e400", True), ("-" + str(2**70), True)]
-)
-def test_a_stray_cell_in_a_numerical_column(capsys, tmp_path, binary_frame, stray, ok):
-    """A column with bounds stays numerical: huge values are clipped; an empty or non-numeric cell is
-    a schema error naming the column, not the cell, before anything is spent."""
-    base = binary_frame.assign(x=np.linspace(0, 10, len(binary_frame)).round(3).astype(str))
-    d2 = pd.concat([base, pd.DataFrame({"a": [0], "b": [0], "y": [0], "x": [stray]})], ignore_index=True)
-    res = {}
-    for name, df in (("D", base), ("D2", d2)):
-        p = write(tmp_path, f"{name}.csv", df)
-        m = tmp_path / f"{name}.json"
-        res[name] = (
-            fit(
-                capsys,
-                "--data",
-                p,
-                "--label",
-                "y",
-                "--binary",
-                "a",
-                "b",
-                "--bounds",
-                "x=0:10",
-                "--model",
-                "privatree",
-                "--classes",
-                "0",
-                "1",
-                "--out",
-                m,
-            ),
-            m,
-        )
-    (code, _, err), m = res["D2"]
-    if ok:
-        assert code == 0, err
-        assert structure(m) == structure(res["D"][1])
-    else:
-        assert code == 2 and err.count("\n") == 1
-        assert "column 'x' is declared numerical" in err and (not stray or stray not in err)
-        assert not m.exists()
+@pytest.mark.parametrize("stray", ["", "abc"], ids=["empty", "text"])
+def test_a_stray_cell_in_a_numerical_column_is_one_error_before_anything_is_spent(
+    capsys, tmp_path, binary_frame, stray
+):
+    """An empty or non-numeric cell in a column with bounds is a schema error naming the column, not
+    the cell, before anything is spent."""
+    d2 = pd.concat(
+        [_with_x(binary_frame), pd.DataFrame({"a": [0], "b": [0], "y": [0], "x": [stray]})], ignore_index=True
+    )
+    p, m = write(tmp_path, "D2.csv", d2), tmp_path / "D2.json"
+    code, _, err = fit(capsys, "--data", p, "--label", "y", *_STRAY, "--out", m)
+    assert code == 2 and err.count("\n") == 1
+    assert "column 'x' is declared numerical" in err and (not stray or stray not in err)
+    assert not m.exists()
 
 
-def test_a_missing_value_in_a_declared_true_false_column_is_unknown(capsys, tmp_path, binary_frame):
-    df = binary_frame.assign(flag=np.where(binary_frame.a == 1, "True", "False"))
-    d2 = pd.concat([df, pd.DataFrame({"a": [0], "b": [1], "y": [1], "flag": [""]})], ignore_index=True)
-    res = {}
-    for name, d in (("D", df), ("D2", d2)):
-        p = write(tmp_path, f"{name}.csv", d)
-        m = tmp_path / f"{name}.json"
-        code, _, err = fit(
-            capsys, "--data", p, "--label", "y", "--categories", "flag=True,False", "--binary", "a", "b", "--out", m
-        )
-        assert code == 0, err
-        res[name] = structure(m)
-    assert res["D"] == res["D2"] and res["D"]["is_private"]
-
-
-def test_declared_values_compare_as_values(capsys, tmp_path, binary_frame):
+@pytest.mark.parametrize("model", ["privatree", "dp-rulelist"])
+def test_declared_values_compare_as_values(capsys, tmp_path, binary_frame, model):
     """`--categories x2=0,1` on cells written 0.0/1.0 and `--classes 0 1` on labels 0.0/1.0 give the
     model fitted on 0/1 text (same noise seed), for a tree and a rule list alike."""
     ints = binary_frame.rename(columns={"a": "x2"})
-    floats = ints.astype(float)
-    for model in ("privatree", "dp-rulelist"):
-        texts = []
-        for name, df in (("ints", ints), ("floats", floats)):
-            p = write(tmp_path, f"{name}.csv", df)
-            m = tmp_path / f"{model}-{name}.json"
-            code, out, err = fit(
-                capsys,
-                "--data",
-                p,
-                "--label",
-                "y",
-                "--model",
-                model,
-                "--classes",
-                "0",
-                "1",
-                "--categories",
-                "x2=0,1",
-                "b=0,1",
-                "--random-state",
-                "3",
-                "--out",
-                m,
-            )
-            assert code == 0, (model, err)
-            texts.append(out.split("\n\n")[0])
-            s = structure(m)
-            assert s["classes"] == ["0", "1"]
-        assert texts[0] == texts[1], model
+    texts = []
+    for name, df in (("ints", ints), ("floats", ints.astype(float))):
+        p = write(tmp_path, f"{name}.csv", df)
+        m = tmp_path / f"{name}.json"
+        code, out, err = fit(
+            capsys, "--data", p, "--label", "y", "--model", model, "--classes", "0", "1",
+            "--categories", "x2=0,1", "b=0,1", "--random-state", "3", "--out", m,
+        )  # fmt: skip
+        assert code == 0, err
+        texts.append(out.split("\n\n")[0])
+        assert structure(m)["classes"] == ["0", "1"]
+    assert texts[0] == texts[1]
+
+
+def test_cells_match_declared_values_as_values():
     probe = pd.Series(["0", "0.0", "1", "1.00", " 1", "2", "x", ""])
     got = match_declared(probe, ["0", "1"], "test").tolist()
     assert got == ["0", "0", "1", "1", "1", "2", "x", ""]
@@ -230,11 +206,13 @@ def test_declared_values_that_are_the_same_number_are_refused(capsys, tmp_path, 
     assert code == 2 and "are the same number" in err
 
 
-def test_every_declared_column_must_exist(capsys, tmp_path, binary_frame):
+@pytest.mark.parametrize(
+    "declaration", [["--bounds", "zz=0:1"], ["--binary", "zz"], ["--cut-points", "zz=1"], ["--categories", "zz=a"]]
+)
+def test_every_declared_column_must_exist(capsys, tmp_path, binary_frame, declaration):
     p = write(tmp_path, "d.csv", binary_frame)
-    for opt in (["--bounds", "zz=0:1"], ["--binary", "zz"], ["--cut-points", "zz=1"], ["--categories", "zz=a"]):
-        code, _, err = fit(capsys, "--data", p, "--label", "y", *opt)
-        assert code == 2 and "'zz' is not a column of the data" in err, opt
+    code, _, err = fit(capsys, "--data", p, "--label", "y", *declaration)
+    assert code == 2 and f"{declaration[0]}: 'zz' is not a column of the data" in err
 
 
 def test_undeclared_column_kinds_are_leaks(capsys, tmp_path, binary_frame):
@@ -319,21 +297,24 @@ def test_schema_draft_regression_label(capsys, tmp_path, binary_frame):
     assert "--regression needs --label" in capsys.readouterr().err
 
 
-def test_schema_errors_are_one_line(capsys, tmp_path, binary_frame):
-    p = write(tmp_path, "d.csv", binary_frame)
-    cases = [
+@pytest.mark.parametrize(
+    "text, message",
+    [
         ("columns: {zz: {kind: binary}}\nlabel: y\n", "'zz' is not a column of the data"),
         ("columns: {a: {kind: numeric}}\nlabel: y\n", "kind must be one of"),
         ("columns: {a: {kind: categorical}}\nlabel: y\n", "needs its categories"),
         ("columns: {a: {kind: numerical, bounds: [3, 1]}}\nlabel: y\n", "LO <= HI"),
         ("colums: {}\n", "unknown key 'colums'"),
         ("label: [unclosed\n", "neither JSON nor YAML"),
-    ]
-    for text, msg in cases:
-        s = tmp_path / "s.yaml"
-        s.write_text(text)
-        code, _, err = fit(capsys, "--data", p, "--schema", s)
-        assert code == 2 and msg in err and err.count("\n") == 1, (text, err)
+    ],
+    ids=["unknown column", "unknown kind", "no categories", "LO > HI", "unknown key", "not YAML"],
+)
+def test_schema_errors_are_one_line(capsys, tmp_path, binary_frame, text, message):
+    p = write(tmp_path, "d.csv", binary_frame)
+    s = tmp_path / "s.yaml"
+    s.write_text(text)
+    code, _, err = fit(capsys, "--data", p, "--schema", s)
+    assert code == 2 and message in err and err.count("\n") == 1, err
 
 
 def test_wildcard_bounds_declare_every_other_column(capsys, tmp_path, binary_frame):
@@ -503,39 +484,25 @@ def test_integer_columns_print_integer_thresholds_and_show_draws_the_model(capsy
     assert "--plot" in capsys.readouterr().err
 
 
-def test_show_prints_as_fitted_and_compact_on_request(capsys, tmp_path, binary_frame):
+@pytest.mark.parametrize("model", ["greedy-rulelist", "privatree"])
+def test_show_prints_as_fitted_and_compact_on_request(capsys, tmp_path, binary_frame, model):
     """`show` prints the model as fitted; `--compact` merges what predicts alike (post-processing)."""
     from dpmodels.io import load_model
 
     p = write(tmp_path, "d.csv", binary_frame)
-    for model in ("greedy-rulelist", "privatree"):
-        m = tmp_path / f"{model}.json"
-        code, _, err = fit(
-            capsys,
-            "--data",
-            p,
-            "--label",
-            "y",
-            "--classes",
-            "0",
-            "1",
-            "--binary",
-            "a",
-            "b",
-            "--model",
-            model,
-            "--out",
-            m,
-        )
-        assert code == 0, err
-        loaded = load_model(m)
-        view = {"merge": False} if loaded.kind == "rule_list" else {"prune": False}
-        compact = {k: True for k in view}
-        assert main(["show", str(m)]) == 0
-        out = capsys.readouterr().out
-        assert out.startswith(loaded.to_text(**view))
-        assert main(["show", str(m), "--raw"]) == 0 and capsys.readouterr().out == out
-        assert main(["show", str(m), "--compact"]) == 0
-        assert capsys.readouterr().out.startswith(loaded.to_text(**compact))
-        assert main(["show", str(m), "--compact", "--raw"]) == 2
-        assert "two different views" in capsys.readouterr().err
+    m = tmp_path / f"{model}.json"
+    code, _, err = fit(
+        capsys, "--data", p, "--label", "y", "--classes", "0", "1", "--binary", "a", "b", "--model", model, "--out", m
+    )
+    assert code == 0, err
+    loaded = load_model(m)
+    view = {"merge": False} if loaded.kind == "rule_list" else {"prune": False}
+    compact = {k: True for k in view}
+    assert main(["show", str(m)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(loaded.to_text(**view))
+    assert main(["show", str(m), "--raw"]) == 0 and capsys.readouterr().out == out
+    assert main(["show", str(m), "--compact"]) == 0
+    assert capsys.readouterr().out.startswith(loaded.to_text(**compact))
+    assert main(["show", str(m), "--compact", "--raw"]) == 2
+    assert "two different views" in capsys.readouterr().err

@@ -50,12 +50,12 @@ def _declarations():
     return ["--classes", "no", "yes", "--categories", *cats, "--bounds", *bounds]
 
 
-def test_version_and_module_entry_points():
+@pytest.mark.parametrize("module", [True, False], ids=["python -m dpmodels", "dpmodels"])
+def test_version_and_module_entry_points(module):
     import dpmodels
 
-    for module in (True, False):
-        r = run("--version", module=module)
-        assert r.returncode == 0 and r.stdout.strip() == f"dpmodels {dpmodels.__version__}"
+    r = run("--version", module=module)
+    assert r.returncode == 0 and r.stdout.strip() == f"dpmodels {dpmodels.__version__}"
 
 
 def test_every_option_documents_its_default_or_values():
@@ -76,33 +76,43 @@ def test_every_option_documents_its_default_or_values():
     assert sorted(cli_fit.BUNDLED) == sorted(list_datasets())
 
 
-def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
+# a private fit on a user's CSV with every public input declared: (options, what the fit prints,
+# the Binarizer's share of ε in the ledger, `show`'s options and what it prints)
+DECLARED_FITS = [
+    pytest.param(
+        ["--model", "privatree", "--epsilon", "1", "--max-depth", "3"],
+        ["PrivaTreeClassifier(max_depth=3", "privacy: ε=1, δ=0 · proven DP"],
+        0.0,
+        (
+            ["--rules"],
+            ["Privacy ledger", "Public schema", "age: {kind: numerical, bounds: [18.0, 100.0]}", "IF ", "share"],
+        ),
+        id="privatree",
+    ),
+    pytest.param(
+        ["--model", "dp-rulelist", "--epsilon", "1", "--binarizer-share", "0.2"],
+        ["input: Binarizer of the columns sex, age", "Binarizer: 2 quantiles of 'age'"],
+        0.2,
+        ([], ["age: cut points", "(DP quantiles)"]),
+        id="dp-rulelist through the Binarizer",
+    ),
+]
+
+
+@pytest.mark.parametrize("options, printed, binarizer_epsilon, show", DECLARED_FITS)
+def test_a_declared_fit_on_a_csv_then_predict_and_show(csv_path, tmp_path, options, printed, binarizer_epsilon, show):
     out = tmp_path / "model.json"
-    r = run(
-        "fit",
-        "--data",
-        csv_path,
-        "--label",
-        "recid",
-        "--drop",
-        "id",
-        "--model",
-        "privatree",
-        "--epsilon",
-        "1",
-        "--max-depth",
-        "3",
-        *_declarations(),
-        "--out",
-        out,
-    )
+    r = run("fit", "--data", csv_path, "--label", "recid", "--drop", "id", *options, *_declarations(), "--out", out)
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # everything declared: no leak, no warning
-    assert "PrivaTreeClassifier(max_depth=3" in r.stdout and "privacy: ε=1, δ=0 · proven DP" in r.stdout
+    for text in [*printed, "PRIVATE: every release is a proven DP mechanism"]:
+        assert text in r.stdout, text
     assert "held-out" not in r.stdout  # every row trains unless --holdout asks for an evaluation
-    assert "PRIVATE: every release is a proven DP mechanism" in r.stdout
     doc = json.loads(out.read_text())
     assert doc["privacy"]["is_private"] is True and doc["schema"]["classes"] == ["no", "yes"]
+    assert doc["privacy"]["epsilon_spent"] == pytest.approx(1.0)
+    rows = doc["privacy"]["ledger"]["rows"]
+    assert sum(x["epsilon"] for x in rows if x["what"].startswith("Binarizer")) == pytest.approx(binarizer_epsilon)
     assert "id" not in doc["schema"]["input_features"] and "recid" not in doc["schema"]["input_features"]
 
     preds = tmp_path / "preds.csv"
@@ -115,14 +125,11 @@ def test_fit_privatree_on_a_csv_then_predict_and_show(csv_path, tmp_path):
     assert (got["prediction"].to_numpy() == m.predict(df)).all()
     assert np.allclose(got[["proba_no", "proba_yes"]].to_numpy(), m.predict_proba(df))
 
-    r = run("show", out, "--rules")
+    args, shown = show
+    r = run("show", out, *args)
     assert r.returncode == 0, r.stderr
-    assert (
-        "Privacy ledger" in r.stdout
-        and "Public schema" in r.stdout
-        and "age: {kind: numerical, bounds: [18.0, 100.0]}" in r.stdout
-    )
-    assert "IF " in r.stdout and "share" in r.stdout
+    for text in shown:
+        assert text in r.stdout, text
 
 
 def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
@@ -158,43 +165,6 @@ def test_undeclared_inputs_are_leaks_shown_as_one_line_each(csv_path, tmp_path):
     assert sum(r["composition"] == "leak" for r in doc["privacy"]["ledger"]["rows"]) == 6 + 9
     r = run("show", out)
     assert "NOT PRIVATE" in r.stdout and "source: data" in r.stdout
-
-
-def test_dp_rule_list_on_a_raw_csv_through_the_binarizer(csv_path, tmp_path):
-    out = tmp_path / "rl.json"
-    r = run(
-        "fit",
-        "--data",
-        csv_path,
-        "--label",
-        "recid",
-        "--drop",
-        "id",
-        "--model",
-        "dp-rulelist",
-        "--epsilon",
-        "1",
-        "--binarizer-share",
-        "0.2",
-        *_declarations(),
-        "--out",
-        out,
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stderr == ""  # everything declared: no leak
-    assert "input: Binarizer of the columns sex, age" in r.stdout
-    assert "Binarizer: 2 quantiles of 'age'" in r.stdout and "PRIVATE: every release" in r.stdout
-    doc = json.loads(out.read_text())
-    rows = doc["privacy"]["ledger"]["rows"]
-    assert sum(x["epsilon"] for x in rows if x["what"].startswith("Binarizer")) == pytest.approx(0.2)
-    assert doc["privacy"]["epsilon_spent"] == pytest.approx(1.0) and doc["privacy"]["is_private"]
-    r = run("predict", out, csv_path, "--proba", "--out", tmp_path / "p.csv")
-    assert r.returncode == 0, r.stderr
-    got = pd.read_csv(tmp_path / "p.csv")
-    df = pd.read_csv(csv_path, dtype={c: str for c in dataset_schema("compas").categories})
-    assert (got["prediction"].to_numpy() == load_model(out).predict(df)).all()
-    r = run("show", out)
-    assert "age: cut points" in r.stdout and "(DP quantiles)" in r.stdout
 
 
 def test_bundled_dataset_rule_list_fit_predict(tmp_path):

@@ -316,6 +316,22 @@ def _cut_item(s):
     return name, sorted(cuts)
 
 
+#: the argparse type of each kind of option value (dpmodels.catalog.OptionType); None: the text
+OPTION_TYPES = {
+    "epsilon": _epsilon,
+    "delta": _delta,
+    "count": _pos_int,
+    "count0": _nonneg_int,
+    "seconds": _seconds,
+    "share": _fraction(),
+    "share0": _fraction(lo_open=False),
+    "int": int,
+    "text": None,
+    "lo:hi": _label_bounds,
+    "col=cuts": _cut_item,
+}
+
+
 # ---------------------------------------------------------------------------- fit: data
 # the bundled datasets (dpmodels.data.list_datasets(); checked by the tests) without importing them
 BUNDLED = (

@@ -44,18 +44,14 @@ import contextlib
 import itertools
 import warnings
 
-from ..catalog import Learner, cli_learners, learner
+from ..catalog import MECHANISMS, OPTIONS, Learner, Option, cli_learners, family, learner, takers
 from ._common import (
     BUNDLED,
+    OPTION_TYPES,
     UsageError,
     _bounds_item,
-    _cut_item,
-    _delta,
     _epsilon,
-    _fraction,
-    _label_bounds,
     _list_item,
-    _nonneg_int,
     _pos_int,
     _seconds,
     check_readable,
@@ -70,55 +66,10 @@ from .schema import ColumnDecl, Declarations, apply_options, match_declared, par
 
 __all__ = ["add_parser", "cmd_fit", "MODELS", "MECHANISMS", "BUNDLED", "holdout_mask"]
 
-# dpmodels.rulelist.MECHANISMS, written out so that building the parser imports no scikit-learn
-# (`dpmodels --help` and argument errors answer in ~0.1 s); tests/test_cli_models.py checks it
-MECHANISMS = (
-    "permute-and-flip",
-    "sm-laplace",
-    "sm-cauchy",
-    "gl-laplace",
-    "gl-gaussian",
-    "gl-exponential",
-    "noisy-counts",
-)
 # dpmodels.rulelist.private.BINARY_ONLY: mechanisms whose proofs cover two classes only
 BINARY_MECHANISMS = ("sm-laplace", "sm-cauchy", "noisy-counts")
 # the learners, their options, defaults and ranges: one table (dpmodels.catalog)
 MODELS = tuple(entry.name for entry in cli_learners())
-
-_DEFAULTS = {  # option defaults, filled in after parsing (the help text lists them); a learner's
-    "epsilon": 1.0,  # own defaults (dpmodels.catalog: optimal-rulelist's support, privatree's
-    "max_rules": 5,  # "auto" depth, the additive models' bins and δ) take precedence
-    "min_support": 0.05,
-    "max_width": 2,
-    "max_depth": 4,
-    "max_bins": 10,
-    "n_bins": 3,
-    "binarizer_share": 0.1,
-}
-
-# who takes each option, in words (the table says which learners: Learner.all_options)
-_OPTION_SCOPE = {
-    "epsilon": "private models",
-    "delta": "dp-rulelist, dp-gam and dp-gam-regressor (the trees are pure ε-DP)",
-    "mechanism": "dp-rulelist",
-    "max_rules": "rule lists",
-    "min_support": "rule lists",
-    "max_width": "greedy-rulelist and dp-rulelist",
-    "time_limit": "optimal-rulelist",
-    "max_depth": "trees (privatree, bdpt, dpgdf, privatree-regressor)",
-    "max_bins": "privatree, bdpt, privatree-regressor, dp-gam and dp-gam-regressor",
-    "max_rounds": "dp-gam and dp-gam-regressor",
-    "classes": "classifiers (privatree-regressor's labels are numbers: --label-bounds LO:HI)",
-    "label_bounds": "privatree-regressor and dp-gam-regressor (classifiers take --classes)",
-    "holdout": "classifiers (its DP evaluation counts right and wrong predictions)",
-    "cut_points": "rule lists (trees choose their own thresholds)",
-    "n_bins": "rule lists",
-    "binarizer_share": "dp-rulelist",
-    "random_state": "private models (the others draw no noise)",
-    "max_candidates": "greedy-rulelist and dp-rulelist",
-    "max_memory": "trees, greedy-rulelist and dp-rulelist",
-}
 
 
 def _the(args) -> Learner:
@@ -169,71 +120,8 @@ def add_parser(sub) -> None:
         "--model",
         choices=MODELS,
         default="dp-rulelist",
-        help="the learner (default: dp-rulelist). Private: dp-rulelist, privatree, bdpt, "
-        "dpgdf, privatree-regressor (numeric labels, see --label-bounds), dp-gam and "
-        "dp-gam-regressor (additive models: one shape function per column). Not private "
-        "(baselines): greedy-rulelist, optimal-rulelist. Rule lists read binary columns: "
-        "other columns are binarized first (see --cut-points).",
-    )
-    g.add_argument(
-        "--epsilon",
-        type=_epsilon,
-        metavar="EPS",
-        help="total privacy budget ε > 0 of a private model (default: 1.0); not allowed for the non-private models",
-    )
-    g.add_argument(
-        "--delta",
-        type=_delta,
-        metavar="DELTA",
-        help="δ in [0, 1) for dp-rulelist mechanisms that need it (default: 0, or the "
-        "mechanism's default with --n-public); dp-gam / dp-gam-regressor: δ > 0 switches to "
-        "Gaussian noise under zCDP (default: 0, pure ε-DP)",
-    )
-    g.add_argument(
-        "--mechanism",
-        choices=MECHANISMS,
-        metavar="MECH",
-        help="dp-rulelist only: one of " + ", ".join(MECHANISMS) + " (default: permute-and-flip, pure ε-DP)",
-    )
-    g.add_argument(
-        "--max-rules", type=_pos_int, metavar="K", help="rule lists: length including the default rule (default: 5)"
-    )
-    g.add_argument(
-        "--min-support",
-        type=_fraction(lo_open=False),
-        metavar="λ",
-        help="rule lists: minimum support in [0, 1) (default: 0.05; optimal-rulelist 0.01)",
-    )
-    g.add_argument(
-        "--max-width", type=_pos_int, metavar="W", help="greedy-rulelist / dp-rulelist: literals per rule (default: 2)"
-    )
-    g.add_argument(
-        "--time-limit",
-        type=_seconds,
-        metavar="S",
-        help="optimal-rulelist: seconds before returning the best list found with its "
-        "gap (default: none, search to optimality)",
-    )
-    g.add_argument(
-        "--max-depth",
-        type=_nonneg_int,
-        metavar="D",
-        help="trees: maximum depth (default: privatree and privatree-regressor choose it by a public rule on "
-        "epsilon, n and the number of columns; bdpt/dpgdf: 4, they need >= 1)",
-    )
-    g.add_argument(
-        "--max-bins",
-        type=_pos_int,
-        metavar="B",
-        help="privatree / bdpt / privatree-regressor: bins per numerical column (default: 10); "
-        "dp-gam / dp-gam-regressor: uniform bins within the bounds (default: 32)",
-    )
-    g.add_argument(
-        "--max-rounds",
-        type=_nonneg_int,
-        metavar="R",
-        help="dp-gam / dp-gam-regressor: boosting rounds after the histogram pass (default: a "
-        "public rule on ε, δ, the number of columns and --n-public)",
+        metavar="MODEL",
+        help=_model_help(),
     )
     g = f.add_argument_group("public inputs (declared, never read from the data)")
     g.add_argument(
@@ -242,24 +130,6 @@ def add_parser(sub) -> None:
         help="a YAML/JSON schema (label, classes, per-column kind, bounds, categories, "
         "cut points; see `dpmodels schema draft`) or a saved model whose schema is reused. "
         "The options below override it column by column. Default: none",
-    )
-    g.add_argument(
-        "--classes",
-        nargs="+",
-        metavar="LABEL",
-        help="the label set, in order: K >= 2 labels (two: negative then positive; "
-        "optimal-rulelist and the dp-rulelist mechanisms "
-        + ", ".join(BINARY_MECHANISMS)
-        + " take exactly 2). Labels compare as values (0.0 matches 0). Default: rule "
-        "lists {0, 1}; trees read it from the data (a leak). Not for privatree-regressor",
-    )
-    g.add_argument(
-        "--label-bounds",
-        type=_label_bounds,
-        metavar="LO:HI",
-        help="privatree-regressor: public bounds of the numeric label (labels outside "
-        "are clipped; a negative LO is written --label-bounds=-5:30). Default: read "
-        "from the data (a leak)",
     )
     g.add_argument(
         "--categories",
@@ -282,15 +152,6 @@ def add_parser(sub) -> None:
         "'*=LO:HI' declares every column not declared otherwise. Repeatable. Default: none",
     )
     g.add_argument(
-        "--cut-points",
-        nargs="+",
-        action="extend",
-        type=_cut_item,
-        default=[],
-        metavar="COL=C1,C2",
-        help="rule lists: a numerical column and public thresholds (no privacy cost). Repeatable. Default: none",
-    )
-    g.add_argument(
         "--integer",
         nargs="+",
         action="extend",
@@ -309,20 +170,6 @@ def add_parser(sub) -> None:
         "binary skips the Binarizer. Default: none",
     )
     g.add_argument(
-        "--n-bins",
-        type=_pos_int,
-        metavar="K",
-        help="rule lists: bins per numerical column without cut points (default: 3); "
-        "private quantiles within --bounds, or the data's quantiles (a leak) without",
-    )
-    g.add_argument(
-        "--binarizer-share",
-        type=_fraction(),
-        metavar="S",
-        help="dp-rulelist: share of ε spent on the binarizer's private quantiles when "
-        "numerical columns have --bounds and no --cut-points (default: 0.1)",
-    )
-    g.add_argument(
         "--n-public",
         type=_pos_int,
         metavar="N",
@@ -330,15 +177,6 @@ def add_parser(sub) -> None:
         "private; learners that need it estimate it privately or record a leak)",
     )
     g = f.add_argument_group("evaluation, randomness, output")
-    g.add_argument(
-        "--holdout",
-        "--test-size",
-        dest="holdout",
-        type=_fraction(),
-        metavar="F",
-        help="hold out a share F of the rows, chosen row by row by a keyed hash of each "
-        "row's cells, and print a DP held-out accuracy. Default: fit on every row",
-    )
     g.add_argument("--no-split", action="store_true", help=argparse.SUPPRESS)  # the default now
     g.add_argument(
         "--seed",
@@ -356,30 +194,11 @@ def add_parser(sub) -> None:
         "the held-out rows; parallel to the training rows). Default: the model's ε, or 1",
     )
     g.add_argument(
-        "--random-state",
-        type=int,
-        metavar="S",
-        help="seed the privacy noise (reproducible research). NOT private against "
-        "whoever knows the seed. Default: none (OS entropy)",
-    )
-    g.add_argument(
         "--out",
         "--json",
         dest="out",
         metavar="MODEL.json",
         help="write the model (with ε, δ, ledger and schema) as JSON here. Default: not saved",
-    )
-    g.add_argument(
-        "--max-candidates",
-        type=_pos_int,
-        metavar="N",
-        help="raise the rule-candidate limit (default: 500000, or DPMODELS_MAX_CANDIDATES)",
-    )
-    g.add_argument(
-        "--max-memory",
-        metavar="SIZE",
-        help="raise the memory limit of a tree or rule-list fit, e.g. 16G (default: half the RAM, "
-        "at most 8G, or DPMODELS_MAX_MEMORY); a CSV is read in batches of about 1/16 of it",
     )
     g.add_argument(
         "--max-seconds",
@@ -388,7 +207,99 @@ def add_parser(sub) -> None:
         help="raise the limit on a fit's estimated seconds (default: 1800, or DPMODELS_MAX_SECONDS)",
     )
     g.add_argument("--quiet", action="store_true", help="print only the model and where it was saved")
+    _add_learner_options(f)
     f.set_defaults(func=cmd_fit)
+
+
+def _model_help() -> str:
+    """``--model``'s help, from the table: which learners are private, which regress, which are
+    additive."""
+
+    def names(keep) -> str:
+        return ", ".join(e.name for e in cli_learners() if keep(e))
+
+    return (
+        f"the learner (default: dp-rulelist). Private: {names(lambda e: e.private)}. Not private "
+        f"(baselines): {names(lambda e: not e.private)}. Regressors (numeric labels, see --label-bounds): "
+        f"{names(lambda e: not e.classifier)}. Additive models (one shape function per column): "
+        f"{names(lambda e: e.kind == 'additive')}. Rule lists read binary columns: other columns are "
+        "binarized first (see --cut-points)."
+    )
+
+
+def _add_learner_options(parser) -> None:
+    """The options some learners take and others refuse (dpmodels.catalog.OPTIONS), one argparse
+    group per set of learners taking them, titled by that set; each help ends with the defaults
+    and ranges of the learners, from the table."""
+    groups: dict = {}
+    for opt in OPTIONS:
+        who = takers(opt.name)
+        if not who:
+            continue
+        key = tuple(e.name for e in who)
+        if key not in groups:
+            word = family(who)
+            title = f"{word} ({', '.join(key)})" if word else f"options of {', '.join(key)}"
+            groups[key] = parser.add_argument_group(title)
+        kw: dict = {"dest": opt.name, "metavar": opt.metavar, "help": _option_help(opt, who)}
+        if OPTION_TYPES[opt.type] is not None:
+            kw["type"] = OPTION_TYPES[opt.type]
+        if opt.choices:
+            kw["choices"] = opt.choices
+        if opt.many:
+            kw["nargs"] = "+"
+        if opt.repeatable:
+            kw.update(action="extend", default=[])
+        groups[key].add_argument(opt.flag, *opt.aliases, **kw)
+
+
+def _option_help(opt: Option, who) -> str:
+    """``opt.help``, then what it takes (a fixed list), its default and range for each learner."""
+    text = opt.help
+    if opt.choices:
+        text += ": one of " + ", ".join(opt.choices)
+    defaults = _by_learner(who, lambda e: e.defaults.get(opt.name, opt.default), lambda v: _said(opt, v))
+    text += f". Default: {defaults}"
+    ranges = _by_learner(who, lambda e: e.ranges.get(opt.name, opt.range), _span)
+    if ranges != _span(None):
+        text += f". Range: {ranges}"
+    return text
+
+
+def _by_learner(who, value, words) -> str:
+    """``words(value(e))`` for the learners ``who``: one phrase when they agree, else one per value
+    naming its learners."""
+    seen: dict = {}
+    for e in who:
+        seen.setdefault(repr(value(e)), (value(e), []))[1].append(e.name)
+    if len(seen) == 1:
+        return words(next(iter(seen.values()))[0])
+    return "; ".join(f"{', '.join(names)}: {words(v)}" for v, names in seen.values())
+
+
+def _said(opt: Option, value) -> str:
+    """A default in words: the table's words for it, else the value ("none" for no value)."""
+    if value is None or value == []:
+        return opt.says.get(None, "none")
+    return opt.says.get(value, str(value))
+
+
+def _span(rng) -> str:
+    """A range ``(lo, hi)`` (None: no bound) in words."""
+    lo, hi = rng if rng is not None else (None, None)
+    if lo is not None and hi is not None:
+        return f"in [{lo}, {hi}]"
+    return f">= {lo}" if lo is not None else f"<= {hi}" if hi is not None else "any"
+
+
+def _scope(opt: Option) -> str:
+    """Who takes ``opt``, in words: a family of three or more learners by its name, else the names."""
+    who = takers(opt.name)
+    word = family(who)
+    if word is not None and len(who) >= 3:
+        return word
+    names = [e.name for e in who]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # ---------------------------------------------------------------------------- fit: checks
@@ -399,9 +310,10 @@ def _given(args, name) -> bool:
 def _check_fit_args(args) -> None:
     """Option/model combinations and ranges, before anything is read or fitted."""
     entry = _the(args)
-    for name, what in _OPTION_SCOPE.items():
-        if _given(args, name) and name not in entry.all_options:
-            raise UsageError(f"--{name.replace('_', '-')} applies to {what}, not to {args.model}")
+    for opt in OPTIONS:
+        if _given(args, opt.name) and opt.name not in entry.all_options:
+            why = f" ({opt.why})" if opt.why else ""
+            raise UsageError(f"{opt.flag} applies to {_scope(opt)}, not to {args.model}{why}")
     if args.no_split and args.holdout is not None:
         raise UsageError("--holdout and --no-split exclude each other")
     if args.eval_epsilon is not None and args.holdout is None:
@@ -426,16 +338,16 @@ def _check_fit_args(args) -> None:
 
 
 def _check_ranges(args, entry: Learner) -> None:
-    """The learner's option ranges (dpmodels.catalog), and --n-bins'."""
-    for name, (lo, hi) in entry.ranges.items():
-        v = getattr(args, name, None)
+    """The option ranges (dpmodels.catalog: an option's own, narrowed by the learner's)."""
+    for opt in OPTIONS:
+        own = entry.ranges.get(opt.name)
+        lo, hi = own or opt.range or (None, None)
+        v = getattr(args, opt.name, None)
         if not isinstance(v, int) or isinstance(v, bool):  # not given, or privatree's "auto" depth
             continue
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            span = f"in [{lo}, {hi}]" if lo is not None and hi is not None else f">= {lo}" if hi is None else f"<= {hi}"
-            raise UsageError(f"--{name.replace('_', '-')} must be {span} for {args.model}, got {v}")
-    if args.n_bins is not None and not 2 <= args.n_bins <= 256:
-        raise UsageError(f"--n-bins must be in [2, 256], got {args.n_bins}")
+            who = f" for {args.model}" if own else ""
+            raise UsageError(f"{opt.flag} must be {_span((lo, hi))}{who}, got {v}")
 
 
 def _check_column_options(args) -> None:
@@ -486,10 +398,13 @@ def _check_label_count(model: str, k: int, mechanism, where: str) -> None:
 
 
 def _fill_defaults(args) -> None:
+    """Each option not given takes its default (dpmodels.catalog: the learner's own, else the
+    option's)."""
     entry = _the(args)
-    for name, default in {**_DEFAULTS, **entry.defaults}.items():
-        if getattr(args, name, None) is None:
-            setattr(args, name, default)
+    for opt in OPTIONS:
+        default = entry.defaults.get(opt.name, opt.default)
+        if default is not None and getattr(args, opt.name, None) is None:
+            setattr(args, opt.name, default)
     if args.eval_epsilon is None and args.holdout is not None:
         args.eval_epsilon = args.epsilon if entry.private else 1.0
 
@@ -753,11 +668,16 @@ def _bounds_of(X, dec: Declarations) -> dict:
     return {c: dec.bounds(c) for c in X.columns if dec.kind(c) == "numerical" and dec.bounds(c) is not None}
 
 
-def _estimator(args, X, dec: Declarations, **given):
-    """The learner of ``--model``, its parameters (dpmodels.catalog: ``Learner.params``) taken
-    from the options and the declarations; ``given`` overrides them (a rule list's share of ε and
-    the accountant it shares with its Binarizer). A parameter the learner takes only when given
-    (dp-rulelist's mechanism and δ) keeps the class's default otherwise."""
+def _estimator(args, X, dec: Declarations):
+    """The learner of ``--model``, its parameters taken from the options and the declarations
+    (:func:`_learner_params`)."""
+    return _the(args).cls(**_learner_params(args, X, dec))
+
+
+def _learner_params(args, X, dec: Declarations) -> dict:
+    """The constructor parameters of ``--model`` (dpmodels.catalog: ``Learner.params``) from the
+    options and the declarations. A parameter the learner takes only when given (dp-rulelist's
+    mechanism and δ) keeps the class's default otherwise."""
     entry = _the(args)
     declared = {
         "classes": lambda: dec.classes,
@@ -768,11 +688,10 @@ def _estimator(args, X, dec: Declarations, **given):
     }
     kw = {}
     for name in entry.params:
-        value = given[name] if name in given else declared[name]() if name in declared else getattr(args, name)
+        value = declared[name]() if name in declared else getattr(args, name)
         if value is not None or name not in entry.given_only:
             kw[name] = value
-    kw.update((k, v) for k, v in given.items() if k not in kw)
-    return entry.cls(**kw)
+    return kw
 
 
 def _rule_list_pipeline(args, X, dec: Declarations):
@@ -785,24 +704,25 @@ def _rule_list_pipeline(args, X, dec: Declarations):
 
 
 def _binarizer_pipeline(args, X, dec: Declarations):
-    """A :class:`~dpmodels.data.Binarizer` then the rule list, sharing one budget.
+    """A :class:`~dpmodels.data.Binarizer` then the rule list.
 
     Numerical columns are cut at their public cut points (free); the others at ``--n-bins``
-    quantiles: for a private rule list private ones within the declared bounds (JointExp, a share
-    ``--binarizer-share`` of ε, the rest to the learner, both spent through one
-    :class:`~dpmodels.privacy.BudgetAccountant` so the model's ledger covers both steps), for the
-    non-private baselines the data's quantiles (a leak, as they read the data anyway).
-    Categorical and binary columns are one-hot over their declared values.
+    quantiles. A private rule list is :func:`dpmodels.pipeline.make_private_rule_list`'s pipeline:
+    DP quantiles within the declared bounds (JointExp, a share ``--binarizer-share`` of ε, the
+    rest to the learner, both spent through one :class:`~dpmodels.privacy.BudgetAccountant` so
+    the model's ledger covers both steps), or without declared bounds the data's quantiles (a
+    leak) and all of ε to the learner. The non-private baselines cut at the data's quantiles (a
+    leak, as they read the data anyway). Categorical and binary columns are one-hot over their
+    declared values.
     """
-    from ..data import Binarizer
-    from ..privacy import BudgetAccountant
-
     cats = _categories_of(X, dec)
     cuts = {c: list(d.cut_points) for c in X.columns if (d := dec.columns.get(c)) is not None and d.cut_points}
     bounds = {c: b for c, b in _bounds_of(X, dec).items() if c not in cuts}
     need = [c for c in X.columns if dec.kind(c) == "numerical" and c not in cuts]  # quantiles
     integer = [c for c in need if (d := dec.columns.get(c)) is not None and d.integer] or None
     if not _the(args).private:
+        from ..data import Binarizer
+
         binarizer = Binarizer(
             cut_points=cuts or None,
             n_bins=args.n_bins,
@@ -811,28 +731,36 @@ def _binarizer_pipeline(args, X, dec: Declarations):
             integer_features=integer,
         )
         return [binarizer], _estimator(args, X, dec)
-    _, delta = _estimator(args, X, dec).privacy_params()  # the learner's δ (0 for pure mechanisms): the budget's
-    share = args.binarizer_share if need else 0.0
-    # a DP-drafted schema's releases are charged to the same accountant when the learner merges them
-    # (the draft's ledger travels with X): the pipeline's total is draft + fit
-    drafted = dec.draft is not None and dec.dp_sourced()
-    led0 = dec.draft["ledger"] if drafted and dec.draft is not None else None
-    acc = BudgetAccountant(
-        args.epsilon + (led0.epsilon if led0 is not None else 0.0),
-        delta + (led0.delta if led0 is not None else 0.0),
-    )
-    binarizer = Binarizer(
-        cut_points=cuts or None,
-        n_bins=args.n_bins,
+    from ..pipeline import make_private_rule_list
+
+    params = _learner_params(args, X, dec)
+    epsilon, classes = params.pop("epsilon"), params.pop("classes")
+    pipe = make_private_rule_list(
+        epsilon=epsilon,
+        classes=classes,
         bounds=bounds or None,
         categories=cats or None,
-        epsilon=share * args.epsilon if need else None,
-        accountant=acc,
-        random_state=args.random_state,
+        cut_points=cuts or None,
+        n_bins=args.n_bins,
+        binarizer_share=args.binarizer_share,
         integer_features=integer,
+        accountant=_drafted_accountant(args, dec, params),
+        **params,
     )
-    learner = _estimator(args, X, dec, epsilon=(1.0 - share) * args.epsilon, accountant=acc)
-    return [binarizer], learner
+    return [pipe[0]], pipe[-1]
+
+
+def _drafted_accountant(args, dec: Declarations, params: dict):
+    """With a DP-drafted schema whose values the fit uses (``source: dp``), the accountant of the
+    fit plus the draft: the learner merges the draft's ledger (it travels with X) into it, so the
+    pipeline's total is draft + fit. None otherwise (the pipeline's own, of ε and the learner's δ)."""
+    if dec.draft is None or not dec.dp_sourced():
+        return None
+    from ..privacy import BudgetAccountant
+
+    _, delta = _the(args).cls(epsilon=args.epsilon, **params).privacy_params()  # the learner's δ
+    led0 = dec.draft["ledger"]
+    return BudgetAccountant(args.epsilon + led0.epsilon, delta + led0.delta)
 
 
 # ---------------------------------------------------------------------------- fit: checks on data
