@@ -504,7 +504,10 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
 
 
 def _use_compiled() -> bool:
-    return True
+    """The compiled run sampler or the numpy one (the same draws): :mod:`dpmodels._compiled`."""
+    from .._compiled import use_compiled
+
+    return use_compiled()
 
 
 def _draw_by_runs_compiled(H, n, lam, gaps, lo, hi, rng):

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import _check_feature_names, _check_n_features
 
+from ..._compiled import one_fit, use_compiled
 from ...data.sources import is_partitioned
 from ...guards import progress
 from ...privacy import samplers
@@ -38,6 +39,7 @@ from ..model import encode_matrix
 from .builder import Structure
 from .grid import GRID, candidate_grid, encode_codes, grid_cells, release_thresholds
 from .histograms import children_histograms
+from .labels import ClassLabels
 from .splitter import (
     child_regions,
     published_splittable,
@@ -118,9 +120,18 @@ class MemoryData:
         if self._H is None:
             if self._stale:
                 raise RuntimeError("the counts of this level were not kept (split(..., more=False))")
-            self._counter = self.labels.counter(self.codes, self.lab, self.B)
+            self._counter = self._new_counter()
             self._H = self._counter.counts()  # the root
         return self._H[idx]
+
+    def _new_counter(self):
+        """Class counts on small data: the compiled counter (one loop over the records); else the
+        label kernel's numpy counter (the same integers)."""
+        if isinstance(self.labels, ClassLabels) and _compiled_level_loop(self.n):
+            from .memory_kernels import ClassCounter
+
+            return ClassCounter(self.codes, self.lab, self.B, self.labels.K)
+        return self.labels.counter(self.codes, self.lab, self.B)
 
     def retire(self, leaf_index):
         """Records in open nodes with ``leaf_index >= 0`` reach that leaf."""
@@ -139,7 +150,11 @@ class MemoryData:
         split_of = np.full(A, -1, dtype=np.intp)
         split_of[sidx] = np.arange(S)
         codes, node = self.codes, self.node
-        if self.all_open:  # flat takes, no masks (routing is the per-level O(n) cost)
+        if _compiled_level_loop(self.n):  # one loop over the records
+            from .memory_kernels import route
+
+            node = route(codes, node, split_of, f_sel, go_left)
+        elif self.all_open:  # flat takes, no masks (routing is the per-level O(n) cost)
             s = node if S == A else np.take(split_of, node)
             row_code = np.take(codes, self.row_start + np.take(f_sel, s))  # codes[i, f_sel[s(i)]]
             node = 2 * s + ~np.take(go_left, s * B + row_code)
@@ -170,6 +185,15 @@ class MemoryData:
 
     def close(self):
         self.Z = self.codes = self._H = self._counter = None
+
+
+_COMPILED_MAX_N = 1 << 16  # records up to which the compiled level loop beats numpy's packed counts
+
+
+def _compiled_level_loop(n) -> bool:
+    """The compiled counts and routing on small data (the numpy passes are mostly call overhead
+    there), when the fit runs compiled kernels (:mod:`dpmodels._compiled`); the same integers."""
+    return n <= _COMPILED_MAX_N and use_compiled()
 
 
 def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> Structure:
@@ -236,6 +260,11 @@ def fit_tree(est, task, X, y, sample_weight):
     """Fit ``est`` (a PrivaTree classifier or regressor, its parameters checked in ``task``) on
     in-memory or partitioned input (module docstring). Every check that needs no release runs
     before the first one."""
+    with one_fit():  # one choice of kernels for the whole fit (the same model either way)
+        return _fit_tree(est, task, X, y, sample_weight)
+
+
+def _fit_tree(est, task, X, y, sample_weight):
     if is_partitioned(X, y):
         from .streaming import SourceData
 

@@ -1,0 +1,83 @@
+"""Compiled steps of the in-memory level loop (numba): the class counts of a level's nodes and
+the routing of the records through a level's splits, each one loop over the records instead of
+a chain of numpy passes (at n = 10³ those passes are mostly call overhead).
+
+Counts are exact int64 increments and routing is integer indexing: the counts and node ids are
+those of the numpy code (:func:`.histograms.class_histograms`, :meth:`.fitting.MemoryData.split`),
+so the models are the same, bit for bit. Compiled once per machine (``cache=True``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+__all__ = ["ClassCounter", "route"]
+
+
+def _kernel(fn) -> Callable[..., Any]:
+    return njit(cache=True, nogil=True)(fn)
+
+
+@_kernel
+def _counts_all(codes, lab, out):
+    """``out[0, j, codes[i, j], lab[i]] += 1`` for every record i and feature j."""
+    n, m = codes.shape
+    for i in range(n):
+        y = lab[i]
+        for j in range(m):
+            out[0, j, codes[i, j], y] += 1
+
+
+@_kernel
+def _counts_rows(codes, lab, rows, slot, out):
+    """``out[slot[k], j, codes[rows[k], j], lab[rows[k]]] += 1`` for every k and feature j."""
+    m = codes.shape[1]
+    for k in range(rows.size):
+        i = rows[k]
+        s = slot[k]
+        y = lab[i]
+        for j in range(m):
+            out[s, j, codes[i, j], y] += 1
+
+
+@_kernel
+def route(codes, node, split_of, f_sel, go_left):
+    """The records' nodes at the next level: record i in open node a (``node[i]``, -1 if it
+    reached a leaf), split s = ``split_of[a]`` on feature ``f_sel[s]``, goes to child 2s (left:
+    ``go_left[s, code]``) or 2s + 1; -1 stays -1."""
+    n = node.size
+    out = np.empty(n, dtype=np.intp)
+    for i in range(n):
+        a = node[i]
+        if a < 0:
+            out[i] = -1
+            continue
+        s = split_of[a]
+        out[i] = 2 * s + (0 if go_left[s, codes[i, f_sel[s]]] else 1)
+    return out
+
+
+class ClassCounter:
+    """The in-memory counter of class counts (the interface of :class:`.histograms.Histograms`):
+    ``counts(rows, slot, n_slots)`` (n_slots, m, B, K) int64 over ``rows`` (all if None), row
+    ``rows[k]`` into histogram ``slot[k]`` (0 if None)."""
+
+    def __init__(self, codes, y_idx, B, K):
+        self.codes, self.y_idx, self.B, self.K = codes, y_idx, B, K
+
+    def counts(self, rows=None, slot=None, n_slots=1):
+        m = self.codes.shape[1]
+        out = np.zeros((n_slots, m, self.B, self.K), dtype=np.int64)
+        if rows is None and slot is None:
+            _counts_all(self.codes, self.y_idx, out)
+            return out
+        if rows is None:
+            rows = np.arange(self.codes.shape[0])
+        if slot is None:
+            slot = np.zeros(rows.size, dtype=np.intp)
+        _counts_rows(self.codes, self.y_idx, rows, slot, out)
+        return out

@@ -1,0 +1,101 @@
+"""The compiled in-memory path of a PrivaTree fit (the run sampler of the private quantiles, the
+level loop's counts and routing) gives the pinned models of ``test_privatree_identity`` bit for bit,
+and so does the numpy path; when each runs is :mod:`dpmodels._compiled`'s choice."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from test_privatree_identity import CASES, PINNED, _digest
+
+from dpmodels import _compiled
+from dpmodels.tree.privatree import fitting
+from dpmodels.tree.privatree.memory_kernels import ClassCounter, route
+
+# the cases of the small-data paths: numerical features at n <= 5000 (the run sampler), the
+# default law, mixed features, categorical orders and one-vs-rest
+SUBSET = [
+    "privatree-numeric-n300-s0",
+    "privatree-numeric-n1000-s1",
+    "privatree-numeric-n5000-s2",
+    "privatree-numeric-public-n",
+    "privatree-default-numeric-n300-s0",
+    "privatree-default-mixed-k3",
+    "privatree-mixed-k2-default-s3",
+    "privatree-mixed-k3-ovr-public-s0",
+    "regressor-s1",
+]
+
+
+@pytest.mark.parametrize("mode", ["numba", "numpy"])
+@pytest.mark.parametrize("name", SUBSET)
+def test_pinned_models_on_either_path(monkeypatch, mode, name):
+    monkeypatch.setenv(_compiled.ENV, mode)
+    assert _digest(CASES[name]()) == PINNED[name]
+
+
+def test_compiled_counts_and_routing_equal_numpy():
+    """The compiled counter and router against the numpy ones, on random codes, labels, rows,
+    slots and splits (records already in leaves: node -1)."""
+    from dpmodels.tree.privatree.histograms import Histograms
+
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        n, m, B, K = (
+            int(rng.integers(1, 400)),
+            int(rng.integers(1, 9)),
+            int(rng.integers(2, 12)),
+            int(rng.integers(2, 4)),
+        )
+        codes = rng.integers(0, B, (n, m)).astype(np.uint8)
+        lab = rng.integers(0, K, n)
+        ref, got = Histograms(codes, lab, B, K), ClassCounter(codes, lab, B, K)
+        assert np.array_equal(got.counts(), ref.counts())
+        rows = np.flatnonzero(rng.random(n) < 0.6)
+        slot = rng.integers(0, 3, rows.size)
+        assert np.array_equal(got.counts(rows, slot, 3), ref.counts(rows, slot, 3))
+        A = int(rng.integers(1, 5))
+        node = rng.integers(-1, A, n).astype(np.intp)
+        sidx = np.flatnonzero(rng.random(A) < 0.7)
+        if sidx.size == 0:
+            continue
+        node[~np.isin(node, sidx)] = -1  # records of unsplit nodes reached leaves
+        split_of = np.full(A, -1, dtype=np.intp)
+        split_of[sidx] = np.arange(sidx.size)
+        f_sel = rng.integers(0, m, sidx.size)
+        go_left = rng.random((sidx.size, B)) < 0.5
+        want = np.full(n, -1, dtype=np.intp)
+        live = node >= 0
+        s = split_of[node[live]]
+        want[live] = 2 * s + ~go_left[s, codes[live, f_sel[s]]]
+        assert np.array_equal(route(codes, node, split_of, f_sel, go_left), want)
+
+
+def test_policy(monkeypatch):
+    """auto: the first fit of a process on numpy, later ones (or any once numba is loaded) compiled;
+    one choice per fit; the environment variable overrides; a bad value is one clear error."""
+    monkeypatch.setattr(_compiled, "_fits", 0)
+    monkeypatch.delenv(_compiled.ENV, raising=False)
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    with _compiled.one_fit() as first:
+        assert not first and not _compiled.use_compiled() and not _compiled.use_compiled()
+    with _compiled.one_fit() as second:
+        assert second and _compiled.use_compiled()
+    monkeypatch.setattr(_compiled, "_fits", 0)
+    monkeypatch.setitem(sys.modules, "numba", object())
+    with _compiled.one_fit() as loaded:
+        assert loaded
+    for mode, want in (("numpy", False), ("numba", True), (" NUMBA ", True)):
+        monkeypatch.setenv(_compiled.ENV, mode)
+        assert _compiled.use_compiled() is want
+    monkeypatch.setenv(_compiled.ENV, "fast")
+    with pytest.raises(ValueError, match="DPMODELS_KERNELS must be one of"):
+        _compiled.use_compiled()
+
+
+def test_level_loop_threshold(monkeypatch):
+    monkeypatch.setenv(_compiled.ENV, "numba")
+    assert fitting._compiled_level_loop(1000)
+    assert not fitting._compiled_level_loop(fitting._COMPILED_MAX_N + 1)
