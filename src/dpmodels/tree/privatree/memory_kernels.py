@@ -81,3 +81,44 @@ class ClassCounter:
             slot = np.zeros(rows.size, dtype=np.intp)
         _counts_rows(self.codes, self.y_idx, rows, slot, out)
         return out
+
+
+@_kernel
+def error_gini_scores(H, lam, out):
+    """:func:`.criteria.error_gini` of every prefix split of every (node, feature) of the integer
+    counts ``H`` (nodes, m, B, K) in their own bin order: ``out`` (nodes, m, B) = misclassified +
+    λ·(half Gini of the left child + half Gini of the right), the error an exact integer and each
+    half Gini ``float(n² − Σ v²) / float(2n)`` of exact integers (node totals below 2^31), summed
+    as the numpy code sums them."""
+    A, m, B, K = H.shape
+    left = np.empty(K, dtype=np.int64)
+    tot = np.empty(K, dtype=np.int64)
+    for a in range(A):
+        for j in range(m):
+            for k in range(K):
+                left[k] = 0
+                tot[k] = 0
+            for b in range(B):
+                for k in range(K):
+                    tot[k] += H[a, j, b, k]
+            for b in range(B):
+                nl = np.int64(0)
+                nr = np.int64(0)
+                ml = np.int64(0)
+                mr = np.int64(0)
+                sl = np.int64(0)
+                sr = np.int64(0)
+                for k in range(K):
+                    left[k] += H[a, j, b, k]
+                    vl = left[k]
+                    vr = tot[k] - vl
+                    nl += vl
+                    nr += vr
+                    ml = max(ml, vl)
+                    mr = max(mr, vr)
+                    sl += vl * vl
+                    sr += vr * vr
+                err = (nl - ml) + (nr - mr)
+                gl = float(nl * nl - sl) / float(2 * nl) if nl > 0 else 0.0
+                gr = float(nr * nr - sr) / float(2 * nr) if nr > 0 else 0.0
+                out[a, j, b] = float(err) + lam * (gl + gr)
