@@ -117,3 +117,46 @@ def test_compiled_error_gini_equals_numpy(monkeypatch):
             monkeypatch.setenv(_compiled.ENV, mode)
             got[mode] = error_gini(H, None, lam)
         assert np.array_equal(got["numpy"], got["numba"])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_compiled_grid_counts_and_codes_equal_numpy(dtype):
+    """The compiled first pass (grid histograms) and encoding (bin codes) against the numpy ones:
+    values outside the bounds, on the thresholds and on cell edges, huge values, features with
+    lo = hi, numerical columns among others."""
+    from dpmodels.tree.privatree.grid import GRID, bin_codes, cell_scale, grid_cells
+    from dpmodels.tree.privatree.memory_kernels import grid_counts, numeric_codes
+
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        n, k = int(rng.integers(1, 600)), int(rng.integers(1, 7))
+        lo = rng.uniform(-3, 0, k)
+        hi = lo + rng.uniform(0.5, 4, k)
+        dead = rng.random(k) < 0.2
+        hi[dead] = lo[dead]  # some lo = hi
+        nt = int(rng.choice([1, 5, 9, 31, 33, 60]))  # counted one by one, or by bisection
+        T = np.sort(rng.uniform(lo[:, None] - 0.1, hi[:, None] + 0.1, (k, nt)), axis=1)
+        T = np.clip(T, lo[:, None], hi[:, None])
+        m = k + 2
+        num_idx = np.sort(rng.choice(m, k, replace=False))
+        Z = rng.normal(0, 2, (n, m))
+        pick = rng.random((n, m))
+        big = np.finfo(dtype).max / 4  # finite in the dtype (a fit refuses ±inf)
+        Z[pick < 0.1] = big
+        Z[(pick >= 0.1) & (pick < 0.15)] = -big
+        for f, j in enumerate(num_idx):  # values exactly on thresholds and cell edges
+            on = rng.random(n) < 0.2
+            Z[on, j] = rng.choice(T[f], on.sum())
+            edge = rng.random(n) < 0.1
+            Z[edge, j] = lo[f] + rng.integers(0, GRID, edge.sum()) * (hi[f] - lo[f]) / GRID
+        Z = Z.astype(dtype)
+        cells, want = grid_cells(Z, num_idx, lo, hi, GRID)
+        got = np.zeros((k, GRID), dtype=np.int64)
+        scale, clip_first = cell_scale(lo, hi, GRID)
+        grid_counts(Z, num_idx, lo, hi, scale, clip_first, GRID, got)
+        assert np.array_equal(got, want)
+        ref = np.zeros((n, m), dtype=np.uint8)
+        bin_codes(Z, num_idx, cells, T, lo, hi, GRID, ref)
+        codes = np.zeros((n, m), dtype=np.uint8)
+        numeric_codes(Z, num_idx, T, lo, hi, codes)
+        assert np.array_equal(codes[:, num_idx], ref[:, num_idx])

@@ -37,7 +37,16 @@ from ...privacy.accountant import ledger_for_fit
 from ...validation import check_fit_input, resolve_bounds, resolve_categories
 from ..model import encode_matrix
 from .builder import Structure
-from .grid import GRID, candidate_grid, encode_codes, grid_cells, release_thresholds
+from .grid import (
+    GRID,
+    candidate_grid,
+    categorical_codes,
+    cell_scale,
+    empty_codes,
+    encode_codes,
+    grid_cells,
+    release_thresholds,
+)
 from .histograms import children_histograms
 from .labels import ClassLabels
 from .splitter import (
@@ -94,7 +103,13 @@ class MemoryData:
 
     # ------------------------------------------------------------------ passes
     def first_pass(self):
-        if self.num_idx.size:
+        if self.num_idx.size and _compiled_level_loop(self.n):  # the counts only: no cells kept
+            from .memory_kernels import grid_counts as count_cells
+
+            grid_counts = np.zeros((self.num_idx.size, GRID), dtype=np.int64)
+            scale, clip_first = cell_scale(self.lo, self.hi, GRID)
+            count_cells(self.Z, self.num_idx, self.lo, self.hi, scale, clip_first, GRID, grid_counts)
+        elif self.num_idx.size:
             self._cells, grid_counts = grid_cells(self.Z, self.num_idx, self.lo, self.hi, GRID)
         else:
             grid_counts = np.zeros((0, GRID), dtype=np.int64)
@@ -106,7 +121,15 @@ class MemoryData:
         return np.quantile(x, levels) if x.size else np.full(levels.size, self.lo[i])
 
     def encode(self, grid, T):
-        self.codes = encode_codes(self.Z, grid, self.categorical, self.num_idx, self.lo, self.hi, T, self._cells)
+        if _compiled_level_loop(self.n):  # each value placed among its thresholds by bisection
+            from .memory_kernels import numeric_codes
+
+            self.codes = empty_codes(self.n, grid)
+            if self.num_idx.size:
+                numeric_codes(self.Z, self.num_idx, T, self.lo, self.hi, self.codes)
+            categorical_codes(self.Z, self.categorical, grid.n_bins, self.codes)
+        else:
+            self.codes = encode_codes(self.Z, grid, self.categorical, self.num_idx, self.lo, self.hi, T, self._cells)
         self._cells = None
         self.B = grid.B
         n = self.codes.shape[0]

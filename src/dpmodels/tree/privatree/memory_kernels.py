@@ -122,3 +122,54 @@ def error_gini_scores(H, lam, out):
                 gl = float(nl * nl - sl) / float(2 * nl) if nl > 0 else 0.0
                 gr = float(nr * nr - sr) / float(2 * nr) if nr > 0 else 0.0
                 out[a, j, b] = float(err) + lam * (gl + gr)
+
+
+@_kernel
+def grid_counts(Z, num_idx, lo, hi, scale, clip_first, G, out):
+    """``out[f, cell] += 1`` for every record and numerical feature f (``out`` (k, G) int64), the
+    cell computed with :func:`.grid.grid_cells`' operations: ``(clip(x) − lo)·scale`` (clipped
+    first when some feature has hi <= lo) or ``(x − lo)·scale``, then clamped to [0, G − 1] and
+    truncated."""
+    n = Z.shape[0]
+    k = num_idx.size
+    for i in range(n):
+        for f in range(k):
+            x = Z[i, num_idx[f]]
+            if clip_first:
+                t = (min(max(x, lo[f]), hi[f]) - lo[f]) * scale[f]
+            else:
+                t = (x - lo[f]) * scale[f]
+            t = max(t, 0.0)
+            t = min(t, G - 1.0)
+            out[f, np.int64(t)] += 1
+
+
+@_kernel
+def numeric_codes(Z, num_idx, T, lo, hi, codes):
+    """``codes[i, num_idx[f]] = searchsorted(T[f], clip(x, lo_f, hi_f), 'left')``: the number of
+    thresholds below the clipped value (``T[f]`` sorted: counted one by one up to 32 thresholds,
+    by bisection beyond), what :func:`.grid.bin_codes` computes through the grid cells."""
+    n = Z.shape[0]
+    k = num_idx.size
+    nt = T.shape[1]
+    for f in range(k):
+        j = num_idx[f]
+        Tf = T[f]
+        lf, hf = lo[f], hi[f]
+        for i in range(n):
+            xc = min(max(Z[i, j], lf), hf)
+            if nt <= 32:
+                c = 0
+                for t in range(nt):
+                    c += Tf[t] < xc
+                codes[i, j] = c
+                continue
+            a = 0
+            b = nt
+            while a < b:
+                mid = (a + b) >> 1
+                if Tf[mid] < xc:
+                    a = mid + 1
+                else:
+                    b = mid
+            codes[i, j] = a
