@@ -51,6 +51,7 @@ on small data).
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 
@@ -466,6 +467,7 @@ class _Arena:
             _LOCAL.arena = np.empty(min(self.need + self.need // 4, _ARENA_MAX), dtype=np.uint8)
 
 
+@functools.lru_cache(maxsize=64)
 def _runs_fit(G, m):
     """Whether the run tables of :func:`_sample_by_runs` stay within float range: every entry lies
     in ``[exp(-1.5 m), C(G + m - 1, m)]`` when ``lam (n + t) <= _DIRECT_LIMIT``."""
