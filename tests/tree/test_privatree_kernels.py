@@ -4,8 +4,6 @@ and so does the numpy path; when each runs is :mod:`dpmodels._compiled`'s choice
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
 from test_privatree_identity import CASES, PINNED, _digest
@@ -74,19 +72,16 @@ def test_compiled_counts_and_routing_equal_numpy():
 
 
 def test_policy(monkeypatch):
-    """auto: the first fit of a process on numpy, later ones (or any once numba is loaded) compiled;
-    one choice per fit; the environment variable overrides; a bad value is one clear error."""
+    """auto: a process's first SWITCH_AFTER fits on numpy, the later ones compiled; one choice per
+    fit; the environment variable overrides; a bad value is one clear error."""
     monkeypatch.setattr(_compiled, "_fits", 0)
     monkeypatch.delenv(_compiled.ENV, raising=False)
-    monkeypatch.delitem(sys.modules, "numba", raising=False)
-    with _compiled.one_fit() as first:
-        assert not first and not _compiled.use_compiled() and not _compiled.use_compiled()
-    with _compiled.one_fit() as second:
-        assert second and _compiled.use_compiled()
+    for _ in range(_compiled.SWITCH_AFTER):
+        with _compiled.one_fit() as on:
+            assert not on and not _compiled.use_compiled() and not _compiled.use_compiled()
+    with _compiled.one_fit() as on:
+        assert on and _compiled.use_compiled()
     monkeypatch.setattr(_compiled, "_fits", 0)
-    monkeypatch.setitem(sys.modules, "numba", object())
-    with _compiled.one_fit() as loaded:
-        assert loaded
     for mode, want in (("numpy", False), ("numba", True), (" NUMBA ", True)):
         monkeypatch.setenv(_compiled.ENV, mode)
         assert _compiled.use_compiled() is want
