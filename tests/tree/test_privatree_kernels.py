@@ -4,6 +4,10 @@ and so does the numpy path; when each runs is :mod:`dpmodels._compiled`'s choice
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from test_privatree_identity import CASES, PINNED, _digest
@@ -155,3 +159,49 @@ def test_compiled_grid_counts_and_codes_equal_numpy(dtype):
         codes = np.zeros((n, m), dtype=np.uint8)
         numeric_codes(Z, num_idx, T, lo, hi, codes)
         assert np.array_equal(codes[:, num_idx], ref[:, num_idx])
+
+
+def test_compiled_children_counts_equal_numpy():
+    """The children's counts of a level (smaller child counted, sibling by subtraction) against
+    :func:`children_histograms`, with records already in leaves."""
+    from dpmodels.tree.privatree.histograms import Histograms, children_histograms
+    from dpmodels.tree.privatree.memory_kernels import children_counts
+
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n, m, B, K = (
+            int(rng.integers(1, 500)),
+            int(rng.integers(1, 7)),
+            int(rng.integers(2, 11)),
+            int(rng.integers(2, 4)),
+        )
+        codes = rng.integers(0, B, (n, m)).astype(np.uint8)
+        lab = rng.integers(0, K, n)
+        P = int(rng.integers(1, 5))
+        parent = rng.integers(-1, P, n)
+        H = Histograms(codes, lab, B, K).counts(rows=np.flatnonzero(parent >= 0), slot=parent[parent >= 0], n_slots=P)
+        f_sel = rng.integers(0, m, P)
+        go_left = rng.random((P, B)) < 0.5
+        node = np.where(
+            parent >= 0,
+            2 * parent + ~go_left[np.maximum(parent, 0), codes[np.arange(n), f_sel[np.maximum(parent, 0)]]],
+            -1,
+        )
+        want = children_histograms(H, f_sel, go_left, Histograms(codes, lab, B, K), node.astype(np.intp))
+        got = np.empty_like(want)
+        children_counts(H, f_sel, go_left, codes, lab, node.astype(np.intp), got)
+        assert np.array_equal(got, want)
+
+
+def test_a_first_fit_does_not_import_numba():
+    """Cold start: a process's first in-memory fit runs numpy code only (dpmodels._compiled)."""
+    code = (
+        "import sys, numpy as np\n"
+        "from dpmodels.tree import PrivaTreeClassifier\n"
+        "X = np.random.default_rng(0).normal(size=(200, 4)); y = (X[:, 0] > 0).astype(int)\n"
+        "PrivaTreeClassifier(epsilon=1.0, max_depth=3, bounds=(-6.0, 6.0), classes=[0, 1], random_state=0).fit(X, y)\n"
+        "print('numba' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip() == "False"

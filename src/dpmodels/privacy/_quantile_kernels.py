@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["count_runs", "run_tables", "exp_arguments", "sample_rows", "multisets"]
+__all__ = ["count_runs", "run_tables", "exp_arguments", "exp_size", "sample_rows", "multisets"]
 
 
 def _kernel(fn) -> Callable[..., Any]:
@@ -92,16 +92,16 @@ def run_tables(H, n, t, m, n_runs, kr, L, sr, Tc):
 
 
 @_kernel
-def exp_arguments(sr, n, t, lam, Tc, m):
+def exp_arguments(sr, n, t, lam, Tc, m, out):
     """The arguments of every exponential of the run sampler, in one array (the caller takes
     ``np.exp`` of it, then :func:`forward` reads it): per row f and run R, ``lam s_R``,
     ``-lam s_R``, ``-lam |s_R - t_1|``, ``-lam |n - s_R - t_{m+1}|`` (4 (F, Rm) blocks), then
     ``-lam t`` and ``lam t`` (2 (F, m + 1) blocks), then ``-lam (Tc[j_f] - Tc[max(j_f - c + 1,
-    1)])`` for j_f = 0..m, c = 1..m (one (F, m + 1, m) block)."""
+    1)])`` for j_f = 0..m, c = 1..m (one (F, m + 1, m) block), written into ``out`` (of
+    :func:`exp_size` entries)."""
     F, Rm = sr.shape
     FR = F * Rm
     M = F * (m + 1)
-    out = np.empty(4 * FR + 2 * M + M * m)
     for f in range(F):
         lf = lam[f]
         for r in range(Rm):
@@ -120,6 +120,11 @@ def exp_arguments(sr, n, t, lam, Tc, m):
                 jj = max(jf - c + 1, 1)
                 out[base + jf * m + c - 1] = -lf * (Tc[f, jf] - Tc[f, jj])
     return out
+
+
+def exp_size(F, Rm, m):
+    """Entries of :func:`exp_arguments`' array."""
+    return 4 * F * Rm + 2 * F * (m + 1) + F * (m + 1) * m
 
 
 @njit(cache=True, nogil=True, inline="always")

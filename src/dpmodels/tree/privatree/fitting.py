@@ -191,7 +191,13 @@ class MemoryData:
         self.node = node
         Hs = self._H[sidx] if self._H is not None else None
         self._H, self._stale = None, True
-        if more and Hs is not None:
+        if more and Hs is not None and getattr(self._counter, "compiled", False):
+            from .memory_kernels import children_counts
+
+            self._H = np.empty((2 * S,) + Hs.shape[1:], dtype=np.int64)
+            children_counts(np.ascontiguousarray(Hs, dtype=np.int64), f_sel, go_left, codes, self.lab, node, self._H)
+            self._stale = False
+        elif more and Hs is not None:
             self._H = children_histograms(
                 Hs,
                 f_sel,

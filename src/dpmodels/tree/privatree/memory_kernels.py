@@ -64,7 +64,10 @@ def route(codes, node, split_of, f_sel, go_left):
 class ClassCounter:
     """The in-memory counter of class counts (the interface of :class:`.histograms.Histograms`):
     ``counts(rows, slot, n_slots)`` (n_slots, m, B, K) int64 over ``rows`` (all if None), row
-    ``rows[k]`` into histogram ``slot[k]`` (0 if None)."""
+    ``rows[k]`` into histogram ``slot[k]`` (0 if None); the children's counts of a level come from
+    :func:`children_counts`."""
+
+    compiled = True
 
     def __init__(self, codes, y_idx, B, K):
         self.codes, self.y_idx, self.B, self.K = codes, y_idx, B, K
@@ -173,3 +176,41 @@ def numeric_codes(Z, num_idx, T, lo, hi, codes):
                 else:
                     b = mid
             codes[i, j] = a
+
+
+@_kernel
+def children_counts(H, f_sel, go_left, codes, lab, node, out):
+    """:func:`.histograms.children_histograms` of class counts in one pass: for every parent p
+    (counts ``H[p]``, split on feature ``f_sel[p]``, left bins ``go_left[p]``), the records of its
+    smaller child (the left one on ties) are counted — ``node`` holds the children 2p, 2p + 1 of the
+    records, -1 for none — and the sibling is the parent minus them; ``out`` (2·parents, m, B, K)."""
+    P, m, B, K = H.shape
+    small_right = np.empty(P, dtype=np.bool_)
+    for p in range(P):
+        size = np.int64(0)
+        n_left = np.int64(0)
+        f = f_sel[p]
+        for b in range(B):
+            for k in range(K):
+                size += H[p, 0, b, k]
+                if go_left[p, b]:
+                    n_left += H[p, f, b, k]
+        small_right[p] = (size - n_left) < n_left
+    out[:] = 0
+    for i in range(node.size):
+        c = node[i]
+        if c < 0:
+            continue
+        p = c >> 1
+        if (c & 1) != small_right[p]:
+            continue
+        y = lab[i]
+        for j in range(m):
+            out[c, j, codes[i, j], y] += 1
+    for p in range(P):
+        s = 2 * p + (1 if small_right[p] else 0)
+        o = 2 * p + (0 if small_right[p] else 1)
+        for j in range(m):
+            for b in range(B):
+                for k in range(K):
+                    out[o, j, b, k] = H[p, j, b, k] - out[s, j, b, k]
