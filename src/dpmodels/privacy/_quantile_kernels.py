@@ -255,24 +255,22 @@ def _row_tables(e_s, e_ms, e_w1, Lf, srf, tf, rep, nr, m, ep, em, binom, P1, w1)
 @njit(cache=True, nogil=True)
 def _forward(kappa, elt, m, ep, em, binom, P1, w1, CP, CM, Wr, acc):
     """One row's forward steps: ``W_j(R, c) = W_{j-1}(R, c - 1) e^{-lam t_j}`` (in ``Wr[m + 1 - j +
-    c - 1]``), ``B_j = sum_c W_j(., c) C(L + c - 1, c)`` (summed over c in order), then ``W_{j+1}(.,
-    1)`` from the prefix sums ``CP``, ``CM`` of ``B_j e^{±lam s}``; leaves B_m in ``acc``."""
+    c - 1]``, multiplied in place), ``B_j = sum_c W_j(., c) C(L + c - 1, c)`` (summed over c in
+    order), then ``W_{j+1}(., 1)`` from the prefix sums ``CP``, ``CM`` of ``B_j e^{±lam s}``; leaves
+    B_m in ``acc``."""
     Rm = acc.size
     for j in range(1, m + 1):
-        if j > 1:
-            kap = kappa[j - 1]
-            for i in range(m + 2 - j, m + 1):
-                Wi = Wr[i]
-                for r in range(Rm):
-                    Wi[r] *= kap
         W0, w1j, b1 = Wr[m + 1 - j], w1[j], binom[1]
         for r in range(Rm):
             W0[r] = w1j[r]
             acc[r] = w1j[r] * b1[r]
-        for c in range(2, j + 1):
+        kap = kappa[j - 1]
+        for c in range(2, j + 1):  # each W_j(., c) multiplied, then added (one pass per c)
             Wc, bc = Wr[m - j + c], binom[c]
             for r in range(Rm):
-                acc[r] += Wc[r] * bc[r]
+                w = Wc[r] * kap
+                Wc[r] = w
+                acc[r] += w * bc[r]
         if j == m:
             return
         cpj, cmj = CP[j], CM[j]
