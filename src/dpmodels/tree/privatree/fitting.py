@@ -216,7 +216,9 @@ class MemoryData:
         self.Z = self.codes = self._H = self._counter = None
 
 
-_COMPILED_MAX_N = 1 << 16  # records up to which the compiled level loop beats numpy's packed counts
+# records up to which the compiled counts, routing and encoding run (measured faster than numpy's
+# packed counts at 10⁴, 6·10⁴ and 2·10⁵ records × 24 features: whole fit 1.16×, 1.22×, 1.12×)
+_COMPILED_MAX_N = 1 << 18
 
 
 def _compiled_level_loop(n) -> bool:
