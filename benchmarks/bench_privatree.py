@@ -10,7 +10,7 @@ At the end of the module the medians and the ratio scikit-learn / PrivaTree per 
 The small-fit ratio of docs/benchmarks.md comes from the script, an interleaved run (each round
 fits every case once, the order rotating; CPU times by ``time.process_time``; ratios per round)::
 
-    python benchmarks/bench_privatree.py --rounds 41 [--base /path/to/other/checkout/src]
+    python benchmarks/bench_privatree.py --rounds 41 [--base /path/to/other/checkout/src] [--kernels numba]
 """
 
 import os
@@ -112,6 +112,16 @@ def cases() -> dict:
 PEER = {"privatree_1e3": "sklearn_1e3", "privatree_1e4": "sklearn_1e4"}
 
 if __name__ == "__main__":
+    import argparse
+
+    # which PrivaTree code the workers run (dpmodels._compiled; the same models either way): numba =
+    # the compiled kernels (by default a process's fits after its first 64), numpy = those first 64
+    # fits; default: the library's own rule. The workers inherit the environment.
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--kernels", choices=["auto", "numba", "numpy"], default=None)
+    k, _ = ap.parse_known_args()
+    if k.kernels:
+        os.environ["DPMODELS_KERNELS"] = k.kernels
     sys.path.insert(0, str(Path(__file__).parent))
     from _interleaved import main
 

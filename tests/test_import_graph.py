@@ -24,7 +24,10 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # In the order of the data flow, lowest first. Keys are dotted paths below ``dpmodels`` ("" is the
 # package's own __init__); the longest matching key places a module.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations", ("", "privacy", "_params", "validation", "_format", "_binary", "_paths", "_optional", "guards")),
+    (
+        "foundations",
+        ("", "privacy", "_params", "validation", "_format", "_binary", "_paths", "_optional", "_compiled", "guards"),
+    ),
     ("data", ("data",)),
     ("learners", ("rulelist", "tree", "gam")),
     ("learner table", ("catalog",)),

@@ -51,6 +51,7 @@ on small data).
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 
@@ -466,6 +467,7 @@ class _Arena:
             _LOCAL.arena = np.empty(min(self.need + self.need // 4, _ARENA_MAX), dtype=np.uint8)
 
 
+@functools.lru_cache(maxsize=64)
 def _runs_fit(G, m):
     """Whether the run tables of :func:`_sample_by_runs` stay within float range: every entry lies
     in ``[exp(-1.5 m), C(G + m - 1, m)]`` when ``lam (n + t) <= _DIRECT_LIMIT``."""
@@ -494,11 +496,100 @@ def _sample_by_runs(H, n, lam, gaps, lo, hi, rng):
     exp(-lam |s_R - s_R' - t_{j+1}|)`` and ``c' ∝ W_j(R', c') C(L_R' + c' - 1, c')``, and so on.
     Only the ~n nonempty cells cost anything: on small data most of the grid is empty.
     """
+    if _use_compiled():
+        return _draw_by_runs_compiled(H, n, lam, gaps, lo, hi, rng)
     ws = _Arena()
     try:
         return _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws)
     finally:
         ws.close()
+
+
+def _use_compiled() -> bool:
+    """The compiled run sampler or the numpy one (the same draws): :mod:`dpmodels._compiled`."""
+    from .._compiled import use_compiled
+
+    return use_compiled()
+
+
+def _draw_by_runs_compiled(H, n, lam, gaps, lo, hi, rng):
+    """:func:`_draw_by_runs` through the compiled kernels of :mod:`._quantile_kernels`: the same
+    operations on the same numbers, the same uniforms in the same order, the exponentials and
+    logarithms still taken by numpy — so the same outputs, bit for bit — in a handful of calls
+    instead of ~300 small numpy ones."""
+    from . import _quantile_kernels as K
+
+    ws = _Arena()  # the tables (a few MB) in memory the thread keeps: no page faults on small data
+    try:
+        return _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws)
+    finally:
+        ws.close()
+
+
+def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
+    """The body of :func:`_draw_by_runs_compiled` (``K``: the kernel module, ``ws``: an :class:`_Arena`).
+
+    The uniforms: the numpy sampler draws F at a time at each of its 2g backward steps (g: the
+    largest number of groups of a row), then F·g at each of its ``rounds`` multiset rounds (the
+    largest count of a group), then F·m for the positions inside the cells — one stream, here
+    drawn in two pieces: the first 2m·F numbers before the backward draws, the rest after them.
+    Never more than the numpy sampler draws: every row places its m outputs in at most g groups,
+    so rounds·g >= m and 2g·F + rounds·g·F + m·F >= 2m·F.
+    """
+    F, G = H.shape
+    m = gaps.shape[1] - 1
+    H = np.ascontiguousarray(H, dtype=np.int64)  # counts: exact integers
+    t = np.ascontiguousarray(gaps, dtype=float)
+    nf = np.ascontiguousarray(n[:, 0], dtype=float)
+    lamf = np.ascontiguousarray(lam[:, 0], dtype=float)
+    rep = _table_steps(t, m)
+    n_runs = np.empty(F, dtype=np.int64)
+    Rm = K.count_runs(H, n_runs)
+    kr, L, sr, Tc = ws((F, Rm), np.int64), ws((F, Rm)), ws((F, Rm)), ws((F, m + 1))
+    K.run_tables(H, nf, t, m, n_runs, kr, L, sr, Tc)
+    E = ws(K.exp_size(F, Rm, m))
+    K.exp_arguments(sr, nf, t, lamf, Tc, m, E)
+    np.exp(E, out=E)  # numpy's exp, in place (the same values as into a new array)
+    grp_run = np.empty((F, m), dtype=np.int64)
+    grp_cnt = np.empty((F, m), dtype=np.int64)
+    U = rng.random(2 * m * F)
+    g = K.sample_rows(
+        E,
+        L,
+        sr,
+        t,
+        rep,
+        n_runs,
+        m,
+        U.reshape(2 * m, F),
+        grp_run,
+        grp_cnt,
+        ws((m + 1, Rm)),
+        ws((m, Rm), np.int64),
+        ws((m + 1, Rm)),
+        ws((m, Rm + 1)),
+        ws((m, Rm + 1)),
+        ws((m + 1, Rm)),
+    )
+    grp_run, grp_cnt = grp_run[:, :g], np.ascontiguousarray(grp_cnt[:, :g])
+    rows = np.arange(F)[:, None]
+    start = kr[rows, grp_run]
+    length = L[rows, grp_run].astype(np.int64)
+    rounds = int(grp_cnt.max())
+    stream = _Stream(U[2 * g * F :], rng)  # drawn, not yet used: the next numbers of the stream
+    lg = _lgamma_table(int(length.max()) + m + 1)
+    if lg is None:  # beyond the table (grids of ~10^5 cells): the numpy rounds
+        cells = _multisets_in_runs(start, length, grp_cnt, m, stream)
+    else:
+        u = stream.random((rounds, F, g))
+        with np.errstate(divide="ignore"):
+            logu = np.log(u)  # elementwise the same values as the logs of the entries read
+        cells = np.empty((F, m), dtype=np.int64)
+        K.multisets(u, logu, lg, start, grp_cnt, length, cells)
+    final = stream.random((F, m))
+    width = (hi - lo) / G
+    out = lo[:, None] + (cells + final) * width[:, None]
+    return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
 
 
 def _iota(k):
@@ -737,6 +828,33 @@ def _draw_by_runs(H, n, lam, gaps, lo, hi, rng, ws):
     width = (hi - lo) / G
     out = lo[:, None] + (cells + rng.random((F, m))) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
+
+
+def _table_steps(t, m):
+    """``rep[j]``: the step whose gaps ``t[:, rep[j]]`` give step j's table of p + 1 — the first
+    step with the same ``ceil(t[:, j])`` (:func:`_draw_by_runs` computes the table once per such
+    key and reuses it; ``floor(s - t)`` can differ in the last place between two gaps with the
+    same ceiling, so the compiled path must reuse the same step's gaps)."""
+    rep = np.arange(m, dtype=np.int64)
+    first_of: dict[bytes, int] = {}
+    for j in range(1, m):
+        rep[j] = first_of.setdefault(np.ceil(t[:, j : j + 1]).tobytes(), j)
+    return rep
+
+
+class _Stream:
+    """``random(shape)`` from uniforms already drawn from ``rng``, then from ``rng``: the numbers
+    ``rng.random`` alone would have given, in the same order."""
+
+    def __init__(self, drawn, rng):
+        self.drawn, self.rng = drawn, rng
+
+    def random(self, shape):
+        k = math.prod(shape)
+        u, self.drawn = self.drawn[:k], self.drawn[k:]
+        if u.size < k:
+            u = np.concatenate((u, self.rng.random(k - u.size)))
+        return u.reshape(shape)
 
 
 def _fresh(shape, dtype=np.float64):

@@ -77,9 +77,23 @@ def error_gini(H, order, weight=None):
     H = np.asarray(H)
     if H.dtype.kind not in "iu":
         H = np.rint(H).astype(np.int64)
+    if order is None and H.ndim == 4 and H.size and _compiled_scores(H):  # one loop, the same values
+        from .memory_kernels import error_gini_scores
+
+        out = np.empty(H.shape[:3])
+        error_gini_scores(np.ascontiguousarray(H, dtype=np.int64), lam, out)
+        return out
     L, R = prefix_counts(H, order)
     err = misclassified(H, order).astype(float)
     return err + lam * (half_gini_exact(L) + half_gini_exact(R))
+
+
+def _compiled_scores(H) -> bool:
+    """The compiled scores when the fit runs compiled kernels (:mod:`dpmodels._compiled`) and every
+    node total is below 2^31 (the exact int64 numerators of :func:`half_gini_exact`)."""
+    from ..._compiled import use_compiled
+
+    return int(H[:, 0].sum(axis=(1, 2)).max()) < 1 << 31 and use_compiled()
 
 
 def prefix_counts(H, order):

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import _check_feature_names, _check_n_features
 
+from ..._compiled import one_fit, use_compiled
 from ...data.sources import is_partitioned
 from ...guards import progress
 from ...privacy import samplers
@@ -36,8 +37,18 @@ from ...privacy.accountant import ledger_for_fit
 from ...validation import check_fit_input, resolve_bounds, resolve_categories
 from ..model import encode_matrix
 from .builder import Structure
-from .grid import GRID, candidate_grid, encode_codes, grid_cells, release_thresholds
+from .grid import (
+    GRID,
+    candidate_grid,
+    categorical_codes,
+    cell_scale,
+    empty_codes,
+    encode_codes,
+    grid_cells,
+    release_thresholds,
+)
 from .histograms import children_histograms
+from .labels import ClassLabels
 from .splitter import (
     child_regions,
     published_splittable,
@@ -92,7 +103,13 @@ class MemoryData:
 
     # ------------------------------------------------------------------ passes
     def first_pass(self):
-        if self.num_idx.size:
+        if self.num_idx.size and _compiled_level_loop(self.n):  # the counts only: no cells kept
+            from .memory_kernels import grid_counts as count_cells
+
+            grid_counts = np.zeros((self.num_idx.size, GRID), dtype=np.int64)
+            scale, clip_first = cell_scale(self.lo, self.hi, GRID)
+            count_cells(self.Z, self.num_idx, self.lo, self.hi, scale, clip_first, GRID, grid_counts)
+        elif self.num_idx.size:
             self._cells, grid_counts = grid_cells(self.Z, self.num_idx, self.lo, self.hi, GRID)
         else:
             grid_counts = np.zeros((0, GRID), dtype=np.int64)
@@ -104,7 +121,15 @@ class MemoryData:
         return np.quantile(x, levels) if x.size else np.full(levels.size, self.lo[i])
 
     def encode(self, grid, T):
-        self.codes = encode_codes(self.Z, grid, self.categorical, self.num_idx, self.lo, self.hi, T, self._cells)
+        if _compiled_level_loop(self.n):  # each value placed among its thresholds by bisection
+            from .memory_kernels import numeric_codes
+
+            self.codes = empty_codes(self.n, grid)
+            if self.num_idx.size:
+                numeric_codes(self.Z, self.num_idx, T, self.lo, self.hi, self.codes)
+            categorical_codes(self.Z, self.categorical, grid.n_bins, self.codes)
+        else:
+            self.codes = encode_codes(self.Z, grid, self.categorical, self.num_idx, self.lo, self.hi, T, self._cells)
         self._cells = None
         self.B = grid.B
         n = self.codes.shape[0]
@@ -118,9 +143,18 @@ class MemoryData:
         if self._H is None:
             if self._stale:
                 raise RuntimeError("the counts of this level were not kept (split(..., more=False))")
-            self._counter = self.labels.counter(self.codes, self.lab, self.B)
+            self._counter = self._new_counter()
             self._H = self._counter.counts()  # the root
         return self._H[idx]
+
+    def _new_counter(self):
+        """Class counts on small data: the compiled counter (one loop over the records); else the
+        label kernel's numpy counter (the same integers)."""
+        if isinstance(self.labels, ClassLabels) and _compiled_level_loop(self.n):
+            from .memory_kernels import ClassCounter
+
+            return ClassCounter(self.codes, self.lab, self.B, self.labels.K)
+        return self.labels.counter(self.codes, self.lab, self.B)
 
     def retire(self, leaf_index):
         """Records in open nodes with ``leaf_index >= 0`` reach that leaf."""
@@ -139,7 +173,11 @@ class MemoryData:
         split_of = np.full(A, -1, dtype=np.intp)
         split_of[sidx] = np.arange(S)
         codes, node = self.codes, self.node
-        if self.all_open:  # flat takes, no masks (routing is the per-level O(n) cost)
+        if _compiled_level_loop(self.n):  # one loop over the records
+            from .memory_kernels import route
+
+            node = route(codes, node, split_of, f_sel, go_left)
+        elif self.all_open:  # flat takes, no masks (routing is the per-level O(n) cost)
             s = node if S == A else np.take(split_of, node)
             row_code = np.take(codes, self.row_start + np.take(f_sel, s))  # codes[i, f_sel[s(i)]]
             node = 2 * s + ~np.take(go_left, s * B + row_code)
@@ -153,7 +191,13 @@ class MemoryData:
         self.node = node
         Hs = self._H[sidx] if self._H is not None else None
         self._H, self._stale = None, True
-        if more and Hs is not None:
+        if more and Hs is not None and getattr(self._counter, "compiled", False):
+            from .memory_kernels import children_counts
+
+            self._H = np.empty((2 * S,) + Hs.shape[1:], dtype=np.int64)
+            children_counts(np.ascontiguousarray(Hs, dtype=np.int64), f_sel, go_left, codes, self.lab, node, self._H)
+            self._stale = False
+        elif more and Hs is not None:
             self._H = children_histograms(
                 Hs,
                 f_sel,
@@ -170,6 +214,17 @@ class MemoryData:
 
     def close(self):
         self.Z = self.codes = self._H = self._counter = None
+
+
+# records up to which the compiled counts, routing and encoding run (measured faster than numpy's
+# packed counts at 10⁴, 6·10⁴ and 2·10⁵ records × 24 features: whole fit 1.16×, 1.22×, 1.12×)
+_COMPILED_MAX_N = 1 << 18
+
+
+def _compiled_level_loop(n) -> bool:
+    """The compiled counts and routing on small data (the numpy passes are mostly call overhead
+    there), when the fit runs compiled kernels (:mod:`dpmodels._compiled`); the same integers."""
+    return n <= _COMPILED_MAX_N and use_compiled()
 
 
 def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> Structure:
@@ -236,6 +291,11 @@ def fit_tree(est, task, X, y, sample_weight):
     """Fit ``est`` (a PrivaTree classifier or regressor, its parameters checked in ``task``) on
     in-memory or partitioned input (module docstring). Every check that needs no release runs
     before the first one."""
+    with one_fit():  # one choice of kernels for the whole fit (the same model either way)
+        return _fit_tree(est, task, X, y, sample_weight)
+
+
+def _fit_tree(est, task, X, y, sample_weight):
     if is_partitioned(X, y):
         from .streaming import SourceData
 
