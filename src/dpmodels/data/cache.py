@@ -179,6 +179,12 @@ def _prepare_part(prepare, columns, label, part):
     return tuple(prepare(*split_partition(columns, label, part)))
 
 
+def _prepare_pinned(prepare, columns, pin):
+    from .sources import read_pinned
+
+    return tuple(read_pinned(prepare, columns, pin))
+
+
 def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
     """One pass over ``source`` keeping ``prepare(X, y)`` (a tuple of numpy arrays, a pure function
     of the partition and public inputs) per partition. ``folder``: where a pyarrow source's cache
@@ -213,7 +219,10 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
         from dask import delayed
 
         cols, label = list(source.columns), source.label
-        parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]
+        if source.reads_arrow(prepare):  # pinned files as Arrow record batches (sources.read_pinned)
+            parts = [delayed(_prepare_pinned, pure=True)(prepare, [*cols, label], pin) for pin in source.pins]
+        else:
+            parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]
         persisted = list(dask.persist(*parts)) if parts else []
         cache = EncodedCache("cache-dask", persisted, None, len(persisted))
         # a lost worker's partitions are recomputed from the source: its pinned files (if any) are

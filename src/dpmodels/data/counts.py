@@ -12,7 +12,10 @@ scale"):
   batch in memory at a time, the pinned files re-checked before and after the pass); Dask: one
   task per partition and a pairwise tree sum, computed by ``dask.compute`` — on ``distributed``'s
   default client if one exists, else Dask's local scheduler. Only the count arrays (public shape)
-  travel back; a recomputed task returns the same array (it is pure).
+  travel back; a recomputed task returns the same array (it is pure). On the pinned files of
+  ``DaskSource.from_parquet``, a ``fn`` with a ``from_arrow(batches, n_rows)`` method gets each
+  file as pyarrow record batches instead (:func:`dpmodels.data.sources.read_pinned`), and must
+  return what ``fn(X, y)`` returns on that file's frame.
 - an encoded cache (:mod:`dpmodels.data.cache`): ``fn(*arrays)`` on each cached partition's arrays
   (in memory, read back from the cache's files one partition at a time, or the persisted Dask
   partitions), with the same checks.
@@ -44,6 +47,12 @@ def split_partition(columns, label, part):
 
 def _apply_part(fn, shape, columns, label, part):
     return _checked(fn(*split_partition(columns, label, part)), shape)
+
+
+def _apply_pinned(fn, shape, columns, pin):
+    from .sources import read_pinned
+
+    return _checked(read_pinned(fn, columns, pin), shape)
 
 
 def _add(a, b):
@@ -89,7 +98,11 @@ def _dask_counts(source, fn, shape):
     if check is not None:
         check()
     cols, label = list(source.columns), source.label  # public: names only travel with the tasks
-    parts = [delayed(_apply_part, pure=True)(fn, shape, cols, label, p) for p in source.frame.to_delayed()]
+    if source.reads_arrow(fn):  # pinned files, read as Arrow record batches (sources.read_pinned)
+        cols = [*cols, label]
+        parts = [delayed(_apply_pinned, pure=True)(fn, shape, cols, pin) for pin in source.pins]
+    else:
+        parts = [delayed(_apply_part, pure=True)(fn, shape, cols, label, p) for p in source.frame.to_delayed()]
     total = _tree_sum(parts, shape)
     if check is not None:
         check()
