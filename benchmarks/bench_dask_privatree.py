@@ -7,14 +7,17 @@ Parquet files of 500,000 rows, written once). Fit: ``PrivaTreeClassifier(epsilon
 bounds=(−5, 5), categories=..., classes=[0, 1], random_state=0)`` — 8 count passes. Per round,
 one fit of each backend, alternating:
 
-- ``pyarrow``: a :class:`~dpmodels.data.ParquetSource` (batches of 2^18 rows) in this process:
-  its CPU (user + system, ``getrusage``);
+- ``pyarrow``: a :class:`~dpmodels.data.ParquetSource` (batches of 2^18 rows) in a process of
+  its own, started before the cluster: its CPU (user + system, ``getrusage``). (Until 2026-11-29
+  the pyarrow fits ran in this process, whose CPU also holds the idle scheduler and nannies of the
+  ``LocalCluster``, about 0.03 CPU-s per wall second: a bias in Dask's favour.)
 - ``dask``: a ``LocalCluster`` of 2 worker processes × 1 thread (2 GB each) on
   :meth:`~dpmodels.data.DaskSource.from_parquet` (one partition per file): the workers' CPU
   (user + system, measured on each worker before and after) plus the driver's.
 
-Prints the CPU of each fit (user / system), rows per CPU-second, the ratio dask ÷ pyarrow, and the
-tree's digest (the same tree from both).
+A warm-up round (one fit of each, not counted) comes first. Prints the CPU of each fit (user /
+system), rows per CPU-second, the ratio dask ÷ pyarrow, the tree's digest (the same tree from
+both) and the machine's load average.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import resource
 import sys
 import time
@@ -41,7 +45,29 @@ def _digest(est):
     return hashlib.sha256(json.dumps(est.tree_.to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
+def _est():
+    from dpmodels.tree import PrivaTreeClassifier
+    from scale_run import CATS
+
+    return PrivaTreeClassifier(
+        epsilon=1.0, max_depth=6, bounds=(-5.0, 5.0), categories=CATS, classes=[0, 1], random_state=0
+    )
+
+
+def _pyarrow_fits(conn, d: str) -> None:
+    """The pyarrow side, in a process of its own: one fit per request; replies (CPU, wall, digest)."""
+    from dpmodels.data import ParquetSource
+    from scale_run import CATS, NUM
+
+    while conn.recv() == "fit":
+        c0, t = _cpu(), time.perf_counter()
+        m = _est().fit(ParquetSource(d, label="label", columns=NUM + list(CATS)))
+        conn.send((_cpu() - c0, time.perf_counter() - t, _digest(m)))
+
+
 def main() -> None:
+    import multiprocessing
+
     from scale_run import CATS, NUM, write
 
     ap = argparse.ArgumentParser()
@@ -57,16 +83,16 @@ def main() -> None:
     args = ap.parse_args()
     d = Path(args.dir) / f"rows{args.rows}"
     write(d, args.rows)
+    load0 = os.getloadavg()[0]
+
+    ctx = multiprocessing.get_context("spawn")
+    conn, child_conn = ctx.Pipe()
+    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d)), daemon=True)
+    pyarrow_side.start()  # before the cluster: nothing of Dask runs in it
 
     from distributed import Client, LocalCluster
 
-    from dpmodels.data import DaskSource, ParquetSource
-    from dpmodels.tree import PrivaTreeClassifier
-
-    def est():
-        return PrivaTreeClassifier(
-            epsilon=1.0, max_depth=6, bounds=(-5.0, 5.0), categories=CATS, classes=[0, 1], random_state=0
-        )
+    from dpmodels.data import DaskSource
 
     if args.no_malloc_trim:
         import dask
@@ -83,31 +109,38 @@ def main() -> None:
         ) as cluster,
         Client(cluster) as client,
     ):
-        client.run(lambda: __import__("dpmodels.tree"))  # imported before timing (round 0 still warms up)
-        for r in range(args.rounds):
+        client.run(lambda: __import__("dpmodels.tree"))  # imported before timing
+        for r in range(-1, args.rounds):  # round -1 warms up (compiled kernels loaded, caches filled): not counted
             for kind in ("pyarrow", "dask") if r % 2 == 0 else ("dask", "pyarrow"):
-                c0 = _cpu()
-                w0 = sum(np.array(v) for v in client.run(lambda: list(_cpu())).values())
-                t = time.perf_counter()
                 if kind == "pyarrow":
-                    m = est().fit(ParquetSource(d, label="label", columns=cols))
+                    conn.send("fit")
+                    total, wall, digest = conn.recv()
+                    driver = total
                 else:
-                    m = est().fit(DaskSource.from_parquet(d, label="label", columns=cols))
-                wall = time.perf_counter() - t
-                driver = _cpu() - c0
-                workers = sum(np.array(v) for v in client.run(lambda: list(_cpu())).values()) - w0
-                total = driver + (workers if kind == "dask" else 0.0)
-                res[kind].append(total)
-                digests.add(_digest(m))
+                    c0 = _cpu()
+                    w0 = sum(np.array(v) for v in client.run(lambda: list(_cpu())).values())
+                    t = time.perf_counter()
+                    m = _est().fit(DaskSource.from_parquet(d, label="label", columns=cols))
+                    wall = time.perf_counter() - t
+                    driver = _cpu() - c0
+                    workers = sum(np.array(v) for v in client.run(lambda: list(_cpu())).values()) - w0
+                    total, digest = driver + workers, _digest(m)
+                if r >= 0:
+                    res[kind].append(total)
+                digests.add(digest)
                 print(
-                    f"round {r} {kind:8s} wall {wall:6.1f} s  CPU {total.sum():6.1f} s "
+                    f"round {r if r >= 0 else 'warm-up'} {kind:8s} wall {wall:6.1f} s  CPU {total.sum():6.1f} s "
                     f"(user {total[0]:.1f}, system {total[1]:.1f}; driver {driver.sum():.1f})",
                     flush=True,
                 )
+    conn.send("stop")
+    pyarrow_side.join()
     pa = np.array([t.sum() for t in res["pyarrow"]])
     da = np.array([t.sum() for t in res["dask"]])
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"\n{args.rows:,} rows, {args.rounds} rounds, {stamp}; trees: {sorted(digests)}")
+    nanny = "workers without MALLOC_TRIM_THRESHOLD_" if args.no_malloc_trim else "Dask's default nanny"
+    print(f"\n{args.rows:,} rows, {args.rounds} rounds, {nanny}, {stamp}; trees: {sorted(digests)}")
+    print(f"load average (1 min) at the start / end: {load0:.1f} / {os.getloadavg()[0]:.1f}")
     print("| backend | CPU per fit (median) | rows per CPU-second per pass (8 passes) |")
     print("|---|---|---|")
     for k, t in (("pyarrow", pa), ("dask", da)):
