@@ -211,3 +211,37 @@ def test_privatree_on_pinned_dask_files_equals_in_memory(tmp_path, small_batches
     for a, b in ((m1, m2), (r1, r2)):
         assert a.tree_.to_dict() == b.tree_.to_dict()
         assert a.privacy_ledger_.to_dict() == b.privacy_ledger_.to_dict()
+
+
+def test_privatree_on_a_distributed_cluster_passes_once_per_worker(tmp_path, monkeypatch):
+    """On ``distributed``, a pass over the persisted cache is one task per worker over the
+    partitions it holds (dpmodels.data.counts._per_worker_sum): the same fit as in memory."""
+    need("dask")
+    distributed = need("distributed")
+    from dpmodels.data import DaskSource
+    from dpmodels.data import counts as counts_module
+    from dpmodels.tree import PrivaTreeClassifier
+
+    calls = []
+    real = counts_module._per_worker_sum
+
+    def spy(client, fn, shape, parts):
+        calls.append(len(parts))
+        return real(client, fn, shape, parts)
+
+    monkeypatch.setattr(counts_module, "_per_worker_sum", spy)
+    X, y = _frame(600, seed=9)
+    d = tmp_path / "d"
+    d.mkdir()
+    for i, (a, b) in enumerate([(0, 200), (200, 390), (390, 600)]):
+        _write(d / f"p{i}.parquet", X.iloc[a:b], y[a:b])
+    kw = dict(epsilon=1.0, max_depth=3, bounds=BOUNDS, categories=CATEGORIES, classes=["no", "yes"], random_state=5)
+    m1 = PrivaTreeClassifier(**kw).fit(X, y)
+    with (
+        distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+    ):
+        m2 = PrivaTreeClassifier(**kw).fit(DaskSource.from_parquet(d, label="label"))
+    assert m1.tree_.to_dict() == m2.tree_.to_dict()
+    assert m1.privacy_ledger_.to_dict() == m2.privacy_ledger_.to_dict()
+    assert calls and set(calls) == {3}  # every level and leaf pass, over the 3 cached partitions
