@@ -185,6 +185,32 @@ def _prepare_pinned(prepare, columns, pin):
     return tuple(read_pinned(prepare, columns, pin))
 
 
+def cache_to_folder(source, parts, folder=None) -> EncodedCache:
+    """A cache of ``parts`` (an iterable of array tuples, one per partition of ``source``, made
+    while it is consumed) written to a private temporary folder under ``folder``; ``source``'s
+    files are checked before and after (module docstring)."""
+    source.check_unchanged()
+    remove_stale_caches(folder)
+    _watch_sigterm()
+    tmp = tempfile.mkdtemp(prefix=_folder_prefix(), dir=folder)  # created with mode 0700
+    with _LOCK:
+        _OPEN.add(tmp)
+    try:
+        files = []
+        for k, arrays in enumerate(parts):
+            names = []
+            for i, a in enumerate(arrays):
+                f = os.path.join(tmp, f"{k:08d}-{i}.npy")
+                np.save(f, np.ascontiguousarray(a), allow_pickle=False)
+                names.append(f)
+            files.append(tuple(names))
+        source.check_unchanged()  # a file rewritten during the pass would mix two datasets
+    except BaseException:
+        _remove_folder(tmp)
+        raise
+    return EncodedCache("cache", files, tmp, len(files))
+
+
 def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
     """One pass over ``source`` keeping ``prepare(X, y)`` (a tuple of numpy arrays, a pure function
     of the partition and public inputs) per partition. ``folder``: where a pyarrow source's cache
@@ -193,27 +219,7 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
     if kind == "memory":
         return EncodedCache("cache", [tuple(prepare(X, y)) for X, y in source.partitions()], None, source.n_partitions)
     if kind == "pyarrow":
-        source.check_unchanged()
-        remove_stale_caches(folder)
-        _watch_sigterm()
-        tmp = tempfile.mkdtemp(prefix=_folder_prefix(), dir=folder)  # created with mode 0700
-        with _LOCK:
-            _OPEN.add(tmp)
-        try:
-            files = []
-            for k, (X, y) in enumerate(source.partitions()):
-                arrays = prepare(X, y)
-                names = []
-                for i, a in enumerate(arrays):
-                    f = os.path.join(tmp, f"{k:08d}-{i}.npy")
-                    np.save(f, np.ascontiguousarray(a), allow_pickle=False)
-                    names.append(f)
-                files.append(tuple(names))
-            source.check_unchanged()  # a file rewritten during the pass would mix two datasets
-        except BaseException:
-            _remove_folder(tmp)
-            raise
-        return EncodedCache("cache", files, tmp, len(files))
+        return cache_to_folder(source, (prepare(X, y) for X, y in source.partitions()), folder)
     if kind == "dask":
         import dask
         from dask import delayed
