@@ -22,7 +22,11 @@ Arrow passes in the pyarrow process, file by file; its level passes are unchange
 
 A warm-up round (one fit of each, not counted) comes first. Prints the CPU of each fit (user /
 system), rows per CPU-second, the ratio dask ÷ pyarrow, the tree's digest (the same tree from
-both) and the machine's load average.
+both) and the machine's load average. Before the rounds, the idle cluster's CPU is measured over
+a few seconds: Dask's workers and its scheduler and nannies (in this process) spend CPU while
+nothing runs, so Dask's CPU per fit grows with its wall time, which the machine's load stretches;
+the summary also gives Dask's CPU net of that rate × the fit's wall time (for the diagnosis only:
+the ratio is the gross one).
 """
 
 from __future__ import annotations
@@ -120,6 +124,7 @@ def main() -> None:
         action="store_true",
         help="spawn the workers without Dask's MALLOC_TRIM_THRESHOLD_=65536 (docs/benchmarks.md)",
     )
+    ap.add_argument("--idle-seconds", type=float, default=5.0, help="how long the idle cluster is measured")
     ap.add_argument(
         "--pyarrow-arrow-passes",
         action="store_true",
@@ -155,6 +160,15 @@ def main() -> None:
         Client(cluster) as client,
     ):
         client.run(lambda: __import__("dpmodels.tree"))  # imported before timing
+
+        def cluster_cpu():
+            return _cpu() + sum(np.array(v) for v in client.run(lambda: list(_cpu())).values())
+
+        c0, t0 = cluster_cpu(), time.perf_counter()
+        time.sleep(args.idle_seconds)  # what the cluster costs doing nothing (heartbeats, monitors)
+        idle_rate = (cluster_cpu() - c0).sum() / (time.perf_counter() - t0)
+        print(f"idle cluster: {idle_rate:.3f} CPU-s per wall second (workers and this process)", flush=True)
+        dask_walls = []
         for r in range(-1, args.rounds):  # round -1 warms up (compiled kernels loaded, caches filled): not counted
             for kind in ("pyarrow", "dask") if r % 2 == 0 else ("dask", "pyarrow"):
                 if kind == "pyarrow":
@@ -170,6 +184,8 @@ def main() -> None:
                     driver = _cpu() - c0
                     workers = sum(np.array(v) for v in client.run(lambda: list(_cpu())).values()) - w0
                     total, digest = driver + workers, _digest(m)
+                    if r >= 0:
+                        dask_walls.append(wall)
                 if r >= 0:
                     res[kind].append(total)
                 digests.add(digest)
@@ -193,6 +209,12 @@ def main() -> None:
     for k, t in (("pyarrow", pa), ("dask", da)):
         print(f"| {k} | {np.median(t):.1f} s | {8 * args.rows / np.median(t) / 1e6:.2f} M |")
     print(f"dask ÷ pyarrow CPU: {np.median(da) / np.median(pa):.2f}× (per round: {np.round(da / pa, 2).tolist()})")
+    idle = idle_rate * np.array(dask_walls)
+    print(
+        f"of Dask's CPU, the idle cluster's rate × the fit's wall time: median {np.median(idle):.2f} s "
+        f"(per round: {np.round(idle, 2).tolist()}); dask net of it ÷ pyarrow: "
+        f"{np.median(da - idle) / np.median(pa):.2f}×"
+    )
 
 
 if __name__ == "__main__":
