@@ -1,7 +1,7 @@
 """PrivaTree out of core: the CPU of a fit by Dask's workers against the pyarrow loop, same files.
 
     python benchmarks/bench_dask_privatree.py --rows 2000000 --dir /tmp/dpmodels-scale [--rounds 2]
-        [--no-malloc-trim] [--pyarrow-arrow-passes]
+        [--no-malloc-trim] [--pyarrow-arrow-passes] [--passes]
 
 Data: ``benchmarks/scale_run.py``'s (10 numerical + 5 text categorical features, a binary label,
 Parquet files of 500,000 rows, written once). Fit: ``PrivaTreeClassifier(epsilon=1, max_depth=6,
@@ -109,6 +109,42 @@ def _pyarrow_fits(conn, d: str, arrow_passes: bool) -> None:
         conn.send((_cpu() - c0, time.perf_counter() - t, _digest(m)))
 
 
+def _dask_passes(client, fit) -> None:
+    """``--passes``: one more Dask fit, with the CPU of each count pass (the workers' and the
+    driver's). The encoded cache is persisted lazily, so the encoding is computed in the first
+    level pass."""
+    from dpmodels.tree.privatree import streaming
+
+    def cpus():
+        return _cpu(), sum(np.array(v) for v in client.run(lambda: list(_cpu())).values())
+
+    rows = []
+    real = streaming.counts
+
+    def counts(src, fn, shape):
+        (d0, w0), t = cpus(), time.perf_counter()
+        out = real(src, fn, shape)
+        (d1, w1), wall = cpus(), time.perf_counter() - t
+        rows.append((type(fn).__name__.strip("_"), wall, (d1 - d0).sum(), w1 - w0))
+        return out
+
+    streaming.counts = counts
+    try:
+        fit()
+    finally:
+        streaming.counts = real
+    print("\n| pass | wall | driver CPU | workers' CPU (user + system) |")
+    print("|---|---|---|---|")
+    level = 0
+    for name, wall, drv, wk in rows:
+        if name == "LevelPass":
+            name = f"level {level}" + (" (and the encoding)" if level == 0 else "")
+            level += 1
+        else:
+            name = {"FirstPass": "first pass", "LeafPass": "leaf pass"}.get(name, name)
+        print(f"| {name} | {wall:.2f} s | {drv:.2f} s | {wk.sum():.2f} s ({wk[0]:.2f} + {wk[1]:.2f}) |")
+
+
 def main() -> None:
     import multiprocessing
 
@@ -124,6 +160,7 @@ def main() -> None:
         action="store_true",
         help="spawn the workers without Dask's MALLOC_TRIM_THRESHOLD_=65536 (docs/benchmarks.md)",
     )
+    ap.add_argument("--passes", action="store_true", help="then one more Dask fit, with the CPU of each pass")
     ap.add_argument("--idle-seconds", type=float, default=5.0, help="how long the idle cluster is measured")
     ap.add_argument(
         "--pyarrow-arrow-passes",
@@ -194,6 +231,8 @@ def main() -> None:
                     f"(user {total[0]:.1f}, system {total[1]:.1f}; driver {driver.sum():.1f})",
                     flush=True,
                 )
+        if args.passes:
+            _dask_passes(client, lambda: _est().fit(DaskSource.from_parquet(d, label="label", columns=cols)))
     conn.send("stop")
     pyarrow_side.join()
     pa = np.array([t.sum() for t in res["pyarrow"]])
