@@ -224,8 +224,10 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
         import dask
         from dask import delayed
 
+        from .sources import reads_arrow
+
         cols, label = list(source.columns), source.label
-        if source.reads_arrow(prepare):  # pinned files as Arrow record batches (sources.read_pinned)
+        if reads_arrow(source, prepare):  # pinned files as Arrow record batches (sources.read_pinned)
             parts = [delayed(_prepare_pinned, pure=True)(prepare, [*cols, label], pin) for pin in source.pins]
         else:
             parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]

@@ -100,11 +100,13 @@ def counts(source, fn, shape) -> np.ndarray:
 def _dask_counts(source, fn, shape):
     from dask import delayed
 
+    from .sources import reads_arrow
+
     check = getattr(source, "check_unchanged", None)  # pinned files (DaskSource.from_parquet)
     if check is not None:
         check()
     cols, label = list(source.columns), source.label  # public: names only travel with the tasks
-    if source.reads_arrow(fn):  # pinned files, read as Arrow record batches (sources.read_pinned)
+    if reads_arrow(source, fn):  # pinned files, read as Arrow record batches (sources.read_pinned)
         cols = [*cols, label]
         parts = [delayed(_apply_pinned, pure=True)(fn, shape, cols, pin) for pin in source.pins]
     else:

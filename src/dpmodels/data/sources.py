@@ -287,12 +287,6 @@ class DaskSource(Source):
         for pin in self.pins:
             _check_pin(*pin)
 
-    def reads_arrow(self, fn) -> bool:
-        """Whether a pass of ``fn`` reads the pinned files as Arrow record batches
-        (:func:`read_pinned`) instead of the frame's pandas partitions: a source made by
-        :meth:`from_parquet`, and a pass function with a ``from_arrow`` method."""
-        return bool(self.pins) and callable(getattr(fn, "from_arrow", None))
-
     def schema_frame(self) -> pd.DataFrame:
         return _schema_dtypes(self.X._meta)
 
@@ -329,6 +323,13 @@ class _PinnedRead:
 
 
 _ARROW_BATCH_ROWS = 1 << 16  # a pinned file's record batches in an Arrow pass (read_pinned)
+
+
+def reads_arrow(source, fn) -> bool:
+    """Whether a pass of ``fn`` over ``source`` reads pinned files as Arrow record batches
+    (:func:`read_pinned`) instead of the frame's pandas partitions: a source with pinned files
+    (:meth:`DaskSource.from_parquet`), and a pass function with a ``from_arrow`` method."""
+    return bool(getattr(source, "pins", ())) and callable(getattr(fn, "from_arrow", None))
 
 
 def read_pinned(fn, columns, pin):
