@@ -16,7 +16,7 @@ one fit of each backend, alternating:
   :meth:`~dpmodels.data.DaskSource.from_parquet` (one partition per file): the workers' CPU
   (user + system, measured on each worker before and after) plus the driver's.
 
-The Dask source passes read the pinned files as Arrow record batches (``sources.read_pinned``);
+The Dask source passes read the pinned files as Arrow record batches (``sources_pinned.read_pinned``);
 the pyarrow fit's read pandas batches, unless ``--pyarrow-arrow-passes`` (a what-if: the same
 Arrow passes in the pyarrow process, file by file; its level passes are unchanged).
 
@@ -66,8 +66,8 @@ def _est():
 def _arrow_passes_for_parquet() -> None:
     """``--pyarrow-arrow-passes``, a what-if: the ParquetSource's two source passes read each file
     as Arrow record batches through the same pass functions as the Dask tasks
-    (``sources.read_pinned``), in this process, instead of its pandas batches."""
-    from dpmodels.data import cache, sources
+    (``sources_pinned.read_pinned``), in this process, instead of its pandas batches."""
+    from dpmodels.data import cache, sources_pinned
     from dpmodels.tree.privatree import streaming
 
     counts0, cache0 = streaming.counts, streaming.encoded_cache
@@ -82,7 +82,7 @@ def _arrow_passes_for_parquet() -> None:
         src.check_unchanged()
         total = np.zeros(shape, dtype=np.int64)
         for pin in pins:
-            total += sources.read_pinned(fn, cols, pin)
+            total += sources_pinned.read_pinned(fn, cols, pin)
         src.check_unchanged()
         return total
 
@@ -90,7 +90,7 @@ def _arrow_passes_for_parquet() -> None:
         if src.kind != "pyarrow":
             return cache0(src, prepare)
         cols, pins = files(src)
-        return cache.cache_to_folder(src, (sources.read_pinned(prepare, cols, pin) for pin in pins))
+        return cache.cache_to_folder(src, (sources_pinned.read_pinned(prepare, cols, pin) for pin in pins))
 
     streaming.counts, streaming.encoded_cache = counts, encoded_cache
 

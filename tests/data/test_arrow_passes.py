@@ -1,5 +1,5 @@
 """PrivaTree's source passes over Arrow record batches (the pinned Parquet files of
-``DaskSource.from_parquet``, read by ``dpmodels.data.sources.read_pinned``).
+``DaskSource.from_parquet``, read by ``dpmodels.data.sources_pinned.read_pinned``).
 
 The oracle is the pandas path of the same pass on the same file (what every other partitioned
 source runs): the same counts, the same codes and labels, the same schema errors — whichever
@@ -18,7 +18,8 @@ from _extras import need
 
 need("pyarrow")
 
-from dpmodels.data.sources import _schema_dtypes, declared_schema, read_pinned  # noqa: E402
+from dpmodels.data.sources import _schema_dtypes, declared_schema  # noqa: E402
+from dpmodels.data.sources_pinned import read_pinned  # noqa: E402
 from dpmodels.tree.privatree import streaming  # noqa: E402
 from dpmodels.tree.privatree.grid import candidate_grid  # noqa: E402
 from dpmodels.tree.privatree.labels import ClassLabels, RegressionLabels  # noqa: E402
@@ -70,7 +71,7 @@ def _passes(X, labels, seed=0):
 
 @pytest.fixture
 def small_batches(monkeypatch):
-    monkeypatch.setattr("dpmodels.data.sources._ARROW_BATCH_ROWS", 64)
+    monkeypatch.setattr("dpmodels.data.sources_pinned._ARROW_BATCH_ROWS", 64)
 
 
 @pytest.fixture

@@ -180,7 +180,7 @@ def _prepare_part(prepare, columns, label, part):
 
 
 def _prepare_pinned(prepare, columns, pin):
-    from .sources import read_pinned
+    from .sources_pinned import read_pinned
 
     return tuple(read_pinned(prepare, columns, pin))
 
@@ -224,10 +224,10 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
         import dask
         from dask import delayed
 
-        from .sources import reads_arrow
+        from .sources_pinned import reads_arrow
 
         cols, label = list(source.columns), source.label
-        if reads_arrow(source, prepare):  # pinned files as Arrow record batches (sources.read_pinned)
+        if reads_arrow(source, prepare):  # pinned files as Arrow record batches (sources_pinned.read_pinned)
             parts = [delayed(_prepare_pinned, pure=True)(prepare, [*cols, label], pin) for pin in source.pins]
         else:
             parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]

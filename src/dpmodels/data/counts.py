@@ -14,7 +14,7 @@ scale"):
   default client if one exists, else Dask's local scheduler. Only the count arrays (public shape)
   travel back; a recomputed task returns the same array (it is pure). On the pinned files of
   ``DaskSource.from_parquet``, a ``fn`` with a ``from_arrow(batches, n_rows)`` method gets each
-  file as pyarrow record batches instead (:func:`dpmodels.data.sources.read_pinned`), and must
+  file as pyarrow record batches instead (:func:`dpmodels.data.sources_pinned.read_pinned`), and must
   return what ``fn(X, y)`` returns on that file's frame.
 - an encoded cache (:mod:`dpmodels.data.cache`): ``fn(*arrays)`` on each cached partition's arrays
   (in memory, read back from the cache's files one partition at a time, or the persisted Dask
@@ -51,7 +51,7 @@ def _apply_part(fn, shape, columns, label, part):
 
 
 def _apply_pinned(fn, shape, columns, pin):
-    from .sources import read_pinned
+    from .sources_pinned import read_pinned
 
     return _checked(read_pinned(fn, columns, pin), shape)
 
@@ -100,13 +100,13 @@ def counts(source, fn, shape) -> np.ndarray:
 def _dask_counts(source, fn, shape):
     from dask import delayed
 
-    from .sources import reads_arrow
+    from .sources_pinned import reads_arrow
 
     check = getattr(source, "check_unchanged", None)  # pinned files (DaskSource.from_parquet)
     if check is not None:
         check()
     cols, label = list(source.columns), source.label  # public: names only travel with the tasks
-    if reads_arrow(source, fn):  # pinned files, read as Arrow record batches (sources.read_pinned)
+    if reads_arrow(source, fn):  # pinned files, read as Arrow record batches (sources_pinned.read_pinned)
         cols = [*cols, label]
         parts = [delayed(_apply_pinned, pure=True)(fn, shape, cols, pin) for pin in source.pins]
     else:
