@@ -14,8 +14,8 @@ scale"):
   default client if one exists, else Dask's local scheduler. Only the count arrays (public shape)
   travel back; a recomputed task returns the same array (it is pure). On the pinned files of
   ``DaskSource.from_parquet``, a ``fn`` with a ``from_arrow(batches, n_rows)`` method gets each
-  file as pyarrow record batches instead (:func:`dpmodels.data.sources_pinned.read_pinned`), and must
-  return what ``fn(X, y)`` returns on that file's frame.
+  file as pyarrow record batches instead (:func:`dpmodels.data.sources_pinned.read_pinned`), and
+  must return what ``fn(X, y)`` returns on that file's frame.
 - an encoded cache (:mod:`dpmodels.data.cache`): ``fn(*arrays)`` on each cached partition's arrays
   (in memory, read back from the cache's files one partition at a time, or the persisted Dask
   partitions), with the same checks. On ``distributed``, such a pass is one task per worker over

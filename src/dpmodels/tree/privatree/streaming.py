@@ -93,12 +93,12 @@ class _Encoder:
 
 
 # ---------------------------------------------------------------------------- Arrow record batches
-# A pinned Parquet file read by a Dask task comes as pyarrow record batches (dpmodels.data.
-# sources_pinned.read_pinned): the passes read each column's buffer as a numpy view and run the kernels column by
-# column, without a pandas frame or an (n, m) float matrix. A column the views do not cover (a null,
-# NaN or ±inf, a type other than numbers / integer or text categories / integer or text labels)
-# sends its batch through the pandas path, which gives the same codes or raises the same schema
-# error: the choice changes the cost, never the result.
+# A pinned Parquet file read by a Dask task comes as pyarrow record batches
+# (dpmodels.data.sources_pinned.read_pinned): the passes read each column's buffer as a numpy view
+# and run the kernels column by column, without a pandas frame or an (n, m) float matrix. A column
+# the views do not cover (a null, NaN or ±inf, a type other than numbers / integer or text
+# categories / number, bool or text labels) sends its batch through the pandas path, which gives
+# the same codes or raises the same schema error: the choice changes the cost, never the result.
 _ONE = np.zeros(1, dtype=np.intp)  # the kernels' num_idx for a one-column block
 
 
@@ -204,8 +204,9 @@ class _FirstPass:
         return out
 
     def from_arrow(self, batches, n_rows):
-        """The same counts from a file's record batches (:func:`dpmodels.data.sources_pinned.read_pinned`),
-        column by column on views of Arrow's buffers."""
+        """The same counts from a file's record batches
+        (:func:`dpmodels.data.sources_pinned.read_pinned`), column by column on views of Arrow's
+        buffers."""
         from .kernels import grid_histograms
 
         k = self.num_idx.size
@@ -251,9 +252,9 @@ class _Prepare:
         return codes, lab
 
     def from_arrow(self, batches, n_rows):
-        """The same arrays from a file's record batches (:func:`dpmodels.data.sources_pinned.read_pinned`):
-        the codes written column by column from views of Arrow's buffers, into one array of the
-        file's rows (what the cache keeps)."""
+        """The same arrays from a file's record batches
+        (:func:`dpmodels.data.sources_pinned.read_pinned`): the codes written column by column from
+        views of Arrow's buffers, into one array of the file's rows (what the cache keeps)."""
         from .kernels import numeric_codes
 
         codes = empty_codes(n_rows, self.grid)
