@@ -179,6 +179,38 @@ def _prepare_part(prepare, columns, label, part):
     return tuple(prepare(*split_partition(columns, label, part)))
 
 
+def _prepare_pinned(prepare, columns, pin):
+    from .sources_pinned import read_pinned
+
+    return tuple(read_pinned(prepare, columns, pin))
+
+
+def cache_to_folder(source, parts, folder=None) -> EncodedCache:
+    """A cache of ``parts`` (an iterable of array tuples, one per partition of ``source``, made
+    while it is consumed) written to a private temporary folder under ``folder``; ``source``'s
+    files are checked before and after (module docstring)."""
+    source.check_unchanged()
+    remove_stale_caches(folder)
+    _watch_sigterm()
+    tmp = tempfile.mkdtemp(prefix=_folder_prefix(), dir=folder)  # created with mode 0700
+    with _LOCK:
+        _OPEN.add(tmp)
+    try:
+        files = []
+        for k, arrays in enumerate(parts):
+            names = []
+            for i, a in enumerate(arrays):
+                f = os.path.join(tmp, f"{k:08d}-{i}.npy")
+                np.save(f, np.ascontiguousarray(a), allow_pickle=False)
+                names.append(f)
+            files.append(tuple(names))
+        source.check_unchanged()  # a file rewritten during the pass would mix two datasets
+    except BaseException:
+        _remove_folder(tmp)
+        raise
+    return EncodedCache("cache", files, tmp, len(files))
+
+
 def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
     """One pass over ``source`` keeping ``prepare(X, y)`` (a tuple of numpy arrays, a pure function
     of the partition and public inputs) per partition. ``folder``: where a pyarrow source's cache
@@ -187,33 +219,18 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
     if kind == "memory":
         return EncodedCache("cache", [tuple(prepare(X, y)) for X, y in source.partitions()], None, source.n_partitions)
     if kind == "pyarrow":
-        source.check_unchanged()
-        remove_stale_caches(folder)
-        _watch_sigterm()
-        tmp = tempfile.mkdtemp(prefix=_folder_prefix(), dir=folder)  # created with mode 0700
-        with _LOCK:
-            _OPEN.add(tmp)
-        try:
-            files = []
-            for k, (X, y) in enumerate(source.partitions()):
-                arrays = prepare(X, y)
-                names = []
-                for i, a in enumerate(arrays):
-                    f = os.path.join(tmp, f"{k:08d}-{i}.npy")
-                    np.save(f, np.ascontiguousarray(a), allow_pickle=False)
-                    names.append(f)
-                files.append(tuple(names))
-            source.check_unchanged()  # a file rewritten during the pass would mix two datasets
-        except BaseException:
-            _remove_folder(tmp)
-            raise
-        return EncodedCache("cache", files, tmp, len(files))
+        return cache_to_folder(source, (prepare(X, y) for X, y in source.partitions()), folder)
     if kind == "dask":
         import dask
         from dask import delayed
 
+        from .sources_pinned import reads_arrow
+
         cols, label = list(source.columns), source.label
-        parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]
+        if reads_arrow(source, prepare):  # pinned files as Arrow record batches (sources_pinned.read_pinned)
+            parts = [delayed(_prepare_pinned, pure=True)(prepare, [*cols, label], pin) for pin in source.pins]
+        else:
+            parts = [delayed(_prepare_part, pure=True)(prepare, cols, label, p) for p in source.frame.to_delayed()]
         persisted = list(dask.persist(*parts)) if parts else []
         cache = EncodedCache("cache-dask", persisted, None, len(persisted))
         # a lost worker's partitions are recomputed from the source: its pinned files (if any) are

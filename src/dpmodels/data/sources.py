@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .._optional import require
+from .sources_pinned import check_pin as _check_pin
+from .sources_pinned import text_columns as _text_columns
 
 __all__ = [
     "Source",
@@ -294,15 +296,6 @@ class DaskSource(Source):
         return f"dask:{self.frame._name}"
 
 
-def _check_pin(file, stat) -> None:
-    try:
-        st = os.stat(file)
-    except OSError:
-        raise ValueError(f"DaskSource: a pinned file is gone ({file!r})") from None
-    if (st.st_size, st.st_mtime_ns) != tuple(stat):
-        raise ValueError(f"DaskSource: {file!r} changed since the source was made; make a new source")
-
-
 class _PinnedRead:
     """Read one pinned Parquet file (a Dask task: runs on a worker, maybe more than once)."""
 
@@ -320,17 +313,6 @@ class _PinnedRead:
         df = pq.read_table(file, columns=self.columns, read_dictionary=_text_columns(file, self.columns)).to_pandas()
         _check_pin(file, stat)  # rewritten while it was read
         return df
-
-
-def _text_columns(file, columns) -> list:
-    """The columns of ``columns`` that a Parquet file stores as (large) strings."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pq.read_schema(file)
-    return [
-        c for c in columns if pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type)
-    ]
 
 
 def declared_schema(est_name, schema, categories, bounds, cut_points=None):

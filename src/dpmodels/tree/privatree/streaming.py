@@ -68,6 +68,121 @@ class _Encoder:
             raise ValueError(f"a partition has {Z.shape[0]} feature rows but {lab.shape[0]} labels")
         return Z, lab
 
+    def pandas(self, rb):
+        """A record batch (the features, then the label) as the pass's ``(X, y)``."""
+        from ...data.counts import split_partition
+
+        *cols, label = rb.schema.names
+        return split_partition(cols, label, rb.to_pandas())
+
+    def arrow(self, rb):
+        """``(numbers, lab)`` of a record batch: each numerical feature as a float64 array (in
+        ``num_idx`` order) and the label indices; None when a column needs the pandas path (the
+        section's comment)."""
+        m = len(self.names)
+        y = _arrow_labels(rb.column(m))
+        if y is None or not all(_CategoryBins.covers(rb.column(int(j))) for j in np.flatnonzero(self.categorical)):
+            return None
+        numbers = []
+        for j in np.flatnonzero(~self.categorical):
+            x = _arrow_numbers(rb.column(int(j)))
+            if x is None:
+                return None
+            numbers.append(x)
+        return numbers, self.labels.encode(y)  # after the columns, as in __call__
+
+
+# ---------------------------------------------------------------------------- Arrow record batches
+# A pinned Parquet file read by a Dask task comes as pyarrow record batches
+# (dpmodels.data.sources_pinned.read_pinned): the passes read each column's buffer as a numpy view
+# and run the kernels column by column, without a pandas frame or an (n, m) float matrix. A column
+# the views do not cover (a null, NaN or ±inf, a type other than numbers / integer or text
+# categories / number, bool or text labels) sends its batch through the pandas path, which gives
+# the same codes or raises the same schema error: the choice changes the cost, never the result.
+_ONE = np.zeros(1, dtype=np.intp)  # the kernels' num_idx for a one-column block
+
+
+def _is_text(t) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _is_text_dictionary(t) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_dictionary(t) and _is_text(t.value_type)
+
+
+def _arrow_numbers(col):
+    """A numerical column as float64, as :func:`dpmodels.validation.numeric_column` reads it (a
+    view of the buffer when it is float64 already); None when it needs that function (a null, a
+    value that is not finite, a type that is not a number)."""
+    import pyarrow as pa
+
+    t = col.type
+    if col.null_count or not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t)):
+        return None
+    x = col.to_numpy(zero_copy_only=False)
+    if x.dtype != np.float64:
+        x = x.astype(np.float64)
+    if pa.types.is_floating(t) and x.size and not (np.isfinite(x.min()) and np.isfinite(x.max())):
+        return None  # NaN / ±inf: the pandas path raises the schema error
+    return x
+
+
+def _arrow_labels(col):
+    """The label column as the array the pandas path hands to ``labels.encode`` (numbers, bools,
+    text); None for other types and for nulls."""
+    import pyarrow as pa
+
+    t = col.type
+    if col.null_count:
+        return None
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or _is_text(t):
+        return col.to_numpy(zero_copy_only=False)
+    if _is_text_dictionary(t):
+        return np.asarray(col.dictionary.to_pylist(), dtype=object)[col.indices.to_numpy()]
+    return None
+
+
+class _CategoryBins:
+    """The bin codes of one categorical feature in a record batch (the category's index in the
+    public list, the last bin for every other value: :func:`.grid.categorical_codes` of the codes
+    :func:`dpmodels.validation.category_codes` gives). A text dictionary is looked up once per
+    distinct value (and once per dictionary: the batches of a row group share theirs)."""
+
+    def __init__(self, values, bucket, dtype):
+        self.values, self.bucket, self.dtype = values, bucket, dtype
+        self._dictionary: Any = None
+        self._table = np.zeros(0, dtype=dtype)
+
+    @staticmethod
+    def covers(col) -> bool:
+        import pyarrow as pa
+
+        return _is_text_dictionary(col.type) or (pa.types.is_integer(col.type) and not col.null_count)
+
+    def _bins(self, codes):
+        return np.where(codes < 0, self.bucket, codes).astype(self.dtype)
+
+    def __call__(self, col):
+        from ...validation import UNKNOWN_CATEGORY, category_codes, declared_lookup
+
+        if not _is_text_dictionary(col.type):  # integers, no nulls (covers)
+            return self._bins(category_codes(col.to_numpy(), self.values))
+        d = col.dictionary
+        if self._dictionary is None or not self._dictionary.equals(d):
+            lookup = declared_lookup(self.values)
+            codes = np.array([lookup(u) for u in d.to_pylist()] + [UNKNOWN_CATEGORY], dtype=np.int64)
+            self._dictionary, self._table = d, self._bins(codes)
+        idx = col.indices
+        if col.null_count:
+            import pyarrow.compute as pc
+
+            idx = pc.fill_null(idx, len(d))  # a missing value: the table's last entry (unknown)
+        return self._table[idx.to_numpy()]
+
 
 class _FirstPass:
     """(1 + m_num·G,) int64: the row count, then the grid histogram of each numerical feature
@@ -86,6 +201,28 @@ class _FirstPass:
         if self.num_idx.size and Z.shape[0]:
             hist = out[1:].reshape(self.num_idx.size, GRID)
             grid_histograms(Z, self.num_idx, self.lo, self.hi, self.scale, self.clip_first, GRID, hist)
+        return out
+
+    def from_arrow(self, batches, n_rows):
+        """The same counts from a file's record batches
+        (:func:`dpmodels.data.sources_pinned.read_pinned`), column by column on views of Arrow's
+        buffers."""
+        from .kernels import grid_histograms
+
+        k = self.num_idx.size
+        out = np.zeros(1 + k * GRID, dtype=np.int64)
+        hist = out[1:].reshape(k, GRID)
+        for rb in batches:
+            cols = self.enc.arrow(rb)
+            if cols is None:
+                out += self(*self.enc.pandas(rb))
+                continue
+            out[0] += rb.num_rows
+            if not rb.num_rows:
+                continue
+            for f, x in enumerate(cols[0]):
+                s = slice(f, f + 1)
+                grid_histograms(x[:, None], _ONE, self.lo[s], self.hi[s], self.scale[s], self.clip_first, GRID, hist[s])
         return out
 
 
@@ -112,6 +249,38 @@ class _Prepare:
                 self.table, self.T, codes,
             )  # fmt: skip
         categorical_codes(Z, self.categorical, self.grid.n_bins, codes)
+        return codes, lab
+
+    def from_arrow(self, batches, n_rows):
+        """The same arrays from a file's record batches
+        (:func:`dpmodels.data.sources_pinned.read_pinned`): the codes written column by column from
+        views of Arrow's buffers, into one array of the file's rows (what the cache keeps)."""
+        from .kernels import numeric_codes
+
+        codes = empty_codes(n_rows, self.grid)
+        cat_idx = np.flatnonzero(self.categorical)
+        bins = [_CategoryBins(self.enc.categories[int(j)], self.grid.n_bins[j] - 1, codes.dtype) for j in cat_idx]
+        lab = None
+        a = 0
+        for rb in batches:
+            b = a + rb.num_rows
+            cols = self.enc.arrow(rb)
+            if cols is None:
+                codes[a:b], part_lab = self(*self.enc.pandas(rb))
+            else:
+                numbers, part_lab = cols
+                for f, x in enumerate(numbers):
+                    s, j = slice(f, f + 1), int(self.num_idx[f])
+                    numeric_codes(
+                        x[:, None], _ONE, self.lo[s], self.hi[s], self.scale[s], self.clip_first, GRID,
+                        self.table[s], self.T[s], codes[a:b, j : j + 1],
+                    )  # fmt: skip
+                for c, to_bins in zip(cat_idx, bins):
+                    codes[a:b, c] = to_bins(rb.column(int(c)))
+            if lab is None:
+                lab = np.empty(n_rows, dtype=part_lab.dtype)
+            lab[a:b] = part_lab
+            a = b
         return codes, lab
 
 
