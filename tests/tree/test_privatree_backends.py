@@ -322,15 +322,20 @@ def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, 
         assert np.array_equal(H, before)
 
 
-def test_partitioned_fit_counts_the_smaller_child_and_is_the_pinned_model(monkeypatch):
-    """A partitioned fit asks each level pass for one child per split, the one with fewer
-    records; the sibling it derives equals a direct count; and the model is the one pinned
-    before this change (tests/tree/test_privatree_identity.py)."""
+@pytest.mark.parametrize("where", ["in process", "dask"])
+def test_partitioned_fit_counts_one_child_per_split_and_is_the_pinned_model(monkeypatch, where):
+    """A partitioned fit asks each level pass for one child per split — in process the one with
+    fewer records, on Dask's workers (public inputs only) the left one — and derives its sibling;
+    the model is the one pinned before this change (tests/tree/test_privatree_identity.py)."""
     from test_privatree_identity import MIXED, PINNED, _digest, _mixed
 
     from dpmodels.tree import PrivaTreeClassifier
     from dpmodels.tree.privatree.streaming import SourceData
 
+    if where == "dask":
+        from _extras import need
+
+        dd = need("dask")
     calls = []
     count = SourceData._count
 
@@ -340,7 +345,7 @@ def test_partitioned_fit_counts_the_smaller_child_and_is_the_pinned_model(monkey
         for v in nodes:
             p = st.children_left.index(v) if v in st.children_left else st.children_right.index(v) if v else -1
             sib = -1 if p < 0 else st.children_right[p] if st.children_left[p] == v else st.children_left[p]
-            siblings.append((sib, count(self, st, [sib])[0] if sib >= 0 else None))
+            siblings.append((sib, v == st.children_left[p], count(self, st, [sib])[0] if sib >= 0 else None))
         calls.append((list(nodes), out, siblings))
         return out
 
@@ -351,7 +356,11 @@ def test_partitioned_fit_counts_the_smaller_child_and_is_the_pinned_model(monkey
         calls.clear()
         X, y, labels = _mixed(1500, 0, k)
         m = PrivaTreeClassifier(**{**MIXED, **params}, classes=labels, random_state=0)
-        m.fit(InMemorySource(X, y, cuts=(1, 700, 701)))
+        if where == "dask":
+            ddf = dd.from_pandas(X.assign(label=y), npartitions=3)
+            m.fit(ddf[list(X.columns)], ddf["label"])
+        else:
+            m.fit(InMemorySource(X, y, cuts=(1, 700, 701)))
         got = {
             "tree": m.tree_.to_dict(),
             "ledger": m.privacy_ledger_.to_dict(),
@@ -361,6 +370,9 @@ def test_partitioned_fit_counts_the_smaller_child_and_is_the_pinned_model(monkey
         assert _digest(got) == PINNED[f"privatree-mixed-k{k}-{name}-s0"]
         assert len(calls) >= 2 and calls[0][0] == [0]  # the root, then children of splits
         for nodes, H, siblings in calls[1:]:
-            for h, (sib, direct) in zip(H, siblings):
+            for h, (sib, is_left, direct) in zip(H, siblings):
                 assert sib not in nodes  # derived as parent − child, not counted
-                assert h[0].sum() <= direct[0].sum()  # the counted child is the smaller (records of feature 0)
+                if where == "dask":
+                    assert is_left  # a public choice
+                else:
+                    assert h[0].sum() <= direct[0].sum()  # the smaller child (records of feature 0)

@@ -122,6 +122,7 @@ U = np.uint64  # routing and counting index arithmetic is unsigned: numba then e
 # code for negative indices (with signed indices that code tripled the instructions per increment)
 _BLOCK = 1024  # rows routed (and the counted ones listed) before they are counted
 _FLUSH = 1 << 31  # rows counted into uint32 cells before they are added to the int64 output
+_W = 16  # cells per feature in a level pass's table when B ≤ 16 (a compile-time stride)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -152,19 +153,21 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
     """``out[slot, j, code, class] += 1`` for the records whose node has a slot (``codes`` (n, m)
     C-contiguous; ``out`` (S, m, B, K) int64).
 
-    Rows are routed a block at a time (:func:`_route_block`); then each listed row's cell offset
+    Rows are routed a block at a time (:func:`_route_block`); then each listed row's offset
     (slot, class) is computed once, and its m codes counted with one increment each into a
-    uint32 table [slot, class, feature, bin] (unsigned offsets stepped by B: two instructions and
-    one read-modify-write per value; 4-byte cells: 8 slots × 2 classes × 25 features × 10 bins
-    is 16 KB, within a core's L1 cache). The table is added to ``out`` every 2^31 rows (no cell
-    can wrap) and at the end.
+    uint32 table [slot, class, feature, bin] with unsigned offsets. When B ≤ 16 a feature's bins
+    take a constant 16 cells (the compiler folds the feature's offset into the address: two
+    instructions per value; 8 slots × 2 classes × 25 features × 16 cells × 4 bytes is 25 KB,
+    within a core's L1 cache); else B cells, stepped at run time. The table is added to ``out``
+    every 2^31 rows (no cell can wrap) and at the end.
     """
     n, m = codes.shape
     S, K = out.shape[0], out.shape[3]
     flat = codes.reshape(n * m)
+    W = _W if B <= _W else B  # cells per feature in the table
     mu, Bu, Ku = U(m), U(B), U(K)
-    mb = mu * Bu
-    acc = np.zeros(S * K * m * B, dtype=np.uint32)
+    mw = mu * U(W)
+    acc = np.zeros(S * K * m * W, dtype=np.uint32)
     rows = np.empty(_BLOCK, dtype=np.uint64)
     cell = np.empty(_BLOCK, dtype=np.uint64)
     one = np.uint32(1)
@@ -174,21 +177,27 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
             k = _route_block(flat, m, a, min(c1, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, cell)
             for r in range(k):  # the row's offsets: its codes, its (slot, class) table
                 i = rows[r]
-                cell[r] = (cell[r] * Ku + U(lab[i])) * mb
+                cell[r] = (cell[r] * Ku + U(lab[i])) * mw
                 rows[r] = i * mu
-            for r in range(k):
-                row, o = rows[r], cell[r]
-                for j in range(m):
-                    acc[o + U(flat[row + U(j)])] += one
-                    o += Bu
+            if B <= _W:
+                for r in range(k):
+                    row, o = rows[r], cell[r]
+                    for j in range(m):
+                        acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
+            else:
+                for r in range(k):
+                    row, o = rows[r], cell[r]
+                    for j in range(m):
+                        acc[o + U(flat[row + U(j)])] += one
+                        o += Bu
         t = 0
         for s in range(S):
             for y in range(K):
                 for j in range(m):
                     for c in range(B):
-                        out[s, j, c, y] += acc[t]
-                        acc[t] = 0
-                        t += 1
+                        out[s, j, c, y] += acc[t + c]
+                        acc[t + c] = 0
+                    t += W
 
 
 @_kernel

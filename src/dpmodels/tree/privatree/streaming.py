@@ -16,8 +16,9 @@ counts of a public shape (docs/privacy.md, "Counting at scale"):
    workers), so the source is read twice in all.
 3. **one pass per level** with a splittable node, over the cache: each record is routed through
    the released splits to its open node (the node id is a function of public splits and the
-   record's codes); the pass counts the (node, feature, bin, class) cells of the smaller child
-   of each split, the sibling being the parent minus it — the ``H`` of the splittable nodes that
+   record's codes); the pass counts the (node, feature, bin, class) cells of one child of each
+   split (in process the smaller one, on Dask's workers the left one: :meth:`SourceData.node_counts`),
+   the sibling being the parent minus it — the ``H`` of the splittable nodes that
    :func:`.splitter.select_level` consumes, as in the in-memory fit.
 4. **leaf pass** over the cache: the (leaf, class) counts.
 
@@ -203,7 +204,7 @@ class SourceData:
         self.enc = _Encoder(names, categorical, categories, self.labels)
         self.cache: Any = None
         self._last: dict = {}  # node id -> statistics, of the nodes counted at the current level
-        self._families: list = []  # (left, right, parent's statistics, right is smaller) per split
+        self._families: list = []  # (left, right, parent's statistics, count the right one) per split
 
     def first_pass(self):
         """n and the grid histograms (every schema error surfaces here, before any release)."""
@@ -224,26 +225,30 @@ class SourceData:
 
     def node_counts(self, st, open_ids, idx):
         """The statistics of the open nodes ``open_ids[idx]``: one level pass over the cache that
-        counts, for each pair of children split at the last level, only the smaller one; its
-        sibling is the parent's statistics minus it (exact int64: the same integers as a direct
-        count, so the released values are unchanged).
+        counts one child of each split made at the last level; its sibling is the parent's
+        statistics minus it (exact int64: the same integers as a direct count, so every released
+        value is unchanged).
 
-        Which child is smaller comes from the parent's exact counts, which never leave this
-        driver; it decides only which rows the pass counts (the work order), never a released
-        value, an error or a stopping rule. The fit's running time is not part of the release
-        (docs/privacy.md), and the in-memory backend subtracts the same way.
+        Which child: where the passes run in this process (in-memory and Parquet sources), the
+        one with fewer records, known from the parent's exact counts — as the in-memory backend
+        does. Those counts never leave this driver and the choice decides only which rows the
+        pass counts (the work order), never a released value, an error or a stopping rule; the
+        fit's running time is not part of the release (docs/privacy.md). Dask workers get public
+        inputs only (docs/privacy.md, "Counting at scale"): a private choice sent to them would
+        tell them one bit per split about the other partitions, so they count the left child, a
+        choice fixed by the released structure.
         """
         want = [int(v) for v in np.asarray(open_ids)[idx]]
         counted, derived = [], {}  # derived: node -> (parent's statistics, counted sibling)
         wanted = set(want)
-        for left, right, H_parent, small_right in self._families:
+        for left, right, H_parent, count_right in self._families:
             if left not in wanted and right not in wanted:
                 continue  # both children became leaves: nothing to count
-            small, big = (right, left) if small_right else (left, right)
-            counted.append(small)
-            derived[big] = (H_parent, small)
-        small_ones = set(counted)
-        counted += [v for v in want if v not in derived and v not in small_ones]
+            one, other = (right, left) if count_right else (left, right)
+            counted.append(one)
+            derived[other] = (H_parent, one)
+        siblings = set(counted)
+        counted += [v for v in want if v not in derived and v not in siblings]
         Hc = self._count(st, counted)
         row = {v: r for r, v in enumerate(counted)}
         H = np.empty((len(want),) + Hc.shape[1:], dtype=np.int64)
@@ -251,8 +256,8 @@ class SourceData:
             if v in row:
                 H[r] = Hc[row[v]]
             else:
-                H_parent, small = derived[v]
-                H[r] = H_parent - Hc[row[small]]
+                H_parent, one = derived[v]
+                H[r] = H_parent - Hc[row[one]]
         self._last = dict(zip(want, H))
         return H
 
@@ -270,24 +275,27 @@ class SourceData:
 
     def split(self, st, open_ids, sidx, f_sel, go_left, more):
         """The released splits are in ``st``; with ``more`` (another level follows), keep each
-        split node's statistics and which of its children holds fewer records (from those exact
-        counts: the record count per bin of the split feature, summed over the bins going left)
-        for the next pass's subtraction."""
+        split node's statistics and which of its children the next pass counts (:meth:`node_counts`;
+        in process, the one with fewer records: the record count per bin of the split feature,
+        summed over the bins going left, against the parent's) for its subtraction."""
         self._families = []
         if not more:
             self._last = {}
             return
         channel = self.labels.count_channel
+        in_process = getattr(self.cache, "kind", None) == "cache"  # not shipped to Dask workers
         for i, a in enumerate(sidx):
             parent = int(open_ids[a])
             H_parent = self._last.get(parent)
             if H_parent is None:  # not counted at this level (cannot happen in grow): count both
                 continue
-            rec = H_parent.sum(axis=-1) if channel is None else H_parent[..., channel]  # (m, B) records
-            n_left = int((rec[f_sel[i]] * go_left[i]).sum())
-            small_right = int(rec[0].sum()) - n_left < n_left  # ties: count the left child
+            count_right = False  # the left child: the public choice
+            if in_process:  # the smaller child (node_counts: a work order, never released)
+                rec = H_parent.sum(axis=-1) if channel is None else H_parent[..., channel]  # (m, B) records
+                n_left = int((rec[f_sel[i]] * go_left[i]).sum())
+                count_right = int(rec[0].sum()) - n_left < n_left  # ties: count the left child
             left, right = int(st.children_left[parent]), int(st.children_right[parent])
-            self._families.append((left, right, H_parent, small_right))
+            self._families.append((left, right, H_parent, count_right))
         self._last = {}
 
     def leaf_counts(self, st):
