@@ -38,9 +38,10 @@ The first prints, per case, the median CPU time, ns per value, the fraction of t
 the level pass; for the level pass also against X, the float64 values the cache encodes) and
 the compiled kernel's speed-up over numpy (the level pass: over the first compiled kernel);
 with several ``--columns``, the log-log slope of each case's time against the number of
-columns. ``--level-only`` measures the reads and the level-pass cases only; ``--balanced`` splits
-every node at its feature's median code, so that the smaller children hold about half of the
-rows (the worst case of counting them only) instead of the random tree's share (printed).
+columns. ``--level-only`` measures the reads and the level-pass cases only; ``--balanced`` cuts
+every feature at the deciles of N(0, 1) and splits each node on a feature of its own at its
+median code, so that the smaller children hold about half of the rows (the worst case of
+counting them only) instead of the random tree's share (printed).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 
@@ -173,11 +175,15 @@ def _grid_counts_before(Z, lo, hi):
 
 def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one closure per measured pass, each a few lines
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, m))
+    X = np.empty((n, m))
+    for a in range(0, m, 25):  # columns 25·k … 25·k + 24 from their own stream: the first 25 do not depend on m
+        X[:, a : a + 25] = np.random.default_rng([seed, a]).normal(size=(n, min(25, m - a)))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=n) > 0).astype(np.uint8)
     lo, hi = np.full(m, -3.0), np.full(m, 3.0)
-    trng = np.random.default_rng(seed + 1)  # the thresholds and the tree: the same for every m ≥ 25
+    trng = np.random.default_rng(seed + 1)  # the thresholds: the same for every m ≥ 25 (so is the tree)
     T = np.sort(trng.normal(size=(m, N_THRESHOLDS)).clip(-3, 3), axis=1)
+    if balanced:  # the deciles of N(0, 1): bins of equal mass, so a median code halves a node
+        T[:] = [NormalDist().inv_cdf(q) for q in np.arange(1, B) / B]
     num_idx = np.arange(m)
     scale, clip_first = ptg.cell_scale(lo, hi, G)
     table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
@@ -185,15 +191,16 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
     codes = np.empty((n, m), dtype=np.uint8)
     for a, b in parts:
         numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, codes[a:b])
-    st, opens = Structure(), [0]
+    st, opens, tree_rng = Structure(), [0], np.random.default_rng(seed + 2)
     for _ in range(3):
         new = []
         for p in opens:
-            f = int(trng.integers(min(m, 25)))
-            new += st.add_children(p, f, threshold=0.0)
-            cut = trng.integers(1, B - 1)
-            if balanced:  # the code closest to the feature's median: children of about equal size
+            f = int(tree_rng.integers(min(m, 25)))
+            cut = tree_rng.integers(1, B - 1)
+            if balanced:  # node p's own feature (independent of its ancestors'), cut at its median code
+                f = p
                 cut = np.abs(np.cumsum(np.bincount(codes[:, f], minlength=B)) / n - 0.5).argmin()
+            new += st.add_children(p, f, threshold=0.0)
             st.split_left[p] = np.arange(B) <= cut
         opens = new
     router, old = _Router(st, B), _old_tables(st, B)
@@ -347,7 +354,7 @@ def main():
     ap.add_argument(
         "--balanced",
         action="store_true",
-        help="split every node at its feature's median code (the worst case of subtraction)",
+        help="equal-mass bins, every node split at a median code (the worst case of subtraction)",
     )
     a = ap.parse_args()
     by_m = {}

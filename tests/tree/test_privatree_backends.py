@@ -272,6 +272,7 @@ def _oracle(codes, node, lab, slot_of_node, S, B, width, sums):
         (1, 57, 3, 4, 3, 2, np.uint8),
         (2, 300, 7, 300, 2, 2, np.uint16),
         (3, 1, 2, 3, 2, 1, np.uint8),  # one record: a one-row node and an empty one
+        (4, 300, 60, 10, 2, 3, np.uint8),  # 60 features: counted in groups of 20 (the L1 budget)
     ],
 )
 def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, depth, dtype):

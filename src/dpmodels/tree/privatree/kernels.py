@@ -123,6 +123,7 @@ U = np.uint64  # routing and counting index arithmetic is unsigned: numba then e
 _BLOCK = 1024  # rows routed (and the counted ones listed) before they are counted
 _FLUSH = 1 << 31  # rows counted into uint32 cells before they are added to the int64 output
 _W = 16  # cells per feature in a level pass's table when B ≤ 16 (a compile-time stride)
+_L1_CELLS = 6 * 1024  # uint32 cells (24 KB) of the table counted at once: within a core's 32 KB L1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -157,9 +158,10 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
     (slot, class) is computed once, and its m codes counted with one increment each into a
     uint32 table [slot, class, feature, bin] with unsigned offsets. When B ≤ 16 a feature's bins
     take a constant 16 cells (the compiler folds the feature's offset into the address: two
-    instructions per value; 8 slots × 2 classes × 25 features × 16 cells × 4 bytes is 25 KB,
-    within a core's L1 cache); else B cells, stepped at run time. The table is added to ``out``
-    every 2^31 rows (no cell can wrap) and at the end.
+    instructions per value), and the listed rows are counted a group of features at a time,
+    the group's cells within 24 KB (a core's L1 cache; 8 slots × 2 classes × 24 features);
+    else B cells, stepped at run time. The table is added to ``out`` every 2^31 rows (no cell
+    can wrap) and at the end.
     """
     n, m = codes.shape
     S, K = out.shape[0], out.shape[3]
@@ -168,6 +170,8 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
     mu, Bu, Ku = U(m), U(B), U(K)
     mw = mu * U(W)
     acc = np.zeros(S * K * m * W, dtype=np.uint32)
+    group = max(1, _L1_CELLS // max(1, S * K * W))  # features counted together: their cells fit in L1
+    group = -(-m // -(-m // group)) if m else 1  # as even as the groups can be
     rows = np.empty(_BLOCK, dtype=np.uint64)
     cell = np.empty(_BLOCK, dtype=np.uint64)
     one = np.uint32(1)
@@ -180,10 +184,12 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
                 cell[r] = (cell[r] * Ku + U(lab[i])) * mw
                 rows[r] = i * mu
             if B <= _W:
-                for r in range(k):
-                    row, o = rows[r], cell[r]
-                    for j in range(m):
-                        acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
+                for f0 in range(0, m, group):  # the features whose cells stay in L1 together
+                    f1 = min(m, f0 + group)
+                    for r in range(k):
+                        row, o = rows[r], cell[r]
+                        for j in range(f0, f1):
+                            acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
             else:
                 for r in range(k):
                     row, o = rows[r], cell[r]
