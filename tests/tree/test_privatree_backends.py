@@ -272,7 +272,8 @@ def _oracle(codes, node, lab, slot_of_node, S, B, width, sums):
         (1, 57, 3, 4, 3, 2, np.uint8),
         (2, 300, 7, 300, 2, 2, np.uint16),
         (3, 1, 2, 3, 2, 1, np.uint8),  # one record: a one-row node and an empty one
-        (4, 300, 60, 10, 2, 3, np.uint8),  # 60 features: counted in groups of 20 (the L1 budget)
+        (4, 300, 60, 10, 2, 3, np.uint8),  # 60 features: counted in groups of 30 (the L1 budget)
+        (5, 40, 130, 16, 2, 2, np.uint8),  # wide rows: read in order before they are routed
     ],
 )
 def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, depth, dtype):
