@@ -11,15 +11,15 @@ over temporaries (docs/benchmarks.md, "PrivaTree level pass"):
 - :func:`level_class_counts` / :func:`level_sum_counts` — route → count: a level pass over the
   cached codes, each record routed through the released splits to its open node, then its
   (feature, bin) cells counted (the classifier's class counts; the regressor's count, Σv, Σv² of
-  its grid labels clipped to ±w). The partitioned fit asks only for the smaller child of each
-  split (:meth:`.streaming.SourceData.node_counts` subtracts it from the parent);
+  its grid labels clipped to ±w). The partitioned fit asks for one child of each split
+  (:meth:`.streaming.SourceData.node_counts` subtracts it from the parent);
 - :func:`leaf_class_counts` / :func:`leaf_sum_counts` — route → count: the leaf pass.
 
 Routing has no branch on the data (a table ``nxt[node·B + code]`` looked up ``depth`` times, the
 rows of counted nodes listed without a branch), and the index arithmetic is unsigned (numba
 then adds no wrap-around code for negative indices): at 10⁷ × 25 a level pass over all 8 nodes
-of depth 3 costs about half of what the first compiled kernel did, one over the smaller
-children a quarter (docs/benchmarks.md, "PrivaTree level pass").
+of depth 3 costs less than half of what the first compiled kernel did, one over the smaller
+children less than a third (docs/benchmarks.md, "PrivaTree level pass: one child per split").
 
 Counts are exact int64 (integer increments; the regressor's |v| ≤ 2^16, so Σv² < 2^63 below
 2^31 records); the floating-point steps are the numpy passes' own operations in the same order
