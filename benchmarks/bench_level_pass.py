@@ -16,18 +16,32 @@ Cases (per partition, summed over the partitions):
   the same with one ``bincount(minlength=k·G)`` per row block of 2^17 values (its O(n·k²) cost);
 - ``encode``: clip → cell → bin code (``numpy``: ``grid_cells`` + ``bin_codes``);
 - ``level``: route → (node, feature, bin, class) counts (``numpy``: the previous pass, a
-  ``numpy`` router and :func:`~dpmodels.tree.privatree.histograms.class_histograms`);
+  ``numpy`` router and :func:`~dpmodels.tree.privatree.histograms.class_histograms`;
+  ``compiled before``: the first compiled kernel, kept here as it was; ``compiled``: today's
+  kernel over all 8 open nodes; ``compiled, smaller child``: what the partitioned fit runs — the
+  same kernel over the smaller child of each of the 4 splits, each sibling then taken as
+  parent − child);
+- ``increment only``: one uint32 increment per value into a (feature, bin) table, no routing,
+  no label — what one scatter-count costs per value on this machine (the physical limit of
+  any pass that increments once per value); ``route only``: the kernel's routing and listing
+  of the smaller children's rows without counting them (the per-row part of a level pass);
 - ``compiled``: the kernels of :mod:`dpmodels.tree.privatree.kernels` the partitioned fit uses.
 
 Run::
 
     python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 5
     python benchmarks/bench_level_pass.py --rows 1000000 --columns 25 50 100 200 --rounds 5
+    python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 7 --level-only [--balanced]
 
 The first prints, per case, the median CPU time, ns per value, the fraction of the read bound
 (read ÷ case over the bytes the pass reads: X for the first and encoding passes, the cache for
-the level pass) and the compiled kernel's speed-up over numpy; with several ``--columns``, the
-log-log slope of each case's time against the number of columns.
+the level pass; for the level pass also against X, the float64 values the cache encodes) and
+the compiled kernel's speed-up over numpy (the level pass: over the first compiled kernel);
+with several ``--columns``, the log-log slope of each case's time against the number of
+columns. ``--level-only`` measures the reads and the level-pass cases only; ``--balanced`` cuts
+every feature at the deciles of N(0, 1) and splits each node on a feature of its own at its
+median code, so that the smaller children hold about half of the rows (the worst case of
+counting them only) instead of the random tree's share (printed).
 """
 
 from __future__ import annotations
@@ -37,29 +51,103 @@ import os
 import sys
 import time
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from numba import njit  # noqa: E402
+
 from dpmodels.tree.privatree import grid as ptg  # noqa: E402
 from dpmodels.tree.privatree.builder import Structure  # noqa: E402
 from dpmodels.tree.privatree.histograms import class_histograms, row_blocks  # noqa: E402
-from dpmodels.tree.privatree.kernels import grid_histograms, level_class_counts, numeric_codes  # noqa: E402
+from dpmodels.tree.privatree.kernels import (  # noqa: E402
+    _BLOCK,
+    _route_block,
+    grid_histograms,
+    level_class_counts,
+    numeric_codes,
+)
 from dpmodels.tree.privatree.streaming import _Router  # noqa: E402
 
 PART = 1 << 18  # rows per partition (ParquetSource's default batch)
 G, B, K, N_THRESHOLDS = ptg.GRID, 10, 2, 9
 
 
-def _numpy_route(router, codes):
+def _old_tables(st, B):
+    """The routing tables of the level pass before branch-free routing: children, feature, and
+    which codes go left."""
+    cl = np.asarray(st.children_left, dtype=np.intp)
+    cr = np.asarray(st.children_right, dtype=np.intp)
+    feat = np.maximum(np.asarray(st.feature, dtype=np.intp), 0)
+    left = np.zeros((cl.size, B), dtype=bool)
+    for node, row in st.split_left.items():
+        left[node] = row
+    return cl, cr, feat, left
+
+
+@njit(nogil=True, inline="always")
+def _route_before(codes, i, cl, cr, feat, left):
+    node = 0
+    while cl[node] >= 0:
+        if left[node, codes[i, feat[node]]]:
+            node = cl[node]
+        else:
+            node = cr[node]
+    return node
+
+
+@njit(nogil=True)
+def level_counts_before(codes, lab, cl, cr, feat, left, slot_of_node, out):
+    """The first compiled level pass (2026-11-29, before this change), as it was: a branch per
+    tree level and per row, signed indices, int64 cells."""
+    n, m = codes.shape
+    for i in range(n):
+        s = slot_of_node[_route_before(codes, i, cl, cr, feat, left)]
+        if s < 0:
+            continue
+        y = lab[i]
+        for j in range(m):
+            out[s, j, codes[i, j], y] += 1
+
+
+@njit(nogil=True)
+def increment_only(codes, acc):
+    """``acc[16·j + code] += 1`` for every value (uint32 cells, unsigned offsets, a compile-time
+    stride: two instructions per value): no routing, no label — one scatter increment per
+    value, the floor of any pass that counts every value (B ≤ 16)."""
+    n, m = codes.shape
+    flat = codes.reshape(n * m)
+    mu = np.uint64(m)
+    for i in range(n):
+        row = np.uint64(i) * mu
+        for j in range(m):
+            acc[np.uint64(j) * np.uint64(16) + np.uint64(flat[row + np.uint64(j)])] += np.uint32(1)
+
+
+@njit(nogil=True)
+def route_only(codes, feat, nxt, B, depth, slot_of_node):
+    """The kernel's routing and listing of the counted rows (:func:`.kernels._route_block`), no
+    counting: the per-row part of a level pass."""
+    n, m = codes.shape
+    flat = codes.reshape(n * m)
+    rows = np.empty(_BLOCK, dtype=np.uint64)
+    slots = np.empty(_BLOCK, dtype=np.uint64)
+    listed = 0
+    for a in range(0, n, _BLOCK):
+        listed += _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, slots)
+    return listed
+
+
+def _numpy_route(tables, codes):
     """The level pass's router before the kernels (one numpy sweep per step per tree level)."""
     n, m = codes.shape
     node = np.zeros(n, dtype=np.intp)
     flat = codes.ravel()
     base = np.arange(n, dtype=np.intp) * m
-    cl, cr, feat, left = router.tables()
+    cl, cr, feat, left = tables
     while True:
         kids = cl[node]
         internal = kids >= 0
@@ -85,12 +173,17 @@ def _grid_counts_before(Z, lo, hi):
     return counts
 
 
-def setup(n, m, seed=0):  # noqa: C901 - one closure per measured pass, each a few lines
+def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one closure per measured pass, each a few lines
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, m))
+    X = np.empty((n, m))
+    for a in range(0, m, 25):  # columns 25·k … 25·k + 24 from their own stream: the first 25 do not depend on m
+        X[:, a : a + 25] = np.random.default_rng([seed, a]).normal(size=(n, min(25, m - a)))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=n) > 0).astype(np.uint8)
     lo, hi = np.full(m, -3.0), np.full(m, 3.0)
-    T = np.sort(rng.normal(size=(m, N_THRESHOLDS)).clip(-3, 3), axis=1)
+    trng = np.random.default_rng(seed + 1)  # the thresholds: the same for every m ≥ 25 (so is the tree)
+    T = np.sort(trng.normal(size=(m, N_THRESHOLDS)).clip(-3, 3), axis=1)
+    if balanced:  # the deciles of N(0, 1): bins of equal mass, so a median code halves a node
+        T[:] = [NormalDist().inv_cdf(q) for q in np.arange(1, B) / B]
     num_idx = np.arange(m)
     scale, clip_first = ptg.cell_scale(lo, hi, G)
     table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
@@ -98,17 +191,31 @@ def setup(n, m, seed=0):  # noqa: C901 - one closure per measured pass, each a f
     codes = np.empty((n, m), dtype=np.uint8)
     for a, b in parts:
         numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, codes[a:b])
-    st, opens = Structure(), [0]
+    st, opens, tree_rng = Structure(), [0], np.random.default_rng(seed + 2)
     for _ in range(3):
         new = []
         for p in opens:
-            new += st.add_children(p, int(rng.integers(m)), threshold=0.0)
-            st.split_left[p] = np.arange(B) <= rng.integers(1, B - 1)
+            f = int(tree_rng.integers(min(m, 25)))
+            cut = tree_rng.integers(1, B - 1)
+            if balanced:  # node p's own feature (independent of its ancestors'), cut at its median code
+                f = p
+                cut = np.abs(np.cumsum(np.bincount(codes[:, f], minlength=B)) / n - 0.5).argmin()
+            new += st.add_children(p, f, threshold=0.0)
+            st.split_left[p] = np.arange(B) <= cut
         opens = new
-    router = _Router(st, B)
+    router, old = _Router(st, B), _old_tables(st, B)
     slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
     slot_of_node[np.asarray(opens)] = np.arange(len(opens))
     S = len(opens)
+    # what the fit knows from the level above: the parents' counts, hence each split's smaller child
+    direct = np.zeros((S, m, B, K), dtype=np.int64)
+    level_class_counts(codes, y, *router.tables(), slot_of_node, direct)
+    size = direct[:, 0].sum(axis=(1, 2))
+    small = [opens[2 * p + int(size[2 * p + 1] < size[2 * p])] for p in range(S // 2)]
+    H_parent = direct[0::2] + direct[1::2]
+    small_slot = np.full(len(st.children_left), -1, dtype=np.intp)
+    small_slot[np.asarray(small)] = np.arange(S // 2)
+    print(f"(the smaller children hold {size[np.searchsorted(opens, small)].sum() / n:.1%} of the rows)")
     X_words = X.reshape(-1)
     c_words = codes.reshape(-1)[: codes.size // 8 * 8].view(np.int64)
 
@@ -136,34 +243,72 @@ def setup(n, m, seed=0):  # noqa: C901 - one closure per measured pass, each a f
 
     def level_numpy():
         for a, b in parts:
-            slot = slot_of_node[_numpy_route(router, codes[a:b])]
+            slot = slot_of_node[_numpy_route(old, codes[a:b])]
             rows = np.flatnonzero(slot >= 0)
             class_histograms(codes[a:b], y[a:b].astype(np.intp), B, K, slot[rows], rows, S)
 
+    def level_before():
+        total = np.zeros((S, m, B, K), dtype=np.int64)
+        for a, b in parts:
+            out = np.zeros((S, m, B, K), dtype=np.int64)
+            level_counts_before(codes[a:b], y[a:b], *old, slot_of_node, out)
+            total += out
+        return total
+
     def level_compiled():
+        total = np.zeros((S, m, B, K), dtype=np.int64)
         for a, b in parts:
             out = np.zeros((S, m, B, K), dtype=np.int64)
             level_class_counts(codes[a:b], y[a:b], *router.tables(), slot_of_node, out)
+            total += out
+        return total
 
-    cases = {
-        "read X": lambda: X_words.sum(),
-        "read cache": lambda: c_words.sum(),
-        "first pass, numpy before": first_before,
-        "first pass, numpy": first_numpy,
-        "first pass, compiled": first_compiled,
-        "encode, numpy": encode_numpy,
-        "encode, compiled": encode_compiled,
-        "level, numpy": level_numpy,
+    def level_smaller_child():
+        Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
+        for a, b in parts:
+            out = np.zeros((S // 2, m, B, K), dtype=np.int64)
+            level_class_counts(codes[a:b], y[a:b], *router.tables(), small_slot, out)
+            Hs += out
+        H = np.empty((S, m, B, K), dtype=np.int64)
+        for p, c in enumerate(small):
+            i = opens.index(c)
+            H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
+        return H
+
+    def increment():
+        for a, b in parts:
+            increment_only(codes[a:b], np.zeros(m * 16, dtype=np.uint32))
+
+    def route():
+        for a, b in parts:
+            route_only(codes[a:b], *router.tables(), small_slot)
+
+    assert np.array_equal(level_before(), direct) and np.array_equal(level_smaller_child(), direct)
+    cases = {"read X": lambda: X_words.sum(), "read cache": lambda: c_words.sum()}
+    if not level_only:
+        cases |= {
+            "first pass, numpy before": first_before,
+            "first pass, numpy": first_numpy,
+            "first pass, compiled": first_compiled,
+            "encode, numpy": encode_numpy,
+            "encode, compiled": encode_compiled,
+            "level, numpy": level_numpy,
+        }
+    cases |= {
+        "level, compiled before": level_before,
         "level, compiled": level_compiled,
+        "level, compiled, smaller child": level_smaller_child,
+        "increment only": increment,
+        "route only": route,
     }
     return cases
 
 
-READS = {"first": "read X", "encode": "read X", "level": "read cache"}
+READS = {"first": "read X", "encode": "read X", "level": "read cache", "increment": "read cache", "route": "read cache"}
 
 
-def measure(n, m, rounds):
-    cases = setup(n, m)
+def measure(n, m, rounds, level_only=False, balanced=False):
+    cases = setup(n, m, level_only=level_only, balanced=balanced)
     for f in cases.values():  # warm up (and compile)
         f()
     names = list(cases)
@@ -181,19 +326,23 @@ def report(n, m, res):
     print(
         f"\n{n:,} rows × {m} columns ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()[0]:.1f})"
     )
-    print("| case | median CPU | ns per value | of the read bound | compiled ÷ numpy speed-up |")
-    print("|---|---|---|---|---|")
+    print("| case | median CPU | ns per value | of the read bound | of X's read bound | speed-up |")
+    print("|---|---|---|---|---|---|")
+
+    def share(per_round):
+        return f"{100 * np.median(per_round):.1f} % ({100 * per_round.min():.1f}–{100 * per_round.max():.1f})"
+
     for k, t in res.items():
         kind = k.split(",")[0].split()[0]
-        bound = ""
-        if kind in READS:
-            per_round = res[READS[kind]] / t
-            bound = f"{100 * np.median(per_round):.1f} % ({100 * per_round.min():.1f}–{100 * per_round.max():.1f})"
-        speed = ""
-        if k.endswith("compiled"):
+        bound = share(res[READS[kind]] / t) if kind in READS else ""
+        of_x = share(res["read X"] / t) if READS.get(kind) == "read cache" else ""
+        base = None
+        if kind == "level" and k != "level, compiled before" and "level, compiled before" in res:
+            base = res["level, compiled before"] / t  # the level pass: against the first compiled kernel
+        elif k.endswith("compiled") and k.replace("compiled", "numpy") in res:
             base = res[k.replace("compiled", "numpy")] / t
-            speed = f"{np.median(base):.2f}× ({base.min():.2f}–{base.max():.2f})"
-        print(f"| {k} | {np.median(t):.3f} s | {1e9 * np.median(t) / values:.2f} | {bound} | {speed} |")
+        speed = "" if base is None else f"{np.median(base):.2f}× ({base.min():.2f}–{base.max():.2f})"
+        print(f"| {k} | {np.median(t):.3f} s | {1e9 * np.median(t) / values:.3f} | {bound} | {of_x} | {speed} |")
 
 
 def main():
@@ -201,10 +350,16 @@ def main():
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--columns", type=int, nargs="+", default=[25])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--level-only", action="store_true", help="the reads and the level-pass cases only")
+    ap.add_argument(
+        "--balanced",
+        action="store_true",
+        help="equal-mass bins, every node split at a median code (the worst case of subtraction)",
+    )
     a = ap.parse_args()
     by_m = {}
     for m in a.columns:
-        by_m[m] = measure(a.rows, m, a.rounds)
+        by_m[m] = measure(a.rows, m, a.rounds, a.level_only, a.balanced)
         report(a.rows, m, by_m[m])
     if len(a.columns) > 1:
         ms = np.array(a.columns, dtype=float)

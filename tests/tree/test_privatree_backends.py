@@ -221,3 +221,160 @@ def test_compiled_histograms_of_many_columns_equal_grid_cells():
     got = np.zeros((m, G), dtype=np.int64)
     grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, got)
     assert np.array_equal(got, counts)
+
+
+# ---------------------------------------------------------------------------- level pass: counts by subtraction
+def _tree_with_small_nodes(rng, n, m, B, depth):
+    """Codes and a released tree where one open node holds exactly one record (row 0, the only
+    one with code B − 1 in feature 0, is sent left at the root) and one holds none (a split that
+    sends every code right)."""
+    from dpmodels.tree.privatree.builder import Structure
+
+    codes = rng.integers(0, B - 1, (n, m))
+    codes[0, 0] = B - 1
+    st, opens = Structure(), [0]
+    for _ in range(depth):
+        new = []
+        for p in opens:
+            kids = st.add_children(p, 0 if p == 0 else int(rng.integers(m)), threshold=0.0)
+            if p == 0:
+                st.split_left[p] = np.arange(B) == B - 1  # row 0 alone goes left
+            elif p == opens[-1]:
+                st.split_left[p] = np.zeros(B, dtype=bool)  # an empty left child
+            else:
+                st.split_left[p] = rng.random(B) < 0.5
+            new += kids
+        opens = new
+    return codes, st, np.asarray(opens)
+
+
+def _oracle(codes, node, lab, slot_of_node, S, B, width, sums):
+    """np.add.at over every (record, feature): the brute-force statistics of the slotted nodes
+    (``sums``: the regressor's count, Σv, Σv²; else class counts)."""
+    n, m = codes.shape
+    out = np.zeros((S, m, B, width), dtype=np.int64)
+    s = slot_of_node[node]
+    rows = np.flatnonzero(s >= 0)
+    r, j = np.repeat(rows, m), np.tile(np.arange(m), rows.size)
+    if sums:
+        v = lab[r].astype(np.int64)
+        for c, val in enumerate((np.ones_like(v), v, v * v)):
+            np.add.at(out, (s[r], j, codes[r, j], c), val)
+    else:
+        np.add.at(out, (s[r], j, codes[r, j], lab[r]), 1)
+    return out
+
+
+@pytest.mark.parametrize(
+    "seed,n,m,B,K,depth,dtype",
+    [
+        (0, 200, 5, 10, 2, 3, np.uint8),
+        (1, 57, 3, 4, 3, 2, np.uint8),
+        (2, 300, 7, 300, 2, 2, np.uint16),
+        (3, 1, 2, 3, 2, 1, np.uint8),  # one record: a one-row node and an empty one
+        (4, 300, 60, 10, 2, 3, np.uint8),  # 60 features: counted in groups of 30 (the L1 budget)
+        (5, 40, 130, 16, 2, 2, np.uint8),  # wide rows: read in order before they are routed
+    ],
+)
+def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, depth, dtype):
+    """The compiled level pass of every node, and of the smaller child of each split with its
+    sibling as parent − child, equal np.add.at over the records (empty and one-row nodes too;
+    the classifier's class counts and the regressor's count, Σv, Σv²)."""
+    from dpmodels.tree.privatree.labels import ClassLabels, RegressionLabels
+    from dpmodels.tree.privatree.streaming import _Router
+
+    rng = np.random.default_rng(seed)
+    codes, st, opens = _tree_with_small_nodes(rng, n, m, B, depth)
+    codes = codes.astype(dtype)
+    node = _route_by_hand(st, codes)
+    sizes = np.bincount(node, minlength=len(st.children_left))[opens]
+    assert 1 in sizes and 0 in sizes or n == 1  # the cases this test is for
+    tables = _Router(st, B).tables()
+    parents = [p for p in range(len(st.children_left)) if st.children_left[p] in set(opens.tolist())]
+    y = rng.integers(0, K, n).astype(np.uint8)
+    u = rng.integers(-(1 << 16), (1 << 16) + 1, n).astype(np.int32)
+    reg = RegressionLabels((-1.0, 1.0))
+    for labels, lab, v in ((ClassLabels(np.arange(K)), y, y), (reg, u, np.clip(u, -reg.w, reg.w))):
+        width, sums = labels.width, labels is reg
+        every = np.full(len(st.children_left), -1, dtype=np.intp)
+        every[opens] = np.arange(opens.size)
+        H = np.zeros((opens.size, m, B, width), dtype=np.int64)
+        labels.level_pass(codes, lab, tables, every, H)
+        want = _oracle(codes, node, v, every, opens.size, B, width, sums)
+        assert np.array_equal(H, want)
+        # the parents' statistics (one level up), then the smaller children only
+        parent_of = {st.children_left[p]: p for p in parents} | {st.children_right[p]: p for p in parents}
+        rec = H[..., 0] if sums else H.sum(-1)
+        small = [
+            min((st.children_left[p], st.children_right[p]), key=lambda c: rec[every[c], 0].sum()) for p in parents
+        ]
+        slot = np.full(len(st.children_left), -1, dtype=np.intp)
+        slot[small] = np.arange(len(small))
+        Hs = np.zeros((len(small), m, B, width), dtype=np.int64)
+        labels.level_pass(np.asfortranarray(codes), lab, tables, slot, Hs)  # any memory order
+        for i, c in enumerate(small):
+            p = parent_of[c]
+            sib = st.children_right[p] if c == st.children_left[p] else st.children_left[p]
+            H_parent = want[every[st.children_left[p]]] + want[every[st.children_right[p]]]
+            assert np.array_equal(Hs[i], want[every[c]])
+            assert np.array_equal(H_parent - Hs[i], want[every[sib]])
+        # an empty partition adds nothing
+        before = H.copy()
+        labels.level_pass(codes[:0], lab[:0], tables, every, H)
+        assert np.array_equal(H, before)
+
+
+@pytest.mark.parametrize("where", ["in process", "dask"])
+def test_partitioned_fit_counts_one_child_per_split_and_is_the_pinned_model(monkeypatch, where):
+    """A partitioned fit asks each level pass for one child per split — in process the one with
+    fewer records, on Dask's workers (public inputs only) the left one — and derives its sibling;
+    the model is the one pinned before this change (tests/tree/test_privatree_identity.py)."""
+    from test_privatree_identity import MIXED, PINNED, _digest, _mixed
+
+    from dpmodels.tree import PrivaTreeClassifier
+    from dpmodels.tree.privatree.streaming import SourceData
+
+    if where == "dask":
+        from _extras import need
+
+        dd = need("dask")
+    calls = []
+    count = SourceData._count
+
+    def spy(self, st, nodes):
+        out = count(self, st, nodes)
+        siblings = []
+        for v in nodes:
+            p = st.children_left.index(v) if v in st.children_left else st.children_right.index(v) if v else -1
+            sib = -1 if p < 0 else st.children_right[p] if st.children_left[p] == v else st.children_left[p]
+            siblings.append((sib, v == st.children_left[p], count(self, st, [sib])[0] if sib >= 0 else None))
+        calls.append((list(nodes), out, siblings))
+        return out
+
+    monkeypatch.setattr(SourceData, "_count", spy)
+    for k, name, params in ((2, "default", {}), (3, "pf-exp-gini", dict(
+        leaf_labels="permute-and-flip", split_selection="exponential", split_criterion="gini", max_depth=4
+    )), (2, "published", dict(variant="published"))):  # fmt: skip
+        calls.clear()
+        X, y, labels = _mixed(1500, 0, k)
+        m = PrivaTreeClassifier(**{**MIXED, **params}, classes=labels, random_state=0)
+        if where == "dask":
+            ddf = dd.from_pandas(X.assign(label=y), npartitions=3)
+            m.fit(ddf[list(X.columns)], ddf["label"])
+        else:
+            m.fit(InMemorySource(X, y, cuts=(1, 700, 701)))
+        got = {
+            "tree": m.tree_.to_dict(),
+            "ledger": m.privacy_ledger_.to_dict(),
+            "budget": m.budget_,
+            "n": m.n_estimate_,
+        }
+        assert _digest(got) == PINNED[f"privatree-mixed-k{k}-{name}-s0"]
+        assert len(calls) >= 2 and calls[0][0] == [0]  # the root, then children of splits
+        for nodes, H, siblings in calls[1:]:
+            for h, (sib, is_left, direct) in zip(H, siblings):
+                assert sib not in nodes  # derived as parent − child, not counted
+                if where == "dask":
+                    assert is_left  # a public choice
+                else:
+                    assert h[0].sum() <= direct[0].sum()  # the smaller child (records of feature 0)

@@ -70,13 +70,13 @@ class ClassLabels:
         """A level pass over one partition: ``out`` (S, m, B, K) += class counts (compiled)."""
         from .kernels import level_class_counts
 
-        level_class_counts(codes, lab, *tables, slot_of_node, out)
+        level_class_counts(np.ascontiguousarray(codes), lab, *tables, slot_of_node, out)
 
     def leaf_pass(self, codes, lab, tables, leaf_of_node, out) -> None:
         """The leaf pass over one partition: ``out`` (L, K) += class counts (compiled)."""
         from .kernels import leaf_class_counts
 
-        leaf_class_counts(codes, lab, *tables, leaf_of_node, out)
+        leaf_class_counts(np.ascontiguousarray(codes), lab, *tables, leaf_of_node, out)
 
     def counter(self, codes, lab, B):
         """The in-memory counter of :mod:`.histograms` (features packed per bincount element)."""
@@ -153,13 +153,13 @@ class RegressionLabels:
         """A level pass over one partition: ``out`` (S, m, B, 3) += (count, Σv, Σv²) (compiled)."""
         from .kernels import level_sum_counts
 
-        level_sum_counts(codes, lab, self.w, *tables, slot_of_node, out)
+        level_sum_counts(np.ascontiguousarray(codes), lab, self.w, *tables, slot_of_node, out)
 
     def leaf_pass(self, codes, lab, tables, leaf_of_node, out) -> None:
         """The leaf pass over one partition: ``out`` (L, 2) += (count, Σu) (compiled)."""
         from .kernels import leaf_sum_counts
 
-        leaf_sum_counts(codes, lab, *tables, leaf_of_node, out)
+        leaf_sum_counts(np.ascontiguousarray(codes), lab, *tables, leaf_of_node, out)
 
     def counter(self, codes, lab, B):
         return _SumCounter(codes, self._level_values(lab), B)

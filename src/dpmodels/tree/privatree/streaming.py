@@ -16,8 +16,10 @@ counts of a public shape (docs/privacy.md, "Counting at scale"):
    workers), so the source is read twice in all.
 3. **one pass per level** with a splittable node, over the cache: each record is routed through
    the released splits to its open node (the node id is a function of public splits and the
-   record's codes); the pass returns the (node, feature, bin, class) counts of the splittable
-   nodes — the ``H`` that :func:`.splitter.select_level` consumes in the in-memory fit.
+   record's codes); the pass counts the (node, feature, bin, class) cells of one child of each
+   split (in process the smaller one, on Dask's workers the left one: :meth:`SourceData.node_counts`),
+   the sibling being the parent minus it — the ``H`` of the splittable nodes that
+   :func:`.splitter.select_level` consumes, as in the in-memory fit.
 4. **leaf pass** over the cache: the (leaf, class) counts.
 
 So a tree of depth d costs at most d + 3 passes, two of them over the source. Noise is drawn on the driver only, from the
@@ -285,21 +287,30 @@ class _Prepare:
 
 
 class _Router:
-    """Node id of every record in the released (partial) tree: a function of public splits."""
+    """Node id of every record in the released (partial) tree: a function of public splits.
+
+    As the compiled kernels route (:mod:`.kernels`): ``nxt[node·B + code]`` is the child a record
+    with that code of ``feat[node]`` goes to (a leaf or open node maps to itself), so ``depth``
+    look-ups from the root reach every record's node, without a branch on the data.
+    """
 
     def __init__(self, st: Structure, B: int):
         n_nodes = len(st.children_left)
-        self.cl = np.asarray(st.children_left, dtype=np.intp)
-        self.cr = np.asarray(st.children_right, dtype=np.intp)
-        self.feat = np.maximum(np.asarray(st.feature, dtype=np.intp), 0)
-        self.left = np.zeros((n_nodes, B), dtype=bool)
-        for node, row in st.split_left.items():
-            self.left[node] = row
+        cl = np.asarray(st.children_left, dtype=np.intp)
+        cr = np.asarray(st.children_right, dtype=np.intp)
+        self.feat = np.maximum(np.asarray(st.feature, dtype=np.intp), 0).astype(np.uint64)
+        nxt = np.repeat(np.arange(n_nodes, dtype=np.uint64)[:, None], B, axis=1)
+        depth = np.zeros(n_nodes, dtype=np.intp)
+        for node in np.flatnonzero(cl >= 0):  # parents before children (ids grow with depth)
+            nxt[node] = np.where(st.split_left.get(int(node), False), cl[node], cr[node])
+            depth[cl[node]] = depth[cr[node]] = depth[node] + 1
+        self.nxt = nxt.reshape(-1)
+        self.depth = int(depth.max())
         self.B = B
 
     def tables(self):
         """What the compiled kernels route by (:mod:`.kernels`)."""
-        return self.cl, self.cr, self.feat, self.left
+        return self.feat, self.nxt, self.B, self.depth
 
 
 class _LevelPass:
@@ -361,6 +372,8 @@ class SourceData:
         self.n_partitions = self.source.n_partitions
         self.enc = _Encoder(names, categorical, categories, self.labels)
         self.cache: Any = None
+        self._last: dict = {}  # node id -> statistics, of the nodes counted at the current level
+        self._families: list = []  # (left, right, parent's statistics, count the right one) per split
 
     def first_pass(self):
         """n and the grid histograms (every schema error surfaces here, before any release)."""
@@ -380,9 +393,48 @@ class SourceData:
         self.cache = encoded_cache(self.source, prepare)
 
     def node_counts(self, st, open_ids, idx):
-        S = idx.size
+        """The statistics of the open nodes ``open_ids[idx]``: one level pass over the cache that
+        counts one child of each split made at the last level; its sibling is the parent's
+        statistics minus it (exact int64: the same integers as a direct count, so every released
+        value is unchanged).
+
+        Which child: where the passes run in this process (in-memory and Parquet sources), the
+        one with fewer records, known from the parent's exact counts — as the in-memory backend
+        does. Those counts never leave this driver and the choice decides only which rows the
+        pass counts (the work order), never a released value, an error or a stopping rule; the
+        fit's running time is not part of the release (docs/privacy.md). Dask workers get public
+        inputs only (docs/privacy.md, "Counting at scale"): a private choice sent to them would
+        tell them one bit per split about the other partitions, so they count the left child, a
+        choice fixed by the released structure.
+        """
+        want = [int(v) for v in np.asarray(open_ids)[idx]]
+        counted, derived = [], {}  # derived: node -> (parent's statistics, counted sibling)
+        wanted = set(want)
+        for left, right, H_parent, count_right in self._families:
+            if left not in wanted and right not in wanted:
+                continue  # both children became leaves: nothing to count
+            one, other = (right, left) if count_right else (left, right)
+            counted.append(one)
+            derived[other] = (H_parent, one)
+        siblings = set(counted)
+        counted += [v for v in want if v not in derived and v not in siblings]
+        Hc = self._count(st, counted)
+        row = {v: r for r, v in enumerate(counted)}
+        H = np.empty((len(want),) + Hc.shape[1:], dtype=np.int64)
+        for r, v in enumerate(want):
+            if v in row:
+                H[r] = Hc[row[v]]
+            else:
+                H_parent, one = derived[v]
+                H[r] = H_parent - Hc[row[one]]
+        self._last = dict(zip(want, H))
+        return H
+
+    def _count(self, st, nodes):
+        """One level pass: the statistics of ``nodes`` (node ids), (len(nodes), m, B, W) int64."""
+        S = len(nodes)
         slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
-        slot_of_node[np.asarray(open_ids)[idx]] = np.arange(S)
+        slot_of_node[np.asarray(nodes, dtype=np.intp)] = np.arange(S)
         shape = (S, self.m, self.B, self.labels.width)
         level = _LevelPass(_Router(st, self.B), slot_of_node, S, self.B, self.m, self.labels)
         return counts(self.cache, level, shape)
@@ -391,7 +443,29 @@ class SourceData:
         """Nothing to do: every pass routes the records through the released splits."""
 
     def split(self, st, open_ids, sidx, f_sel, go_left, more):
-        """Nothing to do: the released splits are in ``st``."""
+        """The released splits are in ``st``; with ``more`` (another level follows), keep each
+        split node's statistics and which of its children the next pass counts (:meth:`node_counts`;
+        in process, the one with fewer records: the record count per bin of the split feature,
+        summed over the bins going left, against the parent's) for its subtraction."""
+        self._families = []
+        if not more:
+            self._last = {}
+            return
+        channel = self.labels.count_channel
+        in_process = getattr(self.cache, "kind", None) == "cache"  # not shipped to Dask workers
+        for i, a in enumerate(sidx):
+            parent = int(open_ids[a])
+            H_parent = self._last.get(parent)
+            if H_parent is None:  # not counted at this level (cannot happen in grow): count both
+                continue
+            count_right = False  # the left child: the public choice
+            if in_process:  # the smaller child (node_counts: a work order, never released)
+                rec = H_parent.sum(axis=-1) if channel is None else H_parent[..., channel]  # (m, B) records
+                n_left = int((rec[f_sel[i]] * go_left[i]).sum())
+                count_right = int(rec[0].sum()) - n_left < n_left  # ties: count the left child
+            left, right = int(st.children_left[parent]), int(st.children_right[parent])
+            self._families.append((left, right, H_parent, count_right))
+        self._last = {}
 
     def leaf_counts(self, st):
         L = len(st.leaf_ids)
