@@ -103,7 +103,7 @@ optimal: $(STAMP)
 # the cells are cached by hash in results/lib-peers, so a rerun after a change adds only new series
 # (the side environment runs only the cells the main one could not); then the generated page
 # docs/results/lib-peers.md from its committed rows docs/results/data/lib-peers.csv.gz (the page's
-# CPU-s are the last computing run's; pass --cpu-seconds with the sum when several runs computed it)
+# CPU-s are the sum over the runs that computed the grid's cells, in either environment)
 .PHONY: reproduce-peers
 reproduce-peers: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,reproduce,peers]"
