@@ -120,7 +120,7 @@ DPL_VENV   ?= .venv-diffprivlib
 DPL_PY     := $(DPL_VENV)/bin/python
 DPL_STAMP  := $(DPL_VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 # the paper-002 ids whose tables or figure have DiffPrivLib / DP-LR series
-DPL_IDS    ?= 002-table6 002-table2 002-table7 002-table8 002-table3 002-fig1
+DPL_IDS    ?= 002-table6 002-table2 002-table7 002-table8 002-table3 002-fig1 002-uci 002-reference
 DPL_WORKERS ?= 1
 
 $(DPL_STAMP): pyproject.toml
