@@ -103,7 +103,7 @@ optimal: $(STAMP)
 # the cells are cached by hash in results/lib-peers, so a rerun after a change adds only new series
 # (the side environment runs only the cells the main one could not); then the generated page
 # docs/results/lib-peers.md from its committed rows docs/results/data/lib-peers.csv.gz (the page's
-# CPU-s are the last computing run's; pass --cpu-seconds with the sum when several runs computed it)
+# CPU-s are the sum over the runs that computed the grid's cells, in either environment)
 .PHONY: reproduce-peers
 reproduce-peers: $(STAMP)
 	$(PIP) install --quiet -e ".[dev,reproduce,peers]"
@@ -120,7 +120,7 @@ DPL_VENV   ?= .venv-diffprivlib
 DPL_PY     := $(DPL_VENV)/bin/python
 DPL_STAMP  := $(DPL_VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 # the paper-002 ids whose tables or figure have DiffPrivLib / DP-LR series
-DPL_IDS    ?= 002-table6 002-table2 002-table7 002-table8 002-table3 002-fig1
+DPL_IDS    ?= 002-table6 002-table2 002-table7 002-table8 002-table3 002-fig1 002-uci 002-reference
 DPL_WORKERS ?= 1
 
 $(DPL_STAMP): pyproject.toml
@@ -147,13 +147,13 @@ reproduce-diffprivlib: $(DPL_STAMP)
 	$(DPL_VENV)/bin/dpmodels reproduce $(DPL_IDS) --workers $(DPL_WORKERS) --out results
 
 # paper 002 beside the authors' public PrivaTree, on the same splits and folds: the id 002-authors
-# (Fig. 1's and Fig. 4's splits) and the authors' series of Tables II, VI, VII and VIII. Give a checkout
+# (Fig. 1's and Fig. 4's splits) and the authors' series of Tables II, III, VI, VII and VIII. Give a checkout
 # of tudelft-cda-lab/PrivaTree (commit 2aff7a0 printed the paper's results); nothing is downloaded, e.g.
 #   git --git-dir=<mirror> archive 2aff7a0 | tar -x -C /tmp/privatree-2aff7a0
 #   make reproduce-authors AUTHORS=/tmp/privatree-2aff7a0
 # Their cells run in the side env (their code imports diffprivlib); the main env then reports the tables.
 # `make test-diffprivlib AUTHORS=...` also runs the adapter's tests that need the checkout.
-AUTHORS_IDS ?= 002-table6 002-table2 002-table7 002-table8
+AUTHORS_IDS ?= 002-table6 002-table2 002-table7 002-table8 002-table3
 reproduce-authors: $(DPL_STAMP) $(STAMP)
 	@test -f "$(AUTHORS)/privatree/privatree.py" || { echo "set AUTHORS=/path/to/a/checkout/of/tudelft-cda-lab/PrivaTree"; exit 2; }
 	DPMODELS_AUTHORS_PRIVATREE="$(AUTHORS)" $(DPL_VENV)/bin/dpmodels reproduce 002-authors --workers $(DPL_WORKERS) --out results

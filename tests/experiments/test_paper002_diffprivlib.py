@@ -92,6 +92,29 @@ def test_runner_reads_but_never_runs_a_cell_whose_package_is_missing(tmp_path, m
     assert r.notes == [f"1 cells needing {missing} read from another environment's run"]
 
 
+def test_a_run_that_completes_another_environments_grid_reports_both_runs_cpu(tmp_path, monkeypatch):
+    """The main environment runs the plain cells, the side one only the optional cell: the grid's
+    metadata (what a page reports) carries the CPU time of both runs, not the last one's alone."""
+    missing = "dpmodels_no_such_package_for_this_test"
+    cells = _noise_cells(missing)
+    exp = registry.Experiment(
+        "zzz-two-envs", paper="zzz", kind="table", title="two", draws="test", cells=lambda size: cells
+    )
+    monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
+    monkeypatch.setattr(run, "_code_commit", lambda: "aaa")
+    run.run_experiment(exp.id, Size(), tmp_path, progress=False)
+    first = json.loads((tmp_path / exp.id / "meta.json").read_text())
+    monkeypatch.setattr(run, "requirement_met", lambda package: True)  # the side environment
+    monkeypatch.setattr(run, "_code_commit", lambda: "bbb")
+    r = run.run_experiment(exp.id, Size(), tmp_path, progress=False)
+    meta = json.loads((tmp_path / exp.id / "meta.json").read_text())
+    assert (r.cells_run, r.cells_cached, meta["runs"], meta["commit"]) == (1, 1, 2, "aaa + bbb")
+    assert meta["cpu_seconds"] == round(first["cpu_seconds"] + r.cpu_seconds, 1)
+    # a later run that reuses everything keeps that measurement
+    run.run_experiment(exp.id, Size(), tmp_path, progress=False, finished_only=True)
+    assert json.loads((tmp_path / exp.id / "meta.json").read_text())["cpu_seconds"] == meta["cpu_seconds"]
+
+
 def _paired_frame(diffs_by_eps, base=0.6):
     rows = []
     for eps, diffs in diffs_by_eps.items():

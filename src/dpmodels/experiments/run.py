@@ -130,14 +130,28 @@ def run_experiment(
         commit=_code_commit(),
     )
     old = exp_dir / "meta.json"
-    if (
-        res.cells_run == 0 and not res.cells_missing and old.exists()
-    ):  # everything reused: keep the measurement of the run that computed it
-        prev = json.loads(old.read_text())
-        if prev.get("cells") == len(cells) and prev.get("size") == json.loads(json.dumps(meta["size"])):
+    prev = json.loads(old.read_text()) if old.exists() else None
+    if prev is not None and prev.get("size") == json.loads(json.dumps(meta["size"])) and not res.cells_missing:
+        if res.cells_run == 0 and prev.get("cells") == len(cells):
+            # everything reused: keep the measurement of the run that computed it
             meta = dict(prev, rows=res.rows, skipped=res.skipped, rendered=time.strftime("%Y-%m-%d %H:%M:%S"))
+        elif res.cells_run and res.cells_cached == prev.get("cells_run", 0) + prev.get("cells_cached", 0):
+            meta = _continued(prev, meta)
     old.write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return res
+
+
+def _continued(prev: dict, meta: dict) -> dict:
+    """The metadata of a run that completed a grid an earlier run began (e.g. the cells needing
+    diffprivlib, run in its side environment after the main one ran the rest): the grid's CPU time
+    is both runs', and both commits are named when they differ."""
+    commits = [c for c in str(prev.get("commit", "unknown")).split(" + ") if c != meta["commit"]]
+    return dict(
+        meta,
+        cpu_seconds=round(prev.get("cpu_seconds", 0.0) + meta["cpu_seconds"], 1),
+        commit=" + ".join([*commits, meta["commit"]]),
+        runs=prev.get("runs", 1) + 1,
+    )
 
 
 def render(exp: Experiment, df, exp_dir: Path, plot=True, size: Size | None = None):

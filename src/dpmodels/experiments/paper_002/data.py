@@ -56,7 +56,6 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
-from ..._optional import available
 from ...data import dataset_schema, load_dataset
 from ...data.schema import PUBLIC_BOUNDS as _SCHEMA_BOUNDS
 from ..seeds import derive_seed
@@ -216,10 +215,6 @@ def load_experiment_data(name):
 
 
 # --------------------------------------------------------------------------- learners
-def _has_diffprivlib() -> bool:
-    return available("diffprivlib")
-
-
 def _ordinal(X, meta):
     """Integer codes of the public categories (−1 outside), numbers as float (paper's encoding)."""
     out = np.empty(X.shape, dtype=float)

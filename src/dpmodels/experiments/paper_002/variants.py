@@ -27,12 +27,12 @@ from .data import (
     LEARNERS,
     REFERENCE_EPSILON,
     _applicable,
-    _has_diffprivlib,
     _load,
     _one_fold,
     markdown_table,
     reference_table,
 )
+from .protocol import DIFFPRIVLIB
 
 __all__ = ["fold_cell", "fold_cells"]
 
@@ -67,18 +67,18 @@ def fold_cell(dataset, learner, epsilons, repeat, fold, folds) -> list[dict]:
 
 def fold_cells(datasets, epsilons, learners, folds=5, repeats=1) -> list:
     """Cells of a (dataset × learner × repeat × fold) grid, with :class:`Skip` entries for what
-    cannot run here (diffprivlib missing; DPGDF without categorical features)."""
+    cannot run (DPGDF without categorical features).
+
+    The diffprivlib learners' cells carry ``requires="diffprivlib"``: they run only where it imports
+    (the side environment of ``make diffprivlib-env``), and an environment without it reads the
+    cells that one finished (the runner lists them as skipped when none did)."""
     unknown = [lr for lr in learners if lr not in LEARNERS]
     if unknown:
         raise ValueError(f"unknown learners {unknown}; choose from {list(LEARNERS)}")
     out: list = []
-    dpl = _has_diffprivlib()
     for ds in datasets:
         X, _, meta = _load(ds)
         for lr in learners:
-            if lr in _DIFFPRIVLIB and not dpl:
-                out.append(Skip(f"{ds}-{lr}", "diffprivlib does not import here (it needs scikit-learn < 1.8)"))
-                continue
             if not _applicable(lr, meta, X):
                 out.append(Skip(f"{ds}-{lr}", "no categorical feature (DPGDF uses categorical features only)"))
                 continue
@@ -96,6 +96,7 @@ def fold_cells(datasets, epsilons, learners, folds=5, repeats=1) -> list:
                                 fold=k,
                                 folds=int(folds),
                             ),
+                            requires=DIFFPRIVLIB if lr in _DIFFPRIVLIB else None,
                         )
                     )
     return out
