@@ -1,7 +1,7 @@
 """PrivaTree out of core: the CPU of a fit by Dask's workers against the pyarrow loop, same files.
 
     python benchmarks/bench_dask_privatree.py --rows 2000000 --dir /tmp/dpmodels-scale [--rounds 2]
-        [--no-malloc-trim] [--pyarrow-arrow-passes] [--passes]
+        [--no-malloc-trim] [--pyarrow-pandas-passes] [--passes]
 
 Data: ``benchmarks/scale_run.py``'s (10 numerical + 5 text categorical features, a binary label,
 Parquet files of 500,000 rows, written once). Fit: ``PrivaTreeClassifier(epsilon=1, max_depth=6,
@@ -16,9 +16,11 @@ one fit of each backend, alternating:
   :meth:`~dpmodels.data.DaskSource.from_parquet` (one partition per file): the workers' CPU
   (user + system, measured on each worker before and after) plus the driver's.
 
-The Dask source passes read the pinned files as Arrow record batches (``sources_pinned.read_pinned``);
-the pyarrow fit's read pandas batches, unless ``--pyarrow-arrow-passes`` (a what-if: the same
-Arrow passes in the pyarrow process, file by file; its level passes are unchanged).
+Both backends' source passes read Arrow record batches through the same pass functions: the Dask
+tasks the pinned files (``sources_pinned.read_pinned``), the pyarrow fit its record batches
+(``ParquetSource.map_batches``). ``--pyarrow-pandas-passes``: the pyarrow fit's source passes on
+pandas frames instead (``ParquetSource.arrow_passes = False``: its path until 2026-11-29, the
+same tree).
 
 A warm-up round (one fit of each, not counted) comes first. Prints the CPU of each fit (user /
 system), rows per CPU-second, the ratio dask ÷ pyarrow, the tree's digest (the same tree from
@@ -63,45 +65,13 @@ def _est():
     )
 
 
-def _arrow_passes_for_parquet() -> None:
-    """``--pyarrow-arrow-passes``, a what-if: the ParquetSource's two source passes read each file
-    as Arrow record batches through the same pass functions as the Dask tasks
-    (``sources_pinned.read_pinned``), in this process, instead of its pandas batches."""
-    from dpmodels.data import cache, sources_pinned
-    from dpmodels.tree.privatree import streaming
-
-    counts0, cache0 = streaming.counts, streaming.encoded_cache
-
-    def files(src):
-        return [*src.columns, src.label], list(zip(src.files, src._stats))
-
-    def counts(src, fn, shape):
-        if src.kind != "pyarrow" or not callable(getattr(fn, "from_arrow", None)):
-            return counts0(src, fn, shape)
-        cols, pins = files(src)
-        src.check_unchanged()
-        total = np.zeros(shape, dtype=np.int64)
-        for pin in pins:
-            total += sources_pinned.read_pinned(fn, cols, pin)
-        src.check_unchanged()
-        return total
-
-    def encoded_cache(src, prepare):
-        if src.kind != "pyarrow":
-            return cache0(src, prepare)
-        cols, pins = files(src)
-        return cache.cache_to_folder(src, (sources_pinned.read_pinned(prepare, cols, pin) for pin in pins))
-
-    streaming.counts, streaming.encoded_cache = counts, encoded_cache
-
-
-def _pyarrow_fits(conn, d: str, arrow_passes: bool) -> None:
+def _pyarrow_fits(conn, d: str, pandas_passes: bool) -> None:
     """The pyarrow side, in a process of its own: one fit per request; replies (CPU, wall, digest)."""
     from dpmodels.data import ParquetSource
     from scale_run import CATS, NUM
 
-    if arrow_passes:
-        _arrow_passes_for_parquet()
+    if pandas_passes:
+        ParquetSource.arrow_passes = False
 
     while conn.recv() == "fit":
         c0, t = _cpu(), time.perf_counter()
@@ -163,9 +133,9 @@ def main() -> None:
     ap.add_argument("--passes", action="store_true", help="then one more Dask fit, with the CPU of each pass")
     ap.add_argument("--idle-seconds", type=float, default=5.0, help="how long the idle cluster is measured")
     ap.add_argument(
-        "--pyarrow-arrow-passes",
+        "--pyarrow-pandas-passes",
         action="store_true",
-        help="a what-if: the pyarrow fit's source passes read Arrow record batches, as the Dask tasks do",
+        help="the pyarrow fit's source passes on pandas frames (its path until 2026-11-29)",
     )
     args = ap.parse_args()
     d = Path(args.dir) / f"rows{args.rows}"
@@ -174,7 +144,7 @@ def main() -> None:
 
     ctx = multiprocessing.get_context("spawn")
     conn, child_conn = ctx.Pipe()
-    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d), args.pyarrow_arrow_passes), daemon=True)
+    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d), args.pyarrow_pandas_passes), daemon=True)
     pyarrow_side.start()  # before the cluster: nothing of Dask runs in it
 
     from distributed import Client, LocalCluster
@@ -239,8 +209,8 @@ def main() -> None:
     da = np.array([t.sum() for t in res["dask"]])
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     nanny = "workers without MALLOC_TRIM_THRESHOLD_" if args.no_malloc_trim else "Dask's default nanny"
-    if args.pyarrow_arrow_passes:
-        nanny += "; pyarrow's source passes on Arrow record batches (what-if)"
+    if args.pyarrow_pandas_passes:
+        nanny += "; pyarrow's source passes on pandas frames (the old path)"
     print(f"\n{args.rows:,} rows, {args.rounds} rounds, {nanny}, {stamp}; trees: {sorted(digests)}")
     print(f"load average (1 min) at the start / end: {load0:.1f} / {os.getloadavg()[0]:.1f}")
     print("| backend | CPU per fit (median) | rows per CPU-second per pass (8 passes) |")
