@@ -1,7 +1,7 @@
 """PrivaTree out of core: the CPU of a fit by Dask's workers against the pyarrow loop, same files.
 
     python benchmarks/bench_dask_privatree.py --rows 2000000 --dir /tmp/dpmodels-scale [--rounds 2]
-        [--no-malloc-trim] [--pyarrow-pandas-passes] [--passes]
+        [--no-malloc-trim] [--pyarrow-pandas-passes] [--passes] [--pyarrow-paths]
 
 Data: ``benchmarks/scale_run.py``'s (10 numerical + 5 text categorical features, a binary label,
 Parquet files of 500,000 rows, written once). Fit: ``PrivaTreeClassifier(epsilon=1, max_depth=6,
@@ -20,7 +20,8 @@ Both backends' source passes read Arrow record batches through the same pass fun
 tasks the pinned files (``sources_pinned.read_pinned``), the pyarrow fit its record batches
 (``ParquetSource.map_batches``). ``--pyarrow-pandas-passes``: the pyarrow fit's source passes on
 pandas frames instead (``ParquetSource.arrow_passes = False``: its path until 2026-11-29, the
-same tree).
+same tree). ``--pyarrow-paths``: no Dask; the pyarrow fit on either path, alternating (the CPU
+the Arrow passes save on one machine).
 
 A warm-up round (one fit of each, not counted) comes first. Prints the CPU of each fit (user /
 system), rows per CPU-second, the ratio dask ÷ pyarrow, the tree's digest (the same tree from
@@ -65,18 +66,39 @@ def _est():
     )
 
 
-def _pyarrow_fits(conn, d: str, pandas_passes: bool) -> None:
-    """The pyarrow side, in a process of its own: one fit per request; replies (CPU, wall, digest)."""
+def _pyarrow_fits(conn, d: str) -> None:
+    """The pyarrow side, in a process of its own: one fit per request ("fit", or "fit-pandas": the
+    source passes on pandas frames); replies (CPU, wall, digest)."""
     from dpmodels.data import ParquetSource
     from scale_run import CATS, NUM
 
-    if pandas_passes:
-        ParquetSource.arrow_passes = False
-
-    while conn.recv() == "fit":
+    while (msg := conn.recv()) in ("fit", "fit-pandas"):
+        ParquetSource.arrow_passes = msg == "fit"
         c0, t = _cpu(), time.perf_counter()
         m = _est().fit(ParquetSource(d, label="label", columns=NUM + list(CATS)))
         conn.send((_cpu() - c0, time.perf_counter() - t, _digest(m)))
+
+
+def _pyarrow_paths(conn, rows: int, rounds: int) -> None:
+    """``--pyarrow-paths``: the pyarrow fit with its source passes on Arrow record batches against
+    the same fit on pandas frames (no cluster), alternating, after a warm-up of each."""
+    res: dict = {"fit": [], "fit-pandas": []}
+    digests = set()
+    for r in range(-1, rounds):
+        for msg in ("fit", "fit-pandas") if r % 2 == 0 else ("fit-pandas", "fit"):
+            conn.send(msg)
+            total, wall, digest = conn.recv()
+            digests.add(digest)
+            if r >= 0:
+                res[msg].append(total.sum())
+            print(
+                f"round {r if r >= 0 else 'warm-up'} {msg:10s} wall {wall:6.1f} s  CPU {total.sum():6.2f} s", flush=True
+            )
+    conn.send("stop")
+    a, p = np.array(res["fit"]), np.array(res["fit-pandas"])
+    print(f"\n{rows:,} rows, {rounds} rounds, pyarrow only; trees: {sorted(digests)}")
+    print(f"pyarrow CPU per fit (median): Arrow source passes {np.median(a):.2f} s, pandas frames {np.median(p):.2f} s")
+    print(f"Arrow ÷ pandas: {np.median(a) / np.median(p):.2f}× (per round: {np.round(a / p, 2).tolist()})")
 
 
 def _dask_passes(client, fit) -> None:
@@ -130,6 +152,11 @@ def main() -> None:
         action="store_true",
         help="spawn the workers without Dask's MALLOC_TRIM_THRESHOLD_=65536 (docs/benchmarks.md)",
     )
+    ap.add_argument(
+        "--pyarrow-paths",
+        action="store_true",
+        help="no Dask: the pyarrow fit with Arrow source passes against the pandas ones, alternating",
+    )
     ap.add_argument("--passes", action="store_true", help="then one more Dask fit, with the CPU of each pass")
     ap.add_argument("--idle-seconds", type=float, default=5.0, help="how long the idle cluster is measured")
     ap.add_argument(
@@ -144,8 +171,13 @@ def main() -> None:
 
     ctx = multiprocessing.get_context("spawn")
     conn, child_conn = ctx.Pipe()
-    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d), args.pyarrow_pandas_passes), daemon=True)
+    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d)), daemon=True)
     pyarrow_side.start()  # before the cluster: nothing of Dask runs in it
+    if args.pyarrow_paths:
+        _pyarrow_paths(conn, args.rows, args.rounds)
+        pyarrow_side.join()
+        return
+    fit_msg = "fit-pandas" if args.pyarrow_pandas_passes else "fit"
 
     from distributed import Client, LocalCluster
 
@@ -179,7 +211,7 @@ def main() -> None:
         for r in range(-1, args.rounds):  # round -1 warms up (compiled kernels loaded, caches filled): not counted
             for kind in ("pyarrow", "dask") if r % 2 == 0 else ("dask", "pyarrow"):
                 if kind == "pyarrow":
-                    conn.send("fit")
+                    conn.send(fit_msg)
                     total, wall, digest = conn.recv()
                     driver = total
                 else:
