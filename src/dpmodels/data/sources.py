@@ -9,7 +9,8 @@ a small interface (docs/privacy.md, "Counting at scale"):
 - ``n_partitions`` and ``fingerprint()`` (what was read: the pinned file list with sizes and
   modification times, or the Dask graph's name);
 - ``partitions()`` (pyarrow and in-memory sources): ``(X, y)`` pandas frames / arrays, one per
-  record batch, in a fixed order.
+  record batch, in a fixed order; a pyarrow source's ``map_batches(fn)`` hands a pass function
+  with a ``from_arrow`` method the record batches themselves instead.
 
 The passes that turn partitions into exact counts are in :mod:`dpmodels.data.counts`. Neither
 pyarrow nor Dask is imported by the in-memory path: this module imports them lazily.
