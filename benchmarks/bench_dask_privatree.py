@@ -1,7 +1,7 @@
 """PrivaTree out of core: the CPU of a fit by Dask's workers against the pyarrow loop, same files.
 
     python benchmarks/bench_dask_privatree.py --rows 2000000 --dir /tmp/dpmodels-scale [--rounds 2]
-        [--no-malloc-trim] [--pyarrow-arrow-passes] [--passes]
+        [--no-malloc-trim] [--pyarrow-pandas-passes] [--passes] [--pyarrow-paths]
 
 Data: ``benchmarks/scale_run.py``'s (10 numerical + 5 text categorical features, a binary label,
 Parquet files of 500,000 rows, written once). Fit: ``PrivaTreeClassifier(epsilon=1, max_depth=6,
@@ -16,9 +16,12 @@ one fit of each backend, alternating:
   :meth:`~dpmodels.data.DaskSource.from_parquet` (one partition per file): the workers' CPU
   (user + system, measured on each worker before and after) plus the driver's.
 
-The Dask source passes read the pinned files as Arrow record batches (``sources_pinned.read_pinned``);
-the pyarrow fit's read pandas batches, unless ``--pyarrow-arrow-passes`` (a what-if: the same
-Arrow passes in the pyarrow process, file by file; its level passes are unchanged).
+Both backends' source passes read Arrow record batches through the same pass functions: the Dask
+tasks the pinned files (``sources_pinned.read_pinned``), the pyarrow fit its record batches
+(``ParquetSource.map_batches``). ``--pyarrow-pandas-passes``: the pyarrow fit's source passes on
+pandas frames instead (``ParquetSource.arrow_passes = False``: its path until 2026-11-29, the
+same tree). ``--pyarrow-paths``: no Dask; the pyarrow fit on either path, alternating (the CPU
+the Arrow passes save on one machine).
 
 A warm-up round (one fit of each, not counted) comes first. Prints the CPU of each fit (user /
 system), rows per CPU-second, the ratio dask ÷ pyarrow, the tree's digest (the same tree from
@@ -63,50 +66,39 @@ def _est():
     )
 
 
-def _arrow_passes_for_parquet() -> None:
-    """``--pyarrow-arrow-passes``, a what-if: the ParquetSource's two source passes read each file
-    as Arrow record batches through the same pass functions as the Dask tasks
-    (``sources_pinned.read_pinned``), in this process, instead of its pandas batches."""
-    from dpmodels.data import cache, sources_pinned
-    from dpmodels.tree.privatree import streaming
-
-    counts0, cache0 = streaming.counts, streaming.encoded_cache
-
-    def files(src):
-        return [*src.columns, src.label], list(zip(src.files, src._stats))
-
-    def counts(src, fn, shape):
-        if src.kind != "pyarrow" or not callable(getattr(fn, "from_arrow", None)):
-            return counts0(src, fn, shape)
-        cols, pins = files(src)
-        src.check_unchanged()
-        total = np.zeros(shape, dtype=np.int64)
-        for pin in pins:
-            total += sources_pinned.read_pinned(fn, cols, pin)
-        src.check_unchanged()
-        return total
-
-    def encoded_cache(src, prepare):
-        if src.kind != "pyarrow":
-            return cache0(src, prepare)
-        cols, pins = files(src)
-        return cache.cache_to_folder(src, (sources_pinned.read_pinned(prepare, cols, pin) for pin in pins))
-
-    streaming.counts, streaming.encoded_cache = counts, encoded_cache
-
-
-def _pyarrow_fits(conn, d: str, arrow_passes: bool) -> None:
-    """The pyarrow side, in a process of its own: one fit per request; replies (CPU, wall, digest)."""
+def _pyarrow_fits(conn, d: str) -> None:
+    """The pyarrow side, in a process of its own: one fit per request ("fit", or "fit-pandas": the
+    source passes on pandas frames); replies (CPU, wall, digest)."""
     from dpmodels.data import ParquetSource
     from scale_run import CATS, NUM
 
-    if arrow_passes:
-        _arrow_passes_for_parquet()
-
-    while conn.recv() == "fit":
+    while (msg := conn.recv()) in ("fit", "fit-pandas"):
+        ParquetSource.arrow_passes = msg == "fit"
         c0, t = _cpu(), time.perf_counter()
         m = _est().fit(ParquetSource(d, label="label", columns=NUM + list(CATS)))
         conn.send((_cpu() - c0, time.perf_counter() - t, _digest(m)))
+
+
+def _pyarrow_paths(conn, rows: int, rounds: int) -> None:
+    """``--pyarrow-paths``: the pyarrow fit with its source passes on Arrow record batches against
+    the same fit on pandas frames (no cluster), alternating, after a warm-up of each."""
+    res: dict = {"fit": [], "fit-pandas": []}
+    digests = set()
+    for r in range(-1, rounds):
+        for msg in ("fit", "fit-pandas") if r % 2 == 0 else ("fit-pandas", "fit"):
+            conn.send(msg)
+            total, wall, digest = conn.recv()
+            digests.add(digest)
+            if r >= 0:
+                res[msg].append(total.sum())
+            print(
+                f"round {r if r >= 0 else 'warm-up'} {msg:10s} wall {wall:6.1f} s  CPU {total.sum():6.2f} s", flush=True
+            )
+    conn.send("stop")
+    a, p = np.array(res["fit"]), np.array(res["fit-pandas"])
+    print(f"\n{rows:,} rows, {rounds} rounds, pyarrow only; trees: {sorted(digests)}")
+    print(f"pyarrow CPU per fit (median): Arrow source passes {np.median(a):.2f} s, pandas frames {np.median(p):.2f} s")
+    print(f"Arrow ÷ pandas: {np.median(a) / np.median(p):.2f}× (per round: {np.round(a / p, 2).tolist()})")
 
 
 def _dask_passes(client, fit) -> None:
@@ -160,12 +152,17 @@ def main() -> None:
         action="store_true",
         help="spawn the workers without Dask's MALLOC_TRIM_THRESHOLD_=65536 (docs/benchmarks.md)",
     )
+    ap.add_argument(
+        "--pyarrow-paths",
+        action="store_true",
+        help="no Dask: the pyarrow fit with Arrow source passes against the pandas ones, alternating",
+    )
     ap.add_argument("--passes", action="store_true", help="then one more Dask fit, with the CPU of each pass")
     ap.add_argument("--idle-seconds", type=float, default=5.0, help="how long the idle cluster is measured")
     ap.add_argument(
-        "--pyarrow-arrow-passes",
+        "--pyarrow-pandas-passes",
         action="store_true",
-        help="a what-if: the pyarrow fit's source passes read Arrow record batches, as the Dask tasks do",
+        help="the pyarrow fit's source passes on pandas frames (its path until 2026-11-29)",
     )
     args = ap.parse_args()
     d = Path(args.dir) / f"rows{args.rows}"
@@ -174,8 +171,13 @@ def main() -> None:
 
     ctx = multiprocessing.get_context("spawn")
     conn, child_conn = ctx.Pipe()
-    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d), args.pyarrow_arrow_passes), daemon=True)
+    pyarrow_side = ctx.Process(target=_pyarrow_fits, args=(child_conn, str(d)), daemon=True)
     pyarrow_side.start()  # before the cluster: nothing of Dask runs in it
+    if args.pyarrow_paths:
+        _pyarrow_paths(conn, args.rows, args.rounds)
+        pyarrow_side.join()
+        return
+    fit_msg = "fit-pandas" if args.pyarrow_pandas_passes else "fit"
 
     from distributed import Client, LocalCluster
 
@@ -209,7 +211,7 @@ def main() -> None:
         for r in range(-1, args.rounds):  # round -1 warms up (compiled kernels loaded, caches filled): not counted
             for kind in ("pyarrow", "dask") if r % 2 == 0 else ("dask", "pyarrow"):
                 if kind == "pyarrow":
-                    conn.send("fit")
+                    conn.send(fit_msg)
                     total, wall, digest = conn.recv()
                     driver = total
                 else:
@@ -239,8 +241,8 @@ def main() -> None:
     da = np.array([t.sum() for t in res["dask"]])
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     nanny = "workers without MALLOC_TRIM_THRESHOLD_" if args.no_malloc_trim else "Dask's default nanny"
-    if args.pyarrow_arrow_passes:
-        nanny += "; pyarrow's source passes on Arrow record batches (what-if)"
+    if args.pyarrow_pandas_passes:
+        nanny += "; pyarrow's source passes on pandas frames (the old path)"
     print(f"\n{args.rows:,} rows, {args.rounds} rounds, {nanny}, {stamp}; trees: {sorted(digests)}")
     print(f"load average (1 min) at the start / end: {load0:.1f} / {os.getloadavg()[0]:.1f}")
     print("| backend | CPU per fit (median) | rows per CPU-second per pass (8 passes) |")

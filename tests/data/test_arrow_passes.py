@@ -1,11 +1,14 @@
-"""PrivaTree's source passes over Arrow record batches (the pinned Parquet files of
-``DaskSource.from_parquet``, read by ``dpmodels.data.sources_pinned.read_pinned``).
+"""PrivaTree's source passes over Arrow record batches: the pinned Parquet files of
+``DaskSource.from_parquet``, read by ``dpmodels.data.sources_pinned.read_pinned``, and the
+record batches of ``ParquetSource`` (``ParquetSource.map_batches``, through ``counts`` and
+``encoded_cache``).
 
 The oracle is the pandas path of the same pass on the same file (what every other partitioned
 source runs): the same counts, the same codes and labels, the same schema errors — whichever
 columns take the views and whichever send their batch through the pandas path. The fits on Dask
-then equal the in-memory fit (``test_sources.py`` is the oracle of that; here with the Arrow
-path forced and the batches cut small). Only pyarrow is needed, except for the Dask fits.
+and on ParquetSource then equal the in-memory fit (``test_sources.py`` is the oracle of that;
+here with the Arrow path forced and the batches cut small). Only pyarrow is needed, except for
+the Dask fits.
 """
 
 import os
@@ -18,7 +21,9 @@ from _extras import need
 
 need("pyarrow")
 
-from dpmodels.data.sources import _schema_dtypes, declared_schema  # noqa: E402
+from dpmodels.data.cache import encoded_cache  # noqa: E402
+from dpmodels.data.counts import counts  # noqa: E402
+from dpmodels.data.sources import ParquetSource, _schema_dtypes, declared_schema  # noqa: E402
 from dpmodels.data.sources_pinned import read_pinned  # noqa: E402
 from dpmodels.tree.privatree import streaming  # noqa: E402
 from dpmodels.tree.privatree.grid import candidate_grid  # noqa: E402
@@ -76,12 +81,32 @@ def small_batches(monkeypatch):
 
 @pytest.fixture
 def no_fallback(monkeypatch):
-    """The views must cover every batch: the pandas path is not taken."""
+    """The views must cover every batch: the pandas path is not taken (nor ParquetSource's frames)."""
 
-    def fail(self, rb):
+    def fail(self, *args):
         raise AssertionError("a batch took the pandas path")
 
     monkeypatch.setattr(streaming._Encoder, "pandas", fail)
+    monkeypatch.setattr(ParquetSource, "partitions", fail)
+
+
+SOURCES = ["dask", "parquet"]
+
+
+def _arrow_pass(source, fn, columns, pin, tmp_path):
+    """``fn``'s pass over one file as the Arrow path of ``source`` runs it: ``read_pinned`` (a Dask
+    task), or ``counts`` / ``encoded_cache`` over a ``ParquetSource`` of batches of 64 rows (the
+    cached batches concatenated)."""
+    if source == "dask":
+        return read_pinned(fn, columns, pin)
+    src = ParquetSource(pin[0], label=columns[-1], columns=columns[:-1], batch_rows=64)
+    if isinstance(fn, streaming._FirstPass):
+        return counts(src, fn, (1 + fn.num_idx.size * streaming.GRID,))
+    with encoded_cache(src, fn, folder=tmp_path) as cache:
+        parts = list(cache.partitions())
+    if not parts:  # an empty file has no record batch: nothing is cached (the pandas path neither)
+        return None
+    return tuple(np.concatenate(a) for a in zip(*parts))
 
 
 def _pandas_pass(fn, path, columns):
@@ -89,27 +114,33 @@ def _pandas_pass(fn, path, columns):
     return fn(df[columns[:-1]], df[columns[-1]].to_numpy())
 
 
+@pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("n,row_group_size", [(1, None), (300, None), (300, 100), (0, None)])
-def test_arrow_passes_equal_the_pandas_path(tmp_path, small_batches, no_fallback, n, row_group_size):
+def test_arrow_passes_equal_the_pandas_path(tmp_path, small_batches, no_fallback, n, row_group_size, source):
     X, y = _frame(n, seed=n)
     pin = _write(tmp_path / "f.parquet", X, y, row_group_size)
     X_all, y_all = _frame(300)  # thresholds and a schema from data of every kind, also for n = 0
     first, prepare, cols = _passes(X_all, ClassLabels(np.array(["no", "yes"], dtype=object)))
-    got = read_pinned(first, cols, pin)
+    got = _arrow_pass(source, first, cols, pin, tmp_path)
     assert got.dtype == np.int64 and got[0] == n and got[1:].sum() == n * 3  # 3 numerical features
     assert np.array_equal(got, _pandas_pass(first, tmp_path / "f.parquet", cols))
-    codes, lab = read_pinned(prepare, cols, pin)
+    encoded = _arrow_pass(source, prepare, cols, pin, tmp_path)
+    if encoded is None:
+        assert source == "parquet" and n == 0
+        return
+    codes, lab = encoded
     want_codes, want_lab = _pandas_pass(prepare, tmp_path / "f.parquet", cols)
     assert codes.dtype == want_codes.dtype and np.array_equal(codes, want_codes)
     assert lab.dtype == want_lab.dtype and np.array_equal(lab, want_lab)
 
 
-def test_arrow_regression_labels(tmp_path, small_batches, no_fallback):
+@pytest.mark.parametrize("source", SOURCES)
+def test_arrow_regression_labels(tmp_path, small_batches, no_fallback, source):
     X, _ = _frame(200, seed=3)
     yr = np.random.default_rng(3).normal(size=200) * 4  # beyond the label bounds too
     pin = _write(tmp_path / "f.parquet", X, yr)
     _, prepare, cols = _passes(X, RegressionLabels((-5.0, 5.0)))
-    codes, lab = read_pinned(prepare, cols, pin)
+    codes, lab = _arrow_pass(source, prepare, cols, pin, tmp_path)
     want_codes, want_lab = _pandas_pass(prepare, tmp_path / "f.parquet", cols)
     assert np.array_equal(codes, want_codes) and lab.dtype == want_lab.dtype and np.array_equal(lab, want_lab)
 
@@ -117,7 +148,8 @@ def test_arrow_regression_labels(tmp_path, small_batches, no_fallback):
 @pytest.mark.parametrize(
     "kind", ["missing category", "missing integer category", "float16 number", "bool label", "numbers as text"]
 )
-def test_arrow_passes_cover_more_kinds(tmp_path, small_batches, kind):
+@pytest.mark.parametrize("source", SOURCES)
+def test_arrow_passes_cover_more_kinds(tmp_path, small_batches, kind, source):
     """Missing categories (unknown, as in memory), other number and label types, and numbers
     written as decimal text (which the views do not read: the pandas path does)."""
     X, y = _frame(250, seed=5)
@@ -136,7 +168,7 @@ def test_arrow_passes_cover_more_kinds(tmp_path, small_batches, kind):
     pin = _write(tmp_path / "f.parquet", X, y)
     first, prepare, cols = _passes(_frame(300)[0], labels)
     for fn in (first, prepare):
-        got = read_pinned(fn, cols, pin)
+        got = _arrow_pass(source, fn, cols, pin, tmp_path)
         want = _pandas_pass(fn, tmp_path / "f.parquet", cols)
         for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
             assert np.array_equal(a, b)
@@ -150,23 +182,25 @@ def test_arrow_passes_cover_more_kinds(tmp_path, small_batches, kind):
         (lambda X, y: X.assign(x1=X.x1.astype(str).where(X.index != 30, "n/a")), "feature 'x1' is numerical"),
     ],
 )
-def test_arrow_passes_raise_the_pandas_paths_schema_errors(tmp_path, small_batches, spoil, error):
+@pytest.mark.parametrize("source", SOURCES)
+def test_arrow_passes_raise_the_pandas_paths_schema_errors(tmp_path, small_batches, spoil, error, source):
     X, y = _frame(150, seed=6)
     first, prepare, cols = _passes(X, ClassLabels(np.array(["no", "yes"], dtype=object)))
     pin = _write(tmp_path / "f.parquet", spoil(X, y), y)
     for fn in (first, prepare):
         with pytest.raises(ValueError, match=error):
-            read_pinned(fn, cols, pin)
+            _arrow_pass(source, fn, cols, pin, tmp_path)
 
 
-def test_arrow_passes_raise_on_a_label_outside_the_classes(tmp_path, small_batches):
+@pytest.mark.parametrize("source", SOURCES)
+def test_arrow_passes_raise_on_a_label_outside_the_classes(tmp_path, small_batches, source):
     X, y = _frame(150, seed=7)
     first, _, cols = _passes(X, ClassLabels(np.array(["no", "yes"], dtype=object)))
     y = y.astype(object)
     y[77] = "maybe"
     pin = _write(tmp_path / "f.parquet", X, y)
     with pytest.raises(ValueError) as arrow:
-        read_pinned(first, cols, pin)
+        _arrow_pass(source, first, cols, pin, tmp_path)
     with pytest.raises(ValueError) as pandas:
         _pandas_pass(first, tmp_path / "f.parquet", cols)
     assert str(arrow.value) == str(pandas.value)
@@ -209,6 +243,32 @@ def test_privatree_on_pinned_dask_files_equals_in_memory(tmp_path, small_batches
         r2 = PrivaTreeRegressor(**kw, label_bounds=(-5, 5), random_state=4).fit(
             DaskSource.from_parquet(dr, label="label")
         )
+    for a, b in ((m1, m2), (r1, r2)):
+        assert a.tree_.to_dict() == b.tree_.to_dict()
+        assert a.privacy_ledger_.to_dict() == b.privacy_ledger_.to_dict()
+
+
+@pytest.mark.parametrize("arrow_passes", [True, False])
+def test_privatree_on_parquet_record_batches_equals_in_memory(tmp_path, monkeypatch, arrow_passes):
+    """ParquetSource's source passes on its record batches (or, switched off, on their pandas
+    frames): the fit of the in-memory data, over files and batches cut unevenly."""
+    from dpmodels.tree import PrivaTreeClassifier, PrivaTreeRegressor
+
+    if arrow_passes:  # the views cover every batch: no frame is made
+        monkeypatch.setattr(streaming._Encoder, "pandas", lambda self, rb: pytest.fail("a pandas batch"))
+        monkeypatch.setattr(ParquetSource, "partitions", lambda self: pytest.fail("a pandas frame"))
+    monkeypatch.setattr(ParquetSource, "arrow_passes", arrow_passes)
+    X, y = _frame(700, seed=10)
+    yr = X.x0.to_numpy() * 2 + np.random.default_rng(10).normal(size=700)
+    kw = dict(epsilon=1.0, max_depth=3, bounds=BOUNDS, categories=CATEGORIES, random_state=6)
+    for name, labels in (("c", y), ("r", yr)):
+        (tmp_path / name).mkdir()
+        for i, (a, b) in enumerate([(0, 250), (250, 251), (251, 700)]):
+            _write(tmp_path / name / f"p{i}.parquet", X.iloc[a:b], labels[a:b])
+    m1 = PrivaTreeClassifier(**kw, classes=["no", "yes"]).fit(X, y)
+    m2 = PrivaTreeClassifier(**kw, classes=["no", "yes"]).fit(ParquetSource(tmp_path / "c", "label", batch_rows=97))
+    r1 = PrivaTreeRegressor(**kw, label_bounds=(-5, 5)).fit(X, yr)
+    r2 = PrivaTreeRegressor(**kw, label_bounds=(-5, 5)).fit(ParquetSource(tmp_path / "r", "label", batch_rows=97))
     for a, b in ((m1, m2), (r1, r2)):
         assert a.tree_.to_dict() == b.tree_.to_dict()
         assert a.privacy_ledger_.to_dict() == b.privacy_ledger_.to_dict()

@@ -430,8 +430,8 @@ def test_parquet_fit_reads_the_source_twice_and_removes_its_cache(tmp_path, monk
     d = _write(tmp_path, X, y, [600, 1300])
     src = ParquetSource(d, label="label", batch_rows=250)
     reads, folders = [], []
-    orig_parts = ParquetSource.partitions
-    monkeypatch.setattr(ParquetSource, "partitions", lambda self: (reads.append(1), orig_parts(self))[1])
+    orig_batches = ParquetSource.record_batches  # what either path of a pass reads (map_batches)
+    monkeypatch.setattr(ParquetSource, "record_batches", lambda self: (reads.append(1), orig_batches(self))[1])
     orig_mkdtemp = tempfile.mkdtemp
 
     def spy_mkdtemp(*a, **k):

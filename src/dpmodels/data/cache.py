@@ -219,7 +219,7 @@ def encoded_cache(source, prepare, *, folder=None) -> EncodedCache:
     if kind == "memory":
         return EncodedCache("cache", [tuple(prepare(X, y)) for X, y in source.partitions()], None, source.n_partitions)
     if kind == "pyarrow":
-        return cache_to_folder(source, (prepare(X, y) for X, y in source.partitions()), folder)
+        return cache_to_folder(source, source.map_batches(prepare), folder)  # per record batch
     if kind == "dask":
         import dask
         from dask import delayed

@@ -9,7 +9,9 @@ scale"):
   ``shape`` and dtype int64 — checked on the driver for every partition. Sums of int64 counts are
   exact whatever the partitioning, so the total equals one call on the concatenated data.
 - in-memory source: one call on the whole frame; pyarrow source: a loop over record batches (one
-  batch in memory at a time, the pinned files re-checked before and after the pass); Dask: one
+  batch in memory at a time, the pinned files re-checked before and after the pass; a ``fn`` with
+  a ``from_arrow`` method gets each batch itself, not its pandas frame:
+  :meth:`dpmodels.data.ParquetSource.map_batches`); Dask: one
   task per partition and a pairwise tree sum, computed by ``dask.compute`` — on ``distributed``'s
   default client if one exists, else Dask's local scheduler. Only the count arrays (public shape)
   travel back; a recomputed task returns the same array (it is pure). On the pinned files of
@@ -90,8 +92,12 @@ def counts(source, fn, shape) -> np.ndarray:
     if check is not None:
         check()
     total = np.zeros(shape, dtype=np.int64)
-    for X, y in source.partitions():
-        total += _apply(fn, shape, X, y)
+    if kind == "pyarrow":  # record batches, or their frames (ParquetSource.map_batches)
+        for part in source.map_batches(fn):
+            total += _checked(part, shape)
+    else:
+        for X, y in source.partitions():
+            total += _apply(fn, shape, X, y)
     if check is not None:
         check()  # a file rewritten during the pass would mix two datasets
     return total

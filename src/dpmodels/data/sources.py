@@ -9,7 +9,8 @@ a small interface (docs/privacy.md, "Counting at scale"):
 - ``n_partitions`` and ``fingerprint()`` (what was read: the pinned file list with sizes and
   modification times, or the Dask graph's name);
 - ``partitions()`` (pyarrow and in-memory sources): ``(X, y)`` pandas frames / arrays, one per
-  record batch, in a fixed order.
+  record batch, in a fixed order; a pyarrow source's ``map_batches(fn)`` hands a pass function
+  with a ``from_arrow`` method the record batches themselves instead.
 
 The passes that turn partitions into exact counts are in :mod:`dpmodels.data.counts`. Neither
 pyarrow nor Dask is imported by the in-memory path: this module imports them lazily.
@@ -203,8 +204,9 @@ class ParquetSource(Source):
         h.update(("\0".join(self.columns) + f"\0label={self.label}").encode())
         return h.hexdigest()[:16]
 
-    def partitions(self):
-        """``(X, y)`` per record batch: X a pandas frame of the feature columns, y a numpy array."""
+    def record_batches(self):
+        """The pyarrow record batches of :meth:`partitions`: the feature columns in order, then
+        the label, at most ``batch_rows`` rows each, file by file."""
         import pyarrow.parquet as pq
 
         cols = [*self.columns, self.label]
@@ -212,9 +214,30 @@ class ParquetSource(Source):
             # text columns as dictionaries: pandas categoricals, coded once per distinct value
             # (declared values compare as values either way: the codes are the same)
             pf = pq.ParquetFile(f, read_dictionary=_text_columns(f, self.columns))
-            for rb in pf.iter_batches(batch_size=self.batch_rows, columns=cols):
-                df = rb.to_pandas()
-                yield df[self.columns], df[self.label].to_numpy()
+            yield from pf.iter_batches(batch_size=self.batch_rows, columns=cols)
+
+    def partitions(self):
+        """``(X, y)`` per record batch: X a pandas frame of the feature columns, y a numpy array."""
+        for rb in self.record_batches():
+            df = rb.to_pandas()
+            yield df[self.columns], df[self.label].to_numpy()
+
+    #: whether a pass function with a ``from_arrow`` method reads the record batches themselves
+    #: (:meth:`map_batches`); False: every pass reads pandas frames (the same results, more CPU)
+    arrow_passes: bool = True
+
+    def map_batches(self, fn):
+        """``fn`` on every record batch, in order: ``fn.from_arrow([batch], n_rows)`` when ``fn``
+        has that method (PrivaTree's two source passes, on numpy views of the batch's buffers, as
+        for the pinned files of :meth:`DaskSource.from_parquet`), else ``fn(X, y)`` on the frames of
+        :meth:`partitions`. Both give the same result on every batch (a batch the views do not
+        cover goes through ``fn(X, y)``); only the CPU differs. The partitions are the same either
+        way, so is what an encoded cache keeps of each. The caller checks the pinned files
+        (:meth:`check_unchanged`) before and after the pass."""
+        from_arrow = getattr(fn, "from_arrow", None) if self.arrow_passes else None
+        if not callable(from_arrow):
+            return (fn(X, y) for X, y in self.partitions())
+        return (from_arrow(iter((rb,)), rb.num_rows) for rb in self.record_batches())
 
 
 class DaskSource(Source):

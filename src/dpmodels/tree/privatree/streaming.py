@@ -96,11 +96,12 @@ class _Encoder:
 
 # ---------------------------------------------------------------------------- Arrow record batches
 # A pinned Parquet file read by a Dask task comes as pyarrow record batches
-# (dpmodels.data.sources_pinned.read_pinned): the passes read each column's buffer as a numpy view
-# and run the kernels column by column, without a pandas frame or an (n, m) float matrix. A column
-# the views do not cover (a null, NaN or ±inf, a type other than numbers / integer or text
-# categories / number, bool or text labels) sends its batch through the pandas path, which gives
-# the same codes or raises the same schema error: the choice changes the cost, never the result.
+# (dpmodels.data.sources_pinned.read_pinned), as does a ParquetSource (map_batches): the passes
+# read each column's buffer as a numpy view and run the kernels column by column, without a
+# pandas frame or an (n, m) float matrix. A column the views do not cover (a null, NaN or ±inf,
+# a type other than numbers / integer or text categories / number, bool or text labels) sends its
+# batch through the pandas path, which gives the same codes or raises the same schema error: the
+# choice changes the cost, never the result.
 _ONE = np.zeros(1, dtype=np.intp)  # the kernels' num_idx for a one-column block
 
 
