@@ -161,11 +161,11 @@ def _numpy_route(tables, codes):
 def _grid_counts_before(Z, lo, hi):
     """``grid_cells``' histograms as they were: one bincount(minlength=k·G) per small row block."""
     n, k = Z.shape
-    scale, _ = ptg.cell_scale(lo, hi, G)
+    width, _ = ptg.cell_width(lo, hi, G)
     offsets = np.arange(k, dtype=float) * G
     counts = np.zeros(k * G, dtype=np.int64)
     for a, b in row_blocks(n, k):
-        x = (Z[a:b] - lo) * scale
+        x = (Z[a:b] - lo) / width
         np.maximum(x, 0.0, out=x)
         np.minimum(x, G - 1, out=x)
         x += offsets
@@ -185,12 +185,12 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
     if balanced:  # the deciles of N(0, 1): bins of equal mass, so a median code halves a node
         T[:] = [NormalDist().inv_cdf(q) for q in np.arange(1, B) / B]
     num_idx = np.arange(m)
-    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    width, clip_first = ptg.cell_width(lo, hi, G)
     table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
     parts = [(a, min(n, a + PART)) for a in range(0, n, PART)]
     codes = np.empty((n, m), dtype=np.uint8)
     for a, b in parts:
-        numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, codes[a:b])
+        numeric_codes(X[a:b], num_idx, lo, hi, width, clip_first, G, table, T, codes[a:b])
     st, opens, tree_rng = Structure(), [0], np.random.default_rng(seed + 2)
     for _ in range(3):
         new = []
@@ -229,7 +229,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
 
     def first_compiled():
         for a, b in parts:
-            grid_histograms(X[a:b], num_idx, lo, hi, scale, clip_first, G, np.zeros((m, G), dtype=np.int64))
+            grid_histograms(X[a:b], num_idx, lo, hi, width, clip_first, G, np.zeros((m, G), dtype=np.int64))
 
     def encode_numpy():
         for a, b in parts:
@@ -239,7 +239,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
     def encode_compiled():
         for a, b in parts:
             out = np.empty((b - a, m), dtype=np.uint8)
-            numeric_codes(X[a:b], num_idx, lo, hi, scale, clip_first, G, table, T, out)
+            numeric_codes(X[a:b], num_idx, lo, hi, width, clip_first, G, table, T, out)
 
     def level_numpy():
         for a, b in parts:

@@ -194,13 +194,13 @@ def test_compiled_encoding_equals_grid_cells_and_bin_codes(seed):
     cells, counts = ptg.grid_cells(X, num_idx, lo, hi, G)
     want = np.zeros((n, m), dtype=np.uint8)
     ptg.bin_codes(X, num_idx, cells, T, lo, hi, G, want)
-    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    width, clip_first = ptg.cell_width(lo, hi, G)
     hist = np.zeros((k, G), dtype=np.int64)
-    grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, hist)
+    grid_histograms(X, num_idx, lo, hi, width, clip_first, G, hist)
     assert np.array_equal(hist, counts)
     table, _, _ = ptg.code_table(T, lo, hi, G, np.uint8)
     got = np.zeros((n, m), dtype=np.uint8)
-    numeric_codes(X, num_idx, lo, hi, scale, clip_first, G, table, T, got)
+    numeric_codes(X, num_idx, lo, hi, width, clip_first, G, table, T, got)
     assert np.array_equal(got[:, num_idx], want[:, num_idx])
 
 
@@ -217,9 +217,9 @@ def test_compiled_histograms_of_many_columns_equal_grid_cells():
     hi[5] = lo[5]  # a degenerate feature: values clipped first
     num_idx = np.arange(m)
     _, counts = ptg.grid_cells(X, num_idx, lo, hi, G)
-    scale, clip_first = ptg.cell_scale(lo, hi, G)
+    width, clip_first = ptg.cell_width(lo, hi, G)
     got = np.zeros((m, G), dtype=np.int64)
-    grid_histograms(X, num_idx, lo, hi, scale, clip_first, G, got)
+    grid_histograms(X, num_idx, lo, hi, width, clip_first, G, got)
     assert np.array_equal(got, counts)
 
 

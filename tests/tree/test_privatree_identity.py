@@ -52,6 +52,21 @@ def _mixed(n, seed, k=2):
     return X, y, labels
 
 
+def _edges(n, seed):
+    """Integer features on integer bounds with values on the public grid's cell edges, as adult's
+    hours-per-week: 50 on [1, 99] is the first value of cell 1024 (49·2048/98), 17 + 73 = 90 the
+    bound (tests/tree/test_privatree_grid_edges.py)."""
+    rng = np.random.default_rng(seed)
+    hours = np.where(rng.random(n) < 0.3, 50, rng.integers(1, 100, n))
+    age = rng.integers(17, 91, n)
+    X = pd.DataFrame({"age": age, "hours": hours, "c": rng.choice(["a", "b", "c"], size=n)})
+    y = ((hours >= 50) ^ (rng.random(n) < 0.2) | (age > 60)).astype(np.int64)
+    return X, y
+
+
+EDGES = dict(bounds={"age": (17, 90), "hours": (1, 99)}, categories={"c": ["a", "b", "c"]}, classes=[0, 1])
+
+
 MIXED = dict(
     epsilon=1.0,
     max_depth=3,
@@ -70,6 +85,18 @@ def _privatree(X, y, **kw):
         "ledger": m.privacy_ledger_.to_dict(),
         "budget": m.budget_,
         "n": m.n_estimate_,
+    }
+
+
+def _edge_cases():
+    """Paper 002 as published on values on cell edges (issue 27: 4 rows of 002-fig1 moved when the
+    cells were computed as (x − lo)·(G/span)); the library's default law on the same data."""
+    params = {"published": dict(variant="published", n_public=3000), "default": {}}
+    return {
+        f"privatree-edges-{name}": lambda kw=kw: _privatree(
+            *_edges(3000, 7), **EDGES, **kw, epsilon=1.0, max_depth=4, random_state=30
+        )
+        for name, kw in params.items()
     }
 
 
@@ -137,6 +164,8 @@ def _cases():
                     return _privatree(X, y, **{**MIXED, **params}, classes=labels, random_state=seed)
 
                 c[f"privatree-mixed-k{k}-{name}-s{seed}"] = fit
+
+    c.update(_edge_cases())
 
     def bdpt(seed, **kw):
         X, y, labels = _mixed(1200, seed)
@@ -261,6 +290,10 @@ PINNED = {
     "privatree-default-numeric-n300-s0": "11657704c244998d324b",
     "privatree-default-numeric-n5000-s1": "28e8519eae40c7696115",
     "privatree-default-numeric-public-n": "1b37df7562e50ebfbcc4",
+    # values on the grid's cell edges (issue 27's identity rerun of 002-fig1): printed at 2b2fe82^, the last
+    # commit with the exact cells for them (2b2fe82's (x − lo)·(G/span) gave 4f86be42… and 5676d78f…)
+    "privatree-edges-default": "8cf653a1f4c27e963398",
+    "privatree-edges-published": "ea9d2db5fc0cbd46c717",
 }
 
 

@@ -123,7 +123,7 @@ def test_compiled_grid_counts_and_codes_equal_numpy(dtype):
     """The compiled first pass (grid histograms) and encoding (bin codes) against the numpy ones:
     values outside the bounds, on the thresholds and on cell edges, huge values, features with
     lo = hi, numerical columns among others."""
-    from dpmodels.tree.privatree.grid import GRID, bin_codes, cell_scale, grid_cells
+    from dpmodels.tree.privatree.grid import GRID, bin_codes, cell_width, grid_cells
     from dpmodels.tree.privatree.memory_kernels import grid_counts, numeric_codes
 
     rng = np.random.default_rng(2)
@@ -151,8 +151,8 @@ def test_compiled_grid_counts_and_codes_equal_numpy(dtype):
         Z = Z.astype(dtype)
         cells, want = grid_cells(Z, num_idx, lo, hi, GRID)
         got = np.zeros((k, GRID), dtype=np.int64)
-        scale, clip_first = cell_scale(lo, hi, GRID)
-        grid_counts(Z, num_idx, lo, hi, scale, clip_first, GRID, got)
+        width, clip_first = cell_width(lo, hi, GRID)
+        grid_counts(Z, num_idx, lo, hi, width, clip_first, GRID, got)
         assert np.array_equal(got, want)
         ref = np.zeros((n, m), dtype=np.uint8)
         bin_codes(Z, num_idx, cells, T, lo, hi, GRID, ref)

@@ -41,7 +41,7 @@ from .grid import (
     GRID,
     candidate_grid,
     categorical_codes,
-    cell_scale,
+    cell_width,
     empty_codes,
     encode_codes,
     grid_cells,
@@ -107,8 +107,8 @@ class MemoryData:
             from .memory_kernels import grid_counts as count_cells
 
             grid_counts = np.zeros((self.num_idx.size, GRID), dtype=np.int64)
-            scale, clip_first = cell_scale(self.lo, self.hi, GRID)
-            count_cells(self.Z, self.num_idx, self.lo, self.hi, scale, clip_first, GRID, grid_counts)
+            width, clip_first = cell_width(self.lo, self.hi, GRID)
+            count_cells(self.Z, self.num_idx, self.lo, self.hi, width, clip_first, GRID, grid_counts)
         elif self.num_idx.size:
             self._cells, grid_counts = grid_cells(self.Z, self.num_idx, self.lo, self.hi, GRID)
         else:

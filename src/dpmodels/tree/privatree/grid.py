@@ -25,12 +25,23 @@ __all__ = ["GRID", "CandidateGrid", "grid_cells", "bin_codes", "encode_codes", "
 GRID = 2048  # public grid of the private quantiles (cells over the public bounds)
 
 
-def cell_scale(lo, hi, G):
-    """``(scale, clip_first)``: cells per unit of each feature (0 where hi <= lo), and whether
-    values are clipped before scaling (some hi <= lo: (inf − lo)·0 would be NaN)."""
+def cell_width(lo, hi, G):
+    """``(width, clip_first)``: the cell width ``(hi − lo)/G`` of each feature (1 where hi <= lo,
+    where every clipped value is lo: cell 0), and whether values are clipped before the division
+    (some hi <= lo).
+
+    A value's cell is ``(x − lo)/width`` truncated: one correctly rounded division, since
+    ``(hi − lo)/G`` is exact (G a power of two). It is the exact ``floor((x − lo)·G/(hi − lo))``
+    for integer values on integer bounds with ``G·(hi − lo) < 2^53`` (the quotient is then an
+    integer or at least ``1/(hi − lo)`` from one): a value on a cell's edge, as hours-per-week = 50
+    on [1, 99], opens that cell. ``(x − lo)·(G/(hi − lo))`` rounds twice and put 50 in cell 1023
+    (``G/98`` is inexact; issue 27's identity rerun of 002-fig1).
+    """
+    if G & (G - 1):
+        raise ValueError(f"the public grid has a power-of-two number of cells, got {G}")
     span = hi - lo
-    scale = np.where(span > 0, G / np.where(span > 0, span, 1.0), 0.0)
-    return scale, bool(np.any(span <= 0))
+    width = np.where(span > 0, span / G, 1.0)
+    return width, bool(np.any(span <= 0))
 
 
 def grid_cells(Z, num_idx, lo, hi, G):
@@ -47,7 +58,7 @@ def grid_cells(Z, num_idx, lo, hi, G):
     if G > 65536:
         raise ValueError(f"the public grid has at most 65536 cells, got {G}")
     cells = np.empty((n, k), dtype=np.uint16)
-    scale, clip_first = cell_scale(lo, hi, G)
+    width, clip_first = cell_width(lo, hi, G)
     contiguous = k == Z.shape[1] and np.array_equal(num_idx, np.arange(Z.shape[1]))
     offsets = np.arange(k, dtype=np.intp) * G
     counts = np.zeros(k * G, dtype=np.int64)
@@ -58,14 +69,14 @@ def grid_cells(Z, num_idx, lo, hi, G):
     for a, b in blocks:
         x = buf[: b - a]
         src = Z[a:b] if contiguous else Z[a:b][:, num_idx]
-        if clip_first:  # (inf − lo)·0 would be NaN: clip first
+        if clip_first:  # hi <= lo: every value is lo (cell 0)
             np.clip(src, lo, hi, out=x)
             x -= lo
-            x *= scale
-        else:  # same values: clipping x or clipping (x − lo)·scale to [0, G − 1] agree
+            x /= width
+        else:  # same values: clipping x or clipping (x − lo)/width to [0, G − 1] agree
             with np.errstate(over="ignore"):  # a value near the float limit: ±inf, clamped below
                 np.subtract(src, lo, out=x)
-                x *= scale
+                x /= width
         np.maximum(x, 0.0, out=x)
         np.minimum(x, G - 1, out=x)  # floor(min(t, G−1)) = min(floor(t), G−1) for t >= 0
         np.copyto(cells[a:b], x, casting="unsafe")  # truncation, as astype

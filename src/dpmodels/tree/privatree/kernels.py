@@ -53,12 +53,12 @@ def _kernel(fn) -> Callable[..., Any]:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _cell(x, lo, hi, scale, clip_first, G):
-    """min(floor(max((x − lo)·scale, 0)), G − 1), as :func:`.grid.grid_cells` computes it."""
-    if clip_first:  # (inf − lo)·0 would be NaN: clip first
-        t = (min(max(x, lo), hi) - lo) * scale
+def _cell(x, lo, hi, width, clip_first, G):
+    """min(floor(max((x − lo)/width, 0)), G − 1), as :func:`.grid.grid_cells` computes it."""
+    if clip_first:  # some hi <= lo: clip first
+        t = (min(max(x, lo), hi) - lo) / width
     else:
-        t = (x - lo) * scale
+        t = (x - lo) / width
     if t < 0.0:
         t = 0.0
     if t > G - 1:
@@ -67,7 +67,7 @@ def _cell(x, lo, hi, scale, clip_first, G):
 
 
 @_kernel
-def grid_histograms(Z, num_idx, lo, hi, scale, clip_first, G, out):
+def grid_histograms(Z, num_idx, lo, hi, width, clip_first, G, out):
     """``out[f, cell] += 1`` for every record and numerical feature f (``out`` (k, G) int64).
 
     Row by row while the k histograms stay in a core's cache (k·G·8 ≤ 512 KB); beyond, feature by
@@ -79,7 +79,7 @@ def grid_histograms(Z, num_idx, lo, hi, scale, clip_first, G, out):
     if k * G <= 1 << 16:
         for i in range(n):
             for f in range(k):
-                out[f, _cell(Z[i, num_idx[f]], lo[f], hi[f], scale[f], clip_first, G)] += 1
+                out[f, _cell(Z[i, num_idx[f]], lo[f], hi[f], width[f], clip_first, G)] += 1
         return
     R = max(16, (1 << 16) // k)  # rows per block: 512 KB of float64
     for a in range(0, n, R):
@@ -87,11 +87,11 @@ def grid_histograms(Z, num_idx, lo, hi, scale, clip_first, G, out):
         for f in range(k):
             j = num_idx[f]
             for i in range(a, b):
-                out[f, _cell(Z[i, j], lo[f], hi[f], scale[f], clip_first, G)] += 1
+                out[f, _cell(Z[i, j], lo[f], hi[f], width[f], clip_first, G)] += 1
 
 
 @_kernel
-def numeric_codes(Z, num_idx, lo, hi, scale, clip_first, G, table, T, codes):
+def numeric_codes(Z, num_idx, lo, hi, width, clip_first, G, table, T, codes):
     """``codes[i, num_idx[f]] = searchsorted(T[f], clip(x), 'left')``: ``table[f, c]`` (of
     :func:`.grid.code_table`) is the code of every value of cell c, or ``SPECIAL`` when a threshold
     lies near the cell — then a bisection over T[f]. One byte per (feature, cell): the tables of
@@ -103,7 +103,7 @@ def numeric_codes(Z, num_idx, lo, hi, scale, clip_first, G, table, T, codes):
         for f in range(k):
             j = num_idx[f]
             x = Z[i, j]
-            c = _cell(x, lo[f], hi[f], scale[f], clip_first, G)
+            c = _cell(x, lo[f], hi[f], width[f], clip_first, G)
             code = table[f, c]
             if code == SPECIAL:  # a threshold near the cell: the thresholds below the clipped value
                 xc = min(max(x, lo[f]), hi[f])

@@ -128,10 +128,10 @@ def error_gini_scores(H, lam, out):
 
 
 @_kernel
-def grid_counts(Z, num_idx, lo, hi, scale, clip_first, G, out):
+def grid_counts(Z, num_idx, lo, hi, width, clip_first, G, out):
     """``out[f, cell] += 1`` for every record and numerical feature f (``out`` (k, G) int64), the
-    cell computed with :func:`.grid.grid_cells`' operations: ``(clip(x) − lo)·scale`` (clipped
-    first when some feature has hi <= lo) or ``(x − lo)·scale``, then clamped to [0, G − 1] and
+    cell computed with :func:`.grid.grid_cells`' operations: ``(clip(x) − lo)/width`` (clipped
+    first when some feature has hi <= lo) or ``(x − lo)/width``, then clamped to [0, G − 1] and
     truncated."""
     n = Z.shape[0]
     k = num_idx.size
@@ -139,9 +139,9 @@ def grid_counts(Z, num_idx, lo, hi, scale, clip_first, G, out):
         for f in range(k):
             x = Z[i, num_idx[f]]
             if clip_first:
-                t = (min(max(x, lo[f]), hi[f]) - lo[f]) * scale[f]
+                t = (min(max(x, lo[f]), hi[f]) - lo[f]) / width[f]
             else:
-                t = (x - lo[f]) * scale[f]
+                t = (x - lo[f]) / width[f]
             t = max(t, 0.0)
             t = min(t, G - 1.0)
             out[f, np.int64(t)] += 1

@@ -46,7 +46,7 @@ from ...privacy.accountant import ledger_for_fit
 from ...validation import resolve_bounds
 from ..model import encode_matrix
 from .builder import Structure
-from .grid import GRID, categorical_codes, cell_scale, code_table, empty_codes
+from .grid import GRID, categorical_codes, cell_width, code_table, empty_codes
 
 __all__ = ["SourceData"]
 
@@ -193,7 +193,7 @@ class _FirstPass:
 
     def __init__(self, enc, num_idx, lo, hi):
         self.enc, self.num_idx, self.lo, self.hi = enc, num_idx, lo, hi
-        self.scale, self.clip_first = cell_scale(lo, hi, GRID)
+        self.width, self.clip_first = cell_width(lo, hi, GRID)
 
     def __call__(self, X, y):
         from .kernels import grid_histograms
@@ -203,7 +203,7 @@ class _FirstPass:
         out[0] = Z.shape[0]
         if self.num_idx.size and Z.shape[0]:
             hist = out[1:].reshape(self.num_idx.size, GRID)
-            grid_histograms(Z, self.num_idx, self.lo, self.hi, self.scale, self.clip_first, GRID, hist)
+            grid_histograms(Z, self.num_idx, self.lo, self.hi, self.width, self.clip_first, GRID, hist)
         return out
 
     def from_arrow(self, batches, n_rows):
@@ -225,7 +225,7 @@ class _FirstPass:
                 continue
             for f, x in enumerate(cols[0]):
                 s = slice(f, f + 1)
-                grid_histograms(x[:, None], _ONE, self.lo[s], self.hi[s], self.scale[s], self.clip_first, GRID, hist[s])
+                grid_histograms(x[:, None], _ONE, self.lo[s], self.hi[s], self.width[s], self.clip_first, GRID, hist[s])
         return out
 
 
@@ -237,7 +237,7 @@ class _Prepare:
     def __init__(self, enc, grid, categorical, num_idx, lo, hi, T):
         self.enc, self.grid, self.categorical = enc, grid, categorical
         self.num_idx, self.lo, self.hi, self.T = num_idx, lo, hi, np.ascontiguousarray(T)
-        self.scale, self.clip_first = cell_scale(lo, hi, GRID)
+        self.width, self.clip_first = cell_width(lo, hi, GRID)
         dtype = empty_codes(0, grid).dtype
         self.table, _, _ = code_table(self.T, lo, hi, GRID, dtype)
 
@@ -248,7 +248,7 @@ class _Prepare:
         codes = empty_codes(Z.shape[0], self.grid)
         if self.num_idx.size:
             numeric_codes(
-                Z, self.num_idx, self.lo, self.hi, self.scale, self.clip_first, GRID,
+                Z, self.num_idx, self.lo, self.hi, self.width, self.clip_first, GRID,
                 self.table, self.T, codes,
             )  # fmt: skip
         categorical_codes(Z, self.categorical, self.grid.n_bins, codes)
@@ -275,7 +275,7 @@ class _Prepare:
                 for f, x in enumerate(numbers):
                     s, j = slice(f, f + 1), int(self.num_idx[f])
                     numeric_codes(
-                        x[:, None], _ONE, self.lo[s], self.hi[s], self.scale[s], self.clip_first, GRID,
+                        x[:, None], _ONE, self.lo[s], self.hi[s], self.width[s], self.clip_first, GRID,
                         self.table[s], self.T[s], codes[a:b, j : j + 1],
                     )  # fmt: skip
                 for c, to_bins in zip(cat_idx, bins):
