@@ -20,11 +20,13 @@ Cases (per partition, summed over the partitions):
   ``compiled before``: the first compiled kernel, kept here as it was; ``compiled``: today's
   kernel over all 8 open nodes; ``compiled, smaller child``: what the partitioned fit runs — the
   same kernel over the smaller child of each of the 4 splits, each sibling then taken as
-  parent − child);
+  parent − child; ``…, stored node ids``: the same from each record's node one level up, as an
+  in-process fit stores it between passes — one look-up per row instead of 3);
 - ``increment only``: one uint32 increment per value into a (feature, bin) table, no routing,
   no label — what one scatter-count costs per value on this machine (the physical limit of
   any pass that increments once per value); ``route only``: the kernel's routing and listing
-  of the smaller children's rows without counting them (the per-row part of a level pass);
+  of the smaller children's rows without counting them (the per-row part of a level pass; from
+  the root, and from the stored node ids);
 - ``compiled``: the kernels of :mod:`dpmodels.tree.privatree.kernels` the partitioned fit uses.
 
 Run::

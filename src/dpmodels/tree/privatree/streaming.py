@@ -16,7 +16,8 @@ counts of a public shape (docs/privacy.md, "Counting at scale"):
    workers), so the source is read twice in all.
 3. **one pass per level** with a splittable node, over the cache: each record is routed through
    the released splits to its open node (the node id is a function of public splits and the
-   record's codes); the pass counts the (node, feature, bin, class) cells of one child of each
+   record's codes; in process it is kept between passes, 2 bytes per record, so a level pass
+   routes each record one level: :class:`_NodeIds`); the pass counts the (node, feature, bin, class) cells of one child of each
    split (in process the smaller one, on Dask's workers the left one: :meth:`SourceData.node_counts`),
    the sibling being the parent minus it — the ``H`` of the splittable nodes that
    :func:`.splitter.select_level` consumes, as in the in-memory fit.
