@@ -20,11 +20,13 @@ Cases (per partition, summed over the partitions):
   ``compiled before``: the first compiled kernel, kept here as it was; ``compiled``: today's
   kernel over all 8 open nodes; ``compiled, smaller child``: what the partitioned fit runs — the
   same kernel over the smaller child of each of the 4 splits, each sibling then taken as
-  parent − child);
+  parent − child; ``…, stored node ids``: the same from each record's node one level up, as an
+  in-process fit stores it between passes — one look-up per row instead of 3);
 - ``increment only``: one uint32 increment per value into a (feature, bin) table, no routing,
   no label — what one scatter-count costs per value on this machine (the physical limit of
   any pass that increments once per value); ``route only``: the kernel's routing and listing
-  of the smaller children's rows without counting them (the per-row part of a level pass);
+  of the smaller children's rows without counting them (the per-row part of a level pass; from
+  the root, and from the stored node ids);
 - ``compiled``: the kernels of :mod:`dpmodels.tree.privatree.kernels` the partitioned fit uses.
 
 Run::
@@ -128,7 +130,7 @@ def increment_only(codes, acc):
 
 
 @njit(nogil=True)
-def route_only(codes, feat, nxt, B, depth, slot_of_node):
+def route_only(codes, feat, nxt, B, depth, ids, slot_of_node):
     """The kernel's routing and listing of the counted rows (:func:`.kernels._route_block`), no
     counting: the per-row part of a level pass."""
     n, m = codes.shape
@@ -137,7 +139,7 @@ def route_only(codes, feat, nxt, B, depth, slot_of_node):
     slots = np.empty(_BLOCK, dtype=np.uint64)
     listed = 0
     for a in range(0, n, _BLOCK):
-        listed += _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, slots)
+        listed += _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, slots, ids)
     return listed
 
 
@@ -275,6 +277,27 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
             H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
         return H
 
+    # each record's node at depth 2 (what the pass of the level above stored), one array per partition
+    ids = [np.zeros(b - a, dtype=np.uint16) for a, b in parts]
+    for (a, b), ids_p in zip(parts, ids):
+        route_only(codes[a:b], *router.tables(ids_p, 2), small_slot)
+
+    def level_stored_ids():
+        Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
+        for (a, b), ids_p in zip(parts, ids):
+            out = np.zeros((S // 2, m, B, K), dtype=np.int64)
+            level_class_counts(codes[a:b], y[a:b], *router.tables(ids_p, 1), small_slot, out)
+            Hs += out
+        H = np.empty((S, m, B, K), dtype=np.int64)
+        for p, c in enumerate(small):
+            i = opens.index(c)
+            H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
+        return H
+
+    def route_stored():
+        for (a, b), ids_p in zip(parts, ids):
+            route_only(codes[a:b], *router.tables(ids_p, 1), small_slot)
+
     def increment():
         for a, b in parts:
             increment_only(codes[a:b], np.zeros(m * 16, dtype=np.uint32))
@@ -284,6 +307,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
             route_only(codes[a:b], *router.tables(), small_slot)
 
     assert np.array_equal(level_before(), direct) and np.array_equal(level_smaller_child(), direct)
+    assert np.array_equal(level_stored_ids(), direct) and np.array_equal(level_stored_ids(), direct)
     cases = {"read X": lambda: X_words.sum(), "read cache": lambda: c_words.sum()}
     if not level_only:
         cases |= {
@@ -298,8 +322,10 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
         "level, compiled before": level_before,
         "level, compiled": level_compiled,
         "level, compiled, smaller child": level_smaller_child,
+        "level, compiled, smaller child, stored node ids": level_stored_ids,
         "increment only": increment,
         "route only": route,
+        "route only, stored node ids": route_stored,
     }
     return cases
 

@@ -248,6 +248,15 @@ def _tree_with_small_nodes(rng, n, m, B, depth):
     return codes, st, np.asarray(opens)
 
 
+def _route_up(st, node, levels):
+    """Each record's ancestor ``levels`` levels up (the root at most)."""
+    parent = {c: p for p, (a, b) in enumerate(zip(st.children_left, st.children_right)) if a >= 0 for c in (a, b)}
+    out = node.copy()
+    for _ in range(levels):
+        out = np.array([parent.get(int(v), 0) for v in out], dtype=node.dtype)
+    return out
+
+
 def _oracle(codes, node, lab, slot_of_node, S, B, width, sums):
     """np.add.at over every (record, feature): the brute-force statistics of the slotted nodes
     (``sums``: the regressor's count, Σv, Σv²; else class counts)."""
@@ -289,7 +298,8 @@ def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, 
     node = _route_by_hand(st, codes)
     sizes = np.bincount(node, minlength=len(st.children_left))[opens]
     assert 1 in sizes and 0 in sizes or n == 1  # the cases this test is for
-    tables = _Router(st, B).tables()
+    router = _Router(st, B)
+    tables = router.tables()
     parents = [p for p in range(len(st.children_left)) if st.children_left[p] in set(opens.tolist())]
     y = rng.integers(0, K, n).astype(np.uint8)
     u = rng.integers(-(1 << 16), (1 << 16) + 1, n).astype(np.int32)
@@ -318,9 +328,20 @@ def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, 
             H_parent = want[every[st.children_left[p]]] + want[every[st.children_right[p]]]
             assert np.array_equal(Hs[i], want[every[c]])
             assert np.array_equal(H_parent - Hs[i], want[every[sib]])
+        # from each record's node one level up (stored node ids), one look-up: the same counts,
+        # and the ids then hold each record's node
+        ids = np.zeros(n, dtype=np.uint16)
+        labels.leaf_pass(
+            codes, lab, router.tables(ids, depth - 1), every, np.zeros((opens.size, labels.leaf_width), dtype=np.int64)
+        )
+        assert np.array_equal(ids, _route_up(st, node, 1))
+        H1 = np.zeros_like(H)
+        labels.level_pass(codes, lab, router.tables(ids, 1), every, H1)
+        assert np.array_equal(H1, want) and np.array_equal(ids, node)
         # an empty partition adds nothing
         before = H.copy()
         labels.level_pass(codes[:0], lab[:0], tables, every, H)
+        labels.level_pass(codes[:0], lab[:0], router.tables(ids[:0], 1), every, H)
         assert np.array_equal(H, before)
 
 
@@ -378,3 +399,63 @@ def test_partitioned_fit_counts_one_child_per_split_and_is_the_pinned_model(monk
                     assert is_left  # a public choice
                 else:
                     assert h[0].sum() <= direct[0].sum()  # the smaller child (records of feature 0)
+
+
+def test_in_process_passes_route_from_the_stored_node_ids():
+    """Between the passes over an in-process cache each record's node id is kept (one uint16 per
+    record): a level pass routes it one level, the leaf pass not at all, a tree that does not
+    extend the stored one from the root — and every pass's counts equal np.add.at's."""
+    from dpmodels.data.cache import EncodedCache
+    from dpmodels.tree.privatree.builder import Structure
+    from dpmodels.tree.privatree.labels import ClassLabels
+    from dpmodels.tree.privatree.streaming import _LeafPass, _LevelPass, _NodeIds, _Router
+
+    rng = np.random.default_rng(7)
+    n, m, B, K = 500, 4, 6, 2
+    codes = rng.integers(0, B, (n, m)).astype(np.uint8)
+    y = rng.integers(0, K, n).astype(np.uint8)
+    cuts = [0, 1, 1, 230, n]  # a one-row and an empty partition
+    cache = EncodedCache("cache", [(codes[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
+    labels, stored = ClassLabels(np.arange(K)), _NodeIds()
+    steps = []
+
+    def level_pass(st, nodes):
+        router = _Router(st, B)
+        slot = np.full(len(st.children_left), -1, dtype=np.intp)
+        slot[nodes] = np.arange(len(nodes))
+        level = _LevelPass(router, slot, len(nodes), B, m, labels)
+
+        def fn(c, lab, tables):
+            steps.append(tables[3])
+            return level(c, lab, tables)
+
+        got = stored.pass_over(cache, router, fn, (len(nodes), m, B, K))
+        assert np.array_equal(got, _oracle(codes, _route_by_hand(st, codes), y, slot, len(nodes), B, K, False))
+
+    def grow(st, opens):
+        new = []
+        for p in opens:
+            new += st.add_children(p, int(rng.integers(m)), threshold=0.0)
+            st.split_left[p] = rng.random(B) < 0.5
+        return new
+
+    st, opens = Structure(), [0]
+    level_pass(st, opens)
+    for _ in range(3):
+        opens = grow(st, opens)
+        level_pass(st, opens[::2])
+    assert steps == [0] * 4 + [1] * 12  # from the root (a tree of one node), then one level per pass
+    steps.clear()
+    level_pass(st, opens[1::2])  # the same tree again: no look-up
+    leaf = np.full(len(st.children_left), -1, dtype=np.intp)
+    leaf[opens] = np.arange(len(opens))
+    router = _Router(st, B)
+    got = stored.pass_over(cache, router, _LeafPass(router, leaf, len(opens), labels), (len(opens), K))
+    want = np.bincount(leaf[_route_by_hand(st, codes)] * K + y, minlength=len(opens) * K).reshape(-1, K)
+    assert np.array_equal(got, want) and steps == [0] * 4
+    steps.clear()
+    other, opens = Structure(), [0]  # another tree (not an extension of the stored one): from the root
+    for _ in range(2):
+        opens = grow(other, opens)
+    level_pass(other, opens)
+    assert steps == [2] * 4

@@ -16,10 +16,12 @@ over temporaries (docs/benchmarks.md, "PrivaTree level pass"):
 - :func:`leaf_class_counts` / :func:`leaf_sum_counts` — route → count: the leaf pass.
 
 Routing has no branch on the data (a table ``nxt[node·B + code]`` looked up ``depth`` times, the
-rows of counted nodes listed without a branch), and the index arithmetic is unsigned (numba
-then adds no wrap-around code for negative indices): at 10⁷ × 25 a level pass over all 8 nodes
-of depth 3 costs less than half of what the first compiled kernel did, one over the smaller
-children less than a third (docs/benchmarks.md, "PrivaTree level pass: one child per split").
+rows of counted nodes listed without a branch; in process, from each record's node stored by the
+pass before — :class:`.streaming._NodeIds` — so once per row in a level pass), and the index
+arithmetic is unsigned (numba then adds no wrap-around code for negative indices): at 10⁷ × 25
+a level pass over all 8 nodes of depth 3 costs less than half of what the first compiled kernel
+did, one over the smaller children from the stored nodes a fifth (docs/benchmarks.md, "PrivaTree
+level pass: one child per split").
 
 Counts are exact int64 (integer increments; the regressor's |v| ≤ 2^16, so Σv² < 2^63 below
 2^31 records); the floating-point steps are the numpy passes' own operations in the same order
@@ -128,13 +130,16 @@ _WIDE = 128  # columns from which a block's rows are read in order before they a
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _route_block(flat, m, a, b, feat, nxt, B, depth, slot_of_node, rows, slots):
+def _route_block(flat, m, a, b, feat, nxt, B, depth, slot_of_node, rows, slots, ids):
     """Route rows [a, b) of the (n, m) codes ``flat`` (C order) through the released splits and
     list the rows whose node has a slot ≥ 0 in ``rows`` / ``slots``; returns how many.
 
     No branch on the data: ``depth`` look-ups ``node = nxt[node·B + code of feat[node]]`` (a leaf
     or open node maps to itself), then every row is written and only a listed one advances ``k``
     (a branch per row would be mispredicted whenever about half the rows are counted).
+    With stored node ids (``ids`` non-empty: each row's node after the previous pass, updated in
+    place), a row starts from its stored node and ``depth`` is the number of levels left (one in
+    a fit's level pass); with ``ids`` empty, from the root.
     """
     mu, Bu = U(m), U(B)
     root = U(0)
@@ -146,6 +151,28 @@ def _route_block(flat, m, a, b, feat, nxt, B, depth, slot_of_node, rows, slots):
             x |= flat[q]
         root = U(x) * U(b < a)
     k = 0
+    if ids.size and depth == 1:  # a fit's level pass: one look-up without the loop over a run-time
+        # depth (that loop cost as much as the look-up: routing 0.125 → 0.088 ns per value at 25 columns)
+        for i in range(a, b):
+            node = U(ids[i]) + root
+            node = nxt[node * Bu + U(flat[U(i) * mu + feat[node]])]
+            ids[i] = node
+            s = slot_of_node[node]
+            rows[k] = U(i)
+            slots[k] = U(max(s, 0))
+            k += s >= 0
+        return k
+    if ids.size:
+        for i in range(a, b):
+            node = U(ids[i]) + root
+            for _ in range(depth):
+                node = nxt[node * Bu + U(flat[U(i) * mu + feat[node]])]
+            ids[i] = node
+            s = slot_of_node[node]
+            rows[k] = U(i)
+            slots[k] = U(max(s, 0))
+            k += s >= 0
+        return k
     for i in range(a, b):
         row = U(i) * mu
         node = root
@@ -159,7 +186,7 @@ def _route_block(flat, m, a, b, feat, nxt, B, depth, slot_of_node, rows, slots):
 
 
 @njit(cache=True, nogil=True)
-def _class_count_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, slot_of_node, K, W, group, acc):
+def _class_count_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, W, group, acc):
     """Rows [c0, c1) into ``acc`` (:func:`level_class_counts`). A function of its own: with the
     flush into ``out`` in the same loop nest the compiler made this loop 15 % slower."""
     mu, Bu, Ku = U(m), U(B), U(K)
@@ -168,7 +195,7 @@ def _class_count_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, slot_of_node, K
     cell = np.empty(_BLOCK, dtype=np.uint64)
     one = np.uint32(1)
     for a in range(c0, c1, _BLOCK):
-        k = _route_block(flat, m, a, min(c1, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, cell)
+        k = _route_block(flat, m, a, min(c1, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, cell, ids)
         for r in range(k):  # the row's offsets: its codes, its (slot, class) table
             i = rows[r]
             cell[r] = (cell[r] * Ku + U(lab[i])) * mw
@@ -194,9 +221,10 @@ def _class_count_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, slot_of_node, K
 
 
 @_kernel
-def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
+def level_class_counts(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
     """``out[slot, j, code, class] += 1`` for the records whose node has a slot (``codes`` (n, m)
-    C-contiguous; ``out`` (S, m, B, K) int64).
+    C-contiguous; ``out`` (S, m, B, K) int64; ``ids``: each record's stored node, routed ``depth``
+    levels on and updated, or empty: from the root).
 
     Rows are routed a block at a time (:func:`_route_block`); then each listed row's offset
     (slot, class) is computed once, and its m codes counted with one increment each into a
@@ -215,7 +243,9 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
     group = max(1, _L1_CELLS // max(1, S * K * W))  # features counted together: their cells fit in L1
     group = -(-m // -(-m // group)) if m else 1  # as even as the groups can be
     for c0 in range(0, n, _FLUSH):
-        _class_count_rows(flat, m, lab, c0, min(n, c0 + _FLUSH), feat, nxt, B, depth, slot_of_node, K, W, group, acc)
+        _class_count_rows(
+            flat, m, lab, c0, min(n, c0 + _FLUSH), feat, nxt, B, depth, ids, slot_of_node, K, W, group, acc
+        )
         t = 0
         for s in range(S):
             for y in range(K):
@@ -227,7 +257,7 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, slot_of_node, out):
 
 
 @_kernel
-def level_sum_counts(codes, lab, w, feat, nxt, B, depth, slot_of_node, out):
+def level_sum_counts(codes, lab, w, feat, nxt, B, depth, ids, slot_of_node, out):
     """``out[slot, j, code] += (1, v, v²)`` with v = clip(label, −w, w) (``out`` (S, m, B, 3)
     int64; rows routed and listed as in :func:`level_class_counts`)."""
     n, m = codes.shape
@@ -238,7 +268,7 @@ def level_sum_counts(codes, lab, w, feat, nxt, B, depth, slot_of_node, out):
     rows = np.empty(_BLOCK, dtype=np.uint64)
     slots = np.empty(_BLOCK, dtype=np.uint64)
     for a in range(0, n, _BLOCK):
-        k = _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, slots)
+        k = _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, slots, ids)
         for r in range(k):
             i = rows[r]
             v = np.int64(min(max(np.int64(lab[i]), -w), w))
@@ -255,27 +285,27 @@ def level_sum_counts(codes, lab, w, feat, nxt, B, depth, slot_of_node, out):
 
 
 @_kernel
-def leaf_class_counts(codes, lab, feat, nxt, B, depth, leaf_of_node, out):
+def leaf_class_counts(codes, lab, feat, nxt, B, depth, ids, leaf_of_node, out):
     """``out[leaf, class] += 1`` (``out`` (L, K) int64; every record reaches a leaf)."""
     n, m = codes.shape
     flat = codes.reshape(n * m)
     rows = np.empty(_BLOCK, dtype=np.uint64)
     leaves = np.empty(_BLOCK, dtype=np.uint64)
     for a in range(0, n, _BLOCK):
-        k = _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, leaf_of_node, rows, leaves)
+        k = _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, leaf_of_node, rows, leaves, ids)
         for r in range(k):
             out[leaves[r], lab[rows[r]]] += 1
 
 
 @_kernel
-def leaf_sum_counts(codes, lab, feat, nxt, B, depth, leaf_of_node, out):
+def leaf_sum_counts(codes, lab, feat, nxt, B, depth, ids, leaf_of_node, out):
     """``out[leaf] += (1, label)`` (``out`` (L, 2) int64)."""
     n, m = codes.shape
     flat = codes.reshape(n * m)
     rows = np.empty(_BLOCK, dtype=np.uint64)
     leaves = np.empty(_BLOCK, dtype=np.uint64)
     for a in range(0, n, _BLOCK):
-        k = _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, leaf_of_node, rows, leaves)
+        k = _route_block(flat, m, a, min(n, a + _BLOCK), feat, nxt, B, depth, leaf_of_node, rows, leaves, ids)
         for r in range(k):
             out[leaves[r], 0] += 1
             out[leaves[r], 1] += np.int64(lab[rows[r]])

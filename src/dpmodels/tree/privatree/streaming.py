@@ -16,7 +16,8 @@ counts of a public shape (docs/privacy.md, "Counting at scale"):
    workers), so the source is read twice in all.
 3. **one pass per level** with a splittable node, over the cache: each record is routed through
    the released splits to its open node (the node id is a function of public splits and the
-   record's codes); the pass counts the (node, feature, bin, class) cells of one child of each
+   record's codes; in process it is kept between passes, 2 bytes per record, so a level pass
+   routes each record one level: :class:`_NodeIds`); the pass counts the (node, feature, bin, class) cells of one child of each
    split (in process the smaller one, on Dask's workers the left one: :meth:`SourceData.node_counts`),
    the sibling being the parent minus it — the ``H`` of the splittable nodes that
    :func:`.splitter.select_level` consumes, as in the in-memory fit.
@@ -35,6 +36,7 @@ anything is read. ``variant="published*"`` (the data's own quantiles) is refused
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -287,6 +289,9 @@ class _Prepare:
         return codes, lab
 
 
+_NO_IDS = np.empty(0, dtype=np.uint16)  # no stored node ids: the kernels route from the root
+
+
 class _Router:
     """Node id of every record in the released (partial) tree: a function of public splits.
 
@@ -307,11 +312,14 @@ class _Router:
             depth[cl[node]] = depth[cr[node]] = depth[node] + 1
         self.nxt = nxt.reshape(-1)
         self.depth = int(depth.max())
-        self.B = B
+        self.B, self.cl, self.node_depth = B, cl, depth
 
-    def tables(self):
-        """What the compiled kernels route by (:mod:`.kernels`)."""
-        return self.feat, self.nxt, self.B, self.depth
+    def tables(self, ids=None, steps=None):
+        """What the compiled kernels route by (:mod:`.kernels`): from the root, or from each
+        record's stored node ``ids`` ``steps`` levels on."""
+        if ids is None:
+            return self.feat, self.nxt, self.B, self.depth, _NO_IDS
+        return self.feat, self.nxt, self.B, steps, ids
 
 
 class _LevelPass:
@@ -322,9 +330,9 @@ class _LevelPass:
         self.router, self.labels = router, labels
         self.slot_of_node, self.S, self.B, self.m = slot_of_node, S, B, m
 
-    def __call__(self, codes, lab):
+    def __call__(self, codes, lab, tables=None):
         out = np.zeros((self.S, self.m, self.B, self.labels.width), dtype=np.int64)
-        self.labels.level_pass(codes, lab, self.router.tables(), self.slot_of_node, out)
+        self.labels.level_pass(codes, lab, tables or self.router.tables(), self.slot_of_node, out)
         return out
 
 
@@ -335,10 +343,68 @@ class _LeafPass:
         self.router, self.labels = router, labels
         self.leaf_of_node, self.L = leaf_of_node, L
 
-    def __call__(self, codes, lab):
+    def __call__(self, codes, lab, tables=None):
         out = np.zeros((self.L, self.labels.leaf_width), dtype=np.int64)
-        self.labels.leaf_pass(codes, lab, self.router.tables(), self.leaf_of_node, out)
+        self.labels.leaf_pass(codes, lab, tables or self.router.tables(), self.leaf_of_node, out)
         return out
+
+
+class _NodeIds:
+    """Each record's node in the released tree as the last pass left it, kept between the passes
+    of an in-process cache (2 bytes per record, uint16, one array per partition), so a pass
+    routes each record from its stored node through the levels split since — one look-up per
+    record in a level pass instead of one per tree level. The node ids are a function of the
+    released splits and the record's codes, like the codes themselves; they never leave this
+    process. Dask workers' passes route from the root (the cache there is read-only).
+    """
+
+    MAX_NODES = 1 << 16  # uint16 ids; a larger tree routes from the root
+
+    def __init__(self):
+        self.ids: list | None = None  # per partition, in the cache's order
+        self.router: _Router | None = None  # the tree they were routed through
+
+    def _steps(self, router):
+        """Levels to route from the stored ids through ``router``'s tree, or None when that tree
+        does not extend theirs (every node split then is split alike now)."""
+        old = self.router
+        if self.ids is None or old is None or old.cl.size > router.cl.size or old.B != router.B:
+            return None
+        n = old.cl.size
+        was_split = old.cl >= 0
+        rows = router.nxt[: n * old.B].reshape(n, old.B)[was_split]
+        same = (
+            np.array_equal(router.cl[:n][was_split], old.cl[was_split])
+            and np.array_equal(router.feat[:n][was_split], old.feat[was_split])
+            and np.array_equal(rows, old.nxt.reshape(n, old.B)[was_split])
+        )
+        if not same:
+            return None
+        split_since = np.flatnonzero(~was_split & (router.cl[:n] >= 0))
+        return router.depth - int(router.node_depth[split_since].min()) if split_since.size else 0
+
+    def pass_over(self, cache, router, fn, shape):
+        """``counts(cache, fn, shape)``, each partition routed from its stored node ids (updated)."""
+        if router.cl.size > self.MAX_NODES:
+            self.ids = None
+            return counts(cache, fn, shape)
+        steps = self._steps(router)
+        fresh = steps is None
+        if fresh:
+            steps = router.depth  # from the root (ids 0)
+        ids: list = [] if fresh else list(self.ids or ())
+        self.ids = None  # until the pass completes (a failed pass leaves no half-routed ids)
+        part = itertools.count()  # counts() calls fn once per cached partition, in the cache's order
+
+        def routed(codes, lab):
+            k = next(part)
+            if fresh:
+                ids.append(np.zeros(codes.shape[0], dtype=np.uint16))
+            return fn(codes, lab, router.tables(ids[k], steps))
+
+        total = counts(cache, routed, shape)
+        self.ids, self.router = ids, router
+        return total
 
 
 # ---------------------------------------------------------------------------- the backend
@@ -375,6 +441,7 @@ class SourceData:
         self.cache: Any = None
         self._last: dict = {}  # node id -> statistics, of the nodes counted at the current level
         self._families: list = []  # (left, right, parent's statistics, count the right one) per split
+        self._node_ids = _NodeIds()
 
     def first_pass(self):
         """n and the grid histograms (every schema error surfaces here, before any release)."""
@@ -437,8 +504,16 @@ class SourceData:
         slot_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
         slot_of_node[np.asarray(nodes, dtype=np.intp)] = np.arange(S)
         shape = (S, self.m, self.B, self.labels.width)
-        level = _LevelPass(_Router(st, self.B), slot_of_node, S, self.B, self.m, self.labels)
-        return counts(self.cache, level, shape)
+        router = _Router(st, self.B)
+        level = _LevelPass(router, slot_of_node, S, self.B, self.m, self.labels)
+        return self._pass(router, level, shape)
+
+    def _pass(self, router, fn, shape):
+        """A count pass over the cache: in process, each record routed from its stored node
+        (:class:`_NodeIds`); on Dask's workers, from the root."""
+        if getattr(self.cache, "kind", None) == "cache":
+            return self._node_ids.pass_over(self.cache, router, fn, shape)
+        return counts(self.cache, fn, shape)
 
     def retire(self, leaf_index):
         """Nothing to do: every pass routes the records through the released splits."""
@@ -473,12 +548,14 @@ class SourceData:
         leaf_of_node = np.full(len(st.children_left), -1, dtype=np.intp)
         leaf_of_node[np.asarray(st.leaf_ids, dtype=np.intp)] = np.arange(L)
         shape = (L, self.labels.leaf_width)
-        return counts(self.cache, _LeafPass(_Router(st, self.B), leaf_of_node, L, self.labels), shape)
+        router = _Router(st, self.B)
+        return self._pass(router, _LeafPass(router, leaf_of_node, L, self.labels), shape)
 
     def close(self):
         if self.cache is not None:
             self.cache.close()
             self.cache = None
+        self._node_ids = _NodeIds()
 
 
 def _declared_categorical(schema, categories):
