@@ -471,7 +471,27 @@ def _record_sources(estimator, ledger, releases) -> None:
         return
     from ..validation import record_declaration_sources
 
-    record_declaration_sources(ledger, get(deep=False), releases)
+    names = _plain_param_names(type(estimator))
+    params = get(deep=False) if names is None else {k: getattr(estimator, k) for k in names}
+    record_declaration_sources(ledger, params, releases)
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_param_names(cls) -> tuple[str, ...] | None:
+    """The parameter names ``get_params(deep=False)`` lists for a class that keeps scikit-learn's
+    own ``get_params`` and ``_get_param_names`` (their signature inspection, ~50 µs, done once per
+    class); None for any other class (its own ``get_params`` is called)."""
+    try:
+        from sklearn.base import BaseEstimator
+    except ImportError:  # pragma: no cover - scikit-learn is a core dependency
+        return None
+    if not issubclass(cls, BaseEstimator):
+        return None
+    if cls.get_params is not BaseEstimator.get_params:
+        return None
+    if cls._get_param_names.__func__ is not BaseEstimator._get_param_names.__func__:
+        return None
+    return tuple(cls._get_param_names())
 
 
 def published_ledger(ledger: PrivacyLedger) -> PrivacyLedger:

@@ -244,6 +244,9 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
         est._root_bins = alive[0]  # the published selection histograms these bins only (splitter.py)
         if depth > 0:
             record_published_stopping_rule(ledger)
+    is_cat = np.asarray(categorical, dtype=bool).tolist()
+    any_cat = any(is_cat)
+    thresholds = grid.thresholds
     open_ids = [0]
     for level in progress(range(depth + 1), desc=task.progress_label):
         A = len(open_ids)
@@ -269,15 +272,17 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
         alive_s = alive[sidx]
         f_sel, b_sel, order = task.select(H, alive_s, level, categorical, n_bins, eps_level, ledger, rng)
         st.levels_used += 1
-        rank = np.argsort(order, axis=2)  # position of each code in the node's order
-        go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
+        if any_cat:
+            rank = np.argsort(order, axis=2)  # position of each code in the node's order
+            go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
+        else:  # numerical features only: every order is the identity, a code is its own rank
+            go_left = np.arange(order.shape[2]) <= b_sel[:, None]
         new_open = []
-        for i, a in enumerate(sidx):
-            f, b = int(f_sel[i]), int(b_sel[i])
-            if categorical[f]:
+        for i, (a, f, b) in enumerate(zip(sidx.tolist(), f_sel.tolist(), b_sel.tolist())):
+            if is_cat[f]:
                 kids = st.add_children(open_ids[a], f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
             else:
-                kids = st.add_children(open_ids[a], f, threshold=float(grid.thresholds[f][b]))
+                kids = st.add_children(open_ids[a], f, threshold=float(thresholds[f][b]))
             st.split_left[open_ids[a]] = go_left[i]
             new_open.extend(kids)
         data.split(st, open_ids, sidx, f_sel, go_left, more=level + 1 < depth)

@@ -173,9 +173,10 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     if variant != "rigorous":
         return _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp)
     ovr_on = bool(getattr(est, "one_vs_rest", False))
-    n_alive = alive.sum(axis=2)  # (nodes, m)
+    cat_idx = np.flatnonzero(categorical)
+    n_alive = alive[:, cat_idx].sum(axis=2) if cat_idx.size and K == 2 else None  # (nodes, categorical)
     sort_feats = np.array(
-        [j for j in np.flatnonzero(categorical) if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64
+        [j for i, j in enumerate(cat_idx) if n_alive is not None and (n_alive[:, i] > 2).any()], dtype=np.int64
     )
     if getattr(est, "category_order", "noisy-ratio") == "public":  # no budget on sorting categories
         sort_feats = np.zeros(0, dtype=np.int64)
@@ -237,7 +238,8 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         Ho = H if est.split_criterion == "error-gini" else H.astype(float)
         util_o = np.where(vo, -one_vs_rest_scores(est.split_criterion, Ho, lam), -np.inf).reshape(A, m * B)
         n_valid = n_valid + vo.reshape(A, -1).sum(axis=1)
-    span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
+    lo_v, hi_v = min(n_valid.tolist()), max(n_valid.tolist())
+    span = f"{lo_v}" if lo_v == hi_v else f"{lo_v}–{hi_v}"
     ledger.spend(
         f"level {level}: split of {A} node(s) among {span} candidates inside each node's region",
         mech,
