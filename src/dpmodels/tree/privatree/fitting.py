@@ -72,6 +72,16 @@ def encode_fit(X, names, categorical, categories):
     return encode_matrix(X, names, categorical, categories)
 
 
+def _reset_feature_names(est, X) -> None:
+    """scikit-learn's ``_check_feature_names(est, X, reset=True)``; a plain ndarray has no names
+    (its answer), so the attribute is only removed, without probing X for a dataframe library."""
+    if type(X) is np.ndarray:
+        if hasattr(est, "feature_names_in_"):
+            delattr(est, "feature_names_in_")
+        return
+    _check_feature_names(est, X, reset=True)
+
+
 class MemoryData:
     """The count backend of records in memory (module docstring).
 
@@ -88,7 +98,7 @@ class MemoryData:
         self.ledger = ledger_for_fit(est, task.eps, X=X)  # a share of the accountant's budget, if any
         self.labels, self.lab = task.labels_in_memory(y, self.ledger)
         names, categorical, categories = resolve_categories(X, est.categories, self.ledger, bounds=est.bounds)
-        _check_feature_names(est, X, reset=True)
+        _reset_feature_names(est, X)
         _check_n_features(est, X, reset=True)
         self.Z = encode_fit(X, names, categorical, categories)
         self.num_idx = np.flatnonzero(~categorical)
