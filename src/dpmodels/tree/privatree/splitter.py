@@ -72,19 +72,23 @@ def root_region(grid, categorical) -> np.ndarray:
     interval is empty (equal thresholds, thresholds at hi, or lo = hi). Categorical feature: its C
     public categories (the unknown bucket C is not a category of the region).
     """
-    m = grid.n_bins.size
-    alive = np.zeros((m, grid.B), dtype=bool)
-    for j in np.flatnonzero(categorical):
-        alive[j, : int(grid.n_bins[j]) - 1] = True
-    num = np.flatnonzero(~np.asarray(categorical, dtype=bool))
-    nbs = np.unique(np.asarray(grid.n_bins)[num])
-    for nb in nbs.tolist():  # the numerical features with nb bins (one group in PrivaTree): at once
-        num = np.flatnonzero(~np.asarray(categorical, dtype=bool) & (np.asarray(grid.n_bins) == nb))
-        t = np.stack([grid.thresholds[int(j)] for j in num]).reshape(num.size, nb - 1)
-        hi = np.array([grid.bounds[int(j)][1] for j in num], dtype=float)
-        upper = np.minimum(np.concatenate([t, np.full((num.size, 1), np.inf)], axis=1), hi[:, None])
-        lower = np.concatenate([np.full((num.size, 1), -np.inf), t], axis=1)
-        alive[num, :nb] = lower < upper
+    n_bins = np.asarray(grid.n_bins)
+    alive = np.zeros((n_bins.size, grid.B), dtype=bool)
+    cat = np.asarray(categorical, dtype=bool)
+    for j in np.flatnonzero(cat).tolist():
+        alive[j, : int(n_bins[j]) - 1] = True
+    num_all = np.flatnonzero(~cat)
+    nb_all = n_bins[num_all]
+    for nb in np.unique(nb_all).tolist():  # the numerical features with nb bins (one group in PrivaTree): at once
+        num = num_all[nb_all == nb]
+        t = np.array([grid.thresholds[j] for j in num.tolist()], dtype=float).reshape(num.size, nb - 1)
+        hi = np.array([grid.bounds[j][1] for j in num.tolist()], dtype=float)
+        # bin b > 0 is (t_{b-1}, min(t_b, hi)] (the last one (t_{nb-2}, hi]): alive when not empty
+        upper = np.empty((num.size, nb))
+        upper[:, :-1] = t
+        upper[:, -1] = np.inf
+        np.minimum(upper, hi[:, None], out=upper)
+        alive[num, 1:nb] = t < upper[:, 1:]
         alive[num, 0] = True
     return alive
 
