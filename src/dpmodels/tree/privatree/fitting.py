@@ -296,8 +296,7 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
             st.split_left[open_ids[a]] = go_left[i]
             new_open.extend(kids)
         data.split(st, open_ids, sidx, f_sel, go_left, more=level + 1 < depth)
-        lft, rgt = child_regions(alive_s, f_sel, go_left)
-        alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
+        alive = child_regions(alive_s, f_sel, go_left)
         open_ids = new_open
     return st
 

@@ -98,7 +98,8 @@ def node_orders(alive, categorical, n_bins, ratio=None, sort_feats=()):
     categorical features their alive categories first — by the noisy class-1 ``ratio`` for
     ``sort_feats``, else in public order — then the others; the unknown bucket stays last."""
     A, m, B = alive.shape
-    order = np.broadcast_to(np.arange(B), (A, m, B)).copy()
+    order = np.empty((A, m, B), dtype=np.intp)
+    order[...] = np.arange(B)
     sort_feats = {int(j) for j in sort_feats}
     for j in np.flatnonzero(categorical):
         C = int(n_bins[j]) - 1
@@ -121,12 +122,14 @@ def candidate_mask(alive, order) -> np.ndarray:
 
 
 def child_regions(alive, f_sel, go_left):
-    """Regions of the left and right children of split nodes (``go_left``: (nodes, B) over codes)."""
-    idx = np.arange(alive.shape[0])
-    left, right = alive.copy(), alive.copy()
-    left[idx, f_sel] &= go_left
-    right[idx, f_sel] &= ~go_left
-    return left, right
+    """Regions of the children of split nodes (``go_left``: (nodes, B) over codes), in the order
+    of the next level's open nodes: left child of node i at row 2i, right child at 2i + 1."""
+    S = alive.shape[0]
+    out = np.repeat(alive, 2, axis=0)
+    idx = np.arange(0, 2 * S, 2)
+    out[idx, f_sel] &= go_left
+    out[idx + 1, f_sel] &= ~go_left
+    return out
 
 
 def _noisy_ratio(Hn):
