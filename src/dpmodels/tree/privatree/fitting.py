@@ -288,12 +288,13 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
         else:  # numerical features only: every order is the identity, a code is its own rank
             go_left = np.arange(order.shape[2]) <= b_sel[:, None]
         new_open = []
-        for i, (a, f, b) in enumerate(zip(sidx.tolist(), f_sel.tolist(), b_sel.tolist())):
+        for i, (s, f, b) in enumerate(zip(sidx.tolist(), f_sel.tolist(), b_sel.tolist())):
+            node = open_ids[s]
             if is_cat[f]:
-                kids = st.add_children(open_ids[a], f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
+                kids = st.add_children(node, f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
             else:
-                kids = st.add_children(open_ids[a], f, threshold=float(thresholds[f][b]))
-            st.split_left[open_ids[a]] = go_left[i]
+                kids = st.add_children(node, f, threshold=float(thresholds[f][b]))
+            st.split_left[node] = go_left[i]
             new_open.extend(kids)
         data.split(st, open_ids, sidx, f_sel, go_left, more=level + 1 < depth)
         alive = child_regions(alive_s, f_sel, go_left)
