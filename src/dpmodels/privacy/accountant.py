@@ -71,6 +71,7 @@ import threading
 import uuid
 import weakref
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .ledger import (
     BudgetExceededError,
@@ -471,7 +472,31 @@ def _record_sources(estimator, ledger, releases) -> None:
         return
     from ..validation import record_declaration_sources
 
-    record_declaration_sources(ledger, get(deep=False), releases)
+    cls = type(estimator)
+    if cls not in _PARAM_NAMES:
+        _PARAM_NAMES[cls] = _plain_param_names(cls)
+    names = _PARAM_NAMES[cls]
+    params = get(deep=False) if names is None else {k: getattr(estimator, k) for k in names}
+    record_declaration_sources(ledger, params, releases)
+
+
+# class -> its parameter names (_plain_param_names), computed once per class
+_PARAM_NAMES: "weakref.WeakKeyDictionary[type, tuple[str, ...] | None]" = weakref.WeakKeyDictionary()
+
+
+def _plain_param_names(cls: Any) -> tuple[str, ...] | None:
+    """The parameter names ``get_params(deep=False)`` lists for a class that keeps scikit-learn's
+    own ``get_params`` and ``_get_param_names`` (their signature inspection costs ~50 µs: done
+    once per class); None for any other class (its own ``get_params`` is called each time)."""
+    from sklearn.base import BaseEstimator
+
+    if not issubclass(cls, BaseEstimator):
+        return None
+    if cls.get_params is not BaseEstimator.get_params:
+        return None
+    if getattr(cls._get_param_names, "__func__", None) is not BaseEstimator._get_param_names.__func__:
+        return None
+    return tuple(cls._get_param_names())
 
 
 def published_ledger(ledger: PrivacyLedger) -> PrivacyLedger:

@@ -450,7 +450,7 @@ class _Arena:
         self.need = max(self.need, self.at + self.buf.size - self.top)
         if self.at > self.top:
             return np.empty(shape, dtype=dt)
-        return self.buf[a : self.at].view(dt).reshape(shape)
+        return np.ndarray(shape, dtype=dt, buffer=self.buf, offset=a)  # a view of buf[a : a + size]
 
     def scratch(self, shape, dtype=np.float64):
         dt, shape, size = self._size(shape, dtype)
@@ -459,7 +459,7 @@ class _Arena:
         self.need = max(self.need, self.at + self.buf.size - t)
         if t < self.at:
             return np.empty(shape, dtype=dt)
-        return self.buf[t : t + size].view(dt).reshape(shape)
+        return np.ndarray(shape, dtype=dt, buffer=self.buf, offset=t)
 
     def close(self):
         """Keep a buffer large enough for this call's arrays (the next call of this size allocates none)."""

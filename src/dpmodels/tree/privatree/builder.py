@@ -98,6 +98,14 @@ def assemble(st: Structure, categorical, categories, names, classes, counts, lab
     leaf_ids = np.asarray(st.leaf_ids, dtype=np.int64)
     val[leaf_ids] = counts
     lab[leaf_ids] = labels
+    # internal node values = the sum of their children's (Tree.fill_internal_values: the same
+    # additions; node ids are breadth-first, so every child comes after its parent)
+    rows = val.tolist()
+    for i in range(n_nodes - 1, -1, -1):
+        left = st.children_left[i]
+        if left != -1:
+            rows[i] = [a + b for a, b in zip(rows[left], rows[st.children_right[i]])]
+    val = np.array(rows, dtype=float).reshape(val.shape)
     tree = Tree(
         np.asarray(st.children_left, dtype=np.int64),
         np.asarray(st.children_right, dtype=np.int64),
@@ -112,5 +120,4 @@ def assemble(st: Structure, categorical, categories, names, classes, counts, lab
         categories,
         counts_are_noisy=True,
     )
-    tree.fill_internal_values()
     return tree

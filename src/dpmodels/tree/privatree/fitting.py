@@ -72,6 +72,16 @@ def encode_fit(X, names, categorical, categories):
     return encode_matrix(X, names, categorical, categories)
 
 
+def _reset_feature_names(est, X) -> None:
+    """scikit-learn's ``_check_feature_names(est, X, reset=True)``; a plain ndarray has no names
+    (its answer), so the attribute is only removed, without probing X for a dataframe library."""
+    if type(X) is np.ndarray:
+        if hasattr(est, "feature_names_in_"):
+            delattr(est, "feature_names_in_")
+        return
+    _check_feature_names(est, X, reset=True)
+
+
 class MemoryData:
     """The count backend of records in memory (module docstring).
 
@@ -88,7 +98,7 @@ class MemoryData:
         self.ledger = ledger_for_fit(est, task.eps, X=X)  # a share of the accountant's budget, if any
         self.labels, self.lab = task.labels_in_memory(y, self.ledger)
         names, categorical, categories = resolve_categories(X, est.categories, self.ledger, bounds=est.bounds)
-        _check_feature_names(est, X, reset=True)
+        _reset_feature_names(est, X)
         _check_n_features(est, X, reset=True)
         self.Z = encode_fit(X, names, categorical, categories)
         self.num_idx = np.flatnonzero(~categorical)
@@ -244,6 +254,9 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
         est._root_bins = alive[0]  # the published selection histograms these bins only (splitter.py)
         if depth > 0:
             record_published_stopping_rule(ledger)
+    is_cat = np.asarray(categorical, dtype=bool).tolist()
+    any_cat = any(is_cat)
+    thresholds = grid.thresholds
     open_ids = [0]
     for level in progress(range(depth + 1), desc=task.progress_label):
         A = len(open_ids)
@@ -269,20 +282,22 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
         alive_s = alive[sidx]
         f_sel, b_sel, order = task.select(H, alive_s, level, categorical, n_bins, eps_level, ledger, rng)
         st.levels_used += 1
-        rank = np.argsort(order, axis=2)  # position of each code in the node's order
-        go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
+        if any_cat:
+            rank = np.argsort(order, axis=2)  # position of each code in the node's order
+            go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
+        else:  # numerical features only: every order is the identity, a code is its own rank
+            go_left = np.arange(order.shape[2]) <= b_sel[:, None]
         new_open = []
-        for i, a in enumerate(sidx):
-            f, b = int(f_sel[i]), int(b_sel[i])
-            if categorical[f]:
-                kids = st.add_children(open_ids[a], f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
+        for i, (s, f, b) in enumerate(zip(sidx.tolist(), f_sel.tolist(), b_sel.tolist())):
+            node = open_ids[s]
+            if is_cat[f]:
+                kids = st.add_children(node, f, left=tuple(sorted(int(c) for c in order[i, f, : b + 1])))
             else:
-                kids = st.add_children(open_ids[a], f, threshold=float(grid.thresholds[f][b]))
-            st.split_left[open_ids[a]] = go_left[i]
+                kids = st.add_children(node, f, threshold=float(thresholds[f][b]))
+            st.split_left[node] = go_left[i]
             new_open.extend(kids)
         data.split(st, open_ids, sidx, f_sel, go_left, more=level + 1 < depth)
-        lft, rgt = child_regions(alive_s, f_sel, go_left)
-        alive = np.stack([lft, rgt], axis=1).reshape((2 * S,) + lft.shape[1:])
+        alive = child_regions(alive_s, f_sel, go_left)
         open_ids = new_open
     return st
 

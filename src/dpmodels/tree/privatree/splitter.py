@@ -72,19 +72,23 @@ def root_region(grid, categorical) -> np.ndarray:
     interval is empty (equal thresholds, thresholds at hi, or lo = hi). Categorical feature: its C
     public categories (the unknown bucket C is not a category of the region).
     """
-    m = grid.n_bins.size
-    alive = np.zeros((m, grid.B), dtype=bool)
-    for j in np.flatnonzero(categorical):
-        alive[j, : int(grid.n_bins[j]) - 1] = True
-    num = np.flatnonzero(~np.asarray(categorical, dtype=bool))
-    nbs = np.unique(np.asarray(grid.n_bins)[num])
-    for nb in nbs.tolist():  # the numerical features with nb bins (one group in PrivaTree): at once
-        num = np.flatnonzero(~np.asarray(categorical, dtype=bool) & (np.asarray(grid.n_bins) == nb))
-        t = np.stack([grid.thresholds[int(j)] for j in num]).reshape(num.size, nb - 1)
-        hi = np.array([grid.bounds[int(j)][1] for j in num], dtype=float)
-        upper = np.minimum(np.concatenate([t, np.full((num.size, 1), np.inf)], axis=1), hi[:, None])
-        lower = np.concatenate([np.full((num.size, 1), -np.inf), t], axis=1)
-        alive[num, :nb] = lower < upper
+    n_bins = np.asarray(grid.n_bins)
+    alive = np.zeros((n_bins.size, grid.B), dtype=bool)
+    cat = np.asarray(categorical, dtype=bool)
+    for j in np.flatnonzero(cat).tolist():
+        alive[j, : int(n_bins[j]) - 1] = True
+    num_all = np.flatnonzero(~cat)
+    nb_all = n_bins[num_all]
+    for nb in np.unique(nb_all).tolist():  # the numerical features with nb bins (one group in PrivaTree): at once
+        num = num_all[nb_all == nb]
+        t = np.array([grid.thresholds[j] for j in num.tolist()], dtype=float).reshape(num.size, nb - 1)
+        hi = np.array([grid.bounds[j][1] for j in num.tolist()], dtype=float)
+        # bin b > 0 is (t_{b-1}, min(t_b, hi)] (the last one (t_{nb-2}, hi]): alive when not empty
+        upper = np.empty((num.size, nb))
+        upper[:, :-1] = t
+        upper[:, -1] = np.inf
+        np.minimum(upper, hi[:, None], out=upper)
+        alive[num, 1:nb] = t < upper[:, 1:]
         alive[num, 0] = True
     return alive
 
@@ -94,7 +98,8 @@ def node_orders(alive, categorical, n_bins, ratio=None, sort_feats=()):
     categorical features their alive categories first — by the noisy class-1 ``ratio`` for
     ``sort_feats``, else in public order — then the others; the unknown bucket stays last."""
     A, m, B = alive.shape
-    order = np.broadcast_to(np.arange(B), (A, m, B)).copy()
+    order = np.empty((A, m, B), dtype=np.intp)
+    order[...] = np.arange(B)
     sort_feats = {int(j) for j in sort_feats}
     for j in np.flatnonzero(categorical):
         C = int(n_bins[j]) - 1
@@ -117,12 +122,14 @@ def candidate_mask(alive, order) -> np.ndarray:
 
 
 def child_regions(alive, f_sel, go_left):
-    """Regions of the left and right children of split nodes (``go_left``: (nodes, B) over codes)."""
-    idx = np.arange(alive.shape[0])
-    left, right = alive.copy(), alive.copy()
-    left[idx, f_sel] &= go_left
-    right[idx, f_sel] &= ~go_left
-    return left, right
+    """Regions of the children of split nodes (``go_left``: (nodes, B) over codes), in the order
+    of the next level's open nodes: left child of node i at row 2i, right child at 2i + 1."""
+    S = alive.shape[0]
+    out = np.repeat(alive, 2, axis=0)
+    idx = np.arange(0, 2 * S, 2)
+    out[idx, f_sel] &= go_left
+    out[idx + 1, f_sel] &= ~go_left
+    return out
 
 
 def _noisy_ratio(Hn):
@@ -173,9 +180,10 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     if variant != "rigorous":
         return _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp)
     ovr_on = bool(getattr(est, "one_vs_rest", False))
-    n_alive = alive.sum(axis=2)  # (nodes, m)
+    cat_idx = np.flatnonzero(categorical)
+    n_alive = alive[:, cat_idx].sum(axis=2) if cat_idx.size and K == 2 else None  # (nodes, categorical)
     sort_feats = np.array(
-        [j for j in np.flatnonzero(categorical) if K == 2 and (n_alive[:, j] > 2).any()], dtype=np.int64
+        [j for i, j in enumerate(cat_idx) if n_alive is not None and (n_alive[:, i] > 2).any()], dtype=np.int64
     )
     if getattr(est, "category_order", "noisy-ratio") == "public":  # no budget on sorting categories
         sort_feats = np.zeros(0, dtype=np.int64)
@@ -237,7 +245,8 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         Ho = H if est.split_criterion == "error-gini" else H.astype(float)
         util_o = np.where(vo, -one_vs_rest_scores(est.split_criterion, Ho, lam), -np.inf).reshape(A, m * B)
         n_valid = n_valid + vo.reshape(A, -1).sum(axis=1)
-    span = f"{n_valid.min()}" if n_valid.min() == n_valid.max() else f"{n_valid.min()}–{n_valid.max()}"
+    lo_v, hi_v = min(n_valid.tolist()), max(n_valid.tolist())
+    span = f"{lo_v}" if lo_v == hi_v else f"{lo_v}–{hi_v}"
     ledger.spend(
         f"level {level}: split of {A} node(s) among {span} candidates inside each node's region",
         mech,
