@@ -115,6 +115,38 @@ def test_a_run_that_completes_another_environments_grid_reports_both_runs_cpu(tm
     assert json.loads((tmp_path / exp.id / "meta.json").read_text())["cpu_seconds"] == meta["cpu_seconds"]
 
 
+def test_cells_finished_elsewhere_keep_the_computing_run_and_are_named(tmp_path, monkeypatch):
+    """The optional cell's file is put beside the plain one (finished by another environment's run
+    in another folder): a later run that computes nothing keeps the computing run's CPU time and
+    says how many cells it does not cover, instead of reporting 0 CPU-s for the grid."""
+    import shutil
+
+    missing = "dpmodels_no_such_package_for_this_test"
+    cells = _noise_cells(missing)
+    exp = registry.Experiment(
+        "zzz-copied", paper="zzz", kind="table", title="copied", draws="test", cells=lambda size: cells
+    )
+    monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
+    monkeypatch.setattr(run, "_code_commit", lambda: "aaa")
+    elsewhere, here = tmp_path / "side", tmp_path / "main"
+    monkeypatch.setattr(run, "requirement_met", lambda package: True)  # the side environment, its own folder
+    run.run_experiment(exp.id, Size(), elsewhere, progress=False)
+    monkeypatch.setattr(run, "requirement_met", lambda package: package is None)  # the main environment
+    run.run_experiment(exp.id, Size(), here, progress=False)
+    first = json.loads((here / exp.id / "meta.json").read_text())
+    assert first["cells"] == 1
+    first["cpu_seconds"] = 12.5  # this cell takes milliseconds: give the computing run a visible measurement
+    (here / exp.id / "meta.json").write_text(json.dumps(first))
+    for f in (elsewhere / exp.id / "cells").iterdir():
+        if not (here / exp.id / "cells" / f.name).exists():
+            shutil.copyfile(f, here / exp.id / "cells" / f.name)
+    monkeypatch.setattr(run, "requirement_met", lambda package: True)
+    r = run.run_experiment(exp.id, Size(), here, progress=False)
+    meta = json.loads((here / exp.id / "meta.json").read_text())
+    assert r.cells_run == 0 and meta["cells"] == 2 and meta["cells_elsewhere"] == 1
+    assert (meta["cpu_seconds"], meta["commit"]) == (12.5, "aaa")
+
+
 def _paired_frame(diffs_by_eps, base=0.6):
     rows = []
     for eps, diffs in diffs_by_eps.items():

@@ -99,6 +99,11 @@ def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
         f"**Run:** {mode} size, {len(df):,} result rows from {meta.get('cells', 0)} cells, "
         f"{meta.get('cpu_seconds', 0):,.0f} CPU-s in the cells"
         + (f" (the cells of `{exp.source}`)" if exp.source else "")
+        + (
+            f", not counting {meta['cells_elsewhere']} cells finished by an earlier run in another environment"
+            if meta.get("cells_elsewhere")
+            else ""
+        )
         + f"; commit `{meta.get('commit', 'unknown')}`, "
         f"{meta.get('finished', '?')}. Rows: [`data/{eid}.csv.gz`](data/{eid}.csv.gz).",
         "",
@@ -151,6 +156,8 @@ def write_page(eid: str, out, docs) -> Path:
         cells=run_meta.get("cells", 0),
         cpu_seconds=run_meta.get("cpu_seconds", 0.0),
     )
+    if run_meta.get("cells_elsewhere"):
+        meta["cells_elsewhere"] = run_meta["cells_elsewhere"]
     fig_dir = docs / "figures" / "results" / eid
     pngs = sorted((out / eid).glob("*.png"))
     if pngs:

@@ -135,6 +135,18 @@ def run_experiment(
         if res.cells_run == 0 and prev.get("cells") == len(cells):
             # everything reused: keep the measurement of the run that computed it
             meta = dict(prev, rows=res.rows, skipped=res.skipped, rendered=time.strftime("%Y-%m-%d %H:%M:%S"))
+        elif res.cells_run == 0 and prev.get("cells", 0) < len(cells):
+            # nothing computed, more cells finished than the last run had: cells another run (another
+            # environment) finished were put beside them. Keep the last run's measurement and say how
+            # many cells it does not cover, instead of a run that computed nothing claiming the grid.
+            meta = dict(
+                prev,
+                cells=len(cells),
+                cells_elsewhere=prev.get("cells_elsewhere", 0) + len(cells) - prev.get("cells", 0),
+                rows=res.rows,
+                skipped=res.skipped,
+                rendered=time.strftime("%Y-%m-%d %H:%M:%S"),
+            )
         elif res.cells_run and res.cells_cached == prev.get("cells_run", 0) + prev.get("cells_cached", 0):
             meta = _continued(prev, meta)
     old.write_text(json.dumps(meta, indent=2, default=str) + "\n")
