@@ -54,19 +54,8 @@ def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
     ``DPMODELS_PROGRESS=1``: a bar over the id's cells on stderr (tests/cli/test_progress.py: none
     unasked)."""
     need("matplotlib")
-    r = run_cli(
-        "reproduce",
-        "000-fig2",
-        "--quick",
-        "--runs",
-        "1",
-        "--epsilons",
-        "1",
-        "100",
-        "--out",
-        str(tmp_path),
-        env={**os.environ, "DPMODELS_PROGRESS": "1"},
-    )
+    args = ["reproduce", "000-fig2", "--quick", "--runs", "1", "--epsilons", "1", "100", "--out", str(tmp_path)]
+    r = run_cli(*args, env={**os.environ, "DPMODELS_PROGRESS": "1"})
     assert r.returncode == 0, r.stderr
     assert re.search(r"000-fig2: 100%.*1/1.*cell", r.stderr)  # the grid's cells: public
     d = tmp_path / "000-fig2"
@@ -77,24 +66,7 @@ def test_reproduce_end_to_end_in_a_subprocess(tmp_path):
     html = (tmp_path / "report.html").read_text()
     assert "data:image/png;base64," in html
     # a rerun resumes: nothing is recomputed
-    assert (
-        main(
-            [
-                "reproduce",
-                "000-fig2",
-                "--quick",
-                "--runs",
-                "1",
-                "--epsilons",
-                "1",
-                "100",
-                "--out",
-                str(tmp_path),
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    assert main([*args, "--no-progress"]) == 0
     meta = json.loads((d / "meta.json").read_text())
     assert meta["cells_run"] == 1 and "rendered" in meta  # the measurement of the computing run is kept
     # --finished-only on a grid never run: nothing computed, the missing cells named
