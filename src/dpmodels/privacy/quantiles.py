@@ -7,7 +7,8 @@ Mechanism
 ---------
 * **Public inputs**: the bounds ``[lo, hi]``, the quantile levels ``0 < q_1 < ... < q_m < 1`` and a
   grid of ``G`` equal-width cells over ``[lo, hi]``. Values are clipped to the bounds and each
-  record is rounded to its grid cell: a fixed per-record map, so neighbouring datasets stay
+  record is rounded to its grid cell, ``min(G − 1, floor((x − lo)·G/(hi − lo)))`` in exact
+  arithmetic (:func:`grid_cell_index`): a fixed per-record map, so neighbouring datasets stay
   neighbouring. (The grid replaces the data-defined intervals of the original paper; with those,
   sampling several quantiles inside the same interval makes the base measure data-dependent. With a
   public grid the base measure below is data-independent, and the cost drops from
