@@ -140,8 +140,10 @@ _bounds = st.one_of(
     st.tuples(st.integers(-(10**6), 10**6), st.integers(1, 10**7)).map(lambda t: (float(t[0]), float(t[0] + t[1]))),
     st.tuples(
         st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False), st.floats(1e-12, 1e6, allow_subnormal=False)
-    ).map(lambda t: (t[0], t[0] + t[1])),
-    st.tuples(st.floats(-1e300, 1e300), st.floats(1e-300, 1e300)).map(lambda t: (t[0], t[0] + t[1])),
+    ).map(lambda t: (t[0], t[0] + max(t[1], abs(t[0]) * 2.0**-40))),
+    st.tuples(st.floats(-1e300, 1e300), st.floats(1e-300, 1e300)).map(
+        lambda t: (t[0], t[0] + max(t[1], abs(t[0]) * 2.0**-40))
+    ),
 ).filter(lambda b: np.isfinite(b[1]) and np.isfinite(b[1] - b[0]) and b[1] > b[0])
 
 
