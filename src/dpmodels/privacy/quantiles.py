@@ -124,17 +124,18 @@ def grid_cell_index(x, bounds, grid_size: int) -> np.ndarray:
         if scale:
             t *= 2.0**scale
         t /= (hi_s - lo_s) / G
-    np.clip(t, 0.0, float(G), out=t)  # the clipped value's quotient (clipping x or t agree)
+    tol = 8.0 * _U * G
+    # the clipped value's quotient (clipping x or t agree), kept 2·tol inside (0, G): a quotient
+    # there has cell 0 or G − 1 whatever its last bits, and is not near an edge (values at the
+    # bounds, often many, skip the exact test)
+    np.clip(t, 2.0 * tol, G - 2.0 * tol, out=t)
     cell = np.floor(t)
     t -= cell  # the fractional part
-    tol = 8.0 * _U * G
     near = t <= tol
     near |= t >= 1.0 - tol
     idx = np.flatnonzero(near)
-    ki = (cell[idx] + (t[idx] > 0.5)).astype(np.int64)  # the nearest integer
-    inner = (ki >= 1) & (ki <= G - 1)  # k = 0 or G: the floor is the cell
-    idx, ki = idx[inner], ki[inner]
-    cells = np.minimum(cell, G - 1, out=cell).astype(np.int64)
+    ki = (cell[idx] + (t[idx] > 0.5)).astype(np.int64)  # the nearest integer, in [1, G − 1]
+    cells = cell.astype(np.int64)
     if idx.size:
         a = np.ldexp(np.clip(x[idx], lo, hi), scale)
         cells[idx] = ki - _below_edges(a, lo_s, hi_s, ki, G)
