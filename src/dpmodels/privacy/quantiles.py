@@ -7,7 +7,8 @@ Mechanism
 ---------
 * **Public inputs**: the bounds ``[lo, hi]``, the quantile levels ``0 < q_1 < ... < q_m < 1`` and a
   grid of ``G`` equal-width cells over ``[lo, hi]``. Values are clipped to the bounds and each
-  record is rounded to its grid cell: a fixed per-record map, so neighbouring datasets stay
+  record is rounded to its grid cell, ``min(G − 1, floor((x − lo)·G/(hi − lo)))`` in exact
+  arithmetic (:func:`grid_cell_index`): a fixed per-record map, so neighbouring datasets stay
   neighbouring. (The grid replaces the data-defined intervals of the original paper; with those,
   sampling several quantiles inside the same interval makes the base measure data-dependent. With a
   public grid the base measure below is data-independent, and the cost drops from
@@ -61,7 +62,7 @@ from scipy.special import gammaln
 from .ledger import PrivacyLedger, charge, check_epsilon
 from .samplers import check_random_state
 
-__all__ = ["jointexp_quantiles", "grid_histogram", "JOINTEXP_SENSITIVITY"]
+__all__ = ["jointexp_quantiles", "grid_histogram", "grid_cell_index", "JOINTEXP_SENSITIVITY"]
 
 JOINTEXP_SENSITIVITY = 2.0
 
@@ -73,6 +74,8 @@ def _check_bounds(bounds):
         raise ValueError(f"bounds must be a pair (lo, hi) of numbers, got {bounds!r}") from None
     if not (np.isfinite(lo) and np.isfinite(hi)) or lo > hi:
         raise ValueError(f"bounds must be finite with lo <= hi, got {bounds!r}")
+    if not np.isfinite(hi - lo):
+        raise ValueError(f"bounds: hi − lo must be a finite float (at most {_FMAX:.3g}), got {bounds!r}")
     return lo, hi
 
 
@@ -85,21 +88,128 @@ def _check_levels(quantiles):
     return q
 
 
-def grid_histogram(x, bounds, grid_size: int) -> np.ndarray:
-    """Counts of the clipped values of ``x`` in ``grid_size`` equal cells of ``[lo, hi]``."""
+# ------------------------------------------------------------------------------ the public grid
+_FMAX = float(np.finfo(np.float64).max)
+MAX_GRID = 1 << 24  # cells of a public grid: the multipliers of the exact edge test have <= 24 bits
+_U = 2.0**-53  # unit round-off of float64
+_LOW_BITS = np.uint64((1 << 29) - 1)  # a float's low 29 significand bits: its high part keeps <= 24
+
+
+def grid_cell_index(x, bounds, grid_size: int) -> np.ndarray:
+    """The public-grid cell of every value of ``x``: ``min(G − 1, floor((clip(x) − lo)·G/(hi − lo)))``
+    in exact rational arithmetic on the float inputs (``G = grid_size``; cell 0 where ``hi = lo``).
+
+    A value on a cell's edge opens that cell, whatever the bounds and G: 50 on ``[1, 99]`` with
+    ``G = 1024`` is the first value of cell 512 and with ``G = 2048`` of cell 1024. ``(clip(x) −
+    lo)·(G/(hi − lo))`` rounds twice and put it in the cell below. Computed as one float quotient
+    ``t = (clip(x) − lo)/((hi − lo)/G)`` (four roundings: ``|t − T| <= 4.01·2⁻⁵³·G`` for the exact
+    quotient T), whose floor is the cell except within ``8·2⁻⁵³·G`` of an integer k; there the sign of
+    ``G·(x − lo) − k·(hi − lo)`` decides, computed exactly (:func:`_below_edges`). Cost: a few
+    vectorised passes over x, plus the exact test on the values near an edge (on integer data, the
+    values on an edge). ``bounds`` finite with ``hi − lo`` a finite float, ``1 <= G <= 2²⁴``; NaN is
+    an error; ±inf clips to the bounds.
+    """
     lo, hi = _check_bounds(bounds)
+    G = _check_grid_size(grid_size)
     x = np.asarray(x, dtype=float).ravel()
     if np.isnan(x).any():
         raise ValueError("x contains NaN")
-    if hi == lo:
-        h = np.zeros(grid_size, dtype=np.int64)
-        h[0] = x.size
-        return h
-    scale = grid_size / (hi - lo)
-    idx = (np.clip(x, lo, hi) - lo) * scale
-    idx = idx.astype(np.int64)
-    np.minimum(idx, grid_size - 1, out=idx)
-    return np.bincount(idx, minlength=grid_size)
+    if hi == lo or G == 1:
+        return np.zeros(x.size, dtype=np.int64)
+    # a tiny span: values and bounds times 2^600 (exact) so that the cell width (hi − lo)/G is normal
+    scale = 600 if hi - lo < 2.0**-960 else 0
+    lo_s, hi_s = math.ldexp(lo, scale), math.ldexp(hi, scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond the bounds: ±inf, clamped below
+        t = np.subtract(x, lo)
+        if scale:
+            t *= 2.0**scale
+        t /= (hi_s - lo_s) / G
+    tol = 8.0 * _U * G
+    # the clipped value's quotient (clipping x or t agree), kept 2·tol inside (0, G): a quotient
+    # there has cell 0 or G − 1 whatever its last bits, and is not near an edge (values at the
+    # bounds, often many, skip the exact test)
+    np.clip(t, 2.0 * tol, G - 2.0 * tol, out=t)
+    cell = np.floor(t)
+    t -= cell  # the fractional part
+    near = t <= tol
+    near |= t >= 1.0 - tol
+    idx = np.flatnonzero(near)
+    ki = (cell[idx] + (t[idx] > 0.5)).astype(np.int64)  # the nearest integer, in [1, G − 1]
+    cells = cell.astype(np.int64)
+    if idx.size:
+        a = np.ldexp(np.clip(x[idx], lo, hi), scale)
+        cells[idx] = ki - _below_edges(a, lo_s, hi_s, ki, G)
+    return cells
+
+
+def grid_histogram(x, bounds, grid_size: int) -> np.ndarray:
+    """Counts of the clipped values of ``x`` in ``grid_size`` equal cells of ``[lo, hi]``: the
+    histogram of :func:`grid_cell_index` (exact cells; a value on an edge opens its cell)."""
+    G = _check_grid_size(grid_size)
+    return np.bincount(grid_cell_index(x, bounds, G), minlength=G)
+
+
+def _check_grid_size(grid_size) -> int:
+    G = int(grid_size)
+    if not 1 <= G <= MAX_GRID:
+        raise ValueError(f"grid_size must be in [1, {MAX_GRID}], got {grid_size!r}")
+    return G
+
+
+def _two_sum(a, b):
+    """``(s, e)`` with ``s = fl(a + b)`` and ``s + e = a + b`` exactly (Knuth; no overflow)."""
+    s = a + b
+    z = s - a
+    return s, (a - (s - z)) + (b - z)
+
+
+def _split(v):
+    """``(h, v − h)``: ``h`` is v with its low 29 significand bits cleared (<= 24 bits left), the
+    rest <= 29 bits: each times an integer below 2²⁴ is an exact float product (any finite v)."""
+    v = np.asarray(v, dtype=np.float64)
+    h = (v.view(np.uint64) & ~_LOW_BITS).view(np.float64)
+    return h, v - h
+
+
+def _below_edges(a, lo, hi, k, G):
+    """``a < lo + k·(hi − lo)/G`` in exact arithmetic (a in [lo, hi], integers 1 <= k < G <= 2²⁴), as
+    the sign of ``D = G·(a − lo) − k·(hi − lo)``. ``a − lo`` and ``hi − lo`` are each an exact sum of
+    two floats (:func:`_two_sum`), every product an exact sum of two (:func:`_split`): D is the sum
+    of eight exact floats, whose sign is that of the top nonzero component of their nonoverlapping
+    expansion (Shewchuk's Grow-Expansion, built by error-free additions). No term overflows while
+    ``8·G·(hi − lo)`` is finite; beyond (bounds within a factor 8G of the float limit), exact
+    rationals on the distinct values near an edge."""
+    if not np.isfinite(8.0 * G * (hi - lo)):
+        return _below_edges_rational(a, lo, hi, k, G)
+    d1, d2 = _two_sum(a, -lo)
+    w1, w2 = _two_sum(np.float64(hi), np.float64(-lo))
+    kf = k.astype(np.float64)
+    terms = [G * p for v in (d1, d2) for p in _split(v)] + [-kf * p for v in (w1, w2) for p in _split(v)]
+    expansion: list[np.ndarray] = []
+    for b in terms:
+        if not b.any():  # a zero term (integer data: most of them) leaves the expansion as it is
+            continue
+        q = b
+        grown = []
+        for e in expansion:
+            q, h = _two_sum(q, e)
+            grown.append(h)
+        grown.append(q)
+        expansion = grown
+    sign = np.zeros(a.shape)
+    for e in expansion:  # increasing magnitude: the last nonzero component decides
+        sign = np.where(e != 0, np.sign(e), sign)
+    return (sign < 0).astype(np.int64)
+
+
+def _below_edges_rational(a, lo, hi, k, G):
+    """:func:`_below_edges` in rationals, once per distinct (value, edge) pair."""
+    from fractions import Fraction
+
+    pairs, inv = np.unique(np.column_stack([a, k.astype(np.float64)]), axis=0, return_inverse=True)
+    flo, span = Fraction(lo), Fraction(hi) - Fraction(lo)
+    below = np.array([G * (Fraction(v) - flo) < int(c) * span for v, c in pairs], dtype=np.int64)
+    return below[inv.ravel()]
 
 
 def _logcumsumexp(a: np.ndarray) -> np.ndarray:
@@ -332,9 +442,7 @@ def jointexp_quantiles(
     q = _check_levels(quantiles)
     lo, hi = _check_bounds(bounds)
     eps = check_epsilon(epsilon)
-    G = int(grid_size)
-    if G < 1:
-        raise ValueError("grid_size must be >= 1")
+    G = _check_grid_size(grid_size)
     rng = check_random_state(rng)
     h = grid_histogram(x, (lo, hi), G)
     charge(ledger, what or f"{q.size} quantiles", "jointexp (exponential)", eps, sensitivity=JOINTEXP_SENSITIVITY)
