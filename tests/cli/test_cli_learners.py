@@ -1,8 +1,8 @@
 """The command line with the multi-class rule lists and PrivaTreeRegressor, end to end:
-``fit`` on a CSV with the public inputs declared, ``show``, ``predict``. Every fit and the
-predictions it is compared with run the installed command in a subprocess; the regressor's
-follow-up commands on its saved file (``show``, ``audit``, a usage error, a refit from its schema)
-call :func:`dpmodels.cli.main` in this process, which is what the command runs."""
+``fit`` on a CSV with the public inputs declared, ``show``, ``predict``. Every fit runs the installed
+command in a subprocess (and the regressor's predictions); the follow-up commands on a saved file
+(``predict``, ``show``, ``audit``, a usage error, a refit from its schema) call
+:func:`dpmodels.cli.main` in this process, which is what the command runs."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _nursery_categories():
 
 
 @pytest.mark.parametrize("model", ["dp-rulelist", "greedy-rulelist"])
-def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path):
+def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path, capsys):
     out = tmp_path / "m.json"
     eps = ["--epsilon", "2"] if model == "dp-rulelist" else []
     r = run(
@@ -108,7 +108,7 @@ def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path):
     assert doc["privacy"]["is_private"] is (model == "dp-rulelist")
 
     preds = tmp_path / "p.csv"
-    r = run("predict", out, nursery_csv, "--proba", "--out", preds)
+    r = run_here(capsys, "predict", out, nursery_csv, "--proba", "--out", preds)
     assert r.returncode == 0, r.stderr
     got = pd.read_csv(preds)
     assert list(got.columns) == ["prediction", *(f"proba_{c}" for c in NURSERY)] and len(got) == 3000
