@@ -36,9 +36,13 @@ def test_rule_list_refused_on_memory_before_any_release():
         DPRuleListClassifier(epsilon=1.0, n_public=10**9, random_state=0).fit(X, y)
 
 
-def test_cli_memory_limit_applies_to_rule_lists(tmp_path):
+def test_cli_memory_limit_applies_to_rule_lists(tmp_path, capsys):
+    """Refused under 1G (in process: :func:`dpmodels.cli.main`, the limit is scoped to the call),
+    fitted under 1T by the installed command."""
     import subprocess
     import sys
+
+    from dpmodels.cli import main
 
     X, y = _data()
     X["label"] = y
@@ -46,8 +50,13 @@ def test_cli_memory_limit_applies_to_rule_lists(tmp_path):
     X.to_csv(f, index=False)
     cmd = [sys.executable, "-m", "dpmodels", "fit", "--data", str(f), "--label", "label", "--classes", "0", "1"]
     cmd += ["--binary", *[f"c{i}" for i in range(6)], "--model", "dp-rulelist", "--n-public", "1000000000"]
-    out = subprocess.run([*cmd, "--max-memory", "1G"], capture_output=True, text=True)
-    assert out.returncode != 0 and "of memory" in out.stderr
+    from dpmodels.guards import max_memory
+
+    limit = max_memory()
+    capsys.readouterr()
+    code = main([*cmd[3:], "--max-memory", "1G"])
+    assert code != 0 and "of memory" in capsys.readouterr().err
+    assert max_memory() == limit  # the command's limit ended with it
     out = subprocess.run([*cmd, "--max-memory", "1T", "--quiet"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
 
