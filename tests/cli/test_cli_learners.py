@@ -1,5 +1,8 @@
-"""The command line with the multi-class rule lists and PrivaTreeRegressor, end to end in
-subprocesses: ``fit`` on a CSV with the public inputs declared, ``show``, ``predict``."""
+"""The command line with the multi-class rule lists and PrivaTreeRegressor, end to end:
+``fit`` on a CSV with the public inputs declared, ``show``, ``predict``. Every fit runs the installed
+command in a subprocess (and the regressor's predictions); the follow-up commands on a saved file
+(``predict``, ``show``, ``audit``, a usage error, a refit from its schema) call
+:func:`dpmodels.cli.main` in this process, which is what the command runs."""
 
 from __future__ import annotations
 
@@ -43,6 +46,21 @@ def run(*args, cwd=None):
     )
 
 
+def run_here(capsys, *args):
+    """``dpmodels ARGS`` in this process: ``(exit code, stdout, stderr)``."""
+    from types import SimpleNamespace
+
+    from dpmodels.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+
 def test_the_cli_lists_the_binary_only_mechanisms_of_the_library():
     assert cli_fit.BINARY_MECHANISMS == BINARY_ONLY
 
@@ -64,7 +82,7 @@ def _nursery_categories():
 
 
 @pytest.mark.parametrize("model", ["dp-rulelist", "greedy-rulelist"])
-def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path):
+def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path, capsys):
     out = tmp_path / "m.json"
     eps = ["--epsilon", "2"] if model == "dp-rulelist" else []
     r = run(
@@ -90,7 +108,7 @@ def test_five_class_rule_list_fit_predict_proba(model, nursery_csv, tmp_path):
     assert doc["privacy"]["is_private"] is (model == "dp-rulelist")
 
     preds = tmp_path / "p.csv"
-    r = run("predict", out, nursery_csv, "--proba", "--out", preds)
+    r = run_here(capsys, "predict", out, nursery_csv, "--proba", "--out", preds)
     assert r.returncode == 0, r.stderr
     got = pd.read_csv(preds)
     assert list(got.columns) == ["prediction", *(f"proba_{c}" for c in NURSERY)] and len(got) == 3000
@@ -117,7 +135,7 @@ def regression_csv(tmp_path_factory):
     return p
 
 
-def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
+def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path, capsys, monkeypatch):
     out = tmp_path / "r.json"
     decl = ["--bounds", "x=0:10", "--categories", "c=a,b,c"]
     r = run(
@@ -145,7 +163,8 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     assert doc["kind"] == "regression_tree" and doc["privacy"]["is_private"] is True
     assert doc["schema"]["classes"] is None and doc["schema"]["label_bounds"] == [-5.0, 30.0]
 
-    r = run("show", out)
+    monkeypatch.setenv("DPMODELS_PROGRESS", "0")
+    r = run_here(capsys, "show", out)
     assert r.returncode == 0, r.stderr
     assert "labels clipped to [-5, 30]" in r.stdout and "label_bounds:" in r.stdout and "classes" not in r.stdout
 
@@ -157,7 +176,7 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     np.testing.assert_allclose(got, load_model(out).predict(df))
     assert np.corrcoef(got, df["y"])[0, 1] > 0.8  # ε = 4 on 800 rows: the tree follows y
 
-    r = run("show", out, "--plot", tmp_path / "r.png")  # regression trees are drawn too
+    r = run_here(capsys, "show", out, "--plot", tmp_path / "r.png")  # regression trees are drawn too
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -165,9 +184,10 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     df = pd.read_csv(regression_csv, dtype={"c": str})
     df.iloc[:400].to_csv(tmp_path / "tr.csv", index=False)
     df.iloc[400:].to_csv(tmp_path / "te.csv", index=False)
-    r = run(
-        "audit", out, "--train", "tr.csv", "--test", "te.csv", "--label", "y",
-        "--json", "a.json", "--html", "a.html", cwd=tmp_path,
+    monkeypatch.chdir(tmp_path)
+    r = run_here(
+        capsys, "audit", out, "--train", "tr.csv", "--test", "te.csv", "--label", "y",
+        "--json", "a.json", "--html", "a.html",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "  threshold: AUC " in r.stdout and "Reconstruction: Dist_G 0." in r.stdout
@@ -178,17 +198,19 @@ def test_privatree_regressor_fit_show_predict(regression_csv, tmp_path):
     page = (tmp_path / "a.html").read_text()
     assert "data:image/png;base64," in page and "Dist_G" in page and "not defined" not in page
 
-    r = run("predict", out, regression_csv, "--proba")
+    r = run_here(capsys, "predict", out, regression_csv, "--proba")
     assert r.returncode == 2 and "--proba applies to classifiers" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
 
     # the saved schema is reusable: the label bounds come back with it, nothing is read from the data
-    r = run("fit", "--data", regression_csv, "--schema", out, "--model", "privatree-regressor", "--max-depth", "2")
+    r = run_here(
+        capsys, "fit", "--data", regression_csv, "--schema", out, "--model", "privatree-regressor", "--max-depth", "2"
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == "" and "labels clipped to [-5, 30]" in r.stdout
 
 
-def test_privatree_regressor_without_label_bounds_records_the_leak(regression_csv, tmp_path):
+def test_privatree_regressor_without_label_bounds_records_the_leak(regression_csv, tmp_path, capsys):
     out = tmp_path / "r.json"
     r = run(
         "fit",
@@ -213,7 +235,7 @@ def test_privatree_regressor_without_label_bounds_records_the_leak(regression_cs
     assert "NOT PRIVATE" in r.stdout
     doc = json.loads(out.read_text())
     assert doc["privacy"]["is_private"] is False and doc["schema"]["label_bounds"] is None
-    r = run("show", out)
+    r = run_here(capsys, "show", out)
     assert r.returncode == 0, r.stderr
     assert "label_bounds_source: data" in r.stdout
 

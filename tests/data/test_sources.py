@@ -338,7 +338,24 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "dpmodels", *args], capture_output=True, text=True, env=env)
 
 
-def test_cli_fit_parquet_folder_equals_csv(tmp_path):
+def _cli_here(capsys, *args):
+    """``dpmodels ARGS`` through :func:`dpmodels.cli.main` in this process (what the command runs)."""
+    import subprocess
+
+    from dpmodels.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
+def test_cli_fit_parquet_folder_equals_csv(tmp_path, capsys):
+    """The Parquet folder's fit runs the installed command; the CSV fit it is compared with and
+    the commands after it call the command's entry point in this process."""
     import json
 
     X, y = _data(seed=6)
@@ -367,16 +384,16 @@ def test_cli_fit_parquet_folder_equals_csv(tmp_path):
     ]
     r1 = _cli("fit", "--data", str(d), *common, "--out", str(tmp_path / "p.json"))
     assert r1.returncode == 0, r1.stderr
-    r2 = _cli("fit", "--data", str(tmp_path / "all.csv"), *common, "--out", str(tmp_path / "c.json"))
+    r2 = _cli_here(capsys, "fit", "--data", str(tmp_path / "all.csv"), *common, "--out", str(tmp_path / "c.json"))
     assert r2.returncode == 0, r2.stderr
     a, b = (json.loads((tmp_path / f).read_text()) for f in ("p.json", "c.json"))
     assert a["model"] == b["model"] and a["privacy"] == b["privacy"]
-    r3 = _cli("predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
+    r3 = _cli_here(capsys, "predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
     assert r3.returncode == 0, r3.stderr
     # a column left undeclared is a one-line usage error before anything is read
-    r4 = _cli("fit", "--data", str(d), *[c for c in common if c != "x2=-2:2"])
+    r4 = _cli_here(capsys, "fit", "--data", str(d), *[c for c in common if c != "x2=-2:2"])
     assert r4.returncode == 2 and "'x2' is not fully declared" in r4.stderr
-    r5 = _cli("fit", "--data", str(d / "part-000.parquet"), *common[:-6], "--model", "optimal-rulelist")
+    r5 = _cli_here(capsys, "fit", "--data", str(d / "part-000.parquet"), *common[:-6], "--model", "optimal-rulelist")
     assert r5.returncode == 2 and "not optimal-rulelist" in r5.stderr
 
 

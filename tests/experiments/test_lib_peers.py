@@ -121,8 +121,20 @@ def test_dpebm_cell_scores_with_declared_bounds():
     assert all(r["delta"] == 1e-5 and r["epsilon"] == 1.0 for r in rows)
 
 
-def test_committed_page_matches_its_rows():
+def test_committed_page_matches_its_rows(tmp_path):
+    """The page alone, copied with its data beside it: the check of every page (8 CPU-s) is
+    tests/experiments/test_results_pages.py's."""
+    import shutil
+
     from dpmodels.experiments import pages
 
-    assert (DOCS / "lib-peers.md").exists()
-    assert not [p for p in pages.check(DOCS.parent) if "lib-peers" in p]
+    (tmp_path / "results" / "data").mkdir(parents=True)
+    for f in ("lib-peers.md", "data/lib-peers.csv.gz", "data/lib-peers.json"):
+        shutil.copyfile(DOCS / f, tmp_path / "results" / f)
+    figures = DOCS.parent / "figures" / "results" / "lib-peers"
+    if figures.exists():
+        shutil.copytree(figures, tmp_path / "figures" / "results" / "lib-peers")
+    assert pages.check(tmp_path) == []
+    page = tmp_path / "results" / "lib-peers.md"
+    page.write_text(page.read_text().replace("|", "| ", 1))  # and the check reads this page's block
+    assert len(pages.check(tmp_path)) == 1

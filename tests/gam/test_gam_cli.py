@@ -1,5 +1,6 @@
-"""`dpmodels fit --model dp-gam / dp-gam-regressor`, `show` and `predict`: the classifier end to end
-in a subprocess (the installed command), the regressor and the usage errors in process."""
+"""`dpmodels fit --model dp-gam / dp-gam-regressor`, `show` and `predict`: the classifier's fit in a
+subprocess (the installed command); its `show` and `predict`, the regressor and the usage errors in
+process (:func:`dpmodels.cli.main`, what the command runs)."""
 
 import json
 
@@ -24,7 +25,15 @@ def _csv(tmp_path):
     return p, df
 
 
-def test_dp_gam_fit_show_predict(tmp_path):
+def _main(capsys, *args):
+    """``(exit code, stdout, stderr)`` of ``dpmodels ARGS`` run in this process."""
+    capsys.readouterr()
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_dp_gam_fit_show_predict(tmp_path, capsys):
     data, df = _csv(tmp_path)
     model = tmp_path / "gam.json"
     r = run_cli(
@@ -37,12 +46,12 @@ def test_dp_gam_fit_show_predict(tmp_path):
     doc = json.loads(model.read_text())
     assert doc["kind"] == "additive" and doc["privacy"]["is_private"] is True
     assert doc["schema"]["categories"]["colour"] == ["red", "green", "blue"]
-    s = run_cli("show", str(model))
-    assert s.returncode == 0, s.stderr
-    assert s.stdout.splitlines()[0].startswith("DPAdditiveClassifier(") and "unknown" in s.stdout
-    p = run_cli("predict", str(model), str(data), "--proba")
-    assert p.returncode == 0, p.stderr
-    out = pd.read_csv(pd.io.common.StringIO(p.stdout))
+    code, shown, err = _main(capsys, "show", str(model))
+    assert code == 0, err
+    assert shown.splitlines()[0].startswith("DPAdditiveClassifier(") and "unknown" in shown
+    code, predicted, err = _main(capsys, "predict", str(model), str(data), "--proba")
+    assert code == 0, err
+    out = pd.read_csv(pd.io.common.StringIO(predicted))
     assert list(out.columns) == ["prediction", "proba_0", "proba_1"] and len(out) == len(df)
     np.testing.assert_array_equal(out["prediction"], (out["proba_1"] > out["proba_0"]).astype(int))
 

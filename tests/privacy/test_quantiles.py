@@ -230,12 +230,14 @@ def test_multisets_in_a_run_are_uniform(L, c, seed):
         assert _chi2_pvalue(tuples, p, [tuple(r) for r in cells]) > 1e-5
 
 
-def test_runs_and_cells_paths_agree_on_a_real_histogram(monkeypatch):
+@pytest.mark.parametrize("N", [2000, pytest.param(6000, marks=pytest.mark.slow)])
+def test_runs_and_cells_paths_agree_on_a_real_histogram(monkeypatch, N):
     """Same histogram (2048 cells, ~500 nonempty), small ε·n: the run sampler and the cell
-    sampler give the same marginal law of every quantile (two-sample KS on 6,000 draws each)."""
+    sampler give the same marginal law of every quantile (two-sample KS on N draws each; the
+    default suite's 2,000 resolve a gap of ~0.07 between the two CDFs, the slow suite's 6,000
+    one of ~0.04; the cell sampler takes ~1.4 CPU-s per 1,000 draws)."""
     x = np.random.default_rng(0).normal(size=1000)
     h = np.histogram(np.clip(x, -6, 6), bins=2048, range=(-6, 6))[0]
-    N = 6000
     H = np.tile(h, (N, 1))
     a = _sample_from_histograms(H, DECILES, 0.004, np.full(N, -6.0), np.full(N, 6.0), np.random.default_rng(1))
     monkeypatch.setattr(quantiles_mod, "_runs_fit", lambda G, m: False)

@@ -36,9 +36,13 @@ def test_rule_list_refused_on_memory_before_any_release():
         DPRuleListClassifier(epsilon=1.0, n_public=10**9, random_state=0).fit(X, y)
 
 
-def test_cli_memory_limit_applies_to_rule_lists(tmp_path):
+def test_cli_memory_limit_applies_to_rule_lists(tmp_path, capsys):
+    """Refused under 1G (in process: :func:`dpmodels.cli.main`, the limit is scoped to the call),
+    fitted under 1T by the installed command."""
     import subprocess
     import sys
+
+    from dpmodels.cli import main
 
     X, y = _data()
     X["label"] = y
@@ -46,8 +50,13 @@ def test_cli_memory_limit_applies_to_rule_lists(tmp_path):
     X.to_csv(f, index=False)
     cmd = [sys.executable, "-m", "dpmodels", "fit", "--data", str(f), "--label", "label", "--classes", "0", "1"]
     cmd += ["--binary", *[f"c{i}" for i in range(6)], "--model", "dp-rulelist", "--n-public", "1000000000"]
-    out = subprocess.run([*cmd, "--max-memory", "1G"], capture_output=True, text=True)
-    assert out.returncode != 0 and "of memory" in out.stderr
+    from dpmodels.guards import max_memory
+
+    limit = max_memory()
+    capsys.readouterr()
+    code = main([*cmd[3:], "--max-memory", "1G"])
+    assert code != 0 and "of memory" in capsys.readouterr().err
+    assert max_memory() == limit  # the command's limit ended with it
     out = subprocess.run([*cmd, "--max-memory", "1T", "--quiet"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
 
@@ -212,7 +221,9 @@ def test_rule_list_dask_local_cluster_binarized_equals_in_memory(dd):
 
 
 @pytest.mark.parametrize("model", ["dp-rulelist", pytest.param("greedy-rulelist", marks=pytest.mark.slow)])
-def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model):
+def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model, capsys):
+    """The Parquet folder's fit runs the installed command; the CSV fit it is compared with and
+    the predict call the command's entry point, :func:`dpmodels.cli.main`, in this process."""
     import json
     import os
     import subprocess
@@ -222,6 +233,14 @@ def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model):
 
     def cli(*args):
         return subprocess.run([sys.executable, "-m", "dpmodels", *args], capture_output=True, text=True, env=env)
+
+    def cli_here(*args):
+        from dpmodels.cli import main
+
+        capsys.readouterr()
+        code = main(list(args))
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out.out, out.err)
 
     X, y = _raw(seed=8)
     d = _write(tmp_path, X, y, [100, 555])
@@ -233,11 +252,11 @@ def test_cli_fit_rule_list_parquet_equals_csv(tmp_path, model):
         extra = ["--model", model, "--cut-points", "a=0", "b=2,5"]
     r1 = cli("fit", "--data", str(d), *common, *extra, "--out", str(tmp_path / "p.json"))
     assert r1.returncode == 0, r1.stderr
-    r2 = cli("fit", "--data", str(tmp_path / "all.csv"), *common, *extra, "--out", str(tmp_path / "c.json"))
+    r2 = cli_here("fit", "--data", str(tmp_path / "all.csv"), *common, *extra, "--out", str(tmp_path / "c.json"))
     assert r2.returncode == 0, r2.stderr
     a, b = (json.loads((tmp_path / f).read_text()) for f in ("p.json", "c.json"))
     assert a["model"] == b["model"] and a.get("privacy") == b.get("privacy")
-    r3 = cli("predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
+    r3 = cli_here("predict", str(tmp_path / "p.json"), str(tmp_path / "all.csv"))
     assert r3.returncode == 0, r3.stderr
 
 

@@ -451,9 +451,9 @@ def test_regressor_leaf_sum_planted_leak_is_flagged(monkeypatch):
     assert res.epsilon_lb > 1.0
 
 
-def test_cli_show_and_predict_a_saved_regressor(tmp_path):
+def test_cli_show_and_predict_a_saved_regressor(tmp_path, capsys, monkeypatch):
     """`dpmodels show` / `predict` on a regressor's file, in subprocesses; `--proba` is a usage
-    error (exit 2, one line), decided from the file's kind."""
+    error (exit 2, one line), decided from the file's kind (in process: :func:`dpmodels.cli.main`)."""
     import os
     import subprocess
     import sys
@@ -484,9 +484,14 @@ def test_cli_show_and_predict_a_saved_regressor(tmp_path):
     pred = run("predict", "r.json", "x.csv", "--out", "p.csv")
     assert pred.returncode == 0, pred.stderr
     np.testing.assert_allclose(pd.read_csv(tmp_path / "p.csv")["prediction"], r.predict(X))
-    bad = run("predict", "r.json", "x.csv", "--proba")
-    assert bad.returncode == 2 and "--proba applies to classifiers" in bad.stderr
-    assert len(bad.stderr.strip().splitlines()) == 1
+    from dpmodels.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = main(["predict", "r.json", "x.csv", "--proba"])
+    bad = capsys.readouterr()
+    assert code == 2 and "--proba applies to classifiers" in bad.err
+    assert len(bad.err.strip().splitlines()) == 1 and bad.out == ""
 
 
 def test_shrunk_leaf_means_keep_large_leaves_and_pull_noise_to_the_centre():
