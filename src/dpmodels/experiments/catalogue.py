@@ -41,7 +41,7 @@ CATALOGUE: dict[str, Entry] = {
     "000-k-sweep": _E("000", "table", "paper_000.extras", "262 CPU-s", "sweep of the rule list's length K (Sec. V-D)"),
     "000-label-only": _E("000", "table", "paper_000.extras", "5 CPU-min", "label-only membership inference (App. C)"),
     "000-mia": _E("000", "table", "paper_000.attacks", "645 CPU-s", "membership inference on every learner, empirical ε beside claimed ε"),
-    "000-raw": _E("000", "table", "paper_000.protocol", "≈ 60 CPU-min", "DP rule lists on the raw files through the DP Binarizer"),
+    "000-raw": _E("000", "table", "paper_000.protocol", "4.5 CPU-min", "DP rule lists on the raw files through the DP Binarizer"),
     "000-theorem41": _E("000", "figure", "paper_000.theory", "< 1 CPU-s", "Theorem IV.1: closed-form smooth sensitivity vs brute force"),
     "000-alg3-example": _E("000", "table", "paper_000.theory", "< 1 CPU-s", "Algorithm 3's worked example: printed T = 7 vs the formula's 33"),
     "000-table1": _E("000", "table", "paper_000.accuracy", "37 CPU-s", "standard error of the mean test accuracy"),

@@ -264,7 +264,7 @@ register(
         "total ε (20 % for the DP terciles), ε 0.1 / 1 / 10, 100 runs, raw COMPAS / German / Adult",
         cells=_raw_cells,
         table=_raw_table,
-        full_cost="≈ 31 min on 2 cores (measured with the earlier runner, load 5–9)",
+        full_cost="269 CPU-s (measured 2026-11-29, 1 worker)",
         quick_cost="≈ 5 s",
     )
 )
