@@ -327,25 +327,25 @@ def _forward(kappa, elt, m, ep, em, binom, P1, rep, w1, CP, CM, Wr, acc, am, bp)
     W_j(., c) C(L + c - 1, c)`` (summed over c in order), then ``W_{j+1}(., 1)`` from the prefix
     sums ``CP``, ``CM`` of ``B_j e^{±lam s}``; leaves B_m in ``acc``.
 
-    The operations of the numpy sampler on the same operands, in the same order, loop by loop:
-    the first two terms of B_j in one pass (the sum starts at ``W_j(., 1) C(L, 1)``), and the prefix
-    sums and ``W_{j+1}(., 1)`` in one pass (run R needs the sums up to ``p + 1 <= R + 1``: the runs R'
-    at least t_{j+1} > 0 below R are before it). The factors ``e^{-lam s} e^{lam t}`` and ``e^{lam s}
+    The operations of the numpy sampler on the same operands, in the same order: the prefix sums
+    of step j, ``W_{j+1}(., 1)`` and the first term ``W_{j+1}(., 1) C(L, 1)`` of B_{j+1} in one pass
+    over the runs (run R needs the sums up to ``p + 1 <= R + 1``: the runs R' at least t_{j+1} > 0
+    below R are before it), then one pass per further term. The factors ``e^{-lam s} e^{lam t}`` and ``e^{lam s}
     / e^{lam t}`` (``am``, ``bp``) are computed again only when e^{lam t} changes (equal gaps: once)."""
     Rm = acc.size
     e_prev = -1.0  # e^{lam t} > 0: no factors yet
+    b1 = binom[1]
+    w11 = w1[1]
+    for r in range(Rm):  # B_1's first term; B_j's for j > 1 are written with W_j(., 1) below
+        acc[r] = w11[r] * b1[r]
     for j in range(1, m + 1):
-        w1j, b1 = w1[j], binom[1]
         kap = kappa[j - 1]
-        if j == 1:
-            for r in range(Rm):
-                acc[r] = w1j[r] * b1[r]
-        else:  # c = 2: W_j(., 2) = W_{j-1}(., 1) e^{-lam t_j}, into the slot of c = 2
+        if j > 1:  # c = 2: W_j(., 2) = W_{j-1}(., 1) e^{-lam t_j}, into the slot of c = 2
             src, W2, b2 = w1[j - 1], Wr[m + 2 - j], binom[2]
             for r in range(Rm):
                 w = src[r] * kap
                 W2[r] = w
-                acc[r] = w1j[r] * b1[r] + w * b2[r]
+                acc[r] += w * b2[r]
         for c in range(3, j + 1):  # each W_j(., c) multiplied, then added (one pass per c)
             Wc, bc = Wr[m - j + c], binom[c]
             for r in range(Rm):
@@ -367,21 +367,25 @@ def _forward(kappa, elt, m, ep, em, binom, P1, rep, w1, CP, CM, Wr, acc, am, bp)
         cpj[0] = 0.0
         cmj[0] = 0.0
         late = False
-        for r in range(Rm):
+        for r in range(Rm):  # B_j's prefix sums, W_{j+1}(., 1) and the first term of B_{j+1}
             a = acc[r]
+            below = cm  # cmj[r]
             cp = a * ep[r] if r == 0 else cp + a * ep[r]
             cm = a * em[r] if r == 0 else cm + a * em[r]
             cpj[r + 1] = cp
             cmj[r + 1] = cm
             p1 = pj[r]
             if p1 <= r + 1:
-                out[r] = cpj[p1] * am[r] + (cmj[r] - cmj[p1]) * bp[r]
+                o = cpj[p1] * am[r] + (below - cmj[p1]) * bp[r]
+                out[r] = o
+                acc[r] = o * b1[r]
             else:  # not with t_{j+1} > 0; kept for safety: after the sums
                 late = True
         if late:
             for r in range(Rm):
                 p1 = pj[r]
                 out[r] = cpj[p1] * am[r] + (cmj[r] - cmj[p1]) * bp[r]
+                acc[r] = out[r] * b1[r]
 
 
 @njit(cache=True, nogil=True)
