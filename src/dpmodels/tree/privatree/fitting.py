@@ -286,7 +286,7 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
             rank = np.argsort(order, axis=2)  # position of each code in the node's order
             go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
         else:  # numerical features only: every order is the identity, a code is its own rank
-            go_left = np.arange(order.shape[2]) <= b_sel[:, None]
+            go_left = np.arange(alive_s.shape[2]) <= b_sel[:, None]
         new_open = []
         for i, (s, f, b) in enumerate(zip(sidx.tolist(), f_sel.tolist(), b_sel.tolist())):
             node = open_ids[s]

@@ -87,6 +87,29 @@ class ClassCounter:
 
 
 @_kernel
+def region_utilities(scores, alive, util, n_valid):
+    """The utilities of a level's prefix candidates in the bins' own order: ``util`` (nodes, m·B)
+    = ``-scores`` where bin b is alive and some bin after it is alive
+    (:func:`.splitter.candidate_mask` with no order), ``-inf`` elsewhere, as ``np.where(valid,
+    -score, -np.inf)``; ``n_valid`` (nodes,) the number of candidates of each node."""
+    A, m, B = scores.shape
+    for a in range(A):
+        nv = 0
+        for j in range(m):
+            last = -1
+            for b in range(B):
+                if alive[a, j, b]:
+                    last = b
+            for b in range(B):
+                if alive[a, j, b] and b < last:
+                    util[a, j * B + b] = -scores[a, j, b]
+                    nv += 1
+                else:
+                    util[a, j * B + b] = -np.inf
+        n_valid[a] = nv
+
+
+@_kernel
 def error_gini_scores(H, lam, out):
     """:func:`.criteria.error_gini` of every prefix split of every (node, feature) of the integer
     counts ``H`` (nodes, m, B, K) in their own bin order: ``out`` (nodes, m, B) = misclassified +
