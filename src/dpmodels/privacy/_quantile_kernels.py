@@ -138,6 +138,20 @@ def tabulated_rows(n, t, lam, m, direct):
 
 
 @_kernel
+def table_arguments(n0, lam0, t1, tl, T):
+    """The arguments of the tables of :func:`tabulated_rows` (``T`` (4, n + 1), the caller takes
+    ``np.exp`` of it): at every count s = 0..n, the four per-run arguments of
+    :func:`exp_arguments` written with the same expressions (row 0's lam, n, t_1, t_{m+1})."""
+    lf = lam0
+    for k in range(T.shape[1]):
+        s = float(k)
+        T[0, k] = lf * s
+        T[1, k] = -lf * s
+        T[2, k] = -lf * abs(s - t1)
+        T[3, k] = -lf * abs((n0 - s) - tl)
+
+
+@_kernel
 def exp_arguments(sr, n, t, lam, Tc, m, direct, out):
     """The arguments of every exponential of the run sampler, in one array (the caller takes
     ``np.exp`` of it, then :func:`forward` reads it): per row f and run R, ``lam s_R``,
@@ -196,7 +210,9 @@ def _first_over(w, u):
 
 
 @_kernel
-def sample_rows(E, direct, T, L, sr, t, rep, n_runs, m, U, grp_run, grp_cnt, binom, P1, w1, CP, CM, Wr):
+def sample_rows(
+    E, direct, T, L, sr, t, rep, n_runs, m, U, grp_run, grp_cnt, kr, grp_start, grp_len, binom, P1, w1, CP, CM, Wr
+):
     """The forward dynamic program of :func:`.quantiles._draw_by_runs` over the runs and its
     backward draws, row by row: the run and count of the last outputs, then, for the outputs
     before them, the run R' < R (its CDF from the forward step's prefix sums, as
@@ -208,7 +224,8 @@ def sample_rows(E, direct, T, L, sr, t, rep, n_runs, m, U, grp_run, grp_cnt, bin
     steps as the numpy sampler draws them, F at a time (step 2k: the run of group k, step 2k + 1:
     its count), every row reading its own column. Writes each row's groups (run, count) into
     ``grp_run``, ``grp_cnt`` (F, m) (zeros after its last group) and returns the largest number
-    of groups of a row (the numpy sampler's number of backward steps, halved). ``binom``, ``w1``
+    of groups of a row (the numpy sampler's number of backward steps, halved); ``grp_start``,
+    ``grp_len`` (F, m) int64: the first cell (from ``kr``) and the length of each group's run. ``binom``, ``w1``
     (m + 1, Rm), ``P1`` (m, Rm) int64 (row j filled only where ``rep[j] == j``: the other steps
     read row ``rep[j]``), ``CP``, ``CM`` (m, Rm + 1) and ``Wr`` (m + 1, Rm): one row's tables
     (scratch)."""
@@ -231,6 +248,10 @@ def sample_rows(E, direct, T, L, sr, t, rep, n_runs, m, U, grp_run, grp_cnt, bin
             acc[r] = e_last[r] * acc[r]
         g = _backward(acc, elt, etab, m, U[:, f], ep, em, binom, P1, rep, w1, CP, CM, grp_run[f], grp_cnt[f])
         g_max = max(g_max, g)
+        for k in range(m):  # each group's first cell and length (the padding groups: run 0's)
+            R = grp_run[f, k]
+            grp_start[f, k] = kr[f, R]
+            grp_len[f, k] = np.int64(L[f, R])
     return g_max
 
 

@@ -563,6 +563,8 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
         np.exp(E[4 * FR :], out=E[4 * FR :])
     grp_run = np.empty((F, m), dtype=np.int64)
     grp_cnt = np.empty((F, m), dtype=np.int64)
+    grp_start = np.empty((F, m), dtype=np.int64)
+    grp_len = np.empty((F, m), dtype=np.int64)
     U = rng.random(2 * m * F)
     g = K.sample_rows(
         E,
@@ -577,6 +579,9 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
         U.reshape(2 * m, F),
         grp_run,
         grp_cnt,
+        kr,
+        grp_start,
+        grp_len,
         ws((m + 1, Rm)),
         ws((m, Rm), np.int64),
         ws((m + 1, Rm)),
@@ -584,10 +589,8 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
         ws((m, Rm + 1)),
         ws((m + 1, Rm)),
     )
-    grp_run, grp_cnt = grp_run[:, :g], np.ascontiguousarray(grp_cnt[:, :g])
-    rows = np.arange(F)[:, None]
-    start = kr[rows, grp_run]
-    length = L[rows, grp_run].astype(np.int64)
+    grp_cnt = np.ascontiguousarray(grp_cnt[:, :g])
+    start, length = np.ascontiguousarray(grp_start[:, :g]), np.ascontiguousarray(grp_len[:, :g])
     rounds = int(grp_cnt.max())
     stream = _Stream(U[2 * g * F :], rng)  # drawn, not yet used: the next numbers of the stream
     lg = _lgamma_table(int(length.max()) + m + 1)
@@ -608,8 +611,8 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
 def _run_exp_tables(K, sr, nf, t, lamf, m):
     """The four per-run exponentials of the run sampler — ``e^{lam s}``, ``e^{-lam s}``, ``e^{-lam
     |s - t_1|}``, ``e^{-lam |n - s - t_{m+1}|}`` — at every count s = 0..n of row 0 (4, n + 1): numpy's
-    ``exp`` of the arguments the kernels form (``lam·s``, ``(-lam)·s``, ``(-lam)·|s - t_1|``,
-    ``(-lam)·|(n - s) - t_{m+1}|``, the same IEEE operations), and which rows take theirs directly
+    ``exp`` of the arguments the kernels form (:func:`._quantile_kernels.table_arguments`: the
+    expressions of ``exp_arguments``, the same IEEE operations), and which rows take theirs directly
     (``direct``): the rows whose lam, n, t_1, t_{m+1} differ from row 0's
     (:func:`._quantile_kernels.tabulated_rows`). On a fit's data every feature has the same n and
     gaps: ~4n exponentials instead of 4 per run and row. The tables are made only when smaller than
@@ -621,13 +624,8 @@ def _run_exp_tables(K, sr, nf, t, lamf, m):
     if count == 0 or n0 + 1 >= Rm * count:
         direct.fill(True)
         return np.ones((4, 1)), direct
-    lam0, t1, tl, nn = float(lamf[0]), float(t[0, 0]), float(t[0, m]), float(nf[0])
-    s = _iota(n0 + 1).astype(float)
     T = np.empty((4, n0 + 1))
-    np.multiply(lam0, s, out=T[0])
-    np.multiply(-lam0, s, out=T[1])
-    np.multiply(-lam0, np.abs(s - t1), out=T[2])
-    np.multiply(-lam0, np.abs((nn - s) - tl), out=T[3])
+    K.table_arguments(float(nf[0]), float(lamf[0]), float(t[0, 0]), float(t[0, m]), T)
     return np.exp(T, out=T), direct
 
 
