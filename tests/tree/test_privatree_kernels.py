@@ -118,6 +118,25 @@ def test_compiled_error_gini_equals_numpy(monkeypatch):
         assert np.array_equal(got["numpy"], got["numba"])
 
 
+def test_compiled_children_regions_equal_numpy():
+    """The compiled children's regions and their next-level test are :func:`child_regions` and
+    ``(alive.sum(axis=2) >= 2).any(axis=1)`` on random regions, splits and sides."""
+    from dpmodels.tree.privatree.memory_kernels import children_regions
+    from dpmodels.tree.privatree.splitter import child_regions
+
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        S, m, B = (int(rng.integers(1, x)) for x in (9, 9, 13))
+        alive = rng.random((S, m, B)) < rng.choice([0.2, 0.6, 1.0])
+        f_sel = rng.integers(0, m, S)
+        go_left = rng.random((S, B)) < 0.5
+        out, split = np.empty((2 * S, m, B), dtype=bool), np.empty(2 * S, dtype=bool)
+        children_regions(alive, f_sel, go_left, out, split)
+        expect = child_regions(alive, f_sel, go_left)
+        assert np.array_equal(out, expect)
+        assert np.array_equal(split, (expect.sum(axis=2) >= 2).any(axis=1))
+
+
 def test_compiled_region_utilities_equal_numpy():
     """The compiled utilities of a numerical level (candidates inside each node's region) are
     ``np.where(candidate_mask(alive), -score, -inf)`` and its candidate counts, bit for bit: random

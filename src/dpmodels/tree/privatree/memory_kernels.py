@@ -87,6 +87,30 @@ class ClassCounter:
 
 
 @_kernel
+def children_regions(alive, f_sel, go_left, out, splittable):
+    """:func:`.splitter.child_regions` into ``out`` (2S, m, B): the left child of split node i at
+    row 2i (its region with the bins of feature ``f_sel[i]`` that go right removed), the right
+    child at 2i + 1; and ``splittable`` (2S,): whether some feature of the child has >= 2 bins
+    alive (the next level's test in :func:`.fitting.grow`)."""
+    S, m, B = alive.shape
+    for i in range(S):
+        f = f_sel[i]
+        for side in range(2):
+            c = 2 * i + side
+            more = False
+            for j in range(m):
+                k = 0
+                for b in range(B):
+                    v = alive[i, j, b]
+                    if j == f:
+                        v = v and (go_left[i, b] if side == 0 else not go_left[i, b])
+                    out[c, j, b] = v
+                    k += 1 if v else 0
+                more = more or k >= 2
+            splittable[c] = more
+
+
+@_kernel
 def region_utilities(scores, alive, util, n_valid):
     """The utilities of a level's prefix candidates in the bins' own order: ``util`` (nodes, m·B)
     = ``-scores`` where bin b is alive and some bin after it is alive
