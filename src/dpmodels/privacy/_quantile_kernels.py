@@ -236,13 +236,17 @@ def sample_rows(
     am = np.empty(Rm)
     bp = np.empty(Rm)
     tab = np.empty((4, Rm))
+    top = 0.0
+    for f in range(F):
+        top = max(top, sr[f, Rm - 1])
+    cnt = np.empty(np.int64(top) + 2 if top + 2.0 <= 8.0 * Rm else 0, dtype=np.int64)
     g_max = 0
     for f in range(F):
         e_s, e_ms, e_w1, e_last, kappa, elt, etab = _row_exps(E, F, Rm, m, f)
         if not direct[f]:
             _tabled_exps(T, sr[f], tab)
             e_s, e_ms, e_w1, e_last = tab[0], tab[1], tab[2], tab[3]
-        _row_tables(e_s, e_ms, e_w1, L[f], sr[f], t[f], rep, n_runs[f], m, ep, em, binom, P1, w1)
+        _row_tables(e_s, e_ms, e_w1, L[f], sr[f], t[f], rep, n_runs[f], m, ep, em, binom, P1, w1, cnt)
         _forward(kappa, elt, m, ep, em, binom, P1, rep, w1, CP, CM, Wr, acc, am, bp)
         for r in range(Rm):  # the run of the last output, ∝ B_m(R) exp(-lam |n - s_R - t_{m+1}|)
             acc[r] = e_last[r] * acc[r]
@@ -302,19 +306,22 @@ def forward_tables(E, L, sr, t, rep, n_runs, m):
     em = np.empty(Rm)
     am = np.empty(Rm)
     bp = np.empty(Rm)
+    cnt = np.empty(np.int64(sr.max()) + 2 if F else 0, dtype=np.int64)
     for f in range(F):
         e_s, e_ms, e_w1, _, kappa, elt, _ = _row_exps(E, F, Rm, m, f)
-        _row_tables(e_s, e_ms, e_w1, L[f], sr[f], t[f], rep, n_runs[f], m, ep, em, binom[f], P1[f], w1[f])
+        _row_tables(e_s, e_ms, e_w1, L[f], sr[f], t[f], rep, n_runs[f], m, ep, em, binom[f], P1[f], w1[f], cnt)
         _forward(kappa, elt, m, ep, em, binom[f], P1[f], rep, w1[f], CP[f], CM[f], Wr, Bm[f], am, bp)
     return binom, w1, CP, CM, Bm
 
 
 @njit(cache=True, nogil=True)
-def _row_tables(e_s, e_ms, e_w1, Lf, srf, tf, rep, nr, m, ep, em, binom, P1, w1):
+def _row_tables(e_s, e_ms, e_w1, Lf, srf, tf, rep, nr, m, ep, em, binom, P1, w1, cnt):
     """One row's e^{±lam s} (0 on padding runs: their weights stay 0), W_1(., 1), the binomials
     ``C(L + c - 1, c) = C(L + c - 2, c - 1) (L + c - 1) / c`` and, per step j, p + 1: the runs R'
     with ``s_R' <= floor(s_R - t_{j+1})`` (at the t of step rep[j], where the numpy sampler
-    computes the table it reuses for every step with the same ceil(t); only row rep[j] is written)."""
+    computes the table it reuses for every step with the same ceil(t); only row rep[j] is written),
+    from a table of the runs below every count (``cnt``, scratch; when the row's counts fit in it)
+    or by a merge."""
     Rm = Lf.size
     for r in range(Rm):
         live = 1.0 if Lf[r] > 0.0 else 0.0
@@ -326,11 +333,36 @@ def _row_tables(e_s, e_ms, e_w1, Lf, srf, tf, rep, nr, m, ep, em, binom, P1, w1)
         prev, bc = binom[c - 1], binom[c]
         for r in range(Rm):
             bc[r] = (prev[r] * (Lf[r] + (c - 1))) / c
+    _runs_below(srf, tf, rep, nr, m, P1, cnt)
+
+
+@njit(cache=True, nogil=True)
+def _runs_below(srf, tf, rep, nr, m, P1, cnt):
+    """``P1[j]`` (j = rep[j]): p + 1 for every run R, the number of runs R' with ``s_R' <=
+    floor(s_R - t_{j+1})``, from ``cnt`` (scratch) counting the runs below every count when the
+    row's counts fit in it, else by a merge along the row."""
+    Rm = srf.size
+    top = srf[Rm - 1]  # the largest s of the row (sorted; padding: the records below the last cell)
+    table = top + 2.0 <= cnt.size
+    if table:  # cnt[x]: the runs R' with s_R' <= x - 1 (s: integers in [0, top])
+        for x in range(np.int64(top) + 2):
+            cnt[x] = 0
+        for q in range(nr):
+            cnt[np.int64(srf[q]) + 1] += 1
+        for x in range(1, np.int64(top) + 2):
+            cnt[x] += cnt[x - 1]
     for j in range(1, m):
         if rep[j] != j:  # step j reads row rep[j]
             continue
         pj = P1[j]
         tj = tf[j]
+        if table:  # v in [-1, top] is an integer: one look-up, no data-dependent branch
+            for r in range(Rm):
+                v = np.floor(srf[r] - tj)
+                if v < -1.0:
+                    v = -1.0
+                pj[r] = cnt[np.int64(v) + 1]
+            continue
         p = 0  # v never decreases along the row
         for r in range(Rm):
             v = np.floor(srf[r] - tj)
