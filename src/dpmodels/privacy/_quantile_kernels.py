@@ -415,16 +415,16 @@ def _forward(kappa, elt, m, ep, em, binom, P1, rep, w1, CP, CM, Wr, acc, am, bp)
             e_prev = e
         cpj, cmj = CP[j], CM[j]
         pj, out = P1[rep[j]], w1[j + 1]
-        cp = 0.0
-        cm = 0.0
         cpj[0] = 0.0
         cmj[0] = 0.0
         late = False
+        cp = -0.0  # -0.0 + x is x (+0.0 for x = +0.0): the first sum is its first term, no branch
+        cm = -0.0
+        below = 0.0  # cmj[r]
         for r in range(Rm):  # B_j's prefix sums, W_{j+1}(., 1) and the first term of B_{j+1}
             a = acc[r]
-            below = cm  # cmj[r]
-            cp = a * ep[r] if r == 0 else cp + a * ep[r]
-            cm = a * em[r] if r == 0 else cm + a * em[r]
+            cp = cp + a * ep[r]
+            cm = cm + a * em[r]
             cpj[r + 1] = cp
             cmj[r + 1] = cm
             p1 = pj[r]
@@ -434,6 +434,7 @@ def _forward(kappa, elt, m, ep, em, binom, P1, rep, w1, CP, CM, Wr, acc, am, bp)
                 acc[r] = o * b1[r]
             else:  # not with t_{j+1} > 0; kept for safety: after the sums
                 late = True
+            below = cm
         if late:
             for r in range(Rm):
                 p1 = pj[r]
