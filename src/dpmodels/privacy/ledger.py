@@ -235,8 +235,7 @@ class PrivacyLedger:
 
     def _admit(self, row: LedgerRow) -> None:
         """Raise :class:`BudgetExceededError` if ``row`` does not fit in what is left."""
-        eps, dlt = self._charged()  # the totals epsilon_spent and delta_spent, read once
-        if not self._within(math.fsum(eps) + row.epsilon, math.fsum(dlt) + row.delta):
+        if not self._within(self.epsilon_spent + row.epsilon, self.delta_spent + row.delta):
             raise BudgetExceededError(
                 f"{row.what!r} via {row.mechanism} asks for (ε={row.epsilon:.6g}, δ={row.delta:.3g}) "
                 f"but only (ε={self.epsilon_remaining:.6g}, δ={self.delta_remaining:.3g}) of the "
