@@ -137,37 +137,11 @@ class PrivacyLedger:
     # ----------------------------------------------------------------- totals
     @property
     def epsilon_spent(self) -> float:
-        return math.fsum(self._charged()[0])
+        return math.fsum(r.epsilon for r in self.rows if r.composition != "leak")
 
     @property
     def delta_spent(self) -> float:
-        return math.fsum(self._charged()[1])
-
-    def _charged(self) -> tuple[tuple, tuple]:
-        """The ε and δ of the rows that are not leaks, in row order (``fsum`` of them: the totals).
-
-        Kept between calls with the rows they were read from, and extended when rows were only
-        appended since: a fit's ~30 spends each check the totals, which read every row again
-        otherwise. The rows are frozen and compared as a tuple (the same objects, or equal ones),
-        so a replaced, inserted or removed row is always read afresh (immutable tuples: a copy of
-        the ledger never shares what it extends)."""
-        rows = tuple(self.rows)  # one snapshot (another thread may append meanwhile)
-        memo = self.__dict__.get("_charged_memo")
-        eps: tuple = ()
-        dlt: tuple = ()
-        start = 0
-        if memo is not None:
-            seen = memo[0]
-            k = len(seen)
-            if len(rows) >= k and rows[:k] == seen:
-                _, eps, dlt = memo
-                start = k
-        new = [r for r in rows[start:] if r.composition != "leak"]
-        if new or start < len(rows) or memo is None:
-            eps += tuple(r.epsilon for r in new)
-            dlt += tuple(r.delta for r in new)
-            self.__dict__["_charged_memo"] = (rows, eps, dlt)
-        return eps, dlt
+        return math.fsum(r.delta for r in self.rows if r.composition != "leak")
 
     @property
     def epsilon_remaining(self) -> float:
