@@ -154,10 +154,43 @@ def test_compiled_forward_tables_equal_numpy_entry_by_entry(monkeypatch, seed):
     K.run_tables(H, n_f, t, m, n_runs, kr, L, sr, Tc)
     assert np.array_equal(L, made[1]) and np.array_equal(sr, made[2])
     E = np.empty(K.exp_size(F, Rm, m))
-    K.exp_arguments(sr, n_f, t, lam, Tc, m, E)
+    K.exp_arguments(sr, n_f, t, lam, Tc, m, np.ones(F, dtype=bool), E)
     np.exp(E, out=E)
     b2, w2, CP, CM, _ = K.forward_tables(E, L, sr, t, Q._table_steps(t, m), n_runs, m)
     assert np.array_equal(b2.transpose(1, 0, 2)[1:], binom[1:])
     assert np.array_equal(w2.transpose(1, 0, 2)[1:], w1[1:])
     assert np.array_equal(CP.transpose(1, 0, 2)[1:], CPM[1:].real)
     assert np.array_equal(CM.transpose(1, 0, 2)[1:], CPM[1:].imag)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tabulated_run_exponentials_equal_direct_ones(seed):
+    """The per-run exponentials read from the tables of e^{±lam s} (rows with row 0's lam, n and
+    end gaps) are the ones taken directly, bit for bit — gaps that are not integers included (the
+    last decile's gap, 1 - 0.9, is not a tenth of n) — and the other rows take theirs directly."""
+    from dpmodels.privacy import _quantile_kernels as K
+
+    rng = np.random.default_rng(200 + seed)
+    F, G, n = 12, 2048, int(rng.choice([300, 1000, 1234]))
+    H = _histograms(rng, F, G, n)
+    H[0] = np.bincount(rng.integers(0, G, n), minlength=G)  # row 0 not empty
+    m = 9
+    q = np.arange(1, m + 1) / (m + 1) if seed % 2 else np.sort(rng.choice(np.arange(1, 100), m, replace=False)) / 100
+    n_f = H.sum(axis=1).astype(float)
+    lam = np.where(n_f > 0, 0.01 / n, 0.0)
+    lam[3] *= 2.0  # one row with its own budget: direct
+    t = np.ascontiguousarray(np.diff(np.concatenate((np.zeros(1), q, np.ones(1))))[None, :] * n_f[:, None])
+    n_runs = np.empty(F, dtype=np.int64)
+    Rm = K.count_runs(H, n_runs)
+    kr, L, sr, Tc = np.empty((F, Rm), np.int64), np.empty((F, Rm)), np.empty((F, Rm)), np.empty((F, m + 1))
+    K.run_tables(H, n_f, t, m, n_runs, kr, L, sr, Tc)
+    E = np.empty(K.exp_size(F, Rm, m))
+    K.exp_arguments(sr, n_f, t, lam, Tc, m, np.ones(F, dtype=bool), E)
+    np.exp(E, out=E)
+    T, direct = Q._run_exp_tables(K, sr, n_f, t, lam, m)
+    expect = ~((lam == lam[0]) & (n_f == n_f[0]))
+    assert np.array_equal(direct, expect) and direct[3] and not direct.all()
+    for f in np.flatnonzero(~direct):
+        got = T[:, sr[f].astype(np.int64)]
+        for b in range(4):
+            assert np.array_equal(got[b], E[b * F * Rm + f * Rm : b * F * Rm + (f + 1) * Rm])

@@ -118,6 +118,45 @@ def test_compiled_error_gini_equals_numpy(monkeypatch):
         assert np.array_equal(got["numpy"], got["numba"])
 
 
+def test_compiled_children_regions_equal_numpy():
+    """The compiled children's regions and their next-level test are :func:`child_regions` and
+    ``(alive.sum(axis=2) >= 2).any(axis=1)`` on random regions, splits and sides."""
+    from dpmodels.tree.privatree.memory_kernels import children_regions
+    from dpmodels.tree.privatree.splitter import child_regions
+
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        S, m, B = (int(rng.integers(1, x)) for x in (9, 9, 13))
+        alive = rng.random((S, m, B)) < rng.choice([0.2, 0.6, 1.0])
+        f_sel = rng.integers(0, m, S)
+        go_left = rng.random((S, B)) < 0.5
+        out, split = np.empty((2 * S, m, B), dtype=bool), np.empty(2 * S, dtype=bool)
+        children_regions(alive, f_sel, go_left, out, split)
+        expect = child_regions(alive, f_sel, go_left)
+        assert np.array_equal(out, expect)
+        assert np.array_equal(split, (expect.sum(axis=2) >= 2).any(axis=1))
+
+
+def test_compiled_region_utilities_equal_numpy():
+    """The compiled utilities of a numerical level (candidates inside each node's region) are
+    ``np.where(candidate_mask(alive), -score, -inf)`` and its candidate counts, bit for bit: random
+    scores (zeros among them: -0.0 stays -0.0) and regions (empty ones, a single alive bin)."""
+    from dpmodels.tree.privatree.memory_kernels import region_utilities
+    from dpmodels.tree.privatree.splitter import candidate_mask
+
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        A, m, B = (int(rng.integers(1, x)) for x in (9, 9, 13))
+        scores = np.where(rng.random((A, m, B)) < 0.2, 0.0, rng.uniform(0, 50, (A, m, B)))
+        alive = rng.random((A, m, B)) < rng.choice([0.1, 0.5, 0.9])
+        valid = candidate_mask(alive, None)
+        util, n_valid = np.empty((A, m * B)), np.empty(A, dtype=np.int64)
+        region_utilities(scores, alive, util, n_valid)
+        expect = np.where(valid, -scores, -np.inf).reshape(A, m * B)
+        assert util.tobytes() == expect.tobytes()
+        assert np.array_equal(n_valid, valid.reshape(A, -1).sum(axis=1))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_compiled_grid_counts_and_codes_equal_numpy(dtype):
     """The compiled first pass (grid histograms) and encoding (bin codes) against the numpy ones:

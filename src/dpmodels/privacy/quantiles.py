@@ -650,19 +650,34 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
     t = np.ascontiguousarray(gaps, dtype=float)
     nf = np.ascontiguousarray(n[:, 0], dtype=float)
     lamf = np.ascontiguousarray(lam[:, 0], dtype=float)
-    rep = _table_steps(t, m)
+    rep = np.empty(m, dtype=np.int64)
+    K.table_steps(t, m, rep)  # _table_steps
     n_runs = np.empty(F, dtype=np.int64)
     Rm = K.count_runs(H, n_runs)
     kr, L, sr, Tc = ws((F, Rm), np.int64), ws((F, Rm)), ws((F, Rm)), ws((F, m + 1))
     K.run_tables(H, nf, t, m, n_runs, kr, L, sr, Tc)
     E = ws(K.exp_size(F, Rm, m))
-    K.exp_arguments(sr, nf, t, lamf, Tc, m, E)
-    np.exp(E, out=E)  # numpy's exp, in place (the same values as into a new array)
+    T, direct = _run_exp_tables(K, sr, nf, t, lamf, m)
+    K.exp_arguments(sr, nf, t, lamf, Tc, m, direct, E)
+    # numpy's exp, in place (the same values as into a new array): the blocks of the rows that
+    # do not read the tables, then every row's steps
+    FR = F * Rm
+    if direct.all():
+        np.exp(E, out=E)
+    else:
+        for f in np.flatnonzero(direct):
+            for b in range(4):
+                np.exp(E[b * FR + f * Rm : b * FR + (f + 1) * Rm], out=E[b * FR + f * Rm : b * FR + (f + 1) * Rm])
+        np.exp(E[4 * FR :], out=E[4 * FR :])
     grp_run = np.empty((F, m), dtype=np.int64)
     grp_cnt = np.empty((F, m), dtype=np.int64)
+    grp_start = np.empty((F, m), dtype=np.int64)
+    grp_len = np.empty((F, m), dtype=np.int64)
     U = rng.random(2 * m * F)
     g = K.sample_rows(
         E,
+        direct,
+        T,
         L,
         sr,
         t,
@@ -672,6 +687,9 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
         U.reshape(2 * m, F),
         grp_run,
         grp_cnt,
+        kr,
+        grp_start,
+        grp_len,
         ws((m + 1, Rm)),
         ws((m, Rm), np.int64),
         ws((m + 1, Rm)),
@@ -679,10 +697,8 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
         ws((m, Rm + 1)),
         ws((m + 1, Rm)),
     )
-    grp_run, grp_cnt = grp_run[:, :g], np.ascontiguousarray(grp_cnt[:, :g])
-    rows = np.arange(F)[:, None]
-    start = kr[rows, grp_run]
-    length = L[rows, grp_run].astype(np.int64)
+    grp_cnt = np.ascontiguousarray(grp_cnt[:, :g])
+    start, length = np.ascontiguousarray(grp_start[:, :g]), np.ascontiguousarray(grp_len[:, :g])
     rounds = int(grp_cnt.max())
     stream = _Stream(U[2 * g * F :], rng)  # drawn, not yet used: the next numbers of the stream
     lg = _lgamma_table(int(length.max()) + m + 1)
@@ -698,6 +714,27 @@ def _draw_runs_compiled(K, H, n, lam, gaps, lo, hi, rng, ws):
     width = (hi - lo) / G
     out = lo[:, None] + (cells + final) * width[:, None]
     return np.sort(np.clip(out, lo[:, None], hi[:, None]), axis=1)
+
+
+def _run_exp_tables(K, sr, nf, t, lamf, m):
+    """The four per-run exponentials of the run sampler — ``e^{lam s}``, ``e^{-lam s}``, ``e^{-lam
+    |s - t_1|}``, ``e^{-lam |n - s - t_{m+1}|}`` — at every count s = 0..n of row 0 (4, n + 1): numpy's
+    ``exp`` of the arguments the kernels form (:func:`._quantile_kernels.table_arguments`: the
+    expressions of ``exp_arguments``, the same IEEE operations), and which rows take theirs directly
+    (``direct``): the rows whose lam, n, t_1, t_{m+1} differ from row 0's
+    (:func:`._quantile_kernels.tabulated_rows`). On a fit's data every feature has the same n and
+    gaps: ~4n exponentials instead of 4 per run and row. The tables are made only when smaller than
+    the entries they replace."""
+    F, Rm = sr.shape
+    direct = np.empty(F, dtype=bool)
+    count = K.tabulated_rows(nf, t, lamf, m, direct)
+    n0 = int(nf[0]) if F else 0
+    if count == 0 or n0 + 1 >= Rm * count:
+        direct.fill(True)
+        return np.ones((4, 1)), direct
+    T = np.empty((4, n0 + 1))
+    K.table_arguments(float(nf[0]), float(lamf[0]), float(t[0, 0]), float(t[0, m]), T)
+    return np.exp(T, out=T), direct
 
 
 def _iota(k):

@@ -258,9 +258,16 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
     any_cat = any(is_cat)
     thresholds = grid.thresholds
     open_ids = [0]
+    compiled = use_compiled()  # the children's regions and tests in one compiled loop
+    next_splittable = None
     for level in progress(range(depth + 1), desc=task.progress_label):
         A = len(open_ids)
-        splittable = (alive.sum(axis=2) >= 2).any(axis=1) if level < depth else np.zeros(A, bool)
+        if level >= depth:
+            splittable = np.zeros(A, bool)
+        elif next_splittable is not None:
+            splittable = next_splittable
+        else:
+            splittable = (alive.sum(axis=2) >= 2).any(axis=1)
         H = None
         if published and splittable.any():  # the candidates' counts first: the stopping rule reads them
             cidx = np.flatnonzero(splittable)
@@ -286,7 +293,7 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
             rank = np.argsort(order, axis=2)  # position of each code in the node's order
             go_left = rank[np.arange(S), f_sel] <= b_sel[:, None]  # (S, B) over codes
         else:  # numerical features only: every order is the identity, a code is its own rank
-            go_left = np.arange(order.shape[2]) <= b_sel[:, None]
+            go_left = np.arange(alive_s.shape[2]) <= b_sel[:, None]
         new_open = []
         for i, (s, f, b) in enumerate(zip(sidx.tolist(), f_sel.tolist(), b_sel.tolist())):
             node = open_ids[s]
@@ -297,7 +304,16 @@ def grow(est, task, data, grid, categorical, depth, eps_level, ledger, rng) -> S
             st.split_left[node] = go_left[i]
             new_open.extend(kids)
         data.split(st, open_ids, sidx, f_sel, go_left, more=level + 1 < depth)
-        alive = child_regions(alive_s, f_sel, go_left)
+        if compiled:
+            from .memory_kernels import children_regions
+
+            alive = np.empty((2 * S,) + alive_s.shape[1:], dtype=bool)
+            next_splittable = np.empty(2 * S, dtype=bool)
+            children_regions(
+                np.ascontiguousarray(alive_s), f_sel, np.ascontiguousarray(go_left), alive, next_splittable
+            )
+        else:
+            alive = child_regions(alive_s, f_sel, go_left)
         open_ids = new_open
     return st
 

@@ -87,6 +87,53 @@ class ClassCounter:
 
 
 @_kernel
+def children_regions(alive, f_sel, go_left, out, splittable):
+    """:func:`.splitter.child_regions` into ``out`` (2S, m, B): the left child of split node i at
+    row 2i (its region with the bins of feature ``f_sel[i]`` that go right removed), the right
+    child at 2i + 1; and ``splittable`` (2S,): whether some feature of the child has >= 2 bins
+    alive (the next level's test in :func:`.fitting.grow`)."""
+    S, m, B = alive.shape
+    for i in range(S):
+        f = f_sel[i]
+        for side in range(2):
+            c = 2 * i + side
+            more = False
+            for j in range(m):
+                k = 0
+                for b in range(B):
+                    v = alive[i, j, b]
+                    if j == f:
+                        v = v and (go_left[i, b] if side == 0 else not go_left[i, b])
+                    out[c, j, b] = v
+                    k += 1 if v else 0
+                more = more or k >= 2
+            splittable[c] = more
+
+
+@_kernel
+def region_utilities(scores, alive, util, n_valid):
+    """The utilities of a level's prefix candidates in the bins' own order: ``util`` (nodes, m·B)
+    = ``-scores`` where bin b is alive and some bin after it is alive
+    (:func:`.splitter.candidate_mask` with no order), ``-inf`` elsewhere, as ``np.where(valid,
+    -score, -np.inf)``; ``n_valid`` (nodes,) the number of candidates of each node."""
+    A, m, B = scores.shape
+    for a in range(A):
+        nv = 0
+        for j in range(m):
+            last = -1
+            for b in range(B):
+                if alive[a, j, b]:
+                    last = b
+            for b in range(B):
+                if alive[a, j, b] and b < last:
+                    util[a, j * B + b] = -scores[a, j, b]
+                    nv += 1
+                else:
+                    util[a, j * B + b] = -np.inf
+        n_valid[a] = nv
+
+
+@_kernel
 def error_gini_scores(H, lam, out):
     """:func:`.criteria.error_gini` of every prefix split of every (node, feature) of the integer
     counts ``H`` (nodes, m, B, K) in their own bin order: ``out`` (nodes, m, B) = misclassified +

@@ -180,6 +180,13 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
     if variant != "rigorous":
         return _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp)
     ovr_on = bool(getattr(est, "one_vs_rest", False))
+    if sel != "histogram" and not ovr_on and est.split_criterion == "error-gini" and not np.any(categorical):
+        fast = _numeric_error_gini_utilities(est, H, alive)
+        if fast is not None:  # numerical features only, compiled kernels: the same utilities
+            util, n_valid, lam = fast
+            what = f"−(misclassified + {lam:g}·count-scaled Gini/2)"
+            pick = _select_candidates(util, n_valid, level, eps_level, 1.0 + lam, what, sel, comp, ledger, rng)
+            return pick // B, pick % B, None
     cat_idx = np.flatnonzero(categorical)
     n_alive = alive[:, cat_idx].sum(axis=2) if cat_idx.size and K == 2 else None  # (nodes, categorical)
     sort_feats = np.array(
@@ -245,23 +252,60 @@ def select_level(est, H, alive, level, categorical, n_bins, K, eps_level, ledger
         Ho = H if est.split_criterion == "error-gini" else H.astype(float)
         util_o = np.where(vo, -one_vs_rest_scores(est.split_criterion, Ho, lam), -np.inf).reshape(A, m * B)
         n_valid = n_valid + vo.reshape(A, -1).sum(axis=1)
-    lo_v, hi_v = min(n_valid.tolist()), max(n_valid.tolist())
+    if ovr_on:
+        _record_selection(n_valid, level, eps_sel, sens, what, mech, comp, ledger)
+        return _pick_with_one_vs_rest(
+            util, util_o, order, B, lambda u: select_rows(u, eps_sel, sens, rng, monotone=True, mechanism=mech)
+        )
+    pick = _select_candidates(util, n_valid, level, eps_sel, sens, what, sel, comp, ledger, rng)
+    return pick // B, pick % B, order
+
+
+def _record_selection(n_valid, level, eps_sel, sens, what, mech, comp, ledger):
+    """The ledger row of a level's split selection (before anything is drawn)."""
+    nv = n_valid.tolist()
+    lo_v, hi_v = min(nv), max(nv)
     span = f"{lo_v}" if lo_v == hi_v else f"{lo_v}–{hi_v}"
     ledger.spend(
-        f"level {level}: split of {A} node(s) among {span} candidates inside each node's region",
+        f"level {level}: split of {len(nv)} node(s) among {span} candidates inside each node's region",
         mech,
         eps_sel,
         sensitivity=sens,
         composition=comp,
-        parts=A,
+        parts=len(nv),
         note=f"utility: {what} (monotone)",
     )
-    if ovr_on:
-        return _pick_with_one_vs_rest(
-            util, util_o, order, B, lambda u: select_rows(u, eps_sel, sens, rng, monotone=True, mechanism=mech)
-        )
-    pick = select_rows(util, eps_sel, sens, rng, monotone=True, mechanism=mech)
-    return pick // B, pick % B, order
+
+
+def _select_candidates(util, n_valid, level, eps_sel, sens, what, sel, comp, ledger, rng):
+    """Record the level's selection, then one private selection per node over ``util`` (nodes, m·B)."""
+    mech = "permute-and-flip" if sel == "permute-and-flip" else "exponential"
+    _record_selection(n_valid, level, eps_sel, sens, what, mech, comp, ledger)
+    return select_rows(util, eps_sel, sens, rng, monotone=True, mechanism=mech)
+
+
+def _numeric_error_gini_utilities(est, H, alive):
+    """The error-Gini utilities of a level whose features are all numerical, by the compiled
+    kernels (one loop each: the scores of :func:`.criteria.error_gini`, then the region's
+    candidates as :func:`candidate_mask` with the bins' own order); None when the fit runs the
+    numpy code or a node total reaches 2^31 (then the general path computes the same values)."""
+    lam = getattr(est, "gini_weight_", None)
+    H = np.asarray(H)
+    if lam is None or H.ndim != 4 or not H.size or H.dtype.kind not in "iu":
+        return None
+    from ..._compiled import use_compiled
+
+    if not use_compiled() or int(H[:, 0].sum(axis=(1, 2)).max()) >= 1 << 31:
+        return None
+    from .memory_kernels import error_gini_scores, region_utilities
+
+    A, m, B = alive.shape
+    scores = np.empty((A, m, B))
+    error_gini_scores(np.ascontiguousarray(H, dtype=np.int64), float(lam), scores)
+    util = np.empty((A, m * B))
+    n_valid = np.empty(A, dtype=np.int64)
+    region_utilities(scores, np.ascontiguousarray(alive, dtype=bool), util, n_valid)
+    return util, n_valid, float(lam)
 
 
 def _select_level_published(est, H, alive, level, categorical, n_bins, K, ledger, rng, comp):
