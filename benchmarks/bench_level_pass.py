@@ -67,6 +67,9 @@ from dpmodels.tree.privatree.builder import Structure  # noqa: E402
 from dpmodels.tree.privatree.histograms import class_histograms, row_blocks  # noqa: E402
 from dpmodels.tree.privatree.kernels import (  # noqa: E402
     _BLOCK,
+    _FLUSH,
+    _W,
+    U,
     _route_block,
     grid_histograms,
     level_class_counts,
@@ -113,6 +116,59 @@ def level_counts_before(codes, lab, cl, cr, feat, left, slot_of_node, out):
         y = lab[i]
         for j in range(m):
             out[s, j, codes[i, j], y] += 1
+
+
+_L1_CELLS = 8 * 1024  # the second round's L1 budget: uint32 cells counted at once
+
+
+@njit(nogil=True)
+def _increments_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, group, acc):
+    mu, Ku = U(m), U(K)
+    mw = mu * U(_W)
+    rows = np.empty(_BLOCK, dtype=np.uint64)
+    cell = np.empty(_BLOCK, dtype=np.uint64)
+    one = np.uint32(1)
+    for a in range(c0, c1, _BLOCK):
+        k = _route_block(flat, m, a, min(c1, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, cell, ids)
+        for r in range(k):
+            i = rows[r]
+            cell[r] = (cell[r] * Ku + U(lab[i])) * mw
+            rows[r] = i * mu
+        if group >= m:
+            for r in range(k):
+                row, o = rows[r], cell[r]
+                for j in range(m):
+                    acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
+        else:
+            for f0 in range(0, m, group):
+                f1 = min(m, f0 + group)
+                for r in range(k):
+                    row, o = rows[r], cell[r]
+                    for j in range(f0, f1):
+                        acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
+
+
+@njit(nogil=True)
+def level_counts_increments(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
+    """The second round's level pass (B ≤ 16), as it was: the same routing and listing, then
+    one uint32 increment per value (16 cells per feature, a compile-time stride, features in
+    groups whose cells fit in L1)."""
+    n, m = codes.shape
+    S, K = out.shape[0], out.shape[3]
+    flat = codes.reshape(n * m)
+    acc = np.zeros(S * K * m * _W, dtype=np.uint32)
+    group = max(1, _L1_CELLS // max(1, S * K * _W))
+    group = -(-m // -(-m // group)) if m else 1
+    for c0 in range(0, n, _FLUSH):
+        _increments_rows(flat, m, lab, c0, min(n, c0 + _FLUSH), feat, nxt, B, depth, ids, slot_of_node, K, group, acc)
+        t = 0
+        for s in range(S):
+            for y in range(K):
+                for j in range(m):
+                    for c in range(B):
+                        out[s, j, c, y] += acc[t + c]
+                        acc[t + c] = 0
+                    t += _W
 
 
 @njit(nogil=True)
@@ -282,17 +338,23 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
     for (a, b), ids_p in zip(parts, ids):
         route_only(codes[a:b], *router.tables(ids_p, 2), small_slot)
 
-    def level_stored_ids():
-        Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
-        for (a, b), ids_p in zip(parts, ids):
-            out = np.zeros((S // 2, m, B, K), dtype=np.int64)
-            level_class_counts(codes[a:b], y[a:b], *router.tables(ids_p, 1), small_slot, out)
-            Hs += out
-        H = np.empty((S, m, B, K), dtype=np.int64)
-        for p, c in enumerate(small):
-            i = opens.index(c)
-            H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
-        return H
+    def stored_ids(kernel):
+        def level():
+            Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
+            for (a, b), ids_p in zip(parts, ids):
+                out = np.zeros((S // 2, m, B, K), dtype=np.int64)
+                kernel(codes[a:b], y[a:b], *router.tables(ids_p, 1), small_slot, out)
+                Hs += out
+            H = np.empty((S, m, B, K), dtype=np.int64)
+            for p, c in enumerate(small):
+                i = opens.index(c)
+                H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
+            return H
+
+        return level
+
+    level_stored_ids = stored_ids(level_class_counts)
+    level_stored_ids_increments = stored_ids(level_counts_increments)
 
     def route_stored():
         for (a, b), ids_p in zip(parts, ids):
@@ -308,6 +370,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
 
     assert np.array_equal(level_before(), direct) and np.array_equal(level_smaller_child(), direct)
     assert np.array_equal(level_stored_ids(), direct) and np.array_equal(level_stored_ids(), direct)
+    assert np.array_equal(level_stored_ids_increments(), direct)
     cases = {"read X": lambda: X_words.sum(), "read cache": lambda: c_words.sum()}
     if not level_only:
         cases |= {
@@ -323,6 +386,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
         "level, compiled": level_compiled,
         "level, compiled, smaller child": level_smaller_child,
         "level, compiled, smaller child, stored node ids": level_stored_ids,
+        "level, increments (round two), smaller child, stored node ids": level_stored_ids_increments,
         "increment only": increment,
         "route only": route,
         "route only, stored node ids": route_stored,

@@ -35,7 +35,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 __all__ = [
     "grid_histograms",
@@ -124,8 +127,8 @@ U = np.uint64  # routing and counting index arithmetic is unsigned: numba then e
 # code for negative indices (with signed indices that code tripled the instructions per increment)
 _BLOCK = 1024  # rows routed (and the counted ones listed) before they are counted
 _FLUSH = 1 << 31  # rows counted into uint32 cells before they are added to the int64 output
-_W = 16  # cells per feature in a level pass's table when B ≤ 16 (a compile-time stride)
-_L1_CELLS = 8 * 1024  # uint32 cells (32 KB: a core's L1 cache) of the table counted at once
+_W = 16  # codes counted by vector compares (B ≤ 16): a lane table's codes per lane
+_BLOCK_LANES = 4096  # rows routed and grouped at a time before the vector count (at least)
 _WIDE = 128  # columns from which a block's rows are read in order before they are routed
 
 
@@ -185,39 +188,137 @@ def _route_block(flat, m, a, b, feat, nxt, B, depth, slot_of_node, rows, slots, 
     return k
 
 
+def _lane_counter(nb):
+    """An intrinsic ``count(acc, o, flat, offs, start, stop, c0, j0)``: for the listed rows
+    ``offs[start:stop]`` (each row's first code in ``flat``), the codes ``j0 … j0 + 31`` of each
+    row compared at once with ``c0 … c0 + nb − 1``, one vector of 32 one-byte counters per code
+    kept in registers over the rows, then added to the uint32 cells ``acc[o + 32·b + lane]``.
+
+    A scatter increment per value costs a load, an add and a store (one cycle each value, the
+    floor of the scalar pass); here a row costs one 32-code load and two vector operations per
+    code value — 0.1 ns per counted value at 25 columns (docs/benchmarks.md, "third round").
+    At most 255 rows per call (no byte counter can wrap). Plain LLVM vector IR: the compiler
+    lowers it to the machine's vectors (AVX2/AVX-512, SSE2, NEON).
+    """
+
+    @intrinsic
+    def count(typingctx, acc, o, flat, offs, start, stop, c0, j0):
+        sig = types.void(acc, types.uint64, flat, offs, types.int64, types.int64, types.uint64, types.uint64)
+
+        def codegen(context, builder, signature, args):
+            acc_v, o_v, flat_v, offs_v, start_v, stop_v, c0_v, j0_v = args
+            A = context.make_array(signature.args[0])(context, builder, acc_v)
+            F = context.make_array(signature.args[2])(context, builder, flat_v)
+            R = context.make_array(signature.args[3])(context, builder, offs_v)
+            code_t = F.data.type.pointee  # the codes' integer type (uint8 or uint16)
+            i32 = ir.IntType(32)
+            codes_t = ir.VectorType(code_t, _LANES)
+            bytes_t = ir.VectorType(ir.IntType(8), _LANES)
+            cells_t = ir.VectorType(i32, _LANES)
+            broadcast = ir.Constant(ir.VectorType(i32, _LANES), [0] * _LANES)
+            c0, zeros = builder.trunc(c0_v, code_t), ir.Constant(codes_t, None)
+            want = []  # c0 + b in every lane
+            for b in range(nb):
+                first = builder.insert_element(zeros, builder.add(c0, code_t(b)), i32(0))
+                want.append(builder.shuffle_vector(first, zeros, broadcast))
+            counters = [cgutils.alloca_once_value(builder, ir.Constant(bytes_t, None)) for _ in range(nb)]
+            with cgutils.for_range_slice(builder, start_v, stop_v, start_v.type(1), inc=True) as (r, _):
+                first = builder.add(builder.load(builder.gep(R.data, [r])), j0_v)
+                ptr = builder.bitcast(builder.gep(F.data, [first]), codes_t.as_pointer())
+                row = builder.load(ptr, align=code_t.width // 8)
+                for b in range(nb):  # counter − (−1 where the code is c0 + b)
+                    hit = builder.sext(builder.icmp_unsigned("==", row, want[b]), bytes_t)
+                    builder.store(builder.sub(builder.load(counters[b]), hit), counters[b])
+            for b in range(nb):  # acc[o + 32·b + lane] += counter
+                cell = builder.gep(A.data, [builder.add(o_v, o_v.type(_LANES * b))])
+                ptr = builder.bitcast(cell, cells_t.as_pointer())
+                total = builder.add(builder.load(ptr, align=4), builder.zext(builder.load(counters[b]), cells_t))
+                builder.store(total, ptr, align=4)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return count
+
+
+_LANES = 32  # codes of a row compared at once (a 256-bit vector of one-byte codes)
+_RUN = 255  # rows counted in one-byte counters before they are added to the uint32 cells
+_count_8, _count_4, _count_2, _count_1 = (_lane_counter(nb) for nb in (8, 4, 2, 1))
+
+
 @njit(cache=True, nogil=True)
-def _class_count_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, W, group, acc):
-    """Rows [c0, c1) into ``acc`` (:func:`level_class_counts`). A function of its own: with the
-    flush into ``out`` in the same loop nest the compiler made this loop 15 % slower."""
+def _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, C, nv, block, acc):
+    """Rows [c0, c1) into ``acc`` [(slot, class), lane chunk, code, lane] (uint32; a row's codes
+    j = 32·t + lane, t < ⌈m/32⌉), B ≤ 16 (:func:`level_class_counts`).
+
+    A block of rows is routed and its listed rows are grouped by (slot, class) (a counting sort);
+    each group is then counted 32 codes at a time by :func:`_lane_counter`'s vector compares. A
+    row whose last lane chunk would read past the codes (the last rows of a partition) is counted
+    code by code into the same cells.
+    """
+    mu, Ku, nvu = U(m), U(K), U(nv)
+    chunks = -(-m // _LANES)
+    rows = np.empty(block, dtype=np.uint64)
+    group = np.empty(block, dtype=np.uint64)
+    offs = np.empty(block, dtype=np.uint64)
+    start = np.empty(C + 1, dtype=np.int64)
+    end = np.empty(C, dtype=np.int64)
+    one = np.uint32(1)
+    for a in range(c0, c1, block):
+        k = _route_block(flat, m, a, min(c1, a + block), feat, nxt, B, depth, slot_of_node, rows, group, ids)
+        start[:] = 0
+        for r in range(k):  # each listed row's (slot, class), and the size of each group
+            q = group[r] * Ku + U(lab[rows[r]])
+            group[r] = q
+            start[q + U(1)] += 1
+        for g in range(C):
+            start[g + 1] += start[g]
+        end[:] = start[:C]
+        for r in range(k):
+            i, q = rows[r], group[r]
+            if i < nvu:
+                offs[end[q]] = i * mu
+                end[q] += 1
+            else:  # the lanes would read past the codes: code by code
+                for j in range(m):
+                    chunk, lane = U(j // _LANES), U(j % _LANES)
+                    acc[((q * U(chunks) + chunk) * U(_W) + U(flat[i * mu + U(j)])) * U(_LANES) + lane] += one
+        for g in range(C):  # each group, ≤ 255 rows and 32 codes at a time
+            for s in range(start[g], end[g], _RUN):
+                e = min(end[g], s + _RUN)
+                for t in range(chunks):
+                    o, j0 = (g * chunks + t) * _W * _LANES, U(t * _LANES)
+                    c = 0
+                    while B - c >= 8:
+                        _count_8(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
+                        c += 8
+                    if B - c >= 4:
+                        _count_4(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
+                        c += 4
+                    if B - c >= 2:
+                        _count_2(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
+                        c += 2
+                    if B - c >= 1:
+                        _count_1(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
+
+
+@njit(cache=True, nogil=True)
+def _class_count_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, acc):
+    """Rows [c0, c1) into ``acc`` [slot, class, feature, code] (uint32), one increment per value:
+    the pass when B > 16 (:func:`level_class_counts`)."""
     mu, Bu, Ku = U(m), U(B), U(K)
-    mw = mu * U(W)
     rows = np.empty(_BLOCK, dtype=np.uint64)
     cell = np.empty(_BLOCK, dtype=np.uint64)
     one = np.uint32(1)
     for a in range(c0, c1, _BLOCK):
         k = _route_block(flat, m, a, min(c1, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, cell, ids)
-        for r in range(k):  # the row's offsets: its codes, its (slot, class) table
+        for r in range(k):
             i = rows[r]
-            cell[r] = (cell[r] * Ku + U(lab[i])) * mw
-            rows[r] = i * mu
-        if B <= _W and group >= m:  # (a loop from 0: the compiler unrolls it, offsets constant)
-            for r in range(k):
-                row, o = rows[r], cell[r]
-                for j in range(m):
-                    acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
-        elif B <= _W:
-            for f0 in range(0, m, group):  # the features whose cells stay in L1 together
-                f1 = min(m, f0 + group)
-                for r in range(k):
-                    row, o = rows[r], cell[r]
-                    for j in range(f0, f1):
-                        acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
-        else:
-            for r in range(k):
-                row, o = rows[r], cell[r]
-                for j in range(m):
-                    acc[o + U(flat[row + U(j)])] += one
-                    o += Bu
+            o = (cell[r] * Ku + U(lab[i])) * mu * Bu
+            row = i * mu
+            for j in range(m):
+                acc[o + U(flat[row + U(j)])] += one
+                o += Bu
 
 
 @_kernel
@@ -226,26 +327,36 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
     C-contiguous; ``out`` (S, m, B, K) int64; ``ids``: each record's stored node, routed ``depth``
     levels on and updated, or empty: from the root).
 
-    Rows are routed a block at a time (:func:`_route_block`); then each listed row's offset
-    (slot, class) is computed once, and its m codes counted with one increment each into a
-    uint32 table [slot, class, feature, bin] with unsigned offsets. When B ≤ 16 a feature's bins
-    take a constant 16 cells (the compiler folds the feature's offset into the address: two
-    instructions per value), and the listed rows are counted a group of features at a time,
-    the group's cells within 32 KB (a core's L1 cache; 8 slots × 2 classes × 32 features);
-    else B cells, stepped at run time. The table is added to ``out`` every 2^31 rows (no cell
-    can wrap) and at the end.
+    Rows are routed a block at a time (:func:`_route_block`). When B ≤ 16 (PrivaTree's default
+    is 10 bins), the listed rows are grouped by (slot, class) and counted 32 codes at a time with
+    vector compares into one-byte counters (:func:`_class_count_lanes`); else each value is one
+    increment of a uint32 table [slot, class, feature, code] with unsigned offsets. The uint32
+    cells are added to ``out`` every 2^31 rows (no cell can wrap) and at the end.
     """
     n, m = codes.shape
     S, K = out.shape[0], out.shape[3]
     flat = codes.reshape(n * m)
-    W = _W if B <= _W else B  # cells per feature in the table
-    acc = np.zeros(S * K * m * W, dtype=np.uint32)
-    group = max(1, _L1_CELLS // max(1, S * K * W))  # features counted together: their cells fit in L1
-    group = -(-m // -(-m // group)) if m else 1  # as even as the groups can be
+    C = S * K
+    if B <= _W:
+        chunks = -(-m // _LANES)
+        span = chunks * _LANES  # codes a row's last lane chunk reaches from its first code
+        nv = 0 if n * m < span else min(n, (n * m - span) // m + 1)  # rows whose lanes stay inside
+        block = min(max(_BLOCK_LANES, 64 * C), 1 << 14)  # ≥ 64 rows per group and block on average
+        acc = np.zeros(C * chunks * _W * _LANES, dtype=np.uint32)
+        for c0 in range(0, n, _FLUSH):
+            c1 = min(n, c0 + _FLUSH)
+            _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, C, nv, block, acc)
+            for s in range(S):
+                for y in range(K):
+                    for j in range(m):
+                        t = ((s * K + y) * chunks + j // _LANES) * _W * _LANES + j % _LANES
+                        for c in range(B):
+                            out[s, j, c, y] += acc[t + c * _LANES]
+            acc[:] = 0
+        return
+    acc = np.zeros(C * m * B, dtype=np.uint32)
     for c0 in range(0, n, _FLUSH):
-        _class_count_rows(
-            flat, m, lab, c0, min(n, c0 + _FLUSH), feat, nxt, B, depth, ids, slot_of_node, K, W, group, acc
-        )
+        _class_count_rows(flat, m, lab, c0, min(n, c0 + _FLUSH), feat, nxt, B, depth, ids, slot_of_node, K, acc)
         t = 0
         for s in range(S):
             for y in range(K):
@@ -253,7 +364,7 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
                     for c in range(B):
                         out[s, j, c, y] += acc[t + c]
                         acc[t + c] = 0
-                    t += W
+                    t += B
 
 
 @_kernel
