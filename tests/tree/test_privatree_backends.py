@@ -285,6 +285,7 @@ def _oracle(codes, node, lab, slot_of_node, S, B, width, sums):
         (5, 40, 130, 16, 2, 2, np.uint8),  # wide rows: read in order before they are routed
         (6, 3000, 3, 10, 2, 2, np.uint8),  # a (node, class) group of > 255 rows: several byte-counter runs
         (7, 120, 40, 12, 3, 2, np.uint16),  # vector compares of two-byte codes, two lane chunks
+        (8, 400, 6, 10, 3, 3, np.uint8),  # 24 (node, class) groups: gathered by a counting sort
     ],
 )
 def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, depth, dtype):

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
+from llvmlite.binding import llvm_version_info
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -128,7 +129,6 @@ U = np.uint64  # routing and counting index arithmetic is unsigned: numba then e
 _BLOCK = 1024  # rows routed (and the counted ones listed) before they are counted
 _FLUSH = 1 << 31  # rows counted into uint32 cells before they are added to the int64 output
 _W = 16  # codes counted by vector compares (B ≤ 16): a lane table's codes per lane
-_BLOCK_LANES = 4096  # rows routed and grouped at a time before the vector count (at least)
 _WIDE = 128  # columns from which a block's rows are read in order before they are routed
 
 
@@ -188,42 +188,75 @@ def _route_block(flat, m, a, b, feat, nxt, B, depth, slot_of_node, rows, slots, 
     return k
 
 
-def _lane_counter(nb):
-    """An intrinsic ``count(acc, o, flat, offs, start, stop, c0, j0)``: for the listed rows
-    ``offs[start:stop]`` (each row's first code in ``flat``), the codes ``j0 … j0 + 31`` of each
-    row compared at once with ``c0 … c0 + nb − 1``, one vector of 32 one-byte counters per code
-    kept in registers over the rows, then added to the uint32 cells ``acc[o + 32·b + lane]``.
+@njit(cache=True, nogil=True, inline="always")
+def _route_groups(flat, m, a, b, feat, nxt, B, depth, ids, base_of_node, lab, grp):
+    """Route rows [a, b) as :func:`_route_block` does and write each row's group,
+    ``grp[i − a] = base_of_node[node] + lab[i]``: (slot·K + class) for a row of a counted node,
+    ≥ 2^31 for the others. One store per row in order: no list, so no chain through a count of
+    listed rows (listing was a third of the pass)."""
+    mu, Bu = U(m), U(B)
+    root = U(0)
+    if m >= _WIDE:  # read the block's lines in order first (see _route_block)
+        x = np.uint8(0)
+        for q in range(U(a) * mu, U(b) * mu, U(64)):
+            x |= flat[q]
+        root = U(x) * U(b < a)
+    if ids.size and depth == 1:  # a fit's level pass: one look-up
+        for i in range(a, b):
+            node = U(ids[i]) + root
+            node = nxt[node * Bu + U(flat[U(i) * mu + feat[node]])]
+            ids[i] = node
+            grp[i - a] = base_of_node[node] + np.uint32(lab[i])
+    elif ids.size:
+        for i in range(a, b):
+            node = U(ids[i]) + root
+            for _ in range(depth):
+                node = nxt[node * Bu + U(flat[U(i) * mu + feat[node]])]
+            ids[i] = node
+            grp[i - a] = base_of_node[node] + np.uint32(lab[i])
+    else:
+        for i in range(a, b):
+            row = U(i) * mu
+            node = root
+            for _ in range(depth):
+                node = nxt[node * Bu + U(flat[row + feat[node]])]
+            grp[i - a] = base_of_node[node] + np.uint32(lab[i])
 
-    A scatter increment per value costs a load, an add and a store (one cycle each value, the
-    floor of the scalar pass); here a row costs one 32-code load and two vector operations per
-    code value — 0.1 ns per counted value at 25 columns (docs/benchmarks.md, "third round").
-    At most 255 rows per call (no byte counter can wrap). Plain LLVM vector IR: the compiler
-    lowers it to the machine's vectors (AVX2/AVX-512, SSE2, NEON).
+
+def _lane_counter(nb):
+    """An intrinsic ``count(acc, o, flat, m, rows, start, stop, c0, j0)``: for the rows
+    ``rows[start:stop]`` (uint32 row numbers), their codes ``j0 … j0 + 31`` compared at once with
+    ``c0 … c0 + nb − 1``, one vector of 32 one-byte counters per code kept in registers over the
+    rows, then added to the uint32 cells ``acc[o + 32·b + lane]``.
+
+    A scatter increment per value costs a load, an add and a store, about one cycle per value
+    (the floor of a pass that increments once per value); here a row costs one 32-code load and
+    two vector operations per code value (docs/benchmarks.md, "third round"). At most 255 rows
+    per call (no byte counter can wrap). Plain LLVM vector IR: the compiler lowers it to the
+    machine's vectors (AVX2/AVX-512, SSE2, NEON).
     """
 
     @intrinsic
-    def count(typingctx, acc, o, flat, offs, start, stop, c0, j0):
-        sig = types.void(acc, types.uint64, flat, offs, types.int64, types.int64, types.uint64, types.uint64)
+    def count(typingctx, acc, o, flat, m, rows, start, stop, c0, j0):
+        u64, i64 = types.uint64, types.int64
+        sig = types.void(acc, u64, flat, u64, rows, i64, i64, u64, u64)
 
         def codegen(context, builder, signature, args):
-            acc_v, o_v, flat_v, offs_v, start_v, stop_v, c0_v, j0_v = args
+            acc_v, o_v, flat_v, m_v, rows_v, start_v, stop_v, c0_v, j0_v = args
             A = context.make_array(signature.args[0])(context, builder, acc_v)
             F = context.make_array(signature.args[2])(context, builder, flat_v)
-            R = context.make_array(signature.args[3])(context, builder, offs_v)
+            R = context.make_array(signature.args[4])(context, builder, rows_v)
             code_t = F.data.type.pointee  # the codes' integer type (uint8 or uint16)
             i32 = ir.IntType(32)
             codes_t = ir.VectorType(code_t, _LANES)
             bytes_t = ir.VectorType(ir.IntType(8), _LANES)
             cells_t = ir.VectorType(i32, _LANES)
-            broadcast = ir.Constant(ir.VectorType(i32, _LANES), [0] * _LANES)
-            c0, zeros = builder.trunc(c0_v, code_t), ir.Constant(codes_t, None)
-            want = []  # c0 + b in every lane
-            for b in range(nb):
-                first = builder.insert_element(zeros, builder.add(c0, code_t(b)), i32(0))
-                want.append(builder.shuffle_vector(first, zeros, broadcast))
+            c0 = builder.trunc(c0_v, code_t)
+            want = [_splat(builder, builder.add(c0, code_t(b)), codes_t) for b in range(nb)]  # c0 + b
             counters = [cgutils.alloca_once_value(builder, ir.Constant(bytes_t, None)) for _ in range(nb)]
             with cgutils.for_range_slice(builder, start_v, stop_v, start_v.type(1), inc=True) as (r, _):
-                first = builder.add(builder.load(builder.gep(R.data, [r])), j0_v)
+                i = builder.zext(builder.load(builder.gep(R.data, [r])), o_v.type)
+                first = builder.add(builder.mul(i, m_v), j0_v)
                 ptr = builder.bitcast(builder.gep(F.data, [first]), codes_t.as_pointer())
                 row = builder.load(ptr, align=code_t.width // 8)
                 for b in range(nb):  # counter − (−1 where the code is c0 + b)
@@ -241,65 +274,156 @@ def _lane_counter(nb):
     return count
 
 
+def _splat(builder, value, vector_t):
+    """``value`` in every lane of ``vector_t``."""
+    zeros = ir.Constant(vector_t, None)
+    first = builder.insert_element(zeros, value, ir.IntType(32)(0))
+    return builder.shuffle_vector(first, zeros, ir.Constant(ir.VectorType(ir.IntType(32), vector_t.count), None))
+
+
+def _compress_select():
+    """An intrinsic ``select(out, k, grp, r, g, a)``: ``out[k:] ←`` the row numbers a + r + l
+    (l < 16) with ``grp[r + l] == g``, in order; returns k plus how many. Sixteen rows per step:
+    one vector compare and one compress (AVX-512's ``vpcompressd`` into a register; elsewhere
+    the compiler's expansion), then a store of all 16 lanes (``out`` needs 16 entries of room
+    past the last row kept; a compress straight to memory is microcoded and slow on AMD Zen 4).
+    It replaces listing the counted rows one by one, a chain through the count of listed rows."""
+
+    @intrinsic
+    def select(typingctx, out, k, grp, r, g, a):
+        sig = types.int64(out, types.int64, grp, types.int64, types.uint32, types.uint32)
+
+        def codegen(context, builder, signature, args):
+            out_v, k_v, grp_v, r_v, g_v, a_v = args
+            O = context.make_array(signature.args[0])(context, builder, out_v)
+            G = context.make_array(signature.args[2])(context, builder, grp_v)
+            i32 = ir.IntType(32)
+            vec_t, mask_t = ir.VectorType(i32, 16), ir.VectorType(ir.IntType(1), 16)
+            groups = builder.load(builder.bitcast(builder.gep(G.data, [r_v]), vec_t.as_pointer()), align=4)
+            mask = builder.icmp_unsigned("==", groups, _splat(builder, g_v, vec_t))
+            first = builder.add(a_v, builder.trunc(r_v, i32))
+            rows = builder.add(_splat(builder, first, vec_t), ir.Constant(vec_t, list(range(16))))
+            module = builder.module
+            compress = cgutils.get_or_insert_function(
+                module, ir.FunctionType(vec_t, [vec_t, mask_t, vec_t]), "llvm.experimental.vector.compress.v16i32"
+            )
+            kept = builder.call(compress, [rows, mask, ir.Constant(vec_t, None)])
+            builder.store(kept, builder.bitcast(builder.gep(O.data, [k_v]), vec_t.as_pointer()), align=4)
+            popcount = cgutils.get_or_insert_function(
+                module, ir.FunctionType(ir.IntType(16), [ir.IntType(16)]), "llvm.ctpop.i16"
+            )
+            n_kept = builder.call(popcount, [builder.bitcast(mask, ir.IntType(16))])
+            return builder.add(k_v, builder.zext(n_kept, k_v.type))
+
+        return sig, codegen
+
+    return select
+
+
 _LANES = 32  # codes of a row compared at once (a 256-bit vector of one-byte codes)
 _RUN = 255  # rows counted in one-byte counters before they are added to the uint32 cells
+_NONE = np.uint32(1 << 31)  # a row's group when its node is not counted (≥ every group)
+_SELECT_GROUPS = 16  # at most this many (slot, class) groups: one compress pass per group
+_HAS_COMPRESS = llvm_version_info >= (19,)  # llvm.experimental.vector.compress (LLVM ≥ 19)
 _count_8, _count_4, _count_2, _count_1 = (_lane_counter(nb) for nb in (8, 4, 2, 1))
 
 
-@njit(cache=True, nogil=True)
-def _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, C, nv, block, acc):
-    """Rows [c0, c1) into ``acc`` [(slot, class), lane chunk, code, lane] (uint32; a row's codes
-    j = 32·t + lane, t < ⌈m/32⌉), B ≤ 16 (:func:`level_class_counts`).
+def _scalar_select():
+    """An older LLVM (no ``llvm.experimental.vector.compress``): the counting sort gathers the
+    groups (``by_select`` is False) and this stand-in, never run, keeps the kernel compilable."""
 
-    A block of rows is routed and its listed rows are grouped by (slot, class) (a counting sort);
-    each group is then counted 32 codes at a time by :func:`_lane_counter`'s vector compares. A
-    row whose last lane chunk would read past the codes (the last rows of a partition) is counted
-    code by code into the same cells.
+    @njit(cache=True, nogil=True, inline="always")
+    def select(out, k, grp, r, g, a):
+        for lane in range(16):
+            out[k] = a + r + lane
+            k += grp[r + lane] == g
+        return k
+
+    return select
+
+
+_select_16 = _compress_select() if _HAS_COMPRESS else _scalar_select()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_group(acc, flat, mu, rows, s0, s1, g, chunks, B):
+    """The rows ``rows[s0:s1]`` of group g into ``acc`` (:func:`_class_count_lanes`): 255 rows,
+    32 codes and up to 8 code values per vector pass."""
+    for s in range(s0, s1, _RUN):
+        e = min(s1, s + _RUN)
+        for t in range(chunks):
+            o, j0 = (g * chunks + t) * _W * _LANES, U(t * _LANES)
+            c = 0
+            while B - c >= 8:
+                _count_8(acc, o + c * _LANES, flat, mu, rows, s, e, U(c), j0)
+                c += 8
+            if B - c >= 4:
+                _count_4(acc, o + c * _LANES, flat, mu, rows, s, e, U(c), j0)
+                c += 4
+            if B - c >= 2:
+                _count_2(acc, o + c * _LANES, flat, mu, rows, s, e, U(c), j0)
+                c += 2
+            if B - c >= 1:
+                _count_1(acc, o + c * _LANES, flat, mu, rows, s, e, U(c), j0)
+
+
+@njit(cache=True, nogil=True)
+def _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, base_of_node, C, nv, block, acc):
+    """Rows [c0, c1) into ``acc`` [(slot, class), lane chunk, code, lane] (uint32; a row's code j
+    at chunk j // 32, lane j % 32), B ≤ 16 (:func:`level_class_counts`).
+
+    A block of rows is routed, each row's group written (:func:`_route_groups`); the rows of
+    each group are then gathered in order — by a vector compress per group when there are at
+    most 16 groups, else by a counting sort of the listed rows — and counted 32 codes at a
+    time (:func:`_lane_counter`). A row whose last lane chunk would read past the codes (the
+    last rows of a partition) is counted code by code into the same cells.
     """
-    mu, Ku, nvu = U(m), U(K), U(nv)
+    mu = U(m)
     chunks = -(-m // _LANES)
-    rows = np.empty(block, dtype=np.uint64)
-    group = np.empty(block, dtype=np.uint64)
-    offs = np.empty(block, dtype=np.uint64)
-    start = np.empty(C + 1, dtype=np.int64)
-    end = np.empty(C, dtype=np.int64)
+    grp = np.empty(block + 16, dtype=np.uint32)
+    rows = np.empty(block + 16, dtype=np.uint32)
+    by_select = _HAS_COMPRESS and C <= _SELECT_GROUPS
+    listed = np.empty(0 if by_select else block, dtype=np.uint32)  # the counting sort's arrays
+    order = np.empty(0 if by_select else block, dtype=np.uint32)
+    start = np.zeros(C + 1, dtype=np.int64)
+    end = np.zeros(C, dtype=np.int64)
     one = np.uint32(1)
     for a in range(c0, c1, block):
-        k = _route_block(flat, m, a, min(c1, a + block), feat, nxt, B, depth, slot_of_node, rows, group, ids)
+        b = min(c1, a + block)
+        _route_groups(flat, m, a, b, feat, nxt, B, depth, ids, base_of_node, lab, grp)
+        for i in range(max(a, nv), b):  # the lanes would read past the codes: code by code
+            tail = U(grp[i - a])
+            if tail < U(C):
+                for j in range(m):
+                    chunk, lane = U(j // _LANES), U(j % _LANES)
+                    acc[((tail * U(chunks) + chunk) * U(_W) + U(flat[U(i) * mu + U(j)])) * U(_LANES) + lane] += one
+            grp[i - a] = _NONE
+        if by_select:
+            grp[b - a : b - a + 16] = _NONE  # the last step's lanes past the block
+            for g in range(C):
+                k = 0
+                for r in range(0, b - a, 16):
+                    k = _select_16(rows, k, grp, r, np.uint32(g), np.uint32(a))
+                _count_group(acc, flat, mu, rows, 0, k, g, chunks, B)
+            continue
+        k = 0  # else: list the counted rows (no branch), then a counting sort by group
+        for r in range(b - a):
+            q = grp[r]
+            listed[k] = q
+            rows[k] = np.uint32(a + r)
+            k += q < np.uint32(C)
         start[:] = 0
-        for r in range(k):  # each listed row's (slot, class), and the size of each group
-            q = group[r] * Ku + U(lab[rows[r]])
-            group[r] = q
-            start[q + U(1)] += 1
+        for r in range(k):
+            start[listed[r] + np.uint32(1)] += 1
         for g in range(C):
             start[g + 1] += start[g]
         end[:] = start[:C]
         for r in range(k):
-            i, q = rows[r], group[r]
-            if i < nvu:
-                offs[end[q]] = i * mu
-                end[q] += 1
-            else:  # the lanes would read past the codes: code by code
-                for j in range(m):
-                    chunk, lane = U(j // _LANES), U(j % _LANES)
-                    acc[((q * U(chunks) + chunk) * U(_W) + U(flat[i * mu + U(j)])) * U(_LANES) + lane] += one
-        for g in range(C):  # each group, ≤ 255 rows and 32 codes at a time
-            for s in range(start[g], end[g], _RUN):
-                e = min(end[g], s + _RUN)
-                for t in range(chunks):
-                    o, j0 = (g * chunks + t) * _W * _LANES, U(t * _LANES)
-                    c = 0
-                    while B - c >= 8:
-                        _count_8(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
-                        c += 8
-                    if B - c >= 4:
-                        _count_4(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
-                        c += 4
-                    if B - c >= 2:
-                        _count_2(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
-                        c += 2
-                    if B - c >= 1:
-                        _count_1(acc, o + c * _LANES, flat, offs, s, e, U(c), j0)
+            q = listed[r]
+            order[end[q]] = rows[r]
+            end[q] += 1
+        for g in range(C):
+            _count_group(acc, flat, mu, order, start[g], end[g], g, chunks, B)
 
 
 @njit(cache=True, nogil=True)
@@ -337,15 +461,19 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
     S, K = out.shape[0], out.shape[3]
     flat = codes.reshape(n * m)
     C = S * K
-    if B <= _W:
+    if B <= _W and n < 1 << 32:  # (row numbers as uint32)
         chunks = -(-m // _LANES)
         span = chunks * _LANES  # codes a row's last lane chunk reaches from its first code
         nv = 0 if n * m < span else min(n, (n * m - span) // m + 1)  # rows whose lanes stay inside
-        block = min(max(_BLOCK_LANES, 64 * C), 1 << 14)  # ≥ 64 rows per group and block on average
+        block = max(1024, min(1 << 14, (1 << 19) // max(m, 1)) // 16 * 16)  # its codes in L2
+        base_of_node = np.full(slot_of_node.size, _NONE, dtype=np.uint32)  # (slot·K), or none
+        for v in range(slot_of_node.size):
+            if slot_of_node[v] >= 0:
+                base_of_node[v] = np.uint32(slot_of_node[v] * K)
         acc = np.zeros(C * chunks * _W * _LANES, dtype=np.uint32)
         for c0 in range(0, n, _FLUSH):
             c1 = min(n, c0 + _FLUSH)
-            _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, C, nv, block, acc)
+            _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, base_of_node, C, nv, block, acc)
             for s in range(S):
                 for y in range(K):
                     for j in range(m):
