@@ -4,8 +4,8 @@ One process, interleaved rounds (each round calls every case once, the order rot
 ``time.process_time``; medians and per-round ratios), single-threaded BLAS. Data: n rows × m
 float64 features (``N(0, 1)``, bounds (−3, 3)), 9 released thresholds per feature, binary labels,
 cut into partitions of 2^18 rows as a :class:`~dpmodels.data.ParquetSource` batch would be; the
-level pass is the one of depth 3 (8 open nodes, routed through 7 released splits) over the
-encoded cache (uint8 codes + uint8 labels).
+level pass is the one of depth 3 (8 open nodes, routed through 7 released splits; ``--depth``
+another) over the encoded cache (uint8 codes + uint8 labels).
 
 Cases (per partition, summed over the partitions):
 
@@ -21,7 +21,10 @@ Cases (per partition, summed over the partitions):
   kernel over all 8 open nodes; ``compiled, smaller child``: what the partitioned fit runs — the
   same kernel over the smaller child of each of the 4 splits, each sibling then taken as
   parent − child; ``…, stored node ids``: the same from each record's node one level up, as an
-  in-process fit stores it between passes — one look-up per row instead of 3);
+  in-process fit stores it between passes — one look-up per row instead of 3; ``level,
+  increments (round two), …``: the second round's kernel, kept here as it was — the same
+  routing, then one uint32 increment per value — against which the third round's vector count
+  is measured in the same rounds);
 - ``increment only``: one uint32 increment per value into a (feature, bin) table, no routing,
   no label — what one scatter-count costs per value on this machine (the physical limit of
   any pass that increments once per value); ``route only``: the kernel's routing and listing
@@ -34,6 +37,7 @@ Run::
     python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 5
     python benchmarks/bench_level_pass.py --rows 1000000 --columns 25 50 100 200 --rounds 5
     python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 7 --level-only [--balanced]
+    python benchmarks/bench_level_pass.py --rows 1000000 --columns 25 --rounds 5 --level-only --depth 6
 
 The first prints, per case, the median CPU time, ns per value, the fraction of the read bound
 (read ÷ case over the bytes the pass reads: X for the first and encoding passes, the cache for
@@ -231,7 +235,7 @@ def _grid_counts_before(Z, lo, hi):
     return counts
 
 
-def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one closure per measured pass, each a few lines
+def setup(n, m, seed=0, level_only=False, balanced=False, depth=3):  # noqa: C901 - one closure per measured pass, each a few lines
     rng = np.random.default_rng(seed)
     X = np.empty((n, m))
     for a in range(0, m, 25):  # columns 25·k … 25·k + 24 from their own stream: the first 25 do not depend on m
@@ -250,7 +254,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
     for a, b in parts:
         numeric_codes(X[a:b], num_idx, lo, hi, width, clip_first, G, table, T, codes[a:b])
     st, opens, tree_rng = Structure(), [0], np.random.default_rng(seed + 2)
-    for _ in range(3):
+    for _ in range(depth):
         new = []
         for p in opens:
             f = int(tree_rng.integers(min(m, 25)))
@@ -333,10 +337,10 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
             H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
         return H
 
-    # each record's node at depth 2 (what the pass of the level above stored), one array per partition
+    # each record's node one level up (what the pass of the level above stored), one array per partition
     ids = [np.zeros(b - a, dtype=np.uint16) for a, b in parts]
     for (a, b), ids_p in zip(parts, ids):
-        route_only(codes[a:b], *router.tables(ids_p, 2), small_slot)
+        route_only(codes[a:b], *router.tables(ids_p, depth - 1), small_slot)
 
     def stored_ids(kernel):
         def level():
@@ -397,8 +401,8 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
 READS = {"first": "read X", "encode": "read X", "level": "read cache", "increment": "read cache", "route": "read cache"}
 
 
-def measure(n, m, rounds, level_only=False, balanced=False):
-    cases = setup(n, m, level_only=level_only, balanced=balanced)
+def measure(n, m, rounds, level_only=False, balanced=False, depth=3):
+    cases = setup(n, m, level_only=level_only, balanced=balanced, depth=depth)
     for f in cases.values():  # warm up (and compile)
         f()
     names = list(cases)
@@ -433,6 +437,15 @@ def report(n, m, res):
             base = res[k.replace("compiled", "numpy")] / t
         speed = "" if base is None else f"{np.median(base):.2f}× ({base.min():.2f}–{base.max():.2f})"
         print(f"| {k} | {np.median(t):.3f} s | {1e9 * np.median(t) / values:.3f} | {bound} | {of_x} | {speed} |")
+    new, old = (
+        "level, compiled, smaller child, stored node ids",
+        "level, increments (round two), smaller child, stored node ids",
+    )
+    if new in res and old in res:
+        r = res[old] / res[new]
+        print(
+            f"\nvector count ÷ increments (round two), same rounds: {np.median(r):.2f}× ({r.min():.2f}–{r.max():.2f})"
+        )
 
 
 def main():
@@ -442,6 +455,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--level-only", action="store_true", help="the reads and the level-pass cases only")
     ap.add_argument(
+        "--depth",
+        type=int,
+        default=3,
+        help="the level pass's depth (2^depth open nodes; the balanced tree needs 2^depth ≤ columns + 1)",
+    )
+    ap.add_argument(
         "--balanced",
         action="store_true",
         help="equal-mass bins, every node split at a median code (the worst case of subtraction)",
@@ -449,7 +468,7 @@ def main():
     a = ap.parse_args()
     by_m = {}
     for m in a.columns:
-        by_m[m] = measure(a.rows, m, a.rounds, a.level_only, a.balanced)
+        by_m[m] = measure(a.rows, m, a.rounds, a.level_only, a.balanced, a.depth)
         report(a.rows, m, by_m[m])
     if len(a.columns) > 1:
         ms = np.array(a.columns, dtype=float)

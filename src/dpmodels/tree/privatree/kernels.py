@@ -23,6 +23,13 @@ a level pass over all 8 nodes of depth 3 costs less than half of what the first 
 did, one over the smaller children from the stored nodes a fifth (docs/benchmarks.md, "PrivaTree
 level pass: one child per split").
 
+The classifier's level pass with B ≤ 16 (the default 10 bins) does not increment once per value,
+which costs about a cycle per value, 11 % of the read bound of one-byte codes: the rows of each
+(node, class) are gathered 16 at a time (a vector compress), then counted 32 codes at a time by
+vector compares into one-byte counters held in registers (:func:`_lane_counter`, LLVM vector IR
+emitted through numba intrinsics). It runs at 20 % of the read bound at 10⁷ × 25, twice the
+increments (docs/benchmarks.md, "PrivaTree level pass, third round").
+
 Counts are exact int64 (integer increments; the regressor's |v| ≤ 2^16, so Σv² < 2^63 below
 2^31 records); the floating-point steps are the numpy passes' own operations in the same order
 (no fast-math), so the cells and codes are the same integers. Every kernel is compiled once per
