@@ -288,33 +288,38 @@ def _splat(builder, value, vector_t):
     return builder.shuffle_vector(first, zeros, ir.Constant(ir.VectorType(ir.IntType(32), vector_t.count), None))
 
 
-def _compress_select():
-    """An intrinsic ``select(out, k, grp, r, g, a)``: ``out[k:] ←`` the row numbers a + r + l
-    (l < 16) with ``grp[r + l] == g``, in order; returns k plus how many. Sixteen rows per step:
-    one vector compare and one compress (AVX-512's ``vpcompressd`` into a register; elsewhere
-    the compiler's expansion), then a store of all 16 lanes (``out`` needs 16 entries of room
-    past the last row kept; a compress straight to memory is microcoded and slow on AMD Zen 4).
-    It replaces listing the counted rows one by one, a chain through the count of listed rows."""
+def _vector_compress():
+    """An intrinsic ``compress(out, k, vals, add, grp, r, lo, width)``: ``out[k:] ←`` the values
+    ``vals[r + l] + add`` (l < 16) whose group ``grp[r + l]`` lies in [lo, lo + width), in order;
+    returns k plus how many. Sixteen rows per step: one vector compare and one compress (AVX-512's
+    ``vpcompressd`` into a register; elsewhere the compiler's expansion), then a store of all 16
+    lanes (``out`` needs 16 entries of room past the last value kept; a compress straight to
+    memory is microcoded and slow on AMD Zen 4). It replaces listing rows one by one, a chain
+    through the count of listed rows."""
 
     @intrinsic
-    def select(typingctx, out, k, grp, r, g, a):
-        sig = types.int64(out, types.int64, grp, types.int64, types.uint32, types.uint32)
+    def compress(typingctx, out, k, vals, add, grp, r, lo, width):
+        u32 = types.uint32
+        sig = types.int64(out, types.int64, vals, u32, grp, types.int64, u32, u32)
 
         def codegen(context, builder, signature, args):
-            out_v, k_v, grp_v, r_v, g_v, a_v = args
+            out_v, k_v, vals_v, add_v, grp_v, r_v, lo_v, width_v = args
             O = context.make_array(signature.args[0])(context, builder, out_v)
-            G = context.make_array(signature.args[2])(context, builder, grp_v)
-            i32 = ir.IntType(32)
-            vec_t, mask_t = ir.VectorType(i32, 16), ir.VectorType(ir.IntType(1), 16)
-            groups = builder.load(builder.bitcast(builder.gep(G.data, [r_v]), vec_t.as_pointer()), align=4)
-            mask = builder.icmp_unsigned("==", groups, _splat(builder, g_v, vec_t))
-            first = builder.add(a_v, builder.trunc(r_v, i32))
-            rows = builder.add(_splat(builder, first, vec_t), ir.Constant(vec_t, list(range(16))))
+            V = context.make_array(signature.args[2])(context, builder, vals_v)
+            G = context.make_array(signature.args[4])(context, builder, grp_v)
+            vec_t, mask_t = ir.VectorType(ir.IntType(32), 16), ir.VectorType(ir.IntType(1), 16)
+
+            def load(arr):
+                return builder.load(builder.bitcast(builder.gep(arr.data, [r_v]), vec_t.as_pointer()), align=4)
+
+            shifted = builder.sub(load(G), _splat(builder, lo_v, vec_t))
+            mask = builder.icmp_unsigned("<", shifted, _splat(builder, width_v, vec_t))
+            values = builder.add(load(V), _splat(builder, add_v, vec_t))
             module = builder.module
-            compress = cgutils.get_or_insert_function(
+            compress_fn = cgutils.get_or_insert_function(
                 module, ir.FunctionType(vec_t, [vec_t, mask_t, vec_t]), "llvm.experimental.vector.compress.v16i32"
             )
-            kept = builder.call(compress, [rows, mask, ir.Constant(vec_t, None)])
+            kept = builder.call(compress_fn, [values, mask, ir.Constant(vec_t, None)])
             builder.store(kept, builder.bitcast(builder.gep(O.data, [k_v]), vec_t.as_pointer()), align=4)
             popcount = cgutils.get_or_insert_function(
                 module, ir.FunctionType(ir.IntType(16), [ir.IntType(16)]), "llvm.ctpop.i16"
@@ -324,7 +329,7 @@ def _compress_select():
 
         return sig, codegen
 
-    return select
+    return compress
 
 
 _LANES = 32  # codes of a row compared at once (a 256-bit vector of one-byte codes)
@@ -335,21 +340,22 @@ _HAS_COMPRESS = llvm_version_info >= (19,)  # llvm.experimental.vector.compress 
 _count_8, _count_4, _count_2, _count_1 = (_lane_counter(nb) for nb in (8, 4, 2, 1))
 
 
-def _scalar_select():
-    """An older LLVM (no ``llvm.experimental.vector.compress``): the counting sort gathers the
-    groups (``by_select`` is False) and this stand-in, never run, keeps the kernel compilable."""
+def _scalar_compress():
+    """The same as :func:`_vector_compress`'s intrinsic one row at a time (no branch), for an
+    older LLVM (no ``llvm.experimental.vector.compress``); the groups are then gathered by the
+    counting sort, not by a pass per group (``by_select`` is False)."""
 
     @njit(cache=True, nogil=True, inline="always")
-    def select(out, k, grp, r, g, a):
-        for lane in range(16):
-            out[k] = a + r + lane
-            k += grp[r + lane] == g
+    def compress(out, k, vals, add, grp, r, lo, width):
+        for lane in range(r, r + 16):
+            out[k] = vals[lane] + add
+            k += grp[lane] - lo < width
         return k
 
-    return select
+    return compress
 
 
-_select_16 = _compress_select() if _HAS_COMPRESS else _scalar_select()
+_compress_16 = _vector_compress() if _HAS_COMPRESS else _scalar_compress()
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -379,19 +385,20 @@ def _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, base_of_n
     """Rows [c0, c1) into ``acc`` [(slot, class), lane chunk, code, lane] (uint32; a row's code j
     at chunk j // 32, lane j % 32), B ≤ 16 (:func:`level_class_counts`).
 
-    A block of rows is routed, each row's group written (:func:`_route_groups`); the rows of
-    each group are then gathered in order — by a vector compress per group when there are at
-    most 16 groups, else by a counting sort of the listed rows — and counted 32 codes at a
-    time (:func:`_lane_counter`). A row whose last lane chunk would read past the codes (the
+    A block of rows is routed, each row's group written (:func:`_route_groups`); the counted
+    rows are listed with their groups 16 at a time (:func:`_vector_compress`), and each group's
+    rows gathered in order — by a compress per group when there are at most 16 groups, else by
+    a counting sort — then counted 32 codes at a time (:func:`_lane_counter`). A row whose last lane chunk would read past the codes (the
     last rows of a partition) is counted code by code into the same cells.
     """
-    mu = U(m)
+    mu, Cu = U(m), np.uint32(C)
     chunks = -(-m // _LANES)
-    grp = np.empty(block + 16, dtype=np.uint32)
-    rows = np.empty(block + 16, dtype=np.uint32)
+    grp = np.empty(block + 16, dtype=np.uint32)  # each row's group (16 lanes of room past the block)
+    first = np.arange(block + 16).astype(np.uint32)  # row numbers from the block's first
+    rows = np.empty(block + 16, dtype=np.uint32)  # the counted rows, in order
+    listed = np.empty(block + 16, dtype=np.uint32)  # and their groups
+    order = np.empty(block + 16, dtype=np.uint32)  # the rows of one group, or of every group in turn
     by_select = _HAS_COMPRESS and C <= _SELECT_GROUPS
-    listed = np.empty(0 if by_select else block, dtype=np.uint32)  # the counting sort's arrays
-    order = np.empty(0 if by_select else block, dtype=np.uint32)
     start = np.zeros(C + 1, dtype=np.int64)
     end = np.zeros(C, dtype=np.int64)
     one = np.uint32(1)
@@ -405,21 +412,20 @@ def _class_count_lanes(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, base_of_n
                     chunk, lane = U(j // _LANES), U(j % _LANES)
                     acc[((tail * U(chunks) + chunk) * U(_W) + U(flat[U(i) * mu + U(j)])) * U(_LANES) + lane] += one
             grp[i - a] = _NONE
-        if by_select:
-            grp[b - a : b - a + 16] = _NONE  # the last step's lanes past the block
+        grp[b - a : b - a + 16] = _NONE  # the last step's lanes past the block
+        k = 0  # the counted rows and their groups, 16 rows a step
+        for r in range(0, b - a, 16):
+            _compress_16(rows, k, first, np.uint32(a), grp, r, np.uint32(0), Cu)
+            k = _compress_16(listed, k, grp, np.uint32(0), grp, r, np.uint32(0), Cu)
+        if by_select:  # each group's rows by a compress over the counted rows
+            listed[k : k + 16] = _NONE
             for g in range(C):
-                k = 0
-                for r in range(0, b - a, 16):
-                    k = _select_16(rows, k, grp, r, np.uint32(g), np.uint32(a))
-                _count_group(acc, flat, mu, rows, 0, k, g, chunks, B)
+                kg = 0
+                for r in range(0, k, 16):
+                    kg = _compress_16(order, kg, rows, np.uint32(0), listed, r, np.uint32(g), np.uint32(1))
+                _count_group(acc, flat, mu, order, 0, kg, g, chunks, B)
             continue
-        k = 0  # else: list the counted rows (no branch), then a counting sort by group
-        for r in range(b - a):
-            q = grp[r]
-            listed[k] = q
-            rows[k] = np.uint32(a + r)
-            k += q < np.uint32(C)
-        start[:] = 0
+        start[:] = 0  # else a counting sort of the counted rows by group
         for r in range(k):
             start[listed[r] + np.uint32(1)] += 1
         for g in range(C):
