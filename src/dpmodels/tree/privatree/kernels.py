@@ -27,7 +27,7 @@ The classifier's level pass with B ≤ 16 (the default 10 bins) does not increme
 which costs about a cycle per value, 11 % of the read bound of one-byte codes: the rows of each
 (node, class) are gathered 16 at a time (a vector compress), then counted 32 codes at a time by
 vector compares into one-byte counters held in registers (:func:`_lane_counter`, LLVM vector IR
-emitted through numba intrinsics). It runs at 20 % of the read bound at 10⁷ × 25, twice the
+emitted through numba intrinsics). At 10⁷ × 25 it runs at 21.5 % of the read bound, 1.8–2.0× the
 increments (docs/benchmarks.md, "PrivaTree level pass, third round").
 
 Counts are exact int64 (integer increments; the regressor's |v| ≤ 2^16, so Σv² < 2^63 below
