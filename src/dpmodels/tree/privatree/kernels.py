@@ -477,7 +477,7 @@ def level_class_counts(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
     if B <= _W and n < 1 << 32:  # (row numbers as uint32)
         chunks = -(-m // _LANES)
         span = chunks * _LANES  # codes a row's last lane chunk reaches from its first code
-        nv = 0 if n * m < span else min(n, (n * m - span) // m + 1)  # rows whose lanes stay inside
+        nv = 0 if m == 0 or n * m < span else min(n, (n * m - span) // m + 1)  # rows whose lanes stay inside
         block = max(1024, min(1 << 14, (1 << 19) // max(m, 1)) // 16 * 16)  # its codes in L2
         base_of_node = np.full(slot_of_node.size, _NONE, dtype=np.uint32)  # (slot·K), or none
         for v in range(slot_of_node.size):
