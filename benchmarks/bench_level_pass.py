@@ -4,8 +4,8 @@ One process, interleaved rounds (each round calls every case once, the order rot
 ``time.process_time``; medians and per-round ratios), single-threaded BLAS. Data: n rows × m
 float64 features (``N(0, 1)``, bounds (−3, 3)), 9 released thresholds per feature, binary labels,
 cut into partitions of 2^18 rows as a :class:`~dpmodels.data.ParquetSource` batch would be; the
-level pass is the one of depth 3 (8 open nodes, routed through 7 released splits) over the
-encoded cache (uint8 codes + uint8 labels).
+level pass is the one of depth 3 (8 open nodes, routed through 7 released splits; ``--depth``
+another) over the encoded cache (uint8 codes + uint8 labels).
 
 Cases (per partition, summed over the partitions):
 
@@ -21,7 +21,10 @@ Cases (per partition, summed over the partitions):
   kernel over all 8 open nodes; ``compiled, smaller child``: what the partitioned fit runs — the
   same kernel over the smaller child of each of the 4 splits, each sibling then taken as
   parent − child; ``…, stored node ids``: the same from each record's node one level up, as an
-  in-process fit stores it between passes — one look-up per row instead of 3);
+  in-process fit stores it between passes — one look-up per row instead of 3; ``level,
+  increments (round two), …``: the second round's kernel, kept here as it was — the same
+  routing, then one uint32 increment per value — against which the third round's vector count
+  is measured in the same rounds);
 - ``increment only``: one uint32 increment per value into a (feature, bin) table, no routing,
   no label — what one scatter-count costs per value on this machine (the physical limit of
   any pass that increments once per value); ``route only``: the kernel's routing and listing
@@ -34,6 +37,7 @@ Run::
     python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 5
     python benchmarks/bench_level_pass.py --rows 1000000 --columns 25 50 100 200 --rounds 5
     python benchmarks/bench_level_pass.py --rows 10000000 --columns 25 --rounds 7 --level-only [--balanced]
+    python benchmarks/bench_level_pass.py --rows 1000000 --columns 25 --rounds 5 --level-only --depth 6
 
 The first prints, per case, the median CPU time, ns per value, the fraction of the read bound
 (read ÷ case over the bytes the pass reads: X for the first and encoding passes, the cache for
@@ -67,6 +71,9 @@ from dpmodels.tree.privatree.builder import Structure  # noqa: E402
 from dpmodels.tree.privatree.histograms import class_histograms, row_blocks  # noqa: E402
 from dpmodels.tree.privatree.kernels import (  # noqa: E402
     _BLOCK,
+    _FLUSH,
+    _W,
+    U,
     _route_block,
     grid_histograms,
     level_class_counts,
@@ -113,6 +120,59 @@ def level_counts_before(codes, lab, cl, cr, feat, left, slot_of_node, out):
         y = lab[i]
         for j in range(m):
             out[s, j, codes[i, j], y] += 1
+
+
+_L1_CELLS = 8 * 1024  # the second round's L1 budget: uint32 cells counted at once
+
+
+@njit(nogil=True)
+def _increments_rows(flat, m, lab, c0, c1, feat, nxt, B, depth, ids, slot_of_node, K, group, acc):
+    mu, Ku = U(m), U(K)
+    mw = mu * U(_W)
+    rows = np.empty(_BLOCK, dtype=np.uint64)
+    cell = np.empty(_BLOCK, dtype=np.uint64)
+    one = np.uint32(1)
+    for a in range(c0, c1, _BLOCK):
+        k = _route_block(flat, m, a, min(c1, a + _BLOCK), feat, nxt, B, depth, slot_of_node, rows, cell, ids)
+        for r in range(k):
+            i = rows[r]
+            cell[r] = (cell[r] * Ku + U(lab[i])) * mw
+            rows[r] = i * mu
+        if group >= m:
+            for r in range(k):
+                row, o = rows[r], cell[r]
+                for j in range(m):
+                    acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
+        else:
+            for f0 in range(0, m, group):
+                f1 = min(m, f0 + group)
+                for r in range(k):
+                    row, o = rows[r], cell[r]
+                    for j in range(f0, f1):
+                        acc[o + U(j) * U(_W) + U(flat[row + U(j)])] += one
+
+
+@njit(nogil=True)
+def level_counts_increments(codes, lab, feat, nxt, B, depth, ids, slot_of_node, out):
+    """The second round's level pass (B ≤ 16), as it was: the same routing and listing, then
+    one uint32 increment per value (16 cells per feature, a compile-time stride, features in
+    groups whose cells fit in L1)."""
+    n, m = codes.shape
+    S, K = out.shape[0], out.shape[3]
+    flat = codes.reshape(n * m)
+    acc = np.zeros(S * K * m * _W, dtype=np.uint32)
+    group = max(1, _L1_CELLS // max(1, S * K * _W))
+    group = -(-m // -(-m // group)) if m else 1
+    for c0 in range(0, n, _FLUSH):
+        _increments_rows(flat, m, lab, c0, min(n, c0 + _FLUSH), feat, nxt, B, depth, ids, slot_of_node, K, group, acc)
+        t = 0
+        for s in range(S):
+            for y in range(K):
+                for j in range(m):
+                    for c in range(B):
+                        out[s, j, c, y] += acc[t + c]
+                        acc[t + c] = 0
+                    t += _W
 
 
 @njit(nogil=True)
@@ -175,7 +235,7 @@ def _grid_counts_before(Z, lo, hi):
     return counts
 
 
-def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one closure per measured pass, each a few lines
+def setup(n, m, seed=0, level_only=False, balanced=False, depth=3):  # noqa: C901 - one closure per measured pass, each a few lines
     rng = np.random.default_rng(seed)
     X = np.empty((n, m))
     for a in range(0, m, 25):  # columns 25·k … 25·k + 24 from their own stream: the first 25 do not depend on m
@@ -194,7 +254,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
     for a, b in parts:
         numeric_codes(X[a:b], num_idx, lo, hi, width, clip_first, G, table, T, codes[a:b])
     st, opens, tree_rng = Structure(), [0], np.random.default_rng(seed + 2)
-    for _ in range(3):
+    for _ in range(depth):
         new = []
         for p in opens:
             f = int(tree_rng.integers(min(m, 25)))
@@ -277,22 +337,28 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
             H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
         return H
 
-    # each record's node at depth 2 (what the pass of the level above stored), one array per partition
+    # each record's node one level up (what the pass of the level above stored), one array per partition
     ids = [np.zeros(b - a, dtype=np.uint16) for a, b in parts]
     for (a, b), ids_p in zip(parts, ids):
-        route_only(codes[a:b], *router.tables(ids_p, 2), small_slot)
+        route_only(codes[a:b], *router.tables(ids_p, depth - 1), small_slot)
 
-    def level_stored_ids():
-        Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
-        for (a, b), ids_p in zip(parts, ids):
-            out = np.zeros((S // 2, m, B, K), dtype=np.int64)
-            level_class_counts(codes[a:b], y[a:b], *router.tables(ids_p, 1), small_slot, out)
-            Hs += out
-        H = np.empty((S, m, B, K), dtype=np.int64)
-        for p, c in enumerate(small):
-            i = opens.index(c)
-            H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
-        return H
+    def stored_ids(kernel):
+        def level():
+            Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
+            for (a, b), ids_p in zip(parts, ids):
+                out = np.zeros((S // 2, m, B, K), dtype=np.int64)
+                kernel(codes[a:b], y[a:b], *router.tables(ids_p, 1), small_slot, out)
+                Hs += out
+            H = np.empty((S, m, B, K), dtype=np.int64)
+            for p, c in enumerate(small):
+                i = opens.index(c)
+                H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
+            return H
+
+        return level
+
+    level_stored_ids = stored_ids(level_class_counts)
+    level_stored_ids_increments = stored_ids(level_counts_increments)
 
     def route_stored():
         for (a, b), ids_p in zip(parts, ids):
@@ -308,6 +374,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
 
     assert np.array_equal(level_before(), direct) and np.array_equal(level_smaller_child(), direct)
     assert np.array_equal(level_stored_ids(), direct) and np.array_equal(level_stored_ids(), direct)
+    assert np.array_equal(level_stored_ids_increments(), direct)
     cases = {"read X": lambda: X_words.sum(), "read cache": lambda: c_words.sum()}
     if not level_only:
         cases |= {
@@ -323,6 +390,7 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
         "level, compiled": level_compiled,
         "level, compiled, smaller child": level_smaller_child,
         "level, compiled, smaller child, stored node ids": level_stored_ids,
+        "level, increments (round two), smaller child, stored node ids": level_stored_ids_increments,
         "increment only": increment,
         "route only": route,
         "route only, stored node ids": route_stored,
@@ -333,8 +401,8 @@ def setup(n, m, seed=0, level_only=False, balanced=False):  # noqa: C901 - one c
 READS = {"first": "read X", "encode": "read X", "level": "read cache", "increment": "read cache", "route": "read cache"}
 
 
-def measure(n, m, rounds, level_only=False, balanced=False):
-    cases = setup(n, m, level_only=level_only, balanced=balanced)
+def measure(n, m, rounds, level_only=False, balanced=False, depth=3):
+    cases = setup(n, m, level_only=level_only, balanced=balanced, depth=depth)
     for f in cases.values():  # warm up (and compile)
         f()
     names = list(cases)
@@ -369,6 +437,15 @@ def report(n, m, res):
             base = res[k.replace("compiled", "numpy")] / t
         speed = "" if base is None else f"{np.median(base):.2f}× ({base.min():.2f}–{base.max():.2f})"
         print(f"| {k} | {np.median(t):.3f} s | {1e9 * np.median(t) / values:.3f} | {bound} | {of_x} | {speed} |")
+    new, old = (
+        "level, compiled, smaller child, stored node ids",
+        "level, increments (round two), smaller child, stored node ids",
+    )
+    if new in res and old in res:
+        r = res[old] / res[new]
+        print(
+            f"\nvector count ÷ increments (round two), same rounds: {np.median(r):.2f}× ({r.min():.2f}–{r.max():.2f})"
+        )
 
 
 def main():
@@ -378,6 +455,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--level-only", action="store_true", help="the reads and the level-pass cases only")
     ap.add_argument(
+        "--depth",
+        type=int,
+        default=3,
+        help="the level pass's depth (2^depth open nodes; the balanced tree needs 2^depth ≤ columns + 1)",
+    )
+    ap.add_argument(
         "--balanced",
         action="store_true",
         help="equal-mass bins, every node split at a median code (the worst case of subtraction)",
@@ -385,7 +468,7 @@ def main():
     a = ap.parse_args()
     by_m = {}
     for m in a.columns:
-        by_m[m] = measure(a.rows, m, a.rounds, a.level_only, a.balanced)
+        by_m[m] = measure(a.rows, m, a.rounds, a.level_only, a.balanced, a.depth)
         report(a.rows, m, by_m[m])
     if len(a.columns) > 1:
         ms = np.array(a.columns, dtype=float)

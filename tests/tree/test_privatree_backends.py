@@ -283,6 +283,9 @@ def _oracle(codes, node, lab, slot_of_node, S, B, width, sums):
         (3, 1, 2, 3, 2, 1, np.uint8),  # one record: a one-row node and an empty one
         (4, 300, 60, 10, 2, 3, np.uint8),  # 60 features: counted in groups of 30 (the L1 budget)
         (5, 40, 130, 16, 2, 2, np.uint8),  # wide rows: read in order before they are routed
+        (6, 3000, 3, 10, 2, 2, np.uint8),  # a (node, class) group of > 255 rows: several byte-counter runs
+        (7, 120, 40, 12, 3, 2, np.uint16),  # vector compares of two-byte codes, two lane chunks
+        (8, 400, 6, 10, 3, 3, np.uint8),  # 24 (node, class) groups: gathered by a counting sort
     ],
 )
 def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, depth, dtype):
@@ -343,6 +346,31 @@ def test_level_pass_by_subtraction_equals_a_brute_force_count(seed, n, m, B, K, 
         labels.level_pass(codes[:0], lab[:0], tables, every, H)
         labels.level_pass(codes[:0], lab[:0], router.tables(ids[:0], 1), every, H)
         assert np.array_equal(H, before)
+
+
+@pytest.mark.parametrize("m", [3, 33])
+def test_level_pass_counts_a_code_repeated_past_a_byte_counter(m):
+    """The vector count keeps one-byte counters per (node, class, feature, code) for at most 255
+    rows at a time: a node of 1,000 records with the same code in most features (and a second
+    class, and the last rows counted code by code) gives np.add.at's counts."""
+    from dpmodels.tree.privatree.builder import Structure
+    from dpmodels.tree.privatree.labels import ClassLabels
+    from dpmodels.tree.privatree.streaming import _Router
+
+    n, B = 1000, 10
+    codes = np.zeros((n, m), dtype=np.uint8)
+    codes[::7, 1] = 4
+    codes[-3:, 0] = 9
+    y = (np.arange(n) % 5 == 0).astype(np.uint8)
+    st = Structure()
+    opens = np.asarray(st.add_children(0, 2, threshold=0.0))
+    st.split_left[0] = np.arange(B) == 0  # every record goes left
+    slot = np.full(len(st.children_left), -1, dtype=np.intp)
+    slot[opens] = np.arange(2)
+    H = np.zeros((2, m, B, 2), dtype=np.int64)
+    ClassLabels(np.arange(2)).level_pass(codes, y, _Router(st, B).tables(), slot, H)
+    assert np.array_equal(H, _oracle(codes, _route_by_hand(st, codes), y, slot, 2, B, 2, False))
+    assert H[0, 2, 0, 0] == 800 and H[1].sum() == 0
 
 
 @pytest.mark.parametrize("where", ["in process", "dask"])
