@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from _extras import need
-from dpmodels.experiments import grid, registry, run
+from dpmodels.experiments import grid, pages, registry, run
 from dpmodels.experiments.paper_000.accuracy import noise_cell
 from dpmodels.experiments.paper_002 import accuracy_curves, accuracy_tables, guarantees, protocol
 from dpmodels.experiments.paper_002 import data as p2data
@@ -228,3 +228,26 @@ def test_reproduce_002_table8_with_diffprivlib_end_to_end(tmp_path):
         assert f"PrivaTree vs {series}, paired by fold" in table
     assert "| needs diffprivlib |" not in table and "| vote (uci) | 0.1 | 5 |" in table
     assert "needs diffprivlib" not in out.stdout
+
+
+def test_a_run_names_the_commit_it_started_at_and_cells_an_interrupted_run_finished(tmp_path, monkeypatch):
+    """A run records the commit whose code it runs, taken before its cells (a merge while they run
+    does not rename them), and a run that finds cells an earlier run left without a measurement
+    (it was interrupted) says its CPU time does not cover them."""
+    import itertools
+
+    cells = _noise_cells(None)
+    exp = registry.Experiment(
+        "zzz-interrupted", paper="zzz", kind="table", title="i", draws="test", cells=lambda size: cells
+    )
+    monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
+    commits = itertools.chain(["start"], itertools.repeat("later"))
+    monkeypatch.setattr(run, "_code_commit", lambda: next(commits))
+    first = cells[0]
+    grid.run_cells([first], tmp_path / exp.id / "cells", progress=False)  # the interrupted run's one cell
+    r = run.run_experiment(exp.id, Size(), tmp_path, progress=False)
+    meta = json.loads((tmp_path / exp.id / "meta.json").read_text())
+    assert (r.cells_run, r.cells_cached) == (1, 1)
+    assert (meta["commit"], meta["cells_earlier"]) == ("start", 1)
+    text = pages.page_block(exp.id, pd.DataFrame(), dict(meta, figures=[]))
+    assert "not counting 1 cells an earlier, interrupted run of the grid finished" in text

@@ -137,3 +137,44 @@ def test_fig4_page_commits_the_table_columns_and_draws_the_same_table(tmp_path):
     path = tmp_path / "rows.csv.gz"
     kept[list(ROW_FIELDS)].to_csv(path, index=False, float_format="%.10g")
     assert exp.table(pages.read_rows(path)) == exp.table(df)
+
+
+def test_fig4_paper_page_commits_the_paired_test_and_draws_the_same_tables(tmp_path):
+    """000-fig4-paper's page keeps 000-fig4's table rows plus one summary row per (dataset, smooth,
+    global, ε ≥ 0.1) of the paired test its second table draws; both tables from the committed
+    rows, after the CSV round trip, are the run's, and a changed summary row changes the table."""
+    import numpy as np
+    import pandas as pd
+
+    from dpmodels.experiments.paper_000.accuracy import PAIRED_METRIC
+    from dpmodels.experiments.registry import ROW_FIELDS, get
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for ds in ("german", "adult"):
+        for seed in range(6):
+            rows.append(dict(dataset=ds, learner="GreedyRL", parameters="{}", epsilon=np.inf, delta=0.0,
+                             seed=seed, metric="test_accuracy", value=rng.random(), fit_seconds=0.1))  # fmt: skip
+            for lr in ("sm-Laplace", "sm-Cauchy", "gl-Laplace", "gl-Gaussian"):
+                shift = 0.05 if lr.startswith("sm") else 0.0
+                for eps in np.logspace(-2, 2, 40):
+                    for metric in ("test_accuracy", "n_rules"):
+                        rows.append(dict(dataset=ds, learner=lr, parameters="{}", epsilon=eps, delta=0.0, seed=seed,
+                                         metric=metric, value=rng.random() * 0.1 + shift, fit_seconds=0.1))  # fmt: skip
+    df = pd.DataFrame(rows)
+    exp = get("000-fig4-paper")
+    kept = exp.page_rows(df)
+    paired = kept[kept.metric == PAIRED_METRIC]
+    # 2 datasets × 2 smooth × 2 global × the grid ε ≥ 0.1
+    assert len(paired) == 2 * 2 * 2 * int((np.logspace(-2, 2, 40) >= 0.1).sum())
+    assert len(kept) < len(df) / 5 and (paired["runs"] == 6).all()
+    path = tmp_path / "rows.csv.gz"
+    kept[list(ROW_FIELDS) + list(exp.page_columns)].to_csv(path, index=False, float_format="%.10g")
+    committed = pages.read_rows(path)
+    table = exp.table(df)
+    assert "Smooth minus global mechanisms" in table and exp.table(committed) == table
+    # the committed summary is what the table reads: an edited difference shows
+    edited = committed.copy()
+    i = edited.index[edited.metric == PAIRED_METRIC][0]
+    edited.loc[i, "value"] = -1.0
+    assert exp.table(edited) != table

@@ -104,6 +104,11 @@ def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
             if meta.get("cells_elsewhere")
             else ""
         )
+        + (
+            f", not counting {meta['cells_earlier']} cells an earlier, interrupted run of the grid finished"
+            if meta.get("cells_earlier")
+            else ""
+        )
         + f"; commit `{meta.get('commit', 'unknown')}`, "
         f"{meta.get('finished', '?')}. Rows: [`data/{eid}.csv.gz`](data/{eid}.csv.gz).",
         "",
@@ -156,8 +161,9 @@ def write_page(eid: str, out, docs) -> Path:
         cells=run_meta.get("cells", 0),
         cpu_seconds=run_meta.get("cpu_seconds", 0.0),
     )
-    if run_meta.get("cells_elsewhere"):
-        meta["cells_elsewhere"] = run_meta["cells_elsewhere"]
+    for key in ("cells_elsewhere", "cells_earlier"):
+        if run_meta.get(key):
+            meta[key] = run_meta[key]
     fig_dir = docs / "figures" / "results" / eid
     pngs = sorted((out / eid).glob("*.png"))
     if pngs:

@@ -67,6 +67,9 @@ def run_experiment(
     exp = get(eid)
     out = Path(out)
     res = ExperimentRun(eid)
+    # the commit whose code this run executes, taken before its cells run: a long run may outlive
+    # the checkout's HEAD (a merge while the cells ran would otherwise be named as their code)
+    commit = _code_commit()
     if exp.unavailable:
         res.notes.append(f"not available in this build: {exp.unavailable}")
         return res
@@ -127,7 +130,7 @@ def run_experiment(
         skipped=res.skipped,
         source=exp.source,
         finished=time.strftime("%Y-%m-%d %H:%M:%S"),
-        commit=_code_commit(),
+        commit=commit,
     )
     old = exp_dir / "meta.json"
     prev = json.loads(old.read_text()) if old.exists() else None
@@ -149,6 +152,10 @@ def run_experiment(
             )
         elif res.cells_run and res.cells_cached == prev.get("cells_run", 0) + prev.get("cells_cached", 0):
             meta = _continued(prev, meta)
+    if "runs" not in meta and res.cells_run and res.cells_cached:
+        # cells finished by an earlier run that left no measurement of them (an interrupted run):
+        # this run's CPU time does not cover them, and the page says so
+        meta["cells_earlier"] = res.cells_cached
     old.write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return res
 
