@@ -83,3 +83,17 @@ def test_bad_parameter_is_one_line_before_any_spending(est, param, bad):
         est.fit(X, np.array([0, 1, 0, 1]))
     assert "\n" not in str(e.value)
     assert acc.epsilon_spent == 0.0 and acc.epsilon_reserved == 0.0
+
+
+def test_remembered_passing_values_never_excuse_a_bad_one():
+    """validate_params remembers plain values that passed (per class, by exact type): after a
+    pass, set_params to a bad value, a bool for an int (True == 1) or 1.0 for 1 still raises."""
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    est = PrivaTreeClassifier(epsilon=1.0, max_depth=1, bounds=(-5.0, 5.0), classes=[0, 1], random_state=0)
+    est.fit(X, y)
+    est.fit(X, y)  # the remembered pass
+    for bad in (True, 1.0, 30, -1):
+        with pytest.raises(InvalidParameterError, match="'max_depth' parameter of PrivaTreeClassifier"):
+            est.set_params(max_depth=bad).fit(X, y)
+    est.set_params(max_depth=1).fit(X, y)

@@ -80,3 +80,44 @@ def test_undeclared_classes_read_the_same_labels():
         resolve_classes(None, np.array(["a", None], dtype=object))
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         resolve_classes(None, np.array([0.5, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [(-6.0, 6.0), (1.0, 1.0), (float("nan"), 1.0), (0.0, float("inf")), (2.0, 1.0), (-1e308, 1e308)],
+)
+def test_a_pair_of_floats_as_bounds_is_the_general_case(pair):
+    """resolve_bounds' shortcut for a tuple of two Python floats gives the arrays, or the error
+    message, of the general path (the same pair as numpy scalars, which it does not take)."""
+    from dpmodels.validation import resolve_bounds
+
+    def outcome(b):
+        try:
+            return resolve_bounds(b, ["a", "b", "c"], np.arange(3))
+        except ValueError as e:
+            return str(e)
+
+    fast, general = outcome(pair), outcome((np.float64(pair[0]), np.float64(pair[1])))
+    if isinstance(general, str):
+        assert fast == general
+    else:
+        assert all(f.dtype == g.dtype and np.array_equal(f, g) for f, g in zip(fast, general))
+
+
+@pytest.mark.parametrize("classes", [[0, 1], [1, 0], [0, 0], [0, 2, 1], [-3, -2], [True, 0], [0, 1.0]])
+def test_integer_label_sets_take_the_general_checks(classes):
+    """check_declared_values' shortcut for plain ints and category_codes' integer path before the
+    lookup: the same list or message, the same codes as the per-value lookup."""
+    from dpmodels.validation import check_declared_values, declared_lookup
+
+    y = np.array([0, 1, 2, -3, 1, 0, 7])
+    try:
+        vals = check_declared_values(classes, "classes", min_size=2)
+    except ValueError as e:
+        assert "duplicate values" in str(e) or "same number" in str(e)
+        return
+    assert vals == list(classes)
+    from dpmodels.validation import category_codes
+
+    lookup = declared_lookup(vals)
+    assert category_codes(y, vals).tolist() == [lookup(v) for v in y.tolist()]

@@ -189,6 +189,10 @@ def check_declared_values(values, what: str, *, min_size: int = 1) -> list:
     if len(vals) < min_size:
         need = "non-empty" if min_size == 1 else f"at least {min_size} values"
         raise ValueError(f"{what} must be a {need} list, got {vals!r}")
+    if all(type(v) is int for v in vals):  # plain ints (a label set 0..K-1): the checks below reduce
+        if len(set(vals)) != len(vals):  # to distinctness (none is missing; equal numbers are equal)
+            raise ValueError(f"{what} has duplicate values: {vals!r}")
+        return vals
     if any(is_missing(v) for v in vals):
         raise ValueError(f"{what} must not contain missing values (None/NaN): {vals!r}")
     try:
@@ -263,6 +267,10 @@ def category_codes(col, values) -> np.ndarray:
     :func:`declared_lookup` says); ``UNKNOWN_CATEGORY`` for every other value — foreign types,
     unhashable objects, values whose comparisons raise, missing values. Each row's code depends
     on that row's value only, and nothing raises on the content of ``col``."""
+    if isinstance(col, np.ndarray) and col.size:  # integers against declared integers: no lookup
+        codes = _integer_codes(col.ravel(), values)
+        if codes is not None:
+            return codes
     lookup = declared_lookup(values)
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
         lut = np.array([lookup(u) for u in col.cat.categories] + [UNKNOWN_CATEGORY], dtype=np.int64)
@@ -298,14 +306,15 @@ def _integer_codes(a: np.ndarray, values) -> np.ndarray | None:
         return None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
         return None
+    ints = [int(x) for x in values]
+    if a.size and ints == list(range(ints[0], ints[0] + len(ints))):  # labels lo, lo + 1, …, in order
+        lo, hi = a.min(), a.max()  # every value declared: the code is value − lo (no search)
+        if int(lo) >= ints[0] and int(hi) <= ints[-1]:  # (so ints[0] is in a's integer range)
+            return np.subtract(a, ints[0], dtype=np.int64)
     try:
-        v = np.array([int(x) for x in values], dtype=np.int64)
+        v = np.array(ints, dtype=np.int64)
     except OverflowError:
         return None
-    if a.size and np.array_equal(v, np.arange(v[0], v[0] + v.size)):  # labels lo, lo + 1, …, in order
-        lo, hi = a.min(), a.max()  # every value declared: the code is value − lo (no search)
-        if int(lo) >= v[0] and int(hi) <= v[-1]:
-            return np.subtract(a, v[0], dtype=np.int64)
     order = np.argsort(v, kind="stable")
     sv = v[order]
     pos = np.minimum(np.searchsorted(sv, a), v.size - 1)
@@ -778,13 +787,15 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
     order), or a dict ``{name or column index: (lo, hi)}``. ``None``: the min / max of the columns
     ``Z[:, num_idx]`` (a leak recorded in ``ledger``).
     """
-    num_idx = [int(j) for j in num_idx]
     k = len(num_idx)
+    b = bounds
+    if k and _valid_float_pair(b):  # the common declaration, checked on two Python floats
+        return np.full(k, b[0]), np.full(k, b[1])
+    num_idx = [int(j) for j in num_idx]
     if isinstance(bounds, dict):
         check_feature_keys(bounds, names, "bounds")
     if k == 0:
         return np.zeros(0), np.zeros(0)
-    b = bounds
     if b is None:
         if ledger is not None:
             ledger.record_leak(
@@ -816,6 +827,20 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
             raise ValueError(
                 f"bounds: lower and upper must be scalars or have one value per numerical feature ({k})"
             ) from None
+    _check_bound_arrays(lo, hi)
+    return lo, hi
+
+
+def _valid_float_pair(b) -> bool:
+    """Whether ``b`` is a tuple of two floats that :func:`_check_bound_arrays` accepts (a pair it
+    refuses goes the general way, to the same error)."""
+    if type(b) is not tuple or len(b) != 2 or type(b[0]) is not float or type(b[1]) is not float:
+        return False
+    lo, hi = b
+    return math.isfinite(lo) and math.isfinite(hi) and lo <= hi and math.isfinite(hi - lo)
+
+
+def _check_bound_arrays(lo: np.ndarray, hi: np.ndarray) -> None:
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise ValueError("bounds must be finite")
     if np.any(lo > hi):
@@ -827,7 +852,6 @@ def resolve_bounds(bounds, names, num_idx, Z=None, ledger=None):
             "bounds: upper − lower must be a finite float for every numerical feature "
             f"(at most {_FMAX:.3g}); narrow the bounds"
         )
-    return lo, hi
 
 
 # --------------------------------------------------------------------------- n
