@@ -325,11 +325,13 @@ def setup(n, m, seed=0, level_only=False, balanced=False, depth=3):  # noqa: C90
             total += out
         return total
 
-    def level_smaller_child():
+    def children(kernel, tables_of):
+        """Count the smaller child of each split per partition (``tables_of(i)``: its routing
+        tables); each sibling is its parent's counts minus it."""
         Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
-        for a, b in parts:
+        for i, (a, b) in enumerate(parts):
             out = np.zeros((S // 2, m, B, K), dtype=np.int64)
-            level_class_counts(codes[a:b], y[a:b], *router.tables(), small_slot, out)
+            kernel(codes[a:b], y[a:b], *tables_of(i), small_slot, out)
             Hs += out
         H = np.empty((S, m, B, K), dtype=np.int64)
         for p, c in enumerate(small):
@@ -337,25 +339,16 @@ def setup(n, m, seed=0, level_only=False, balanced=False, depth=3):  # noqa: C90
             H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
         return H
 
+    def level_smaller_child():
+        return children(level_class_counts, lambda i: router.tables())
+
     # each record's node one level up (what the pass of the level above stored), one array per partition
     ids = [np.zeros(b - a, dtype=np.uint16) for a, b in parts]
     for (a, b), ids_p in zip(parts, ids):
         route_only(codes[a:b], *router.tables(ids_p, depth - 1), small_slot)
 
     def stored_ids(kernel):
-        def level():
-            Hs = np.zeros((S // 2, m, B, K), dtype=np.int64)
-            for (a, b), ids_p in zip(parts, ids):
-                out = np.zeros((S // 2, m, B, K), dtype=np.int64)
-                kernel(codes[a:b], y[a:b], *router.tables(ids_p, 1), small_slot, out)
-                Hs += out
-            H = np.empty((S, m, B, K), dtype=np.int64)
-            for p, c in enumerate(small):
-                i = opens.index(c)
-                H[i], H[i ^ 1] = Hs[p], H_parent[p] - Hs[p]
-            return H
-
-        return level
+        return lambda: children(kernel, lambda i: router.tables(ids[i], 1))
 
     level_stored_ids = stored_ids(level_class_counts)
     level_stored_ids_increments = stored_ids(level_counts_increments)

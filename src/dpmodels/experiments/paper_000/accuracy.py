@@ -1028,6 +1028,7 @@ def _paper_twin(
     ``global_candidates="support-0"``: the runner's candidates for gl-*; ``runner``: the runner's
     GreedyRL and smooth-mechanism candidates; ``german_file``: German's file (:func:`accuracy_cell`)."""
     base = _REGISTRY[eid]  # registered above in this module (get() would reload the plugins)
+    paired = eid == "000-fig4"  # Fig. 4's twin adds the paired test, committed as summary rows
     register(
         Experiment(
             f"{eid}-paper",
@@ -1064,13 +1065,13 @@ def _paper_twin(
                 base.table,
                 global_candidates=global_candidates,
                 runner=runner,
-                paired=eid == "000-fig4",
+                paired=paired,
                 german_file=german_file,
             ),
             published=base.published,
             agreement=base.agreement,
-            page_rows=_fig4_paired_page_rows if eid == "000-fig4" else None,
-            page_columns=("se", "runs") if eid == "000-fig4" else (),
+            page_rows=_fig4_paired_page_rows if paired else None,
+            page_columns=("se", "runs") if paired else (),
             full_cost=full_cost,
             quick_cost="≈ 5 s",
             notes="Counts of rows / rules beside the paper's: dpmodels.data.paper_protocols.paper_000_data(name)[2].",
