@@ -714,3 +714,20 @@ def test_fig4_marks_fits_the_time_limit_stopped(tmp_path, monkeypatch):
     df = pd.concat([df, _tree_frame({("DL8.5", 10, 0.01, 1): (0.71, 40, 1.0)}).query("metric == 'optimal'")])
     figures._fig4(df, tmp_path, "x")
     assert ":" not in seen["styles"] and not any("certified" in t for t in seen["labels"])
+
+
+def test_a_family_page_tests_the_shared_statements_on_its_own_family():
+    # trees always dominate; one greedy rule list is as accurate as the optimal one and leaks less:
+    # Fig. 2's page (trees) holds, Fig. 3's (rule lists) does not, and neither mixes in the other
+    base = {
+        ("compas", "DL8.5", 1, 0.01): dict(dist_g=0.95, size=1, train_accuracy=0.70),
+        ("compas", "sklearn_DT", 1, 0.01): dict(dist_g=0.90, size=1, train_accuracy=0.65),
+        ("compas", "OptimalRL", 1, 0.01): dict(dist_g=0.80, size=1, train_accuracy=0.70),
+        ("compas", "GreedyRL", 1, 0.01): dict(dist_g=0.90, size=1, train_accuracy=0.70),
+    }
+    df = _fake({k: dict(v, test_accuracy=v["train_accuracy"]) for k, v in base.items()})
+    trees, lists = get("003-fig2").table(df), get("003-fig3").table(df)
+    row = next(line for line in trees.splitlines() if "optimal models always leak less" in line)
+    assert "trees, compas: 1/1" in row and "rule lists" not in row and row.endswith("**holds** |")
+    row = next(line for line in lists.splitlines() if "optimal models always leak less" in line)
+    assert "rule lists, compas: 0/1" in row and "trees" not in row and "**holds**" not in row

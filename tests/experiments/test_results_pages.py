@@ -178,3 +178,12 @@ def test_fig4_paper_page_commits_the_paired_test_and_draws_the_same_tables(tmp_p
     i = edited.index[edited.metric == PAIRED_METRIC][0]
     edited.loc[i, "value"] = -1.0
     assert exp.table(edited) != table
+
+
+def test_a_table_row_with_an_unescaped_bar_fails_the_check(docs_copy):
+    assert pages.broken_tables("| a | b |\n|---|---|\n| median \\|ρ\\| | 1 |\n\n| c |\n|---|\n") == []
+    assert pages.broken_tables("| a | b |\n|---|---|\n| median |ρ| | 1 |\n") == [3]
+    page = docs_copy / "results" / "000-alg3-example.md"  # its hand-written tail is checked too
+    page.write_text(page.read_text() + "\n| a | b |\n|---|---|\n| median |ρ| .62 | — |\n")
+    problems = pages.check(docs_copy)
+    assert len(problems) == 1 and "000-alg3-example.md" in problems[0] and "cell count" in problems[0]

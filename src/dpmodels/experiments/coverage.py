@@ -110,11 +110,11 @@ def counts(items=ITEMS) -> dict:
 
 def _row(it: Item) -> str:
     ids = ", ".join(f"`{i}`" for i in it.ids)
-    cause = it.cause.replace("|", "\\|")
     status = it.status if it.status == "agree" else f"*{it.status}*"
-    return (
-        f"| {it.num} | {it.item} | {status} | {it.claim} | {it.ours} | {cause} | [{ids}](results/{it.page}) |"
-    ).replace("||", "| |")
+    # a '|' in a text ("median |ρ|") is escaped: it would otherwise start a column
+    texts = (it.item, it.claim, it.ours, it.cause)
+    item, claim, ours, cause = (t.replace("|", "\\|") for t in texts)
+    return f"| {it.num} | {item} | {status} | {claim} | {ours} | {cause} | [{ids}](results/{it.page}) |"
 
 
 def coverage_markdown(items=ITEMS) -> str:

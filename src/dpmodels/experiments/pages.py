@@ -22,6 +22,7 @@ is the one :mod:`.coverage` generates (its counts computed from the statuses).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -250,6 +251,25 @@ def _block(text: str, begin: str, end: str) -> str | None:
     return begin + text.split(begin, 1)[1].split(end, 1)[0] + end
 
 
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def broken_tables(text: str) -> list[int]:
+    """Line numbers (from 1) of Markdown table rows whose cell count is not their header's: an
+    unescaped '|' inside a cell ("median |ρ|") starts a column and shifts the rest of the row."""
+    bad, width = [], None
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("|"):
+            width = None
+            continue
+        n = len(_PIPE.findall(line))
+        if width is None:
+            width = n
+        elif n != width:
+            bad.append(i)
+    return bad
+
+
 def check(docs) -> list[str]:
     """Every difference between the documented pages and what their data files generate."""
     from .coverage import coverage_markdown
@@ -284,6 +304,10 @@ def check(docs) -> list[str]:
         found = _block(page.read_text(), BEGIN.format(id=eid), END)
         if found != want:
             problems.append(f"{page}: its generated block differs from {rows_path.name} (regenerate, never edit)")
+    for page in [front, *sorted((docs / "results").glob("*.md"))]:
+        bad = broken_tables(page.read_text()) if page.exists() else []
+        if bad:
+            problems.append(f"{page}: table rows with a cell count other than their header's, lines {bad[:5]}")
     return problems
 
 

@@ -767,7 +767,7 @@ def table3_agreement_lines(df: pd.DataFrame, metric: str = T3_METRIC) -> list[st
         f"Agreement with the printed values ({metric}; the paper's '±' is the variance over its 100 runs):",
         "",
         "| ε | learner | ours (mean ± s.e.) | printed (± its s.e. √(var/100)) | combined s.e. | z | "
-        "agrees (|z| ≤ 2) for printed values in | smallest difference detected with 80 % power |",
+        "agrees (\\|z\\| ≤ 2) for printed values in | smallest difference detected with 80 % power |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for (lr, e), g in d.groupby(["learner", "epsilon"], sort=False):

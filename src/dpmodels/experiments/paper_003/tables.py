@@ -11,19 +11,28 @@ from .statements import CERTIFIED_KEYS, _check, check_statements
 from .uncertainty import FAILURE_BOOT, depth_breakdown, same_accuracy_failures
 
 
+def _cells(*texts) -> str:
+    """One Markdown table row; a '|' inside a text (e.g. "median |ρ|") is escaped, not a column."""
+    return "| " + " | ".join(str(t).replace("|", "\\|") for t in texts) + " |"
+
+
+def _statement_row(where, statement, test, measured, verdict) -> str:
+    return _cells(where, statement, test, measured, f"**{verdict}**")
+
+
 def _statements_md(df, ids) -> str:
     t = check_statements(df, ids)
     lines = ["| where | the paper states | our test | measured here | verdict |", "|---|---|---|---|---|"]
     fails = ""
     for r in t.itertuples():
-        lines.append(f"| {r.where} | {r.statement} | {r.test} | {r.measured} | **{r.verdict}** |")
+        lines.append(_statement_row(r.where, r.statement, r.test, r.measured, r.verdict))
         if r.key == "same_accuracy" and r.verdict != "not measured":  # the same statement read as the authors drew it
             measured, verdict = _check("same_accuracy", df, _wide(df), "curve", failure_test=True)
             test = (
                 "as above, with the authors' figure's pairing (`accuracy_pairing=\"curve\"`); each failure "
                 "tested against the seed noise (`failure_test=True`)"
             )
-            lines.append(f"| {r.where} | {r.statement} | {test} | {measured} | **{verdict}** |")
+            lines.append(_statement_row(r.where, r.statement, test, measured, verdict))
             fails = _failures_md(df)
     if fails:  # after the statements' table, which it would otherwise cut in two
         lines += ["", fails]
@@ -116,8 +125,13 @@ def _uncertified_md(df) -> str:
 
 
 def _table(ids, learners=None, family=None):
+    """The table of a grid id; with ``learners`` (one family's (optimal, greedy) pair) its statements
+    are checked on that family's rows only: Fig. 2's page tests the trees, Fig. 3's the rule lists,
+    where a statement of both figures (e.g. "at a given accuracy") would otherwise mix the two."""
+
     def table(df):
-        out = [_statements_md(df, ids), ""]
+        own = df if learners is None else df[df["learner"].isin(learners)]
+        out = [_statements_md(own, ids), ""]
         if learners is not None:
             out += [_summary_md(df, learners, family), ""]
         out.append(_uncertified_md(df))
@@ -130,7 +144,7 @@ def _certified_md(df) -> str:
     t = check_statements(df, ids=("003-fig5", "003-fig4"))
     t = t[t["key"].isin(CERTIFIED_KEYS)]
     lines = ["| where | the paper states | our test | measured here | verdict |", "|---|---|---|---|---|"]
-    lines += [f"| {r.where} | {r.statement} | {r.test} | {r.measured} | **{r.verdict}** |" for r in t.itertuples()]
+    lines += [_statement_row(r.where, r.statement, r.test, r.measured, r.verdict) for r in t.itertuples()]
     dist = depth_breakdown(df, metric="dist_g", sign=-1)
     size = depth_breakdown(df, metric="size", sign=1)
     if len(dist):
