@@ -1,6 +1,7 @@
 """Generated result pages: the committed pages equal what their data generate, an edited number is caught,
 and the coverage table's counts come from its statuses."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from dpmodels.cli import main
 from dpmodels.experiments import pages
 from dpmodels.experiments.coverage import ITEMS, STATUSES, counts, coverage_markdown
+from dpmodels.experiments.registry import row
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -187,3 +189,42 @@ def test_a_table_row_with_an_unescaped_bar_fails_the_check(docs_copy):
     page.write_text(page.read_text() + "\n| a | b |\n|---|---|\n| median |ρ| .62 | — |\n")
     problems = pages.check(docs_copy)
     assert len(problems) == 1 and "000-alg3-example.md" in problems[0] and "cell count" in problems[0]
+
+
+def _toy_cell(seed):
+    return [row("toy", "L", dict(k=seed), 1.0, 0.0, seed, "accuracy", 0.5 + seed / 10)]
+
+
+def test_an_id_drawn_from_another_ids_cells_shares_its_committed_rows(tmp_path, monkeypatch):
+    from dpmodels.experiments import registry
+
+    def table(df):
+        return f"| rows | mean |\n|---|---|\n| {len(df)} | {df['value'].mean():.3f} |"
+
+    src = registry.Experiment(
+        "zz-src", "000", "table", "toy source", "a table",
+        cells=lambda size: [registry.Cell(f"s{s}", _toy_cell, dict(seed=s)) for s in range(3)], table=table,
+    )  # fmt: skip
+    shared = registry.Experiment(
+        "zz-shared", "000", "table", "toy on the source's cells", "a table", source="zz-src", table=table
+    )
+    for exp in (src, shared):
+        monkeypatch.setitem(registry._REGISTRY, exp.id, exp)
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    (docs / "results" / "data").mkdir(parents=True)
+    (docs / "results" / "data" / "zz-shared.csv.gz").write_bytes(b"a copy committed before")
+    args = ["--out", str(out), "--report", str(docs), "--no-progress"]
+    assert main(["reproduce", "zz-src", "zz-shared", *args]) == 0
+    data = docs / "results" / "data"
+    assert sorted(p.name for p in data.glob("*.csv.gz")) == ["zz-src.csv.gz"]  # once, the copy gone
+    assert json.loads((data / "zz-shared.json").read_text())["rows"] == "zz-src.csv.gz"
+    page = (docs / "results" / "zz-shared.md").read_text()
+    assert "Rows: [`data/zz-src.csv.gz`](data/zz-src.csv.gz)" in page and "| 3 | 0.600 |" in page
+    assert pages.check(docs) == []
+    # an edited shared row fails both pages; a rows file no page names is reported
+    rows = pages.read_rows(data / "zz-src.csv.gz")
+    rows.loc[0, "value"] = 0.9
+    rows.to_csv(data / "zz-src.csv.gz", index=False)
+    assert sorted(p.split(":")[0].rsplit("/", 1)[1] for p in pages.check(docs)) == ["zz-shared.md", "zz-src.md"]
+    (data / "zz-stale.csv.gz").write_bytes((data / "zz-src.csv.gz").read_bytes())
+    assert any("zz-stale.csv.gz: no page reads it" in p for p in pages.check(docs))

@@ -88,17 +88,17 @@ ITEMS: tuple[Item, ...] = (
     Item(20, "003 Tables I–VII", ("003-toy",), "agree", "the worked examples",
          "every printed value", "—", "003-toy.md"),
     Item(21, "003 Fig. 2", ("003-fig2",), "agree", "optimal trees usually leak less at equal size / accuracy",
-         "50/50 at equal accuracy, 23/32 and 22/30 per size", "10 depth-10 fits not certified", "awaiting-reruns.md"),
+         "50/50 and 50/50 at equal accuracy (both readings); 24/32 and 24/32 per size", "5 Adult depth-10 DL8.5 fits stopped at 300 s; the paper's hour in `003-fig5-certified`", "003-fig2.md"),
     Item(22, "003 Fig. 3", ("003-fig3",), "partial", "at a given accuracy optimal rule lists leak no more",
-         "COMPAS 50/50; Adult 45/50 (CI .64–.94)", "a systematic exception at λ ≤ .02, L = 7–10 (same sign, adjacent)", "awaiting-reruns.md"),
+         "COMPAS 50/50; Adult 45/50 (CI .64–.94), 2 failures beyond the seed noise", "at λ = .01, L = 8–9 the authors' lists sit .008–.009 above the optimal line", "003-fig3.md"),
     Item(23, "003 Fig. 4", ("003-fig4",), "agree", "per-record ratio: CORELS lower; sklearn_DT leaks more",
-         ".845 vs .876, .825 vs .895; trees certified", "—", "awaiting-reruns.md"),
+         ".845 vs .876, .825 vs .895; extremes .958 / .592; Adult trees .685 vs .712", "—", "003-fig4.md"),
     Item(24, "003 Fig. 5", ("003-fig5", "003-fig5-certified"), "agree", "sklearn_DT leaks more and is larger, by depth (mean curves)",
-         "mean paired −.0052 (CI −.0105 to −.0003) Adult, +.0079 COMPAS", "per setting COMPAS is at chance, as in the authors' rows", "awaiting-reruns.md"),
+         "paired means: Dist_G −.0055 Adult, +.0069 COMPAS; nodes +2.6, +1.5; CIs exclude 0", "per setting COMPAS is at chance (25/45), as in the authors' rows", "003-fig5.md"),
     Item(25, "003 Fig. 6", ("003-fig6",), "agree", "CORELS lists are longer and hold more information",
-         "longer 51/51; adult 40/45, compas 45/45", "—", "awaiting-reruns.md"),
+         "longer 51/51; adult 40/45, compas 45/45", "—", "003-fig6.md"),
     Item(26, "003 Fig. 7", ("003-fig7",), "agree", "support matters for trees at depth ≥ 6; no clear trend for lists",
-         "ρ > 0.8 on 20/20; median |ρ| .62", "—", "awaiting-reruns.md"),
+         "ρ > 0.8 on 20/20; median |ρ| .62", "—", "003-fig7.md"),
 )
 # fmt: on
 

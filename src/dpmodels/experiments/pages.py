@@ -73,8 +73,21 @@ def _commit() -> str:
 
 
 def _data_paths(docs: Path, eid: str) -> tuple[Path, Path]:
+    """(rows file, run metadata) of ``eid``'s page: the rows file is the one its metadata names
+    (``rows``: an id drawn from another id's cells shares that id's file), else ``ID.csv.gz``."""
     d = Path(docs) / "results" / "data"
-    return d / f"{eid}.csv.gz", d / f"{eid}.json"
+    meta = d / f"{eid}.json"
+    name = json.loads(meta.read_text()).get("rows") if meta.exists() else None
+    return d / (name or f"{eid}.csv.gz"), meta
+
+
+def _shares_rows(exp) -> str | None:
+    """The id whose committed rows file ``exp``'s page reads: its ``source`` when both commit the
+    same rows (neither summarises them, same extra columns), so a grid's rows are committed once."""
+    if not exp.source or exp.page_rows is not None:
+        return None
+    src = get(exp.source)
+    return src.id if src.page_rows is None and tuple(src.page_columns) == tuple(exp.page_columns) else None
 
 
 def read_rows(path: Path) -> pd.DataFrame:
@@ -88,6 +101,7 @@ def read_rows(path: Path) -> pd.DataFrame:
 def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
     """The generated block of ``eid``'s page from its rows and run metadata (deterministic)."""
     exp = get(eid)
+    rows = meta.get("rows", f"{eid}.csv.gz")
     size = meta.get("size", {})
     mode = "quick" if size.get("quick") else "full"
     if size.get("runs") is not None:
@@ -111,7 +125,7 @@ def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
             else ""
         )
         + f"; commit `{meta.get('commit', 'unknown')}`, "
-        f"{meta.get('finished', '?')}. Rows: [`data/{eid}.csv.gz`](data/{eid}.csv.gz).",
+        f"{meta.get('finished', '?')}. Rows: [`data/{rows}`](data/{rows}).",
         "",
     ]
     if exp.table is not None and len(df):
@@ -147,9 +161,14 @@ def write_page(eid: str, out, docs) -> Path:
     # a fit's wall time on a shared machine carries no more than 3 significant digits; its noise
     # digits made up a third of a committed rows file
     df["fit_seconds"] = [float(f"{t:.3g}") for t in df["fit_seconds"]]
-    rows_path, meta_path = _data_paths(docs, eid)
+    shared = _shares_rows(exp)
+    data = docs / "results" / "data"
+    rows_path, meta_path = data / f"{shared or eid}.csv.gz", data / f"{eid}.json"
     rows_path.parent.mkdir(parents=True, exist_ok=True)
+    # the same rows, byte for byte, whichever id of a shared grid writes them (no file name kept)
     df.to_csv(rows_path, index=False, compression={"method": "gzip", "mtime": 0}, float_format="%.10g")
+    if shared:
+        (data / f"{eid}.csv.gz").unlink(missing_ok=True)  # a copy committed before rows were shared
     run_meta = {}
     # an id drawn from another id's cells (``source``) reports that run: its date, cells and CPU
     if (out / src / "meta.json").exists():
@@ -165,6 +184,8 @@ def write_page(eid: str, out, docs) -> Path:
     for key in ("cells_elsewhere", "cells_earlier"):
         if run_meta.get(key):
             meta[key] = run_meta[key]
+    if shared:
+        meta["rows"] = rows_path.name
     fig_dir = docs / "figures" / "results" / eid
     pngs = sorted((out / eid).glob("*.png"))
     if pngs:
@@ -216,7 +237,7 @@ def index_markdown(docs) -> str:
     from .catalogue import CATALOGUE, sort_key
 
     docs = Path(docs)
-    have = {p.name[: -len(".csv.gz")] for p in (docs / "results" / "data").glob("*.csv.gz")}
+    have = {p.name[: -len(".json")] for p in (docs / "results" / "data").glob("*.json")}
     with_page = sum(eid in have for eid in CATALOGUE)
     lines = [f"Generated pages: {with_page} of {len(CATALOGUE)} ids.", ""]
     for paper, name in _PAPERS:
@@ -289,13 +310,16 @@ def check(docs) -> list[str]:
             problems.append(f"{front}: the list of pages is missing")
         elif found != f"{INDEX_BEGIN}\n{index_markdown(docs)}\n{INDEX_END}":
             problems.append(f"{front}: the list of pages is stale (--refresh index)")
-    for rows_path in sorted((docs / "results" / "data").glob("*.csv.gz")):
-        eid = rows_path.name[: -len(".csv.gz")]
+    data = docs / "results" / "data"
+    read = set()
+    for meta_path in sorted(data.glob("*.json")):
+        eid = meta_path.name[: -len(".json")]
         page = docs / "results" / f"{eid}.md"
-        meta_path = _data_paths(docs, eid)[1]
-        if not page.exists() or not meta_path.exists():
-            problems.append(f"{rows_path}: no page {page.name} or no {meta_path.name}")
+        rows_path = _data_paths(docs, eid)[0]
+        if not page.exists() or not rows_path.exists():
+            problems.append(f"{meta_path}: no page {page.name} or no rows file {rows_path.name}")
             continue
+        read.add(rows_path.name)
         meta = json.loads(meta_path.read_text())
         for fig in meta.get("figures", []):
             if not (docs / "figures" / "results" / eid / fig).exists():
@@ -304,6 +328,9 @@ def check(docs) -> list[str]:
         found = _block(page.read_text(), BEGIN.format(id=eid), END)
         if found != want:
             problems.append(f"{page}: its generated block differs from {rows_path.name} (regenerate, never edit)")
+    for rows_path in sorted(data.glob("*.csv.gz")):
+        if rows_path.name not in read:
+            problems.append(f"{rows_path}: no page reads it (no {rows_path.name[: -len('.csv.gz')]}.json names it)")
     for page in [front, *sorted((docs / "results").glob("*.md"))]:
         bad = broken_tables(page.read_text()) if page.exists() else []
         if bad:
@@ -324,7 +351,7 @@ def main(argv=None) -> int:
     problems = check(docs)
     for p in problems:
         print(p, file=sys.stderr)
-    n = len(list((Path(docs) / "results" / "data").glob("*.csv.gz")))
+    n = len(list((Path(docs) / "results" / "data").glob("*.json")))
     print(f"results-check: {n} generated pages and the coverage table; {len(problems)} differences")
     return 1 if problems else 0
 
