@@ -78,8 +78,9 @@ _COMMON_NOTE = (
     "training data, binary domains."
 )
 FULL_COST = (
-    "grid of 003-fig2: ≈ 2.7 CPU-h, DL8.5 at depths ≥ 7 dominating (each fit ≤ 300 s wall, up to "
-    "≈ 10 GB: keep --workers ≤ 2 on 24 GiB); everything else ≈ 3 CPU-min (docs/results.md)"
+    "grid of 003-fig2, measured 2026-11-29 (1 worker): DL8.5 9,778 CPU-s over 500 fits (longest 260 CPU-s; "
+    "depths 8–10 are 86 %; each fit ≤ 300 s wall, up to ≈ 10 GB: keep --workers ≤ 2 on 24 GiB), the "
+    "optimal rule lists 138 CPU-s, the rest 4 CPU-s (docs/results/003-fig2.md)"
 )
 QUICK_COST = "≈ 1 min (1 seed, depth/length {1, 2, 4}, λ {0.01, 0.05})"
 SHARED_COST = "shares 003-fig2's grid"
