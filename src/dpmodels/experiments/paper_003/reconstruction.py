@@ -197,7 +197,8 @@ register(
         ),
         table=_certified_md,
         published=PUBLISHED,
-        full_cost="measured 2026-11-25, 1 worker: DL8.5 1,685 CPU-s at depths 1–8 and 1,558 at depth 9 (≤ 185 CPU-s, ≤ 3.9 GB per fit); depth 10 not run, ≈ 2,500–3,500 CPU-s more (docs/results.md); sklearn_DT seconds",
+        full_cost="measured 2026-11-29, 1 worker: DL8.5 6,623 CPU-s over 250 fits, all certified (depth 10 2,753, depth 9 "
+        "1,913, depths 1–8 1,957; longest fit 346.6 CPU-s); sklearn_DT 1 CPU-s (docs/results/003-fig5-certified.md)",
         quick_cost="≈ 1 min (1 seed, depth {1, 2, 4}, λ {0.01, 0.05})",
         notes="Adult only: COMPAS's DL8.5 fits at the paper's budget are the authors' own rows (docs/results.md). "
         "DL8.5 gets 3,600 s of wall clock per fit; certification is recorded per fit (metric 'optimal').",
