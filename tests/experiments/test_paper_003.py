@@ -276,6 +276,11 @@ def _fake(values):
     return pd.DataFrame(rows)
 
 
+def _fake_fits(values):
+    """:func:`_fake` for fits whose test accuracy is their training accuracy."""
+    return _fake({k: dict(v, test_accuracy=v["train_accuracy"]) for k, v in values.items()})
+
+
 def test_every_statement_has_one_check_and_unknown_keys_are_refused():
     assert [st["key"] for st in p3st.PUBLISHED] == list(p3st.CHECKS)
     with pytest.raises(ValueError, match="unknown statement 'nope'"):
@@ -512,7 +517,7 @@ def test_check_statements_takes_the_accuracy_pairing_and_the_table_shows_both():
         ("compas", "GreedyRL", 1, 0.01): dict(dist_g=0.915, size=1, train_accuracy=0.650),
         ("compas", "GreedyRL", 2, 0.01): dict(dist_g=0.9008, size=2, train_accuracy=0.6666),
     }
-    df = _fake({k: dict(v, test_accuracy=v["train_accuracy"]) for k, v in base.items()})
+    df = _fake_fits(base)
     dom = p3st.check_statements(df, ids=("003-fig3",)).set_index("key").loc["same_accuracy"]
     cur = p3st.check_statements(df, ids=("003-fig3",), accuracy_pairing="curve").set_index("key").loc["same_accuracy"]
     assert "1/2" in dom["measured"] and dom["verdict"] == "partly"
@@ -725,7 +730,7 @@ def test_a_family_page_tests_the_shared_statements_on_its_own_family():
         ("compas", "OptimalRL", 1, 0.01): dict(dist_g=0.80, size=1, train_accuracy=0.70),
         ("compas", "GreedyRL", 1, 0.01): dict(dist_g=0.90, size=1, train_accuracy=0.70),
     }
-    df = _fake({k: dict(v, test_accuracy=v["train_accuracy"]) for k, v in base.items()})
+    df = _fake_fits(base)
     trees, lists = get("003-fig2").table(df), get("003-fig3").table(df)
     row = next(line for line in trees.splitlines() if "optimal models always leak less" in line)
     assert "trees, compas: 1/1" in row and "rule lists" not in row and row.endswith("**holds** |")

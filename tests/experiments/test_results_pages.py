@@ -113,26 +113,38 @@ def test_new_ids_agree_where_the_paper_is_right():
     assert _agreement(pd.DataFrame(corollary2_cell() + corollary3_cell())).startswith("agrees")
 
 
+def _fig4_grid(rng, datasets, seeds, learners, scale=1.0, ahead=0.0):
+    """Random tidy rows shaped as 000-fig4's grid: per (dataset, seed), GreedyRL's test accuracy,
+    then each learner's test accuracy and rule count at 40 ε from 0.01 to 100 (values
+    ``scale·U(0, 1)``, plus ``ahead`` for the smooth ``sm-*`` mechanisms)."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+
+    def add(ds, lr, eps, seed, metric, value):
+        rows.append(dict(dataset=ds, learner=lr, parameters="{}", epsilon=eps, delta=0.0, seed=seed,
+                         metric=metric, value=value, fit_seconds=0.1))  # fmt: skip
+
+    for ds in datasets:
+        for seed in range(seeds):
+            add(ds, "GreedyRL", np.inf, seed, "test_accuracy", rng.random())
+            for lr in learners:
+                shift = ahead if lr.startswith("sm") else 0.0
+                for eps in np.logspace(-2, 2, 40):
+                    for metric in ("test_accuracy", "n_rules"):
+                        add(ds, lr, eps, seed, metric, rng.random() * scale + shift)
+    return pd.DataFrame(rows)
+
+
 def test_fig4_page_commits_the_table_columns_and_draws_the_same_table(tmp_path):
     """000-fig4's page keeps the test-accuracy rows at the ε its table shows (and GreedyRL's) out of
     the whole grid; its table from the committed rows, after the CSV round trip, is the run's."""
     import numpy as np
-    import pandas as pd
 
     from dpmodels.experiments.registry import ROW_FIELDS, get
 
-    rng = np.random.default_rng(0)
-    rows = []
-    for ds in ("german", "compas"):
-        for seed in range(3):
-            rows.append(dict(dataset=ds, learner="GreedyRL", parameters="{}", epsilon=np.inf, delta=0.0,
-                             seed=seed, metric="test_accuracy", value=rng.random(), fit_seconds=0.1))  # fmt: skip
-            for lr in ("sm-Laplace", "gl-Laplace"):
-                for eps in np.logspace(-2, 2, 40):
-                    for metric in ("test_accuracy", "n_rules"):
-                        rows.append(dict(dataset=ds, learner=lr, parameters="{}", epsilon=eps, delta=0.0,
-                                         seed=seed, metric=metric, value=rng.random(), fit_seconds=0.1))  # fmt: skip
-    df = pd.DataFrame(rows)
+    df = _fig4_grid(np.random.default_rng(0), ("german", "compas"), 3, ("sm-Laplace", "gl-Laplace"))
     exp = get("000-fig4")
     kept = exp.page_rows(df)
     assert len(kept) < len(df) / 10 and set(kept.metric) == {"test_accuracy"}
@@ -146,24 +158,13 @@ def test_fig4_paper_page_commits_the_paired_test_and_draws_the_same_tables(tmp_p
     global, ε ≥ 0.1) of the paired test its second table draws; both tables from the committed
     rows, after the CSV round trip, are the run's, and a changed summary row changes the table."""
     import numpy as np
-    import pandas as pd
 
     from dpmodels.experiments.paper_000.accuracy import PAIRED_METRIC
     from dpmodels.experiments.registry import ROW_FIELDS, get
 
-    rng = np.random.default_rng(1)
-    rows = []
-    for ds in ("german", "adult"):
-        for seed in range(6):
-            rows.append(dict(dataset=ds, learner="GreedyRL", parameters="{}", epsilon=np.inf, delta=0.0,
-                             seed=seed, metric="test_accuracy", value=rng.random(), fit_seconds=0.1))  # fmt: skip
-            for lr in ("sm-Laplace", "sm-Cauchy", "gl-Laplace", "gl-Gaussian"):
-                shift = 0.05 if lr.startswith("sm") else 0.0
-                for eps in np.logspace(-2, 2, 40):
-                    for metric in ("test_accuracy", "n_rules"):
-                        rows.append(dict(dataset=ds, learner=lr, parameters="{}", epsilon=eps, delta=0.0, seed=seed,
-                                         metric=metric, value=rng.random() * 0.1 + shift, fit_seconds=0.1))  # fmt: skip
-    df = pd.DataFrame(rows)
+    learners = ("sm-Laplace", "sm-Cauchy", "gl-Laplace", "gl-Gaussian")
+    # the smooth mechanisms' values shifted up by 0.05
+    df = _fig4_grid(np.random.default_rng(1), ("german", "adult"), 6, learners, scale=0.1, ahead=0.05)
     exp = get("000-fig4-paper")
     kept = exp.page_rows(df)
     paired = kept[kept.metric == PAIRED_METRIC]

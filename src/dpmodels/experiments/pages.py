@@ -72,13 +72,18 @@ def _commit() -> str:
     return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
-def _data_paths(docs: Path, eid: str) -> tuple[Path, Path]:
-    """(rows file, run metadata) of ``eid``'s page: the rows file is the one its metadata names
-    (``rows``: an id drawn from another id's cells shares that id's file), else ``ID.csv.gz``."""
+def _rows_name(eid: str, meta: dict) -> str:
+    """The rows file of ``eid``'s page: the one its run metadata names (``rows``: an id drawn from
+    another id's cells shares that id's file), else ``ID.csv.gz``."""
+    return meta.get("rows") or f"{eid}.csv.gz"
+
+
+def _committed(docs: Path, eid: str) -> tuple[dict | None, Path]:
+    """``eid``'s committed run metadata (None when there is none), read once, and its rows file."""
     d = Path(docs) / "results" / "data"
-    meta = d / f"{eid}.json"
-    name = json.loads(meta.read_text()).get("rows") if meta.exists() else None
-    return d / (name or f"{eid}.csv.gz"), meta
+    path = d / f"{eid}.json"
+    meta = json.loads(path.read_text()) if path.exists() else None
+    return meta, d / _rows_name(eid, meta or {})
 
 
 def _shares_rows(exp) -> str | None:
@@ -101,7 +106,7 @@ def read_rows(path: Path) -> pd.DataFrame:
 def page_block(eid: str, df: pd.DataFrame, meta: dict) -> str:
     """The generated block of ``eid``'s page from its rows and run metadata (deterministic)."""
     exp = get(eid)
-    rows = meta.get("rows", f"{eid}.csv.gz")
+    rows = _rows_name(eid, meta)
     size = meta.get("size", {})
     mode = "quick" if size.get("quick") else "full"
     if size.get("runs") is not None:
@@ -212,15 +217,15 @@ def refresh(eid: str, docs) -> Path:
     """Rewrite ``eid``'s generated block from its committed rows and run metadata, without rerunning
     it: for a change of the id's table or agreement code (the rows, the run and its commit stay)."""
     docs = Path(docs)
-    rows_path, meta_path = _data_paths(docs, eid)
+    meta, rows_path = _committed(docs, eid)
     page = docs / "results" / f"{eid}.md"
-    if not rows_path.exists() or not meta_path.exists() or not page.exists():
+    if meta is None or not rows_path.exists() or not page.exists():
         raise ValueError(f"{eid}: no committed page and rows to refresh in {docs}")
     text = page.read_text()
     old = _block(text, BEGIN.format(id=eid), END)
     if old is None:
         raise ValueError(f"{page}: no generated block")
-    page.write_text(text.replace(old, page_block(eid, read_rows(rows_path), json.loads(meta_path.read_text()))))
+    page.write_text(text.replace(old, page_block(eid, read_rows(rows_path), meta)))
     return page
 
 
@@ -298,14 +303,16 @@ def check(docs) -> list[str]:
     docs = Path(docs)
     problems = []
     front = docs / "results.md"
-    if front.exists():
-        found = _block(front.read_text(), COVERAGE_BEGIN, COVERAGE_END)
+    # every page read once: its generated block and its tables are checked from the same text
+    texts = {p: p.read_text() for p in [front, *sorted((docs / "results").glob("*.md"))] if p.exists()}
+    if front in texts:
+        found = _block(texts[front], COVERAGE_BEGIN, COVERAGE_END)
         want = f"{COVERAGE_BEGIN}\n{coverage_markdown()}\n{COVERAGE_END}"
         if found is None:
             problems.append(f"{front}: the coverage block is missing")
         elif found != want:
             problems.append(f"{front}: the coverage table differs from dpmodels/experiments/coverage.py")
-        found = _block(front.read_text(), INDEX_BEGIN, INDEX_END)
+        found = _block(texts[front], INDEX_BEGIN, INDEX_END)
         if found is None:
             problems.append(f"{front}: the list of pages is missing")
         elif found != f"{INDEX_BEGIN}\n{index_markdown(docs)}\n{INDEX_END}":
@@ -315,24 +322,23 @@ def check(docs) -> list[str]:
     for meta_path in sorted(data.glob("*.json")):
         eid = meta_path.name[: -len(".json")]
         page = docs / "results" / f"{eid}.md"
-        rows_path = _data_paths(docs, eid)[0]
-        if not page.exists() or not rows_path.exists():
+        meta, rows_path = _committed(docs, eid)
+        if page not in texts or meta is None or not rows_path.exists():
             problems.append(f"{meta_path}: no page {page.name} or no rows file {rows_path.name}")
             continue
         read.add(rows_path.name)
-        meta = json.loads(meta_path.read_text())
         for fig in meta.get("figures", []):
             if not (docs / "figures" / "results" / eid / fig).exists():
                 problems.append(f"{page}: its figure {fig} is missing from docs/figures/results/{eid}/")
         want = page_block(eid, read_rows(rows_path), meta)
-        found = _block(page.read_text(), BEGIN.format(id=eid), END)
+        found = _block(texts[page], BEGIN.format(id=eid), END)
         if found != want:
             problems.append(f"{page}: its generated block differs from {rows_path.name} (regenerate, never edit)")
     for rows_path in sorted(data.glob("*.csv.gz")):
         if rows_path.name not in read:
             problems.append(f"{rows_path}: no page reads it (no {rows_path.name[: -len('.csv.gz')]}.json names it)")
-    for page in [front, *sorted((docs / "results").glob("*.md"))]:
-        bad = broken_tables(page.read_text()) if page.exists() else []
+    for page, text in texts.items():
+        bad = broken_tables(text)
         if bad:
             problems.append(f"{page}: table rows with a cell count other than their header's, lines {bad[:5]}")
     return problems
